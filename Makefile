@@ -1,0 +1,101 @@
+# nccl-numa build. `make` builds the plugin and the CLI; `make test` runs every test.
+#
+# Variables: CC, PREFIX (install), BUILD (output dir), SAN (e.g. address,undefined or thread).
+
+CC ?= cc
+PREFIX ?= /usr/local
+BUILD ?= build
+SAN ?=
+PKG_CONFIG ?= pkg-config
+CUDA_HOME ?= /usr/local/cuda
+
+XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_LIBS := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
+HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
+HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
+OPT ?= -O2 -g
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
+	-Iinclude -Iplugin $(XML_CFLAGS) $(SANFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC := $(sort $(wildcard plugin/*.c))
+CLI_SRC := $(sort $(wildcard plugin/cli/*.c))
+CLI_MAIN := plugin/cli/main.c
+UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(filter-out $(BUILD)/obj/$(CLI_MAIN:.c=.o),$(CLI_SRC:%.c=$(BUILD)/obj/%.o))
+UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
+
+SO := $(BUILD)/libnccl-tuner-numa.so
+CLI := $(BUILD)/nccl-numa
+CORE_A := $(BUILD)/libnn-core.a
+CLI_A := $(BUILD)/libnn-cli.a
+
+.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools
+all: $(SO) $(CLI)
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*.h plugin/cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
+
+$(CORE_A): $(LIB_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(CLI_A): $(CLI_OBJ)
+	@rm -f $@; ar rcs $@ $^ $(if $(CLI_OBJ),,/dev/null)
+
+# The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
+$(SO): $(LIB_OBJ) plugin/exports.map
+	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=plugin/exports.map \
+		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
+
+$(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
+
+$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(CORE_A) test/unit/nn_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(CORE_A) \
+		$(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
+
+unit-bins: $(UNIT_BIN)
+
+# Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/nccl_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+$(BUILD)/tools/concurrency: test/abi/concurrency.c include/nccl_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+$(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -g $(WARN) -I$(CUDA_HOME)/include $< -o $@ \
+		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
+tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency
+
+test:
+	@bash test/run.sh
+
+demo:
+	@bash test/demo.sh
+
+deps:
+	@bash .ci/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nccl-numa/examples
+	install -m 0755 $(SO) $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-numa.so
+	ln -sf libnccl-tuner-numa.so $(DESTDIR)$(PREFIX)/lib/libnccl-env-numa.so
+	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/nccl-numa
+	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/
+
+bench:
+	@bash bench/run.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,157 @@
+/*
+ * nn_config.h - the mapping file (format 1): GPU -> NUMA node, rules, env defaults.
+ *
+ * A parsed file is immutable once returned; the plugin shares one parsed file
+ * between all communicators of a process (see nn_cache.h).
+ */
+#ifndef NCCL_NUMA_CONFIG_H
+#define NCCL_NUMA_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NN_MAX_LINE_BYTES 4096
+#define NN_MAX_GPUS 1024
+#define NN_MAX_NUMA_ID 1023
+#define NN_MAX_NUMA_NODES 64
+#define NN_MAX_RULES 4096
+#define NN_MAX_FILE_BYTES (16u << 20)
+#define NN_MAX_CHANNELS 64
+#define NN_ANY (-1)
+#define NN_UNBOUNDED UINT64_MAX
+
+/* Collective indices equal NCCL's ncclFunc_t values. */
+enum nn_coll { NN_COLL_BROADCAST = 0, NN_COLL_REDUCE = 1, NN_COLL_ALLGATHER = 2,
+               NN_COLL_REDUCESCATTER = 3, NN_COLL_ALLREDUCE = 4, NN_COLL_COUNT = 5 };
+/* Algorithm and protocol indices equal NCCL's cost-table indices. */
+enum nn_algo { NN_ALGO_TREE = 0, NN_ALGO_RING, NN_ALGO_COLLNET_DIRECT, NN_ALGO_COLLNET_CHAIN,
+               NN_ALGO_NVLS, NN_ALGO_NVLS_TREE, NN_ALGO_PAT, NN_ALGO_COUNT };
+enum nn_proto { NN_PROTO_LL = 0, NN_PROTO_LL128, NN_PROTO_SIMPLE, NN_PROTO_COUNT };
+/* NN_SCOPE_ANY in a rule; INTRA/CROSS/UNKNOWN describe a communicator. */
+enum nn_scope { NN_SCOPE_ANY = 0, NN_SCOPE_INTRA, NN_SCOPE_CROSS, NN_SCOPE_UNKNOWN };
+enum nn_topo_mode { NN_TOPO_AUTO = 0, NN_TOPO_NUMA, NN_TOPO_OFF };
+
+/* A PCI bus id; printed as dddd:bb:dd.f, lowercase. */
+struct nn_busid {
+  uint16_t domain;
+  uint8_t bus, dev, func;
+};
+
+struct nn_gpu {
+  int index;
+  int has_bus;            /* 0 only in host-side mappings */
+  struct nn_busid bus;
+  int has_host;
+  struct nn_busid host;
+  int numa;
+  int sm;                 /* major*10+minor, 0 = not given */
+  int line;
+};
+
+struct nn_numa {
+  int node;
+  char *cpus;             /* the list as written, e.g. "0-31,64-95" */
+  int line;
+};
+
+struct nn_cpu {
+  int present;            /* a `cpu` line was given */
+  char vendor[16];        /* "AuthenticAMD" or "GenuineIntel" */
+  int family, model;      /* -1 when not given */
+  int line;
+};
+
+struct nn_rule {
+  int coll;               /* enum nn_coll or NN_ANY */
+  uint64_t bytes_lo, bytes_hi;   /* inclusive; hi NN_UNBOUNDED = no bound */
+  uint64_t ranks_lo, ranks_hi;
+  uint64_t nodes_lo, nodes_hi;
+  int scope;              /* enum nn_scope; NN_SCOPE_ANY when missing */
+  int algo;               /* enum nn_algo or NN_ANY */
+  int proto;              /* enum nn_proto or NN_ANY */
+  int channels;           /* 1..64, 0 = keep NCCL's */
+  int pipeops;            /* NN_ANY, or numPipeOps to match (CSV rules) */
+  int regbuff;            /* NN_ANY, 0 or 1 (CSV rules) */
+  const char *file;       /* file the rule came from (owned by the config) */
+  int line;
+};
+
+struct nn_env_default {
+  char *name;
+  char *value;
+  int line;
+};
+
+struct nn_config {
+  char *path;
+  struct nn_gpu *gpus;    /* sorted by index, n_gpus entries, indices 0..n_gpus-1 */
+  int n_gpus;
+  struct nn_numa *numas;  /* as given by `numa` lines */
+  int n_numas;
+  struct nn_cpu cpu;
+  struct nn_rule *rules;  /* file order */
+  int n_rules;
+  struct nn_env_default *envs;
+  int n_envs;
+  double pci_latency_us;  /* 0 = no `model` line */
+  int model_line;
+  int topo_mode;          /* enum nn_topo_mode */
+  int host_side;          /* header says it is a host-side mapping */
+  char **files;           /* strings owned by the config (rule files) */
+  int n_files;
+};
+
+/* Collected error messages, each "FILE:LINE: problem". */
+struct nn_diag {
+  char **msgs;
+  int n;
+  int dropped;            /* messages beyond the cap, counted only */
+};
+
+/* Parse options. */
+#define NN_PARSE_HOST_SIDE 0x1   /* accept gpu lines without bus= */
+struct nn_parse_opts {
+  unsigned flags;
+  const char *cpuinfo_path;      /* NULL: /proc/cpuinfo */
+};
+
+/* Parses a whole buffer. `name` is used in messages. Returns 0 and sets *out on
+ * success; returns -1 with every problem appended to `diag` otherwise. */
+int nn_config_parse(const char *name, const char *buf, size_t len,
+                    const struct nn_parse_opts *opts, struct nn_config **out,
+                    struct nn_diag *diag);
+
+/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs). */
+int nn_config_load(const char *path, const struct nn_parse_opts *opts,
+                   struct nn_config **out, struct nn_diag *diag);
+
+void nn_config_free(struct nn_config *cfg);
+
+/* Number of distinct NUMA nodes holding GPUs, and the largest GPU count on one node. */
+int nn_config_numa_count(const struct nn_config *cfg);
+int nn_config_max_gpus_per_numa(const struct nn_config *cfg);
+
+/* The `numa` line for a node, or NULL. */
+const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node);
+
+/* Served value of an `env` line, or NULL. */
+const char *nn_config_env(const struct nn_config *cfg, const char *name);
+
+/* Bus ids: parse "[dddd:]bb:dd.f" (domain 1-8 hex digits <= 0xffff); format into buf >= 13. */
+int nn_busid_parse(const char *s, struct nn_busid *out);
+void nn_busid_format(const struct nn_busid *b, char *buf, size_t size);
+
+/* Names of enumerated values, lowercase, for messages and the CLI. */
+const char *nn_coll_name(int coll);
+const char *nn_algo_name(int algo);
+const char *nn_proto_name(int proto);
+const char *nn_scope_name(int scope);
+int nn_coll_from_name(const char *s);    /* -2 when unknown, NN_ANY for "any" */
+int nn_algo_from_name(const char *s);    /* -2 when unknown */
+int nn_proto_from_name(const char *s);   /* -2 when unknown */
+
+void nn_diag_add(struct nn_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void nn_diag_clear(struct nn_diag *d);
+
+#endif

@@ -1,0 +1,40 @@
+/* main.c - the nccl-numa command: dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+struct nn_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct nn_command commands[] = {
+  {"explain", nn_cmd_explain, "show the decision for each collective and size"},
+  {"topo", nn_cmd_topo, "write (or --validate) an NCCL topology XML"},
+  {"check-config", nn_cmd_check_config, "validate a mapping file"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: nccl-numa <command> [options]   (nccl-numa <command> --help)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return NN_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name))
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "nccl-numa: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return NN_EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs every test of nccl-numa; `make test` calls this. Each case passes, fails,
+# or is skipped (exit 77) with its reason. The last line is the summary.
+set -u
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+LOG=build/test-logs
+mkdir -p "$LOG"
+pass=0 fail=0 skip=0 failed=()
+
+run_case() {   # run_case NAME CMD...
+  local name=$1; shift
+  local out="$LOG/${name//\//_}.log"
+  "$@" >"$out" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then pass=$((pass+1)); echo "PASS $name"
+  elif [ $rc -eq 77 ]; then skip=$((skip+1)); echo "SKIP $name: $(grep -m1 -i 'skipped' "$out" || tail -n1 "$out")"
+  else fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, log $out)"; tail -n 30 "$out" | sed 's/^/    /'
+  fi
+}
+
+build() {   # build LABEL MAKEARGS...
+  local label=$1; shift
+  if ! make -s -j"$JOBS" "$@" >"$LOG/build-$label.log" 2>&1; then
+    echo "FAIL build-$label"; tail -n 40 "$LOG/build-$label.log"
+    echo "0 passed, 1 failed"; exit 1
+  fi
+}
+
+build default all unit-bins tools
+for t in build/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
+run_case abi/conformance build/tools/abi_conformance build/libnccl-tuner-numa.so
+
+build asan BUILD=build/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for t in build/asan/test/test_*; do run_case "asan/$(basename "$t")" "$t"; done
+run_case asan/abi-conformance build/asan/tools/abi_conformance build/asan/libnccl-tuner-numa.so
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+build tsan BUILD=build/tsan SAN=thread OPT="-O1 -g" build/tsan/libnccl-tuner-numa.so build/tsan/tools/concurrency
+run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/concurrency build/tsan/libnccl-tuner-numa.so 32
+
+for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
+run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
+
+echo
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

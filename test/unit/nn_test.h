@@ -1,0 +1,38 @@
+/* nn_test.h - helpers shared by the cmocka unit tests. */
+#ifndef NCCL_NUMA_TEST_H
+#define NCCL_NUMA_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* Writes `text` to a fresh file under a private temp dir; returns its malloc'd path. */
+static inline char *nn_test_write_file(const char *text) {
+  char dir[] = "/tmp/nn-test-XXXXXX";
+  if (!mkdtemp(dir)) return NULL;
+  char *path = malloc(strlen(dir) + 16);
+  sprintf(path, "%s/file", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) { free(path); return NULL; }
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Removes a file made by nn_test_write_file and its directory. */
+static inline void nn_test_remove_file(char *path) {
+  if (!path) return;
+  unlink(path);
+  char *slash = strrchr(path, '/');
+  if (slash) { *slash = 0; rmdir(path); }
+  free(path);
+}
+
+#endif
