@@ -1,0 +1,275 @@
+/* policy.c - compile rules into per-collective byte segments; decide per call. */
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+#define NN_BUCKETS 66   /* nBytes 0, then one per highest set bit 1..64, then a sentinel */
+#define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
+
+struct nn_crule {
+  uint64_t lo, hi;
+  int32_t rule;         /* index in the config */
+  int16_t pipeops;      /* NN_ANY or value */
+  int8_t coll, algo, proto, regbuff;
+  uint8_t channels;
+};
+
+struct nn_segs {
+  uint32_t n;
+  uint64_t *start;      /* segment i covers [start[i], start[i+1]) */
+  int32_t *first;       /* first kept rule covering it, or -1 */
+  uint32_t bucket[NN_BUCKETS];
+};
+
+struct nn_policy {
+  int scope;
+  int n_rules;
+  struct nn_crule *rules;
+  struct nn_segs coll[NN_COLL_COUNT];
+  size_t bytes;
+};
+
+static int in_range(uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; }
+
+static int rule_fits_shape(const struct nn_rule *r, size_t ranks, size_t nodes, int scope) {
+  if (!in_range(ranks, r->ranks_lo, r->ranks_hi) || !in_range(nodes, r->nodes_lo, r->nodes_hi))
+    return 0;
+  return r->scope == NN_SCOPE_ANY || r->scope == scope;
+}
+
+static int rule_has_coll(const struct nn_crule *r, int coll) {
+  return r->coll == NN_ANY || r->coll == coll;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Index of the segment holding `v`: the last start <= v, searched in [lo, hi]. */
+static uint32_t seg_find(const uint64_t *start, uint32_t lo, uint32_t hi, uint64_t v) {
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (start[mid] <= v) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+static uint32_t dsu_find(uint32_t *parent, uint32_t i) {
+  while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+  return i;
+}
+
+/* Byte boundaries of the kept rules for one collective, sorted and unique. */
+static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b) {
+  uint32_t n = 0;
+  b[n++] = 0;
+  for (int i = 0; i < p->n_rules; i++) {
+    const struct nn_crule *r = &p->rules[i];
+    if (!rule_has_coll(r, coll)) continue;
+    b[n++] = r->lo;
+    if (r->hi != UINT64_MAX) b[n++] = r->hi + 1;
+  }
+  qsort(b, n, sizeof *b, cmp_u64);
+  uint32_t u = 1;
+  for (uint32_t i = 1; i < n; i++)
+    if (b[i] != b[u - 1]) b[u++] = b[i];
+  return u;
+}
+
+/* First rule per segment in file order; a union-find over unassigned segments keeps
+ * this O((rules + segments) log) instead of rules x segments. */
+static void assign_first_rules(const struct nn_policy *p, int coll, struct nn_segs *s,
+                               uint32_t *parent) {
+  for (uint32_t i = 0; i <= s->n; i++) parent[i] = i;
+  for (uint32_t i = 0; i < s->n; i++) s->first[i] = -1;
+  for (int ri = 0; ri < p->n_rules; ri++) {
+    const struct nn_crule *r = &p->rules[ri];
+    if (!rule_has_coll(r, coll)) continue;
+    uint32_t j = dsu_find(parent, seg_find(s->start, 0, s->n - 1, r->lo));
+    while (j < s->n && s->start[j] <= r->hi) {
+      s->first[j] = ri;
+      parent[j] = j + 1;
+      j = dsu_find(parent, j + 1);
+    }
+  }
+}
+
+static void fill_buckets(struct nn_segs *s) {
+  s->bucket[0] = 0;
+  for (int b = 1; b < NN_BUCKETS - 1; b++)
+    s->bucket[b] = seg_find(s->start, 0, s->n - 1, (uint64_t)1 << (b - 1));
+  s->bucket[NN_BUCKETS - 1] = s->n - 1;
+}
+
+static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32_t *parent) {
+  struct nn_segs *s = &p->coll[coll];
+  uint32_t n = collect_bounds(p, coll, scratch);
+  s->start = malloc(n * sizeof *s->start);
+  s->first = malloc(n * sizeof *s->first);
+  if (!s->start || !s->first) return -1;
+  memcpy(s->start, scratch, n * sizeof *s->start);
+  s->n = n;
+  assign_first_rules(p, coll, s, parent);
+  fill_buckets(s);
+  p->bytes += n * (sizeof *s->start + sizeof *s->first);
+  return 0;
+}
+
+static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t ranks, size_t nodes) {
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *r = &cfg->rules[i];
+    if (!rule_fits_shape(r, ranks, nodes, p->scope)) continue;
+    struct nn_crule *c = &p->rules[p->n_rules++];
+    *c = (struct nn_crule){.lo = r->bytes_lo, .hi = r->bytes_hi, .rule = i,
+                           .pipeops = (int16_t)(r->pipeops < 0 ? NN_ANY : r->pipeops > 32767 ? 32767 : r->pipeops),
+                           .coll = (int8_t)r->coll, .algo = (int8_t)r->algo, .proto = (int8_t)r->proto,
+                           .regbuff = (int8_t)r->regbuff, .channels = (uint8_t)r->channels};
+  }
+}
+
+struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes) {
+  struct nn_policy *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->bytes = sizeof *p;
+  p->scope = nn_topology_scope(cfg, n_ranks, n_nodes);
+  int total = cfg ? cfg->n_rules : 0;
+  p->rules = malloc((size_t)(total ? total : 1) * sizeof *p->rules);
+  uint64_t *scratch = malloc((2 * (size_t)total + 1) * sizeof *scratch);
+  uint32_t *parent = malloc((2 * (size_t)total + 2) * sizeof *parent);
+  int ok = p->rules && scratch && parent;
+  if (ok && cfg) keep_rules(p, cfg, n_ranks, n_nodes);
+  p->bytes += (size_t)p->n_rules * sizeof *p->rules;
+  for (int c = 0; ok && c < NN_COLL_COUNT; c++)
+    ok = compile_coll(p, c, scratch, parent) == 0;
+  free(scratch);
+  free(parent);
+  if (!ok) { nn_policy_free(p); return NULL; }
+  return p;
+}
+
+void nn_policy_free(struct nn_policy *p) {
+  if (!p) return;
+  for (int c = 0; c < NN_COLL_COUNT; c++) { free(p->coll[c].start); free(p->coll[c].first); }
+  free(p->rules);
+  free(p);
+}
+
+int nn_policy_scope(const struct nn_policy *p) { return p ? p->scope : NN_SCOPE_UNKNOWN; }
+int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules : 0; }
+size_t nn_policy_bytes(const struct nn_policy *p) { return p ? p->bytes : 0; }
+
+/* ---- the hot path ---- */
+
+static inline int enabled(float cost) { return cost >= 0.0f; }  /* false for NaN */
+
+/* Cheapest enabled entry along one row (algo fixed) or column (proto fixed). */
+static int cheapest(const float *t, int count, int stride) {
+  int best = -1;
+  for (int i = 0; i < count; i++)
+    if (enabled(t[i * stride]) && (best < 0 || t[i * stride] < t[best * stride])) best = i;
+  return best;
+}
+
+/* Resolves the rule's choice in this table: 1 with a and pr set (-1 = keep NCCL's), 0 if impossible. */
+static int resolve_choice(const struct nn_crule *r, const float *t, int na, int np, int *a, int *pr) {
+  *a = r->algo;
+  *pr = r->proto;
+  if (r->algo >= 0 && r->algo >= na) return 0;
+  if (r->proto >= 0 && r->proto >= np) return 0;
+  if (r->algo >= 0 && r->proto >= 0) return enabled(t[r->algo * np + r->proto]);
+  if (r->algo >= 0) return (*pr = cheapest(t + r->algo * np, np, 1)) >= 0;
+  if (r->proto >= 0) return (*a = cheapest(t + r->proto, na, np)) >= 0;
+  return 1;
+}
+
+static int v2_safe(int coll, int algo, int proto) {
+  if (proto != NN_PROTO_LL && proto != NN_PROTO_SIMPLE) return 0;
+  return algo == NN_ALGO_RING || (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE);
+}
+
+static inline const struct nn_segs *segs_for(const struct nn_policy *p, int coll) {
+  return (p && coll >= 0 && coll < NN_COLL_COUNT && p->n_rules) ? &p->coll[coll] : NULL;
+}
+
+static inline int first_candidate(const struct nn_segs *s, uint64_t n_bytes) {
+  int b = n_bytes ? 64 - __builtin_clzll(n_bytes) : 0;
+  return s->first[seg_find(s->start, s->bucket[b], s->bucket[b + 1], n_bytes)];
+}
+
+static inline int call_matches(const struct nn_crule *r, int pipe_ops, int reg_buff) {
+  return (r->pipeops < 0 || r->pipeops == pipe_ops) && (r->regbuff < 0 || r->regbuff == reg_buff);
+}
+
+/* Index into p->rules of the rule that fires, or -1. `v2` selects the safe-set test. */
+static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                     int reg_buff, const float *t, int na, int np, int v2, int *a, int *pr) {
+  const struct nn_segs *s = segs_for(p, coll);
+  if (!s) return -1;
+  int first = first_candidate(s, n_bytes);
+  if (first < 0) return -1;
+  /* The segment's first rule usually fires; later ones are scanned only on fall-through. */
+  for (int i = first; i < p->n_rules; i++) {
+    const struct nn_crule *r = &p->rules[i];
+    if (i != first && (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi))) continue;
+    if (!call_matches(r, pipe_ops, reg_buff)) continue;
+    if (v2) {
+      if (r->algo >= 0 && r->proto >= 0 && v2_safe(coll, r->algo, r->proto)) {
+        *a = r->algo; *pr = r->proto;
+        return i;
+      }
+    } else if (resolve_choice(r, t, na, np, a, pr)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+static void choose(float *t, int na, int np, int a, int pr) {
+  for (int i = 0; i < na * np; i++)
+    if (enabled(t[i]) && t[i] <= 0.0f) t[i] = NN_RAISED;
+  t[a * np + pr] = 0.0f;
+}
+
+int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                    int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
+  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+  int a, pr;
+  int i = find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr);
+  if (i < 0) return -1;
+  if (a >= 0 && pr >= 0) choose(table, num_algo, num_proto, a, pr);
+  if (p->rules[i].channels && n_channels) *n_channels = p->rules[i].channels;
+  return p->rules[i].rule;
+}
+
+int nn_policy_apply_v2(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                       int *algo, int *proto, int *n_channels) {
+  int a, pr;
+  int i = find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, 1, &a, &pr);
+  if (i < 0) return -1;
+  if (algo) *algo = a;
+  if (proto) *proto = pr;
+  if (p->rules[i].channels && n_channels) *n_channels = p->rules[i].channels;
+  return p->rules[i].rule;
+}
+
+int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                     int reg_buff, const float *table, int num_algo, int num_proto) {
+  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+  int a, pr;
+  int i = find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr);
+  return i < 0 ? -1 : p->rules[i].rule;
+}
+
+void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
+  for (int c = 0; p && c < NN_COLL_COUNT; c++) {
+    const struct nn_segs *s = &p->coll[c];
+    for (uint32_t i = 0; i < s->n; i++) {
+      uint64_t hi = i + 1 < s->n ? s->start[i + 1] - 1 : UINT64_MAX;
+      fn(arg, c, s->start[i], hi, s->first[i] < 0 ? -1 : p->rules[s->first[i]].rule);
+    }
+  }
+}

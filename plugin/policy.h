@@ -1,0 +1,55 @@
+/*
+ * policy.h - rules compiled into a per-communicator decision structure.
+ *
+ * nn_policy_compile() keeps only the rules that can match a communicator of this
+ * shape (ranks, nodes, scope) and splits each collective's byte axis into segments,
+ * each knowing its first matching rule. A call then costs a bucket lookup by the
+ * highest set bit of nBytes plus a search over the few segments in that bucket:
+ * the same with 1 or 1,000 rules, with no allocation, locking, I/O or string work.
+ */
+#ifndef NCCL_NUMA_POLICY_H
+#define NCCL_NUMA_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nn_config.h"
+
+struct nn_policy;
+
+/* Compiles the rules of `cfg` (may be NULL: an empty policy) for a communicator.
+ * Returns NULL only when out of memory. */
+struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes);
+void nn_policy_free(struct nn_policy *p);
+
+/* Facts about a compiled policy. */
+int nn_policy_scope(const struct nn_policy *p);          /* enum nn_scope */
+int nn_policy_rule_count(const struct nn_policy *p);     /* rules kept for this shape */
+size_t nn_policy_bytes(const struct nn_policy *p);       /* memory it holds */
+
+/* The hot path for tuner v3-v6. Picks the first rule that matches and is possible in
+ * this call's cost table (a contiguous float[num_algo][num_proto]) and applies it:
+ * the chosen entry becomes 0.0, other enabled entries <= 0 are raised above it, and
+ * `channels` is written to *n_channels. A disabled (negative or NaN) entry never
+ * becomes enabled. Returns the index of the rule in the config, or -1 (nothing changed). */
+int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                    int reg_buff, float *table, int num_algo, int num_proto, int *n_channels);
+
+/* Tuner v2 (no cost table, NCCL 2.21 runs what it is given unchecked): only rules that
+ * name both algorithm and protocol in the safe set (ring x {ll, simple}; tree x {ll,
+ * simple} for allreduce) are possible (contract note 16). Writes *algo, *proto and, when
+ * the rule sets it, *n_channels. Returns the rule index or -1. */
+int nn_policy_apply_v2(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                       int *algo, int *proto, int *n_channels);
+
+/* The rule that would fire for a table in which `table` marks enabled entries (>= 0),
+ * without changing anything: for `explain`. Returns the rule index or -1. */
+int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                     int reg_buff, const float *table, int num_algo, int num_proto);
+
+/* Walks the compiled table: for each collective, each byte segment [lo, hi] and the
+ * first rule covering it (-1 = NCCL default). Used for the init log. */
+typedef void (*nn_policy_visit_fn)(void *arg, int coll, uint64_t lo, uint64_t hi, int rule);
+void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
+
+#endif
