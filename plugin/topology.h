@@ -45,7 +45,7 @@ struct nn_topo_verdict {
   int sm;                 /* capability used; 0 unknown */
   double link_gbps;       /* modelled CPU link */
   double floor_gbps;      /* NCCL's search floor */
-  char reason[320];       /* one sentence, for logs and the CLI */
+  char reason[640];       /* one sentence, for logs and the CLI */
 };
 
 /* Decides per note 23. `runtime_sm` is the capability read from the driver (0 unknown);
