@@ -1,6 +1,7 @@
 /* policy.c - compile rules into per-collective byte segments; decide per call. */
 #include "policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,4 +273,20 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
       fn(arg, c, s->start[i], hi, s->first[i] < 0 ? -1 : p->rules[s->first[i]].rule);
     }
   }
+}
+
+void nn_policy_describe_choice(const struct nn_rule *r, char *buf, size_t size) {
+  int n = snprintf(buf, size, "%s/%s", r->algo >= 0 ? nn_algo_name(r->algo) : "*",
+                   r->proto >= 0 ? nn_proto_name(r->proto) : "*");
+  if (r->channels && n >= 0 && (size_t)n < size)
+    snprintf(buf + n, size - (size_t)n, " channels=%d", r->channels);
+}
+
+void nn_policy_format_bytes(uint64_t v, char *buf, size_t size) {
+  static const char suffix[] = "KMGT";
+  if (v == UINT64_MAX) { snprintf(buf, size, "max"); return; }
+  int s = -1;
+  while (s < 3 && v && v % 1024 == 0) { v /= 1024; s++; }
+  if (s < 0) snprintf(buf, size, "%llu", (unsigned long long)v);
+  else snprintf(buf, size, "%llu%c", (unsigned long long)v, suffix[s]);
 }

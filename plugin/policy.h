@@ -52,4 +52,12 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
 typedef void (*nn_policy_visit_fn)(void *arg, int coll, uint64_t lo, uint64_t hi, int rule);
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
 
+
+/* "ring/ll channels=4"-style text of a rule's choice, for logs and the CLI. */
+void nn_policy_describe_choice(const struct nn_rule *r, char *buf, size_t size);
+
+/* Byte counts as the config writes them: 0, 512, 64K, 1M, 4G (exact multiples only). */
+void nn_policy_format_bytes(uint64_t v, char *buf, size_t size);
+
 #endif
+

@@ -1,0 +1,75 @@
+/* log.c - one formatting path for NCCL's logger and for stderr. */
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void emit(nn_ncclDebugLogger_t logger, int level, unsigned long flags, const char *fmt,
+                 va_list ap) {
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (logger) {
+    logger(level, flags, __FILE__, __LINE__, "%s", msg);
+    return;
+  }
+  const char *debug = getenv("NCCL_DEBUG");
+  if (!debug || !*debug) return;
+  if (level == NN_NCCL_LOG_INFO && strcasecmp(debug, "INFO") && strcasecmp(debug, "TRACE")) return;
+  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_NCCL_LOG_WARN ? "WARN" : "INFO", msg);
+}
+
+void nn_log_info(nn_ncclDebugLogger_t logger, unsigned long flags, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(logger, NN_NCCL_LOG_INFO, flags, fmt, ap);
+  va_end(ap);
+}
+
+void nn_log_warn(nn_ncclDebugLogger_t logger, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(logger, NN_NCCL_LOG_WARN, NN_NCCL_INIT, fmt, ap);
+  va_end(ap);
+}
+
+int nn_log_append_line(const char *path, const char *line) {
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+  if (fd < 0) return -1;
+  size_t n = strlen(line);
+  char *buf = malloc(n + 1);
+  if (!buf) { close(fd); errno = ENOMEM; return -1; }
+  memcpy(buf, line, n);
+  buf[n] = '\n';
+  /* One write() per record: O_APPEND keeps records of concurrent processes whole. */
+  ssize_t w = write(fd, buf, n + 1);
+  int saved = errno;
+  free(buf);
+  close(fd);
+  errno = saved;
+  return w == (ssize_t)(n + 1) ? 0 : -1;
+}
+
+void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) {
+  if (*len >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s) {
+  nn_log_appendf(buf, size, len, "\"");
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\') nn_log_appendf(buf, size, len, "\\%c", *p);
+    else if (*p < 0x20) nn_log_appendf(buf, size, len, "\\u%04x", *p);
+    else nn_log_appendf(buf, size, len, "%c", *p);
+  }
+  nn_log_appendf(buf, size, len, "\"");
+}
