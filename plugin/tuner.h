@@ -1,0 +1,63 @@
+/*
+ * tuner.h - the one tuner implementation behind every NCCL tuner ABI version.
+ * The per-version adapters (tuner_v2.c ... tuner_v6.c) only translate arguments.
+ */
+#ifndef NCCL_NUMA_TUNER_H
+#define NCCL_NUMA_TUNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nccl_abi.h"
+#include "policy.h"
+
+#define NN_PLUGIN_NAME "nccl-numa"
+#define NN_EXPORT __attribute__((visibility("default")))
+
+/* What an adapter knows at init. */
+struct nn_tuner_init_args {
+  int abi_version;                      /* 2..6 */
+  uint64_t comm_id;                     /* v5+; 0 before */
+  size_t n_ranks, n_nodes;
+  nn_ncclDebugLogger_t logger;
+  nn_ncclTunerConstants_v5_t *constants; /* v5+; NULL before */
+};
+
+/* The per-communicator context. Fields are read on the hot path without locking:
+ * they never change after init. */
+struct nn_tuner_ctx {
+  const struct nn_policy *policy;       /* NULL: pass-through */
+  int v2_blocked;                       /* NCCL_ALGO/NCCL_PROTO set: v2 may not choose */
+  struct nn_cfgver *version;            /* keeps the policy alive */
+};
+
+/* Creates a context. Never fails toward NCCL: on any problem the context is a
+ * pass-through (or NULL when out of memory, which getCollInfo also accepts). */
+nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *args, void **ctx);
+
+/* Releases a context; NULL is accepted. */
+nn_ncclResult_t nn_tuner_finalize(void *ctx);
+
+/* The hot path for v3-v6: no allocation, locking, I/O or string work. */
+static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t n_bytes,
+                                                     int pipe_ops, int reg_buff, float **table,
+                                                     int num_algo, int num_proto, int *n_channels) {
+  const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
+  /* NCCL passes a contiguous float[numAlgo][numProto] behind a float**. */
+  if (c && c->policy)
+    nn_policy_apply(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table,
+                    num_algo, num_proto, n_channels);
+  return nn_ncclSuccess;
+}
+
+/* The hot path for v2. */
+static inline nn_ncclResult_t nn_tuner_get_coll_info_v2(void *ctx, int coll, size_t n_bytes,
+                                                        int pipe_ops, int *algo, int *proto,
+                                                        int *n_channels) {
+  const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
+  if (c && c->policy && !c->v2_blocked)
+    nn_policy_apply_v2(c->policy, coll, n_bytes, pipe_ops, algo, proto, n_channels);
+  return nn_ncclSuccess;
+}
+
+#endif

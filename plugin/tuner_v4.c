@@ -1,0 +1,18 @@
+/* tuner_v4.c - NCCL 2.24-2.27: v3 plus regBuff. */
+#include "tuner.h"
+
+static nn_ncclResult_t init_v4(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogger_t logger, void **ctx) {
+  struct nn_tuner_init_args a = {.abi_version = 4, .n_ranks = n_ranks, .n_nodes = n_nodes, .logger = logger};
+  return nn_tuner_init(&a, ctx);
+}
+
+static nn_ncclResult_t get_coll_info_v4(void *ctx, nn_ncclFunc_t coll, size_t n_bytes, int pipe_ops,
+                                        float **table, int num_algo, int num_proto, int reg_buff,
+                                        int *n_channels) {
+  return nn_tuner_get_coll_info(ctx, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
+                                n_channels);
+}
+
+NN_EXPORT const nn_ncclTuner_v4_t ncclTunerPlugin_v4 = {
+  .name = NN_PLUGIN_NAME, .init = init_v4, .getCollInfo = get_coll_info_v4, .destroy = nn_tuner_finalize,
+};
