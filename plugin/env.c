@@ -1,0 +1,170 @@
+/* env.c - serves NCCL_TOPO_FILE and `env` defaults; forwards everything else to getenv. */
+#include "env.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cudrv.h"
+#include "log.h"
+#include "privdir.h"
+#include "topo_xml.h"
+#include "topology.h"
+
+/* A config version the plugin has served from, kept alive until finalize. */
+struct nn_served {
+  struct nn_cfgver *version;
+  int topo_done;
+  char *topo_path;          /* NULL: no topology served for this version */
+};
+
+static struct {
+  pthread_mutex_t lock;
+  int initialized;
+  nn_ncclDebugLogger_t logger;
+  struct nn_served *held;   /* held[n_held - 1] is the current version */
+  int n_held, cap_held;
+  int told_user_topo;
+} g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct nn_served *current(void) {
+  return g_env.n_held ? &g_env.held[g_env.n_held - 1] : NULL;
+}
+
+static void warn_if_invalid(struct nn_cfgver *v) {
+  if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
+  const struct nn_diag *d = nn_cfgver_diag(v);
+  for (int i = 0; d && i < d->n; i++) nn_log_warn(g_env.logger, "nccl-numa: %s", d->msgs[i]);
+  nn_log_warn(g_env.logger, "nccl-numa: config %s rejected: no topology and no env defaults served",
+              nn_cfgver_path(v));
+}
+
+/* Takes over the reference `v`: becomes current, or is dropped when already current. */
+static void hold_version(struct nn_cfgver *v) {
+  struct nn_served *cur = current();
+  if (!v || (cur && cur->version == v)) { nn_cache_release(v); return; }
+  if (g_env.n_held == g_env.cap_held) {
+    int cap = g_env.cap_held ? 2 * g_env.cap_held : 4;
+    struct nn_served *grown = realloc(g_env.held, (size_t)cap * sizeof *grown);
+    if (!grown) { nn_cache_release(v); return; }
+    g_env.held = grown;
+    g_env.cap_held = cap;
+  }
+  g_env.held[g_env.n_held++] = (struct nn_served){.version = v};
+  warn_if_invalid(v);
+}
+
+static int runtime_sm_if_needed(const struct nn_config *cfg) {
+  if (cfg->topo_mode != NN_TOPO_AUTO || nn_topology_declared_sm(cfg) != 0) return 0;
+  if (nn_config_numa_count(cfg) < 2) return 0;
+  return nn_cudrv_current_sm();
+}
+
+static char *generate_topo(const struct nn_config *cfg, const char *cfg_path) {
+  char err[512] = "";
+  struct nn_cpu_kind cpu;
+  if (cfg->n_gpus == 0) return NULL;
+  if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
+    nn_log_warn(g_env.logger, "nccl-numa: %s: no topology served", err);
+    return NULL;
+  }
+  struct nn_topo_verdict verdict;
+  nn_topology_verdict(cfg, &cpu, runtime_sm_if_needed(cfg), &verdict);
+  if (!verdict.serve) {
+    if (verdict.mode == NN_TOPO_OFF) nn_log_info(g_env.logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", verdict.reason);
+    else nn_log_warn(g_env.logger, "nccl-numa: %s", verdict.reason);
+    return NULL;
+  }
+  char *xml = NULL;
+  size_t len = 0;
+  if (nn_topo_xml_generate(cfg, &cpu, NULL, &xml, &len, err, sizeof err) != 0) {
+    nn_log_warn(g_env.logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
+    return NULL;
+  }
+  if (err[0]) nn_log_info(g_env.logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", err);
+  char path[4096];
+  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, err, sizeof err);
+  free(xml);
+  if (rc != 0) {
+    nn_log_warn(g_env.logger, "nccl-numa: cannot write the topology file: %s", err);
+    return NULL;
+  }
+  nn_log_info(g_env.logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (%s)", path, verdict.reason);
+  return strdup(path);
+}
+
+static const char *served_topo_file(void) {
+  const char *real = getenv("NCCL_TOPO_FILE");
+  if (real) {
+    if (!g_env.told_user_topo)
+      nn_log_info(g_env.logger, NN_NCCL_INIT | NN_NCCL_ENV,
+                  "nccl-numa: NCCL_TOPO_FILE is set in the environment (%s): the user's file wins", real);
+    g_env.told_user_topo = 1;
+    return real;
+  }
+  /* Topology detection runs once per communicator: the place to notice a new config. */
+  hold_version(nn_cache_acquire());
+  struct nn_served *s = current();
+  const struct nn_config *cfg = s ? nn_cfgver_config(s->version) : NULL;
+  if (!cfg) return NULL;
+  const char *line = nn_config_env(cfg, "NCCL_TOPO_FILE");
+  if (line) return line;
+  if (!s->topo_done) {
+    s->topo_path = generate_topo(cfg, nn_cfgver_path(s->version));
+    s->topo_done = 1;
+  }
+  return s->topo_path;
+}
+
+static const char *served_default(const char *name) {
+  struct nn_served *s = current();
+  const char *value = s ? nn_config_env(nn_cfgver_config(s->version), name) : NULL;
+  if (!value) return NULL;
+  const char *real = getenv(name);
+  return real ? real : value;
+}
+
+nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
+                            nn_ncclDebugLogger_t logger, int abi_version) {
+  pthread_mutex_lock(&g_env.lock);
+  g_env.logger = logger;
+  g_env.initialized = 1;
+  hold_version(nn_cache_acquire());
+  struct nn_served *s = current();
+  const struct nn_config *cfg = s ? nn_cfgver_config(s->version) : NULL;
+  nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV,
+              "nccl-numa: env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), %d env defaults",
+              abi_version, major, minor, patch, suffix ? suffix : "", s ? nn_cfgver_path(s->version) : "-",
+              cfg ? "ok" : s && nn_cfgver_status(s->version) == NN_CFG_INVALID ? "rejected" : "absent",
+              cfg ? cfg->n_envs : 0);
+  pthread_mutex_unlock(&g_env.lock);
+  return nn_ncclSuccess;
+}
+
+nn_ncclResult_t nn_env_finalize(void) {
+  pthread_mutex_lock(&g_env.lock);
+  for (int i = 0; i < g_env.n_held; i++) {
+    free(g_env.held[i].topo_path);
+    nn_cache_release(g_env.held[i].version);
+  }
+  free(g_env.held);
+  g_env.held = NULL;
+  g_env.n_held = g_env.cap_held = 0;
+  g_env.initialized = 0;
+  g_env.told_user_topo = 0;
+  pthread_mutex_unlock(&g_env.lock);
+  return nn_ncclSuccess;
+}
+
+const char *nn_env_get(const char *name) {
+  if (!name) return NULL;
+  if (strncmp(name, "NCCL_", 5) != 0) return getenv(name);
+  pthread_mutex_lock(&g_env.lock);
+  const char *value;
+  if (!g_env.initialized) value = getenv(name);
+  else if (!strcmp(name, "NCCL_TOPO_FILE")) value = served_topo_file();
+  else if (!(value = served_default(name))) value = getenv(name);
+  pthread_mutex_unlock(&g_env.lock);
+  return value;
+}
