@@ -1,0 +1,45 @@
+/*
+ * privdir.h - the private per-user directory and atomic, content-addressed files
+ * in it (contract note 20).
+ *
+ * The directory is $XDG_RUNTIME_DIR/nccl-numa when XDG_RUNTIME_DIR is set and
+ * absolute, else ${TMPDIR:-/tmp}/nccl-numa-<euid> (TMPDIR only when absolute). It
+ * is created 0700 and used only when it is a real directory (not a symbolic link)
+ * owned by the effective user with no group or other permission bits.
+ *
+ * A file is named by a hash of its content, written to a unique temporary name in
+ * the same directory and renamed into place, so any number of ranks writing the
+ * same content concurrently converge on one complete file; a file already there
+ * with the same content is reused as is.
+ */
+#ifndef NCCL_NUMA_PRIVDIR_H
+#define NCCL_NUMA_PRIVDIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 64-bit FNV-1a hash of `len` bytes. */
+uint64_t nn_privdir_hash(const void *data, size_t len);
+
+/* The directory's path from the environment, into buf. Returns 0, or -1 with
+ * the reason in err (buffer too small). Creates nothing. */
+int nn_privdir_path(char *buf, size_t size, char *err, size_t errsz);
+
+/* Creates `dir` (mode 0700, an existing one is fine) and opens it with
+ * O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC. Returns the descriptor (caller closes), or -1
+ * with the reason in err: a symbolic link, not a directory, owned by another
+ * user, or group/other permission bits set. */
+int nn_privdir_open(const char *dir, char *err, size_t errsz);
+
+/* Stores `len` bytes of `data` in `dir` (checked as by nn_privdir_open) as
+ * <prefix><16 hex digits of nn_privdir_hash><suffix>, mode 0600, and writes the
+ * full path into out. Returns 0, or -1 with the reason in err (out is then ""). */
+int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
+                     const void *data, size_t len, char *out, size_t outsz,
+                     char *err, size_t errsz);
+
+/* nn_privdir_store into the directory of nn_privdir_path as topo-<hash>.xml. */
+int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz,
+                          char *err, size_t errsz);
+
+#endif

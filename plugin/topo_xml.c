@@ -1,0 +1,456 @@
+/* topo_xml.c - the NCCL topology XML, written with a dlopen'd libxml2. */
+#include "topo_xml.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/xmlwriter.h>
+
+/* Only the types come from the headers; every call goes through this table so
+ * that the plugin has no link-time dependency on libxml2 (note 19). */
+struct nn_xml_api {
+  __typeof__(xmlInitParser) *init_parser;
+  __typeof__(xmlBufferCreate) *buffer_create;
+  __typeof__(xmlBufferFree) *buffer_free;
+  __typeof__(xmlBufferContent) *buffer_content;
+  __typeof__(xmlBufferLength) *buffer_length;
+  __typeof__(xmlNewTextWriterMemory) *writer_new;
+  __typeof__(xmlFreeTextWriter) *writer_free;
+  __typeof__(xmlTextWriterSetIndent) *set_indent;
+  __typeof__(xmlTextWriterSetIndentString) *set_indent_string;
+  __typeof__(xmlTextWriterStartElement) *start_element;
+  __typeof__(xmlTextWriterWriteAttribute) *write_attribute;
+  __typeof__(xmlTextWriterEndElement) *end_element;
+  __typeof__(xmlTextWriterFlush) *flush;
+};
+
+static const char *const nn_xml_sonames[] = {"libxml2.so.2", "libxml2.so.16", NULL};
+
+static void nn_fmt(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void nn_fmt(char *buf, size_t size, const char *fmt, ...) {
+  if (!buf || !size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+}
+
+/* ---- loading libxml2 ---- */
+
+static void *nn_xml_sym(void *h, const char *name, int *missing) {
+  void *p = dlsym(h, name);
+  if (!p) *missing = 1;
+  return p;
+}
+
+/* Resolves every function; on a partial library nothing is kept. */
+static int nn_xml_resolve(void *h, struct nn_xml_api *a) {
+  int missing = 0;
+  /* dlsym returns void *; converting through memcpy keeps -Wpedantic-style
+   * object/function pointer warnings away without changing behaviour. */
+#define NN_XML_SYM(field, name)                                  \
+  do {                                                           \
+    void *p_ = nn_xml_sym(h, name, &missing);                    \
+    memcpy(&a->field, &p_, sizeof a->field);                     \
+  } while (0)
+  NN_XML_SYM(init_parser, "xmlInitParser");
+  NN_XML_SYM(buffer_create, "xmlBufferCreate");
+  NN_XML_SYM(buffer_free, "xmlBufferFree");
+  NN_XML_SYM(buffer_content, "xmlBufferContent");
+  NN_XML_SYM(buffer_length, "xmlBufferLength");
+  NN_XML_SYM(writer_new, "xmlNewTextWriterMemory");
+  NN_XML_SYM(writer_free, "xmlFreeTextWriter");
+  NN_XML_SYM(set_indent, "xmlTextWriterSetIndent");
+  NN_XML_SYM(set_indent_string, "xmlTextWriterSetIndentString");
+  NN_XML_SYM(start_element, "xmlTextWriterStartElement");
+  NN_XML_SYM(write_attribute, "xmlTextWriterWriteAttribute");
+  NN_XML_SYM(end_element, "xmlTextWriterEndElement");
+  NN_XML_SYM(flush, "xmlTextWriterFlush");
+#undef NN_XML_SYM
+  return missing ? -1 : 0;
+}
+
+/* Opens the first soname that loads and has every function. Returns the handle. */
+static void *nn_xml_open(const char *const *names, struct nn_xml_api *a, char *err,
+                         size_t errsz) {
+  char tried[256] = "";
+  size_t used = 0;
+  for (const char *const *n = names; n && *n; n++) {
+    void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+    int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", *n);
+    if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
+    if (!h) continue;
+    if (nn_xml_resolve(h, a) == 0) return h;
+    dlclose(h);
+  }
+  nn_fmt(err, errsz, "libxml2 not found (tried %s): no topology served", tried);
+  return NULL;
+}
+
+static pthread_once_t nn_xml_once = PTHREAD_ONCE_INIT;
+static struct nn_xml_api nn_xml;
+static int nn_xml_ok;
+static char nn_xml_err[320];
+
+static void nn_xml_load_once(void) {
+  /* The handle is kept for the life of the process: NCCL may ask again later. */
+  if (nn_xml_open(nn_xml_sonames, &nn_xml, nn_xml_err, sizeof nn_xml_err)) {
+    nn_xml.init_parser();
+    nn_xml_ok = 1;
+  }
+}
+
+int nn_topo_xml_available(char *err, size_t errsz) {
+  pthread_once(&nn_xml_once, nn_xml_load_once);
+  if (nn_xml_ok) return 0;
+  nn_fmt(err, errsz, "%s", nn_xml_err);
+  return -1;
+}
+
+int nn_topo_xml_probe(const char *const *names, char *err, size_t errsz) {
+  struct nn_xml_api a;
+  void *h = nn_xml_open(names, &a, err, errsz);
+  if (!h) return -1;
+  dlclose(h);
+  return 0;
+}
+
+/* ---- CPU lists ---- */
+
+/* One item of a CPU list: "N" or "N-M". Sets *end past it. */
+static int nn_cpulist_item(const char *s, const char **end, unsigned long *lo,
+                           unsigned long *hi) {
+  /* Bounded far above any real CPU id so that nothing below can overflow. */
+  const unsigned long cap = 1ul << 22;
+  char *e;
+  if (*s < '0' || *s > '9') return -1;
+  errno = 0;
+  *lo = strtoul(s, &e, 10);
+  if (errno || *lo >= cap) return -1;
+  *hi = *lo;
+  if (*e == '-') {
+    if (e[1] < '0' || e[1] > '9') return -1;
+    *hi = strtoul(e + 1, &e, 10);
+    if (errno || *hi >= cap || *hi < *lo) return -1;
+  }
+  *end = e;
+  return 0;
+}
+
+/* Calls back for every item; returns -1 on the first malformed one, else the count. */
+typedef void (*nn_cpulist_fn)(unsigned long lo, unsigned long hi, void *arg);
+static int nn_cpulist_walk(const char *list, nn_cpulist_fn fn, void *arg) {
+  const char *s = list;
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+  int n = 0;
+  for (;;) {
+    unsigned long lo, hi;
+    if (nn_cpulist_item(s, &s, &lo, &hi)) return -1;
+    fn(lo, hi, arg);
+    n++;
+    if (*s != ',') break;
+    s++;
+  }
+  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+  return *s ? -1 : n;
+}
+
+static void nn_cpulist_max(unsigned long lo, unsigned long hi, void *arg) {
+  (void)lo;
+  unsigned long *max = arg;
+  if (hi > *max) *max = hi;
+}
+
+struct nn_cpuword { unsigned long base; uint32_t bits; };
+
+static void nn_cpulist_word(unsigned long lo, unsigned long hi, void *arg) {
+  struct nn_cpuword *w = arg;
+  unsigned long top = w->base + 31;
+  if (hi < w->base || lo > top) return;
+  if (lo < w->base) lo = w->base;
+  if (hi > top) hi = top;
+  for (unsigned long c = lo; c <= hi; c++) w->bits |= (uint32_t)1 << (c - w->base);
+}
+
+int nn_cpulist_to_cpumap(const char *list, char *out, size_t outsz) {
+  unsigned long max = 0;
+  if (!list || nn_cpulist_walk(list, nn_cpulist_max, &max) < 0) return -1;
+  size_t words = max / 32 + 1;
+  if (!out || outsz < words * 9) return -2;   /* 8 digits + ',' or the NUL */
+  char *p = out;
+  /* Each word is rebuilt from the list: lists are short, and no buffer is needed. */
+  for (size_t i = words; i-- > 0;) {
+    struct nn_cpuword w = {.base = (unsigned long)i * 32, .bits = 0};
+    nn_cpulist_walk(list, nn_cpulist_word, &w);
+    p += sprintf(p, "%08x%s", (unsigned)w.bits, i ? "," : "");
+  }
+  return (int)(p - out);
+}
+
+/* ---- reading the mapping ---- */
+
+static const struct nn_numa *nn_txml_numa_line(const struct nn_config *cfg, int node) {
+  for (int i = 0; i < cfg->n_numas; i++)
+    if (cfg->numas[i].node == node) return &cfg->numas[i];
+  return NULL;
+}
+
+static int nn_txml_cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Distinct NUMA ids of the GPUs, ascending, into ids (room for n_gpus). */
+static int nn_txml_numa_ids(const struct nn_config *cfg, int *ids) {
+  int n = 0;
+  for (int i = 0; i < cfg->n_gpus; i++) ids[n++] = cfg->gpus[i].numa;
+  qsort(ids, (size_t)n, sizeof *ids, nn_txml_cmp_int);
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+  return m;
+}
+
+static int nn_txml_check_input(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                               char *err, size_t errsz) {
+  if (!cfg || cfg->n_gpus <= 0 || !cfg->gpus) {
+    nn_fmt(err, errsz, "the mapping has no gpu lines: no topology to write");
+    return -1;
+  }
+  for (int i = 0; i < cfg->n_gpus; i++) {
+    const struct nn_gpu *g = &cfg->gpus[i];
+    if (!g->has_bus) {
+      nn_fmt(err, errsz, "line %d: GPU %d has no bus= (a host-side mapping): no topology to write",
+             g->line, g->index);
+      return -1;
+    }
+    if (g->numa < 0 || g->numa > NN_MAX_NUMA_ID) {
+      nn_fmt(err, errsz, "line %d: GPU %d has NUMA node %d, outside 0-%d", g->line, g->index,
+             g->numa, NN_MAX_NUMA_ID);
+      return -1;
+    }
+  }
+  if (!cpu || (strcmp(cpu->vendor, "AuthenticAMD") && strcmp(cpu->vendor, "GenuineIntel"))) {
+    /* NCCL models an unknown vendor's socket link as free: never write one. */
+    nn_fmt(err, errsz, "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
+           cpu ? cpu->vendor : "");
+    return -1;
+  }
+  if (!strcmp(cpu->vendor, "GenuineIntel") && (cpu->family < 0 || cpu->model < 0)) {
+    nn_fmt(err, errsz, "GenuineIntel CPU without family and model: NCCL needs both (cpu line)");
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads a small sysfs file; returns its NUL-terminated text or NULL. */
+static char *nn_txml_read_small(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return NULL;
+  size_t cap = 8192, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf && n < cap) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  if (!buf || n == 0 || n == cap) {   /* empty, unreadable or implausibly long */
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  return buf;
+}
+
+/* Affinity of `node` into out. Returns 1 when found, 0 when it must be left out
+ * (and why into note), -1 on a mapping error (reason in err). */
+static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *sysfs_root,
+                            char *out, size_t outsz, char *note, size_t notesz,
+                            char *err, size_t errsz) {
+  const struct nn_numa *nl = nn_txml_numa_line(cfg, node);
+  if (nl && nl->cpus) {
+    int r = nn_cpulist_to_cpumap(nl->cpus, out, outsz);
+    if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
+    nn_fmt(err, errsz, "line %d: numa %d cpus=%s: %s", nl->line, node, nl->cpus,
+           r == -1 ? "not a CPU list" : "too many CPUs for NCCL's 255-character affinity");
+    return -1;
+  }
+  char path[PATH_MAX];
+  const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/";
+  size_t rl = strlen(root);
+  while (rl > 1 && root[rl - 1] == '/') rl--;
+  int w = snprintf(path, sizeof path, "%.*s/sys/devices/system/node/node%d/cpulist",
+                   (int)(rl == 1 && root[0] == '/' ? 0 : rl), root, node);
+  if (w < 0 || (size_t)w >= sizeof path) {
+    nn_fmt(note, notesz, "NUMA node %d: sysfs path too long", node);
+    return 0;
+  }
+  char *text = nn_txml_read_small(path);
+  int had_text = text != NULL;
+  int r = text ? nn_cpulist_to_cpumap(text, out, outsz) : -1;
+  free(text);
+  if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
+  nn_fmt(note, notesz, "NUMA node %d: affinity left out (%s %s)", node,
+         had_text ? "unusable" : "no `numa cpus=` line and no readable", path);
+  return 0;
+}
+
+/* ---- writing ---- */
+
+static int nn_txml_attr(xmlTextWriterPtr w, const char *name, const char *value) {
+  return nn_xml.write_attribute(w, (const xmlChar *)name, (const xmlChar *)value) < 0 ? -1 : 0;
+}
+
+static int nn_txml_pci(xmlTextWriterPtr w, const struct nn_gpu *g) {
+  char bus[16];
+  snprintf(bus, sizeof bus, "%04x:%02x:%02x.%x", (unsigned)g->bus.domain, (unsigned)g->bus.bus,
+           (unsigned)g->bus.dev, (unsigned)g->bus.func);
+  if (nn_xml.start_element(w, (const xmlChar *)"pci") < 0) return -1;
+  if (nn_txml_attr(w, "busid", bus) || nn_txml_attr(w, "class", "0x030000")) return -1;
+  return nn_xml.end_element(w) < 0 ? -1 : 0;
+}
+
+static int nn_txml_cpu_attrs(xmlTextWriterPtr w, int node, const char *affinity,
+                             const struct nn_cpu_kind *cpu) {
+  char num[16];
+  snprintf(num, sizeof num, "%d", node);
+  if (nn_txml_attr(w, "numaid", num)) return -1;
+  if (affinity && nn_txml_attr(w, "affinity", affinity)) return -1;
+  if (nn_txml_attr(w, "arch", "x86_64") || nn_txml_attr(w, "vendor", cpu->vendor)) return -1;
+  if (cpu->family >= 0 && cpu->model >= 0) {
+    snprintf(num, sizeof num, "%d", cpu->family);
+    if (nn_txml_attr(w, "familyid", num)) return -1;
+    snprintf(num, sizeof num, "%d", cpu->model);
+    if (nn_txml_attr(w, "modelid", num)) return -1;
+  }
+  return 0;
+}
+
+/* Appends "; " + msg to the note collected so far. */
+static void nn_txml_note_add(char *note, size_t notesz, const char *msg) {
+  if (!note || !notesz) return;
+  size_t used = strlen(note);
+  if (used + 1 < notesz)
+    snprintf(note + used, notesz - used, "%s%s", used ? "; " : "", msg);
+}
+
+struct nn_txml_job {
+  const struct nn_config *cfg;
+  const struct nn_cpu_kind *cpu;
+  const char *sysfs_root;
+  char *err;
+  size_t errsz;
+};
+
+/* Writes the whole document; returns 0, or -1 with err set. */
+static int nn_txml_write(xmlTextWriterPtr w, const struct nn_txml_job *j, const int *ids,
+                         int n_ids) {
+  char note[512] = "", one[PATH_MAX + 128];
+  if (nn_xml.start_element(w, (const xmlChar *)"system") < 0 || nn_txml_attr(w, "version", "1"))
+    goto fail;
+  for (int k = 0; k < n_ids; k++) {
+    char aff[NN_TOPO_XML_MAX_VALUE + 16];
+    one[0] = 0;
+    int a = nn_txml_affinity(j->cfg, ids[k], j->sysfs_root, aff, sizeof aff, one, sizeof one,
+                             j->err, j->errsz);
+    if (a < 0) return -1;
+    if (!a) nn_txml_note_add(note, sizeof note, one);
+    int kids = 0;
+    for (int i = 0; i < j->cfg->n_gpus; i++) kids += j->cfg->gpus[i].numa == ids[k];
+    if (kids > NN_TOPO_XML_MAX_CHILDREN) {
+      nn_fmt(j->err, j->errsz, "NUMA node %d holds %d GPUs; NCCL reads at most %d per cpu element",
+             ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
+      return -1;
+    }
+    if (nn_xml.start_element(w, (const xmlChar *)"cpu") < 0 ||
+        nn_txml_cpu_attrs(w, ids[k], a ? aff : NULL, j->cpu))
+      goto fail;
+    for (int i = 0; i < j->cfg->n_gpus; i++)
+      if (j->cfg->gpus[i].numa == ids[k] && nn_txml_pci(w, &j->cfg->gpus[i])) goto fail;
+    if (nn_xml.end_element(w) < 0) goto fail;
+  }
+  if (nn_xml.end_element(w) < 0 || nn_xml.flush(w) < 0) goto fail;
+  nn_fmt(j->err, j->errsz, "%s", note);
+  return 0;
+fail:
+  nn_fmt(j->err, j->errsz, "libxml2 writer failed");
+  return -1;
+}
+
+/* The writer escapes nothing we write, and NCCL decodes nothing: make sure. */
+static int nn_txml_sane(const char *s, size_t n) {
+  if (n < 8 || memcmp(s, "<system ", 8)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '\t' || s[i] == '&' || s[i] == '\0') return 0;
+  return 1;
+}
+
+static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, char **xml,
+                       size_t *len) {
+  xmlBufferPtr buf = nn_xml.buffer_create();
+  xmlTextWriterPtr w = buf ? nn_xml.writer_new(buf, 0) : NULL;
+  int rc = -1;
+  if (!w) {
+    nn_fmt(j->err, j->errsz, "libxml2 writer could not be created");
+  } else if (nn_xml.set_indent(w, 1) < 0 ||
+             nn_xml.set_indent_string(w, (const xmlChar *)" ") < 0) {
+    nn_fmt(j->err, j->errsz, "libxml2 writer: cannot set indentation");
+  } else if (nn_txml_write(w, j, ids, n_ids) == 0) {
+    rc = 0;
+  }
+  if (w) nn_xml.writer_free(w);   /* flushes into buf; buf stays ours */
+  if (rc == 0) {
+    const char *s = (const char *)nn_xml.buffer_content(buf);
+    int n = nn_xml.buffer_length(buf);
+    if (!s || n <= 0 || !nn_txml_sane(s, (size_t)n)) {
+      nn_fmt(j->err, j->errsz, "libxml2 writer produced unexpected output");
+      rc = -1;
+    } else if (!(*xml = malloc((size_t)n + 1))) {
+      nn_fmt(j->err, j->errsz, "out of memory");
+      rc = -1;
+    } else {
+      memcpy(*xml, s, (size_t)n);
+      (*xml)[n] = 0;
+      *len = (size_t)n;
+    }
+  }
+  if (buf) nn_xml.buffer_free(buf);
+  return rc;
+}
+
+int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                         const char *sysfs_root, char **xml, size_t *len,
+                         char *err, size_t errsz) {
+  if (err && errsz) err[0] = 0;
+  if (!xml || !len) {
+    nn_fmt(err, errsz, "no output buffer");
+    return -1;
+  }
+  *xml = NULL;
+  *len = 0;
+  if (nn_txml_check_input(cfg, cpu, err, errsz)) return -1;
+  if (nn_topo_xml_available(err, errsz)) return -1;
+  int *ids = malloc((size_t)cfg->n_gpus * sizeof *ids);
+  if (!ids) {
+    nn_fmt(err, errsz, "out of memory");
+    return -1;
+  }
+  int n_ids = nn_txml_numa_ids(cfg, ids);
+  struct nn_txml_job j = {cfg, cpu, sysfs_root, err, errsz};
+  int rc = nn_txml_run(&j, ids, n_ids, xml, len);
+  free(ids);
+  return rc;
+}

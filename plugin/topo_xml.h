@@ -1,0 +1,71 @@
+/*
+ * topo_xml.h - the NCCL topology XML generated from a mapping (ABI doc section 8,
+ * contract notes 19 and 21).
+ *
+ * The plugin must not depend on libxml2 at link time (note 19): the library is
+ * dlopen'd on first use ("libxml2.so.2", then "libxml2.so.16") and every call goes
+ * through a function table filled once, under pthread_once. When it cannot be
+ * loaded, generation fails with a reason starting "libxml2 not found" that the
+ * caller logs once; nothing else in the plugin is affected.
+ *
+ * Output shape, byte-identical for identical input:
+ *
+ *   <system version="1">
+ *    <cpu numaid="0" affinity="00000000,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">
+ *     <pci busid="0000:05:00.0" class="0x030000"/>
+ *    </cpu>
+ *   </system>
+ *
+ * one `cpu` per NUMA node holding GPUs (ascending numaid), its `pci` children in
+ * GPU index order; no XML declaration, one-space indentation, every element on one
+ * line, no link_speed/link_width (NCCL reads them from sysfs), no `gpu` elements.
+ */
+#ifndef NCCL_NUMA_TOPO_XML_H
+#define NCCL_NUMA_TOPO_XML_H
+
+#include <stddef.h>
+
+#include "nn_config.h"
+#include "topology.h"
+
+/* NCCL's parser keeps at most 255 bytes per name or value including the byte that
+ * ends it, so 253 characters is the longest value it reads back intact. */
+#define NN_TOPO_XML_MAX_VALUE 253
+/* NCCL's limits per element (ABI doc section 8). */
+#define NN_TOPO_XML_MAX_ATTRS 16
+#define NN_TOPO_XML_MAX_CHILDREN 128
+
+/* Generates the topology XML for `cfg` with the CPU kind `cpu`.
+ *
+ * affinity of NUMA node N comes from the mapping's `numa N cpus=` line, else from
+ * <sysfs_root>/sys/devices/system/node/nodeN/cpulist (sysfs_root NULL or "" = "/"),
+ * else it is left out.
+ *
+ * Returns 0 and sets *xml (malloc'd, NUL-terminated, caller frees) and *len (bytes,
+ * without the NUL); err then holds "" or a note for the log, e.g. which nodes got
+ * no affinity. Returns -1 with the reason in err when no file can be produced:
+ * libxml2 missing, no GPUs, a GPU without bus=, an unknown CPU vendor, Intel without
+ * family/model, a CPU list that is malformed or too long for NCCL, more than
+ * NN_TOPO_XML_MAX_CHILDREN GPUs on one NUMA node. */
+int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                         const char *sysfs_root, char **xml, size_t *len,
+                         char *err, size_t errsz);
+
+/* Converts a Linux CPU list ("0-31,64-95", sysfs cpulist syntax; surrounding
+ * whitespace and a trailing newline allowed) into the sysfs cpumap format NCCL's
+ * `affinity` takes: comma-separated 32-bit words of 8 lowercase hex digits, most
+ * significant first, as many words as the highest CPU needs.
+ * Returns the length written (NUL-terminated), -1 when the list is empty or
+ * malformed (bad number, inverted range, empty item), -2 when out is too small. */
+int nn_cpulist_to_cpumap(const char *list, char *out, size_t outsz);
+
+/* Whether libxml2 can be used: loads it on first call (thread-safe).
+ * Returns 0, or -1 with "libxml2 not found ..." in err. */
+int nn_topo_xml_available(char *err, size_t errsz);
+
+/* Tries to load libxml2 from `names` (NULL-terminated list of sonames) into a
+ * throw-away table, without touching the process-wide one. For tests of the
+ * missing-library path. Returns 0, or -1 with the reason in err. */
+int nn_topo_xml_probe(const char *const *names, char *err, size_t errsz);
+
+#endif
