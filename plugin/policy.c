@@ -268,8 +268,10 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
   for (int c = 0; p && c < NN_COLL_COUNT; c++) {
     const struct nn_segs *s = &p->coll[c];
-    for (uint32_t i = 0; i < s->n; i++) {
-      uint64_t hi = i + 1 < s->n ? s->start[i + 1] - 1 : UINT64_MAX;
+    for (uint32_t i = 0, j; i < s->n; i = j) {
+      /* Adjacent segments with the same first rule read as one range. */
+      for (j = i + 1; j < s->n && s->first[j] == s->first[i]; j++) {}
+      uint64_t hi = j < s->n ? s->start[j] - 1 : UINT64_MAX;
       fn(arg, c, s->start[i], hi, s->first[i] < 0 ? -1 : p->rules[s->first[i]].rule);
     }
   }

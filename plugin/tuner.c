@@ -42,11 +42,12 @@ static void describe_sockets(const struct nn_config *cfg, char *buf, size_t size
 static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
                         char *note, size_t size) {
   if (cfg->pci_latency_us <= 0) { snprintf(note, size, "constants unchanged"); return; }
-  if (!a->constants) {
+  if (a->abi_version < 5) {
     snprintf(note, size, "constants unchanged: `model pci-latency-us` needs tuner v5+ (this NCCL uses v%d)",
              a->abi_version);
     return;
   }
+  if (!a->constants) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
   double (*lat)[NN_NCCL_NUM_PROTOCOLS] = a->constants->hwLatencies[NN_NCCL_HW_PCI];
   snprintf(note, size, "hwLatencies[PCI] tree ll/simple %.2f/%.2f ring ll/simple %.2f/%.2f -> %.2f us",
            lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE],

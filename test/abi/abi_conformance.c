@@ -1,0 +1,327 @@
+/*
+ * abi_conformance.c - loads the built plugin with dlopen(RTLD_NOW|RTLD_LOCAL) as NCCL
+ * does, resolves every symbol and drives tuner v2-v6 and env v1/v2 with realistic
+ * tables, asserting the contract. Usage: abi_conformance path/to/libnccl-tuner-numa.so
+ */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "abi_common.h"
+
+#define NA NN_NCCL_NUM_ALGORITHMS
+#define NP NN_NCCL_NUM_PROTOCOLS
+
+static const char *REFERENCE =
+    "# reference machine: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0\n"
+    "cpu vendor=AuthenticAMD family=25 model=17\n"
+    "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+    "gpu 0 bus=01:00.0 numa=1 host=f1:00.0\ngpu 1 bus=02:00.0 numa=1 host=e1:00.0\n"
+    "gpu 2 bus=03:00.0 numa=1 host=91:00.0\ngpu 3 bus=04:00.0 numa=1 host=81:00.0\n"
+    "gpu 4 bus=05:00.0 numa=0 host=71:00.0\ngpu 5 bus=06:00.0 numa=0 host=61:00.0\n"
+    "gpu 6 bus=07:00.0 numa=0 host=11:00.0\ngpu 7 bus=08:00.0 numa=0 host=01:00.0\n";
+
+static const char *RULES =
+    "rule coll=allreduce bytes=0-64K scope=intra algo=ring proto=ll channels=4\n"
+    "rule coll=allreduce bytes=64K- algo=tree\n"
+    "rule coll=allgather proto=simple\n"
+    "rule coll=reducescatter algo=nvls proto=simple channels=9\n"
+    "rule coll=reducescatter channels=2\n"
+    "rule coll=broadcast algo=pat proto=ll128\n"
+    "model pci-latency-us=13\n"
+    "env NCCL_SOCKET_IFNAME=lo\n"
+    "env NCCL_P2P_LEVEL=SYS\n";
+
+/* NCCL's usual PCIe-only table: Tree/Ring x LL/Simple enabled; LL128, CollNet, NVLS, PAT off. */
+static void pcie_table(float t[NA][NP]) {
+  for (int a = 0; a < NA; a++)
+    for (int p = 0; p < NP; p++) t[a][p] = -1.0f;
+  t[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] = 10.0f;
+  t[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE] = 20.0f;
+  t[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL] = 12.0f;
+  t[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE] = 15.0f;
+}
+
+/* The entry NCCL would pick: smallest >= 0, ties to the lower index. */
+static int nccl_pick(float t[NA][NP]) {
+  int best = -1;
+  for (int i = 0; i < NA * NP; i++) {
+    float v = t[i / NP][i % NP];
+    if (v >= 0 && (best < 0 || v < t[best / NP][best % NP])) best = i;
+  }
+  return best;
+}
+
+static void check_disabled_stay_disabled(float before[NA][NP], float after[NA][NP], const char *what) {
+  for (int a = 0; a < NA; a++)
+    for (int p = 0; p < NP; p++)
+      if (!(before[a][p] >= 0)) CHECK(!(after[a][p] >= 0), "%s: disabled [%d][%d] became %f", what, a, p, after[a][p]);
+}
+
+typedef nn_ncclResult_t (*get_fn)(void *, nn_ncclFunc_t, size_t, int, float **, int, int, int, int *);
+
+struct call_result { int pick; int channels; int changed; };
+
+static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, size_t bytes) {
+  float table[NA][NP], before[NA][NP];
+  pcie_table(table);
+  memcpy(before, table, sizeof table);
+  int ch = 0;
+  float *flat = &table[0][0];
+  CHECK(t->getCollInfo(ctx, coll, bytes, 1, (float **)(void *)flat, NA, NP, 0, &ch) == nn_ncclSuccess, "getCollInfo");
+  check_disabled_stay_disabled(before, table, "v5 call");
+  return (struct call_result){nccl_pick(table), ch, memcmp(before, table, sizeof table) != 0};
+}
+
+#define IDX(a, p) ((a) * NP + (p))
+
+static void test_v5_decisions(void *h, const char *cfg) {
+  const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  nn_ncclTunerConstants_v5_t c;
+  memset(&c, 0, sizeof c);
+  c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL128] = 2.5;
+  c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] = 1.0;
+  nn_ncclNvlDomainInfo_v5_t nvl = {1, 4, 4};
+  void *ctx = NULL;
+  CHECK(t->init(&ctx, 0x1234, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess, "v5 init");
+  CHECK(ctx != NULL, "context");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] == 13.0, "model applied to tree/ll");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE] == 13.0, "model applied to ring/simple");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL128] == 2.5, "LL128 latency untouched");
+
+  struct call_result r = call(t, ctx, nn_ncclFuncAllReduce, 1024);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL) && r.channels == 4, "intra allreduce 1K: ring/ll ch4 (pick %d ch %d)", r.pick, r.channels);
+  r = call(t, ctx, nn_ncclFuncAllReduce, 64 << 10);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL), "64K is inside 0-64K (pick %d)", r.pick);
+  r = call(t, ctx, nn_ncclFuncAllReduce, (64 << 10) + 1);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL) && r.channels == 0, "algo-only: tree with its cheapest proto (pick %d)", r.pick);
+  r = call(t, ctx, nn_ncclFuncAllGather, 4096);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "proto-only: cheapest algo with simple (pick %d)", r.pick);
+  r = call(t, ctx, nn_ncclFuncReduceScatter, 4096);
+  CHECK(!r.changed && r.channels == 2, "impossible nvls falls through whole to channels=2 (ch %d)", r.channels);
+  r = call(t, ctx, nn_ncclFuncBroadcast, 4096);
+  CHECK(!r.changed && r.channels == 0, "impossible pat/ll128 and no other rule: untouched");
+  r = call(t, ctx, nn_ncclFuncReduce, 4096);
+  CHECK(!r.changed && r.channels == 0, "no rule for reduce: untouched");
+  CHECK(t->finalize(ctx) == nn_ncclSuccess, "finalize");
+
+  /* 8 ranks on 1 node: cross-socket; the intra rule must not fire. */
+  ctx = NULL;
+  CHECK(t->init(&ctx, 0x99, 8, 1, NULL, &nvl, &c) == nn_ncclSuccess, "v5 init 8 ranks");
+  r = call(t, ctx, nn_ncclFuncAllReduce, 1024);
+  CHECK(!r.changed && r.channels == 0, "scope=intra rule skipped for a cross communicator");
+  t->finalize(ctx);
+  CHECK(t->finalize(NULL) == nn_ncclSuccess, "finalize(NULL)");
+}
+
+/* Chosen entries win even when another enabled entry is 0.0 (note 14). */
+static void test_tie_break(void *h) {
+  const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
+  void *ctx = NULL;
+  nn_ncclTunerConstants_v5_t c;
+  memset(&c, 0, sizeof c);
+  t->init(&ctx, 1, 4, 1, NULL, NULL, &c);
+  float table[NA][NP];
+  pcie_table(table);
+  table[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] = 0.0f;
+  table[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE] = NAN;
+  int ch = 0;
+  t->getCollInfo(ctx, nn_ncclFuncAllReduce, 100, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL), "ring/ll beats a lower-index 0.0");
+  CHECK(isnan(table[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE]), "NaN entry left alone");
+  /* A table smaller than the rule's indices: the rule is impossible, nothing is written past it. */
+  float small[2][2] = {{5, 6}, {7, 8}};
+  float guard = 42.0f;
+  (void)guard;
+  ch = 0;
+  t->getCollInfo(ctx, nn_ncclFuncBroadcast, 100, 1, (float **)(void *)&small[0][0], 2, 2, 0, &ch);
+  CHECK(small[0][0] == 5 && small[1][1] == 8 && ch == 0, "small table untouched");
+  t->finalize(ctx);
+}
+
+static void test_v2_v3_v4_v6(void *h) {
+  const nn_ncclTuner_v2_t *t2 = nn_abi_symbol(h, "ncclTunerPlugin_v2");
+  const nn_ncclTuner_v3_t *t3 = nn_abi_symbol(h, "ncclTunerPlugin_v3");
+  const nn_ncclTuner_v4_t *t4 = nn_abi_symbol(h, "ncclTunerPlugin_v4");
+  const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  void *ctx = NULL;
+  CHECK(t2->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v2 init");
+  int a = -1, p = -1, ch = 0;
+  t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 0, 0, 1, &a, &p, &ch);
+  CHECK(a == NN_NCCL_ALGO_RING && p == NN_NCCL_PROTO_LL && ch == 4, "v2 ring/ll ch4 (%d %d %d)", a, p, ch);
+  a = p = -1; ch = 0;
+  t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 0, 0, 1, &a, &p, &ch);
+  CHECK(a == -1 && p == -1 && ch == 0, "v2: algo-only rule is not in the safe set");
+  a = p = -1; ch = 0;
+  t2->getCollInfo(ctx, nn_ncclFuncBroadcast, 1024, 0, 0, 1, &a, &p, &ch);
+  CHECK(a == -1 && p == -1 && ch == 0, "v2: pat/ll128 never chosen");
+  a = p = -1; ch = 0;
+  t2->getCollInfo(ctx, nn_ncclFuncReduceScatter, 1024, 0, 0, 1, &a, &p, &ch);
+  CHECK(a == -1 && p == -1 && ch == 0, "v2: channels-only rule falls through");
+  CHECK(t2->destroy(ctx) == nn_ncclSuccess && t2->destroy(NULL) == nn_ncclSuccess, "v2 destroy");
+
+  setenv("NCCL_ALGO", "ring", 1);
+  ctx = NULL;
+  t2->init(4, 1, NULL, &ctx);
+  a = p = -1; ch = 0;
+  t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 0, 0, 1, &a, &p, &ch);
+  CHECK(a == -1 && p == -1 && ch == 0, "v2 with NCCL_ALGO set chooses nothing");
+  t2->destroy(ctx);
+  unsetenv("NCCL_ALGO");
+
+  float table[NA][NP];
+  ctx = NULL;
+  CHECK(t3->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v3 init");
+  pcie_table(table); ch = 0;
+  t3->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 1, (float **)(void *)&table[0][0], NA, NP, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL) && ch == 4, "v3 ring/ll");
+  CHECK(t3->destroy(ctx) == nn_ncclSuccess && t3->destroy(NULL) == nn_ncclSuccess, "v3 destroy");
+
+  ctx = NULL;
+  CHECK(t4->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v4 init");
+  pcie_table(table); ch = 0;
+  t4->getCollInfo(ctx, nn_ncclFuncAllGather, 1024, 1, (float **)(void *)&table[0][0], NA, NP, 1, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "v4 proto-only");
+  CHECK(t4->destroy(ctx) == nn_ncclSuccess && t4->destroy(NULL) == nn_ncclSuccess, "v4 destroy");
+
+  ctx = NULL;
+  nn_ncclTunerConstants_v6_t c;
+  memset(&c, 0, sizeof c);
+  CHECK(t6->init(&ctx, 7, 4, 1, NULL, NULL, &c) == nn_ncclSuccess, "v6 init");
+  pcie_table(table); ch = 0;
+  t6->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL), "v6 algo-only");
+  CHECK(t6->getChunkSize == NULL, "v6 leaves chunk size to NCCL");
+  CHECK(t6->finalize(ctx) == nn_ncclSuccess, "v6 finalize");
+}
+
+/* Random tables and sizes: a disabled entry never becomes enabled, in any version. */
+static void test_never_enable(void *h) {
+  const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
+  void *ctx = NULL;
+  t->init(&ctx, 3, 4, 1, NULL, NULL, NULL);
+  srand(7);
+  for (int it = 0; it < 20000; it++) {
+    float table[NA][NP], before[NA][NP];
+    for (int i = 0; i < NA * NP; i++) table[i / NP][i % NP] = (rand() % 3 == 0) ? -1.0f : (float)(rand() % 5);
+    memcpy(before, table, sizeof table);
+    int ch = 0;
+    size_t bytes = (size_t)1 << (rand() % 34);
+    t->getCollInfo(ctx, rand() % 5, bytes + (size_t)(rand() % 3), 1, (float **)(void *)&table[0][0], NA, NP, rand() % 2, &ch);
+    check_disabled_stay_disabled(before, table, "random");
+    CHECK(ch >= 0 && ch <= 64, "channels in range");
+    if (nn_failures) break;
+  }
+  t->finalize(ctx);
+}
+
+static void expect_pass_through(void *h, const char *what) {
+  const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
+  nn_ncclTunerConstants_v5_t c, orig;
+  memset(&c, 0, sizeof c);
+  c.hwLatencies[NN_NCCL_HW_PCI][0][0] = 1.0;
+  orig = c;
+  void *ctx = NULL;
+  CHECK(t->init(&ctx, 5, 4, 1, NULL, NULL, &c) == nn_ncclSuccess, "%s: init succeeds", what);
+  CHECK(!memcmp(&c, &orig, sizeof c), "%s: constants untouched", what);
+  for (int coll = 0; coll < 5; coll++) {
+    struct call_result r = call(t, ctx, coll, 1024);
+    CHECK(!r.changed && r.channels == 0, "%s: pass-through for coll %d", what, coll);
+  }
+  t->finalize(ctx);
+}
+
+static void test_bad_configs(void *h, const char *dir) {
+  char path[512];
+  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "bad.conf", "gpu 0 bus=zz numa=0\nrule algo=ring\n", path, sizeof path), 1);
+  expect_pass_through(h, "bad config");
+  setenv("NCCL_NUMA_CONFIG", "/nonexistent/nccl-numa.conf", 1);
+  expect_pass_through(h, "missing config");
+  setenv("NCCL_NUMA_CONFIG", dir, 1);
+  expect_pass_through(h, "directory as config");
+}
+
+static void test_env(void *h, const char *dir, const char *cfg_amd) {
+  const nn_ncclEnv_v1_t *e1 = nn_abi_symbol(h, "ncclEnvPlugin_v1");
+  const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
+  char path[512];
+  setenv("NCCL_NUMA_CONFIG", cfg_amd, 1);
+  unsetenv("NCCL_SOCKET_IFNAME");
+  unsetenv("NCCL_TOPO_FILE");
+  CHECK(e1->init(2, 28, 9, "") == nn_ncclSuccess, "env v1 init");
+  const char *v = e1->getEnv("NCCL_SOCKET_IFNAME");
+  CHECK(v && !strcmp(v, "lo"), "env default served (%s)", v ? v : "NULL");
+  CHECK(e1->getEnv("NCCL_SOCKET_IFNAME") == v, "same string on the next lookup");
+  setenv("NCCL_P2P_LEVEL", "NVL", 1);
+  v = e1->getEnv("NCCL_P2P_LEVEL");
+  CHECK(v && !strcmp(v, "NVL"), "real environment wins over an env line");
+  setenv("NN_PLAIN", "x", 1);
+  v = e1->getEnv("NN_PLAIN");
+  CHECK(v && !strcmp(v, "x"), "other names forwarded to getenv");
+  CHECK(e1->getEnv("NCCL_NOT_SET_ANYWHERE") == NULL, "unset stays unset");
+  CHECK(e1->getEnv(NULL) == NULL, "NULL name");
+  /* AMD two-socket mapping in auto mode with unknown GPU: NCCL's search would fail: not served. */
+  CHECK(e1->getEnv("NCCL_TOPO_FILE") == NULL, "AMD hazard: no topology in auto mode");
+  CHECK(e1->finalize() == nn_ncclSuccess, "env finalize");
+
+  /* mode=numa: served, private, and the real environment still wins. */
+  char text[4096];
+  snprintf(text, sizeof text, "%stopology mode=numa\n", REFERENCE);
+  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "numa.conf", text, path, sizeof path), 1);
+  CHECK(e2->init(2, 30, 7, "", NULL) == nn_ncclSuccess, "env v2 init");
+  const char *topo = e2->getEnv("NCCL_TOPO_FILE");
+  CHECK(topo != NULL, "topology served with mode=numa");
+  if (topo) {
+    struct stat st;
+    CHECK(stat(topo, &st) == 0 && (st.st_mode & 0777) == 0600, "topology file 0600");
+    char buf[256] = "";
+    FILE *f = fopen(topo, "r");
+    if (f) { size_t n = fread(buf, 1, sizeof buf - 1, f); buf[n] = 0; fclose(f); }
+    CHECK(!strncmp(buf, "<system version=\"1\">", 20), "topology XML starts with <system> (%.40s)", buf);
+    CHECK(strstr(buf, "<?xml") == NULL, "no XML declaration");
+  }
+  setenv("NCCL_TOPO_FILE", "/my/own.xml", 1);
+  v = e2->getEnv("NCCL_TOPO_FILE");
+  CHECK(v && !strcmp(v, "/my/own.xml"), "user's NCCL_TOPO_FILE wins");
+  unsetenv("NCCL_TOPO_FILE");
+  CHECK(e2->finalize() == nn_ncclSuccess, "env v2 finalize");
+
+  /* A bad config: init still succeeds, nothing served. */
+  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "bad-env.conf", "env FOO=1\n", path, sizeof path), 1);
+  CHECK(e1->init(2, 28, 9, "") == nn_ncclSuccess, "env init with a bad config");
+  CHECK(e1->getEnv("NCCL_TOPO_FILE") == NULL, "bad config: no topology");
+  e1->finalize();
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { fprintf(stderr, "usage: %s plugin.so\n", argv[0]); return 2; }
+  char dir[] = "/tmp/nn-abi-XXXXXX";
+  if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+  setenv("XDG_RUNTIME_DIR", dir, 1);
+  unsetenv("NCCL_ALGO");
+  unsetenv("NCCL_PROTO");
+  void *h = nn_abi_load(argv[1]);
+  const char *names[] = {"ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
+                         "ncclTunerPlugin_v6", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *const *name = nn_abi_symbol(h, names[i]);
+    CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);
+  }
+  char text[8192], path[512];
+  snprintf(text, sizeof text, "%s%s", REFERENCE, RULES);
+  const char *cfg = nn_abi_write_config(dir, "ref.conf", text, path, sizeof path);
+  test_v5_decisions(h, cfg);
+  test_tie_break(h);
+  test_v2_v3_v4_v6(h);
+  test_never_enable(h);
+  char cfg_copy[512];
+  snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
+  test_env(h, dir, cfg_copy);
+  test_bad_configs(h, dir);
+  dlclose(h);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
+  printf("%d checks, %d failed\n", nn_checks, nn_failures);
+  return nn_failures ? 1 : 0;
+}
