@@ -341,10 +341,11 @@ static int nn_txml_cpu_attrs(xmlTextWriterPtr w, int node, const char *affinity,
 
 /* Appends "; " + msg to the note collected so far. */
 static void nn_txml_note_add(char *note, size_t notesz, const char *msg) {
-  if (!note || !notesz) return;
   size_t used = strlen(note);
-  if (used + 1 < notesz)
-    snprintf(note + used, notesz - used, "%s%s", used ? "; " : "", msg);
+  const char *sep = used ? "; " : "";
+  for (const char *s = sep; *s && used + 1 < notesz; s++) note[used++] = *s;
+  for (const char *s = msg; *s && used + 1 < notesz; s++) note[used++] = *s;
+  note[used] = 0;
 }
 
 struct nn_txml_job {
