@@ -150,6 +150,32 @@ int nn_coll_from_name(const char *s);    /* -2 when unknown, NN_ANY for "any" */
 int nn_algo_from_name(const char *s);    /* -2 when unknown */
 int nn_proto_from_name(const char *s);   /* -2 when unknown */
 
+/* Added by the parser's module (h1). */
+#define NN_MAX_CPU 4095              /* highest CPU number a `numa cpus=` list may name */
+#define NN_CPUMASK_WORDS ((NN_MAX_CPU + 1) / 32)
+#define NN_MAX_AFFINITY_CHARS 255    /* NCCL's limit on an XML attribute value */
+
+/* "any"/"intra"/"cross" (rule values; -2 when unknown), and topology modes. */
+int nn_scope_from_name(const char *s);
+const char *nn_topo_mode_name(int mode);  /* "auto", "numa", "off" */
+int nn_topo_mode_from_name(const char *s);   /* -2 when unknown */
+
+/* Parses a CPU list such as "0-31,64-95" (each item N or N-M with N <= M <= NN_MAX_CPU)
+ * into `mask` (NN_CPUMASK_WORDS words, bit c of word c/32; may be NULL). Returns the
+ * highest CPU, or -1 with a reason in err. */
+int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t err_size);
+
+/* Formats a mask as sysfs cpumap (32-bit hex words, most significant first, comma-separated)
+ * covering CPUs 0..highest, e.g. "00000000,ffffffff" for 0-31 with highest 63.
+ * Returns the length, or -1 when buf is too small. A valid `numa` line always fits
+ * NN_MAX_AFFINITY_CHARS. */
+int nn_cpumask_format(const uint32_t *mask, int highest, char *buf, size_t size);
+
+/* Reads vendor_id, cpu family and model of the first processor in a cpuinfo file
+ * (NULL: /proc/cpuinfo). family/model are -1 when absent. Returns 0, or -1 when the
+ * file cannot be read or names no vendor. */
+int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model);
+
 void nn_diag_add(struct nn_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void nn_diag_clear(struct nn_diag *d);
