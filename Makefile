@@ -74,7 +74,7 @@ $(BUILD)/tools/concurrency: test/abi/concurrency.c include/nccl_abi.h
 	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O1 -g $(WARN) -I$(CUDA_HOME)/include $< -o $@ \
+	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include $< -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
 tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency
 

@@ -10,7 +10,7 @@
 
 #include "nccl_abi.h"
 
-static int nn_failures, nn_checks;
+static _Atomic int nn_failures, nn_checks;
 
 #define CHECK(cond, ...)                                                   \
   do {                                                                     \

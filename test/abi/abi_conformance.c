@@ -322,6 +322,6 @@ int main(int argc, char **argv) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
-  printf("%d checks, %d failed\n", nn_checks, nn_failures);
+  printf("%d checks, %d failed\n", (int)nn_checks, (int)nn_failures);
   return nn_failures ? 1 : 0;
 }
