@@ -29,6 +29,24 @@ int nn_topology_scope(const struct nn_config *cfg, size_t n_ranks, size_t n_node
   return NN_SCOPE_UNKNOWN;
 }
 
+void nn_topology_describe_sockets(const struct nn_config *cfg, char *buf, size_t size) {
+  size_t len = 0;
+  int prev = -1;
+  buf[0] = 0;
+  for (;;) {
+    int node = -1, count = 0;
+    for (int i = 0; cfg && i < cfg->n_gpus; i++)
+      if (cfg->gpus[i].numa > prev && (node < 0 || cfg->gpus[i].numa < node)) node = cfg->gpus[i].numa;
+    if (node < 0) break;
+    for (int i = 0; i < cfg->n_gpus; i++) count += cfg->gpus[i].numa == node;
+    int n = snprintf(buf + len, size - len, "%sNUMA%d=%d", len ? " " : "", node, count);
+    if (n < 0 || (size_t)n >= size - len) break;
+    len += (size_t)n;
+    prev = node;
+  }
+  if (!len) snprintf(buf, size, "no GPUs mapped");
+}
+
 /* Value after the colon of a "key : value" cpuinfo line, trimmed. */
 static const char *cpuinfo_value(char *line, const char *key) {
   size_t n = strlen(key);

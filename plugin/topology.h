@@ -14,6 +14,9 @@
  * are equal on every rank: nRanks, nNodes and the mapping. */
 int nn_topology_scope(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes);
 
+/* "NUMA0=4 NUMA1=4": GPUs per NUMA node in ascending node order ("no GPUs mapped"). */
+void nn_topology_describe_sockets(const struct nn_config *cfg, char *buf, size_t size);
+
 /* The CPU kind written into the topology XML and modelled by NCCL. */
 struct nn_cpu_kind {
   char vendor[16];        /* "AuthenticAMD" or "GenuineIntel"; "" when unknown */

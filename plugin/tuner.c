@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "log.h"
+#include "topology.h"
 
 #define NN_LOG_TABLE_LINES 64
 
@@ -20,23 +21,6 @@ static void warn_invalid_config(struct nn_cfgver *v, nn_ncclDebugLogger_t logger
   if (d && d->dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", d->dropped);
   nn_log_warn(logger, "nccl-numa: config %s rejected: the plugin is a pass-through "
               "(no topology, no overrides, constants untouched)", nn_cfgver_path(v));
-}
-
-/* "NUMA0=4 NUMA1=4" */
-static void describe_sockets(const struct nn_config *cfg, char *buf, size_t size) {
-  size_t len = 0;
-  buf[0] = 0;
-  int prev = -1;
-  for (;;) {
-    int node = -1, count = 0;
-    for (int i = 0; i < cfg->n_gpus; i++)
-      if (cfg->gpus[i].numa > prev && (node < 0 || cfg->gpus[i].numa < node)) node = cfg->gpus[i].numa;
-    if (node < 0) break;
-    for (int i = 0; i < cfg->n_gpus; i++) count += cfg->gpus[i].numa == node;
-    nn_log_appendf(buf, size, &len, "%sNUMA%d=%d", len ? " " : "", node, count);
-    prev = node;
-  }
-  if (!len) nn_log_appendf(buf, size, &len, "no GPUs mapped");
 }
 
 static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
@@ -124,7 +108,7 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                      const struct nn_policy *p, const char *model_note) {
   const struct nn_config *cfg = nn_cfgver_config(v);
   char sockets[256];
-  describe_sockets(cfg, sockets, sizeof sockets);
+  nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
   nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
               "nccl-numa: tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
               "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,

@@ -1,0 +1,153 @@
+/* cmd_explain.c - `nccl-numa explain`: the plugin's decision per collective and size,
+ * computed by the plugin's own policy module on NCCL's usual PCIe-only table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "nn_config.h"
+#include "policy.h"
+#include "topology.h"
+
+#define NN_EXPLAIN_MAX_LOG2 32   /* 1 B .. 4 GiB */
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: nccl-numa explain --config FILE [--ranks N] [--nodes N] [--coll NAME]\n\n"
+          "Shows, for one communicator shape, which rule decides each collective at each size\n"
+          "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
+          "on NCCL's usual PCIe-only table (tree and ring with ll and simple enabled; ll128,\n"
+          "CollNet, NVLS and PAT disabled), and the topology verdict of the env plugin.\n\n"
+          "  --config FILE   the mapping file (format 1)\n"
+          "  --ranks N       ranks in the communicator (default: the mapping's GPU count, else 8)\n"
+          "  --nodes N       nodes in the communicator (default 1)\n"
+          "  --coll NAME     only this collective (allreduce, allgather, reducescatter, broadcast, reduce)\n");
+}
+
+static void pcie_only_table(float *t) {
+  for (int i = 0; i < NN_ALGO_COUNT * NN_PROTO_COUNT; i++) t[i] = -1.0f;
+  int algos[] = {NN_ALGO_TREE, NN_ALGO_RING}, protos[] = {NN_PROTO_LL, NN_PROTO_SIMPLE};
+  for (int a = 0; a < 2; a++)
+    for (int p = 0; p < 2; p++) t[algos[a] * NN_PROTO_COUNT + protos[p]] = 1.0f;
+}
+
+static void human_size(uint64_t v, char *buf, size_t size) {
+  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && v >= 1024 && v % 1024 == 0) { v /= 1024; u++; }
+  snprintf(buf, size, "%llu %s", (unsigned long long)v, unit[u]);
+}
+
+static void decision_text(const struct nn_config *cfg, int rule, char *buf, size_t size) {
+  if (rule < 0) { snprintf(buf, size, "NCCL default"); return; }
+  const struct nn_rule *r = &cfg->rules[rule];
+  const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
+  const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;
+  int n;
+  if (algo && proto) n = snprintf(buf, size, "%s/%s", algo, proto);
+  else if (algo) n = snprintf(buf, size, "%s, cheapest protocol", algo);
+  else if (proto) n = snprintf(buf, size, "cheapest algorithm, %s", proto);
+  else n = snprintf(buf, size, "NCCL's algorithm/protocol");
+  if (r->channels && n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ", %d channels", r->channels);
+}
+
+static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
+  char l[32], h[32], what[96], where[300] = "NCCL default";
+  human_size((uint64_t)1 << lo, l, sizeof l);
+  human_size((uint64_t)1 << hi, h, sizeof h);
+  decision_text(cfg, rule, what, sizeof what);
+  if (rule >= 0) snprintf(where, sizeof where, "%s:%d", cfg->rules[rule].file, cfg->rules[rule].line);
+  char range[80];
+  snprintf(range, sizeof range, lo == hi ? "%s" : "%s - %s", l, h);
+  printf("  %-22s %-36s %s\n", range, what, where);
+}
+
+static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, int coll) {
+  float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
+  pcie_only_table(table);
+  printf("\n%s\n  %-22s %-36s %s\n", nn_coll_name(coll), "size", "decision", "rule");
+  int start = 0, prev = -2;
+  for (int e = 0; e <= NN_EXPLAIN_MAX_LOG2; e++) {
+    int rule = nn_policy_lookup(p, coll, (uint64_t)1 << e, 1, 0, table, NN_ALGO_COUNT, NN_PROTO_COUNT);
+    if (e > 0 && rule != prev) { print_row(cfg, start, e - 1, prev); start = e; }
+    prev = rule;
+  }
+  print_row(cfg, start, NN_EXPLAIN_MAX_LOG2, prev);
+}
+
+static void print_header(const struct nn_config *cfg, const char *path, size_t ranks, size_t nodes,
+                         const struct nn_policy *p) {
+  char sockets[256];
+  nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
+  printf("config:       %s (%d GPUs: %s; %d rules)\n", path, cfg->n_gpus, sockets, cfg->n_rules);
+  printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
+         nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
+  printf("table:        NCCL's PCIe-only table (tree, ring x ll, simple enabled; the rest disabled)\n");
+  struct nn_cpu_kind cpu;
+  char err[512];
+  if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
+    printf("topology:     %s\n", err);
+    return;
+  }
+  struct nn_topo_verdict v;
+  nn_topology_verdict(cfg, &cpu, 0, &v);
+  printf("topology:     %s\n", v.reason);
+  printf("              (CPU %s family %d model %d%s; modelled link %.0f GB/s; search floor %.0f GB/s "
+         "for sm %s)\n", cpu.vendor, cpu.family, cpu.model, cpu.from_cpuinfo ? " from /proc/cpuinfo" : "",
+         v.link_gbps, v.floor_gbps, v.sm ? "declared" : "unknown, assumed >= 10.0");
+  if (cfg->pci_latency_us > 0)
+    printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
+}
+
+static int parse_count(const char *s, size_t *out) {
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (!*s || *end || v == 0 || v > 1000000) return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
+int nn_cmd_explain(int argc, char **argv) {
+  static const struct option opts[] = {{"config", required_argument, 0, 'c'}, {"ranks", required_argument, 0, 'r'},
+                                       {"nodes", required_argument, 0, 'n'}, {"coll", required_argument, 0, 'l'},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  const char *path = NULL;
+  size_t ranks = 0, nodes = 1;
+  int only = -1, c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "c:r:n:l:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'c': path = optarg; break;
+    case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "explain: bad --ranks '%s'\n", optarg); return NN_EXIT_USAGE; } break;
+    case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "explain: bad --nodes '%s'\n", optarg); return NN_EXIT_USAGE; } break;
+    case 'l':
+      only = nn_coll_from_name(optarg);
+      if (only < 0) { fprintf(stderr, "explain: unknown collective '%s'\n", optarg); return NN_EXIT_USAGE; }
+      break;
+    case 'h': usage(stdout); return NN_EXIT_OK;
+    default: usage(stderr); return NN_EXIT_USAGE;
+    }
+  }
+  if (!path || optind < argc) { usage(stderr); return NN_EXIT_USAGE; }
+  struct nn_config *cfg = NULL;
+  struct nn_diag diag = {0};
+  if (nn_config_load(path, NULL, &cfg, &diag) != 0) {
+    for (int i = 0; i < diag.n; i++) fprintf(stderr, "%s\n", diag.msgs[i]);
+    if (diag.dropped) fprintf(stderr, "... and %d more problems\n", diag.dropped);
+    nn_diag_clear(&diag);
+    return NN_EXIT_INVALID;
+  }
+  if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
+  struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
+  if (!p) { nn_config_free(cfg); fprintf(stderr, "explain: out of memory\n"); return NN_EXIT_INVALID; }
+  print_header(cfg, path, ranks, nodes, p);
+  for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
+    static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
+                                             NN_COLL_BROADCAST, NN_COLL_REDUCE};
+    if (only < 0 || only == order[coll]) explain_coll(cfg, p, order[coll]);
+  }
+  nn_policy_free(p);
+  nn_config_free(cfg);
+  return NN_EXIT_OK;
+}
