@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages nccl-numa needs to build and test; skips what is there.
+set -eu
+PKGS="make gcc clang pkg-config libxml2-dev libxml2 libhwloc-dev hwloc-nox libcmocka-dev gnuplot-nox
+      valgrind cppcheck clang-tidy libclang-rt-14-dev python3"
+missing=()
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
