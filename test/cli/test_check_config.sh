@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# `nccl-numa check-config`: exit codes, output on stdout/stderr, the fixtures under
+# test/fixtures/config, hostile files, and every shipped example.
+# NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+fix=$root/test/fixtures/config
+if [ ! -x "$cli" ]; then
+  echo "FAIL: $cli not built (run make first)"
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run ARGS...: runs the CLI with a time limit, sets $rc, $out, $err
+run() {
+  timeout 20 "$cli" check-config "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+
+expect_rc() {   # expect_rc WANT WHAT
+  [ "$rc" -eq "$1" ] || fail "$2: exit $rc, wanted $1 (stdout: $out; stderr: $err)"
+}
+
+expect_err_line() {   # expect_err_line TEXT WHAT: TEXT must be one whole line of stderr
+  grep -qxF -- "$1" "$tmp/err" || fail "$2: stderr lacks the line '$1' (got: $err)"
+}
+
+# --help and usage errors
+run --help
+expect_rc 0 "--help"
+grep -q '^usage: nccl-numa check-config FILE \[--host-side\]' "$tmp/out" || fail "--help: no usage on stdout"
+grep -q -- '--host-side' "$tmp/out" || fail "--help: --host-side not explained"
+run
+expect_rc 2 "no FILE"
+grep -q 'missing FILE' "$tmp/err" || fail "no FILE: no message"
+run --bogus "$fix/reference.conf"
+expect_rc 2 "unknown option"
+grep -q "unknown option '--bogus'" "$tmp/err" || fail "unknown option: not named"
+run "$fix/reference.conf" "$fix/bad.conf"
+expect_rc 2 "two files"
+
+# a good file: one summary line on stdout, nothing on stderr
+run "$fix/reference.conf"
+expect_rc 0 "reference.conf"
+[ "$out" = "$fix/reference.conf: ok (8 GPUs on 2 NUMA nodes, 3 rules, 2 env)" ] ||
+  fail "reference.conf: summary is '$out'"
+[ -z "$err" ] || fail "reference.conf: stderr not empty: $err"
+
+# the same file with CRLF line ends, and after `--`
+sed 's/$/\r/' "$fix/reference.conf" >"$tmp/crlf.conf"
+run -- "$tmp/crlf.conf"
+expect_rc 0 "CRLF"
+case $out in *": ok (8 GPUs on 2 NUMA nodes, 3 rules, 2 env)") ;; *) fail "CRLF: summary '$out'" ;; esac
+
+# a bad file: every problem, as FILE:LINE: problem, on stderr; nothing on stdout
+b=$fix/bad.conf
+run "$b"
+expect_rc 1 "bad.conf"
+[ -z "$out" ] || fail "bad.conf: stdout not empty: $out"
+expect_err_line "$b:3: gpu: duplicate index 0 (first on line 2)" "bad.conf"
+expect_err_line "$b:4: gpu: duplicate bus id 0000:01:00.0 (first on line 2)" "bad.conf"
+expect_err_line "$b:5: rule: unknown coll 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, reduce or any)" "bad.conf"
+expect_err_line "$b:6: rule: bytes=1M-1K: inverted range (lower bound above upper bound)" "bad.conf"
+expect_err_line "$b:7: rule: needs at least one of algo=, proto=, channels=" "bad.conf"
+grep -qF "$b:8: env: 'PATH' is not an NCCL variable name" "$tmp/err" || fail "bad.conf: env line"
+expect_err_line "$b:9: topology: unknown mode 'sideways' (expected auto, numa or off)" "bad.conf"
+grep -qF "$b:10: unknown directive 'frobnicate'" "$tmp/err" || fail "bad.conf: unknown directive"
+expect_err_line "$b: invalid (8 problems)" "bad.conf"
+
+# a host-side mapping needs --host-side
+h=$fix/host-side.conf
+run "$h"
+expect_rc 1 "host-side without flag"
+grep -qF "$h:3: gpu: missing bus= (this is a host-side mapping: check it with --host-side" "$tmp/err" ||
+  fail "host-side without flag: no hint (got: $err)"
+run --host-side "$h"
+expect_rc 0 "host-side with flag"
+[ "$out" = "$h: ok (4 GPUs on 2 NUMA nodes, 0 rules, 0 env) [host-side mapping]" ] ||
+  fail "host-side with flag: summary '$out'"
+run --host-side "$fix/reference.conf"
+expect_rc 0 "reference.conf with --host-side (bus= and host= both given)"
+
+# files that are not mapping files
+run "$tmp/missing.conf"
+expect_rc 1 "missing file"
+expect_err_line "$tmp/missing.conf: cannot open: No such file or directory" "missing file"
+run "$tmp"
+expect_rc 1 "directory"
+expect_err_line "$tmp: cannot open: a directory, not a regular file" "directory"
+mkfifo "$tmp/fifo"
+run "$tmp/fifo"
+[ "$rc" -ne 124 ] || fail "FIFO: blocked"
+expect_rc 1 "FIFO"
+expect_err_line "$tmp/fifo: cannot open: a FIFO, not a regular file" "FIFO"
+ln -s "$tmp/loop2" "$tmp/loop1"
+ln -s "$tmp/loop1" "$tmp/loop2"
+run "$tmp/loop1"
+expect_rc 1 "symlink loop"
+expect_err_line "$tmp/loop1: cannot open: Too many levels of symbolic links" "symlink loop"
+truncate -s 17M "$tmp/big.conf"
+run "$tmp/big.conf"
+expect_rc 1 "17 MiB file"
+expect_err_line "$tmp/big.conf: file is 17825792 bytes, over the 16 MiB limit" "17 MiB file"
+head -c 200000 /dev/urandom >"$tmp/junk.conf"
+run "$tmp/junk.conf"
+expect_rc 1 "binary junk"
+grep -q "more problems\? not shown" "$tmp/err" || fail "binary junk: list not capped (got $(wc -l <"$tmp/err") lines)"
+[ "$(wc -l <"$tmp/err")" -le 102 ] || fail "binary junk: more than 100 messages printed"
+if LC_ALL=C grep -q '[^[:print:]]' "$tmp/err"; then fail "binary junk: raw bytes echoed to the terminal"; fi
+for i in $(seq 1 300); do echo "rule algo=ring bytes=$i-"; done >"$tmp/bytes.conf"
+echo "rule algo=ring bytes=0-99999999999999999999" >>"$tmp/bytes.conf"
+run "$tmp/bytes.conf"
+expect_rc 1 "overflow"
+expect_err_line "$tmp/bytes.conf:301: rule: bytes=0-99999999999999999999: number too large (overflows 64 bits)" "overflow"
+
+# every shipped example validates
+for ex in "$root"/examples/*.conf; do
+  [ -e "$ex" ] || continue
+  run "$ex"
+  expect_rc 0 "example $(basename "$ex")"
+done
+
+if [ "$fails" -gt 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "check-config: all checks passed"
