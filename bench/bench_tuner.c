@@ -1,0 +1,562 @@
+/*
+ * bench_tuner.c - hot-path benchmark of the built plugin, driven as NCCL drives it.
+ *
+ * The library is dlopen'd with RTLD_NOW|RTLD_LOCAL and used only through its exported
+ * ncclTunerPlugin_v5 object: init with NCCL-like constants, getCollInfo with a contiguous
+ * float[7][3] cost table passed as float**, finalize. Two comparison tuners live in this
+ * file and are reached through the same kind of struct of function pointers:
+ *   - "linear": a first-match scan over the same rules, checked field by field per call
+ *     (the approach of NCCL's example tuner);
+ *   - "floor": an empty getCollInfo, i.e. the cost of the call and of this harness.
+ * Before timing, every call of every workload is run through both ours and the linear
+ * scan and the resulting tables compared, so the numbers are for verified behaviour.
+ *
+ * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-q]   (see bench/run.sh)
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccl_abi.h"
+
+#define NA NN_NCCL_NUM_ALGORITHMS
+#define NP NN_NCCL_NUM_PROTOCOLS
+#define CALLS_MASK 4095u                 /* workload length - 1 (a power of two) */
+#define N_RULE_COUNTS 5
+#define MAX_RUNS 101
+#define RANKS 4
+#define NODES 1
+#define ANY (-1)
+
+static const int rule_counts[N_RULE_COUNTS] = {0, 1, 10, 100, 1000};
+
+/* ------------------------------------------------------------------ rules */
+
+/* The benchmark's own view of a rule: the reference scan reads these, and the config
+ * file handed to the plugin is printed from them. */
+struct bench_rule {
+  int coll;
+  uint64_t lo, hi;            /* inclusive; hi UINT64_MAX = open */
+  long ranks_lo, ranks_hi;    /* ANY hi = open */
+  long nodes_lo, nodes_hi;
+  int algo, proto, channels;
+};
+
+/* Colls that get rules; reduce (1) gets none and makes the non-matching calls. */
+static const int rule_colls[] = {4, 2, 3, 0};
+static const char *const coll_name[] = {"broadcast", "reduce", "allgather", "reducescatter",
+                                        "allreduce"};
+static const char *const algo_name[] = {"tree", "ring"};
+static const char *const proto_name[] = {"ll", "ll128", "simple"};
+
+/* n rules; those of one collective split 0..open into contiguous log-spaced ranges, so
+ * every size of a ruled collective matches exactly one rule of it and a first-match
+ * scan has to walk, on average, half of the list. */
+static struct bench_rule *make_rules(int n) {
+  struct bench_rule *r = calloc((size_t)(n ? n : 1), sizeof *r);
+  if (!r) return NULL;
+  int n_colls = n < 4 ? n : 4;
+  for (int c = 0; c < n_colls; c++) {
+    int k = n / n_colls + (c < n % n_colls);   /* rules of this collective */
+    for (int j = 0; j < k; j++) {
+      struct bench_rule *x = &r[j * n_colls + c];
+      x->coll = rule_colls[c];
+      x->lo = j == 0 ? 0 : (uint64_t)ldexp(1.0, (int)(32.0 * j / k)) + (uint64_t)j;
+      x->ranks_lo = (j % 3 == 0) ? 2 : 1;
+      x->ranks_hi = (j % 3 == 0) ? 64 : ANY;
+      x->nodes_lo = 1;
+      x->nodes_hi = (j % 2) ? 1 : ANY;
+      x->algo = j % 2;                          /* tree, ring */
+      x->proto = (j / 2) % 2 ? 2 : 0;           /* ll, simple */
+      if (x->algo == 0 && x->coll != 4) x->algo = 1;
+      x->channels = (j % 5 == 0) ? 4 : 0;
+    }
+    for (int j = 0; j < k; j++) {
+      struct bench_rule *x = &r[j * n_colls + c];
+      x->hi = j + 1 < k ? r[(j + 1) * n_colls + c].lo - 1 : UINT64_MAX;
+    }
+  }
+  return r;
+}
+
+static void print_range(FILE *f, const char *key, long lo, long hi) {
+  if (hi == ANY) fprintf(f, " %s=%ld-", key, lo);
+  else fprintf(f, " %s=%ld-%ld", key, lo, hi);
+}
+
+static int write_config(const char *path, const struct bench_rule *r, int n) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "# nccl-numa bench: 8 GPUs on two NUMA nodes, %d rules\n", n);
+  for (int g = 0; g < 8; g++)
+    fprintf(f, "gpu %d bus=0000:%02x:00.0 numa=%d\n", g, g + 1, g < 4 ? 1 : 0);
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "rule coll=%s bytes=%llu-", coll_name[r[i].coll], (unsigned long long)r[i].lo);
+    if (r[i].hi != UINT64_MAX) fprintf(f, "%llu", (unsigned long long)r[i].hi);
+    print_range(f, "ranks", r[i].ranks_lo, r[i].ranks_hi);
+    print_range(f, "nodes", r[i].nodes_lo, r[i].nodes_hi);
+    fprintf(f, " algo=%s proto=%s", algo_name[r[i].algo], proto_name[r[i].proto]);
+    if (r[i].channels) fprintf(f, " channels=%d", r[i].channels);
+    fputc('\n', f);
+  }
+  return fclose(f);
+}
+
+/* ------------------------------------------------------------------ comparison tuners */
+
+struct ref_ctx {
+  const struct bench_rule *rules;
+  int n;
+  size_t n_ranks, n_nodes;
+};
+
+static struct {
+  const struct bench_rule *rules;
+  int n;
+} g_ref_rules;
+
+static int in_span(long v, long lo, long hi) { return v >= lo && (hi == ANY || v <= hi); }
+
+static nn_ncclResult_t ref_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
+                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
+                                nn_ncclTunerConstants_v5_t *constants) {
+  (void)comm_id; (void)logger; (void)nvl; (void)constants;
+  struct ref_ctx *c = malloc(sizeof *c);
+  if (!c) return nn_ncclSystemError;
+  *c = (struct ref_ctx){g_ref_rules.rules, g_ref_rules.n, n_ranks, n_nodes};
+  *ctx = c;
+  return nn_ncclSuccess;
+}
+
+/* First match in file order, every field checked per call; choose as the plugin does. */
+static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
+                                         int pipe_ops, float **cost_table, int num_algo,
+                                         int num_proto, int reg_buff, int *n_channels) {
+  (void)pipe_ops; (void)reg_buff;
+  const struct ref_ctx *c = ctx;
+  float *t = (float *)(void *)cost_table;
+  for (int i = 0; i < c->n; i++) {
+    const struct bench_rule *r = &c->rules[i];
+    if (r->coll != (int)coll || n_bytes < r->lo || n_bytes > r->hi) continue;
+    if (!in_span((long)c->n_ranks, r->ranks_lo, r->ranks_hi)) continue;
+    if (!in_span((long)c->n_nodes, r->nodes_lo, r->nodes_hi)) continue;
+    if (r->algo >= num_algo || r->proto >= num_proto || !(t[r->algo * num_proto + r->proto] >= 0.0f))
+      continue;
+    for (int k = 0; k < num_algo * num_proto; k++)
+      if (t[k] >= 0.0f && t[k] <= 0.0f) t[k] = 1e-6f;
+    t[r->algo * num_proto + r->proto] = 0.0f;
+    if (r->channels) *n_channels = r->channels;
+    return nn_ncclSuccess;
+  }
+  return nn_ncclSuccess;
+}
+
+static nn_ncclResult_t ref_finalize(void *ctx) { free(ctx); return nn_ncclSuccess; }
+
+static nn_ncclResult_t floor_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
+                                  nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
+                                  nn_ncclTunerConstants_v5_t *constants) {
+  (void)comm_id; (void)n_ranks; (void)n_nodes; (void)logger; (void)nvl; (void)constants;
+  *ctx = NULL;
+  return nn_ncclSuccess;
+}
+
+static nn_ncclResult_t floor_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
+                                           int pipe_ops, float **cost_table, int num_algo,
+                                           int num_proto, int reg_buff, int *n_channels) {
+  (void)ctx; (void)coll; (void)n_bytes; (void)pipe_ops; (void)cost_table; (void)num_algo;
+  (void)num_proto; (void)reg_buff; (void)n_channels;
+  return nn_ncclSuccess;
+}
+
+static nn_ncclResult_t floor_finalize(void *ctx) { (void)ctx; return nn_ncclSuccess; }
+
+static const nn_ncclTuner_v5_t ref_tuner = {"linear", ref_init, ref_get_coll_info, ref_finalize};
+static const nn_ncclTuner_v5_t floor_tuner = {"floor", floor_init, floor_get_coll_info,
+                                              floor_finalize};
+
+/* ------------------------------------------------------------------ NCCL side */
+
+static int g_warns;
+
+/* Like NCCL's logger with NCCL_DEBUG unset: prints nothing; WARNs are counted because a
+ * rejected config would make every number below meaningless. */
+__attribute__((format(printf, 5, 6)))
+static void bench_logger(int level, unsigned long flags, const char *file, int line,
+                         const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != NN_NCCL_LOG_WARN) return;
+  g_warns++;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bench: plugin WARN: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* A PCIe-only table as NCCL 2.28 builds it: tree/ring x ll/simple enabled, the rest -1. */
+static void fill_table(float t[NA][NP], size_t n_bytes) {
+  for (int a = 0; a < NA; a++)
+    for (int p = 0; p < NP; p++) t[a][p] = -1.0f;
+  float base = 5.0f + (float)n_bytes * 1e-5f;
+  t[0][0] = base * 1.1f; t[0][2] = base * 1.3f;
+  t[1][0] = base;        t[1][2] = base * 1.2f;
+}
+
+static nn_ncclTunerConstants_v5_t g_constants;
+static nn_ncclNvlDomainInfo_v5_t g_nvl = {NODES, RANKS, RANKS};
+
+static void init_constants(void) {
+  double *d = (double *)(void *)&g_constants;
+  for (size_t i = 0; i < sizeof g_constants / sizeof *d; i++) d[i] = 1.0 + (double)(i % 7);
+}
+
+/* ------------------------------------------------------------------ workloads */
+
+struct call { int coll; size_t bytes; };
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rng_next(void) {
+  g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+  return g_rng;
+}
+
+/* Sizes log-uniform over 1 B .. 4 GiB. `match` draws collectives that have rules. */
+static void make_calls(struct call *calls, int match, int n_rules) {
+  int n_colls = n_rules < 4 ? (n_rules ? n_rules : 1) : 4;
+  for (unsigned i = 0; i <= CALLS_MASK; i++) {
+    int shift = (int)(rng_next() % 33);
+    uint64_t b = (uint64_t)1 << shift;
+    b += shift ? rng_next() % b : 0;
+    calls[i].bytes = b;
+    calls[i].coll = match ? rule_colls[rng_next() % (unsigned)n_colls] : 1;
+  }
+}
+
+/* The timed loop: one table per call, refilled from a template as NCCL fills it. */
+__attribute__((noinline)) static double time_calls(const nn_ncclTuner_v5_t *volatile *tuner,
+                                                   void *ctx, const struct call *calls,
+                                                   long n_calls, float tmpl[][NA][NP]) {
+  float table[NA][NP];
+  struct timespec t0, t1;
+  const nn_ncclTuner_v5_t *tu = *tuner;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long i = 0; i < n_calls; i++) {
+    const struct call *c = &calls[i & CALLS_MASK];
+    memcpy(table, tmpl[i & CALLS_MASK], sizeof table);
+    int n_channels = 0;
+    tu->getCollInfo(ctx, (nn_ncclFunc_t)c->coll, c->bytes, 1, (float **)(void *)table, NA, NP, 0,
+                    &n_channels);
+    __asm__ volatile("" : : "r"(table), "r"(&n_channels) : "memory");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n_calls;
+}
+
+/* ------------------------------------------------------------------ statistics */
+
+struct stat_line { double median, lo, hi; };
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static struct stat_line summarize(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  struct stat_line s = {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]};
+  return s;
+}
+
+/* ------------------------------------------------------------------ the benchmark */
+
+struct opts {
+  const char *lib;
+  int runs;
+  long calls;
+  int cycles;
+};
+
+struct bench {
+  struct opts o;
+  const nn_ncclTuner_v5_t *ours;
+  char dir[64];
+  char path[128];
+  struct call calls[CALLS_MASK + 1];
+  float tmpl[CALLS_MASK + 1][NA][NP];
+  double call_ns[N_RULE_COUNTS][2][3];     /* [rules][match][ours, linear, floor] medians */
+  struct stat_line call_st[N_RULE_COUNTS][2][3];
+  struct stat_line init_cached[N_RULE_COUNTS], init_reread[N_RULE_COUNTS];
+  double mem_comm[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
+};
+
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bench: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return -1;
+}
+
+/* Runs every call of the workload through ours and the linear scan and compares. */
+static int verify(struct bench *b, void *ours_ctx, void *ref_ctx, int match, int n_rules) {
+  int changed = 0;
+  for (unsigned i = 0; i <= CALLS_MASK; i++) {
+    float x[NA][NP], y[NA][NP];
+    int cx = 0, cy = 0;
+    memcpy(x, b->tmpl[i], sizeof x);
+    memcpy(y, b->tmpl[i], sizeof y);
+    b->ours->getCollInfo(ours_ctx, (nn_ncclFunc_t)b->calls[i].coll, b->calls[i].bytes, 1,
+                         (float **)(void *)x, NA, NP, 0, &cx);
+    ref_tuner.getCollInfo(ref_ctx, (nn_ncclFunc_t)b->calls[i].coll, b->calls[i].bytes, 1,
+                          (float **)(void *)y, NA, NP, 0, &cy);
+    if (memcmp(x, y, sizeof x) || cx != cy)
+      return fail("%d rules: call %u (%s, %zu B): plugin and linear scan disagree", n_rules, i,
+                  coll_name[b->calls[i].coll], b->calls[i].bytes);
+    changed += memcmp(x, b->tmpl[i], sizeof x) != 0;
+  }
+  if (match && n_rules && changed != (int)CALLS_MASK + 1)
+    return fail("%d rules: only %d of %u matching calls changed the table", n_rules, changed,
+                CALLS_MASK + 1);
+  if (!match && changed) return fail("%d rules: a non-matching call changed the table", n_rules);
+  return 0;
+}
+
+static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx) {
+  int warns = g_warns;
+  b->ours->init(ours_ctx, 0x1234, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  ref_tuner.init(ref_ctx, 0x1234, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  if (g_warns != warns) return fail("the plugin rejected %s", b->path);
+  return 0;
+}
+
+static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, void *ref_ctx) {
+  const nn_ncclTuner_v5_t *volatile tuners[3] = {b->ours, &ref_tuner, &floor_tuner};
+  void *ctxs[3] = {ours_ctx, ref_ctx, NULL};
+  double v[3][MAX_RUNS];
+  for (int k = 0; k < 3; k++) time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls / 4, b->tmpl);
+  /* Interleave the three so drift and neighbours' noise hit them alike. */
+  for (int run = 0; run < b->o.runs; run++)
+    for (int k = 0; k < 3; k++) v[k][run] = time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls, b->tmpl);
+  for (int k = 0; k < 3; k++) {
+    b->call_st[ri][match][k] = summarize(v[k], b->o.runs);
+    b->call_ns[ri][match][k] = b->call_st[ri][match][k].median;
+  }
+}
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Moves the file's mtime by 1 ns so the plugin's cache sees a new version. */
+static void touch_ns(const char *path, long *tick) {
+  struct timespec ts[2];
+  clock_gettime(CLOCK_REALTIME, &ts[0]);
+  ts[0].tv_nsec = (++*tick) % 1000000000L;
+  ts[1] = ts[0];
+  utimensat(AT_FDCWD, path, ts, 0);
+}
+
+/* init+finalize per communicator, microseconds: config cached, and re-read each time. */
+static void measure_init(struct bench *b, int ri) {
+  double cached[MAX_RUNS], reread[MAX_RUNS];
+  long tick = 0;
+  for (int run = 0; run < b->o.runs; run++) {
+    void *ctx;
+    double t0 = now_ns();
+    for (int i = 0; i < b->o.cycles; i++) {
+      b->ours->init(&ctx, (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+      b->ours->finalize(ctx);
+    }
+    cached[run] = (now_ns() - t0) / b->o.cycles / 1e3;
+    int n = b->o.cycles / 10 > 10 ? b->o.cycles / 10 : 10;
+    double spent = 0;
+    for (int i = 0; i < n; i++) {
+      touch_ns(b->path, &tick);
+      double t1 = now_ns();
+      b->ours->init(&ctx, (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+      b->ours->finalize(ctx);
+      spent += now_ns() - t1;
+    }
+    reread[run] = spent / n / 1e3;
+  }
+  b->init_cached[ri] = summarize(cached, b->o.runs);
+  b->init_reread[ri] = summarize(reread, b->o.runs);
+}
+
+/* Heap bytes held per live communicator (config cached), and by a new config version
+ * (parse + compile for this shape), from mallinfo2 deltas in this single thread. A
+ * communicator of the old version stays open meanwhile, so the old version is not freed
+ * inside the measured interval. */
+static void measure_memory(struct bench *b, int ri) {
+  enum { LIVE = 1000 };
+  static void *ctx[LIVE];
+  void *old = NULL;
+  long tick = 1000000;
+  b->ours->init(&old, 0, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  touch_ns(b->path, &tick);
+  size_t m0 = mallinfo2().uordblks;
+  b->ours->init(&ctx[0], 1, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  size_t m1 = mallinfo2().uordblks;
+  for (int i = 1; i < LIVE; i++)
+    b->ours->init(&ctx[i], (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  size_t m2 = mallinfo2().uordblks;
+  for (int i = 0; i < LIVE; i++) b->ours->finalize(ctx[i]);
+  b->ours->finalize(old);
+  b->mem_comm[ri] = ((double)m2 - (double)m1) / (LIVE - 1);
+  b->mem_version[ri] = (double)m1 - (double)m0 - b->mem_comm[ri];
+}
+
+static int bench_rule_count(struct bench *b, int ri) {
+  int n = rule_counts[ri];
+  struct bench_rule *rules = make_rules(n);
+  if (!rules || write_config(b->path, rules, n) != 0) { free(rules); return fail("cannot write %s", b->path); }
+  g_ref_rules.rules = rules;
+  g_ref_rules.n = n;
+  int rc = 0;
+  /* With no rules every call is a non-matching one. */
+  for (int match = 0; match < (n ? 2 : 1) && rc == 0; match++) {
+    void *ours_ctx = NULL, *ref_ctx = NULL;
+    make_calls(b->calls, match, n);
+    for (unsigned i = 0; i <= CALLS_MASK; i++) fill_table(b->tmpl[i], b->calls[i].bytes);
+    rc = init_pair(b, &ours_ctx, &ref_ctx);
+    if (rc == 0) rc = verify(b, ours_ctx, ref_ctx, match, n);
+    if (rc == 0) measure_calls(b, ri, match, ours_ctx, ref_ctx);
+    b->ours->finalize(ours_ctx);
+    ref_tuner.finalize(ref_ctx);
+  }
+  if (rc == 0) measure_init(b, ri);
+  if (rc == 0) measure_memory(b, ri);
+  free(rules);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static double spread_pct(const struct stat_line *s) {
+  return s->median > 0 ? 100.0 * (s->hi - s->lo) / s->median : 0;
+}
+
+static void print_call_table(const struct bench *b) {
+  static const char *const kind[3] = {"nccl-numa", "linear scan", "floor"};
+  printf("\n## getCollInfo, ns per call (median of %d runs x %ld calls; spread = (max-min)/median)\n\n",
+         b->o.runs, b->o.calls);
+  printf("| rules | calls | nccl-numa | linear scan | floor | nccl-numa above floor |\n");
+  printf("|---:|---|---:|---:|---:|---:|\n");
+  for (int ri = 0; ri < N_RULE_COUNTS; ri++)
+    for (int m = 1; m >= 0; m--) {
+      if (rule_counts[ri] == 0 && m) continue;
+      printf("| %d | %s |", rule_counts[ri], m ? "matching" : "non-matching");
+      for (int k = 0; k < 3; k++) {
+        const struct stat_line *s = &b->call_st[ri][m][k];
+        printf(" %.2f ±%.0f%% |", s->median, spread_pct(s) / 2);
+        (void)kind;
+      }
+      printf(" %.2f |\n", b->call_ns[ri][m][0] - b->call_ns[ri][m][2]);
+    }
+}
+
+static void print_init_table(const struct bench *b) {
+  printf("\n## init+finalize per communicator (v5, %zu ranks, %d node), and heap held\n\n",
+         (size_t)RANKS, NODES);
+  printf("| rules | init+finalize, cached (µs) | init+finalize, re-read (µs) | heap per communicator (B) | heap per config version (B) |\n");
+  printf("|---:|---:|---:|---:|---:|\n");
+  for (int ri = 0; ri < N_RULE_COUNTS; ri++)
+    printf("| %d | %.2f ±%.0f%% | %.1f ±%.0f%% | %.0f | %.0f |\n", rule_counts[ri],
+           b->init_cached[ri].median, spread_pct(&b->init_cached[ri]) / 2, b->init_reread[ri].median,
+           spread_pct(&b->init_reread[ri]) / 2, b->mem_comm[ri], b->mem_version[ri]);
+}
+
+/* Prints the ratios and the verdict against the targets; returns the number missed. */
+static int print_verdict(const struct bench *b) {
+  const int r1 = 1, r1000 = N_RULE_COUNTS - 1;
+  double worst1000 = 0, worst_ratio = 0, worst_init = 0, worst_mem = 0;
+  printf("\n## ratios and targets\n\n");
+  for (int m = 1; m >= 0; m--) {
+    double ours = b->call_ns[r1000][m][0], flo = b->call_ns[r1000][m][2];
+    double ratio = ours / b->call_ns[r1][m][0];
+    printf("- %s calls: ours/floor at 1000 rules %.2f; 1000-rule/1-rule %.2f; linear/ours at 1000 rules %.1f\n",
+           m ? "matching" : "non-matching", ours / flo, ratio, b->call_ns[r1000][m][1] / ours);
+    if (ours > worst1000) worst1000 = ours;
+    if (ratio > worst_ratio) worst_ratio = ratio;
+  }
+  for (int ri = 0; ri < N_RULE_COUNTS; ri++) {
+    if (b->init_cached[ri].median > worst_init) worst_init = b->init_cached[ri].median;
+    if (b->mem_comm[ri] > worst_mem) worst_mem = b->mem_comm[ri];
+  }
+  int missed = (worst1000 > 20.0) + (worst_ratio > 1.25) + (worst_init > 50.0) + (worst_mem > 65536.0);
+  printf("- target <= 20 ns/call at 1000 rules: %.2f ns (%s)\n", worst1000, worst1000 <= 20.0 ? "met" : "MISSED");
+  printf("- target 1000-rule/1-rule <= 1.25: %.2f (%s)\n", worst_ratio, worst_ratio <= 1.25 ? "met" : "MISSED");
+  printf("- target init <= 50 us cached: %.2f us worst (%s)\n", worst_init, worst_init <= 50.0 ? "met" : "MISSED");
+  printf("- target <= 64 KiB per communicator: %.0f B worst (%s)\n", worst_mem,
+         worst_mem <= 65536.0 ? "met" : "MISSED");
+  return missed;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int parse_opts(int argc, char **argv, struct opts *o) {
+  *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000};
+  int c;
+  while ((c = getopt(argc, argv, "l:r:n:c:q")) != -1) {
+    switch (c) {
+    case 'l': o->lib = optarg; break;
+    case 'r': o->runs = atoi(optarg); break;
+    case 'n': o->calls = atol(optarg); break;
+    case 'c': o->cycles = atoi(optarg); break;
+    case 'q': o->runs = 5; o->calls = 200000; o->cycles = 200; break;
+    default:
+      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q]\n", argv[0]);
+      return -1;
+    }
+  }
+  if (o->runs < 1 || o->runs > MAX_RUNS || o->calls < 1000 || o->cycles < 10)
+    return fail("runs 1..%d, calls >= 1000, cycles >= 10", MAX_RUNS);
+  return 0;
+}
+
+static int load_plugin(struct bench *b) {
+  void *h = dlopen(b->o.lib, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return fail("dlopen %s: %s", b->o.lib, dlerror());
+  b->ours = dlsym(h, "ncclTunerPlugin_v5");
+  if (!b->ours) return fail("%s exports no ncclTunerPlugin_v5", b->o.lib);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static struct bench b;
+  if (parse_opts(argc, argv, &b.o) != 0) return 2;
+  unsetenv("NCCL_NUMA_LOG_FILE");
+  unsetenv("NCCL_ALGO");
+  unsetenv("NCCL_PROTO");
+  snprintf(b.dir, sizeof b.dir, "/tmp/nn-bench-XXXXXX");
+  if (!mkdtemp(b.dir)) return fail("mkdtemp: %s", strerror(errno)), 1;
+  snprintf(b.path, sizeof b.path, "%s/bench.conf", b.dir);
+  setenv("NCCL_NUMA_CONFIG", b.path, 1);
+  init_constants();
+  int rc = load_plugin(&b);
+  for (int ri = 0; rc == 0 && ri < N_RULE_COUNTS; ri++) rc = bench_rule_count(&b, ri);
+  unlink(b.path);
+  rmdir(b.dir);
+  if (rc != 0) return 1;
+  printf("# nccl-numa hot-path benchmark (%s, tuner v5 through dlopen)\n", b.o.lib);
+  print_call_table(&b);
+  print_init_table(&b);
+  int missed = print_verdict(&b);
+  return missed ? 3 : 0;
+}
