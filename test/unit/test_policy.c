@@ -1,0 +1,213 @@
+/* test_policy.c - compiled decisions equal a naive first-match scan; semantics of choices. */
+#include "nn_test.h"
+
+#include <math.h>
+
+#include "nn_config.h"
+#include "policy.h"
+#include "topology.h"
+
+#define NA NN_ALGO_COUNT
+#define NP NN_PROTO_COUNT
+
+static struct nn_config *parse(const char *text) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  int rc = nn_config_parse("t.conf", text, strlen(text), NULL, &cfg, &d);
+  for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
+  nn_diag_clear(&d);
+  assert_int_equal(rc, 0);
+  return cfg;
+}
+
+static void pcie_table(float *t) {
+  for (int i = 0; i < NA * NP; i++) t[i] = -1.0f;
+  t[NN_ALGO_TREE * NP + NN_PROTO_LL] = 10;
+  t[NN_ALGO_TREE * NP + NN_PROTO_SIMPLE] = 20;
+  t[NN_ALGO_RING * NP + NN_PROTO_LL] = 12;
+  t[NN_ALGO_RING * NP + NN_PROTO_SIMPLE] = 15;
+}
+
+/* The reference: NCCL's example-tuner style linear first match with our possibility rules. */
+static int naive(const struct nn_config *cfg, int scope, size_t ranks, size_t nodes, int coll, uint64_t bytes,
+                 const float *t) {
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *r = &cfg->rules[i];
+    if (r->coll != NN_ANY && r->coll != coll) continue;
+    if (bytes < r->bytes_lo || bytes > r->bytes_hi) continue;
+    if (ranks < r->ranks_lo || ranks > r->ranks_hi || nodes < r->nodes_lo || nodes > r->nodes_hi) continue;
+    if (r->scope != NN_SCOPE_ANY && r->scope != scope) continue;
+    int possible = 1;
+    if (r->algo >= 0 && r->proto >= 0) possible = t[r->algo * NP + r->proto] >= 0;
+    else if (r->algo >= 0) { possible = 0; for (int p = 0; p < NP; p++) possible |= t[r->algo * NP + p] >= 0; }
+    else if (r->proto >= 0) { possible = 0; for (int a = 0; a < NA; a++) possible |= t[a * NP + r->proto] >= 0; }
+    if (possible) return i;
+  }
+  return -1;
+}
+
+static const char *MAP4x4 =
+    "cpu vendor=AuthenticAMD\n"
+    "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n"
+    "gpu 4 bus=05:00.0 numa=0\ngpu 5 bus=06:00.0 numa=0\ngpu 6 bus=07:00.0 numa=0\ngpu 7 bus=08:00.0 numa=0\n";
+
+static void random_rule(char *buf, size_t size, unsigned *seed) {
+  static const char *colls[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "any"};
+  static const char *algos[] = {"tree", "ring", "nvls", "pat", "collnet_direct"};
+  static const char *protos[] = {"ll", "ll128", "simple"};
+  static const char *scopes[] = {"intra", "cross", "any"};
+  size_t n = 0;
+  n += (size_t)snprintf(buf + n, size - n, "rule");
+  if (rand_r(seed) % 2) n += (size_t)snprintf(buf + n, size - n, " coll=%s", colls[rand_r(seed) % 6]);
+  if (rand_r(seed) % 3) {
+    unsigned lo = (unsigned)(rand_r(seed) % 30), hi = lo + (unsigned)(rand_r(seed) % 6);
+    if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " bytes=%llu-", 1ULL << lo);
+    else n += (size_t)snprintf(buf + n, size - n, " bytes=%llu-%llu", (1ULL << lo) + (unsigned)(rand_r(seed) % 3), (1ULL << hi) + 7);
+  }
+  if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " ranks=%d-%d", 2, 4 + rand_r(seed) % 5);
+  if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " scope=%s", scopes[rand_r(seed) % 3]);
+  int what = rand_r(seed) % 4;
+  if (what != 1) n += (size_t)snprintf(buf + n, size - n, " algo=%s", algos[rand_r(seed) % 5]);
+  if (what != 2) n += (size_t)snprintf(buf + n, size - n, " proto=%s", protos[rand_r(seed) % 3]);
+  if (what == 3 || rand_r(seed) % 5 == 0) n += (size_t)snprintf(buf + n, size - n, " channels=%d", 1 + rand_r(seed) % 64);
+  snprintf(buf + n, size - n, "\n");
+}
+
+static void test_matches_naive_scan(void **state) {
+  (void)state;
+  unsigned seed = 12345;
+  for (int round = 0; round < 40; round++) {
+    int n_rules = 1 + rand_r(&seed) % (round < 20 ? 8 : 300);
+    size_t cap = 512 + (size_t)n_rules * 160;
+    char *text = malloc(cap);
+    size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
+    for (int i = 0; i < n_rules; i++) random_rule(text + len, cap - len, &seed), len = strlen(text);
+    struct nn_config *cfg = parse(text);
+    size_t shapes[][2] = {{4, 1}, {8, 1}, {2, 1}, {3, 1}, {16, 2}};
+    for (size_t s = 0; s < 5; s++) {
+      struct nn_policy *p = nn_policy_compile(cfg, shapes[s][0], shapes[s][1]);
+      assert_non_null(p);
+      int scope = nn_topology_scope(cfg, shapes[s][0], shapes[s][1]);
+      for (int k = 0; k < 400; k++) {
+        float t[NA * NP];
+        pcie_table(t);
+        if (k % 3 == 0) t[NN_ALGO_NVLS * NP + NN_PROTO_SIMPLE] = 5;
+        int coll = rand_r(&seed) % 5;
+        uint64_t bytes = (1ULL << (rand_r(&seed) % 36)) + (uint64_t)(rand_r(&seed) % 9) - 4;
+        if (k % 50 == 0) bytes = k % 100 ? 0 : UINT64_MAX;
+        int want = naive(cfg, scope, shapes[s][0], shapes[s][1], coll, bytes, t);
+        int got = nn_policy_lookup(p, coll, bytes, 1, 0, t, NA, NP);
+        if (want != got) fprintf(stderr, "round %d shape %zu coll %d bytes %llu: want %d got %d\n", round, s, coll,
+                                 (unsigned long long)bytes, want, got);
+        assert_int_equal(want, got);
+      }
+      nn_policy_free(p);
+    }
+    nn_config_free(cfg);
+    free(text);
+  }
+}
+
+static void test_apply_semantics(void **state) {
+  (void)state;
+  char text[2048];
+  snprintf(text, sizeof text, "%s%s", MAP4x4,
+           "rule coll=allreduce bytes=0-1K algo=ring proto=simple channels=3\n"
+           "rule coll=allreduce bytes=1K- algo=ring\n"
+           "rule coll=allgather proto=ll\n"
+           "rule coll=broadcast algo=nvls\n"
+           "rule coll=broadcast bytes=0-100 proto=ll128\n");
+  struct nn_config *cfg = parse(text);
+  struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
+  float t[NA * NP];
+  int ch = 0;
+  pcie_table(t);
+  t[NN_ALGO_TREE * NP + NN_PROTO_LL] = 0.0f;   /* a lower-index 0.0 must not win the tie */
+  assert_int_equal(nn_policy_apply(p, NN_COLL_ALLREDUCE, 1024, 1, 0, t, NA, NP, &ch), 0);
+  assert_true(t[NN_ALGO_RING * NP + NN_PROTO_SIMPLE] == 0.0f);
+  assert_true(t[NN_ALGO_TREE * NP + NN_PROTO_LL] > 0.0f);
+  assert_true(t[NN_ALGO_COLLNET_DIRECT * NP + NN_PROTO_LL] < 0.0f);
+  assert_int_equal(ch, 3);
+
+  pcie_table(t); ch = 0;
+  assert_int_equal(nn_policy_apply(p, NN_COLL_ALLREDUCE, 1025, 1, 0, t, NA, NP, &ch), 1);
+  assert_true(t[NN_ALGO_RING * NP + NN_PROTO_LL] == 0.0f);     /* ring's cheapest protocol: ll (12 < 15) */
+  assert_int_equal(ch, 0);
+
+  pcie_table(t); ch = 0;
+  assert_int_equal(nn_policy_apply(p, NN_COLL_ALLGATHER, 5, 1, 0, t, NA, NP, &ch), 2);
+  assert_true(t[NN_ALGO_TREE * NP + NN_PROTO_LL] == 0.0f);     /* cheapest algorithm with ll: tree (10 < 12) */
+
+  pcie_table(t); ch = 0;   /* nvls disabled and ll128 disabled: both broadcast rules impossible */
+  assert_int_equal(nn_policy_apply(p, NN_COLL_BROADCAST, 5, 1, 0, t, NA, NP, &ch), -1);
+  float ref[NA * NP];
+  pcie_table(ref);
+  assert_memory_equal(t, ref, sizeof t);
+
+  /* A 2x2 table: nvls (index 4) is past its end, so that rule is impossible; the ll128
+   * rule's cheapest algorithm is tree (2 < 4). Nothing is read or written past the table. */
+  float small[2 * 2] = {1, 2, 3, 4};
+  assert_int_equal(nn_policy_apply(p, NN_COLL_BROADCAST, 5, 1, 0, small, 2, 2, &ch), 4);
+  assert_true(small[0 * 2 + 1] == 0.0f && small[0] == 1 && small[2] == 3 && small[3] == 4);
+  int a = -1, pr = -1;
+  ch = 0;
+  assert_int_equal(nn_policy_apply_v2(p, NN_COLL_ALLREDUCE, 10, 1, &a, &pr, &ch), 0);
+  assert_int_equal(a, NN_ALGO_RING);
+  assert_int_equal(pr, NN_PROTO_SIMPLE);
+  a = pr = -1;
+  assert_int_equal(nn_policy_apply_v2(p, NN_COLL_ALLGATHER, 10, 1, &a, &pr, &ch), -1);
+  assert_int_equal(a, -1);
+  nn_policy_free(p);
+  nn_config_free(cfg);
+}
+
+static void test_empty_and_null(void **state) {
+  (void)state;
+  struct nn_policy *p = nn_policy_compile(NULL, 4, 1);
+  assert_non_null(p);
+  float t[NA * NP];
+  pcie_table(t);
+  int ch = 0;
+  assert_int_equal(nn_policy_apply(p, NN_COLL_ALLREDUCE, 100, 1, 0, t, NA, NP, &ch), -1);
+  assert_int_equal(nn_policy_apply(p, 99, 100, 1, 0, t, NA, NP, &ch), -1);
+  assert_int_equal(nn_policy_apply(NULL, NN_COLL_ALLREDUCE, 100, 1, 0, t, NA, NP, &ch), -1);
+  assert_int_equal(ch, 0);
+  nn_policy_free(p);
+  nn_policy_free(NULL);
+}
+
+/* Memory of a compiled policy stays under 64 KiB for 256 rules (contract note 18). */
+static void test_memory_bound(void **state) {
+  (void)state;
+  unsigned seed = 99;
+  size_t cap = 512 + 256 * 160;
+  char *text = malloc(cap);
+  size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
+  for (int i = 0; i < 256; i++) random_rule(text + len, cap - len, &seed), len = strlen(text);
+  struct nn_config *cfg = parse(text);
+  struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
+  fprintf(stderr, "256 rules: %zu bytes compiled\n", nn_policy_bytes(p));
+  assert_true(nn_policy_bytes(p) <= 64 * 1024);
+  nn_policy_free(p);
+  nn_config_free(cfg);
+  free(text);
+}
+
+static void test_format_bytes(void **state) {
+  (void)state;
+  char b[32];
+  nn_policy_format_bytes(0, b, sizeof b); assert_string_equal(b, "0");
+  nn_policy_format_bytes(65536, b, sizeof b); assert_string_equal(b, "64K");
+  nn_policy_format_bytes(65537, b, sizeof b); assert_string_equal(b, "65537");
+  nn_policy_format_bytes(4ULL << 30, b, sizeof b); assert_string_equal(b, "4G");
+  nn_policy_format_bytes(UINT64_MAX, b, sizeof b); assert_string_equal(b, "max");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
+    cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
+    cmocka_unit_test(test_format_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
