@@ -13,5 +13,7 @@
 int nn_cmd_explain(int argc, char **argv);
 int nn_cmd_topo(int argc, char **argv);
 int nn_cmd_check_config(int argc, char **argv);
+int nn_cmd_discover(int argc, char **argv);
+int nn_cmd_check(int argc, char **argv);
 
 #endif

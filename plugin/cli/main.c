@@ -14,6 +14,8 @@ static const struct nn_command commands[] = {
   {"explain", nn_cmd_explain, "show the decision for each collective and size"},
   {"topo", nn_cmd_topo, "write (or --validate) an NCCL topology XML"},
   {"check-config", nn_cmd_check_config, "validate a mapping file"},
+  {"discover", nn_cmd_discover, "print the GPU -> NUMA mapping (host, Proxmox host, or --guest)"},
+  {"check", nn_cmd_check, "diagnose this machine: GPUs, NUMA, topology files, mapping, hazards"},
 };
 
 static void usage(FILE *out) {

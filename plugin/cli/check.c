@@ -1,0 +1,503 @@
+/* check.c - `nccl-numa check` diagnosis; see check.h.
+ *
+ * NCCL facts relied on (../shared/docs/nccl-plugin-abi.md sections 8 and the
+ * contract notes 21-26): NCCL_TOPO_FILE (asked through the env plugin, so the
+ * real environment wins over what nccl-numa serves) is read before NCCL's own
+ * detection; without it NCCL reads the virtualTopology.xml that
+ * nvidia-topologyd writes, when present; a file that exists but does not parse
+ * fails communicator creation; GPUs under two CPU nodes whose modelled link is
+ * below the search floor make NCCL's intra-node search fail. */
+#include "cli/check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cudaprobe.h"
+#include "cli/discover.h"
+#include "cli/guest.h"
+#include "nn_config.h"
+#include "topology.h"
+
+#define MAX_PROBLEMS 256
+#define MAX_TOPO_GPUS 1024
+
+enum step { STEP_DISCOVER = 1, STEP_FIX_MAPPING = 2, STEP_HAZARD = 4, STEP_TOPO_FILE = 8,
+            STEP_HOST_MAP = 16, STEP_NO_GPU = 32 };
+
+struct ctx {
+  FILE *out;
+  const struct nn_check_opts *o;
+  char cpuinfo[4096];
+  struct nn_guest g;
+  struct nn_config *cfg;        /* valid guest-side mapping, or NULL */
+  struct nn_cudaprobe *cuda;
+  char cuda_why[160];
+  char *problems[MAX_PROBLEMS];
+  int n_problems, dropped;
+  unsigned steps;
+  int topo_env_used;            /* NCCL_TOPO_FILE decides what NCCL sees */
+};
+
+static void problem(struct ctx *c, unsigned step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(struct ctx *c, unsigned step, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  c->steps |= step;
+  fprintf(c->out, "  PROBLEM: %s\n", buf);
+  if (c->n_problems < MAX_PROBLEMS && (c->problems[c->n_problems] = strdup(buf))) c->n_problems++;
+  else c->dropped++;
+}
+
+static const char *rooted(const struct ctx *c, const char *path, char *buf, size_t size) {
+  if (!strcmp(c->o->root, "/")) return path;
+  snprintf(buf, size, "%s%s", c->o->root, path);
+  return buf;
+}
+
+const char *nn_check_default_config(const char *root, char *buf, size_t size) {
+  const char *env = getenv("NCCL_NUMA_CONFIG");
+  if (env && *env) return env;
+  snprintf(buf, size, "%s/etc/nccl-numa.conf", strcmp(root, "/") ? root : "");
+  return access(buf, F_OK) == 0 ? buf : NULL;
+}
+
+/* ---- GPUs and NUMA nodes ---- */
+
+static void section_gpus(struct ctx *c) {
+  char id[32];
+  int n = nn_guest_gpu_count(&c->g);
+  fprintf(c->out, "GPUs (NVIDIA, from sysfs):\n");
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    const struct nn_guest_pci *p = &c->g.pcis[i];
+    if (!p->is_gpu) continue;
+    nn_busid_format(&p->bus, id, sizeof id);
+    if (p->numa_node >= 0) fprintf(c->out, "  %s  numa_node %d\n", id, p->numa_node);
+    else fprintf(c->out, "  %s  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)\n", id);
+  }
+  if (!n) problem(c, STEP_NO_GPU, "no NVIDIA GPU found under %s/sys/bus/pci/devices", c->g.root);
+  fprintf(c->out, "NUMA nodes of this OS: %d\n", c->g.n_numas);
+  for (int i = 0; i < c->g.n_numas; i++)
+    fprintf(c->out, "  node %d cpus %s\n", c->g.numas[i].node, c->g.numas[i].cpus);
+}
+
+/* ---- topology files ---- */
+
+struct topo_summary {
+  int n_cpus_with_gpus;
+  char vendor[16];
+  int family, model;
+  int n_gpus;
+  struct nn_busid gpus[MAX_TOPO_GPUS];
+  int gpu_numa[MAX_TOPO_GPUS];
+};
+
+static int attr_int(xmlNodePtr n, const char *name, int fallback) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  char *end;
+  long x = v ? strtol((const char *)v, &end, 0) : fallback;
+  if (v && (*end || end == (const char *)v)) x = fallback;
+  xmlFree(v);
+  return (int)x;
+}
+
+static void collect_pci(xmlNodePtr n, int numa, struct topo_summary *s, int *count) {
+  for (xmlNodePtr k = n->children; k; k = k->next) {
+    if (k->type != XML_ELEMENT_NODE || xmlStrcmp(k->name, (const xmlChar *)"pci")) continue;
+    xmlChar *bus = xmlGetProp(k, (const xmlChar *)"busid"), *cls = xmlGetProp(k, (const xmlChar *)"class");
+    struct nn_busid b;
+    if (bus && cls && !strncmp((const char *)cls, "0x03", 4) && !nn_busid_parse((const char *)bus, &b) &&
+        s->n_gpus < MAX_TOPO_GPUS) {
+      s->gpus[s->n_gpus] = b;
+      s->gpu_numa[s->n_gpus++] = numa;
+      (*count)++;
+    }
+    xmlFree(bus);
+    xmlFree(cls);
+    collect_pci(k, numa, s, count);
+  }
+}
+
+static void summarise(xmlNodePtr root, struct topo_summary *s) {
+  for (xmlNodePtr n = root->children; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, (const xmlChar *)"cpu")) continue;
+    int count = 0;
+    collect_pci(n, attr_int(n, "numaid", -1), s, &count);
+    if (!count) continue;
+    s->n_cpus_with_gpus++;
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)"vendor");
+    snprintf(s->vendor, sizeof s->vendor, "%s", v ? (const char *)v : "");
+    xmlFree(v);
+    s->family = attr_int(n, "familyid", -1);
+    s->model = attr_int(n, "modelid", -1);
+  }
+}
+
+/* Reads a topology file safely (size cap, no network, no entities, no DOCTYPE).
+ * Returns 0 with *s filled, or -1 with the reason in why. */
+static int read_topo(const char *path, struct topo_summary *s, char *why, size_t why_size) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) {
+    snprintf(why, why_size, "cannot open: %s", strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)NN_CHECK_MAX_TOPO_BYTES) {
+    snprintf(why, why_size, "not a regular file of at most %u bytes", NN_CHECK_MAX_TOPO_BYTES);
+    close(fd);
+    return -1;
+  }
+  char *buf = malloc((size_t)st.st_size + 1);
+  ssize_t len = buf ? read(fd, buf, (size_t)st.st_size) : -1;
+  close(fd);
+  int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+#if LIBXML_VERSION >= 21300
+  opts |= XML_PARSE_NO_XXE;
+#endif
+  xmlDocPtr doc = len > 0 ? xmlReadMemory(buf, (int)len, path, NULL, opts) : NULL;
+  free(buf);
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  int rc = -1;
+  if (!doc || !root) snprintf(why, why_size, "does not parse as XML (NCCL then fails communicator creation)");
+  else if (doc->intSubset) snprintf(why, why_size, "has a DOCTYPE, which nccl-numa does not read");
+  else if (xmlStrcmp(root->name, (const xmlChar *)"system"))
+    snprintf(why, why_size, "root element is <%.40s>, not <system>", (const char *)root->name);
+  else {
+    memset(s, 0, sizeof *s);
+    summarise(root, s);
+    rc = 0;
+  }
+  if (doc) xmlFreeDoc(doc);
+  return rc;
+}
+
+static void compare_topo(struct ctx *c, const char *label, const struct topo_summary *s) {
+  char id[32];
+  for (int i = 0; i < s->n_gpus; i++) {
+    nn_busid_format(&s->gpus[i], id, sizeof id);
+    fprintf(c->out, "    GPU %s on cpu numaid %d\n", id, s->gpu_numa[i]);
+    const struct nn_guest_pci *p = nn_guest_find(&c->g, &s->gpus[i]);
+    if (!p || !p->is_gpu)
+      problem(c, STEP_TOPO_FILE, "%s lists GPU %s, which is %s on this machine", label, id,
+              p ? "not an NVIDIA GPU" : "not present");
+  }
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    int seen = 0;
+    if (!c->g.pcis[i].is_gpu) continue;
+    for (int j = 0; j < s->n_gpus; j++) seen |= !nn_discovery_busid_compare(&s->gpus[j], &c->g.pcis[i].bus);
+    nn_busid_format(&c->g.pcis[i].bus, id, sizeof id);
+    if (!seen) fprintf(c->out, "    GPU %s is not in it: NCCL attaches it from sysfs, with no socket\n", id);
+  }
+}
+
+static void topo_hazard(struct ctx *c, const char *label, const struct topo_summary *s);
+
+static void check_topo_file(struct ctx *c, const char *label, const char *path, int decides) {
+  static struct topo_summary s;   /* large; the CLI is single-threaded */
+  char why[256];
+  if (read_topo(path, &s, why, sizeof why)) {
+    problem(c, STEP_TOPO_FILE, "%s %s: %s", label, path, why);
+    return;
+  }
+  fprintf(c->out, "  %s %s: %d CPU node%s holding GPUs%s%s\n", label, path, s.n_cpus_with_gpus,
+          s.n_cpus_with_gpus == 1 ? "" : "s", s.vendor[0] ? ", vendor " : "", s.vendor);
+  compare_topo(c, label, &s);
+  if (decides) topo_hazard(c, label, &s);
+}
+
+static void section_topo_files(struct ctx *c) {
+  char buf[4096];
+  const char *vt = rooted(c, NN_CHECK_VIRTUAL_TOPOLOGY, buf, sizeof buf);
+  int vt_present = access(vt, F_OK) == 0;
+  fprintf(c->out, "Topology files:\n");
+  if (c->o->topo_env) {
+    fprintf(c->out, "  NCCL_TOPO_FILE is set in the environment: NCCL reads it, and nccl-numa serves none\n");
+    c->topo_env_used = 1;
+    check_topo_file(c, "NCCL_TOPO_FILE", c->o->topo_env, 1);
+  } else {
+    fprintf(c->out, "  NCCL_TOPO_FILE: not set\n");
+  }
+  if (!vt_present) {
+    fprintf(c->out, "  %s: absent\n", NN_CHECK_VIRTUAL_TOPOLOGY);
+    return;
+  }
+  fprintf(c->out, "  %s: present; NCCL reads it when no NCCL_TOPO_FILE is given "
+          "(nccl-numa's served file takes precedence)\n", NN_CHECK_VIRTUAL_TOPOLOGY);
+  check_topo_file(c, "virtualTopology.xml", vt, 0);
+}
+
+/* ---- mapping ---- */
+
+static void print_diag(struct ctx *c, const struct nn_diag *d) {
+  for (int i = 0; i < d->n; i++) problem(c, STEP_FIX_MAPPING, "mapping invalid: %s", d->msgs[i]);
+  if (d->dropped) problem(c, STEP_FIX_MAPPING, "mapping invalid: %d more errors", d->dropped);
+}
+
+/* Loads the mapping; a host-side one is recognised and reported as such. */
+static void load_mapping(struct ctx *c) {
+  struct nn_parse_opts po = {.flags = 0, .cpuinfo_path = c->cpuinfo[0] ? c->cpuinfo : NULL};
+  struct nn_diag d = {0};
+  struct nn_config *cfg = NULL;
+  if (nn_config_load(c->o->config, &po, &cfg, &d) == 0) {
+    c->cfg = cfg;
+    nn_diag_clear(&d);
+    return;
+  }
+  struct nn_diag d2 = {0};
+  po.flags = NN_PARSE_HOST_SIDE;
+  if (nn_config_load(c->o->config, &po, &cfg, &d2) == 0 && cfg->host_side) {
+    problem(c, STEP_HOST_MAP, "mapping %s is a host-side mapping (no bus= for this machine); complete it "
+            "here with: nccl-numa discover --guest --host-map %s", c->o->config, c->o->config);
+    nn_config_free(cfg);
+  } else {
+    if (cfg) nn_config_free(cfg);
+    print_diag(c, &d);
+    if (!d.n) problem(c, STEP_FIX_MAPPING, "mapping %s: cannot be loaded", c->o->config);
+  }
+  nn_diag_clear(&d);
+  nn_diag_clear(&d2);
+}
+
+static void match_mapping_gpu(struct ctx *c, const struct nn_gpu *m) {
+  char id[32];
+  nn_busid_format(&m->bus, id, sizeof id);
+  const struct nn_guest_pci *p = nn_guest_find(&c->g, &m->bus);
+  if (!p)
+    problem(c, STEP_FIX_MAPPING, "%s:%d: gpu %d bus=%s: no such PCI device on this machine", c->cfg->path,
+            m->line, m->index, id);
+  else if (!p->is_gpu)
+    problem(c, STEP_FIX_MAPPING, "%s:%d: gpu %d bus=%s: not an NVIDIA GPU (vendor 0x%04x, class 0x%06x)",
+            c->cfg->path, m->line, m->index, id, p->vendor, p->class_code);
+  else if (p->numa_node >= 0 && p->numa_node != m->numa)
+    problem(c, STEP_FIX_MAPPING, "%s:%d: gpu %d bus=%s: numa=%d, but sysfs says numa_node %d", c->cfg->path,
+            m->line, m->index, id, m->numa, p->numa_node);
+}
+
+static void mapping_vs_machine(struct ctx *c) {
+  char id[32];
+  int ordered = 1;
+  for (int i = 0; i < c->cfg->n_gpus; i++) {
+    match_mapping_gpu(c, &c->cfg->gpus[i]);
+    if (i && nn_discovery_busid_compare(&c->cfg->gpus[i - 1].bus, &c->cfg->gpus[i].bus) > 0) ordered = 0;
+  }
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    const struct nn_guest_pci *p = &c->g.pcis[i];
+    int seen = 0;
+    if (!p->is_gpu) continue;
+    for (int j = 0; j < c->cfg->n_gpus; j++) seen |= !nn_discovery_busid_compare(&c->cfg->gpus[j].bus, &p->bus);
+    nn_busid_format(&p->bus, id, sizeof id);
+    if (!seen) problem(c, STEP_FIX_MAPPING, "GPU %s is not in the mapping %s", id, c->cfg->path);
+  }
+  if (!ordered)
+    problem(c, STEP_FIX_MAPPING, "mapping %s: gpu indices do not follow PCI bus order, which is CUDA's "
+            "order for identical GPUs (and with CUDA_DEVICE_ORDER=PCI_BUS_ID)", c->cfg->path);
+}
+
+static void section_mapping(struct ctx *c) {
+  fprintf(c->out, "Mapping:\n");
+  if (!c->o->config) {
+    fprintf(c->out, "  none (no --config, NCCL_NUMA_CONFIG unset, no /etc/nccl-numa.conf)\n");
+  } else {
+    fprintf(c->out, "  %s\n", c->o->config);
+    load_mapping(c);
+  }
+  if (c->cfg) {
+    fprintf(c->out, "  %d GPUs on %d NUMA node%s\n", c->cfg->n_gpus, nn_config_numa_count(c->cfg),
+            nn_config_numa_count(c->cfg) == 1 ? "" : "s");
+    mapping_vs_machine(c);
+    return;
+  }
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    char id[32];
+    if (!c->g.pcis[i].is_gpu || c->g.pcis[i].numa_node >= 0) continue;
+    nn_busid_format(&c->g.pcis[i].bus, id, sizeof id);
+    problem(c, STEP_DISCOVER, "GPU %s: numa_node is -1 and no valid mapping gives its socket", id);
+  }
+}
+
+/* ---- the socket-link hazard ---- */
+
+static int runtime_sm(struct ctx *c) {
+  for (int i = 0; c->cuda && i < c->g.n_pcis; i++)
+    if (c->g.pcis[i].is_gpu) return nn_cudaprobe_sm(c->cuda, &c->g.pcis[i].bus);
+  return 0;
+}
+
+static void sm_text(int sm, char *buf, size_t size) {
+  if (sm > 0) snprintf(buf, size, "compute capability %d.%d", sm / 10, sm % 10);
+  else snprintf(buf, size, "compute capability unknown (counted as >= 10.0)");
+}
+
+/* Judges NCCL's view: `nodes` CPU nodes holding GPUs, CPU kind `cpu`. */
+static void judge(struct ctx *c, const char *seen_as, int nodes, const struct nn_cpu_kind *cpu, int sm) {
+  char smt[96];
+  sm_text(sm, smt, sizeof smt);
+  fprintf(c->out, "  NCCL will see: %s\n", seen_as);
+  if (nodes < 2) {
+    fprintf(c->out, "  GPUs under %d CPU node: no socket-link hazard\n", nodes);
+    return;
+  }
+  double link = nn_topology_cpu_link_gbps(cpu), floor = nn_topology_search_floor_gbps(sm);
+  fprintf(c->out, "  CPU kind NCCL models: %s family %d model %d -> socket link %.0f GB/s\n",
+          cpu->vendor[0] ? cpu->vendor : "(unknown)", cpu->family, cpu->model, link);
+  fprintf(c->out, "  GPUs: %s -> NCCL's intra-node search floor %.0f GB/s\n", smt, floor);
+  if (link >= floor) {
+    fprintf(c->out, "  socket link at or above the floor: NCCL's search can use it\n");
+    return;
+  }
+  problem(c, STEP_HAZARD, "NCCL's graph search will fail: GPUs under %d CPU nodes, %s socket link modelled at "
+          "%.0f GB/s, below the %.0f GB/s floor for %s; NCCL logs \"Could not find a path for pattern 4\", "
+          "runs 1 channel and prefers Ring/Simple at every size", nodes, cpu->vendor, link, floor, smt);
+}
+
+static void topo_hazard(struct ctx *c, const char *label, const struct topo_summary *s) {
+  struct nn_cpu_kind cpu = {.family = s->family, .model = s->model};
+  char seen[160];
+  snprintf(cpu.vendor, sizeof cpu.vendor, "%s", s->vendor);
+  snprintf(seen, sizeof seen, "%s with %d CPU nodes holding GPUs", label, s->n_cpus_with_gpus);
+  c->topo_env_used = 2;
+  fprintf(c->out, "Socket link (NCCL's graph search):\n");
+  judge(c, seen, s->n_cpus_with_gpus, &cpu, runtime_sm(c));
+}
+
+/* NCCL's own detection: the sockets sysfs shows, the CPU from cpuinfo. */
+static void own_detection(struct ctx *c, int sm) {
+  int nodes[NN_MAX_NUMA_NODES], n = 0;
+  char err[256], seen[128];
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    const struct nn_guest_pci *p = &c->g.pcis[i];
+    int known = 0;
+    if (!p->is_gpu || p->numa_node < 0) continue;
+    for (int j = 0; j < n; j++) known |= nodes[j] == p->numa_node;
+    if (!known && n < NN_MAX_NUMA_NODES) nodes[n++] = p->numa_node;
+  }
+  struct nn_config none;
+  memset(&none, 0, sizeof none);
+  struct nn_cpu_kind cpu;
+  if (nn_topology_cpu_kind(&none, c->cpuinfo[0] ? c->cpuinfo : NULL, &cpu, err, sizeof err))
+    fprintf(c->out, "  %s\n", err);
+  snprintf(seen, sizeof seen, n ? "its own detection: GPUs on %d NUMA node%s (sysfs)" :
+           "its own detection: no GPU with a known NUMA node (one flat CPU node)", n, n == 1 ? "" : "s");
+  judge(c, seen, n, &cpu, sm);
+}
+
+static void section_hazard(struct ctx *c) {
+  if (c->topo_env_used == 2) return;       /* judged on NCCL_TOPO_FILE already */
+  fprintf(c->out, "Socket link (NCCL's graph search):\n");
+  int sm = runtime_sm(c);
+  if (!c->cfg || !c->cfg->n_gpus || c->topo_env_used) {
+    own_detection(c, sm);
+    return;
+  }
+  struct nn_cpu_kind cpu;
+  struct nn_topo_verdict v;
+  char err[256];
+  if (nn_topology_cpu_kind(c->cfg, c->cpuinfo[0] ? c->cpuinfo : NULL, &cpu, err, sizeof err))
+    fprintf(c->out, "  %s\n", err);
+  nn_topology_verdict(c->cfg, &cpu, sm, &v);
+  fprintf(c->out, "  plugin: %s\n", v.reason);
+  if (v.serve) {
+    judge(c, "the topology nccl-numa serves (as NCCL_ENV_PLUGIN)", v.numa_nodes, &cpu, v.sm);
+    return;
+  }
+  own_detection(c, v.sm);
+}
+
+/* ---- peer access ---- */
+
+static void section_peer(struct ctx *c) {
+  char a[32], b[32];
+  int pairs = 0, yes = 0;
+  fprintf(c->out, "GPU peer access:\n");
+  if (!c->cuda) {
+    fprintf(c->out, "  not checked: %s\n", c->cuda_why);
+    return;
+  }
+  for (int i = 0; i < c->g.n_pcis; i++)
+    for (int j = i + 1; c->g.pcis[i].is_gpu && j < c->g.n_pcis; j++) {
+      if (!c->g.pcis[j].is_gpu) continue;
+      int ab = nn_cudaprobe_can_peer(c->cuda, &c->g.pcis[i].bus, &c->g.pcis[j].bus);
+      int ba = nn_cudaprobe_can_peer(c->cuda, &c->g.pcis[j].bus, &c->g.pcis[i].bus);
+      nn_busid_format(&c->g.pcis[i].bus, a, sizeof a);
+      nn_busid_format(&c->g.pcis[j].bus, b, sizeof b);
+      fprintf(c->out, "  %s <-> %s: %s\n", a, b, ab < 0 || ba < 0 ? "unknown" : ab && ba ? "yes" : "no");
+      pairs++;
+      yes += ab > 0 && ba > 0;
+    }
+  if (pairs && !yes)
+    fprintf(c->out, "  no pair has peer access: NCCL moves data through host memory (expected in such a VM)\n");
+}
+
+/* ---- summary ---- */
+
+static void next_steps(struct ctx *c) {
+  fprintf(c->out, "Next steps:\n");
+  if (c->steps & STEP_NO_GPU)
+    fprintf(c->out, "  - check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n");
+  if (c->steps & STEP_HOST_MAP)
+    fprintf(c->out, "  - complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n");
+  if (c->steps & STEP_DISCOVER)
+    fprintf(c->out, "  - make a mapping: bare metal: nccl-numa discover > /etc/nccl-numa.conf; Proxmox VM: on the host\n"
+                    "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then here\n"
+                    "    nccl-numa discover --guest --host-map host.map > /etc/nccl-numa.conf\n");
+  if (c->steps & STEP_FIX_MAPPING)
+    fprintf(c->out, "  - fix the mapping (nccl-numa check-config FILE) or make it again with nccl-numa discover\n");
+  if (c->steps & STEP_TOPO_FILE)
+    fprintf(c->out, "  - fix or unset NCCL_TOPO_FILE / remove the stale topology file\n");
+  if (c->steps & STEP_HAZARD)
+    fprintf(c->out, "  - serve the two-socket file with a CPU kind NCCL models above the floor: `topology mode=numa`\n"
+                    "    and `cpu vendor=GenuineIntel family=6 model=207` (modelled at 40 GB/s), and confirm with\n"
+                    "    nccl-numa ab against `topology mode=off`\n");
+  if (!c->steps)
+    fprintf(c->out, "  - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute\n"
+                    "    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain\n");
+}
+
+static void setup(struct ctx *c, const struct nn_check_opts *o, FILE *out) {
+  memset(c, 0, sizeof *c);
+  c->out = out;
+  c->o = o;
+  if (o->cpuinfo) snprintf(c->cpuinfo, sizeof c->cpuinfo, "%s", o->cpuinfo);
+  else if (strcmp(o->root, "/")) snprintf(c->cpuinfo, sizeof c->cpuinfo, "%s/proc/cpuinfo", o->root);
+  if (o->no_cuda) snprintf(c->cuda_why, sizeof c->cuda_why, "--no-cuda");
+  else if (strcmp(o->root, "/")) snprintf(c->cuda_why, sizeof c->cuda_why, "sysfs root is not this machine's");
+  else c->cuda = nn_cudaprobe_open(c->cuda_why, sizeof c->cuda_why);
+}
+
+int nn_check_run(const struct nn_check_opts *o, FILE *out) {
+  struct ctx *c = calloc(1, sizeof *c);
+  char err[512];
+  if (!c) return -1;
+  setup(c, o, out);
+  if (nn_guest_scan(o->root, &c->g, err, sizeof err)) {
+    fprintf(out, "nccl-numa check: %s\n", err);
+    nn_cudaprobe_close(c->cuda);
+    free(c);
+    return -1;
+  }
+  fprintf(out, "nccl-numa check of %s\n", strcmp(o->root, "/") ? o->root : "this machine");
+  section_gpus(c);
+  section_topo_files(c);
+  section_mapping(c);
+  section_hazard(c);
+  section_peer(c);
+  fprintf(out, "Result: %d problem%s\n", c->n_problems + c->dropped, c->n_problems + c->dropped == 1 ? "" : "s");
+  for (int i = 0; i < c->n_problems; i++) fprintf(out, "  %d. %s\n", i + 1, c->problems[i]);
+  next_steps(c);
+  int n = c->n_problems + c->dropped;
+  for (int i = 0; i < c->n_problems; i++) free(c->problems[i]);
+  if (c->cfg) nn_config_free(c->cfg);
+  nn_guest_free(&c->g);
+  nn_cudaprobe_close(c->cuda);
+  free(c);
+  return n;
+}

@@ -1,0 +1,32 @@
+/*
+ * check.h - `nccl-numa check`: diagnoses the machine it runs on (bare metal or a
+ * guest) as a person would: its NVIDIA GPUs and their sysfs numa_node, the OS's
+ * NUMA nodes, topology files NCCL will read, whether the mapping matches the
+ * machine, NCCL's socket-link hazard (contract notes 22, 23, 26), GPU peer
+ * access when a driver is there, and what to do next.
+ */
+#ifndef NCCL_NUMA_CLI_CHECK_H
+#define NCCL_NUMA_CLI_CHECK_H
+
+#include <stdio.h>
+
+#define NN_CHECK_VIRTUAL_TOPOLOGY "/var/run/nvidia-topologyd/virtualTopology.xml"
+#define NN_CHECK_MAX_TOPO_BYTES (1u << 20)
+
+struct nn_check_opts {
+  const char *config;       /* mapping file; NULL: none given (see nn_check_default_config) */
+  const char *root;         /* filesystem root for sysfs and fixed paths; "/" normally */
+  const char *cpuinfo;      /* NULL: ROOT/proc/cpuinfo */
+  const char *topo_env;     /* value of NCCL_TOPO_FILE, or NULL */
+  int no_cuda;              /* never ask the CUDA driver */
+};
+
+/* Runs every check, writing the report to `out`. Returns the number of
+ * problems found (0: nothing wrong), or -1 when sysfs cannot be read at all. */
+int nn_check_run(const struct nn_check_opts *o, FILE *out);
+
+/* The mapping the plugin would load: NCCL_NUMA_CONFIG, else ROOT/etc/nccl-numa.conf
+ * when it exists, else NULL. Writes into buf. */
+const char *nn_check_default_config(const char *root, char *buf, size_t size);
+
+#endif
