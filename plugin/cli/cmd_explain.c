@@ -93,9 +93,11 @@ static void print_header(const struct nn_config *cfg, const char *path, size_t r
   struct nn_topo_verdict v;
   nn_topology_verdict(cfg, &cpu, 0, &v);
   printf("topology:     %s\n", v.reason);
+  char sm[48] = "unknown, assumed >= 10.0";
+  if (v.sm) snprintf(sm, sizeof sm, "%d.%d", v.sm / 10, v.sm % 10);
   printf("              (CPU %s family %d model %d%s; modelled link %.0f GB/s; search floor %.0f GB/s "
-         "for sm %s)\n", cpu.vendor, cpu.family, cpu.model, cpu.from_cpuinfo ? " from /proc/cpuinfo" : "",
-         v.link_gbps, v.floor_gbps, v.sm ? "declared" : "unknown, assumed >= 10.0");
+         "for compute capability %s)\n", cpu.vendor, cpu.family, cpu.model,
+         cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", v.link_gbps, v.floor_gbps, sm);
   if (cfg->pci_latency_us > 0)
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
 }
