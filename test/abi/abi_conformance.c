@@ -74,6 +74,23 @@ static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, 
 
 #define IDX(a, p) ((a) * NP + (p))
 
+/* NCCL_NUMA_LOG_FILE: one JSON object per init, with the rule behind each table entry. */
+static void check_json_record(const char *path, const char *cfg) {
+  char buf[8192] = "", want[700];
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "log file %s written", path);
+  if (!f) return;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  CHECK(n > 0 && buf[0] == '{' && buf[n - 1] == '\n' && strchr(buf, '\n') == buf + n - 1, "one line, one object");
+  CHECK(strstr(buf, "\"commId\":\"0x0000000000001234\"") != NULL, "commId in record");
+  CHECK(strstr(buf, "\"nRanks\":4,\"nNodes\":1") != NULL, "shape in record");
+  CHECK(strstr(buf, "\"scope\":\"intra\"") != NULL, "scope in record");
+  snprintf(want, sizeof want, "\"choice\":\"ring/ll channels=4\",\"rule\":\"%s:13\"", cfg);
+  CHECK(strstr(buf, want) != NULL, "rule line behind the entry (%s)", want);
+}
+
 static void test_v5_decisions(void *h, const char *cfg) {
   const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
   setenv("NCCL_NUMA_CONFIG", cfg, 1);
@@ -83,7 +100,12 @@ static void test_v5_decisions(void *h, const char *cfg) {
   c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] = 1.0;
   nn_ncclNvlDomainInfo_v5_t nvl = {1, 4, 4};
   void *ctx = NULL;
+  char log_path[600];
+  snprintf(log_path, sizeof log_path, "%s.log.json", cfg);
+  setenv("NCCL_NUMA_LOG_FILE", log_path, 1);
   CHECK(t->init(&ctx, 0x1234, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess, "v5 init");
+  unsetenv("NCCL_NUMA_LOG_FILE");
+  check_json_record(log_path, cfg);
   CHECK(ctx != NULL, "context");
   CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] == 13.0, "model applied to tree/ll");
   CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE] == 13.0, "model applied to ring/simple");
