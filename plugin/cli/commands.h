@@ -15,5 +15,10 @@ int nn_cmd_topo(int argc, char **argv);
 int nn_cmd_check_config(int argc, char **argv);
 int nn_cmd_discover(int argc, char **argv);
 int nn_cmd_check(int argc, char **argv);
+int nn_cmd_ab(int argc, char **argv);
+int nn_cmd_report(int argc, char **argv);
+int nn_cmd_calibrate(int argc, char **argv);
+int nn_cmd_exec(int argc, char **argv);
+int nn_cmd_env(int argc, char **argv);
 
 #endif

@@ -16,6 +16,11 @@ static const struct nn_command commands[] = {
   {"check-config", nn_cmd_check_config, "validate a mapping file"},
   {"discover", nn_cmd_discover, "print the GPU -> NUMA mapping (host, Proxmox host, or --guest)"},
   {"check", nn_cmd_check, "diagnose this machine: GPUs, NUMA, topology files, mapping, hazards"},
+  {"ab", nn_cmd_ab, "A/B: nccl-tests with stock NCCL vs nccl-numa arms, alternated, then report"},
+  {"report", nn_cmd_report, "markdown report and plots of an ab/calibrate run directory"},
+  {"calibrate", nn_cmd_calibrate, "forced algo x proto sweeps (or --from RUNDIR) -> rule lines"},
+  {"exec", nn_cmd_exec, "run a command (e.g. an SGLang server) with nccl-numa switched on"},
+  {"env", nn_cmd_env, "print the variables that switch nccl-numa on, as export lines"},
 };
 
 static void usage(FILE *out) {

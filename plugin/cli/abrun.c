@@ -1,0 +1,663 @@
+/* abrun.c - the A/B harness over nccl-tests (and the run engine of calibrate). */
+#include "cli/abrun.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd_exec.h"
+#include "cli/commands.h"
+#include "cli/nccltests.h"
+#include "cli/report.h"
+#include "cli/sha256.h"
+#include "nn_config.h"
+
+extern char **environ;
+
+#define NCCL_TUNER_NONE_CODE 22800   /* "none" disables tuners from NCCL 2.28 on */
+#define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
+
+/* ---------- names ---------- */
+
+const char *nn_ab_coll_name(const char *s) {
+  static const char *const alias[][2] = {{"allreduce", "all_reduce"}, {"allgather", "all_gather"},
+                                         {"reducescatter", "reduce_scatter"}};
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (!strcmp(s, alias[i][0])) return alias[i][1];
+  if (!*s || strlen(s) > 24) return NULL;
+  for (const char *p = s; *p; p++)
+    if (!islower((unsigned char)*p) && *p != '_' && !isdigit((unsigned char)*p)) return NULL;
+  return s;
+}
+
+const char *nn_ab_rule_coll(const char *c) {
+  static const char *const map[][2] = {{"all_reduce", "allreduce"}, {"all_gather", "allgather"},
+                                       {"reduce_scatter", "reducescatter"},
+                                       {"broadcast", "broadcast"}, {"reduce", "reduce"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(c, map[i][0])) return map[i][1];
+  return NULL;
+}
+
+/* ---------- environments ---------- */
+
+void nn_ab_env_free(char **env) {
+  if (!env) return;
+  for (char **e = env; *e; e++) free(*e);
+  free(env);
+}
+
+static int env_is(const char *entry, const char *name) {
+  size_t n = strlen(name);
+  return !strncmp(entry, name, n) && entry[n] == '=';
+}
+
+/* Drops NAME from env (in place). */
+static void env_unset(char **env, const char *name) {
+  char **w = env;
+  for (char **r = env; *r; r++) {
+    if (env_is(*r, name)) free(*r);
+    else *w++ = *r;
+  }
+  *w = NULL;
+}
+
+/* Sets NAME=value at the end of env, which has room for it. */
+static int env_set(char **env, const char *name, const char *value) {
+  env_unset(env, name);
+  char **e = env;
+  while (*e) e++;
+  size_t n = strlen(name) + strlen(value) + 2;
+  if (!(*e = malloc(n))) return -1;
+  snprintf(*e, n, "%s=%s", name, value);
+  e[1] = NULL;
+  return 0;
+}
+
+char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
+                     int nccl_code) {
+  size_t n = 0;
+  while (base && base[n]) n++;
+  char **env = calloc(n + 8, sizeof *env);
+  if (!env) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!(env[i] = strdup(base[i]))) goto oom;
+  static const char *const drop[] = {"NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_TOPO_FILE",
+                                     "NCCL_NUMA_CONFIG"};
+  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) env_unset(env, drop[i]);
+  int rc = 0;
+  int tuner_none = nccl_code == 0 || nccl_code >= NCCL_TUNER_NONE_CODE;
+  if (arm->kind == NN_ARM_NUMA) {
+    rc |= env_set(env, "NCCL_TUNER_PLUGIN", plugin ? plugin : "");
+    rc |= env_set(env, "NCCL_ENV_PLUGIN", plugin ? plugin : "");
+    rc |= env_set(env, "NCCL_NUMA_CONFIG", arm->config ? arm->config : "");
+  } else {
+    if (tuner_none) rc |= env_set(env, "NCCL_TUNER_PLUGIN", "none");
+    if (arm->kind == NN_ARM_FORCED && arm->config && plugin) {
+      rc |= env_set(env, "NCCL_ENV_PLUGIN", plugin);
+      rc |= env_set(env, "NCCL_NUMA_CONFIG", arm->config);
+    }
+  }
+  if (arm->kind == NN_ARM_FORCED) {
+    rc |= env_set(env, "NCCL_ALGO", arm->algo);
+    rc |= env_set(env, "NCCL_PROTO", arm->proto);
+  }
+  if (rc) goto oom;
+  return env;
+oom:
+  nn_ab_env_free(env);
+  return NULL;
+}
+
+/* ---------- the run directory ---------- */
+
+static void read_cpu_model(char *buf, size_t size) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  buf[0] = 0;
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10)) continue;
+    char *c = strchr(line, ':');
+    if (c) {
+      c += 1 + strspn(c + 1, " \t");
+      c[strcspn(c, "\n")] = 0;
+      snprintf(buf, size, "%s", c);
+    }
+    break;
+  }
+  fclose(f);
+}
+
+static int count_numa_nodes(void) {
+  int n = 0;
+  char path[64];
+  for (int i = 0; i < 1024; i++) {
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d", i);
+    if (!access(path, F_OK)) n++;
+  }
+  return n;
+}
+
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, const char *kind, int argc,
+                        char **argv) {
+  if (mkdir(path, 0755)) {
+    fprintf(stderr, "nccl-numa %s: cannot create %s: %s%s\n", kind, path, strerror(errno),
+            errno == EEXIST ? " (choose another --out; runs are never overwritten)" : "");
+    return -1;
+  }
+  char runs[PATH_MAX];
+  snprintf(runs, sizeof runs, "%s/runs", path);
+  if (mkdir(runs, 0755)) {
+    fprintf(stderr, "nccl-numa %s: cannot create %s: %s\n", kind, runs, strerror(errno));
+    return -1;
+  }
+  rd->path = realpath(path, NULL);
+  if (!rd->path) return -1;
+  snprintf(rd->kind, sizeof rd->kind, "%s", kind);
+  gethostname(rd->host, sizeof rd->host - 1);
+  struct utsname u;
+  if (!uname(&u))
+    snprintf(rd->machine, sizeof rd->machine, "%s %s %s, %d NUMA nodes", u.sysname, u.release,
+             u.machine, count_numa_nodes());
+  read_cpu_model(rd->cpu, sizeof rd->cpu);
+  time_t now = time(NULL);
+  struct tm tm;
+  strftime(rd->date, sizeof rd->date, "%Y-%m-%d %H:%M:%S %z", localtime_r(&now, &tm));
+  size_t used = 0;
+  for (int i = 0; i < argc && used < sizeof rd->command - 1; i++) {
+    int w = snprintf(rd->command + used, sizeof rd->command - used, "%s%s", i ? " " : "nccl-numa ",
+                     argv[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  return 0;
+}
+
+/* ---------- running ---------- */
+
+static char *find_binary(const char *dir, const char *coll) {
+  static const char *const subdirs[] = {"", "/build"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s/%s_perf", dir, subdirs[i], coll);
+    if (!access(path, X_OK)) return strdup(path);
+  }
+  return NULL;
+}
+
+static int write_env_file(const char *path, char **env) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  for (char **e = env; *e; e++) fprintf(f, "%s\n", *e);
+  return fclose(f);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv with env, output to out_path; returns the exit code (128+signal,
+ * 124 on timeout, 127 when it could not start). */
+static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
+  pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) _exit(127);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    execve(argv[0], argv, env);
+    dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  double start = now_s();
+  for (;;) {
+    int st;
+    pid_t r = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
+    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r < 0 && errno != EINTR) return 127;
+    if (timeout_s > 0 && now_s() - start > timeout_s) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      return 124;
+    }
+    if (timeout_s > 0) {
+      struct timespec ts = {0, 50 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+/* argv for one nccl-tests run; returns the count. */
+static int build_argv(char **av, int cap, char *bin, const struct nn_ab_opts *o, int probe,
+                      char num[3][16]) {
+  int n = 0;
+  snprintf(num[0], 16, "%d", o->gpus);
+  snprintf(num[1], 16, "%d", probe ? 1 : o->iters);
+  snprintf(num[2], 16, "%d", probe ? 0 : o->warmup);
+  av[n++] = bin;
+  av[n++] = "-b";
+  av[n++] = (char *)(probe ? "8" : o->minb);
+  av[n++] = "-e";
+  av[n++] = (char *)(probe ? "8" : o->maxb);
+  av[n++] = "-f";
+  av[n++] = (char *)o->factor;
+  av[n++] = "-g";
+  av[n++] = num[0];
+  av[n++] = "-n";
+  av[n++] = num[1];
+  av[n++] = "-w";
+  av[n++] = num[2];
+  for (int i = 0; i < o->n_extra && n < cap - 1; i++) av[n++] = o->extra[i];
+  av[n] = NULL;
+  return n;
+}
+
+/* Finds the NCCL version a run printed. */
+static int version_in_output(const char *path, char *text, size_t size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char *buf = malloc(1 << 20);
+  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+  fclose(f);
+  if (!buf) return 0;
+  buf[n] = 0;
+  struct nn_nt_result r;
+  char err[128];
+  int code = 0;
+  if (!nn_nccltests_parse(buf, n, &r, err, sizeof err)) {
+    code = r.nccl_code;
+    nn_nccltests_free(&r);
+  }
+  const char *p = strstr(buf, "NCCL version ");
+  if (!code && p) code = nn_nccl_version_code(p + strlen("NCCL version "));
+  free(buf);
+  if (code >= 20900)
+    snprintf(text, size, "%d.%d.%d", code / 10000, (code % 10000) / 100, code % 100);
+  return code;
+}
+
+static int detect_version(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin) {
+  struct nn_arm probe_arm = {.name = "probe", .kind = NN_ARM_STOCK};
+  char **env = nn_ab_arm_env(environ, &probe_arm, NULL, 0);
+  if (!env) return -1;
+  env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
+  env_set(env, "NCCL_DEBUG", "VERSION");
+  char *av[NN_AB_MAX_EXTRA + 16], num[3][16], out[PATH_MAX];
+  build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
+  snprintf(out, sizeof out, "%s/runs/probe.out", rd->path);
+  int rc = spawn(av, env, out, o->timeout_s);
+  nn_ab_env_free(env);
+  o->nccl_code = version_in_output(out, rd->nccl, sizeof rd->nccl);
+  if (!o->nccl_code)
+    fprintf(o->progress, "nccl-numa %s: could not read NCCL's version from a probe run "
+            "(exit %d, %s); assuming >= 2.28 (stock arm: NCCL_TUNER_PLUGIN=none). "
+            "Give --nccl-version to be exact.\n", rd->kind, rc, out);
+  else
+    fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
+  return 0;
+}
+
+static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char *bin, const char *coll,
+                   const struct nn_arm *arm, int seq, int repeat, int total) {
+  struct nn_run_rec rec = {.seq = seq, .repeat = repeat};
+  snprintf(rec.arm, sizeof rec.arm, "%s", arm->name);
+  snprintf(rec.coll, sizeof rec.coll, "%s", coll);
+  snprintf(rec.out, sizeof rec.out, "runs/%04d-%s-%s.out", seq, arm->name, coll);
+  snprintf(rec.env, sizeof rec.env, "runs/%04d-%s-%s.env", seq, arm->name, coll);
+  char out[PATH_MAX], envp[PATH_MAX];
+  snprintf(out, sizeof out, "%s/%s", rd->path, rec.out);
+  snprintf(envp, sizeof envp, "%s/%s", rd->path, rec.env);
+  char **env = nn_ab_arm_env(environ, arm, o->plugin, o->nccl_code);
+  if (!env || write_env_file(envp, env)) {
+    nn_ab_env_free(env);
+    fprintf(stderr, "nccl-numa %s: cannot write %s\n", rd->kind, envp);
+    return -1;
+  }
+  char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
+  build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 0, num);
+  double t0 = now_s();
+  rec.rc = spawn(av, env, out, o->timeout_s);
+  rec.seconds = now_s() - t0;
+  nn_ab_env_free(env);
+  if (nn_rundir_append_run(rd, &rec)) {
+    fprintf(stderr, "nccl-numa %s: cannot append to %s/runs.tsv\n", rd->kind, rd->path);
+    return -1;
+  }
+  fprintf(o->progress, "nccl-numa %s: [%d/%d] repeat %d/%d %-14s %-12s %s %.1f s%s\n", rd->kind,
+          seq, total, repeat, o->repeats, coll, arm->name, rec.rc ? "FAILED" : "ok", rec.seconds,
+          rec.rc == 124 ? " (timed out)" : "");
+  return rec.rc ? 1 : 0;
+}
+
+int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
+  char *bins[NN_AB_MAX_COLLS] = {0};
+  int rc = -1, failed = 0;
+  for (int c = 0; c < o->n_colls; c++) {
+    if (!(bins[c] = find_binary(o->tests_dir, o->colls[c]))) {
+      fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
+              "(build nccl-tests: make MPI=0 NCCL_HOME=...)\n", rd->kind, o->colls[c],
+              o->tests_dir, o->tests_dir);
+      goto out;
+    }
+  }
+  if (!o->nccl_code && detect_version(rd, o, bins[0])) goto out;
+  if (o->nccl_code && !rd->nccl[0])
+    snprintf(rd->nccl, sizeof rd->nccl, "%d.%d.%d", o->nccl_code / 10000,
+             (o->nccl_code % 10000) / 100, o->nccl_code % 100);
+  if (o->nccl_code && o->nccl_code < NCCL_ENV_PLUGIN_CODE)
+    for (int a = 0; a < rd->n_arms; a++)
+      if (rd->arms[a].config) {
+        fprintf(o->progress, "nccl-numa %s: NCCL %s has no env plugin (2.28.7+): arm %s gets "
+                "the tuner only, no served topology\n", rd->kind, rd->nccl, rd->arms[a].name);
+        break;
+      }
+  if (nn_rundir_write_meta(rd)) {
+    fprintf(stderr, "nccl-numa %s: cannot write %s/meta\n", rd->kind, rd->path);
+    goto out;
+  }
+  int total = o->repeats * o->n_colls * rd->n_arms, seq = 0;
+  for (int r = 1; r <= o->repeats; r++)
+    for (int c = 0; c < o->n_colls; c++)
+      for (int a = 0; a < rd->n_arms; a++) {
+        int x = run_one(rd, o, bins[c], o->colls[c], &rd->arms[a], ++seq, r, total);
+        if (x < 0) goto out;
+        failed += x;
+      }
+  rc = failed;
+out:
+  for (int c = 0; c < o->n_colls; c++) free(bins[c]);
+  return rc;
+}
+
+/* ---------- options ---------- */
+
+void nn_ab_opts_init(struct nn_ab_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->tests_dir = getenv("NCCL_TESTS_DIR");
+  o->colls[0] = "all_reduce";
+  o->colls[1] = "all_gather";
+  o->colls[2] = "reduce_scatter";
+  o->n_colls = 3;
+  o->minb = "8";
+  o->maxb = "256M";
+  o->factor = "2";
+  o->iters = 20;
+  o->warmup = 5;
+  o->repeats = 5;
+  o->timeout_s = 1800;
+  o->progress = stderr;
+}
+
+static int int_arg(const char *opt, const char *v, int lo, int hi, int *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || x < lo || x > hi) {
+    fprintf(stderr, "nccl-numa: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
+    return -1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+static int parse_colls(char *list, struct nn_ab_opts *o) {
+  o->n_colls = 0;
+  for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    const char *c = nn_ab_coll_name(t);
+    if (!c || o->n_colls >= NN_AB_MAX_COLLS) {
+      fprintf(stderr, "nccl-numa: --colls: bad collective '%s'\n", t);
+      return -1;
+    }
+    o->colls[o->n_colls++] = c;
+  }
+  return o->n_colls ? 0 : -1;
+}
+
+int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
+  const char *a = argv[*i];
+  static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
+                                           "--colls", "--nccl-tests", "--timeout",
+                                           "--nccl-version"};
+  int known = 0;
+  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) known |= !strcmp(a, with_value[k]);
+  if (!known) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "nccl-numa: %s needs a value\n", a);
+    return -1;
+  }
+  char *v = argv[++*i];
+  uint64_t bytes;
+  if (!strcmp(a, "-b") || !strcmp(a, "-e")) {
+    if (nn_size_parse(v, &bytes)) {
+      fprintf(stderr, "nccl-numa: %s: '%s' is not a size (e.g. 8, 64K, 256M)\n", a, v);
+      return -1;
+    }
+    if (a[1] == 'b') o->minb = v;
+    else o->maxb = v;
+    return 1;
+  }
+  if (!strcmp(a, "-f")) {
+    int f;
+    if (int_arg(a, v, 2, 1 << 20, &f)) return -1;
+    o->factor = v;
+    return 1;
+  }
+  if (!strcmp(a, "-g")) return int_arg(a, v, 1, 1024, &o->gpus) ? -1 : 1;
+  if (!strcmp(a, "-n")) return int_arg(a, v, 1, 1 << 24, &o->iters) ? -1 : 1;
+  if (!strcmp(a, "-w")) return int_arg(a, v, 0, 1 << 24, &o->warmup) ? -1 : 1;
+  if (!strcmp(a, "--repeats")) return int_arg(a, v, 1, NN_RUN_MAX_REPEATS, &o->repeats) ? -1 : 1;
+  if (!strcmp(a, "--timeout")) return int_arg(a, v, 0, 1 << 24, &o->timeout_s) ? -1 : 1;
+  if (!strcmp(a, "--colls")) return parse_colls(v, o) ? -1 : 1;
+  if (!strcmp(a, "--nccl-tests")) {
+    o->tests_dir = v;
+    return 1;
+  }
+  /* --nccl-version */
+  o->nccl_code = nn_nccl_version_code(v);
+  if (!o->nccl_code) {
+    fprintf(stderr, "nccl-numa: --nccl-version: '%s' is not a version like 2.28.9\n", v);
+    return -1;
+  }
+  return 1;
+}
+
+/* ---------- the ab command ---------- */
+
+static void ab_usage(FILE *f) {
+  fprintf(f,
+    "usage: nccl-numa ab [--nccl-tests DIR] [--config FILE] [--arm NAME=FILE]...\n"
+    "                    [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] [-n ITERS]\n"
+    "                    [-w WARMUP] [--repeats N] [--out RUNDIR] [--plugin PATH]\n"
+    "                    [--nccl-version X.Y.Z] [--timeout SEC] [--no-plot] [-- NCCL-TESTS-ARGS]\n\n"
+    "Runs nccl-tests in the arm `stock` (NCCL without plugins) and in each nccl-numa arm\n"
+    "(default: one arm `numa` with --config, else $NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf),\n"
+    "alternating the arms in every repeat, then prints the report (nccl-numa report RUNDIR).\n"
+    "Defaults: --colls all_reduce,all_gather,reduce_scatter -b 8 -e 256M -f 2 -n 20 -w 5\n"
+    "--repeats 5, -g = the mapping's GPU count, --nccl-tests $NCCL_TESTS_DIR,\n"
+    "--out ./nccl-numa-ab-DATE-TIME, --timeout 1800 per run.\n");
+}
+
+static int valid_arm_name(const char *s, size_t n) {
+  if (!n || n >= NN_ARM_NAME_MAX) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && !strchr("_.+-", s[i])) return 0;
+  return 1;
+}
+
+/* Adds a numa arm NAME with mapping FILE; validates both. */
+static int add_numa_arm(struct nn_rundir *rd, const char *name, size_t name_len, const char *file,
+                        int *gpus) {
+  if (!valid_arm_name(name, name_len) || (name_len == 5 && !strncmp(name, "stock", 5))) {
+    fprintf(stderr, "nccl-numa ab: bad arm name '%.*s' (letters, digits, _ . + -; not 'stock')\n",
+            (int)name_len, name);
+    return -1;
+  }
+  for (int i = 0; i < rd->n_arms; i++)
+    if (strlen(rd->arms[i].name) == name_len && !strncmp(rd->arms[i].name, name, name_len)) {
+      fprintf(stderr, "nccl-numa ab: arm '%.*s' given twice\n", (int)name_len, name);
+      return -1;
+    }
+  if (rd->n_arms >= NN_MAX_ARMS) {
+    fprintf(stderr, "nccl-numa ab: more than %d arms\n", NN_MAX_ARMS);
+    return -1;
+  }
+  char path[PATH_MAX], err[PATH_MAX + 128];
+  if (nn_config_locate(file, path, sizeof path, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa ab: %s\n", err);
+    return -1;
+  }
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  if (nn_config_load(path, NULL, &cfg, &d)) {
+    for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
+    fprintf(stderr, "nccl-numa ab: arm %.*s: %s is not a valid mapping\n", (int)name_len, name, path);
+    nn_diag_clear(&d);
+    return -1;
+  }
+  if (!*gpus && cfg->n_gpus > 0) *gpus = cfg->n_gpus;
+  nn_config_free(cfg);
+  struct nn_arm *a = &rd->arms[rd->n_arms];
+  memset(a, 0, sizeof *a);
+  snprintf(a->name, sizeof a->name, "%.*s", (int)name_len, name);
+  a->kind = NN_ARM_NUMA;
+  if (!(a->config = strdup(path))) return -1;
+  if (nn_sha256_file_hex(path, a->sha256)) a->sha256[0] = 0;
+  rd->n_arms++;
+  return 0;
+}
+
+struct ab_cli {
+  const char *config, *plugin, *out;
+  const char *arms[NN_MAX_ARMS];
+  int n_arms, plots;
+};
+
+static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *c) {
+  for (int i = 1; i < argc; i++) {
+    int r = nn_ab_parse_common(argc, argv, &i, o);
+    if (r < 0) return NN_EXIT_USAGE;
+    if (r > 0) continue;
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      ab_usage(stdout);
+      return -1;
+    } else if (!strcmp(a, "--no-plot")) {
+      c->plots = 0;
+    } else if (!strcmp(a, "--")) {
+      o->extra = argv + i + 1;
+      o->n_extra = argc - i - 1;
+      if (o->n_extra > NN_AB_MAX_EXTRA) return NN_EXIT_USAGE;
+      break;
+    } else if (i + 1 < argc && (!strcmp(a, "--config") || !strcmp(a, "--plugin") ||
+                                !strcmp(a, "--out") || !strcmp(a, "--arm"))) {
+      const char *v = argv[++i];
+      if (a[2] == 'c') c->config = v;
+      else if (a[2] == 'p') c->plugin = v;
+      else if (a[2] == 'o') c->out = v;
+      else if (c->n_arms < NN_MAX_ARMS) c->arms[c->n_arms++] = v;
+      else return NN_EXIT_USAGE;
+    } else {
+      fprintf(stderr, "nccl-numa ab: unknown or incomplete option '%s'\n", a);
+      ab_usage(stderr);
+      return NN_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+static int ab_arms(struct nn_rundir *rd, const struct ab_cli *c, int *gpus) {
+  rd->arms[0] = (struct nn_arm){.name = "stock", .kind = NN_ARM_STOCK};
+  rd->n_arms = 1;
+  int have_numa = 0;
+  for (int i = 0; i < c->n_arms; i++) {
+    const char *eq = strchr(c->arms[i], '=');
+    if (!eq || !eq[1]) {
+      fprintf(stderr, "nccl-numa ab: --arm takes NAME=CONFIGFILE, not '%s'\n", c->arms[i]);
+      return -1;
+    }
+    size_t n = (size_t)(eq - c->arms[i]);
+    if (n == 4 && !strncmp(c->arms[i], "numa", 4)) have_numa = 1;
+    if (add_numa_arm(rd, c->arms[i], n, eq + 1, gpus)) return -1;
+  }
+  if (!have_numa && (c->config || !c->n_arms))
+    if (add_numa_arm(rd, "numa", 4, c->config, gpus)) return -1;
+  return 0;
+}
+
+int nn_cmd_ab(int argc, char **argv) {
+  struct nn_ab_opts o;
+  struct ab_cli c = {.plots = 1};
+  nn_ab_opts_init(&o);
+  int rc = ab_parse(argc, argv, &o, &c);
+  if (rc) return rc < 0 ? NN_EXIT_OK : rc;
+  if (!o.tests_dir) {
+    fprintf(stderr, "nccl-numa ab: where are the nccl-tests binaries? Give --nccl-tests DIR or "
+            "set NCCL_TESTS_DIR\n");
+    return NN_EXIT_USAGE;
+  }
+  char so[PATH_MAX], err[PATH_MAX + 128];
+  if (nn_plugin_locate(c.plugin, so, sizeof so, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa ab: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  o.plugin = so;
+  struct nn_rundir rd;
+  memset(&rd, 0, sizeof rd);
+  int gpus = o.gpus;
+  if (ab_arms(&rd, &c, &gpus)) {
+    nn_rundir_free(&rd);
+    return NN_EXIT_INVALID;
+  }
+  o.gpus = gpus ? gpus : 1;
+  rd.gpus = o.gpus;
+  rd.iters = o.iters;
+  rd.warmup = o.warmup;
+  rd.repeats = o.repeats;
+  snprintf(rd.sizes, sizeof rd.sizes, "-b %s -e %s -f %s", o.minb, o.maxb, o.factor);
+  char def[64];
+  if (!c.out) {
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(def, sizeof def, "nccl-numa-ab-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+    c.out = def;
+  }
+  if (getenv("NCCL_TOPO_FILE"))
+    fprintf(stderr, "nccl-numa ab: NCCL_TOPO_FILE is set in your environment; it is removed "
+            "from every arm so that the arms differ only by nccl-numa\n");
+  if (getenv("NCCL_ALGO") || getenv("NCCL_PROTO"))
+    fprintf(stderr, "nccl-numa ab: note: NCCL_ALGO/NCCL_PROTO are set and apply to every arm; "
+            "rules that need another choice fall through\n");
+  if (nn_ab_rundir_create(&rd, c.out, "ab", argc, argv)) {
+    nn_rundir_free(&rd);
+    return NN_EXIT_INVALID;
+  }
+  int failed = nn_ab_execute(&rd, &o);
+  int exit_code = failed < 0 ? NN_EXIT_INVALID : NN_EXIT_OK;
+  if (failed >= 0) {
+    if (nn_report_write(rd.path, c.plots, stdout, stderr, err, sizeof err)) {
+      fprintf(stderr, "nccl-numa ab: %s\n", err);
+      exit_code = NN_EXIT_INVALID;
+    } else {
+      fprintf(stderr, "nccl-numa ab: %d run(s) failed; report in %s/report.md\n", failed, rd.path);
+    }
+  }
+  nn_rundir_free(&rd);
+  return exit_code;
+}

@@ -1,0 +1,75 @@
+/*
+ * abrun.h - `nccl-numa ab`, and the engine it shares with `calibrate`: runs
+ * nccl-tests binaries in several arms (environments), alternating the arms
+ * within every repeat (A B A B ...) so that drift hits all of them, and
+ * records each run's environment and output in a run directory (rundir.h).
+ *
+ * Environment of each arm, starting from the caller's environment:
+ *  - stock:  NCCL_ENV_PLUGIN, NCCL_TOPO_FILE, NCCL_NUMA_CONFIG removed;
+ *            NCCL_TUNER_PLUGIN=none on NCCL >= 2.28, removed on older NCCL
+ *            (which does not know "none");
+ *  - numa:   NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN = the plugin's absolute path,
+ *            NCCL_NUMA_CONFIG = the arm's mapping; NCCL_TOPO_FILE removed (it
+ *            would win over the served topology);
+ *  - forced: as stock, or with a mapping as numa but without the tuner
+ *            (NCCL_TUNER_PLUGIN as in stock), plus NCCL_ALGO and NCCL_PROTO.
+ */
+#ifndef NCCL_NUMA_CLI_ABRUN_H
+#define NCCL_NUMA_CLI_ABRUN_H
+
+#include <stdio.h>
+
+#include "cli/rundir.h"
+
+#define NN_AB_MAX_COLLS 16
+#define NN_AB_MAX_EXTRA 64
+
+struct nn_ab_opts {
+  const char *tests_dir;            /* --nccl-tests or $NCCL_TESTS_DIR */
+  const char *colls[NN_AB_MAX_COLLS];   /* nccl-tests names: all_reduce, ... */
+  int n_colls;
+  const char *minb, *maxb, *factor; /* passed to nccl-tests as -b, -e, -f */
+  int gpus, iters, warmup, repeats;
+  int timeout_s;                    /* per run; 0 = none */
+  const char *plugin;               /* absolute path of the .so (NULL when no arm needs it) */
+  int nccl_code;                    /* NCCL version code; 0 = detect with a probe run */
+  char **extra;                     /* more nccl-tests arguments (after --) */
+  int n_extra;
+  FILE *progress;                   /* progress lines (stderr) */
+};
+
+/* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a
+ * plausible nccl-tests name. */
+const char *nn_ab_coll_name(const char *s);
+/* The rule-file name of an nccl-tests collective ("all_reduce" -> "allreduce"),
+ * NULL for collectives NCCL's tuner never sees (alltoall, sendrecv, ...). */
+const char *nn_ab_rule_coll(const char *tests_coll);
+
+/* Builds the environment of one arm from `base` (NULL-terminated). Returns a
+ * malloc'd NULL-terminated array of malloc'd strings (free with
+ * nn_ab_env_free), or NULL when out of memory. */
+char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
+                     int nccl_code);
+void nn_ab_env_free(char **env);
+
+/* Creates the run directory (must not exist) with runs/ inside, fills rd's
+ * machine description and command line. Returns 0 or -1 (message on stderr). */
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, const char *kind, int argc,
+                        char **argv);
+
+/* Runs every repeat x collective x arm of rd's arms, writing meta and
+ * runs.tsv. Detects NCCL's version first when o->nccl_code is 0. Returns the
+ * number of failed runs, or -1 when nothing could be run (missing binary...). */
+int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
+
+/* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
+ * --timeout --nccl-version) at argv[*i]; returns 1 consumed, 0 not one of
+ * them, -1 bad value (message on stderr). */
+int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o);
+/* Defaults for the shared options. */
+void nn_ab_opts_init(struct nn_ab_opts *o);
+
+/* nccl-numa ab ... */
+int nn_cmd_ab(int argc, char **argv);
+
+#endif

@@ -1,0 +1,427 @@
+/* calibrate.c - forced algorithm/protocol sweeps turned into rules. */
+#include "cli/calibrate.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/abrun.h"
+#include "cli/cmd_exec.h"
+#include "cli/commands.h"
+#include "nn_config.h"
+#include "topology.h"
+
+#define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
+#define BASE_LAT_TREE_LL 6.8
+#define LATENCY_MAX_BYTES 1024
+
+/* ---------- choosing ---------- */
+
+struct cand {
+  const struct nn_arm *arm;
+  const struct nn_point *pt;
+};
+
+static int cmp_cand(const void *a, const void *b) {
+  double x = ((const struct cand *)a)->pt->median, y = ((const struct cand *)b)->pt->median;
+  return (x > y) - (x < y);
+}
+
+/* The winning arm index for one size, or -1; fills why. */
+static int winner_at(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                     const char *coll, uint64_t size, char *why, size_t why_size) {
+  struct cand c[NN_MAX_ARMS];
+  int n = 0, failed = 0;
+  for (int a = 0; a < rd->n_arms; a++) {
+    if (rd->arms[a].kind != NN_ARM_FORCED) continue;
+    const struct nn_point *p = nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), size);
+    if (!p) continue;
+    if (p->failed || p->n_ok < 1) {
+      failed++;
+      continue;
+    }
+    c[n++] = (struct cand){&rd->arms[a], p};
+  }
+  if (n < 2) {
+    snprintf(why, why_size, "%d working candidate(s), %d failed: nothing to compare", n, failed);
+    return -1;
+  }
+  qsort(c, (size_t)n, sizeof c[0], cmp_cand);
+  const struct nn_point *w = c[0].pt, *r = c[1].pt;
+  double spread = fmax(w->max - w->min, r->max - r->min);
+  double margin = r->median - w->median;
+  if (w->n_ok < 2 || r->n_ok < 2) {
+    snprintf(why, why_size, "%s leads %s by %.2f us but fewer than 2 good repeats: spread unknown",
+             c[0].arm->name, c[1].arm->name, margin);
+    return -1;
+  }
+  if (!(margin > spread)) {
+    snprintf(why, why_size, "%s leads %s by %.2f us, within the spread %.2f us", c[0].arm->name,
+             c[1].arm->name, margin, spread);
+    return -1;
+  }
+  snprintf(why, why_size, "%s beats %s by %.2f us (spread %.2f us)%s", c[0].arm->name,
+           c[1].arm->name, margin, spread, failed ? ", failed combinations skipped" : "");
+  return (int)(c[0].arm - rd->arms);
+}
+
+static void bytes_text(uint64_t v, char *buf, size_t size) {
+  static const char sfx[] = "KMGT";
+  int u = -1;
+  while (u < 3 && v && v % 1024 == 0) {
+    v /= 1024;
+    u++;
+  }
+  if (u < 0) snprintf(buf, size, "%llu", (unsigned long long)v);
+  else snprintf(buf, size, "%llu%c", (unsigned long long)v, sfx[u]);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static uint64_t *forced_sizes(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                              const char *coll, int *n_out) {
+  int cap = 0, n = 0;
+  for (int i = 0; i < ns; i++) cap += s[i].n_pts;
+  uint64_t *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
+  if (!v) return NULL;
+  for (int i = 0; i < ns; i++) {
+    const struct nn_arm *a = nn_rundir_arm(rd, s[i].arm);
+    if (strcmp(s[i].coll, coll) || !a || a->kind != NN_ARM_FORCED) continue;
+    for (int k = 0; k < s[i].n_pts; k++) {
+      int seen = 0;
+      for (int j = 0; j < n && !seen; j++) seen = v[j] == s[i].pts[k].size;
+      if (!seen) v[n++] = s[i].pts[k].size;
+    }
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_u64);
+  *n_out = n;
+  return v;
+}
+
+static int coll_ranks(const struct nn_series *s, int ns, const char *coll) {
+  int r = 0;
+  for (int i = 0; i < ns; i++)
+    if (!strcmp(s[i].coll, coll) && s[i].ranks > r) r = s[i].ranks;
+  return r;
+}
+
+static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                     const char *coll, int ranks, const char *scope, FILE *out) {
+  const char *rc = nn_ab_rule_coll(coll);
+  if (!rc) {
+    fprintf(out, "# %s: NCCL's tuner is never asked about this collective; no rules\n", coll);
+    return 0;
+  }
+  int n = 0, rules = 0;
+  uint64_t *sz = forced_sizes(rd, s, ns, coll, &n);
+  if (!sz) return -1;
+  int *win = malloc((size_t)(n ? n : 1) * sizeof *win);
+  char (*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);
+  if (!win || !why) {
+    free(sz);
+    free(win);
+    free(why);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) win[i] = winner_at(rd, s, ns, coll, sz[i], why[i], sizeof why[i]);
+  if (!ranks) ranks = coll_ranks(s, ns, coll);
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j + 1 < n && win[j + 1] == win[i]) j++;
+    char lo[32], hi[32], a[32], b[32];
+    nn_size_format(sz[i], a, sizeof a);
+    nn_size_format(sz[j], b, sizeof b);
+    if (win[i] < 0) {
+      for (int k = i; k <= j; k++) {
+        nn_size_format(sz[k], a, sizeof a);
+        fprintf(out, "# %s %s: no rule (%s)\n", coll, a, why[k]);
+      }
+    } else {
+      const struct nn_arm *w = &rd->arms[win[i]];
+      bytes_text(sz[i], lo, sizeof lo);
+      bytes_text(j + 1 < n ? sz[j + 1] - 1 : sz[j], hi, sizeof hi);
+      fprintf(out, "# %s %s..%s: %s%s\n", coll, a, b, why[i], j > i ? " (first size)" : "");
+      fprintf(out, "rule coll=%s bytes=%s-%s", rc, lo, hi);
+      if (ranks > 0) fprintf(out, " ranks=%d nodes=1", ranks);
+      if (scope) fprintf(out, " scope=%s", scope);
+      fprintf(out, " algo=%s proto=%s\n", w->algo, w->proto);
+      rules++;
+    }
+    i = j + 1;
+  }
+  free(sz);
+  free(win);
+  free(why);
+  return rules;
+}
+
+int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns, int ranks,
+                      const char *scope, FILE *out) {
+  const char *colls[NN_AB_MAX_COLLS];
+  int nc = 0, total = 0;
+  for (int i = 0; i < rd->n_runs && nc < NN_AB_MAX_COLLS; i++) {
+    int seen = 0;
+    for (int k = 0; k < nc && !seen; k++) seen = !strcmp(colls[k], rd->runs[i].coll);
+    if (!seen) colls[nc++] = rd->runs[i].coll;
+  }
+  for (int c = 0; c < nc; c++) {
+    int r = emit_coll(rd, s, ns, colls[c], ranks, scope, out);
+    if (r < 0) return -1;
+    total += r;
+  }
+  return total;
+}
+
+static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *algo,
+                                       const char *proto) {
+  for (int i = 0; i < rd->n_arms; i++)
+    if (rd->arms[i].kind == NN_ARM_FORCED && !strcasecmp(rd->arms[i].algo, algo) &&
+        !strcasecmp(rd->arms[i].proto, proto))
+      return &rd->arms[i];
+  return NULL;
+}
+
+double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                                char *how, size_t how_size) {
+  static const struct { const char *algo; double base; } tries[] = {
+    {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
+  for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+    const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
+    const struct nn_series *se = a ? nn_series_find(s, ns, a->name, "all_reduce") : NULL;
+    if (!se || se->ranks < 2) continue;
+    double best = INFINITY;
+    uint64_t at = 0;
+    for (int i = 0; i < se->n_pts; i++) {
+      const struct nn_point *p = &se->pts[i];
+      if (p->size > LATENCY_MAX_BYTES || p->failed || p->n_ok < 1) continue;
+      if (p->median < best) {
+        best = p->median;
+        at = p->size;
+      }
+    }
+    if (!isfinite(best)) continue;
+    double hop = (best - tries[t].base) / (2.0 * (se->ranks - 1));
+    if (!(hop > 0) || hop > 1e6) {
+      if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
+                        "base latency %.1f us: no estimate", tries[t].algo, (unsigned long long)at,
+                        best, tries[t].base);
+      return 0;
+    }
+    if (how)
+      snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
+               "%d hops x %.2f us", tries[t].algo, se->ranks, best, (unsigned long long)at,
+               tries[t].base, 2 * (se->ranks - 1), hop);
+    return hop;
+  }
+  if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
+                    "sizes <= 1 KiB: no pci-latency estimate");
+  return 0;
+}
+
+/* ---------- the command ---------- */
+
+static void cal_usage(FILE *f) {
+  fprintf(f,
+    "usage: nccl-numa calibrate [--from RUNDIR] [--config FILE] [--algos LIST] [--protos LIST]\n"
+    "                           [--nccl-tests DIR] [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR]\n"
+    "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
+    "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
+    "                           [-- NCCL-TESTS-ARGS]\n\n"
+    "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO (default\n"
+    "ring,tree x ll,ll128,simple: what NCCL can enable on a PCIe-only node; a combination\n"
+    "NCCL refuses fails and is skipped), or reads such a run (--from), and prints `rule`\n"
+    "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
+    "the runs get nccl-numa's topology (env plugin) but no tuner, and rules get the scope.\n"
+    "A winner needs to beat the runner-up by more than the spread of the repeats.\n");
+}
+
+struct cal_cli {
+  const char *from, *config, *plugin, *out;
+  char *algos, *protos;
+};
+
+static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *c) {
+  for (int i = 1; i < argc; i++) {
+    int r = nn_ab_parse_common(argc, argv, &i, o);
+    if (r < 0) return NN_EXIT_USAGE;
+    if (r > 0) continue;
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      cal_usage(stdout);
+      return -1;
+    } else if (!strcmp(a, "--")) {
+      o->extra = argv + i + 1;
+      o->n_extra = argc - i - 1;
+      if (o->n_extra > NN_AB_MAX_EXTRA) return NN_EXIT_USAGE;
+      break;
+    } else if (i + 1 < argc && !strcmp(a, "--from")) c->from = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--config")) c->config = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--plugin")) c->plugin = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--out")) c->out = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--algos")) c->algos = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--protos")) c->protos = argv[++i];
+    else {
+      fprintf(stderr, "nccl-numa calibrate: unknown or incomplete option '%s'\n", a);
+      cal_usage(stderr);
+      return NN_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+static int split_names(char *list, const char *what, int (*lookup)(const char *), char **out,
+                       int max) {
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (lookup(t) < 0 || n >= max) {
+      fprintf(stderr, "nccl-numa calibrate: unknown %s '%s'\n", what, t);
+      return -1;
+    }
+    out[n++] = t;
+  }
+  return n;
+}
+
+static int cal_arms(struct nn_rundir *rd, struct cal_cli *c, const char *config) {
+  char dalgos[] = "ring,tree", dprotos[] = "ll,ll128,simple";
+  char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
+  int na = split_names(c->algos ? c->algos : dalgos, "algorithm", nn_algo_from_name, algos,
+                       NN_ALGO_COUNT);
+  int np = split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name, protos,
+                       NN_PROTO_COUNT);
+  if (na <= 0 || np <= 0) return -1;
+  for (int i = 0; i < na; i++)
+    for (int k = 0; k < np; k++) {
+      if (rd->n_arms >= NN_MAX_ARMS) return -1;
+      struct nn_arm *a = &rd->arms[rd->n_arms++];
+      memset(a, 0, sizeof *a);
+      snprintf(a->algo, sizeof a->algo, "%s", algos[i]);
+      snprintf(a->proto, sizeof a->proto, "%s", protos[k]);
+      snprintf(a->name, sizeof a->name, "%s.%s", algos[i], protos[k]);
+      a->kind = NN_ARM_FORCED;
+      if (config && !(a->config = strdup(config))) return -1;
+    }
+  return 0;
+}
+
+/* Runs the sweeps; returns 0 with rd filled, or an exit code. */
+static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *c,
+                   struct nn_rundir *rd, char *config, int *gpus) {
+  char so[PATH_MAX], err[PATH_MAX + 128];
+  if (!o->tests_dir) {
+    fprintf(stderr, "nccl-numa calibrate: give --nccl-tests DIR (or set NCCL_TESTS_DIR), or "
+            "--from RUNDIR\n");
+    return NN_EXIT_USAGE;
+  }
+  if (config[0] && nn_plugin_locate(c->plugin, so, sizeof so, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  o->plugin = config[0] ? so : NULL;
+  if (cal_arms(rd, c, config[0] ? config : NULL)) return NN_EXIT_USAGE;
+  o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
+  *gpus = o->gpus;
+  rd->gpus = o->gpus;
+  rd->iters = o->iters;
+  rd->warmup = o->warmup;
+  rd->repeats = o->repeats;
+  snprintf(rd->sizes, sizeof rd->sizes, "-b %s -e %s -f %s", o->minb, o->maxb, o->factor);
+  char def[64];
+  if (!c->out) {
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(def, sizeof def, "nccl-numa-calibrate-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+    c->out = def;
+  }
+  if (nn_ab_rundir_create(rd, c->out, "calibrate", argc, argv)) return NN_EXIT_INVALID;
+  if (nn_ab_execute(rd, o) < 0) return NN_EXIT_INVALID;
+  return 0;
+}
+
+/* Scope for the rules from the mapping, or NULL (unknown / no mapping). */
+static const char *scope_of(const char *config, int ranks, int *gpus) {
+  if (!config || !config[0]) return NULL;
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  const char *scope = NULL;
+  if (!nn_config_load(config, NULL, &cfg, &d)) {
+    if (gpus && !*gpus) *gpus = cfg->n_gpus;
+    if (ranks > 0) {
+      int sc = nn_topology_scope(cfg, (size_t)ranks, 1);
+      if (sc == NN_SCOPE_INTRA || sc == NN_SCOPE_CROSS) scope = nn_scope_name(sc);
+    }
+  }
+  nn_diag_clear(&d);
+  nn_config_free(cfg);
+  return scope;
+}
+
+static int cal_print(const struct nn_rundir *rd, const char *config) {
+  struct nn_series *s = NULL;
+  int ns = 0;
+  if (nn_rundir_series(rd, stderr, &s, &ns)) return NN_EXIT_INVALID;
+  int ranks = 0;
+  for (int i = 0; i < ns; i++)
+    if (s[i].ranks > ranks) ranks = s[i].ranks;
+  const char *scope = scope_of(config, ranks, NULL);
+  printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=1)\n", rd->path,
+         rd->nccl[0] ? rd->nccl : "unknown", ranks);
+  printf("# scope: %s\n", scope ? scope : config && config[0] ? "unknown for this rank count: rules "
+         "apply to any scope" : "no mapping given: rules apply to any scope");
+  printf("# A rule is emitted only where the fastest combination beats the runner-up by more "
+         "than the spread of the repeats.\n");
+  int n = nn_calibrate_emit(rd, s, ns, ranks, scope, stdout);
+  char how[256];
+  double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
+  printf("# pci-latency: %s\n", how);
+  if (lat > 0) printf("model pci-latency-us=%.2f\n", lat);
+  nn_series_free(s, ns);
+  if (n < 0) return NN_EXIT_INVALID;
+  fprintf(stderr, "nccl-numa calibrate: %d rule(s)\n", n);
+  return NN_EXIT_OK;
+}
+
+int nn_cmd_calibrate(int argc, char **argv) {
+  struct nn_ab_opts o;
+  struct cal_cli c = {0};
+  nn_ab_opts_init(&o);
+  o.repeats = 3;
+  int rc = cal_parse(argc, argv, &o, &c);
+  if (rc) return rc < 0 ? NN_EXIT_OK : rc;
+  char config[PATH_MAX] = "", err[PATH_MAX + 128];
+  if (c.config && nn_config_locate(c.config, config, sizeof config, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  if (config[0] && nn_config_validate(config)) return NN_EXIT_INVALID;
+  struct nn_rundir rd;
+  memset(&rd, 0, sizeof rd);
+  if (c.from) {
+    if (nn_rundir_read(c.from, &rd, err, sizeof err)) {
+      fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+      return NN_EXIT_INVALID;
+    }
+    if (!config[0])   /* the mapping the sweep ran with tells the scope */
+      for (int i = 0; i < rd.n_arms && !config[0]; i++)
+        if (rd.arms[i].kind == NN_ARM_FORCED && rd.arms[i].config)
+          snprintf(config, sizeof config, "%s", rd.arms[i].config);
+  } else {
+    int gpus = 0;
+    scope_of(config, 0, &gpus);
+    rc = cal_run(argc, argv, &o, &c, &rd, config, &gpus);
+    if (rc) {
+      nn_rundir_free(&rd);
+      return rc;
+    }
+  }
+  rc = cal_print(&rd, config);
+  nn_rundir_free(&rd);
+  return rc;
+}

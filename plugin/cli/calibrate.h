@@ -1,0 +1,48 @@
+/*
+ * calibrate.h - `nccl-numa calibrate`: forced NCCL_ALGO x NCCL_PROTO sweeps
+ * with nccl-tests (or `--from RUNDIR`), turned into `rule` lines and a
+ * `model pci-latency-us=` estimate for the mapping file.
+ *
+ * Method (docs/ab-and-calibrate.md says the same for users):
+ *  - every candidate algorithm x protocol is one arm (NCCL_ALGO/NCCL_PROTO
+ *    forced), run alternately like `ab` for --repeats N (default 3);
+ *  - per collective and size, the candidates whose every run succeeded are
+ *    ranked by median out-of-place time; a failed combination (non-zero exit,
+ *    #wrong > 0) is never chosen;
+ *  - the fastest wins only when it beats the runner-up by more than the
+ *    larger of their spreads (max - min over repeats; at least 2 good repeats
+ *    each and at least 2 working candidates); otherwise no rule (NCCL's default
+ *    stays);
+ *  - neighbouring sizes with the same winner merge into one rule covering
+ *    from its first measured size to just below the next measured size (the
+ *    last size of a sweep ends the range);
+ *  - rules carry coll, bytes, ranks and nodes=1 from the run, and scope when a
+ *    mapping tells it (intra/cross for that rank count);
+ *  - pci-latency-us: from forced ring/LL (else tree/LL) all_reduce at sizes of
+ *    at most 1 KiB, where time is latency: NCCL models it as base latency +
+ *    2 (n - 1) hops, so one hop = (t - base) / (2 (n - 1)), with NCCL 2.28's
+ *    base latencies (ring LL 6.6 us, tree LL 6.8 us) and t the smallest median.
+ */
+#ifndef NCCL_NUMA_CLI_CALIBRATE_H
+#define NCCL_NUMA_CLI_CALIBRATE_H
+
+#include <stdio.h>
+
+#include "cli/rundir.h"
+
+/* Writes the rules for a run (forced arms only are candidates) to out.
+ * `scope` ("intra", "cross") is added to each rule when not NULL; `ranks`
+ * overrides the rank count the runs reported when > 0. Returns the number of
+ * rules written, or -1. */
+int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                      int ranks, const char *scope, FILE *out);
+
+/* The pci-latency estimate in microseconds from a run, or 0 when the run does
+ * not allow one. `how` (may be NULL) receives one line saying what it used. */
+double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                                char *how, size_t how_size);
+
+/* nccl-numa calibrate ... */
+int nn_cmd_calibrate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,219 @@
+/* cmd_exec.c - nccl-numa exec / env: run a command with nccl-numa switched on. */
+#include "cli/cmd_exec.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "nn_config.h"
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errsz, fmt, ap);
+  va_end(ap);
+}
+
+static int is_regular(const char *path) {
+  struct stat st;
+  return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int absolute(const char *path, char *buf, size_t size, char *err, size_t errsz,
+                    const char *what) {
+  char tmp[PATH_MAX];
+  if (!realpath(path, tmp)) {
+    set_err(err, errsz, "%s %s: %s", what, path, strerror(errno));
+    return -1;
+  }
+  if (!is_regular(tmp)) {
+    set_err(err, errsz, "%s %s: not a regular file", what, path);
+    return -1;
+  }
+  if (strlen(tmp) >= size) {
+    set_err(err, errsz, "%s %s: path too long", what, path);
+    return -1;
+  }
+  strcpy(buf, tmp);
+  return 0;
+}
+
+int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, size_t errsz) {
+  if (override) return absolute(override, buf, size, err, errsz, "plugin");
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    set_err(err, errsz, "cannot find this executable (/proc/self/exe): %s; use --plugin PATH",
+            strerror(errno));
+    return -1;
+  }
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  static const char *const tails[] = {"/../lib/" NN_PLUGIN_FILE, "/" NN_PLUGIN_FILE};
+  for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+    char cand[PATH_MAX + 64];
+    snprintf(cand, sizeof cand, "%s%s", exe, tails[i]);
+    if (is_regular(cand)) return absolute(cand, buf, size, err, errsz, "plugin");
+  }
+  set_err(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE, exe,
+          exe);
+  return -1;
+}
+
+int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_t errsz) {
+  const char *path = given;
+  if (!path || !*path) path = getenv("NCCL_NUMA_CONFIG");
+  if (!path || !*path) path = NN_DEFAULT_CONFIG;
+  if (!given && !getenv("NCCL_NUMA_CONFIG") && access(path, F_OK)) {
+    set_err(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
+            NN_DEFAULT_CONFIG);
+    return -1;
+  }
+  return absolute(path, buf, size, err, errsz, "config");
+}
+
+int nn_config_validate(const char *path) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  int rc = nn_config_load(path, NULL, &cfg, &d);
+  if (rc) {
+    for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
+    if (d.dropped) fprintf(stderr, "(%d more problems)\n", d.dropped);
+  }
+  nn_diag_clear(&d);
+  nn_config_free(cfg);
+  return rc ? -1 : 0;
+}
+
+struct exec_opts {
+  const char *config, *plugin;
+  int cmd;                /* index of COMMAND in argv, 0 when none */
+  int help;
+};
+
+static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      o->help = 1;
+    } else if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "--plugin")) && i + 1 < argc) {
+      if (argv[i][2] == 'c') o->config = argv[++i];
+      else o->plugin = argv[++i];
+    } else if (!strncmp(argv[i], "--config=", 9)) {
+      o->config = argv[i] + 9;
+    } else if (!strncmp(argv[i], "--plugin=", 9)) {
+      o->plugin = argv[i] + 9;
+    } else if (want_cmd && !strcmp(argv[i], "--")) {
+      o->cmd = i + 1 < argc ? i + 1 : 0;
+      return 0;
+    } else if (want_cmd && argv[i][0] != '-') {
+      o->cmd = i;
+      return 0;
+    } else {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Resolves and validates; fills the two paths. Returns an exit code. */
+static int resolve(const struct exec_opts *o, const char *who, char *so, char *cfg) {
+  char err[PATH_MAX + 256];
+  if (nn_plugin_locate(o->plugin, so, PATH_MAX, err, sizeof err) ||
+      nn_config_locate(o->config, cfg, PATH_MAX, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa %s: %s\n", who, err);
+    return NN_EXIT_INVALID;
+  }
+  if (nn_config_validate(cfg)) {
+    fprintf(stderr, "nccl-numa %s: %s is not a valid mapping; nothing started\n", who, cfg);
+    return NN_EXIT_INVALID;
+  }
+  if (getenv("NCCL_TOPO_FILE"))
+    fprintf(stderr, "nccl-numa %s: note: NCCL_TOPO_FILE is set and wins over the topology "
+            "nccl-numa would serve\n", who);
+  return NN_EXIT_OK;
+}
+
+static void exec_usage(FILE *f) {
+  fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] -- COMMAND [ARGS...]\n\n"
+          "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
+          "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
+          "else %s). Nothing else in the environment changes. Example:\n"
+          "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n",
+          NN_PLUGIN_FILE, NN_DEFAULT_CONFIG);
+}
+
+int nn_cmd_exec(int argc, char **argv) {
+  struct exec_opts o;
+  if (parse_opts(argc, argv, 1, &o)) {
+    exec_usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (o.help) {
+    exec_usage(stdout);
+    return NN_EXIT_OK;
+  }
+  if (!o.cmd) {
+    exec_usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  char so[PATH_MAX], cfg[PATH_MAX];
+  int rc = resolve(&o, "exec", so, cfg);
+  if (rc) return rc;
+  if (setenv("NCCL_TUNER_PLUGIN", so, 1) || setenv("NCCL_ENV_PLUGIN", so, 1) ||
+      setenv("NCCL_NUMA_CONFIG", cfg, 1)) {
+    perror("nccl-numa exec: setenv");
+    return NN_EXIT_INVALID;
+  }
+  execvp(argv[o.cmd], argv + o.cmd);
+  fprintf(stderr, "nccl-numa exec: %s: %s\n", argv[o.cmd], strerror(errno));
+  return errno == ENOENT ? 127 : 126;
+}
+
+/* Single-quoted for POSIX shells. */
+static void put_quoted(const char *s) {
+  putchar('\'');
+  for (; *s; s++) {
+    if (*s == '\'') fputs("'\\''", stdout);
+    else putchar(*s);
+  }
+  putchar('\'');
+}
+
+static void env_usage(FILE *f) {
+  fprintf(f, "usage: nccl-numa env [--config FILE] [--plugin PATH]\n\n"
+          "Prints the settings `nccl-numa exec` makes as export lines:\n"
+          "  eval \"$(nccl-numa env --config /etc/nccl-numa.conf)\"\n");
+}
+
+int nn_cmd_env(int argc, char **argv) {
+  struct exec_opts o;
+  if (parse_opts(argc, argv, 0, &o)) {
+    env_usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (o.help) {
+    env_usage(stdout);
+    return NN_EXIT_OK;
+  }
+  char so[PATH_MAX], cfg[PATH_MAX];
+  int rc = resolve(&o, "env", so, cfg);
+  if (rc) return rc;
+  const char *names[] = {"NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_NUMA_CONFIG"};
+  const char *values[] = {so, so, cfg};
+  for (int i = 0; i < 3; i++) {
+    printf("export %s=", names[i]);
+    put_quoted(values[i]);
+    putchar('\n');
+  }
+  return NN_EXIT_OK;
+}

@@ -1,0 +1,429 @@
+/* rundir.c - reading and writing a measurement run directory. */
+#include "cli/rundir.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/nccltests.h"
+
+#define MAX_OUTPUT_BYTES (64u << 20)
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errsz, fmt, ap);
+  va_end(ap);
+}
+
+static void copy(char *dst, size_t size, const char *src) {
+  snprintf(dst, size, "%s", src ? src : "");
+}
+
+static char *join(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+/* ---------- sizes and statistics ---------- */
+
+void nn_size_format(uint64_t b, char *buf, size_t size) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && b >= 1024 && b % 1024 == 0) {
+    b /= 1024;
+    u++;
+  }
+  snprintf(buf, size, "%llu %s", (unsigned long long)b, units[u]);
+}
+
+int nn_size_parse(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || !isdigit((unsigned char)*s)) return -1;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  int shift = 0;
+  switch (toupper((unsigned char)*end)) {
+    case 0: break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: return -1;
+  }
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || (shift && v > (UINT64_MAX >> shift))) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double nn_median(const double *v, int n) {
+  if (n <= 0) return NAN;
+  double *s = malloc((size_t)n * sizeof *s);
+  if (!s) return NAN;
+  memcpy(s, v, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  free(s);
+  return m;
+}
+
+/* ---------- meta and runs.tsv ---------- */
+
+const struct nn_arm *nn_rundir_arm(const struct nn_rundir *rd, const char *name) {
+  for (int i = 0; i < rd->n_arms; i++)
+    if (!strcmp(rd->arms[i].name, name)) return &rd->arms[i];
+  return NULL;
+}
+
+static const char *kind_name(int k) {
+  return k == NN_ARM_NUMA ? "numa" : k == NN_ARM_FORCED ? "forced" : "stock";
+}
+
+int nn_rundir_write_meta(const struct nn_rundir *rd) {
+  char *p = join(rd->path, "meta");
+  FILE *f = p ? fopen(p, "w") : NULL;
+  free(p);
+  if (!f) return -1;
+  fprintf(f, "format 1\nkind %s\nhost %s\nmachine %s\ncpu %s\ndate %s\ncommand %s\nnccl %s\n"
+          "gpus %d\nsizes %s\niters %d\nwarmup %d\nrepeats %d\n",
+          rd->kind, rd->host, rd->machine, rd->cpu, rd->date, rd->command, rd->nccl, rd->gpus,
+          rd->sizes, rd->iters, rd->warmup, rd->repeats);
+  for (int i = 0; i < rd->n_arms; i++) {
+    const struct nn_arm *a = &rd->arms[i];
+    fprintf(f, "arm %s kind=%s", a->name, kind_name(a->kind));
+    if (a->algo[0]) fprintf(f, " algo=%s", a->algo);
+    if (a->proto[0]) fprintf(f, " proto=%s", a->proto);
+    if (a->sha256[0]) fprintf(f, " sha256=%s", a->sha256);
+    if (a->config) fprintf(f, " config=%s", a->config);
+    fputc('\n', f);
+  }
+  return fclose(f) ? -1 : 0;
+}
+
+int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *r) {
+  char *p = join(rd->path, "runs.tsv");
+  FILE *f = p ? fopen(p, "a") : NULL;
+  free(p);
+  if (!f) return -1;
+  fprintf(f, "%d\t%d\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r->seq, r->repeat, r->arm, r->coll, r->rc,
+          r->seconds, r->out, r->env);
+  return fclose(f) ? -1 : 0;
+}
+
+static int parse_arm(char *rest, struct nn_arm *a) {
+  memset(a, 0, sizeof *a);
+  char *cfg = strstr(rest, " config=");
+  if (cfg) {
+    *cfg = 0;
+    a->config = strdup(cfg + 8);
+    if (!a->config) return -1;
+  }
+  char *save = NULL;
+  char *name = strtok_r(rest, " ", &save);
+  if (!name || strlen(name) >= sizeof a->name) return -1;
+  copy(a->name, sizeof a->name, name);
+  for (char *t; (t = strtok_r(NULL, " ", &save));) {
+    if (!strncmp(t, "kind=", 5))
+      a->kind = !strcmp(t + 5, "numa") ? NN_ARM_NUMA : !strcmp(t + 5, "forced") ? NN_ARM_FORCED
+                                                                                  : NN_ARM_STOCK;
+    else if (!strncmp(t, "algo=", 5)) copy(a->algo, sizeof a->algo, t + 5);
+    else if (!strncmp(t, "proto=", 6)) copy(a->proto, sizeof a->proto, t + 6);
+    else if (!strncmp(t, "sha256=", 7)) copy(a->sha256, sizeof a->sha256, t + 7);
+  }
+  return 0;
+}
+
+static int meta_line(struct nn_rundir *rd, char *line) {
+  char *sp = strchr(line, ' ');
+  const char *val = sp ? sp + 1 : "";
+  if (sp) *sp = 0;
+  if (!strcmp(line, "kind")) copy(rd->kind, sizeof rd->kind, val);
+  else if (!strcmp(line, "host")) copy(rd->host, sizeof rd->host, val);
+  else if (!strcmp(line, "machine")) copy(rd->machine, sizeof rd->machine, val);
+  else if (!strcmp(line, "cpu")) copy(rd->cpu, sizeof rd->cpu, val);
+  else if (!strcmp(line, "date")) copy(rd->date, sizeof rd->date, val);
+  else if (!strcmp(line, "command")) copy(rd->command, sizeof rd->command, val);
+  else if (!strcmp(line, "nccl")) copy(rd->nccl, sizeof rd->nccl, val);
+  else if (!strcmp(line, "sizes")) copy(rd->sizes, sizeof rd->sizes, val);
+  else if (!strcmp(line, "gpus")) rd->gpus = atoi(val);
+  else if (!strcmp(line, "iters")) rd->iters = atoi(val);
+  else if (!strcmp(line, "warmup")) rd->warmup = atoi(val);
+  else if (!strcmp(line, "repeats")) rd->repeats = atoi(val);
+  else if (!strcmp(line, "arm")) {
+    if (rd->n_arms >= NN_MAX_ARMS) return -1;
+    char *rest = strdup(val);
+    if (!rest) return -1;
+    int rc = parse_arm(rest, &rd->arms[rd->n_arms]);
+    free(rest);
+    if (rc) return -1;
+    rd->n_arms++;
+  }
+  return 0;
+}
+
+static int read_meta(struct nn_rundir *rd, char *err, size_t errsz) {
+  char *p = join(rd->path, "meta");
+  FILE *f = p ? fopen(p, "r") : NULL;
+  if (!f) {
+    set_err(err, errsz, "%s: cannot open: %s (not a run directory of nccl-numa ab/calibrate?)",
+            p ? p : rd->path, strerror(errno));
+    free(p);
+    return -1;
+  }
+  char line[4096];
+  int lineno = 0, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    line[strcspn(line, "\r\n")] = 0;
+    if (meta_line(rd, line)) {
+      set_err(err, errsz, "%s:%d: bad arm line (or more than %d arms)", p, lineno, NN_MAX_ARMS);
+      rc = -1;
+      break;
+    }
+  }
+  fclose(f);
+  free(p);
+  return rc;
+}
+
+static int run_line(char *line, struct nn_run_rec *r) {
+  char *f[8];
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save)) f[n++] = t;
+  if (n != 8 || strlen(f[2]) >= sizeof r->arm || strlen(f[3]) >= sizeof r->coll ||
+      strlen(f[6]) >= sizeof r->out || strlen(f[7]) >= sizeof r->env || strstr(f[6], "..") ||
+      strstr(f[7], "..") || f[6][0] == '/' || f[7][0] == '/')
+    return -1;
+  memset(r, 0, sizeof *r);
+  r->seq = atoi(f[0]);
+  r->repeat = atoi(f[1]);
+  copy(r->arm, sizeof r->arm, f[2]);
+  copy(r->coll, sizeof r->coll, f[3]);
+  r->rc = atoi(f[4]);
+  r->seconds = atof(f[5]);
+  copy(r->out, sizeof r->out, f[6]);
+  copy(r->env, sizeof r->env, f[7]);
+  return 0;
+}
+
+static int read_runs(struct nn_rundir *rd, char *err, size_t errsz) {
+  char *p = join(rd->path, "runs.tsv");
+  FILE *f = p ? fopen(p, "r") : NULL;
+  if (!f) {
+    set_err(err, errsz, "%s: cannot open: %s", p ? p : rd->path, strerror(errno));
+    free(p);
+    return -1;
+  }
+  char line[2048];
+  int lineno = 0, cap = 0, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    line[strcspn(line, "\r\n")] = 0;
+    if (!line[0]) continue;
+    if (rd->n_runs == cap) {
+      cap = cap ? cap * 2 : 64;
+      struct nn_run_rec *g = realloc(rd->runs, (size_t)cap * sizeof *g);
+      if (!g) {
+        rc = -1;
+        set_err(err, errsz, "out of memory");
+        break;
+      }
+      rd->runs = g;
+    }
+    if (run_line(line, &rd->runs[rd->n_runs])) {
+      set_err(err, errsz, "%s:%d: malformed run record", p, lineno);
+      rc = -1;
+      break;
+    }
+    rd->n_runs++;
+  }
+  fclose(f);
+  free(p);
+  return rc;
+}
+
+int nn_rundir_read(const char *path, struct nn_rundir *rd, char *err, size_t errsz) {
+  memset(rd, 0, sizeof *rd);
+  rd->path = strdup(path);
+  if (!rd->path || read_meta(rd, err, errsz) || read_runs(rd, err, errsz)) {
+    nn_rundir_free(rd);
+    return -1;
+  }
+  return 0;
+}
+
+void nn_rundir_free(struct nn_rundir *rd) {
+  if (!rd) return;
+  for (int i = 0; i < rd->n_arms; i++) free(rd->arms[i].config);
+  free(rd->runs);
+  free(rd->path);
+  memset(rd, 0, sizeof *rd);
+}
+
+/* ---------- series ---------- */
+
+static char *read_small_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_OUTPUT_BYTES) {
+    fclose(f);
+    errno = EFBIG;
+    return NULL;
+  }
+  char *b = malloc((size_t)st.st_size + 1);
+  size_t n = b ? fread(b, 1, (size_t)st.st_size, f) : 0;
+  fclose(f);
+  if (b) b[n] = 0;
+  *len = n;
+  return b;
+}
+
+static struct nn_series *series_get(struct nn_series **all, int *n, const char *arm, const char *coll) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp((*all)[i].arm, arm) && !strcmp((*all)[i].coll, coll)) return &(*all)[i];
+  struct nn_series *g = realloc(*all, (size_t)(*n + 1) * sizeof *g);
+  if (!g) return NULL;
+  *all = g;
+  struct nn_series *s = &g[(*n)++];
+  memset(s, 0, sizeof *s);
+  copy(s->arm, sizeof s->arm, arm);
+  copy(s->coll, sizeof s->coll, coll);
+  return s;
+}
+
+static struct nn_point *point_get(struct nn_series *s, uint64_t size, int max_values) {
+  for (int i = 0; i < s->n_pts; i++)
+    if (s->pts[i].size == size) return &s->pts[i];
+  struct nn_point *g = realloc(s->pts, (size_t)(s->n_pts + 1) * sizeof *g);
+  if (!g) return NULL;
+  s->pts = g;
+  struct nn_point *p = &g[s->n_pts];
+  memset(p, 0, sizeof *p);
+  p->size = size;
+  p->times = calloc((size_t)max_values, sizeof *p->times);
+  if (!p->times) return NULL;
+  s->n_pts++;
+  return p;
+}
+
+static int cmp_point(const void *a, const void *b) {
+  uint64_t x = ((const struct nn_point *)a)->size, y = ((const struct nn_point *)b)->size;
+  return (x > y) - (x < y);
+}
+
+/* Adds one run's rows to its series. A size may appear once per run. */
+static int add_rows(struct nn_series *s, const struct nn_nt_result *r, int max_values) {
+  for (int i = 0; i < r->n_rows; i++) {
+    const struct nn_nt_row *row = &r->rows[i];
+    if (!row->size) continue;   /* size 0 rows carry no timing worth comparing */
+    struct nn_point *p = point_get(s, row->size, max_values);
+    if (!p) return -1;
+    if (nn_nccltests_row_failed(row) || !row->oop.present) p->n_bad++;
+    else if (p->n_ok < max_values) p->times[p->n_ok++] = row->oop.time_us;
+  }
+  if (r->n_ranks > s->ranks) s->ranks = r->n_ranks;
+  if (!s->ranks && r->n_gpus * (r->n_threads ? r->n_threads : 1) > 0)
+    s->ranks = r->n_gpus * (r->n_threads ? r->n_threads : 1);
+  if (!s->device[0]) copy(s->device, sizeof s->device, r->device_name);
+  if (!s->nccl[0]) copy(s->nccl, sizeof s->nccl, r->nccl_version);
+  return 0;
+}
+
+static void finish_series(struct nn_series *s) {
+  qsort(s->pts, (size_t)s->n_pts, sizeof *s->pts, cmp_point);
+  for (int i = 0; i < s->n_pts; i++) {
+    struct nn_point *p = &s->pts[i];
+    p->failed = p->n_ok < s->n_runs || p->n_bad > 0;
+    p->median = nn_median(p->times, p->n_ok);
+    p->min = p->max = p->n_ok ? p->times[0] : NAN;
+    for (int k = 1; k < p->n_ok; k++) {
+      if (p->times[k] < p->min) p->min = p->times[k];
+      if (p->times[k] > p->max) p->max = p->times[k];
+    }
+  }
+}
+
+int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out) {
+  struct nn_series *all = NULL;
+  int n = 0;
+  *out = NULL;
+  *n_out = 0;
+  int max_values = rd->n_runs > 0 ? rd->n_runs : 1;
+  for (int i = 0; i < rd->n_runs; i++) {
+    const struct nn_run_rec *run = &rd->runs[i];
+    struct nn_series *s = series_get(&all, &n, run->arm, run->coll);
+    if (!s) goto oom;
+    s->n_runs++;
+    char *path = join(rd->path, run->out);
+    size_t len = 0;
+    char *buf = path ? read_small_file(path, &len) : NULL;
+    struct nn_nt_result r;
+    char err[256];
+    int ok = buf && !nn_nccltests_parse(buf, len, &r, err, sizeof err);
+    if (!buf && log) fprintf(log, "%s: cannot read: %s\n", path ? path : run->out, strerror(errno));
+    else if (!ok && log) fprintf(log, "%s: %s\n", path, err);
+    if (ok) {
+      if (run->rc != 0) {
+        /* a non-zero exit discredits every size of the run */
+        for (int k = 0; k < r.n_rows; k++) r.rows[k].oop.failed = 1;
+      }
+      int rc = add_rows(s, &r, max_values);
+      nn_nccltests_free(&r);
+      if (rc) {
+        free(buf);
+        free(path);
+        goto oom;
+      }
+    }
+    if (!ok || run->rc != 0) s->n_failed_runs++;
+    free(buf);
+    free(path);
+  }
+  for (int i = 0; i < n; i++) finish_series(&all[i]);
+  *out = all;
+  *n_out = n;
+  return 0;
+oom:
+  nn_series_free(all, n);
+  return -1;
+}
+
+void nn_series_free(struct nn_series *s, int n) {
+  if (!s) return;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < s[i].n_pts; k++) free(s[i].pts[k].times);
+    free(s[i].pts);
+  }
+  free(s);
+}
+
+const struct nn_series *nn_series_find(const struct nn_series *s, int n, const char *arm,
+                                       const char *coll) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s[i].arm, arm) && !strcmp(s[i].coll, coll)) return &s[i];
+  return NULL;
+}
+
+const struct nn_point *nn_series_point(const struct nn_series *s, uint64_t size) {
+  if (!s) return NULL;
+  for (int i = 0; i < s->n_pts; i++)
+    if (s->pts[i].size == size) return &s->pts[i];
+  return NULL;
+}
