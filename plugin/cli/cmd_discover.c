@@ -27,6 +27,7 @@ struct assume {
 struct opts {
   const char *xml, *vm, *pci_mapping, *node, *host_map, *root;
   int guest, allow_unknown, no_cuda;
+  int n_unknown;            /* GPUs left without a NUMA node */
   struct assume assumed[MAX_ASSUME];
   int n_assumed;
 };
@@ -131,10 +132,10 @@ struct sm_source {
   char why[160];
 };
 
-static void sm_open(struct sm_source *s, int live, int no_cuda) {
+static void sm_open(struct sm_source *s, int live, const char *not_live, int no_cuda) {
   s->probe = NULL;
   if (no_cuda) snprintf(s->why, sizeof s->why, "--no-cuda");
-  else if (!live) snprintf(s->why, sizeof s->why, "the topology is not this machine's");
+  else if (!live) snprintf(s->why, sizeof s->why, "%s", not_live);
   else s->probe = nn_cudaprobe_open(s->why, sizeof s->why);
 }
 
@@ -179,10 +180,12 @@ static int place_gpu(struct opts *o, const struct nn_discovery_pci *p, const cha
   }
   fprintf(stderr, "nccl-numa discover: %sGPU %s: NUMA node unknown: %s%s\n", label, id, p->unknown_why,
           o->allow_unknown ? " (and no --assume-numa for it)" : "");
+  o->n_unknown++;
   return -1;
 }
 
-static void unknown_advice(void) {
+static void unknown_advice(const struct opts *o) {
+  if (!o->n_unknown) return;
   fprintf(stderr,
           "nccl-numa discover: run discover where the sockets are visible: on bare metal, or on the\n"
           "  Proxmox host with --proxmox-vm /etc/pve/qemu-server/<vmid>.conf, then in the guest with\n"
@@ -243,7 +246,7 @@ static int run_host(struct opts *o) {
   int *nodes = calloc(n ? (size_t)n : 1, sizeof *nodes);
   int *assumed = calloc(n ? (size_t)n : 1, sizeof *assumed);
   struct sm_source sm;
-  sm_open(&sm, d.thissystem, o->no_cuda);
+  sm_open(&sm, d.thissystem, "the topology is not this machine's", o->no_cuda);
   for (int i = 0; g && nodes && assumed && i < d.n_pcis; i++) {
     const struct nn_discovery_pci *p = &d.pcis[i];
     if (!p->is_gpu) continue;
@@ -258,13 +261,15 @@ static int run_host(struct opts *o) {
   }
   bad |= unused_assumptions(o);
   if (!g || !nodes || !assumed) fprintf(stderr, "nccl-numa discover: out of memory\n");
-  else if (bad) unknown_advice();
+  else if (!n) {
+    fprintf(stderr, "nccl-numa discover: no NVIDIA GPU (vendor 0x10de, class 0x03xx) in %s\n", d.source);
+    bad = 1;
+  } else if (bad) unknown_advice(o);
   else {
     write_head(stdout, "", &d);
     nn_mapwrite_comment(stdout, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
     nn_mapwrite_comment(stdout, "GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.");
-    if (!n) nn_mapwrite_comment(stdout, "no NVIDIA GPU found (vendor 0x10de, class 0x03xx)");
-    else sm_header(stdout, &sm, n_sm, n);
+    sm_header(stdout, &sm, n_sm, n);
     nn_mapwrite_cpu(stdout, d.cpu_vendor, d.cpu_family, d.cpu_model);
     write_numa_lines(stdout, &d, nodes, n_nodes);
     for (int i = 0; i < k; i++) nn_mapwrite_gpu(stdout, &g[i]);
@@ -368,8 +373,7 @@ static void pve_head(const struct nn_discovery *d, const struct nn_pve_vm *vm, c
   nn_mapwrite_comment(stdout, "comment names its hostpci entry. bus= is filled in the guest:");
   nn_mapwrite_comment(stdout, "  nccl-numa discover --guest --host-map THIS_FILE");
   nn_mapwrite_comment(stdout, "numa lines (the guest's CPUs) come from that step too.");
-  if (!po->n) nn_mapwrite_comment(stdout, "no NVIDIA GPU among the VM's hostpci entries");
-  else sm_header(stdout, sm, po->n_sm, po->n);
+  sm_header(stdout, sm, po->n_sm, po->n);
   nn_mapwrite_cpu(stdout, d->cpu_vendor, d->cpu_family, d->cpu_model);
 }
 
@@ -378,13 +382,16 @@ static int pve_run(struct opts *o, struct nn_discovery *d, struct nn_pve_vm *vm,
   struct sm_source sm;
   int bad = 0;
   if (!po) return NN_EXIT_INVALID;
-  sm_open(&sm, d->thissystem, o->no_cuda);
+  sm_open(&sm, d->thissystem, "the topology is not this machine's", o->no_cuda);
   /* Notes on skipped entries follow the head, and nothing reaches stdout unless
    * every entry is good: collect them first. */
   FILE *tmp = tmpfile();
   for (int i = 0; i < vm->n_hostpci; i++) bad |= pve_entry(o, d, vm, &vm->hostpci[i], po, &sm, tmp) != 0;
   bad |= unused_assumptions(o);
-  if (bad) unknown_advice();
+  if (!bad && !po->n) {
+    fprintf(stderr, "nccl-numa discover: %s: no hostpci entry is an NVIDIA GPU of this host\n", vm->path);
+    bad = 1;
+  } else if (bad) unknown_advice(o);
   else {
     pve_head(d, vm, node, po, &sm);
     if (tmp) {
@@ -552,7 +559,7 @@ static void guest_write(const struct opts *o, const struct nn_config *cfg, const
   struct sm_source sm;
   struct nn_mapwrite_gpu *out = calloc(n ? (size_t)n : 1, sizeof *out);
   int n_sm = 0;
-  sm_open(&sm, !strcmp(o->root, "/"), o->no_cuda);
+  sm_open(&sm, !strcmp(o->root, "/"), "the sysfs root is not this machine's", o->no_cuda);
   for (int i = 0; out && i < n; i++) {
     const struct nn_gpu *h = rows[i].host;
     out[i] = (struct nn_mapwrite_gpu){.index = i, .has_bus = 1, .bus = rows[i].pci->bus, .numa = h->numa,
@@ -566,8 +573,7 @@ static void guest_write(const struct opts *o, const struct nn_config *cfg, const
   nn_mapwrite_comment(stdout, "GPU indices follow the guest's PCI bus order: nvidia-smi's order, and CUDA's for");
   nn_mapwrite_comment(stdout, "identical GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID; numa= and host= come from");
   nn_mapwrite_comment(stdout, "the host map, matched through each GPU's root port.");
-  if (!n) nn_mapwrite_comment(stdout, "no NVIDIA GPU found in this guest");
-  else sm_header(stdout, &sm, n_sm, n);
+  sm_header(stdout, &sm, n_sm, n);
   if (cfg->cpu.present) nn_mapwrite_cpu(stdout, cfg->cpu.vendor, cfg->cpu.family, cfg->cpu.model);
   else nn_mapwrite_comment(stdout, "no cpu line in the host map: the plugin will read this guest's /proc/cpuinfo");
   guest_numa_lines(g, rows, n);
@@ -595,6 +601,10 @@ static int run_guest(struct opts *o) {
   for (int i = 0; rows && hp && i < g.n_pcis; i++)
     if (g.pcis[i].is_gpu) bad |= guest_match(&g.pcis[i], cfg, hp, &rows[k++]) != 0;
   if (!rows || !hp) bad = 1;
+  if (!bad && !k) {
+    fprintf(stderr, "nccl-numa discover: no NVIDIA GPU under %s/sys/bus/pci/devices\n", g.root);
+    bad = 1;
+  }
   if (!bad) bad = check_unique(rows, k) != 0;
   if (!bad) guest_write(o, cfg, &g, rows, k, hp);
   free(rows);

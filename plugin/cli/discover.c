@@ -83,10 +83,6 @@ static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_disc
     snprintf(why, why_size, "hwloc gives it no locality");
     return -1;
   }
-  if (d->is_virtual) {
-    snprintf(why, why_size, "the topology is a virtual machine (%s)", d->virtual_why);
-    return -1;
-  }
   if (anc->type == HWLOC_OBJ_MACHINE && d->n_numas > 1) {
     snprintf(why, why_size, "its first non-I/O ancestor is the Machine");
     return -1;
@@ -96,6 +92,10 @@ static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_disc
     hwloc_bitmap_list_asprintf(&list, anc->nodeset);
     snprintf(why, why_size, "its locality covers NUMA nodes %s", list ? list : "?");
     free(list);
+    return -1;
+  }
+  if (d->is_virtual) {   /* one node inside a VM says nothing about the host's sockets */
+    snprintf(why, why_size, "the topology is a virtual machine (%s)", d->virtual_why);
     return -1;
   }
   return hwloc_bitmap_first(anc->nodeset);
