@@ -27,6 +27,8 @@
 #define NN_MAX_FIELDS (NN_MAX_LINE_BYTES / 2 + 2)
 #define NN_QUOTE_MAX 48
 #define NN_HOST_SIDE_MARKER "nccl-numa: host-side mapping"
+#define NN_BUS_SLOTS 4096     /* hash slots for bus ids, 4x NN_MAX_GPUS */
+#define NN_ENV_SLOTS 8192     /* hash slots for env names, 2x NN_MAX_ENVS */
 
 /* ------------------------------------------------------------------ names */
 
@@ -165,10 +167,6 @@ void nn_busid_format(const struct nn_busid *b, char *buf, size_t size) {
     return;
   }
   snprintf(buf, size, "%04x:%02x:%02x.%x", b->domain, b->bus, b->dev, b->func);
-}
-
-static int busid_equal(const struct nn_busid *a, const struct nn_busid *b) {
-  return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev && a->func == b->func;
 }
 
 /* Unsigned decimal with an optional K/M/G/T suffix (powers of 1024).
@@ -341,7 +339,28 @@ struct parser {
   int distinct_nodes;
   int rules_cap, rules_over, envs_cap, envs_over, numas_cap;
   int cpu_line, topo_line, gpu_without_bus;
+  /* first line of each accepted value, so duplicates cost O(1) even in a
+   * hostile 16 MiB file */
+  int index_line[NN_MAX_GPUS];
+  int numa_line[NN_MAX_NUMA_ID + 1];
+  struct bus_slot {
+    uint64_t key;   /* busid_key() + 1; 0 = empty */
+    int line;
+  } bus_tab[NN_BUS_SLOTS], host_tab[NN_BUS_SLOTS];
+  int env_tab[NN_ENV_SLOTS];   /* index into cfg->envs + 1; 0 = empty */
 };
+
+static uint64_t busid_key(const struct nn_busid *b) {
+  return ((uint64_t)b->domain << 16 | (uint64_t)b->bus << 8 | (uint64_t)b->dev << 3 | b->func) + 1;
+}
+
+/* The slot holding `b`, or the empty slot where it would go. */
+static struct bus_slot *bus_slot(struct bus_slot *tab, const struct nn_busid *b) {
+  uint64_t key = busid_key(b);
+  size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52) % NN_BUS_SLOTS;
+  while (tab[i].key && tab[i].key != key) i = (i + 1) % NN_BUS_SLOTS;
+  return &tab[i];
+}
 
 static void perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void perr(struct parser *p, const char *fmt, ...) {
@@ -448,24 +467,38 @@ static int gpu_busid(struct parser *p, const char *key, const char *val, struct 
 static int gpu_check_unique(struct parser *p, const struct nn_gpu *g) {
   int bad = 0;
   char b[16];
-  for (int i = 0; i < p->n_gpus; i++) {
-    const struct nn_gpu *o = &p->gpus[i];
-    if (o->index == g->index) {
-      perr(p, "gpu: duplicate index %d (first on line %d)", g->index, o->line);
-      bad++;
-    }
-    if (g->has_bus && o->has_bus && busid_equal(&o->bus, &g->bus)) {
-      nn_busid_format(&g->bus, b, sizeof b);
-      perr(p, "gpu: duplicate bus id %s (first on line %d)", b, o->line);
-      bad++;
-    }
-    if (g->has_host && o->has_host && busid_equal(&o->host, &g->host)) {
-      nn_busid_format(&g->host, b, sizeof b);
-      perr(p, "gpu: duplicate host id %s (first on line %d)", b, o->line);
-      bad++;
-    }
+  if (g->index >= 0 && p->index_line[g->index]) {
+    perr(p, "gpu: duplicate index %d (first on line %d)", g->index, p->index_line[g->index]);
+    bad++;
+  }
+  const struct bus_slot *o = g->has_bus ? bus_slot(p->bus_tab, &g->bus) : NULL;
+  if (o && o->key) {
+    nn_busid_format(&g->bus, b, sizeof b);
+    perr(p, "gpu: duplicate bus id %s (first on line %d)", b, o->line);
+    bad++;
+  }
+  o = g->has_host ? bus_slot(p->host_tab, &g->host) : NULL;
+  if (o && o->key) {
+    nn_busid_format(&g->host, b, sizeof b);
+    perr(p, "gpu: duplicate host id %s (first on line %d)", b, o->line);
+    bad++;
   }
   return bad;
+}
+
+static void gpu_remember(struct parser *p, const struct nn_gpu *g) {
+  p->index_line[g->index] = g->line;
+  struct bus_slot *s;
+  if (g->has_bus) {
+    s = bus_slot(p->bus_tab, &g->bus);
+    s->key = busid_key(&g->bus);
+    s->line = g->line;
+  }
+  if (g->has_host) {
+    s = bus_slot(p->host_tab, &g->host);
+    s->key = busid_key(&g->host);
+    s->line = g->line;
+  }
 }
 
 static int gpu_count_node(struct parser *p, int node) {
@@ -556,6 +589,7 @@ static void dir_gpu(struct parser *p) {
     return;
   }
   p->gpus[p->n_gpus++] = g;
+  gpu_remember(p, &g);
 }
 
 /* Every index 0..N-1 exactly once; reported at the last gpu line (note 9). */
@@ -592,11 +626,10 @@ static void dir_numa(struct parser *p) {
   int first = (p->nf >= 2 && !strchr(p->f[1], '=')) ? 2 : 1;
   bad += take_keys(p, "numa", first, k, 1);
   struct nn_config *c = p->cfg;
-  for (int i = 0; node >= 0 && i < c->n_numas; i++)
-    if (c->numas[i].node == node) {
-      perr(p, "numa: second line for node %d (first on line %d)", node, c->numas[i].line);
-      bad++;
-    }
+  if (node >= 0 && p->numa_line[node]) {
+    perr(p, "numa: second line for node %d (first on line %d)", node, p->numa_line[node]);
+    bad++;
+  }
   if (!k[0].val) {
     perr(p, "numa: missing cpus=");
     bad++;
@@ -622,8 +655,12 @@ static void dir_numa(struct parser *p) {
   n->node = node;
   n->line = p->line;
   n->cpus = strdup(k[0].val);
-  if (!n->cpus) perr(p, "out of memory");
-  else c->n_numas++;
+  if (!n->cpus) {
+    perr(p, "out of memory");
+    return;
+  }
+  c->n_numas++;
+  p->numa_line[node] = p->line;
 }
 
 /* ------------------------------------------------------------------ cpu */
@@ -810,6 +847,16 @@ static int env_name_ok(const char *s) {
   return 1;
 }
 
+/* The slot holding `name`, or the empty slot where it would go (FNV-1a hash). */
+static int *env_slot(struct parser *p, const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *s = (const unsigned char *)name; *s; s++) h = (h ^ *s) * 16777619u;
+  size_t i = h % NN_ENV_SLOTS;
+  while (p->env_tab[i] && strcmp(p->cfg->envs[p->env_tab[i] - 1].name, name))
+    i = (i + 1) % NN_ENV_SLOTS;
+  return &p->env_tab[i];
+}
+
 static void dir_env(struct parser *p) {
   struct nn_config *c = p->cfg;
   if (p->nf < 2) {
@@ -836,11 +883,11 @@ static void dir_env(struct parser *p) {
          "the real environment)");
     return;
   }
-  for (int i = 0; i < c->n_envs; i++)
-    if (!strcmp(c->envs[i].name, name)) {
-      perr(p, "env: duplicate %s (first on line %d)", name, c->envs[i].line);
-      return;
-    }
+  int *slot = env_slot(p, name);
+  if (*slot) {
+    perr(p, "env: duplicate %s (first on line %d)", name, c->envs[*slot - 1].line);
+    return;
+  }
   if (bad || p->envs_over) return;
   if (c->n_envs >= NN_MAX_ENVS) {
     perr(p, "env: too many env lines (at most %d)", NN_MAX_ENVS);
@@ -861,7 +908,7 @@ static void dir_env(struct parser *p) {
     perr(p, "out of memory");
     return;
   }
-  c->n_envs++;
+  *slot = ++c->n_envs;
 }
 
 static void dir_model(struct parser *p) {
