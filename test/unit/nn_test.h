@@ -35,4 +35,17 @@ static inline void nn_test_remove_file(char *path) {
   free(path);
 }
 
+#ifdef NCCL_NUMA_CONFIG_H
+/* Parses a mapping text that the test knows to be valid (prints problems and fails otherwise). */
+static inline struct nn_config *nn_test_parse(const char *text) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  int rc = nn_config_parse("t.conf", text, strlen(text), NULL, &cfg, &d);
+  for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
+  nn_diag_clear(&d);
+  assert_int_equal(rc, 0);
+  return cfg;
+}
+#endif
+
 #endif

@@ -1,24 +1,13 @@
 /* test_policy.c - compiled decisions equal a naive first-match scan; semantics of choices. */
-#include "nn_test.h"
-
 #include <math.h>
 
 #include "nn_config.h"
+#include "nn_test.h"
 #include "policy.h"
 #include "topology.h"
 
 #define NA NN_ALGO_COUNT
 #define NP NN_PROTO_COUNT
-
-static struct nn_config *parse(const char *text) {
-  struct nn_config *cfg = NULL;
-  struct nn_diag d = {0};
-  int rc = nn_config_parse("t.conf", text, strlen(text), NULL, &cfg, &d);
-  for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
-  nn_diag_clear(&d);
-  assert_int_equal(rc, 0);
-  return cfg;
-}
 
 static void pcie_table(float *t) {
   for (int i = 0; i < NA * NP; i++) t[i] = -1.0f;
@@ -82,7 +71,7 @@ static void test_matches_naive_scan(void **state) {
     char *text = malloc(cap);
     size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
     for (int i = 0; i < n_rules; i++) random_rule(text + len, cap - len, &seed), len = strlen(text);
-    struct nn_config *cfg = parse(text);
+    struct nn_config *cfg = nn_test_parse(text);
     size_t shapes[][2] = {{4, 1}, {8, 1}, {2, 1}, {3, 1}, {16, 2}};
     for (size_t s = 0; s < 5; s++) {
       struct nn_policy *p = nn_policy_compile(cfg, shapes[s][0], shapes[s][1]);
@@ -117,7 +106,7 @@ static void test_apply_semantics(void **state) {
            "rule coll=allgather proto=ll\n"
            "rule coll=broadcast algo=nvls\n"
            "rule coll=broadcast bytes=0-100 proto=ll128\n");
-  struct nn_config *cfg = parse(text);
+  struct nn_config *cfg = nn_test_parse(text);
   struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
   float t[NA * NP];
   int ch = 0;
@@ -184,7 +173,7 @@ static void test_memory_bound(void **state) {
   char *text = malloc(cap);
   size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
   for (int i = 0; i < 256; i++) random_rule(text + len, cap - len, &seed), len = strlen(text);
-  struct nn_config *cfg = parse(text);
+  struct nn_config *cfg = nn_test_parse(text);
   struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
   fprintf(stderr, "256 rules: %zu bytes compiled\n", nn_policy_bytes(p));
   assert_true(nn_policy_bytes(p) <= 64 * 1024);

@@ -1,18 +1,7 @@
 /* test_topology.c - scope of communicators (contract note 12) and the CPU-link verdict (notes 22-23). */
-#include "nn_test.h"
-
 #include "nn_config.h"
+#include "nn_test.h"
 #include "topology.h"
-
-static struct nn_config *parse(const char *text) {
-  struct nn_config *cfg = NULL;
-  struct nn_diag d = {0};
-  int rc = nn_config_parse("t.conf", text, strlen(text), NULL, &cfg, &d);
-  for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
-  nn_diag_clear(&d);
-  assert_int_equal(rc, 0);
-  return cfg;
-}
 
 #define AMD "cpu vendor=AuthenticAMD family=25 model=17\n"
 #define REF AMD \
@@ -21,7 +10,7 @@ static struct nn_config *parse(const char *text) {
 
 static void test_scope_reference(void **state) {
   (void)state;
-  struct nn_config *cfg = parse(REF);
+  struct nn_config *cfg = nn_test_parse(REF);
   assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_INTRA);    /* TP=4: GPUs 0-3 / 4-7 */
   assert_int_equal(nn_topology_scope(cfg, 2, 1), NN_SCOPE_INTRA);
   assert_int_equal(nn_topology_scope(cfg, 1, 1), NN_SCOPE_INTRA);
@@ -37,15 +26,15 @@ static void test_scope_reference(void **state) {
 
 static void test_scope_interleaved_and_single(void **state) {
   (void)state;
-  struct nn_config *cfg = parse(AMD "gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n"
+  struct nn_config *cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n"
                                     "gpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=1\n");
   assert_int_equal(nn_topology_scope(cfg, 2, 1), NN_SCOPE_UNKNOWN);  /* blocks {0,1} straddle */
   assert_int_equal(nn_topology_scope(cfg, 3, 1), NN_SCOPE_CROSS);
   nn_config_free(cfg);
-  cfg = parse(AMD "gpu 0 bus=01:00.0 numa=3\ngpu 1 bus=02:00.0 numa=3\n");
+  cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=3\ngpu 1 bus=02:00.0 numa=3\n");
   assert_int_equal(nn_topology_scope(cfg, 64, 1), NN_SCOPE_INTRA);   /* one NUMA node: always intra */
   nn_config_free(cfg);
-  cfg = parse("rule algo=ring\n");
+  cfg = nn_test_parse("rule algo=ring\n");
   assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_UNKNOWN);  /* no GPUs */
   nn_config_free(cfg);
   assert_int_equal(nn_topology_scope(NULL, 4, 1), NN_SCOPE_UNKNOWN);
@@ -55,7 +44,7 @@ static void test_cpu_kind(void **state) {
   (void)state;
   char *info = nn_test_write_file("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
                                   "model\t\t: 143\nmodel name\t: Xeon\n\nprocessor\t: 1\nvendor_id\t: X\n");
-  struct nn_config *cfg = parse("gpu 0 bus=01:00.0 numa=0\n");
+  struct nn_config *cfg = nn_test_parse("gpu 0 bus=01:00.0 numa=0\n");
   struct nn_cpu_kind cpu;
   char err[256];
   assert_int_equal(nn_topology_cpu_kind(cfg, info, &cpu, err, sizeof err), 0);
@@ -86,7 +75,7 @@ static void test_link_model(void **state) {
 
 static void test_verdict(void **state) {
   (void)state;
-  struct nn_config *cfg = parse(REF);
+  struct nn_config *cfg = nn_test_parse(REF);
   struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, spr = {"GenuineIntel", 6, 207, 0};
   struct nn_topo_verdict v;
   nn_topology_verdict(cfg, &amd, 0, &v);          /* AMD, unknown sm: hazard */
@@ -98,20 +87,20 @@ static void test_verdict(void **state) {
   nn_topology_verdict(cfg, &spr, 120, &v);        /* modelled 40 GB/s */
   assert_int_equal(v.serve, 1);
   nn_config_free(cfg);
-  cfg = parse(REF "topology mode=numa\n");
+  cfg = nn_test_parse(REF "topology mode=numa\n");
   nn_topology_verdict(cfg, &amd, 120, &v);
   assert_int_equal(v.serve, 1);
   nn_config_free(cfg);
-  cfg = parse(REF "topology mode=off\n");
+  cfg = nn_test_parse(REF "topology mode=off\n");
   nn_topology_verdict(cfg, &spr, 90, &v);
   assert_int_equal(v.serve, 0);
   nn_config_free(cfg);
-  cfg = parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=120\ngpu 1 bus=02:00.0 numa=0 sm=120\n");
+  cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=120\ngpu 1 bus=02:00.0 numa=0 sm=120\n");
   nn_topology_verdict(cfg, &amd, 0, &v);          /* one NUMA node: always safe */
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.sm, 120);
   nn_config_free(cfg);
-  cfg = parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=90\ngpu 1 bus=02:00.0 numa=1 sm=120\n");
+  cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=90\ngpu 1 bus=02:00.0 numa=1 sm=120\n");
   assert_int_equal(nn_topology_declared_sm(cfg), -1);
   nn_topology_verdict(cfg, &amd, 0, &v);
   assert_int_equal(v.serve, 0);
@@ -120,7 +109,7 @@ static void test_verdict(void **state) {
 
 static void test_describe_sockets(void **state) {
   (void)state;
-  struct nn_config *cfg = parse(REF);
+  struct nn_config *cfg = nn_test_parse(REF);
   char buf[64];
   nn_topology_describe_sockets(cfg, buf, sizeof buf);
   assert_string_equal(buf, "NUMA0=4 NUMA1=4");
