@@ -447,20 +447,27 @@ static int same_or_both_missing(const char *a, const char *b) {
   return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Every cpu must describe the same CPU kind as the first one. */
+/* Every cpu must describe the same CPU kind as the first one: one message per cpu. */
 static void check_cpu_same_kind(struct tree *t, xmlNodePtr n, const char *numaid) {
   static const char *const keys[] = {"arch", "vendor", "familyid", "modelid", NULL};
   if (!t->first_cpu) {
     t->first_cpu = n;
     return;
   }
+  char diff[400] = "";
+  size_t used = 0;
   for (int k = 0; keys[k]; k++) {
     const char *a = attr(t->first_cpu, keys[k]), *b = attr(n, keys[k]);
-    if (!same_or_both_missing(a, b))
-      rep_add(t->rep, line_of(n), 0, "cpu numaid=%s has %s '%s' but the cpu at line %d has '%s': "
-              "every cpu must carry the same arch, vendor, familyid and modelid", numaid, keys[k],
-              b ? b : "(none)", line_of(t->first_cpu), a ? a : "(none)");
+    if (same_or_both_missing(a, b) || used >= sizeof diff) continue;
+    int w = snprintf(diff + used, sizeof diff - used, "%s%s %s%.32s%s vs %s%.32s%s", used ? ", " : "",
+                     keys[k], b ? "'" : "", b ? b : "none", b ? "'" : "", a ? "'" : "",
+                     a ? a : "none", a ? "'" : "");
+    if (w > 0) used += (size_t)w;
   }
+  if (used)
+    rep_add(t->rep, line_of(n), 0, "cpu numaid=%s differs from the cpu at line %d (%s): every cpu "
+            "must carry the same arch, vendor, familyid and modelid", numaid, line_of(t->first_cpu),
+            diff);
 }
 
 static void check_cpu_kind(struct tree *t, xmlNodePtr n, const char *id) {
@@ -710,6 +717,7 @@ int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
   }
   if (scan_bytes(buf, len, rep)) {
     struct scan c = {.s = buf, .n = len, .line = 1, .rep = rep};
+    if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) c.i = 3;   /* reported by scan_bytes */
     scan_markup(&c);
     if (!c.doctype && (memmem(buf, len, "<!DOCTYPE", 9) || memmem(buf, len, "<!ENTITY", 8))) {
       /* Hidden from the scan (in a comment, say): still never handed to libxml2. */
