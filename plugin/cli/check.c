@@ -316,12 +316,18 @@ static void section_mapping(struct ctx *c) {
     mapping_vs_machine(c);
     return;
   }
+  char ids[512] = "";
+  int n = 0;
   for (int i = 0; i < c->g.n_pcis; i++) {
     char id[32];
+    size_t len = strlen(ids);
     if (!c->g.pcis[i].is_gpu || c->g.pcis[i].numa_node >= 0) continue;
     nn_busid_format(&c->g.pcis[i].bus, id, sizeof id);
-    problem(c, STEP_DISCOVER, "GPU %s: numa_node is -1 and no valid mapping gives its socket", id);
+    if (n++ < 4) snprintf(ids + len, sizeof ids - len, "%s%s", len ? " " : "", id);
   }
+  if (n)
+    problem(c, STEP_DISCOVER, "%d GPU%s with numa_node -1 (%s%s) and no valid mapping to give %s socket", n,
+            n == 1 ? "" : "s", ids, n > 4 ? " ..." : "", n == 1 ? "its" : "their");
 }
 
 /* ---- the socket-link hazard ---- */
@@ -343,7 +349,7 @@ static void judge(struct ctx *c, const char *seen_as, int nodes, const struct nn
   sm_text(sm, smt, sizeof smt);
   fprintf(c->out, "  NCCL will see: %s\n", seen_as);
   if (nodes < 2) {
-    fprintf(c->out, "  GPUs under %d CPU node: no socket-link hazard\n", nodes);
+    fprintf(c->out, "  GPUs under one CPU node: no socket-link hazard\n");
     return;
   }
   double link = nn_topology_cpu_link_gbps(cpu), floor = nn_topology_search_floor_gbps(sm);

@@ -122,24 +122,29 @@ void nn_pve_pciid_format(const struct nn_pve_pciid *id, char *buf, size_t size) 
     snprintf(buf, size, "%04x:%02x:%02x", id->bus.domain, id->bus.bus, id->bus.dev);
 }
 
-/* Parses a `;` list of ids into ids[]; returns the count or -1 with the bad id in err. */
+/* Parses a `;` list of ids into ids[]; returns the count or -1 with the problem in bad. */
 static int parse_id_list(const char *list, struct nn_pve_pciid *ids, char *bad, size_t bad_size) {
-  char copy[LINE_MAX_BYTES];
   int n = 0;
-  snprintf(copy, sizeof copy, "%s", list);
-  for (char *save = NULL, *tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+  for (const char *p = list;; p++) {
+    size_t len = strcspn(p, ";");
+    char tok[64];
+    if (len == 0) {
+      snprintf(bad, bad_size, "empty id in the list '%.64s'", list);
+      return -1;
+    }
     if (n == NN_PVE_MAX_IDS) {
       snprintf(bad, bad_size, "more than %d ids in one list", NN_PVE_MAX_IDS);
       return -1;
     }
-    if (nn_pve_pciid_parse(tok, &ids[n])) {
+    snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
+    if (len >= sizeof tok || nn_pve_pciid_parse(tok, &ids[n])) {
       snprintf(bad, bad_size, "'%.64s' is not a PCI id ([dddd:]bb:dd[.f])", tok);
       return -1;
     }
     n++;
+    p += len;
+    if (!*p) return n;
   }
-  if (n == 0) snprintf(bad, bad_size, "empty id list");
-  return n ? n : -1;
 }
 
 /* Splits "k=v,k=v" in place; calls `fn` per item. The first item may lack "k="
