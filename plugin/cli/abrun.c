@@ -592,12 +592,15 @@ static int ab_arms(struct nn_rundir *rd, const struct ab_cli *c, int *gpus) {
       fprintf(stderr, "nccl-numa ab: --arm takes NAME=CONFIGFILE, not '%s'\n", c->arms[i]);
       return -1;
     }
-    size_t n = (size_t)(eq - c->arms[i]);
-    if (n == 4 && !strncmp(c->arms[i], "numa", 4)) have_numa = 1;
-    if (add_numa_arm(rd, c->arms[i], n, eq + 1, gpus)) return -1;
+    if (eq - c->arms[i] == 4 && !strncmp(c->arms[i], "numa", 4)) have_numa = 1;
   }
+  /* order of the arms in every repeat: stock, numa (--config), then each --arm */
   if (!have_numa && (c->config || !c->n_arms))
     if (add_numa_arm(rd, "numa", 4, c->config, gpus)) return -1;
+  for (int i = 0; i < c->n_arms; i++) {
+    const char *eq = strchr(c->arms[i], '=');
+    if (add_numa_arm(rd, c->arms[i], (size_t)(eq - c->arms[i]), eq + 1, gpus)) return -1;
+  }
   return 0;
 }
 

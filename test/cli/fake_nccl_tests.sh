@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Stand-in for an nccl-tests binary (all_reduce_perf, ...), written for nccl-numa's
+# tests: it prints the real text format with SYNTHETIC numbers and records the
+# environment it was given. Symlink it as <coll>_perf. Knobs (environment):
+#   FAKE_LOG_DIR    where each run records its environment (run-N.env) and one
+#                   line "N COLL ARMTAG" in order.log (required)
+#   FAKE_NCCL_CODE  NCCL version code printed in the header (default 22809)
+#   FAKE_MODEL      ab (default) or calibrate: how times depend on the environment
+set -u
+coll=$(basename "$0"); coll=${coll%_perf}
+b=8 e=8 f=2 g=1 n=20 w=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    -b) b=$2; shift ;; -e) e=$2; shift ;; -f) f=$2; shift ;; -g) g=$2; shift ;;
+    -n) n=$2; shift ;; -w) w=$2; shift ;;
+  esac
+  shift
+done
+tobytes() { local v=$1; case $v in *K) echo $(( ${v%K} * 1024 ));; *M) echo $(( ${v%M} * 1048576 ));; *G) echo $(( ${v%G} * 1073741824 ));; *) echo "$v";; esac; }
+b=$(tobytes "$b"); e=$(tobytes "$e")
+code=${FAKE_NCCL_CODE:-22809}
+log=${FAKE_LOG_DIR:?FAKE_LOG_DIR must be set}
+mkdir -p "$log"
+# the arm, as the environment shows it
+tag=stock
+[ -n "${NCCL_NUMA_CONFIG:-}" ] && tag="numa:$(basename "$NCCL_NUMA_CONFIG")"
+[ -n "${NCCL_ALGO:-}" ] && tag="forced:${NCCL_ALGO}.${NCCL_PROTO:-}"
+if [ "${NCCL_DEBUG:-}" = VERSION ]; then tag="probe"; fi
+seq=$(( $(cat "$log/count" 2>/dev/null || echo 0) + 1 )); echo $seq > "$log/count"
+env > "$log/run-$seq.env"
+echo "$seq $coll $tag" >> "$log/order.log"
+# repeat index of this arm and collective: the same jitter pattern for every arm
+key=$(echo "$coll-$tag" | tr -c 'A-Za-z0-9._\n-' '_')
+rep=$(( $(cat "$log/rep-$key" 2>/dev/null || echo 0) + 1 )); echo $rep > "$log/rep-$key"
+
+if [ "${FAKE_MODEL:-ab}" = calibrate ] && [ "$tag" = "forced:tree.ll128" ]; then
+  echo "fakehost:1:1 [0] NCCL WARN Error : no algorithm/protocol available for function $coll"
+  exit 3
+fi
+echo "# nccl-tests version 2.17.6 nccl-headers=$code nccl-library=$code"
+echo "# Collective test starting: ${coll}_perf"
+echo "# nThread 1 nGpus $g minBytes $b maxBytes $e step: $f(factor) warmup iters: $w iters: $n agg iters: 1 validation: 1 graph: 0 unalign: 0"
+echo "#"
+echo "# Using devices"
+for ((r = 0; r < g; r++)); do
+  printf "#  Rank %2d Group  0 Pid  %5d on   fakehost device %2d [0000:%02x:00] NVIDIA SYNTHETIC GPU\n" $r $$ $r $((r + 1))
+done
+[ "${NCCL_DEBUG:-}" = VERSION ] && echo "NCCL version $((code / 10000)).$(((code % 10000) / 100)).$((code % 100))+cuda13.0"
+echo "#"
+echo "#                                                              out-of-place                       in-place"
+echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)"
+echo "fakehost:1:2 [0] NCCL INFO Channel 00/02 : 0 1"
+awk -v b="$b" -v e="$e" -v f="$f" -v tag="$tag" -v coll="$coll" -v rep="$rep" -v model="${FAKE_MODEL:-ab}" '
+function t_ab(s) {
+  t = 20 + s / 1000
+  if (tag ~ /^numa:a/ && s <= 512) t = 15 + s / 1000          # arm numa: faster at small sizes
+  return t
+}
+function t_cal(s,   a) {
+  a = substr(tag, 8)
+  if (a == "ring.ll") return 10 + s / 100
+  if (a == "ring.simple") return 30 + s / 1000
+  if (a == "tree.simple") return (s >= 32768 && s <= 131072) ? 30 + s / 1000 : 50 + s / 500
+  if (a == "tree.ll") return 12 + s / 100
+  return 1.0                                                  # ll128: fast but wrong
+}
+BEGIN {
+  for (s = b; s <= e; s *= f) {
+    t = (model == "calibrate") ? t_cal(s) : t_ab(s)
+    t += (rep - 2) * 0.05                                     # repeats 1,2,3: -0.05, 0, +0.05
+    wrong = 0
+    if (model == "calibrate" && tag ~ /ll128/) wrong = 5
+    if (model == "ab" && tag ~ /^numa:off/ && coll == "all_gather" && s == 32768) wrong = 2
+    printf "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n", s, s / 4, "float", "sum", -1, t, s / t / 1000, s / t / 1000, wrong, t, s / t / 1000, s / t / 1000, 0
+    if (s == e) break
+  }
+}'
+echo "# Out of bounds values : 0 OK"
+echo "# Avg bus bandwidth    : 1.0"
+echo "#"
+echo "# Collective test concluded: ${coll}_perf"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# nccl-numa exec / env: the child sees exactly the parent's environment plus
+# NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN (absolute .so) and NCCL_NUMA_CONFIG (absolute mapping).
+set -u
+cd "$(dirname "$0")/../.."
+CLI=$(readlink -f "${NN_BUILD:-build}/nccl-numa")
+SO=$(readlink -f "${NN_BUILD:-build}/libnccl-tuner-numa.so")
+[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
+T=$(mktemp -d /tmp/nn-exec-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+D="$T/it's a dir"
+mkdir -p "$D"
+printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n' > "$D/m.conf"
+CFG=$(readlink -f "$D/m.conf")
+clean() { grep -v '^_=' | sort; }
+
+unset NCCL_TUNER_PLUGIN NCCL_ENV_PLUGIN NCCL_NUMA_CONFIG NCCL_TOPO_FILE
+export NN_MARK=here
+(cd "$D" && env) | clean > "$T/parent"
+(cd "$D" && "$CLI" exec --config m.conf -- env) | clean > "$T/child"
+check "exec: child = parent + exactly three variables" \
+  "[ \"\$(diff '$T/parent' '$T/child' | grep '^[<>]' | sort | tr '\n' '|')\" = \"> NCCL_ENV_PLUGIN=$SO|> NCCL_NUMA_CONFIG=$CFG|> NCCL_TUNER_PLUGIN=$SO|\" ]"
+check "exec: relative --config made absolute" "grep -qx \"NCCL_NUMA_CONFIG=$CFG\" '$T/child'"
+
+NCCL_TUNER_PLUGIN=other NCCL_NUMA_CONFIG="$CFG" "$CLI" exec -- env | clean > "$T/child2"
+check "exec: config from NCCL_NUMA_CONFIG, old plugin value replaced" \
+  "grep -qx \"NCCL_TUNER_PLUGIN=$SO\" '$T/child2' && grep -qx \"NCCL_NUMA_CONFIG=$CFG\" '$T/child2' && [ \$(grep -c '^NCCL_TUNER_PLUGIN=' '$T/child2') -eq 1 ]"
+
+"$CLI" exec --config "$CFG" -- sh -c 'exit 7'
+check "exec: the command's exit code is returned" "[ $? -eq 7 ]"
+"$CLI" exec --config "$CFG" -- /nonexistent/cmd 2>/dev/null
+check "exec: missing command gives 127" "[ $? -eq 127 ]"
+"$CLI" exec --config "$CFG" >/dev/null 2>&1
+check "exec: no command is a usage error" "[ $? -eq 2 ]"
+printf 'gpu 0 bus=01:00.0 numa=0\nbogus line\n' > "$T/bad.conf"
+"$CLI" exec --config "$T/bad.conf" -- touch "$T/ran" 2>"$T/err"
+check "exec: invalid mapping refused, command not run" "[ $? -eq 1 ] && [ ! -e '$T/ran' ] && grep -q 'bad.conf:2' '$T/err'"
+"$CLI" exec --config "$T/none.conf" -- true 2>/dev/null
+check "exec: missing mapping refused" "[ $? -eq 1 ]"
+cp "$SO" "$T/copy.so"
+"$CLI" exec --config "$CFG" --plugin "$T/copy.so" -- env | clean > "$T/child3"
+check "exec: --plugin PATH used for both plugin variables" \
+  "grep -qx 'NCCL_TUNER_PLUGIN=$T/copy.so' '$T/child3' && grep -qx 'NCCL_ENV_PLUGIN=$T/copy.so' '$T/child3'"
+
+"$CLI" env --config "$CFG" > "$T/exports"
+check "env: three export lines" "[ \$(grep -c '^export NCCL_' '$T/exports') -eq 3 ] && [ \$(wc -l < '$T/exports') -eq 3 ]"
+(cd "$D" && eval "$(cat "$T/exports")" && env) | clean > "$T/child4"
+check "env: eval'd lines give what exec gives (quotes survive)" "diff -q '$T/child' '$T/child4' >/dev/null"
+"$CLI" env --config "$T/bad.conf" >/dev/null 2>&1
+check "env: invalid mapping exit 1" "[ $? -eq 1 ]"
+"$CLI" env --bogus >/dev/null 2>&1
+check "env: unknown option exit 2" "[ $? -eq 2 ]"
+
+[ $fails -eq 0 ] && echo "all exec/env checks passed" || echo "$fails check(s) failed"
+[ $fails -eq 0 ]
