@@ -154,6 +154,8 @@ int nn_proto_from_name(const char *s);   /* -2 when unknown */
 #define NN_MAX_CPU 4095              /* highest CPU number a `numa cpus=` list may name */
 #define NN_CPUMASK_WORDS ((NN_MAX_CPU + 1) / 32)
 #define NN_MAX_AFFINITY_CHARS 255    /* NCCL's limit on an XML attribute value */
+/* A comment line containing this text marks a host-side mapping (sets cfg->host_side). */
+#define NN_CONFIG_HOST_SIDE_MARKER "nccl-numa: host-side mapping"
 
 /* "any"/"intra"/"cross" (rule values; -2 when unknown), and topology modes. */
 int nn_scope_from_name(const char *s);

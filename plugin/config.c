@@ -26,7 +26,6 @@
 #define NN_MAX_ENVS 4096
 #define NN_MAX_FIELDS (NN_MAX_LINE_BYTES / 2 + 2)
 #define NN_QUOTE_MAX 48
-#define NN_HOST_SIDE_MARKER "nccl-numa: host-side mapping"
 #define NN_BUS_SLOTS 4096     /* hash slots for bus ids, 4x NN_MAX_GPUS */
 #define NN_ENV_SLOTS 8192     /* hash slots for env names, 2x NN_MAX_ENVS */
 
@@ -517,8 +516,8 @@ static int gpu_keys(struct parser *p, struct kv *k, struct nn_gpu *g) {
   int host_side = p->opts && (p->opts->flags & NN_PARSE_HOST_SIDE);
   int bad = 0;
   if (k[0].val) {
-    g->has_bus = 1;
-    bad += gpu_busid(p, "bus", k[0].val, &g->bus) != 0;
+    if (gpu_busid(p, "bus", k[0].val, &g->bus) == 0) g->has_bus = 1;  /* unset: no false duplicate */
+    else bad++;
   } else if (!host_side) {
     p->gpu_without_bus++;
     perr(p, "gpu: missing bus=%s", p->cfg->host_side ?
@@ -533,8 +532,8 @@ static int gpu_keys(struct parser *p, struct kv *k, struct nn_gpu *g) {
     bad++;
   }
   if (k[2].val) {
-    g->has_host = 1;
-    bad += gpu_busid(p, "host", k[2].val, &g->host) != 0;
+    if (gpu_busid(p, "host", k[2].val, &g->host) == 0) g->has_host = 1;  /* unset: no false duplicate */
+    else bad++;
   } else if (host_side) {
     perr(p, "gpu: missing host= (a host-side mapping needs it)");
     bad++;
@@ -579,7 +578,7 @@ static void dir_gpu(struct parser *p) {
   bad += take_keys(p, "gpu", first, k, NN_COUNT_OF(k));
   bad += gpu_keys(p, k, &g);
   if (g.index >= 0) bad += gpu_check_unique(p, &g);
-  if (g.numa >= 0 && gpu_count_node(p, g.numa)) bad++;
+  if (!bad && gpu_count_node(p, g.numa)) bad++;   /* only accepted lines count */
   if (bad) {
     p->gpu_line_errors++;
     return;
@@ -968,7 +967,7 @@ static const struct {
 };
 
 static void comment_line(struct parser *p, const char *s, size_t len) {
-  static const char marker[] = NN_HOST_SIDE_MARKER;
+  static const char marker[] = NN_CONFIG_HOST_SIDE_MARKER;
   if (len >= sizeof marker - 1 && memmem(s, len, marker, sizeof marker - 1))
     p->cfg->host_side = 1;
 }

@@ -347,6 +347,17 @@ static void test_numa_limits(void **state) {
   nn_config_free(c);
   len += (size_t)snprintf(buf + len, cap - len, "gpu 64 bus=ff:00.0 numa=5\n");
   expect_err(buf, 65, "at most 64 distinct NUMA nodes");
+  /* a rejected line does not use up a node: 63 nodes, a bad line on a new node, then
+   * a good line on another new node gives the bad line's error only */
+  len = 0;
+  for (int i = 0; i < 63; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "gpu %d bus=%02x:00.0 numa=%d\n", i, i, 1023 - i);
+  len += (size_t)snprintf(buf + len, cap - len, "gpu 63 bus=zz numa=5\ngpu 64 bus=fe:00.0 numa=6\n");
+  struct nn_diag d = {0};
+  assert_int_equal(nn_config_parse(NAME, buf, len, NULL, NULL, &d), -1);
+  assert_int_equal(d.n, 1);
+  assert_true(has_msg(&d, NAME ":64: ", "gpu: bad bus id 'zz'"));
+  nn_diag_clear(&d);
   free(buf);
 }
 
