@@ -1,6 +1,7 @@
 /* test_topo_xml.c - the generated NCCL topology XML and the CPU-list conversion. */
 #include "nn_test.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <libxml/parser.h>
@@ -383,8 +384,42 @@ static void test_libxml_missing(void **state) {
   assert_int_equal(nn_topo_xml_available(err, sizeof err), 0);
 }
 
+struct gen_arg {
+  const struct fixture *f;
+  char *xml;
+};
+
+static void *gen_thread(void *p) {
+  struct gen_arg *a = p;
+  char err[256];
+  size_t len;
+  if (nn_topo_xml_generate(&a->f->cfg, &a->f->cpu, NULL, &a->xml, &len, err, sizeof err)) a->xml = NULL;
+  return NULL;
+}
+
+/* NCCL asks from several threads at once: every thread gets the same bytes. */
+static void test_concurrent_generation(void **state) {
+  (void)state;
+  struct fixture f;
+  fixture_init(&f, 1);
+  enum { N = 8 };
+  pthread_t th[N];
+  struct gen_arg args[N];
+  for (int i = 0; i < N; i++) {
+    args[i] = (struct gen_arg){.f = &f};
+    assert_int_equal(pthread_create(&th[i], NULL, gen_thread, &args[i]), 0);
+  }
+  for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < N; i++) {
+    assert_non_null(args[i].xml);
+    assert_string_equal(args[i].xml, args[0].xml);
+  }
+  for (int i = 0; i < N; i++) free(args[i].xml);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_concurrent_generation),   /* first: it races the one-time load */
     cmocka_unit_test(test_cpumap_cases),
     cmocka_unit_test(test_cpumap_widest),
     cmocka_unit_test(test_cpumap_errors),
