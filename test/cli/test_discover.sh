@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `nccl-numa discover` on bare metal / a host: hwloc XML fixtures (exact output), the
+# VM case with unknown locality, --allow-unknown/--assume-numa, usage errors.
+# The real hwloc exports are test_discover_real.sh.
+# NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+fix=$root/test/fixtures/hwloc
+[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SOURCE_DATE_EPOCH=0
+unset HWLOC_XMLFILE
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
+expect() {   # expect NAME WANT_RC WANT_STDOUT
+  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
+  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
+  echo "ok $1"
+}
+expect_err() {   # expect_err NAME LINE: stderr must contain LINE
+  if grep -qF -- "$2" "$tmp/err"; then echo "ok $1"; else fail "$1: stderr lacks '$2' (got: $err)"; fi
+}
+
+cd "$fix"
+run --xml 2s-8gpu-interleaved.xml
+expect "two sockets, bus order interleaving them" 0 "# nccl-numa discover: on bare-metal-8gpu, from hwloc XML 2s-8gpu-interleaved.xml, 1970-01-01T00:00:00Z
+# GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical
+# GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.
+# sm= left out: the CUDA driver cannot tell (--no-cuda)
+cpu vendor=GenuineIntel family=6 model=143
+numa 0 cpus=0-7,16-23
+numa 1 cpus=8-15,24-31
+gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0
+gpu 1 bus=0000:21:00.0 numa=1 host=0000:21:00.0
+gpu 2 bus=0000:41:00.0 numa=0 host=0000:41:00.0
+gpu 3 bus=0000:61:00.0 numa=1 host=0000:61:00.0
+gpu 4 bus=0000:81:00.0 numa=0 host=0000:81:00.0
+gpu 5 bus=0000:a1:00.0 numa=1 host=0000:a1:00.0
+gpu 6 bus=0000:c1:00.0 numa=0 host=0000:c1:00.0
+gpu 7 bus=0000:e1:00.0 numa=1 host=0000:e1:00.0"
+printf '%s\n' "$out" >"$tmp/bare.conf"
+timeout 30 "$cli" check-config "$tmp/bare.conf" >/dev/null 2>&1 && echo "ok output passes check-config" \
+  || fail "discover output rejected by check-config: $("$cli" check-config "$tmp/bare.conf" 2>&1)"
+
+# HWLOC_XMLFILE is honoured as well; without the CUDA driver sm= is left out and the header says why.
+HWLOC_XMLFILE=$fix/epyc-ref-host.xml timeout 30 "$cli" discover >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
+expect "HWLOC_XMLFILE, reference host" 0 "# nccl-numa discover: on pve1, from hwloc XML $fix/epyc-ref-host.xml (HWLOC_XMLFILE), 1970-01-01T00:00:00Z
+# GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical
+# GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.
+# sm= left out: the CUDA driver cannot tell (the topology is not this machine's)
+cpu vendor=AuthenticAMD family=25 model=17
+numa 0 cpus=0-7,16-23
+numa 1 cpus=8-15,24-31
+gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0
+gpu 1 bus=0000:11:00.0 numa=0 host=0000:11:00.0
+gpu 2 bus=0000:61:00.0 numa=0 host=0000:61:00.0
+gpu 3 bus=0000:71:00.0 numa=0 host=0000:71:00.0
+gpu 4 bus=0000:81:00.0 numa=1 host=0000:81:00.0
+gpu 5 bus=0000:91:00.0 numa=1 host=0000:91:00.0
+gpu 6 bus=0000:e1:00.0 numa=1 host=0000:e1:00.0
+gpu 7 bus=0000:f1:00.0 numa=1 host=0000:f1:00.0"
+
+run --xml vm-gpus-under-machine.xml
+expect "VM: GPUs under the Machine -> exit 1, nothing on stdout" 1 ""
+for b in 01 02 03 04; do
+  expect_err "VM: GPU $b named" "nccl-numa discover: GPU 0000:$b:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine"
+done
+expect_err "VM: advice" "run discover where the sockets are visible: on bare metal, or on the"
+
+run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 02:00.0=1
+expect "allow-unknown without a value for every GPU" 1 ""
+expect_err "allow-unknown: unlisted GPU named" "GPU 0000:03:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine (and no --assume-numa for it)"
+
+run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 02:00.0=1 \
+    --assume-numa 03:00.0=0 --assume-numa 04:00.0=0
+expect "allow-unknown with the user's word" 0 "# nccl-numa discover: on vm-guest, from hwloc XML vm-gpus-under-machine.xml, 1970-01-01T00:00:00Z
+# GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical
+# GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.
+# sm= left out: the CUDA driver cannot tell (--no-cuda)
+cpu vendor=AuthenticAMD family=25 model=17
+numa 0 cpus=0-3,8-11
+numa 1 cpus=4-7,12-15
+gpu 0 bus=0000:01:00.0 numa=1 host=0000:01:00.0   # numa= assumed by the user (--assume-numa)
+gpu 1 bus=0000:02:00.0 numa=1 host=0000:02:00.0   # numa= assumed by the user (--assume-numa)
+gpu 2 bus=0000:03:00.0 numa=0 host=0000:03:00.0   # numa= assumed by the user (--assume-numa)
+gpu 3 bus=0000:04:00.0 numa=0 host=0000:04:00.0   # numa= assumed by the user (--assume-numa)"
+
+run --xml 2s-8gpu-interleaved.xml --allow-unknown --assume-numa 01:00.0=1
+expect "assume-numa contradicting hwloc" 1 ""
+expect_err "contradiction named" "GPU 0000:01:00.0: --assume-numa says 1 but hwloc places it on NUMA node 0"
+run --xml 2s-8gpu-interleaved.xml --allow-unknown --assume-numa 55:00.0=1
+expect "assume-numa for no GPU" 1 ""
+expect_err "stray assumption named" "--assume-numa 0000:55:00.0: no such GPU"
+
+run --xml no-gpu.xml
+expect "no GPU -> exit 1" 1 ""
+expect_err "no GPU said" "no NVIDIA GPU (vendor 0x10de, class 0x03xx) in hwloc XML no-gpu.xml"
+
+run --xml missing.xml
+expect "missing XML" 1 ""
+expect_err "missing XML named" "missing.xml: hwloc cannot use this XML file"
+
+for args in "--assume-numa 01:00.0=1" "--assume-numa nonsense" "--guest" "--host-map x" "--node pve1" "--bogus" "extra"; do
+  # shellcheck disable=SC2086
+  run $args
+  [ "$rc" -eq 2 ] && echo "ok usage error: $args" || fail "usage error '$args': exit $rc"
+done
+timeout 10 "$cli" discover --help | grep -q -- "--proxmox-vm" && echo "ok --help" || fail "--help"
+
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "all passed"

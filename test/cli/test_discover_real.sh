@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `nccl-numa discover` on real hwloc exports (CI only): ../shared/fixtures/hwloc relative to
+# the repository root, read from there, never copied; skipped when absent.
+# NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+fix=$root/test/fixtures/hwloc
+[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export SOURCE_DATE_EPOCH=0
+unset HWLOC_XMLFILE
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
+expect() {   # expect NAME WANT_RC WANT_STDOUT
+  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
+  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
+  echo "ok $1"
+}
+expect_err() {   # expect_err NAME LINE: stderr must contain LINE
+  if grep -qF -- "$2" "$tmp/err"; then echo "ok $1"; else fail "$1: stderr lacks '$2' (got: $err)"; fi
+}
+
+# CI only: the real hwloc exports (never copied into the repository).
+shared=$root/../shared/fixtures/hwloc
+if [ ! -d "$shared" ]; then
+  echo "skipped: $shared absent (the real hwloc exports exist only in CI)"
+  exit 77
+fi
+run --xml "$shared/24em64t-2n6c2t-pci.xml"
+[ "$rc" -eq 0 ] && grep -qx "gpu 0 bus=0000:06:00.0 numa=0 host=0000:06:00.0" "$tmp/out" \
+  && grep -qx "gpu 1 bus=0000:11:00.0 numa=1 host=0000:11:00.0" "$tmp/out" \
+  && grep -qx "gpu 2 bus=0000:14:00.0 numa=1 host=0000:14:00.0" "$tmp/out" \
+  && grep -qx "# no cpu line: the topology does not name the CPU vendor (the plugin falls back to /proc/cpuinfo)" "$tmp/out" \
+  && echo "ok real export 24em64t" || fail "real export 24em64t: $out $err"
+for f in "$shared"/*.xml; do
+  run --xml "$f"
+  want=$(grep -c 'pci_type="03[0-9a-f][0-9a-f] \[10de:' "$f")
+  got=$(grep -c '^gpu ' "$tmp/out")
+  bad=$(awk '/^numa /{n[$2]=1} /^gpu /{split($4,a,"="); if (!(a[2] in n)) print}' "$tmp/out")
+  printf '%s\n' "$out" >"$tmp/real.conf"
+  if [ "$rc" -ne 0 ] || [ "$got" -ne "$want" ] || [ -n "$bad" ]; then
+    fail "real export $(basename "$f"): exit $rc, $got gpu lines for $want NVIDIA GPUs, lines without numa: $bad"
+  elif ! timeout 30 "$cli" check-config "$tmp/real.conf" >/dev/null 2>&1; then
+    fail "real export $(basename "$f"): output rejected: $("$cli" check-config "$tmp/real.conf" 2>&1 | head -3)"
+  else
+    echo "ok real export $(basename "$f"): $got GPUs"
+  fi
+done
+
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "all passed"
