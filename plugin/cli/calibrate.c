@@ -147,7 +147,8 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
       const struct nn_arm *w = &rd->arms[win[i]];
       bytes_text(sz[i], lo, sizeof lo);
       bytes_text(j + 1 < n ? sz[j + 1] - 1 : sz[j], hi, sizeof hi);
-      fprintf(out, "# %s %s..%s: %s%s\n", coll, a, b, why[i], j > i ? " (first size)" : "");
+      fprintf(out, "# %s %s%s%s: %s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "", why[i],
+              j > i ? " (at the first size)" : "");
       fprintf(out, "rule coll=%s bytes=%s-%s", rc, lo, hi);
       if (ranks > 0) fprintf(out, " ranks=%d nodes=1", ranks);
       if (scope) fprintf(out, " scope=%s", scope);
@@ -342,7 +343,13 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
   }
   if (nn_ab_rundir_create(rd, c->out, "calibrate", argc, argv)) return NN_EXIT_INVALID;
   if (nn_ab_execute(rd, o) < 0) return NN_EXIT_INVALID;
-  return 0;
+  /* read back what was recorded: the same path as --from */
+  char *path = strdup(rd->path);
+  nn_rundir_free(rd);
+  int rc = path ? nn_rundir_read(path, rd, err, sizeof err) : -1;
+  if (rc) fprintf(stderr, "nccl-numa calibrate: %s\n", path ? err : "out of memory");
+  free(path);
+  return rc ? NN_EXIT_INVALID : 0;
 }
 
 /* Scope for the rules from the mapping, or NULL (unknown / no mapping). */
