@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+__attribute__((format(printf, 4, 0)))
 static void emit(nn_ncclDebugLogger_t logger, int level, unsigned long flags, const char *fmt,
                  va_list ap) {
   char msg[1024];

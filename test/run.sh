@@ -37,6 +37,11 @@ for t in build/asan/test/test_*; do run_case "asan/$(basename "$t")" "$t"; done
 run_case asan/abi-conformance build/asan/tools/abi_conformance build/asan/libnccl-tuner-numa.so
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
+# The same sources must stay -Werror clean with clang.
+if command -v clang >/dev/null; then
+  run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD=build/clang all unit-bins tools
+fi
+
 build tsan BUILD=build/tsan SAN=thread OPT="-O1 -g" build/tsan/libnccl-tuner-numa.so build/tsan/tools/concurrency
 run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/concurrency build/tsan/libnccl-tuner-numa.so 32
 
