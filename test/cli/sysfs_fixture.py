@@ -51,7 +51,7 @@ def write(path, content, mode="w"):
 
 def add_device(root, chain, vendor, cls, numa):
     name = chain.split("/")[-1]
-    domain, bus = name.split(":")[0], "00"
+    domain, bus = chain.split("/")[0].split(":")[:2]      # the root bus the chain starts on
     rel = "devices/pci%s:%s/%s" % (domain, bus, chain)
     d = os.path.join(root, "sys", rel)
     write(os.path.join(d, "vendor"), "%s\n" % vendor)

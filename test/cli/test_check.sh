@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# `nccl-numa check` on fake machines built at run time (sysfs trees, cpuinfo, mappings,
+# topology files): the exact report for a good guest and for a bare-metal AMD host that hits
+# NCCL's socket-link hazard, then one case per problem, each with its message and exit 1.
+# NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
+command -v python3 >/dev/null || { echo "skipped: python3 is needed to build the sysfs fixtures"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset NCCL_TOPO_FILE NCCL_NUMA_CONFIG
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { timeout 30 "$cli" check --no-cuda "$@" >"$tmp/out" 2>&1; rc=$?; out=$(cat "$tmp/out"); }
+tree() { rm -rf "$1"; python3 "$root/test/cli/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"; }
+cpuinfo() {   # cpuinfo ROOT VENDOR FAMILY MODEL
+  mkdir -p "$1/proc"
+  printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\n\n' "$2" "$3" "$4" >"$1/proc/cpuinfo"
+}
+has_problem() {   # has_problem NAME TEXT: exit 1 and a PROBLEM line containing TEXT
+  if [ "$rc" -eq 1 ] && grep -F -- "  PROBLEM: " "$tmp/out" | grep -qF -- "$2"; then echo "ok $1"
+  else fail "$1: exit $rc, no problem '$2' in:"; cat "$tmp/out"; fi
+}
+
+# The reference guest (8 GPUs, numa_node -1, one NUMA node) and its good mapping.
+guest=$tmp/guest
+{ for i in 0 1 2 3; do echo "port 0000:00:10.$i portnum=$((i + 5))"; echo "port 0000:00:1c.$i portnum=$((i + 1))"; done
+  for i in 1 2 3 4 5 6 7 8; do echo "dev 0000:00:1c.0/0000:0$i:00.0"; done
+  echo "dev 0000:00:1f.0 vendor=0x8086 class=0x060100"
+  echo "node 0 cpus=0-15"; } | tree "$guest"
+cpuinfo "$guest" AuthenticAMD 25 17
+good=$tmp/good.conf
+{ echo "cpu vendor=AuthenticAMD family=25 model=17"
+  for i in 0 1 2 3; do echo "gpu $i bus=0000:0$((i + 1)):00.0 numa=1"; done
+  for i in 4 5 6 7; do echo "gpu $i bus=0000:0$((i + 1)):00.0 numa=0"; done; } >"$good"
+
+check --sysfs-root "$guest" --config "$good"
+want="nccl-numa check of $guest
+GPUs (NVIDIA, from sysfs):
+  0000:01:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:02:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:03:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:04:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:05:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:06:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:07:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+  0000:08:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
+NUMA nodes of this OS: 1
+  node 0 cpus 0-15
+Topology files:
+  NCCL_TOPO_FILE: not set
+  /var/run/nvidia-topologyd/virtualTopology.xml: absent
+Mapping:
+  $good
+  8 GPUs on 2 NUMA nodes
+Socket link (NCCL's graph search):
+  plugin: no topology served (mode=auto): NCCL models the AuthenticAMD socket link at 16 GB/s, below its 18 GB/s ring-search floor for compute capability >= (unknown, assumed) 10.0; serving 2 NUMA nodes would make its search fail (1 channel). Ways forward: A/B with \`topology mode=numa\`, or declare \`cpu vendor=GenuineIntel family=6 model=207\` (modelled at 40 GB/s) and confirm with \`nccl-numa ab\`
+  NCCL will see: its own detection: no GPU with a known NUMA node (one flat CPU node)
+  GPUs under one CPU node: no socket-link hazard
+GPU peer access:
+  not checked: --no-cuda
+Result: 0 problems
+Next steps:
+  - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute
+    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain"
+if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then echo "ok good guest: exact report, exit 0"
+else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
+
+# The same mapping found through ROOT/etc/nccl-numa.conf, and through NCCL_NUMA_CONFIG.
+mkdir -p "$guest/etc" && cp "$good" "$guest/etc/nccl-numa.conf"
+check --sysfs-root "$guest"
+[ "$rc" -eq 0 ] && grep -qx "  $guest/etc/nccl-numa.conf" "$tmp/out" && echo "ok default /etc/nccl-numa.conf" || fail "default config: $out"
+rm "$guest/etc/nccl-numa.conf"
+NCCL_NUMA_CONFIG=$good check --sysfs-root "$guest"
+[ "$rc" -eq 0 ] && grep -qx "  $good" "$tmp/out" && echo "ok NCCL_NUMA_CONFIG" || fail "NCCL_NUMA_CONFIG: $out"
+
+# Serving the two-socket file with a CPU kind above the floor is fine ...
+{ echo "topology mode=numa"; echo "cpu vendor=GenuineIntel family=6 model=207"; grep '^gpu' "$good"; } >"$tmp/intel.conf"
+check --sysfs-root "$guest" --config "$tmp/intel.conf"
+[ "$rc" -eq 0 ] && grep -qx "  CPU kind NCCL models: GenuineIntel family 6 model 207 -> socket link 40 GB/s" "$tmp/out" \
+  && grep -qx "  NCCL will see: the topology nccl-numa serves (as NCCL_ENV_PLUGIN)" "$tmp/out" \
+  && echo "ok mode=numa with a 40 GB/s CPU kind" || fail "intel mode=numa: $out"
+# ... but forcing it with the AMD CPU kind is the hazard.
+{ echo "topology mode=numa"; cat "$good"; } >"$tmp/amd-numa.conf"
+check --sysfs-root "$guest" --config "$tmp/amd-numa.conf"
+has_problem "mode=numa on AMD: hazard" "NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor"
+grep -qF 'cpu vendor=GenuineIntel family=6 model=207' "$tmp/out" && echo "ok hazard: way out given" || fail "hazard: no way out"
+# With GPUs of compute capability 9.0 the floor is 3 GB/s: no hazard.
+sed 's/\(^gpu .*\)$/\1 sm=90/' "$tmp/amd-numa.conf" >"$tmp/sm90.conf"
+check --sysfs-root "$guest" --config "$tmp/sm90.conf"
+[ "$rc" -eq 0 ] && grep -qx "  GPUs: compute capability 9.0 -> NCCL's intra-node search floor 3 GB/s" "$tmp/out" \
+  && echo "ok sm=90: floor 3 GB/s, no hazard" || fail "sm=90: $out"
+
+# Bare metal, AMD, GPUs on two sockets and no mapping: NCCL's own search fails.
+bm=$tmp/bare
+printf '%s\n' "port 0000:00:01.1" "port 0000:80:01.1" "dev 0000:00:01.1/0000:01:00.0 numa=0" \
+  "dev 0000:00:01.1/0000:02:00.0 numa=0" "dev 0000:80:01.1/0000:81:00.0 numa=1" "dev 0000:80:01.1/0000:82:00.0 numa=1" \
+  "node 0 cpus=0-31" "node 1 cpus=32-63" | tree "$bm"
+cpuinfo "$bm" AuthenticAMD 25 17
+check --sysfs-root "$bm"
+want="nccl-numa check of $bm
+GPUs (NVIDIA, from sysfs):
+  0000:01:00.0  numa_node 0
+  0000:02:00.0  numa_node 0
+  0000:81:00.0  numa_node 1
+  0000:82:00.0  numa_node 1
+NUMA nodes of this OS: 2
+  node 0 cpus 0-31
+  node 1 cpus 32-63
+Topology files:
+  NCCL_TOPO_FILE: not set
+  /var/run/nvidia-topologyd/virtualTopology.xml: absent
+Mapping:
+  none (no --config, NCCL_NUMA_CONFIG unset, no /etc/nccl-numa.conf)
+Socket link (NCCL's graph search):
+  NCCL will see: its own detection: GPUs on 2 NUMA nodes (sysfs)
+  CPU kind NCCL models: AuthenticAMD family 25 model 17 -> socket link 16 GB/s
+  GPUs: compute capability unknown (counted as >= 10.0) -> NCCL's intra-node search floor 18 GB/s
+  PROBLEM: NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability unknown (counted as >= 10.0); NCCL logs \"Could not find a path for pattern 4\", runs 1 channel and prefers Ring/Simple at every size
+GPU peer access:
+  not checked: --no-cuda
+Result: 1 problem
+  1. NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability unknown (counted as >= 10.0); NCCL logs \"Could not find a path for pattern 4\", runs 1 channel and prefers Ring/Simple at every size
+Next steps:
+  - serve the two-socket file with a CPU kind NCCL models above the floor: \`topology mode=numa\`
+    and \`cpu vendor=GenuineIntel family=6 model=207\` (modelled at 40 GB/s), and confirm with
+    nccl-numa ab against \`topology mode=off\`"
+if [ "$rc" -eq 1 ] && [ "$out" = "$want" ]; then echo "ok bare-metal AMD hazard: exact report, exit 1"
+else fail "bare metal (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
+cpuinfo "$bm" GenuineIntel 6 207
+check --sysfs-root "$bm"
+[ "$rc" -eq 0 ] && echo "ok bare-metal Intel model 207: no hazard" || fail "bare-metal intel: $out"
+check --sysfs-root "$bm" --cpuinfo "$guest/proc/cpuinfo"
+has_problem "--cpuinfo overrides ROOT/proc/cpuinfo" "AuthenticAMD socket link modelled at 16 GB/s"
+
+# One case per problem.
+check --sysfs-root "$guest"
+has_problem "numa_node -1 without a mapping" "8 GPUs with numa_node -1 (0000:01:00.0 0000:02:00.0 0000:03:00.0 0000:04:00.0 ...) and no valid mapping to give their socket"
+grep -qF "nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map" "$tmp/out" && echo "ok next step: discover" || fail "next step discover"
+
+printf 'gpu 0 bus=0000:01:00.0 numa=1\ngpu 0 bus=0000:02:00.0 numa=1\n' >"$tmp/dup.conf"
+check --sysfs-root "$guest" --config "$tmp/dup.conf"
+has_problem "invalid mapping" "mapping invalid: $tmp/dup.conf:2:"
+
+(cd "$root/test/fixtures/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 101.conf --pci-mapping pci.cfg \
+   --node pve1 --xml ../hwloc/epyc-ref-host.xml) >"$tmp/host.map"
+check --sysfs-root "$guest" --config "$tmp/host.map"
+has_problem "host-side mapping" "mapping $tmp/host.map is a host-side mapping (no bus= for this machine); complete it here with: nccl-numa discover --guest --host-map $tmp/host.map"
+
+sed 's/^gpu 7 bus=0000:08:00.0/gpu 7 bus=0000:09:00.0/' "$good" >"$tmp/absent.conf"
+check --sysfs-root "$guest" --config "$tmp/absent.conf"
+has_problem "bus id absent" "$tmp/absent.conf:9: gpu 7 bus=0000:09:00.0: no such PCI device on this machine"
+has_problem "GPU missing from the mapping" "GPU 0000:08:00.0 is not in the mapping $tmp/absent.conf"
+
+sed 's/^gpu 7 bus=0000:08:00.0/gpu 7 bus=0000:00:1f.0/' "$good" >"$tmp/notgpu.conf"
+check --sysfs-root "$guest" --config "$tmp/notgpu.conf"
+has_problem "bus id not a GPU" "$tmp/notgpu.conf:9: gpu 7 bus=0000:00:1f.0: not an NVIDIA GPU (vendor 0x8086, class 0x060100)"
+
+{ echo "cpu vendor=AuthenticAMD family=25 model=17"; grep '^gpu' "$good" | sed 's/^gpu 0 bus=0000:01/gpu 0 bus=0000:02/; s/^gpu 1 bus=0000:02/gpu 1 bus=0000:01/'; } >"$tmp/order.conf"
+check --sysfs-root "$guest" --config "$tmp/order.conf"
+has_problem "indices not in bus order" "mapping $tmp/order.conf: gpu indices do not follow PCI bus order"
+
+printf 'gpu 0 bus=0000:01:00.0 numa=1\ngpu 1 bus=0000:02:00.0 numa=1\ngpu 2 bus=0000:81:00.0 numa=1\ngpu 3 bus=0000:82:00.0 numa=1\n' >"$tmp/wrongnuma.conf"
+check --sysfs-root "$bm" --config "$tmp/wrongnuma.conf"
+has_problem "numa= against sysfs" "$tmp/wrongnuma.conf:1: gpu 0 bus=0000:01:00.0: numa=1, but sysfs says numa_node 0"
+
+printf '%s\n' "dev 0000:00:1f.0 vendor=0x8086 class=0x060100" | tree "$tmp/nogpu"
+check --sysfs-root "$tmp/nogpu"
+has_problem "no GPU" "no NVIDIA GPU found under $tmp/nogpu/sys/bus/pci/devices"
+
+check --sysfs-root "$tmp/nonexistent"
+[ "$rc" -eq 1 ] && grep -qF "nccl-numa check: $tmp/nonexistent/sys/bus/pci/devices: cannot read" "$tmp/out" \
+  && echo "ok unreadable sysfs" || fail "unreadable sysfs: $rc $out"
+
+# Topology files: NCCL_TOPO_FILE (what it says, disagreements, broken files) and virtualTopology.xml.
+cat >"$tmp/topo.xml" <<'X'
+<system version="1">
+ <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">
+  <pci busid="0000:01:00.0" class="0x030000"/>
+  <pci busid="0000:09:00.0" class="0x030000"/>
+ </cpu>
+ <cpu numaid="1" affinity="ffff0000" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">
+  <pci busid="0000:02:00.0" class="0x030000"/>
+ </cpu>
+</system>
+X
+NCCL_TOPO_FILE=$tmp/topo.xml check --sysfs-root "$guest" --config "$good"
+has_problem "NCCL_TOPO_FILE lists an absent GPU" "NCCL_TOPO_FILE lists GPU 0000:09:00.0, which is not present on this machine"
+has_problem "NCCL_TOPO_FILE: hazard judged on it" "GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s"
+grep -qx "    GPU 0000:03:00.0 is not in it: NCCL attaches it from sysfs, with no socket" "$tmp/out" && echo "ok NCCL_TOPO_FILE: missing GPUs noted" || fail "topo: missing GPU note"
+grep -qx "  NCCL_TOPO_FILE $tmp/topo.xml: 2 CPU nodes holding GPUs, vendor AuthenticAMD" "$tmp/out" && echo "ok NCCL_TOPO_FILE summarised" || fail "topo summary: $out"
+printf '<system version="1"><cpu numaid="0">\n' >"$tmp/broken.xml"
+NCCL_TOPO_FILE=$tmp/broken.xml check --sysfs-root "$guest" --config "$good"
+has_problem "NCCL_TOPO_FILE broken" "NCCL_TOPO_FILE $tmp/broken.xml: does not parse as XML (NCCL then fails communicator creation)"
+NCCL_TOPO_FILE=$tmp/none.xml check --sysfs-root "$guest" --config "$good"
+has_problem "NCCL_TOPO_FILE missing" "NCCL_TOPO_FILE $tmp/none.xml: cannot open: No such file or directory"
+printf '<!DOCTYPE system [<!ENTITY a "aaaa">]>\n<system version="1"><cpu numaid="0">&a;</cpu></system>\n' >"$tmp/doctype.xml"
+NCCL_TOPO_FILE=$tmp/doctype.xml check --sysfs-root "$guest" --config "$good"
+has_problem "NCCL_TOPO_FILE with a DOCTYPE" "NCCL_TOPO_FILE $tmp/doctype.xml: has a DOCTYPE, which nccl-numa does not read"
+head -c 2000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.xml"
+NCCL_TOPO_FILE=$tmp/huge.xml check --sysfs-root "$guest" --config "$good"
+has_problem "NCCL_TOPO_FILE too large" "NCCL_TOPO_FILE $tmp/huge.xml: not a regular file of at most 1048576 bytes"
+mkdir -p "$guest/var/run/nvidia-topologyd"
+sed 's/0000:09:00.0/0000:03:00.0/' "$tmp/topo.xml" >"$guest/var/run/nvidia-topologyd/virtualTopology.xml"
+check --sysfs-root "$guest" --config "$good"
+[ "$rc" -eq 0 ] && grep -qF "/var/run/nvidia-topologyd/virtualTopology.xml: present; NCCL reads it when no NCCL_TOPO_FILE is given" "$tmp/out" \
+  && grep -qx "    GPU 0000:03:00.0 on cpu numaid 0" "$tmp/out" && echo "ok virtualTopology.xml reported" || fail "virtualTopology: $out"
+echo "<system" >"$guest/var/run/nvidia-topologyd/virtualTopology.xml"
+check --sysfs-root "$guest" --config "$good"
+has_problem "broken virtualTopology.xml" "virtualTopology.xml $guest/var/run/nvidia-topologyd/virtualTopology.xml: does not parse as XML"
+
+# Usage.
+timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage error" || fail "usage error"
+timeout 10 "$cli" check extra >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok stray argument" || fail "stray argument"
+timeout 10 "$cli" check --help | grep -q -- "--sysfs-root" && echo "ok --help" || fail "--help"
+
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "all passed"
