@@ -347,7 +347,7 @@ static int add_rows(struct nn_series *s, const struct nn_nt_result *r, int max_v
 }
 
 static void finish_series(struct nn_series *s) {
-  qsort(s->pts, (size_t)s->n_pts, sizeof *s->pts, cmp_point);
+  if (s->n_pts) qsort(s->pts, (size_t)s->n_pts, sizeof *s->pts, cmp_point);
   for (int i = 0; i < s->n_pts; i++) {
     struct nn_point *p = &s->pts[i];
     p->failed = p->n_ok < s->n_runs || p->n_bad > 0;
