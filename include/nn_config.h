@@ -127,6 +127,11 @@ int nn_config_load(const char *path, const struct nn_parse_opts *opts,
 
 void nn_config_free(struct nn_config *cfg);
 
+/* Appends the rules of a CSV rule file in the format of NCCL's example tuner (as the
+ * `include-csv` directive does; used for NCCL_TUNER_CONFIG_FILE). Returns 0, or -1
+ * with the problems in diag (the config is then unchanged but for its file list). */
+int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_diag *diag);
+
 /* Number of distinct NUMA nodes holding GPUs, and the largest GPU count on one node. */
 int nn_config_numa_count(const struct nn_config *cfg);
 int nn_config_max_gpus_per_numa(const struct nn_config *cfg);

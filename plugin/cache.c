@@ -68,6 +68,23 @@ static void free_version(struct nn_cfgver *v) {
   free(v);
 }
 
+/* NCCL_TUNER_CONFIG_FILE (NVIDIA's example-tuner CSV) supplies the rules when the mapping
+ * has none, or when there is no mapping at all; a bad CSV rejects the version whole. */
+static void add_tuner_config_file(struct nn_cfgver *v) {
+  const char *csv = getenv("NCCL_TUNER_CONFIG_FILE");
+  if (!csv || !*csv || v->status == NN_CFG_INVALID) return;
+  if (v->status == NN_CFG_ABSENT) {
+    if (nn_config_parse(csv, "", 0, NULL, &v->cfg, &v->diag) != 0) return;
+    v->status = NN_CFG_OK;
+  }
+  if (v->cfg->n_rules) return;
+  if (nn_config_add_csv_rules(v->cfg, csv, &v->diag) != 0) {
+    nn_config_free(v->cfg);
+    v->cfg = NULL;
+    v->status = NN_CFG_INVALID;
+  }
+}
+
 /* Parses the file; re-reads when it changed while being read, so a version is never
  * built from a file caught half-way through a non-atomic rewrite we could notice. */
 static void load_version(struct nn_cfgver *v, int explicit_path) {
@@ -77,12 +94,16 @@ static void load_version(struct nn_cfgver *v, int explicit_path) {
     nn_diag_clear(&v->diag);
     if (v->key.err == ENOENT && !explicit_path) {
       v->status = NN_CFG_ABSENT;
+      add_tuner_config_file(v);
       return;
     }
     int rc = nn_config_load(v->path, NULL, &v->cfg, &v->diag);
     struct nn_file_key after = key_of(v->path);
     v->status = rc == 0 ? NN_CFG_OK : NN_CFG_INVALID;
-    if (same_key(&after, &v->key)) return;
+    if (same_key(&after, &v->key)) {
+      add_tuner_config_file(v);
+      return;
+    }
     v->key = after;
   }
 }

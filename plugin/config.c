@@ -10,6 +10,8 @@
  */
 #include "nn_config.h"
 
+#include "csv_rules.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -956,6 +958,92 @@ static void dir_topology(struct parser *p) {
   p->cfg->topo_mode = m;
 }
 
+/* ------------------------------------------------------------------ include-csv */
+
+/* A relative path is taken relative to the mapping file's directory, as users expect
+ * of a file that names its neighbours. */
+static char *resolve_include(const char *config_name, const char *path) {
+  const char *slash = strrchr(config_name, '/');
+  if (path[0] == '/' || !slash) return strdup(path);
+  size_t dir_len = (size_t)(slash - config_name) + 1, n = strlen(path);
+  char *full = malloc(dir_len + n + 1);
+  if (!full) return NULL;
+  memcpy(full, config_name, dir_len);
+  memcpy(full + dir_len, path, n + 1);
+  return full;
+}
+
+/* The config owns every file name a rule points to. */
+static const char *own_file_name(struct nn_config *c, char *name) {
+  char **grown = realloc(c->files, (size_t)(c->n_files + 1) * sizeof *grown);
+  if (!grown) { free(name); return NULL; }
+  c->files = grown;
+  c->files[c->n_files++] = name;
+  return name;
+}
+
+static void append_csv_rules(struct parser *p, const struct nn_rule *rules, int n) {
+  struct nn_config *c = p->cfg;
+  if (c->n_rules + n > NN_MAX_RULES) {
+    perr(p, "include-csv: %d more rules would exceed %d rules", n, NN_MAX_RULES);
+    p->rules_over = 1;
+    return;
+  }
+  if (grow((void **)&c->rules, &p->rules_cap, c->n_rules + n, sizeof *rules)) {
+    perr(p, "out of memory");
+    return;
+  }
+  memcpy(c->rules + c->n_rules, rules, (size_t)n * sizeof *rules);
+  c->n_rules += n;
+}
+
+static void dir_include_csv(struct parser *p) {
+  if (p->nf != 2) {
+    perr(p, "include-csv: expected exactly one path");
+    return;
+  }
+  char *resolved = resolve_include(p->name, p->f[1]);
+  const char *path = resolved ? own_file_name(p->cfg, resolved) : NULL;
+  if (!path) {
+    perr(p, "out of memory");
+    return;
+  }
+  struct nn_rule *rules = NULL;
+  int n = 0;
+  struct nn_diag sub = {0};
+  if (nn_csv_rules_load(path, &rules, &n, &sub) != 0) {
+    for (int i = 0; i < sub.n; i++) perr(p, "include-csv: %s", sub.msgs[i]);
+    if (sub.dropped) perr(p, "include-csv: ... and %d more problems in %s", sub.dropped, path);
+  } else if (n && !p->rules_over) {
+    append_csv_rules(p, rules, n);
+  }
+  nn_diag_clear(&sub);
+  free(rules);
+}
+
+int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_diag *diag) {
+  char *copy = strdup(path);
+  const char *owned = copy ? own_file_name(cfg, copy) : NULL;
+  if (!owned) {
+    nn_diag_add(diag, "%s: out of memory", path);
+    return -1;
+  }
+  struct nn_rule *rules = NULL;
+  int n = 0;
+  if (nn_csv_rules_load(owned, &rules, &n, diag) != 0) return -1;
+  struct nn_rule *grown = n ? realloc(cfg->rules, (size_t)(cfg->n_rules + n) * sizeof *grown) : cfg->rules;
+  if (cfg->n_rules + n > NN_MAX_RULES || (n && !grown)) {
+    nn_diag_add(diag, "%s: %d rules would exceed %d rules (or out of memory)", owned, n, NN_MAX_RULES);
+    free(rules);
+    return -1;
+  }
+  cfg->rules = grown;
+  if (n) memcpy(cfg->rules + cfg->n_rules, rules, (size_t)n * sizeof *rules);
+  cfg->n_rules += n;
+  free(rules);
+  return 0;
+}
+
 /* ------------------------------------------------------------------ lines */
 
 static const struct {
@@ -964,6 +1052,7 @@ static const struct {
 } directives[] = {
   {"gpu", dir_gpu}, {"numa", dir_numa}, {"cpu", dir_cpu}, {"rule", dir_rule},
   {"env", dir_env}, {"model", dir_model}, {"topology", dir_topology},
+  {"include-csv", dir_include_csv},
 };
 
 static void comment_line(struct parser *p, const char *s, size_t len) {
@@ -1005,7 +1094,7 @@ static void parse_line(struct parser *p, const char *s, size_t len) {
       directives[i].run(p);
       return;
     }
-  perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model or topology)",
+  perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model, topology or include-csv)",
        q(p, p->f[0]));
 }
 
