@@ -20,5 +20,6 @@ int nn_cmd_report(int argc, char **argv);
 int nn_cmd_calibrate(int argc, char **argv);
 int nn_cmd_exec(int argc, char **argv);
 int nn_cmd_env(int argc, char **argv);
+int nn_cmd_proxmox_numa(int argc, char **argv);
 
 #endif

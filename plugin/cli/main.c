@@ -21,6 +21,7 @@ static const struct nn_command commands[] = {
   {"calibrate", nn_cmd_calibrate, "forced algo x proto sweeps (or --from RUNDIR) -> rule lines"},
   {"exec", nn_cmd_exec, "run a command (e.g. an SGLang server) with nccl-numa switched on"},
   {"env", nn_cmd_env, "print the variables that switch nccl-numa on, as export lines"},
+  {"proxmox-numa", nn_cmd_proxmox_numa, "Proxmox host: rewrite a VM config so the guest sees each GPU on its NUMA node"},
 };
 
 static void usage(FILE *out) {
