@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds nccl-tests at a pinned release tag without MPI, against the NCCL the
+# image already has (the pip wheel PyTorch loads; else /usr/local/cuda or the
+# system's libnccl), so `nccl-numa ab` measures the NCCL that SGLang runs.
+# usage: docker/build-nccl-tests.sh TAG DEST
+set -euo pipefail
+TAG=${1:?usage: build-nccl-tests.sh TAG DEST}
+DEST=${2:?usage: build-nccl-tests.sh TAG DEST}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+# CUDA 13 builds sm_75 and newer only; PCIe data-centre and workstation GPUs from Ampere on.
+NVCC_GENCODE=${NVCC_GENCODE:--gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_120,code=sm_120 -gencode=arch=compute_120,code=compute_120}
+
+nccl_home() {
+  local d
+  d=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+  if [ -n "$d" ] && [ -f "$d/include/nccl.h" ] && [ -d "$d/lib" ]; then echo "$d"; return; fi
+  for d in "$CUDA_HOME" /usr; do
+    if [ -f "$d/include/nccl.h" ]; then echo "$d"; return; fi
+  done
+  echo "build-nccl-tests: no NCCL headers found (pip wheel nvidia-nccl, $CUDA_HOME, /usr)" >&2
+  exit 1
+}
+NCCL_HOME=$(nccl_home)
+# A wheel ships lib/libnccl.so.2 only: link through a private NCCL_HOME that adds the
+# unversioned name, and record the real directory as rpath so the binaries find it.
+REAL=
+for f in "$NCCL_HOME"/lib/libnccl.so.2* "$NCCL_HOME"/lib64/libnccl.so.2* "$NCCL_HOME"/lib/x86_64-linux-gnu/libnccl.so.2*; do
+  [ -f "$f" ] && { REAL=$f; break; }
+done
+[ -n "$REAL" ] || { echo "build-nccl-tests: no libnccl.so.2 under $NCCL_HOME" >&2; exit 1; }
+LINK=$(mktemp -d)
+mkdir -p "$LINK/lib"
+ln -s "$NCCL_HOME/include" "$LINK/include"
+ln -s "$REAL" "$LINK/lib/libnccl.so"
+git clone --depth 1 --branch "$TAG" "${NCCL_TESTS_REPO:-https://github.com/NVIDIA/nccl-tests.git}" "$DEST"
+NVCC_APPEND_FLAGS="-Xlinker -rpath=$(dirname "$REAL")" \
+  make -C "$DEST" -j"$(nproc)" MPI=0 CUDA_HOME="$CUDA_HOME" NCCL_HOME="$LINK" NVCC_GENCODE="$NVCC_GENCODE"
+"$DEST/build/all_reduce_perf" -h >/dev/null 2>&1 || true   # no GPU at build time: only check it links
+ldd "$DEST/build/all_reduce_perf" | grep -q 'libnccl.so.2 => /' || { echo "build-nccl-tests: libnccl not resolved" >&2; exit 1; }
+echo "build-nccl-tests: $TAG built in $DEST against $NCCL_HOME"
