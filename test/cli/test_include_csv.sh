@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# include-csv: NCCL example-tuner CSV files behind a mapping, through the CLI (check-config,
+# explain): good files load with their rules firing at the right sizes and shapes, bad
+# lines are reported as MAPPING:LINE: include-csv: CSV:LINE: problem.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CLI=${NN_BUILD:-build}/nccl-numa
+[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
+T=$(mktemp -d /tmp/nn-csv-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+cp "$ROOT"/test/fixtures/csv-rules/*.csv "$T/"
+gpus='gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\n'
+
+printf "${gpus}include-csv good.csv\n" > "$T/good.conf"
+"$CLI" check-config "$T/good.conf" > "$T/out" 2>&1
+check "NVIDIA's format with header, comments, CRLF, quotes: 7 rules" "[ $? -eq 0 ] && grep -q '7 rules' '$T/out'"
+
+printf "${gpus}include-csv bad.csv\n" > "$T/bad.conf"
+"$CLI" check-config "$T/bad.conf" > "$T/out" 2>&1
+check "bad file rejected" "[ $? -eq 1 ]"
+check "every bad line named (11 problems)" "[ \$(grep -c 'bad.conf:3: include-csv: .*bad.csv:[0-9]*: ' '$T/out') -eq 11 ]"
+check "unknown names are errors" "grep -q \"bad.csv:4: unknown collective 'alltoall'\" '$T/out' && grep -q \"bad.csv:5: unknown algorithm 'treee'\" '$T/out'"
+
+printf 'allreduce,0,65536,ring,ll,-1,1,-1\nallgather,1024,-1,ring,simple,4,-1,2\nallgather,0,-1,tree,simple,-1,-1,-1\nreducescatter,0,-1,ring,ll,-1,-1,8\n' > "$T/fire.csv"
+printf "${gpus}include-csv fire.csv\nrule coll=broadcast algo=ring proto=simple\n" > "$T/fire.conf"
+"$CLI" explain --config "$T/fire.conf" --ranks 2 --nodes 1 > "$T/ex" 2>&1
+sect() { awk -v c="$1" '$0 == c {on = 1; next} /^[a-z]+$/ {on = 0} on' "$T/ex"; }
+check "allreduce 1 B - 64 KiB: ring/ll from fire.csv:1" "sect allreduce | grep -q '1 B - 64 KiB .*ring/ll .*fire.csv:1'"
+check "allreduce above 64 KiB: NCCL default" "sect allreduce | grep -q '128 KiB - 4 GiB .*NCCL default'"
+check "allgather from 1 KiB: ring/simple, 4 channels (fire.csv:2, first match wins)" "sect allgather | grep -q '1 KiB - 4 GiB .*ring/simple, 4 channels .*fire.csv:2'"
+check "allgather below 1 KiB: the next matching CSV line (fire.csv:3)" "sect allgather | grep -q '1 B - 512 B .*fire.csv:3'"
+check "reducescatter: nRanks 8 does not match 2 ranks" "sect reducescatter | grep -q 'NCCL default' && ! sect reducescatter | grep -q fire.csv"
+check "rules after include-csv keep file order" "sect broadcast | grep -q 'ring/simple .*fire.conf:4'"
+printf "${gpus}include-csv /nonexistent/rules.csv\n" > "$T/missing.conf"
+"$CLI" check-config "$T/missing.conf" > "$T/out" 2>&1
+check "missing CSV file: error naming it" "[ $? -eq 1 ] && grep -q '/nonexistent/rules.csv: cannot open' '$T/out'"
+
+[ $fails -eq 0 ] && echo "all include-csv checks passed" || echo "$fails check(s) failed"
+[ $fails -eq 0 ]
