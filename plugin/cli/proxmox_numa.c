@@ -170,6 +170,7 @@ struct plan {
   int vcpus, sockets, cores;           /* as configured (defaults 1) */
   int new_sockets, new_cores;          /* what the rewrite writes */
   int topo_changed;
+  int fillers[2];                      /* hostpci index whose slot needs a function 0, or -1 */
 };
 
 struct ctx {
@@ -402,6 +403,24 @@ static int plan_buses(struct ctx *c) {
   return 0;
 }
 
+/* Proxmox puts hostpci4-11 on root ports at 00:10.0-10.7 and hostpci12-15 at
+ * 00:11.0-11.3, all functions of one multifunction slot. A guest only scans a
+ * slot whose function 0 exists, so removing hostpci4 (or 12) would hide every
+ * remaining entry of that slot: an empty root port then takes function 0. */
+static void plan_fillers(struct ctx *c) {
+  static const int first[2] = {4, 12}, last[2] = {11, 15};
+  const struct nn_pve_vm *vm = c->in->vm;
+  for (int s = 0; s < 2; s++) {
+    c->plan.fillers[s] = -1;
+    if (!is_removed(&c->plan, first[s])) continue;
+    for (int i = 0; i < vm->n_hostpci; i++) {
+      const struct nn_pve_hostpci *h = &vm->hostpci[i];
+      if (h->index > first[s] && h->index <= last[s] && h->pcie && !is_removed(&c->plan, h->index))
+        c->plan.fillers[s] = first[s];
+    }
+  }
+}
+
 /* After the GPU entries are gone Proxmox assigns the other mapping= entries
  * again; refuse when one of them would then receive different devices (a
  * mapping that mixes GPUs with other devices). */
@@ -501,9 +520,9 @@ static int check_config(struct ctx *c) {
                   "guess how they relate to the GPUs");
     for (const char *s = v; (s = strstr(s, "chassis=")); s++) {
       long ch = strtol(s + 8, NULL, 10);
-      if (ch >= NN_PXN_CHASSIS_BASE && ch < NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI)
+      if (ch >= NN_PXN_CHASSIS_BASE && ch < NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 2)
         return fail(c, line, "args: uses chassis %ld, which the new root ports need (%d-%d)", ch,
-                    NN_PXN_CHASSIS_BASE, NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI - 1);
+                    NN_PXN_CHASSIS_BASE, NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 1);
     }
   }
   return 0;
@@ -511,9 +530,19 @@ static int check_config(struct ctx *c) {
 
 /* ---- text ---- */
 
+static int filler_chassis(int s) {
+  return NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + s;
+}
+
 static void write_args(struct ctx *c, struct sbuf *b) {
   const struct plan *p = &c->plan;
   const char *sep = "";
+  for (int s = 0; s < 2; s++)
+    if (p->fillers[s] >= 0) {
+      sb_printf(b, "%s-device pcie-root-port,id=nnfill%d,bus=pcie.0,addr=%s,multifunction=on,chassis=%d,port=%d",
+                sep, p->fillers[s], s ? "11.0" : "10.0", filler_chassis(s), filler_chassis(s));
+      sep = " ";
+    }
   for (int k = 0; k < p->n_nodes; k++) {
     sb_printf(b, "%s-device pxb-pcie,id=nnpxb%d,bus_nr=%d,numa_node=%d,bus=pcie.0", sep, k, p->bus_nr[k], k);
     sep = " ";
@@ -579,6 +608,11 @@ static void write_header(struct ctx *c, struct sbuf *b) {
                 g->port_index, g->chassis, g->chassis);
     }
   }
+  for (int s = 0; s < 2; s++)
+    if (p->fillers[s] >= 0)
+      sb_printf(b, "#  nnfill%d: an empty root port (chassis %d) at 00:%s.0 in place of hostpci%d's, so the\n"
+                   "#    other hostpci entries of that slot stay visible; remove it if hostpci%d returns.\n",
+                p->fillers[s], filler_chassis(s), s ? "11" : "10", p->fillers[s], p->fillers[s]);
   if (has_mapping(p))
     sb_printf(b, "#  GPUs of mapping= entries are pinned to the device Proxmox chose for them here.\n");
   if (p->topo_changed)
@@ -686,6 +720,7 @@ int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, cha
     fail(c, 0, "out of memory");
   } else if (!check_config(c) && !plan_gpus(c) && !plan_buses(c) && !check_remaining(c) &&
              !plan_topology(c)) {
+    plan_fillers(c);
     if (build_pending(c, pv, &n_pending)) {
       fail(c, 0, "out of memory");
     } else {

@@ -23,7 +23,9 @@
  *  - args: gains, per guest node, a pxb-pcie (bus_nr from 128, spaced by the
  *    buses it needs plus headroom), per GPU in ascending host bus order a
  *    pcie-root-port (unique chassis/port from NN_PXN_CHASSIS_BASE) and
- *    vfio-pci device(s) for the functions the entry passed;
+ *    vfio-pci device(s) for the functions the entry passed; when hostpci4
+ *    (or 12) goes while later entries of its multifunction slot stay, an empty
+ *    root port takes its function 0 so those stay visible to the guest;
  *  - everything else in the file is kept; a header comment explains the
  *    change and the manual steps.
  */
@@ -38,7 +40,7 @@
 /* Chassis and port numbers of the root ports we add. Proxmox's own
  * ich9-pcie-port-N use N = 1..16 for both, and discover --guest reads a port
  * number in that range as "hostpci N-1", so ours start above it. */
-#define NN_PXN_CHASSIS_BASE 32
+#define NN_PXN_CHASSIS_BASE 32   /* GPUs: 32-47; slot fillers: 48, 49 */
 /* First expander bus number: far above what Proxmox's q35 layout puts under
  * pcie.0 (the root bus, its bridges and at most 16 root ports). */
 #define NN_PXN_BUS_BASE 128
