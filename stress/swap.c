@@ -1,0 +1,147 @@
+/*
+ * swap.c - the mapping replaced while communicators are being created.
+ *
+ * Usage: swap LIB [atomic|inplace] [SECONDS=5] [THREADS=4] [PAUSE_US=200]
+ * Two mappings, A and B, hold the same GPUs and rules over the same collective/size
+ * ranges but with different choices (A: ring/ll, B: tree/simple with channels), padded
+ * with comments to about 100 KB so that reading one takes several read() calls. A writer
+ * replaces the file with A and B in turn:
+ *   atomic  - write a temporary file and rename() it over the mapping;
+ *   inplace - rewrite the mapping itself (O_TRUNC, then 4 KiB writes with yields between).
+ * Creator threads meanwhile init a v5 communicator, probe one call per rule, finalize,
+ * and classify what the communicator saw: all of A, all of B, a pass-through (nothing
+ * matched: an empty or rejected file), or a mix (anything else). Exit 1 on a mix, a crash
+ * or an unsafe table; in atomic mode a pass-through is a failure too.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "stress_common.h"
+
+#define RULES 40
+#define PAD_LINES 1600
+
+static char *g_text[2];
+static size_t g_len[2];
+static char g_path[64];
+static int g_inplace, g_stop;                    /* g_stop: atomic */
+static long g_pause_us = 200;                    /* between two replacements */
+static struct st_plugin g_p;
+static long g_seen[4];                           /* A, B, pass-through, mix (atomic) */
+
+enum { SAW_A, SAW_B, SAW_NONE, SAW_MIX };
+
+static size_t probe_bytes(int i) { return ((size_t)1 << (i % 20 + 6)) + 3; }
+static int probe_coll(int i) { return i < 20 ? 4 : 2; }   /* allreduce, then allgather */
+
+/* Rule i covers exactly the size probe_bytes(i) of its collective. */
+static char *make_text(int b, size_t *len) {
+  size_t cap = 200000, n = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  n += (size_t)snprintf(t + n, cap - n, "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\n");
+  for (int i = 0; i < RULES; i++) {
+    size_t x = probe_bytes(i);
+    n += (size_t)snprintf(t + n, cap - n, "rule coll=%s bytes=%zu-%zu %s\n", probe_coll(i) == 4 ? "allreduce" : "allgather",
+                          x, x, b ? "algo=tree proto=simple channels=3" : "algo=ring proto=ll");
+    for (int k = 0; k < PAD_LINES / RULES; k++)
+      n += (size_t)snprintf(t + n, cap - n, "# padding %c %04d so the file takes several reads to get through ....\n",
+                            'A' + b, i * 100 + k);
+  }
+  *len = n;
+  return t;
+}
+
+/* The expected chosen entry and nChannels of probe i under mapping b. */
+static int want_choice(int b) { return b ? 0 * ST_NP + 2 : 1 * ST_NP + 0; }
+
+static int classify(void *ctx) {
+  int a = 0, b = 0, none = 0;
+  for (int i = 0; i < RULES; i++) {
+    float t[ST_NA][ST_NP];
+    int channels = 0;
+    st_fill_table(t);
+    g_p.tuner->getCollInfo(ctx, (nn_ncclFunc_t)probe_coll(i), probe_bytes(i), 1, (float **)(void *)t, ST_NA, ST_NP, 0,
+                           &channels);
+    int c = st_choice(t);
+    if (c == -2) return -1;
+    if (c == -1 && channels == 0) none++;
+    else if (c == want_choice(0) && channels == 0) a++;
+    else if (c == want_choice(1) && channels == 3) b++;
+  }
+  return a == RULES ? SAW_A : b == RULES ? SAW_B : none == RULES ? SAW_NONE : SAW_MIX;
+}
+
+static int write_inplace(const char *buf, size_t len) {
+  int fd = open(g_path, O_WRONLY | O_TRUNC);
+  if (fd < 0) return -1;
+  for (size_t done = 0; done < len;) {
+    size_t chunk = len - done < 4096 ? len - done : 4096;
+    ssize_t w = write(fd, buf + done, chunk);
+    if (w <= 0) { close(fd); return -1; }
+    done += (size_t)w;
+    sched_yield();
+  }
+  return close(fd);
+}
+
+static void *writer(void *arg) {
+  (void)arg;
+  struct timespec pause = {g_pause_us / 1000000, g_pause_us % 1000000 * 1000};
+  for (int k = 1; !__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE); k ^= 1) {
+    int rc = g_inplace ? write_inplace(g_text[k], g_len[k]) : st_write_atomic(g_path, g_text[k], g_len[k]);
+    if (rc != 0) { perror("swap: writing the mapping"); exit(1); }
+    nanosleep(&pause, NULL);
+  }
+  return NULL;
+}
+
+static void *creator(void *arg) {
+  (void)arg;
+  nn_ncclTunerConstants_v5_t *constants = calloc(1, sizeof *constants);
+  nn_ncclNvlDomainInfo_v5_t nvl = {1, 1, 2};
+  while (constants && !__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE)) {
+    void *ctx = NULL;
+    g_p.tuner->init(&ctx, 7, 2, 1, st_logger, &nvl, constants);
+    int saw = classify(ctx);
+    g_p.tuner->finalize(ctx);
+    if (saw < 0) { fprintf(stderr, "swap: a disabled entry was enabled\n"); exit(1); }
+    __atomic_add_fetch(&g_seen[saw], 1, __ATOMIC_RELAXED);
+  }
+  free(constants);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { fprintf(stderr, "usage: %s LIB [atomic|inplace] [SECONDS] [THREADS] [PAUSE_US]\n", argv[0]); return 2; }
+  g_inplace = argc > 2 && !strcmp(argv[2], "inplace");
+  int seconds = argc > 3 ? atoi(argv[3]) : 5, n = argc > 4 ? atoi(argv[4]) : 4;
+  if (n < 1 || n > 256) n = 4;
+  if (argc > 5) g_pause_us = atol(argv[5]);
+  char dir[] = "/tmp/nn-swap-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  snprintf(g_path, sizeof g_path, "%s/map.conf", dir);
+  for (int b = 0; b < 2; b++)
+    if (!(g_text[b] = make_text(b, &g_len[b]))) return 1;
+  if (st_write_atomic(g_path, g_text[0], g_len[0]) != 0) return 1;
+  setenv("NCCL_NUMA_CONFIG", g_path, 1);
+  unsetenv("NCCL_NUMA_LOG_FILE");
+  if (st_load(argv[1], &g_p) != 0) return 1;
+  pthread_t w, th[256];
+  pthread_create(&w, NULL, writer, NULL);
+  for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, creator, NULL);
+  sleep((unsigned)seconds);
+  __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
+  pthread_join(w, NULL);
+  for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+  dlclose(g_p.handle);
+  unlink(g_path);
+  rmdir(dir);
+  free(g_text[0]);
+  free(g_text[1]);
+  printf("swap (%s, %zu/%zu bytes): %ld communicators saw A whole, %ld B whole, %ld a pass-through, %ld a mix\n",
+         g_inplace ? "in-place rewrite" : "atomic rename", g_len[0], g_len[1], g_seen[SAW_A], g_seen[SAW_B],
+         g_seen[SAW_NONE], g_seen[SAW_MIX]);
+  if (g_seen[SAW_A] + g_seen[SAW_B] == 0) { fprintf(stderr, "swap: no communicator saw a whole mapping\n"); return 1; }
+  return g_seen[SAW_MIX] || (!g_inplace && g_seen[SAW_NONE]) ? 1 : 0;
+}
