@@ -288,6 +288,9 @@ static int version_in_output(const char *path, char *text, size_t size) {
   }
   const char *p = strstr(buf, "NCCL version ");
   if (!code && p) code = nn_nccl_version_code(p + strlen("NCCL version "));
+  p = strstr(buf, "nccl-library=");   /* the header of nccl-tests >= 2.17, even when the run failed */
+  if (!code && p) code = atoi(p + strlen("nccl-library="));
+  if (code < 20900 || code > 99999) code = 0;
   free(buf);
   if (code >= 20900)
     snprintf(text, size, "%d.%d.%d", code / 10000, (code % 10000) / 100, code % 100);
@@ -313,6 +316,22 @@ static int detect_version(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin)
   else
     fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
   return 0;
+}
+
+/* The first error line of a failed run's output (else its last line), for the progress line. */
+static void last_line(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  char line[512];
+  int found = 0;
+  if (!f) return;
+  while (!found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    const char *p = line + strspn(line, " \t#.");
+    if (!*p) continue;
+    found = strcasestr(p, "error") || strcasestr(p, "failure") || strstr(p, "WARN");
+    snprintf(buf, size, "%s", p);
+  }
+  fclose(f);
 }
 
 static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char *bin, const char *coll,
@@ -341,9 +360,11 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char *bin, 
     fprintf(stderr, "nccl-numa %s: cannot append to %s/runs.tsv\n", rd->kind, rd->path);
     return -1;
   }
-  fprintf(o->progress, "nccl-numa %s: [%d/%d] repeat %d/%d %-14s %-12s %s %.1f s%s\n", rd->kind,
+  char last[160] = "";
+  if (rec.rc) last_line(out, last, sizeof last);
+  fprintf(o->progress, "nccl-numa %s: [%d/%d] repeat %d/%d %-14s %-12s %s %.1f s%s%s%s\n", rd->kind,
           seq, total, repeat, o->repeats, coll, arm->name, rec.rc ? "FAILED" : "ok", rec.seconds,
-          rec.rc == 124 ? " (timed out)" : "");
+          rec.rc == 124 ? " (timed out)" : "", last[0] ? ": " : "", last);
   return rec.rc ? 1 : 0;
 }
 

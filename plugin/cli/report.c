@@ -174,6 +174,11 @@ static void coll_table(struct text *t, const struct nn_rundir *rd, const struct 
     return;
   }
   const struct nn_series *bs = nn_series_find(s, ns, base, coll);
+  if (!nsz) {
+    put(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
+    free(sizes);
+    return;
+  }
   put(t, "\n## %s\n\n| size | %s (us) |", coll, base);
   for (int a = 0; a < rd->n_arms; a++)
     if (strcmp(rd->arms[a].name, base))
