@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# `nccl-numa proxmox-numa` on the fixture VMs of test/fixtures/proxmox-numa against the
+# made-up host pve-host.xml (HWLOC_XMLFILE): exact expected stdout/stderr for each case
+# under expected/, --diff, --write (.bak, atomic replace, refusals) and usage errors.
+# NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
+# NN_UPDATE_EXPECTED=1 rewrites the expected files (review them with git diff).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+fix=$root/test/fixtures/proxmox-numa
+exp=$fix/expected
+if [ ! -x "$cli" ]; then
+  echo "FAIL: $cli not built (run make first)"
+  exit 1
+fi
+cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+export HWLOC_XMLFILE=pve-host.xml
+
+# run DIR ARGS...: runs the command in DIR (short file names in messages); sets rc
+run() {
+  local dir=$1; shift
+  (cd "$dir" && timeout 20 "$cli" proxmox-numa "$@") >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+same() {   # same GOT WANT WHAT
+  if [ "${NN_UPDATE_EXPECTED:-}" = 1 ]; then cp "$1" "$2"; return; fi
+  if [ ! -f "$2" ]; then fail "$3: no expected file $2"; return; fi
+  cmp -s "$1" "$2" || { fail "$3 differs from $2:"; diff -u "$2" "$1" | head -n 40; }
+}
+
+# Rewrites with exact output (and exact notes on stderr).
+for vm in 101 102 103; do
+  run "$fix" --vm-config $vm.conf --pci-mapping pci.cfg --node pve1
+  [ $rc -eq 0 ] || fail "$vm.conf: exit $rc: $(cat "$tmp/err")"
+  same "$tmp/out" "$exp/$vm.out" "$vm.conf stdout"
+  same "$tmp/err" "$exp/$vm.err" "$vm.conf stderr"
+done
+
+# Refusals: exit 1, nothing on stdout, the exact message.
+for vm in i440fx no-pcie args-pxb other-node mixed-mapping x-vga pending hotplug-memory no-gpu not-on-host; do
+  run "$fix" --vm-config $vm.conf --pci-mapping pci.cfg --node pve1
+  [ $rc -eq 1 ] || fail "$vm.conf: exit $rc, wanted 1"
+  [ ! -s "$tmp/out" ] || fail "$vm.conf: printed a config although it refused"
+  same "$tmp/err" "$exp/$vm.err" "$vm.conf stderr"
+done
+
+# A mapping= entry without the mapping file: the message names the missing file.
+run "$fix" --vm-config 103.conf --pci-mapping missing.cfg --node pve1
+[ $rc -eq 1 ] && grep -q "missing.cfg: cannot open" "$tmp/err" || fail "missing mapping file: exit $rc, $(cat "$tmp/err")"
+
+# --diff: a unified diff of the file against the rewrite.
+run "$fix" --vm-config 102.conf --node pve1 --diff
+[ $rc -eq 0 ] || fail "--diff: exit $rc: $(cat "$tmp/err")"
+same "$tmp/out" "$exp/102.diff" "102.conf --diff"
+
+# --write: .bak holds the old file, the file the new config; a second run refuses and changes nothing.
+mkdir -p "$tmp/vm"
+cp "$fix/101.conf" "$fix/pci.cfg" "$fix/pve-host.xml" "$tmp/vm/"
+run "$tmp/vm" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --write
+[ $rc -eq 0 ] || fail "--write: exit $rc: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "--write printed on stdout"
+grep -qxF "nccl-numa proxmox-numa: wrote 101.conf (the previous config is 101.conf.bak)" "$tmp/err" ||
+  fail "--write: no 'wrote' line: $(cat "$tmp/err")"
+cmp -s "$tmp/vm/101.conf.bak" "$fix/101.conf" || fail "--write: 101.conf.bak is not the old config"
+cmp -s "$tmp/vm/101.conf" "$exp/101.out" || fail "--write: 101.conf is not the rewrite"
+ls "$tmp/vm" | grep -q '\.tmp\.' && fail "--write left a temporary file"
+cp "$tmp/vm/101.conf" "$tmp/written"
+run "$tmp/vm" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --write
+[ $rc -eq 1 ] && grep -q "already defines a PCIe expander" "$tmp/err" || fail "second --write: exit $rc: $(cat "$tmp/err")"
+cmp -s "$tmp/vm/101.conf" "$tmp/written" || fail "second --write changed the file"
+cmp -s "$tmp/vm/101.conf.bak" "$fix/101.conf" || fail "second --write changed the .bak"
+
+# A .bak that differs from the current file is never overwritten.
+cp "$fix/102.conf" "$tmp/vm/102.conf"
+echo "something else" >"$tmp/vm/102.conf.bak"
+run "$tmp/vm" --vm-config 102.conf --node pve1 --write
+[ $rc -eq 1 ] && grep -q "102.conf.bak exists and differs" "$tmp/err" || fail "differing .bak: exit $rc: $(cat "$tmp/err")"
+cmp -s "$tmp/vm/102.conf" "$fix/102.conf" || fail "differing .bak: the config was changed"
+# ... but one equal to the current file is (a rerun after restoring with cp).
+cp "$fix/102.conf" "$tmp/vm/102.conf.bak"
+run "$tmp/vm" --vm-config 102.conf --node pve1 --write --diff
+[ $rc -eq 0 ] || fail "--write --diff with an equal .bak: exit $rc: $(cat "$tmp/err")"
+same "$tmp/out" "$exp/102.diff" "--write --diff stdout"
+cmp -s "$tmp/vm/102.conf" "$exp/102.out" || fail "--write --diff: 102.conf is not the rewrite"
+
+# A locked VM and a symbolic link are not written.
+{ cat "$fix/103.conf"; echo "lock: backup"; } >"$tmp/vm/103.conf"
+run "$tmp/vm" --vm-config 103.conf --pci-mapping pci.cfg --node pve1 --write
+[ $rc -eq 1 ] && grep -q "the VM is locked (lock: backup)" "$tmp/err" || fail "locked VM: exit $rc: $(cat "$tmp/err")"
+[ ! -e "$tmp/vm/103.conf.bak" ] || fail "locked VM: a .bak was written"
+ln -s "$fix/102.conf" "$tmp/vm/104.conf"
+run "$tmp/vm" --vm-config 104.conf --write
+[ $rc -eq 1 ] && grep -q "not a symbolic link" "$tmp/err" || fail "symlink: exit $rc: $(cat "$tmp/err")"
+
+# Usage.
+run "$fix"
+[ $rc -eq 2 ] || fail "no --vm-config: exit $rc, wanted 2"
+run "$fix" --vm-config 101.conf --bogus
+[ $rc -eq 2 ] || fail "unknown option: exit $rc, wanted 2"
+run "$fix" --help
+[ $rc -eq 0 ] && grep -q -- "--vm-config" "$tmp/out" || fail "--help: exit $rc"
+
+# Hostile input: binary junk and over-long lines end in a clear refusal, never a crash.
+head -c 3000 /dev/urandom >"$tmp/vm/900.conf"
+run "$tmp/vm" --vm-config 900.conf
+[ $rc -eq 1 ] || fail "random bytes: exit $rc, wanted 1"
+{ printf 'machine: q35\nargs: '; head -c 9000 /dev/zero | tr '\0' 'x'; echo; } >"$tmp/vm/901.conf"
+run "$tmp/vm" --vm-config 901.conf
+[ $rc -eq 1 ] || fail "over-long line: exit $rc, wanted 1"
+
+[ $fails -eq 0 ] && echo "PASS: proxmox-numa" || echo "$fails failure(s)"
+[ $fails -eq 0 ]
