@@ -589,11 +589,16 @@ static void write_header(struct ctx *c, struct sbuf *b) {
   sb_printf(b, "# nccl-numa proxmox-numa: NUMA-aware GPU passthrough for VM %s on node %s.\n", vmid, c->in->node);
   sb_printf(b, "# The config before this change is %s.bak when it was written with --write.\n", base);
   sb_printf(b, "# Removed the NVIDIA GPUs' entries");
-  for (int h = 0, first = 1; h < NN_PVE_MAX_HOSTPCI; h++)
-    if (is_removed(p, h)) {
-      sb_printf(b, "%s hostpci%d", first ? "" : ",", h);
-      first = 0;
-    }
+  const char *sep = " ";
+  for (int h = 0; h < NN_PVE_MAX_HOSTPCI; h++) {
+    if (!is_removed(p, h)) continue;
+    int last = h;
+    while (last + 1 < NN_PVE_MAX_HOSTPCI && is_removed(p, last + 1)) last++;
+    if (last == h) sb_printf(b, "%shostpci%d", sep, h);
+    else sb_printf(b, "%shostpci%d-%d", sep, h, last);
+    sep = ", ";
+    h = last;
+  }
   sb_printf(b, ".\n# args: passes them now: one PCIe expander bus (pxb-pcie) per guest NUMA node,\n"
                "#  each GPU behind its own root port (Proxmox's own ports use chassis 1-16):\n");
   for (int k = 0; k < p->n_nodes; k++) {
