@@ -528,6 +528,20 @@ static int check_config(struct ctx *c) {
   return 0;
 }
 
+/* An `affinity:` (the CPUs the whole VM may run on) stays; say which host CPUs
+ * belong to the nodes its memory is now bound to, so the user can compare. */
+static void note_affinity(struct ctx *c) {
+  char v[512];
+  int line;
+  if (!main_value(&c->ls, "affinity", v, sizeof v, &line)) return;
+  sb_printf(&c->notes, "affinity: %s is kept; the guest's memory is now bound to host node", v);
+  for (int k = 0; k < c->plan.n_nodes; k++) {
+    const struct nn_discovery_numa *m = nn_discovery_find_numa(c->in->host, c->plan.nodes[k]);
+    sb_printf(&c->notes, "%s %d (CPUs %s)", k ? "," : "", c->plan.nodes[k], m && m->cpus ? m->cpus : "?");
+  }
+  sb_printf(&c->notes, ": check that the affinity covers those CPUs\n");
+}
+
 /* ---- text ---- */
 
 static int filler_chassis(int s) {
@@ -726,6 +740,7 @@ int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, cha
   } else if (!check_config(c) && !plan_gpus(c) && !plan_buses(c) && !check_remaining(c) &&
              !plan_topology(c)) {
     plan_fillers(c);
+    note_affinity(c);
     if (build_pending(c, pv, &n_pending)) {
       fail(c, 0, "out of memory");
     } else {

@@ -144,8 +144,11 @@ static void test_sockets_follow_nodes(void **state) {
   char err[1024];
   (void)state;
   fake_host(&d, pcis, 2, 2);
-  assert_int_equal(rewrite(&d, "cores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
-                               "memory: 2048\n", &out, err, sizeof err), 0);
+  assert_int_equal(rewrite(&d, "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
+                               "machine: q35\nmemory: 2048\n", &out, err, sizeof err), 0);
+  assert_string_equal(out.notes, "affinity: 0-3 is kept; the guest's memory is now bound to host node 0 (CPUs 0), "
+                                 "1 (CPUs 0): check that the affinity covers those CPUs\n");
+  assert_string_equal(value_of(out.text, "affinity"), "0-3");
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0,hostnodes=0,memory=1024,policy=bind");
   assert_string_equal(value_of(out.text, "numa1"), "cpus=1,hostnodes=1,memory=1024,policy=bind");
   assert_string_equal(value_of(out.text, "sockets"), "2");
