@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# fuzz/run.sh - `make fuzz`: builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,
+# undefined), replays every saved regression input, then fuzzes each target for a while.
+#
+#   BUILD=dir          build directory (default build); the fuzz build goes to $BUILD-fuzz
+#   FUZZ_SECONDS=n     seconds per target (default 60)
+#   FUZZ_TARGETS="..." targets to run (default: all fuzz/fuzz_*.c)
+#   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
+#
+# A crash is kept under $BUILD-fuzz/artifacts/<target>/ and copied to
+# fuzz/regressions/<target>/ so that it becomes a regression input (commit it once fixed).
+# Prints one line per target with executions, coverage and corpus size; exit 1 on a crash.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${BUILD:-build}
+FB="$BUILD-fuzz"
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+CLANG=${CLANG:-clang}
+JOBS=${FUZZ_JOBS:-$(nproc)}
+TARGETS=${FUZZ_TARGETS:-$(ls fuzz/fuzz_*.c | sed 's|fuzz/fuzz_||; s|\.c$||' | tr '\n' ' ')}
+
+if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n); int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' |
+     "$CLANG" -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  echo "fuzz: skipped: $CLANG cannot build libFuzzer targets (apt-get install clang)"
+  exit 0
+fi
+
+# The project's libraries, instrumented for coverage and sanitizers.
+SAN=address,undefined
+if ! make -s -j"$JOBS" CC="$CLANG" BUILD="$FB" SAN="$SAN" OPT="-O1 -g" CFLAGS="-fsanitize=fuzzer-no-link" \
+     "$FB/libnn-core.a" "$FB/libnn-cli.a" >"$BUILD-fuzz.log" 2>&1; then
+  echo "fuzz: cannot build the instrumented libraries:"; tail -n 30 "$BUILD-fuzz.log"; exit 1
+fi
+XML_LIBS=$(pkg-config --libs libxml-2.0 2>/dev/null); HWLOC_LIBS=$(pkg-config --libs hwloc 2>/dev/null)
+XML_CFLAGS=$(pkg-config --cflags libxml-2.0 2>/dev/null)
+mkdir -p "$FB/fuzz"
+for t in $TARGETS; do
+  # shellcheck disable=SC2086
+  "$CLANG" -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wmissing-prototypes \
+    -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all -Iinclude -Iplugin -Iplugin/cli $XML_CFLAGS \
+    "fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-core.a" \
+    $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || { echo "fuzz: cannot build $t"; exit 1; }
+done
+
+export NN_FUZZ_TMP
+NN_FUZZ_TMP=$(mktemp -d)
+trap 'rm -rf "$NN_FUZZ_TMP"' EXIT
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+unset NCCL_DEBUG NCCL_TOPO_FILE NCCL_SOCKET_IFNAME
+
+status=0
+# 1. Regression inputs: each must run clean.
+for t in $TARGETS; do
+  files=$(ls fuzz/regressions/"$t"/* 2>/dev/null)
+  [ -n "$files" ] || continue
+  # shellcheck disable=SC2086
+  if "$FB/fuzz/$t" $files >"$FB/fuzz/$t-regressions.log" 2>&1; then
+    echo "PASS fuzz/$t regressions ($(echo "$files" | wc -l) inputs)"
+  else
+    echo "FAIL fuzz/$t regressions (log $FB/fuzz/$t-regressions.log)"; grep -m5 -E "ERROR|SUMMARY" "$FB/fuzz/$t-regressions.log"; status=1
+  fi
+done
+
+# 2. Fuzzing, a few targets at a time.
+fuzz_one() {
+  local t=$1 work="$FB/fuzz/corpus/$t" art="$FB/artifacts/$t/" log="$FB/fuzz/$t.log"
+  mkdir -p "$work" "$art"
+  local dict=()
+  [ -f "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
+  "$FB/fuzz/$t" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "fuzz/corpus/$t" >"$log" 2>&1
+}
+running=0
+for t in $TARGETS; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ $running -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+
+for t in $TARGETS; do
+  log="$FB/fuzz/$t.log"
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cov=$(grep -oE '(DONE|pulse|NEW|REDUCE|INITED) +cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[^ ]+' "$log" | tail -1 | sed -E 's/^[A-Z]+ +//')
+  crashes=$(ls "$FB/artifacts/$t/" 2>/dev/null | grep -E '^(crash|leak|timeout|oom)-' || true)
+  if [ -n "$crashes" ]; then
+    mkdir -p "fuzz/regressions/$t"
+    for c in $crashes; do cp "$FB/artifacts/$t/$c" "fuzz/regressions/$t/$c"; done
+    echo "FAIL fuzz/$t: ${execs:-?} execs, $cov; found: $(echo $crashes | tr '\n' ' ')(copied to fuzz/regressions/$t/, log $log)"
+    grep -m3 -E "^==[0-9]+==ERROR|SUMMARY|runtime error" "$log"
+    status=1
+  else
+    echo "PASS fuzz/$t: ${execs:-?} execs in ${SECONDS_EACH}s, $cov"
+  fi
+done
+exit $status
