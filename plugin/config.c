@@ -1031,9 +1031,14 @@ int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_d
   struct nn_rule *rules = NULL;
   int n = 0;
   if (nn_csv_rules_load(owned, &rules, &n, diag) != 0) return -1;
+  if (cfg->n_rules + n > NN_MAX_RULES) {
+    nn_diag_add(diag, "%s: %d more rules would exceed %d rules", owned, n, NN_MAX_RULES);
+    free(rules);
+    return -1;
+  }
   struct nn_rule *grown = n ? realloc(cfg->rules, (size_t)(cfg->n_rules + n) * sizeof *grown) : cfg->rules;
-  if (cfg->n_rules + n > NN_MAX_RULES || (n && !grown)) {
-    nn_diag_add(diag, "%s: %d rules would exceed %d rules (or out of memory)", owned, n, NN_MAX_RULES);
+  if (n && !grown) {
+    nn_diag_add(diag, "%s: out of memory", owned);
     free(rules);
     return -1;
   }

@@ -94,8 +94,11 @@ static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_disc
     free(list);
     return -1;
   }
-  if (d->is_virtual) {   /* one node inside a VM says nothing about the host's sockets */
-    snprintf(why, why_size, "the topology is a virtual machine (%s)", d->virtual_why);
+  /* Inside a VM with one NUMA node, one node says nothing about the host's sockets. With
+   * several guest nodes and the GPU behind one of them (an expander bus with numa_node=,
+   * as `proxmox-numa` sets up), the guest reads its locality from ACPI like bare metal. */
+  if (d->is_virtual && d->n_numas < 2) {
+    snprintf(why, why_size, "the topology is a virtual machine with one NUMA node (%s)", d->virtual_why);
     return -1;
   }
   return hwloc_bitmap_first(anc->nodeset);
