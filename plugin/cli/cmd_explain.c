@@ -17,19 +17,22 @@ static void usage(FILE *out) {
           "usage: nccl-numa explain --config FILE [--ranks N] [--nodes N] [--coll NAME]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
-          "on NCCL's usual PCIe-only table (tree and ring with ll and simple enabled; ll128,\n"
-          "CollNet, NVLS and PAT disabled), and the topology verdict of the env plugin.\n\n"
+          "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
+          "for allreduce; ll128, CollNet, NVLS and PAT disabled), and the topology verdict.\n\n"
           "  --config FILE   the mapping file (format 1)\n"
           "  --ranks N       ranks in the communicator (default: the mapping's GPU count, else 8)\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective (allreduce, allgather, reducescatter, broadcast, reduce)\n");
 }
 
-static void pcie_only_table(float *t) {
+/* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
+static void pcie_only_table(int coll, float *t) {
   for (int i = 0; i < NN_ALGO_COUNT * NN_PROTO_COUNT; i++) t[i] = -1.0f;
-  int algos[] = {NN_ALGO_TREE, NN_ALGO_RING}, protos[] = {NN_PROTO_LL, NN_PROTO_SIMPLE};
-  for (int a = 0; a < 2; a++)
-    for (int p = 0; p < 2; p++) t[algos[a] * NN_PROTO_COUNT + protos[p]] = 1.0f;
+  int protos[] = {NN_PROTO_LL, NN_PROTO_SIMPLE};
+  for (int p = 0; p < 2; p++) {
+    t[NN_ALGO_RING * NN_PROTO_COUNT + protos[p]] = 1.0f;
+    if (coll == NN_COLL_ALLREDUCE) t[NN_ALGO_TREE * NN_PROTO_COUNT + protos[p]] = 1.0f;
+  }
 }
 
 static void human_size(uint64_t v, char *buf, size_t size) {
@@ -65,7 +68,7 @@ static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
 
 static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, int coll) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
-  pcie_only_table(table);
+  pcie_only_table(coll, table);
   printf("\n%s\n  %-22s %-36s %s\n", nn_coll_name(coll), "size", "decision", "rule");
   int start = 0, prev = -2;
   for (int e = 0; e <= NN_EXPLAIN_MAX_LOG2; e++) {
@@ -83,7 +86,7 @@ static void print_header(const struct nn_config *cfg, const char *path, size_t r
   printf("config:       %s (%d GPUs: %s; %d rules)\n", path, cfg->n_gpus, sockets, cfg->n_rules);
   printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
          nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
-  printf("table:        NCCL's PCIe-only table (tree, ring x ll, simple enabled; the rest disabled)\n");
+  printf("table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)\n");
   struct nn_cpu_kind cpu;
   char err[512];
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {

@@ -12,7 +12,7 @@ expect() {  # expect NAME EXPECTED ACTUAL
 out=$($CLI explain --config $F --ranks 2 --coll allreduce)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
-table:        NCCL's PCIe-only table (tree, ring x ll, simple enabled; the rest disabled)
+table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)
 topology:     topology served: mode=auto, modelled GenuineIntel link 22 GB/s >= search floor 3 GB/s
               (CPU GenuineIntel family 6 model 143; modelled link 22 GB/s; search floor 3 GB/s for compute capability 9.0)
 
