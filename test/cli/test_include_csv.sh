@@ -24,7 +24,7 @@ check "bad file rejected" "[ $? -eq 1 ]"
 check "every bad line named (11 problems)" "[ \$(grep -c 'bad.conf:3: include-csv: .*bad.csv:[0-9]*: ' '$T/out') -eq 11 ]"
 check "unknown names are errors" "grep -q \"bad.csv:4: unknown collective 'alltoall'\" '$T/out' && grep -q \"bad.csv:5: unknown algorithm 'treee'\" '$T/out'"
 
-printf 'allreduce,0,65536,ring,ll,-1,1,-1\nallgather,1024,-1,ring,simple,4,-1,2\nallgather,0,-1,tree,simple,-1,-1,-1\nreducescatter,0,-1,ring,ll,-1,-1,8\n' > "$T/fire.csv"
+printf 'allreduce,0,65536,ring,ll,-1,1,-1\nallgather,1024,-1,ring,simple,4,-1,2\nallgather,0,-1,ring,ll,-1,-1,-1\nreducescatter,0,-1,ring,ll,-1,-1,8\n' > "$T/fire.csv"
 printf "${gpus}include-csv fire.csv\nrule coll=broadcast algo=ring proto=simple\n" > "$T/fire.conf"
 "$CLI" explain --config "$T/fire.conf" --ranks 2 --nodes 1 > "$T/ex" 2>&1
 sect() { awk -v c="$1" '$0 == c {on = 1; next} /^[a-z]+$/ {on = 0} on' "$T/ex"; }
