@@ -99,3 +99,15 @@ bench:
 
 clean:
 	rm -rf build
+
+# ---- release checks (issue 5): compatibility, fuzzing, stress and leaks, static analysis.
+# `make bench` is above. Each script documents its variables (BUILD is passed through).
+.PHONY: compat stress
+compat:
+	@BUILD=$(BUILD) bash compat/run.sh
+fuzz:
+	@BUILD=$(BUILD) bash fuzz/run.sh
+stress:
+	@BUILD=$(BUILD) bash stress/run.sh
+lint:
+	@bash lint/run.sh

@@ -346,7 +346,7 @@ static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx) {
 static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, void *ref_ctx) {
   const nn_ncclTuner_v5_t *volatile tuners[3] = {b->ours, &ref_tuner, &floor_tuner};
   void *ctxs[3] = {ours_ctx, ref_ctx, NULL};
-  double v[3][MAX_RUNS];
+  double v[3][MAX_RUNS] = {{0}};
   for (int k = 0; k < 3; k++) time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls / 4, b->tmpl);
   /* Interleave the three so drift and neighbours' noise hit them alike. */
   for (int run = 0; run < b->o.runs; run++)
@@ -374,7 +374,7 @@ static void touch_ns(const char *path, long *tick) {
 
 /* init+finalize per communicator, microseconds: config cached, and re-read each time. */
 static void measure_init(struct bench *b, int ri) {
-  double cached[MAX_RUNS], reread[MAX_RUNS];
+  double cached[MAX_RUNS] = {0}, reread[MAX_RUNS] = {0};
   long tick = 0;
   for (int run = 0; run < b->o.runs; run++) {
     void *ctx;
@@ -510,15 +510,24 @@ static int print_verdict(const struct bench *b) {
 
 /* ------------------------------------------------------------------ main */
 
+static int number(const char *s, long *out) {
+  char *end = NULL;
+  errno = 0;
+  *out = strtol(s, &end, 10);
+  return errno || end == s || *end ? -1 : 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o) {
   *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000};
   int c;
+  long v = 0;
   while ((c = getopt(argc, argv, "l:r:n:c:q")) != -1) {
-    switch (c) {
+    int bad = (c == 'r' || c == 'n' || c == 'c') && (number(optarg, &v) != 0 || v < 0 || v > 1000000000L);
+    switch (bad ? '?' : c) {
     case 'l': o->lib = optarg; break;
-    case 'r': o->runs = atoi(optarg); break;
-    case 'n': o->calls = atol(optarg); break;
-    case 'c': o->cycles = atoi(optarg); break;
+    case 'r': o->runs = (int)v; break;
+    case 'n': o->calls = v; break;
+    case 'c': o->cycles = (int)v; break;
     case 'q': o->runs = 5; o->calls = 200000; o->cycles = 200; break;
     default:
       fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q]\n", argv[0]);

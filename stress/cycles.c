@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s LIB [TUNER_CYCLES] [ENV_CYCLES]\n", argv[0]);
     return 2;
   }
-  int n_tuner = argc > 2 ? atoi(argv[2]) : 10000, n_env = argc > 3 ? atoi(argv[3]) : 1000;
+  int n_tuner = (int)st_arg(argc, argv, 2, 10000, 0, 10000000), n_env = (int)st_arg(argc, argv, 3, 1000, 0, 10000000);
   char dir[] = "/tmp/nn-cycles-XXXXXX", path[64];
   if (!mkdtemp(dir)) return 1;
   snprintf(path, sizeof path, "%s/map.conf", dir);

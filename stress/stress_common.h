@@ -80,6 +80,19 @@ static inline int st_choice(float t[ST_NA][ST_NP]) {
   return chosen;
 }
 
+/* argv[i] as a number in [lo, hi], or `def` when absent; exits on anything else. */
+static inline long st_arg(int argc, char **argv, int i, long def, long lo, long hi) {
+  if (i >= argc) return def;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(argv[i], &end, 10);
+  if (errno || end == argv[i] || *end || v < lo || v > hi) {
+    fprintf(stderr, "stress: argument %d '%s': expected a number in %ld..%ld\n", i, argv[i], lo, hi);
+    exit(2);
+  }
+  return v;
+}
+
 /* Writes `len` bytes to a new file and renames it over `path` (atomic replacement). */
 static inline int st_write_atomic(const char *path, const char *buf, size_t len) {
   char tmp[4200];

@@ -115,9 +115,8 @@ static void *creator(void *arg) {
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s LIB [atomic|inplace] [SECONDS] [THREADS] [PAUSE_US]\n", argv[0]); return 2; }
   g_inplace = argc > 2 && !strcmp(argv[2], "inplace");
-  int seconds = argc > 3 ? atoi(argv[3]) : 5, n = argc > 4 ? atoi(argv[4]) : 4;
-  if (n < 1 || n > 256) n = 4;
-  if (argc > 5) g_pause_us = atol(argv[5]);
+  int seconds = (int)st_arg(argc, argv, 3, 5, 1, 3600), n = (int)st_arg(argc, argv, 4, 4, 1, 256);
+  g_pause_us = st_arg(argc, argv, 5, 200, 0, 10000000);
   char dir[] = "/tmp/nn-swap-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   snprintf(g_path, sizeof g_path, "%s/map.conf", dir);

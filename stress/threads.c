@@ -107,8 +107,7 @@ static void *toucher(void *arg) {
 
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s LIB [THREADS] [SECONDS]\n", argv[0]); return 2; }
-  int n = argc > 2 ? atoi(argv[2]) : 64, seconds = argc > 3 ? atoi(argv[3]) : 5;
-  if (n < 8) n = 8;
+  int n = (int)st_arg(argc, argv, 2, 64, 8, 1024), seconds = (int)st_arg(argc, argv, 3, 5, 1, 3600);
   char dir[] = "/tmp/nn-threads-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   snprintf(g_path, sizeof g_path, "%s/map.conf", dir);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# lint/run.sh - `make lint`: cppcheck and clang-tidy over the C sources, with the
+# configuration checked in at the top (.clang-tidy, lint/cppcheck-suppressions.txt).
+#
+#   LINT_JOBS=n    clang-tidy processes at once (default: number of CPUs)
+#   LINT_FILES="…" files to check (default: every .c under plugin/, bench/, stress/, fuzz/,
+#                  compat/ and test/)
+#
+# Prints every finding as FILE:LINE: message [check]; exit 1 when there is any.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+JOBS=${LINT_JOBS:-$(nproc)}
+FILES=${LINT_FILES:-$(git ls-files -co --exclude-standard -- 'plugin/*.c' 'plugin/cli/*.c' 'bench/*.c' \
+  'stress/*.c' 'fuzz/*.c' 'compat/*.c' 'test/*.c' 'test/*/*.c' | sort -u | tr '\n' ' ')}
+INCLUDES=(-Iinclude -Iplugin -Iplugin/cli -Itest/unit -Itest/abi -Istress)
+# shellcheck disable=SC2207
+EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null))
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+status=0
+
+if command -v cppcheck >/dev/null; then
+  # shellcheck disable=SC2086
+  cppcheck --std=c11 --enable=warning,performance,portability --inline-suppr --quiet \
+    --suppressions-list=lint/cppcheck-suppressions.txt -D_GNU_SOURCE -D__GNUC__ "${INCLUDES[@]}" \
+    --template='{file}:{line}: cppcheck {severity}: {message} [{id}]' $FILES 2>"$OUT/cppcheck.txt"
+  n=$(grep -c 'cppcheck' "$OUT/cppcheck.txt")
+  cat "$OUT/cppcheck.txt"
+  echo "lint: cppcheck $(cppcheck --version | cut -d' ' -f2): $n findings"
+  [ "$n" -eq 0 ] || status=1
+else
+  echo "lint: skipped cppcheck: not installed (apt-get install cppcheck)"
+fi
+
+if command -v clang-tidy >/dev/null; then
+  # One process per file; the findings of each are kept apart and printed in order.
+  # shellcheck disable=SC2086
+  printf '%s\n' $FILES | xargs -P "$JOBS" -I{} sh -c \
+    'clang-tidy --quiet "$1" -- -std=c11 -D_GNU_SOURCE "$@" >"$0/$(echo "$1" | tr / _).tidy" 2>/dev/null' \
+    "$OUT" {} "${INCLUDES[@]}" "${EXTRA[@]}"
+  cat "$OUT"/*.tidy 2>/dev/null | grep -E '^[^ ].*: (warning|error): ' | sort -u >"$OUT/tidy.txt"
+  n=$(wc -l <"$OUT/tidy.txt")
+  cat "$OUT/tidy.txt"
+  echo "lint: clang-tidy $(clang-tidy --version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1): $n findings"
+  [ "$n" -eq 0 ] || status=1
+else
+  echo "lint: skipped clang-tidy: not installed (apt-get install clang-tidy)"
+fi
+exit $status
