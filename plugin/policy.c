@@ -7,7 +7,12 @@
 
 #include "topology.h"
 
-#define NN_BUCKETS 66   /* nBytes 0, then one per highest set bit 1..64, then a sentinel */
+/* Buckets split the byte axis by the highest set bit and the 4 bits below it (values
+ * below 16 get one bucket each), so a bucket spans at most 1/16 of an octave: a call
+ * almost always finds its bucket inside one segment and needs no search at all. */
+#define NN_SUB_BITS 4
+#define NN_SMALL (1u << NN_SUB_BITS)
+#define NN_BUCKETS (NN_SMALL + (64 - NN_SUB_BITS) * NN_SMALL + 1)  /* + a sentinel */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 struct nn_crule {
@@ -99,10 +104,22 @@ static void assign_first_rules(const struct nn_policy *p, int coll, struct nn_se
   }
 }
 
+static inline uint32_t bucket_of(uint64_t v) {
+  if (v < NN_SMALL) return (uint32_t)v;
+  int bits = 64 - __builtin_clzll(v);
+  uint32_t sub = (uint32_t)(v >> (bits - 1 - NN_SUB_BITS)) & (NN_SMALL - 1);
+  return NN_SMALL + (uint32_t)(bits - 1 - NN_SUB_BITS) * NN_SMALL + sub;
+}
+
+/* The smallest value in bucket i (the inverse of bucket_of). */
+static uint64_t bucket_low(uint32_t i) {
+  if (i < NN_SMALL) return i;
+  uint32_t bits = (i - NN_SMALL) / NN_SMALL + 1 + NN_SUB_BITS, sub = (i - NN_SMALL) % NN_SMALL;
+  return (uint64_t)1 << (bits - 1) | (uint64_t)sub << (bits - 1 - NN_SUB_BITS);
+}
+
 static void fill_buckets(struct nn_segs *s) {
-  s->bucket[0] = 0;
-  for (int b = 1; b < NN_BUCKETS - 1; b++)
-    s->bucket[b] = seg_find(s->start, 0, s->n - 1, (uint64_t)1 << (b - 1));
+  for (uint32_t b = 0; b < NN_BUCKETS - 1; b++) s->bucket[b] = seg_find(s->start, 0, s->n - 1, bucket_low(b));
   s->bucket[NN_BUCKETS - 1] = s->n - 1;
 }
 
@@ -197,7 +214,7 @@ static inline const struct nn_segs *segs_for(const struct nn_policy *p, int coll
 }
 
 static inline int first_candidate(const struct nn_segs *s, uint64_t n_bytes) {
-  int b = n_bytes ? 64 - __builtin_clzll(n_bytes) : 0;
+  uint32_t b = bucket_of(n_bytes);
   return s->first[seg_find(s->start, s->bucket[b], s->bucket[b + 1], n_bytes)];
 }
 
@@ -229,9 +246,10 @@ static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
   return -1;
 }
 
+/* An enabled entry <= 0 is exactly +-0.0 (negative means disabled), so the raise is a
+ * branch-free select the compiler can vectorise. */
 static void choose(float *t, int na, int np, int a, int pr) {
-  for (int i = 0; i < na * np; i++)
-    if (enabled(t[i]) && t[i] <= 0.0f) t[i] = NN_RAISED;
+  for (int i = 0; i < na * np; i++) t[i] = t[i] == 0.0f ? NN_RAISED : t[i];
   t[a * np + pr] = 0.0f;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,8 +52,19 @@ struct table_log {
   size_t json_size, json_len;
 };
 
+static void count_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  (void)coll; (void)lo; (void)hi; (void)rule;
+  ((struct table_log *)arg)->lines++;
+}
+
 static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
   struct table_log *t = arg;
+  int shown = rule >= 0 || lo != 0 || hi != UINT64_MAX;
+  if (!t->json && (!shown || t->lines >= NN_LOG_TABLE_LINES)) {
+    t->skipped += shown && t->lines >= NN_LOG_TABLE_LINES;
+    t->lines += shown;
+    return;
+  }
   char l[32], h[32], choice[64] = "NCCL default", where[300] = "";
   nn_policy_format_bytes(lo, l, sizeof l);
   nn_policy_format_bytes(hi, h, sizeof h);
@@ -61,7 +73,7 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
     nn_policy_describe_choice(r, choice, sizeof choice);
     snprintf(where, sizeof where, "%s:%d", r->file ? r->file : "?", r->line);
   }
-  if (rule >= 0 || lo != 0 || hi != UINT64_MAX) {
+  if (shown) {
     if (t->lines < NN_LOG_TABLE_LINES)
       nn_log_info(t->logger, NN_NCCL_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll),
                   l, h, choice, rule >= 0 ? " from " : "", where);
@@ -104,23 +116,48 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
     nn_log_warn(a->logger, "nccl-numa: cannot append to NCCL_NUMA_LOG_FILE %s", path);
 }
 
+/* NCCL drops INFO lines unless NCCL_DEBUG asks for them, and TUNING lines unless
+ * NCCL_DEBUG_SUBSYS does; formatting a table nobody sees would cost most of init. The
+ * values may come from the real environment or from an `env` line the env plugin serves. */
+static const char *nccl_setting(const struct nn_config *cfg, const char *name) {
+  const char *v = getenv(name);
+  return v ? v : nn_config_env(cfg, name);
+}
+
+static int info_wanted(const struct nn_config *cfg) {
+  const char *level = nccl_setting(cfg, "NCCL_DEBUG");
+  return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
+}
+
+static int tuning_wanted(const struct nn_config *cfg) {
+  const char *subsys = nccl_setting(cfg, "NCCL_DEBUG_SUBSYS");
+  if (!subsys) return 0;
+  int listed = strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
+  return subsys[0] == '^' ? !strcasestr(subsys, "TUNING") : listed;
+}
+
 static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                      const struct nn_policy *p, const char *model_note) {
   const struct nn_config *cfg = nn_cfgver_config(v);
-  char sockets[256];
-  nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
-  nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
-              "nccl-numa: tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
-              "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,
-              (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
-              nn_policy_rule_count(p), cfg->n_rules, model_note);
-  struct table_log t = {.cfg = cfg, .logger = a->logger};
-  nn_policy_visit(p, log_segment, &t);
+  const char *path = getenv("NCCL_NUMA_LOG_FILE");
+  int info = info_wanted(cfg), table = info && tuning_wanted(cfg), json = path && *path;
+  if (info) {
+    char sockets[256];
+    nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
+    nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
+                "nccl-numa: tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
+                "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,
+                (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
+                nn_policy_rule_count(p), cfg->n_rules, model_note);
+  }
+  struct table_log t = {.cfg = cfg, .logger = a->logger, .lines = table ? 0 : NN_LOG_TABLE_LINES};
+  if (table) nn_policy_visit(p, log_segment, &t);
   if (t.skipped)
     nn_log_info(a->logger, NN_NCCL_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
                 t.skipped);
-  const char *path = getenv("NCCL_NUMA_LOG_FILE");
-  if (!path || !*path) return;
+  if (!json) return;
+  t.lines = 0;
+  nn_policy_visit(p, count_segment, &t);
   t.json_size = 4096 + (size_t)t.lines * 320;
   t.json = malloc(t.json_size);
   if (t.json) write_json_record(a, v, p, &t, path);
