@@ -6,6 +6,8 @@
 #   FUZZ_SECONDS=n     seconds per target (default 60)
 #   FUZZ_TARGETS="..." targets to run (default: all fuzz/fuzz_*.c)
 #   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
+#   FUZZ_COVERAGE=1    afterwards, replay each target's corpus through a source-coverage build
+#                      and print the line coverage of the files it exercises (llvm-cov)
 #
 # A crash is kept under $BUILD-fuzz/artifacts/<target>/ and copied to
 # fuzz/regressions/<target>/ so that it becomes a regression input (commit it once fixed).
@@ -94,4 +96,41 @@ for t in $TARGETS; do
     echo "PASS fuzz/$t: ${execs:-?} execs in ${SECONDS_EACH}s, $cov"
   fi
 done
+
+# 3. Line coverage reached by each corpus (seeds + what this and earlier runs found).
+coverage_files() {
+  case $1 in
+    config) echo "plugin/config.c plugin/policy.c plugin/topology.c plugin/topo_xml.c" ;;
+    csv_rules) echo "plugin/csv_rules.c" ;;
+    env) echo "plugin/env.c plugin/cache.c plugin/config.c plugin/privdir.c plugin/topo_xml.c" ;;
+    nccltests) echo "plugin/cli/nccltests.c" ;;
+    proxmox) echo "plugin/cli/proxmox.c" ;;
+    topo_validate) echo "plugin/cli/topo_validate.c" ;;
+    *) ls "plugin/$1.c" "plugin/cli/$1.c" 2>/dev/null ;;
+  esac
+}
+if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
+  CB="$BUILD-fuzzcov"
+  PROFDATA=$(command -v llvm-profdata || command -v llvm-profdata-14)
+  COV=$(command -v llvm-cov || command -v llvm-cov-14)
+  if [ -z "$PROFDATA" ] || [ -z "$COV" ] || ! make -s -j"$JOBS" CC="$CLANG" BUILD="$CB" OPT="-O0 -g" \
+       CFLAGS="-fprofile-instr-generate -fcoverage-mapping" "$CB/libnn-core.a" "$CB/libnn-cli.a" >"$CB.log" 2>&1; then
+    echo "fuzz: coverage skipped (llvm-profdata/llvm-cov missing or build failed, see $CB.log)"
+  else
+    mkdir -p "$CB/fuzz"
+    for t in $TARGETS; do
+      # shellcheck disable=SC2086
+      "$CLANG" -std=c11 -D_GNU_SOURCE -O0 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
+        -Iinclude -Iplugin -Iplugin/cli $XML_CFLAGS "fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
+        "$CB/libnn-core.a" $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || continue
+      rm -f "$CB/fuzz/$t".*.profraw
+      LLVM_PROFILE_FILE="$CB/fuzz/$t.%p.profraw" "$CB/fuzz/$t" -runs=0 "$FB/fuzz/corpus/$t" "fuzz/corpus/$t" \
+        >"$CB/fuzz/$t.log" 2>&1
+      "$PROFDATA" merge -sparse "$CB/fuzz/$t".*.profraw -o "$CB/fuzz/$t.profdata" 2>/dev/null || continue
+      # shellcheck disable=SC2046
+      "$COV" report "$CB/fuzz/$t" -instr-profile="$CB/fuzz/$t.profdata" $(coverage_files "$t") 2>/dev/null |
+        awk -v t="$t" -v n="$(coverage_files "$t" | wc -w)" 'NR > 2 && $1 !~ /^-/ && NF >= 10 && !(n == 1 && $1 == "TOTAL") { sub(/^.*\/plugin\//, "plugin/", $1); printf "coverage fuzz/%s: %s lines %s (%s of %s), functions %s\n", t, $1, $10, $8 - $9, $8, $7 }'
+    done
+  fi
+fi
 exit $status
