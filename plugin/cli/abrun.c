@@ -451,8 +451,16 @@ static int parse_colls(char *list, struct nn_ab_opts *o) {
   return o->n_colls ? 0 : -1;
 }
 
+/* "--": everything after it goes to nccl-tests as is. */
+static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o) {
+  o->extra = argv + i + 1;
+  o->n_extra = argc - i - 1;
+  return o->n_extra > NN_AB_MAX_EXTRA ? -1 : 2;
+}
+
 int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
   const char *a = argv[*i];
+  if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o);
   static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
                                            "--colls", "--nccl-tests", "--timeout",
                                            "--nccl-version"};
@@ -574,6 +582,7 @@ static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *
   for (int i = 1; i < argc; i++) {
     int r = nn_ab_parse_common(argc, argv, &i, o);
     if (r < 0) return NN_EXIT_USAGE;
+    if (r == 2) break;
     if (r > 0) continue;
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -581,11 +590,6 @@ static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *
       return -1;
     } else if (!strcmp(a, "--no-plot")) {
       c->plots = 0;
-    } else if (!strcmp(a, "--")) {
-      o->extra = argv + i + 1;
-      o->n_extra = argc - i - 1;
-      if (o->n_extra > NN_AB_MAX_EXTRA) return NN_EXIT_USAGE;
-      break;
     } else if (i + 1 < argc && (!strcmp(a, "--config") || !strcmp(a, "--plugin") ||
                                 !strcmp(a, "--out") || !strcmp(a, "--arm"))) {
       const char *v = argv[++i];

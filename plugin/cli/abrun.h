@@ -64,7 +64,8 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
 
 /* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
  * --timeout --nccl-version) at argv[*i]; returns 1 consumed, 0 not one of
- * them, -1 bad value (message on stderr). */
+ * them, -1 bad value (message on stderr). "--" returns 2 with the rest of argv
+ * in o->extra (-1 when that is more than NN_AB_MAX_EXTRA): stop parsing. */
 int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o);
 /* Defaults for the shared options. */
 void nn_ab_opts_init(struct nn_ab_opts *o);

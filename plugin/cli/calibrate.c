@@ -252,16 +252,12 @@ static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli
   for (int i = 1; i < argc; i++) {
     int r = nn_ab_parse_common(argc, argv, &i, o);
     if (r < 0) return NN_EXIT_USAGE;
+    if (r == 2) break;
     if (r > 0) continue;
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cal_usage(stdout);
       return -1;
-    } else if (!strcmp(a, "--")) {
-      o->extra = argv + i + 1;
-      o->n_extra = argc - i - 1;
-      if (o->n_extra > NN_AB_MAX_EXTRA) return NN_EXIT_USAGE;
-      break;
     } else if (i + 1 < argc && !strcmp(a, "--from")) c->from = argv[++i];
     else if (i + 1 < argc && !strcmp(a, "--config")) c->config = argv[++i];
     else if (i + 1 < argc && !strcmp(a, "--plugin")) c->plugin = argv[++i];
