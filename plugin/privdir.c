@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void nn_pd_fmt(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void nn_pd_fmt(char *buf, size_t size, const char *fmt, ...) {
-  if (!buf || !size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, size, fmt, ap);
-  va_end(ap);
-}
+#include "errbuf.h"
 
 uint64_t nn_privdir_hash(const void *data, size_t len) {
   const unsigned char *p = data;
@@ -59,7 +50,7 @@ int nn_privdir_path(char *buf, size_t size, char *err, size_t errsz) {
     w = snprintf(buf, size, "%.*s/nccl-numa-%u", (int)(n == 1 ? 0 : n), tmp, (unsigned)geteuid());
   }
   if (w < 0 || (size_t)w >= size) {
-    nn_pd_fmt(err, errsz, "private directory path too long");
+    nn_errbuf_set(err, errsz, "private directory path too long");
     return -1;
   }
   return 0;
@@ -69,20 +60,20 @@ int nn_privdir_path(char *buf, size_t size, char *err, size_t errsz) {
 static int nn_pd_check_dir(int fd, const char *dir, char *err, size_t errsz) {
   struct stat st;
   if (fstat(fd, &st)) {
-    nn_pd_fmt(err, errsz, "%s: cannot stat: %s", dir, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot stat: %s", dir, strerror(errno));
     return -1;
   }
   if (!S_ISDIR(st.st_mode)) {
-    nn_pd_fmt(err, errsz, "%s: not a directory: refused", dir);
+    nn_errbuf_set(err, errsz, "%s: not a directory: refused", dir);
     return -1;
   }
   if (st.st_uid != geteuid()) {
-    nn_pd_fmt(err, errsz, "%s: owned by uid %u, not by uid %u: refused", dir,
+    nn_errbuf_set(err, errsz, "%s: owned by uid %u, not by uid %u: refused", dir,
               (unsigned)st.st_uid, (unsigned)geteuid());
     return -1;
   }
   if (st.st_mode & 077) {
-    nn_pd_fmt(err, errsz, "%s: mode %04o gives group/other access (must be 0700): refused", dir,
+    nn_errbuf_set(err, errsz, "%s: mode %04o gives group/other access (must be 0700): refused", dir,
               (unsigned)(st.st_mode & 07777));
     return -1;
   }
@@ -91,11 +82,11 @@ static int nn_pd_check_dir(int fd, const char *dir, char *err, size_t errsz) {
 
 int nn_privdir_open(const char *dir, char *err, size_t errsz) {
   if (!dir || dir[0] != '/') {
-    nn_pd_fmt(err, errsz, "private directory '%s' is not an absolute path", dir ? dir : "");
+    nn_errbuf_set(err, errsz, "private directory '%s' is not an absolute path", dir ? dir : "");
     return -1;
   }
   if (mkdir(dir, 0700) && errno != EEXIST) {
-    nn_pd_fmt(err, errsz, "%s: cannot create: %s", dir, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot create: %s", dir, strerror(errno));
     return -1;
   }
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -103,11 +94,11 @@ int nn_privdir_open(const char *dir, char *err, size_t errsz) {
     int e = errno;
     struct stat st;
     if (e == ELOOP || (!lstat(dir, &st) && S_ISLNK(st.st_mode)))
-      nn_pd_fmt(err, errsz, "%s: is a symbolic link: refused", dir);
+      nn_errbuf_set(err, errsz, "%s: is a symbolic link: refused", dir);
     else if (e == ENOTDIR)
-      nn_pd_fmt(err, errsz, "%s: not a directory: refused", dir);
+      nn_errbuf_set(err, errsz, "%s: not a directory: refused", dir);
     else
-      nn_pd_fmt(err, errsz, "%s: cannot open: %s", dir, strerror(e));
+      nn_errbuf_set(err, errsz, "%s: cannot open: %s", dir, strerror(e));
     return -1;
   }
   if (nn_pd_check_dir(fd, dir, err, errsz)) {
@@ -170,7 +161,7 @@ static int nn_pd_replace(int dfd, const char *dir, const char *name, const void 
   char tmp[NAME_MAX + 1];
   int fd = nn_pd_open_temp(dfd, name, tmp, sizeof tmp);
   if (fd < 0) {
-    nn_pd_fmt(err, errsz, "%s: cannot create a temporary file: %s", dir, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot create a temporary file: %s", dir, strerror(errno));
     return -1;
   }
   /* fchmod: the creation mode went through the umask, which may be odd. */
@@ -186,7 +177,7 @@ static int nn_pd_replace(int dfd, const char *dir, const char *name, const void 
   }
   if (bad) {
     unlinkat(dfd, tmp, 0);
-    nn_pd_fmt(err, errsz, "%s/%s: cannot write: %s", dir, name, strerror(e));
+    nn_errbuf_set(err, errsz, "%s/%s: cannot write: %s", dir, name, strerror(e));
     return -1;
   }
   return 0;
@@ -200,7 +191,7 @@ int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
                      const void *data, size_t len, char *out, size_t outsz,
                      char *err, size_t errsz) {
   if (!nn_pd_name_ok(prefix) || !nn_pd_name_ok(suffix) || (!data && len)) {
-    nn_pd_fmt(err, errsz, "invalid file name parts");
+    nn_errbuf_set(err, errsz, "invalid file name parts");
     return -1;
   }
   char name[NAME_MAX + 1];
@@ -208,7 +199,7 @@ int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
   size_t dl = dir ? nn_pd_trim(dir) : 0;
   int w = snprintf(out, outsz, "%.*s/%s", (int)(dl == 1 ? 0 : dl), dir ? dir : "", name);
   if (w < 0 || (size_t)w >= outsz) {
-    nn_pd_fmt(err, errsz, "path of %s too long", name);
+    nn_errbuf_set(err, errsz, "path of %s too long", name);
     return -1;
   }
   int dfd = nn_privdir_open(dir, err, errsz);

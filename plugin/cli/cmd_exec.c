@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +10,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "errbuf.h"
 #include "nn_config.h"
-
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errsz, fmt, ap);
-  va_end(ap);
-}
 
 static int is_regular(const char *path) {
   struct stat st;
@@ -31,15 +22,15 @@ static int absolute(const char *path, char *buf, size_t size, char *err, size_t 
                     const char *what) {
   char tmp[PATH_MAX];
   if (!realpath(path, tmp)) {
-    set_err(err, errsz, "%s %s: %s", what, path, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s %s: %s", what, path, strerror(errno));
     return -1;
   }
   if (!is_regular(tmp)) {
-    set_err(err, errsz, "%s %s: not a regular file", what, path);
+    nn_errbuf_set(err, errsz, "%s %s: not a regular file", what, path);
     return -1;
   }
   if (strlen(tmp) >= size) {
-    set_err(err, errsz, "%s %s: path too long", what, path);
+    nn_errbuf_set(err, errsz, "%s %s: path too long", what, path);
     return -1;
   }
   strcpy(buf, tmp);
@@ -51,7 +42,7 @@ int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, si
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
-    set_err(err, errsz, "cannot find this executable (/proc/self/exe): %s; use --plugin PATH",
+    nn_errbuf_set(err, errsz, "cannot find this executable (/proc/self/exe): %s; use --plugin PATH",
             strerror(errno));
     return -1;
   }
@@ -64,7 +55,7 @@ int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, si
     snprintf(cand, sizeof cand, "%s%s", exe, tails[i]);
     if (is_regular(cand)) return absolute(cand, buf, size, err, errsz, "plugin");
   }
-  set_err(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE, exe,
+  nn_errbuf_set(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE, exe,
           exe);
   return -1;
 }
@@ -74,7 +65,7 @@ int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_
   if (!path || !*path) path = getenv("NCCL_NUMA_CONFIG");
   if (!path || !*path) path = NN_DEFAULT_CONFIG;
   if (!given && !getenv("NCCL_NUMA_CONFIG") && access(path, F_OK)) {
-    set_err(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
+    nn_errbuf_set(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
             NN_DEFAULT_CONFIG);
     return -1;
   }

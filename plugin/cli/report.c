@@ -12,17 +12,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "errbuf.h"
 
 #define MAX_COLLS 16
-
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errsz, fmt, ap);
-  va_end(ap);
-}
 
 int nn_report_verdict(const struct nn_point *base, const struct nn_point *arm) {
   if (!base || !arm) return NN_VERDICT_UNKNOWN;
@@ -348,15 +340,15 @@ int nn_report_write(const char *rundir, int plots, FILE *out, FILE *log, char *e
   struct text t = {0};
   int rc = build_report(&t, &rd, plots, log);
   if (rc) {
-    set_err(err, errsz, "%s: out of memory while building the report", rundir);
+    nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rundir);
   } else {
     FILE *f = open_in(rundir, "report.md");
     if (!f || fwrite(t.s, 1, t.len, f) != t.len) {
-      set_err(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
+      nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
       rc = -1;
     }
     if (f && fclose(f) && !rc) {
-      set_err(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
+      nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
       rc = -1;
     }
     if (!rc && out) fwrite(t.s, 1, t.len, out);

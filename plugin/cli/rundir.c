@@ -4,23 +4,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/nccltests.h"
+#include "errbuf.h"
 
 #define MAX_OUTPUT_BYTES (64u << 20)
-
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errsz, fmt, ap);
-  va_end(ap);
-}
 
 static void copy(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src ? src : "");
@@ -180,7 +171,7 @@ static int read_meta(struct nn_rundir *rd, char *err, size_t errsz) {
   char *p = join(rd->path, "meta");
   FILE *f = p ? fopen(p, "r") : NULL;
   if (!f) {
-    set_err(err, errsz, "%s: cannot open: %s (not a run directory of nccl-numa ab/calibrate?)",
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s (not a run directory of nccl-numa ab/calibrate?)",
             p ? p : rd->path, strerror(errno));
     free(p);
     return -1;
@@ -191,7 +182,7 @@ static int read_meta(struct nn_rundir *rd, char *err, size_t errsz) {
     lineno++;
     line[strcspn(line, "\r\n")] = 0;
     if (meta_line(rd, line)) {
-      set_err(err, errsz, "%s:%d: bad arm line (or more than %d arms)", p, lineno, NN_MAX_ARMS);
+      nn_errbuf_set(err, errsz, "%s:%d: bad arm line (or more than %d arms)", p, lineno, NN_MAX_ARMS);
       rc = -1;
       break;
     }
@@ -226,7 +217,7 @@ static int read_runs(struct nn_rundir *rd, char *err, size_t errsz) {
   char *p = join(rd->path, "runs.tsv");
   FILE *f = p ? fopen(p, "r") : NULL;
   if (!f) {
-    set_err(err, errsz, "%s: cannot open: %s", p ? p : rd->path, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s", p ? p : rd->path, strerror(errno));
     free(p);
     return -1;
   }
@@ -241,13 +232,13 @@ static int read_runs(struct nn_rundir *rd, char *err, size_t errsz) {
       struct nn_run_rec *g = realloc(rd->runs, (size_t)cap * sizeof *g);
       if (!g) {
         rc = -1;
-        set_err(err, errsz, "out of memory");
+        nn_errbuf_set(err, errsz, "out of memory");
         break;
       }
       rd->runs = g;
     }
     if (run_line(line, &rd->runs[rd->n_runs])) {
-      set_err(err, errsz, "%s:%d: malformed run record", p, lineno);
+      nn_errbuf_set(err, errsz, "%s:%d: malformed run record", p, lineno);
       rc = -1;
       break;
     }
