@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "fdio.h"
 
 uint64_t nn_privdir_hash(const void *data, size_t len) {
   const unsigned char *p = data;
@@ -129,18 +130,6 @@ static int nn_pd_same_file(int dfd, const char *name, const void *data, size_t l
   return same;
 }
 
-static int nn_pd_write_all(int fd, const void *data, size_t len) {
-  const char *p = data;
-  while (len) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Creates a fresh temporary file next to `name`; its name goes into tmp. */
 static int nn_pd_open_temp(int dfd, const char *name, char *tmp, size_t tmpsz) {
   static atomic_uint seq;
@@ -165,7 +154,7 @@ static int nn_pd_replace(int dfd, const char *dir, const char *name, const void 
     return -1;
   }
   /* fchmod: the creation mode went through the umask, which may be odd. */
-  int bad = nn_pd_write_all(fd, data, len) || fchmod(fd, 0600);
+  int bad = nn_fd_write_all(fd, data, len) || fchmod(fd, 0600);
   int e = errno;
   if (close(fd) && !bad) {
     bad = 1;

@@ -19,6 +19,7 @@
 #include "cli/discover.h"
 #include "cli/proxmox.h"
 #include "cli/proxmox_numa.h"
+#include "fdio.h"
 
 #define PROG "nccl-numa proxmox-numa"
 /* qemu-server serialises config changes with an flock on this file per VM. */
@@ -131,13 +132,7 @@ static int replace_file(const char *dst, const char *text, size_t len, mode_t mo
     fprintf(stderr, PROG ": %s: cannot create: %s\n", tmp, strerror(errno));
     return -1;
   }
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = write(fd, text + done, len - done);
-    if (n <= 0) break;
-    done += (size_t)n;
-  }
-  int bad = done != len || fsync(fd) != 0;
+  int bad = nn_fd_write_all(fd, text, len) != 0 || fsync(fd) != 0;
   if (close(fd)) bad = 1;
   if (bad || rename(tmp, dst)) {
     fprintf(stderr, PROG ": %s: cannot write: %s\n", dst, strerror(errno));

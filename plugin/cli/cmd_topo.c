@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/topo_validate.h"
+#include "fdio.h"
 #include "nn_config.h"
 #include "topo_xml.h"
 #include "topology.h"
@@ -117,17 +118,6 @@ static void print_verdict(const struct nn_config *cfg, const struct nn_cpu_kind 
           v.sm > 0 ? "" : " (counted as >= 10.0)");
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-  while (len) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* Temporary file next to `path`, then rename: readers never see half a file. */
 static int write_atomically(const char *path, const char *data, size_t len) {
   size_t n = strlen(path) + 32;
@@ -136,7 +126,7 @@ static int write_atomically(const char *path, const char *data, size_t len) {
   snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   int rc = fd < 0 ? -1 : 0;
-  if (!rc) rc = write_all(fd, data, len);
+  if (!rc) rc = nn_fd_write_all(fd, data, len);
   if (fd >= 0 && close(fd) && !rc) rc = -1;
   if (!rc) rc = rename(tmp, path);
   int e = errno;
