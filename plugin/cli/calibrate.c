@@ -80,29 +80,10 @@ static void bytes_text(uint64_t v, char *buf, size_t size) {
   else snprintf(buf, size, "%llu%c", (unsigned long long)v, sfx[u]);
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-static uint64_t *forced_sizes(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                              const char *coll, int *n_out) {
-  int cap = 0, n = 0;
-  for (int i = 0; i < ns; i++) cap += s[i].n_pts;
-  uint64_t *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
-  if (!v) return NULL;
-  for (int i = 0; i < ns; i++) {
-    const struct nn_arm *a = nn_rundir_arm(rd, s[i].arm);
-    if (strcmp(s[i].coll, coll) || !a || a->kind != NN_ARM_FORCED) continue;
-    for (int k = 0; k < s[i].n_pts; k++) {
-      int seen = 0;
-      for (int j = 0; j < n && !seen; j++) seen = v[j] == s[i].pts[k].size;
-      if (!seen) v[n++] = s[i].pts[k].size;
-    }
-  }
-  qsort(v, (size_t)n, sizeof *v, cmp_u64);
-  *n_out = n;
-  return v;
+/* Series of an arm that forced an algorithm and protocol (arg: the run directory). */
+static int is_forced(const struct nn_series *s, const void *rd) {
+  const struct nn_arm *a = nn_rundir_arm(rd, s->arm);
+  return a && a->kind == NN_ARM_FORCED;
 }
 
 static int coll_ranks(const struct nn_series *s, int ns, const char *coll) {
@@ -120,7 +101,7 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     return 0;
   }
   int n = 0, rules = 0;
-  uint64_t *sz = forced_sizes(rd, s, ns, coll, &n);
+  uint64_t *sz = nn_series_sizes(s, ns, coll, is_forced, rd, &n);
   if (!sz) return -1;
   int *win = malloc((size_t)(n ? n : 1) * sizeof *win);
   char (*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);

@@ -83,31 +83,6 @@ static int list_colls(const struct nn_rundir *rd, const char *colls[MAX_COLLS]) 
   return n;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Every size any arm measured for a collective, ascending; caller frees. */
-static uint64_t *list_sizes(const struct nn_series *s, int ns, const char *coll, int *n_out) {
-  int cap = 0, n = 0;
-  for (int i = 0; i < ns; i++)
-    if (!strcmp(s[i].coll, coll)) cap += s[i].n_pts;
-  uint64_t *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
-  if (!v) return NULL;
-  for (int i = 0; i < ns; i++) {
-    if (strcmp(s[i].coll, coll)) continue;
-    for (int k = 0; k < s[i].n_pts; k++) {
-      int seen = 0;
-      for (int j = 0; j < n && !seen; j++) seen = v[j] == s[i].pts[k].size;
-      if (!seen) v[n++] = s[i].pts[k].size;
-    }
-  }
-  qsort(v, (size_t)n, sizeof *v, cmp_u64);
-  *n_out = n;
-  return v;
-}
-
 static void header(struct text *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
   const char *dev = "", *nccl = rd->nccl;
   int ranks = 0;
@@ -160,7 +135,7 @@ static void cell_spread(struct text *t, const struct nn_point *p) {
 static void coll_table(struct text *t, const struct nn_rundir *rd, const struct nn_series *s,
                        int ns, const char *coll, const char *base, int plots) {
   int nsz = 0;
-  uint64_t *sizes = list_sizes(s, ns, coll, &nsz);
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes) {
     t->oom = 1;
     return;
@@ -229,7 +204,7 @@ static int write_plot_files(const struct nn_rundir *rd, const struct nn_series *
                             const char *coll) {
   char name[128];
   int nsz = 0;
-  uint64_t *sizes = list_sizes(s, ns, coll, &nsz);
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes) return -1;
   snprintf(name, sizeof name, "plot-%s.dat", coll);
   FILE *d = open_in(rd->path, name);

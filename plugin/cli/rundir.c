@@ -418,3 +418,29 @@ const struct nn_point *nn_series_point(const struct nn_series *s, uint64_t size)
     if (s->pts[i].size == size) return &s->pts[i];
   return NULL;
 }
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+uint64_t *nn_series_sizes(const struct nn_series *s, int n, const char *coll,
+                          int (*keep)(const struct nn_series *, const void *), const void *arg,
+                          int *n_out) {
+  int cap = 0, m = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s[i].coll, coll)) cap += s[i].n_pts;
+  uint64_t *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
+  if (!v) return NULL;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(s[i].coll, coll) || (keep && !keep(&s[i], arg))) continue;
+    for (int k = 0; k < s[i].n_pts; k++) {
+      int seen = 0;
+      for (int j = 0; j < m && !seen; j++) seen = v[j] == s[i].pts[k].size;
+      if (!seen) v[m++] = s[i].pts[k].size;
+    }
+  }
+  qsort(v, (size_t)m, sizeof *v, cmp_u64);
+  *n_out = m;
+  return v;
+}

@@ -101,6 +101,12 @@ const struct nn_series *nn_series_find(const struct nn_series *s, int n, const c
                                        const char *coll);
 /* The point of a size in a series, or NULL. */
 const struct nn_point *nn_series_point(const struct nn_series *s, uint64_t size);
+/* Every size measured for `coll` by the series `keep` accepts (all of them
+ * when keep is NULL; keep gets arg), ascending, each once. Returns a malloc'd
+ * array (caller frees) of *n_out sizes, or NULL when out of memory. */
+uint64_t *nn_series_sizes(const struct nn_series *s, int n, const char *coll,
+                          int (*keep)(const struct nn_series *, const void *), const void *arg,
+                          int *n_out);
 
 /* Median of n values (sorted copy); NAN when n == 0. */
 double nn_median(const double *v, int n);
