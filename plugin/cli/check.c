@@ -445,24 +445,27 @@ static void section_peer(struct ctx *c) {
 
 /* ---- summary ---- */
 
+/* What to do about each kind of problem, in the order they are printed. */
+static const struct {
+  int step;
+  const char *advice;
+} next_step_advice[] = {
+  {STEP_NO_GPU, "check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n"},
+  {STEP_HOST_MAP, "complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n"},
+  {STEP_DISCOVER, "make a mapping: bare metal: nccl-numa discover > /etc/nccl-numa.conf; Proxmox VM: on the host\n"
+                  "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then here\n"
+                  "    nccl-numa discover --guest --host-map host.map > /etc/nccl-numa.conf\n"},
+  {STEP_FIX_MAPPING, "fix the mapping (nccl-numa check-config FILE) or make it again with nccl-numa discover\n"},
+  {STEP_TOPO_FILE, "fix or unset NCCL_TOPO_FILE / remove the stale topology file\n"},
+  {STEP_HAZARD, "serve the two-socket file with a CPU kind NCCL models above the floor: `topology mode=numa`\n"
+                "    and `cpu vendor=GenuineIntel family=6 model=207` (modelled at 40 GB/s), and confirm with\n"
+                "    nccl-numa ab against `topology mode=off`\n"},
+};
+
 static void next_steps(struct ctx *c) {
   fprintf(c->out, "Next steps:\n");
-  if (c->steps & STEP_NO_GPU)
-    fprintf(c->out, "  - check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n");
-  if (c->steps & STEP_HOST_MAP)
-    fprintf(c->out, "  - complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n");
-  if (c->steps & STEP_DISCOVER)
-    fprintf(c->out, "  - make a mapping: bare metal: nccl-numa discover > /etc/nccl-numa.conf; Proxmox VM: on the host\n"
-                    "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then here\n"
-                    "    nccl-numa discover --guest --host-map host.map > /etc/nccl-numa.conf\n");
-  if (c->steps & STEP_FIX_MAPPING)
-    fprintf(c->out, "  - fix the mapping (nccl-numa check-config FILE) or make it again with nccl-numa discover\n");
-  if (c->steps & STEP_TOPO_FILE)
-    fprintf(c->out, "  - fix or unset NCCL_TOPO_FILE / remove the stale topology file\n");
-  if (c->steps & STEP_HAZARD)
-    fprintf(c->out, "  - serve the two-socket file with a CPU kind NCCL models above the floor: `topology mode=numa`\n"
-                    "    and `cpu vendor=GenuineIntel family=6 model=207` (modelled at 40 GB/s), and confirm with\n"
-                    "    nccl-numa ab against `topology mode=off`\n");
+  for (size_t i = 0; i < sizeof next_step_advice / sizeof next_step_advice[0]; i++)
+    if (c->steps & next_step_advice[i].step) fprintf(c->out, "  - %s", next_step_advice[i].advice);
   if (!c->steps)
     fprintf(c->out, "  - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute\n"
                     "    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain\n");
