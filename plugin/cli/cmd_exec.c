@@ -134,6 +134,21 @@ static int resolve(const struct exec_opts *o, const char *who, char *so, char *c
   return NN_EXIT_OK;
 }
 
+/* Parses exec's (want_cmd) or env's options and answers --help and usage
+ * errors with `usage`. Returns -1 to go on, else the exit code. */
+static int parse_or_usage(int argc, char **argv, int want_cmd, struct exec_opts *o,
+                          void (*usage)(FILE *)) {
+  if (parse_opts(argc, argv, want_cmd, o) || (want_cmd && !o->help && !o->cmd)) {
+    usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (o->help) {
+    usage(stdout);
+    return NN_EXIT_OK;
+  }
+  return -1;
+}
+
 static void exec_usage(FILE *f) {
   fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
@@ -145,21 +160,10 @@ static void exec_usage(FILE *f) {
 
 int nn_cmd_exec(int argc, char **argv) {
   struct exec_opts o;
-  if (parse_opts(argc, argv, 1, &o)) {
-    exec_usage(stderr);
-    return NN_EXIT_USAGE;
-  }
-  if (o.help) {
-    exec_usage(stdout);
-    return NN_EXIT_OK;
-  }
-  if (!o.cmd) {
-    exec_usage(stderr);
-    return NN_EXIT_USAGE;
-  }
+  int rc = parse_or_usage(argc, argv, 1, &o, exec_usage);
+  if (rc >= 0) return rc;
   char so[PATH_MAX], cfg[PATH_MAX];
-  int rc = resolve(&o, "exec", so, cfg);
-  if (rc) return rc;
+  if ((rc = resolve(&o, "exec", so, cfg))) return rc;
   if (setenv("NCCL_TUNER_PLUGIN", so, 1) || setenv("NCCL_ENV_PLUGIN", so, 1) ||
       setenv("NCCL_NUMA_CONFIG", cfg, 1)) {
     perror("nccl-numa exec: setenv");
@@ -188,17 +192,10 @@ static void env_usage(FILE *f) {
 
 int nn_cmd_env(int argc, char **argv) {
   struct exec_opts o;
-  if (parse_opts(argc, argv, 0, &o)) {
-    env_usage(stderr);
-    return NN_EXIT_USAGE;
-  }
-  if (o.help) {
-    env_usage(stdout);
-    return NN_EXIT_OK;
-  }
+  int rc = parse_or_usage(argc, argv, 0, &o, env_usage);
+  if (rc >= 0) return rc;
   char so[PATH_MAX], cfg[PATH_MAX];
-  int rc = resolve(&o, "env", so, cfg);
-  if (rc) return rc;
+  if ((rc = resolve(&o, "env", so, cfg))) return rc;
   const char *names[] = {"NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_NUMA_CONFIG"};
   const char *values[] = {so, so, cfg};
   for (int i = 0; i < 3; i++) {
