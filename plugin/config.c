@@ -912,47 +912,44 @@ static void dir_env(struct parser *p) {
   *slot = ++c->n_envs;
 }
 
+/* The value of the one key of a directive a file may hold once; *first keeps
+ * the line of the first such directive (0 before it). Returns NULL after
+ * reporting a repeat, a bad field or a missing key (`hint` follows "KEY="). */
+static const char *take_single_key(struct parser *p, const char *dir, int *first, const char *key,
+                                   const char *hint) {
+  if (*first) {
+    perr(p, "%s: second %s line (first on line %d)", dir, dir, *first);
+    return NULL;
+  }
+  *first = p->line;
+  struct kv k[] = {{key, NULL}};
+  if (take_keys(p, dir, 1, k, 1)) return NULL;
+  if (!k[0].val) perr(p, "%s: missing %s=%s", dir, key, hint);
+  return k[0].val;
+}
+
 static void dir_model(struct parser *p) {
   struct nn_config *c = p->cfg;
-  if (c->model_line) {
-    perr(p, "model: second model line (first on line %d)", c->model_line);
-    return;
-  }
-  c->model_line = p->line;
-  struct kv k[] = {{"pci-latency-us", NULL}};
-  if (take_keys(p, "model", 1, k, 1)) return;
-  if (!k[0].val) {
-    perr(p, "model: missing pci-latency-us=");
-    return;
-  }
+  const char *v = take_single_key(p, "model", &c->model_line, "pci-latency-us", "");
+  if (!v) return;
   char *end;
   errno = 0;
-  double x = strtod(k[0].val, &end);
-  int numeric = *k[0].val && !*end && isfinite(x) && errno != ERANGE &&
-                !isspace((unsigned char)*k[0].val);
+  double x = strtod(v, &end);
+  int numeric = *v && !*end && isfinite(x) && errno != ERANGE && !isspace((unsigned char)*v);
   if (!numeric || !(x > 0.0 && x <= 1e6)) {
     perr(p, "model: bad pci-latency-us '%s' (expected a number of microseconds, "
-         "0 < x <= 1000000)", q(p, k[0].val));
+         "0 < x <= 1000000)", q(p, v));
     return;
   }
   c->pci_latency_us = x;
 }
 
 static void dir_topology(struct parser *p) {
-  if (p->topo_line) {
-    perr(p, "topology: second topology line (first on line %d)", p->topo_line);
-    return;
-  }
-  p->topo_line = p->line;
-  struct kv k[] = {{"mode", NULL}};
-  if (take_keys(p, "topology", 1, k, 1)) return;
-  if (!k[0].val) {
-    perr(p, "topology: missing mode= (auto, numa or off)");
-    return;
-  }
-  int m = nn_topo_mode_from_name(k[0].val);
+  const char *v = take_single_key(p, "topology", &p->topo_line, "mode", " (auto, numa or off)");
+  if (!v) return;
+  int m = nn_topo_mode_from_name(v);
   if (m < 0) {
-    perr(p, "topology: unknown mode '%s' (expected auto, numa or off)", q(p, k[0].val));
+    perr(p, "topology: unknown mode '%s' (expected auto, numa or off)", q(p, v));
     return;
   }
   p->cfg->topo_mode = m;
