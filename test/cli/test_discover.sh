@@ -3,26 +3,13 @@
 # VM case with unknown locality, --allow-unknown/--assume-numa, usage errors.
 # The real hwloc exports are test_discover_real.sh.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli
 fix=$root/test/fixtures/hwloc
-[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+nn_tmp
 export SOURCE_DATE_EPOCH=0
 unset HWLOC_XMLFILE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
-expect() {   # expect NAME WANT_RC WANT_STDOUT
-  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
-  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
-  echo "ok $1"
-}
-expect_err() {   # expect_err NAME LINE: stderr must contain LINE
-  if grep -qF -- "$2" "$tmp/err"; then echo "ok $1"; else fail "$1: stderr lacks '$2' (got: $err)"; fi
-}
+run() { nn_run 30 discover --no-cuda "$@"; }
 
 cd "$fix"
 run --xml 2s-8gpu-interleaved.xml
@@ -66,13 +53,13 @@ gpu 7 bus=0000:f1:00.0 numa=1 host=0000:f1:00.0"
 run --xml vm-gpus-under-machine.xml
 expect "VM: GPUs under the Machine -> exit 1, nothing on stdout" 1 ""
 for b in 01 02 03 04; do
-  expect_err "VM: GPU $b named" "nccl-numa discover: GPU 0000:$b:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine"
+  expect_err_has "VM: GPU $b named" "nccl-numa discover: GPU 0000:$b:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine"
 done
-expect_err "VM: advice" "run discover where the sockets are visible: on bare metal, or on the"
+expect_err_has "VM: advice" "run discover where the sockets are visible: on bare metal, or on the"
 
 run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 02:00.0=1
 expect "allow-unknown without a value for every GPU" 1 ""
-expect_err "allow-unknown: unlisted GPU named" "GPU 0000:03:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine (and no --assume-numa for it)"
+expect_err_has "allow-unknown: unlisted GPU named" "GPU 0000:03:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine (and no --assume-numa for it)"
 
 run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 02:00.0=1 \
     --assume-numa 03:00.0=0 --assume-numa 04:00.0=0
@@ -90,18 +77,18 @@ gpu 3 bus=0000:04:00.0 numa=0 host=0000:04:00.0   # numa= assumed by the user (-
 
 run --xml 2s-8gpu-interleaved.xml --allow-unknown --assume-numa 01:00.0=1
 expect "assume-numa contradicting hwloc" 1 ""
-expect_err "contradiction named" "GPU 0000:01:00.0: --assume-numa says 1 but hwloc places it on NUMA node 0"
+expect_err_has "contradiction named" "GPU 0000:01:00.0: --assume-numa says 1 but hwloc places it on NUMA node 0"
 run --xml 2s-8gpu-interleaved.xml --allow-unknown --assume-numa 55:00.0=1
 expect "assume-numa for no GPU" 1 ""
-expect_err "stray assumption named" "--assume-numa 0000:55:00.0: no such GPU"
+expect_err_has "stray assumption named" "--assume-numa 0000:55:00.0: no such GPU"
 
 run --xml no-gpu.xml
 expect "no GPU -> exit 1" 1 ""
-expect_err "no GPU said" "no NVIDIA GPU (vendor 0x10de, class 0x03xx) in hwloc XML no-gpu.xml"
+expect_err_has "no GPU said" "no NVIDIA GPU (vendor 0x10de, class 0x03xx) in hwloc XML no-gpu.xml"
 
 run --xml missing.xml
 expect "missing XML" 1 ""
-expect_err "missing XML named" "missing.xml: hwloc cannot use this XML file"
+expect_err_has "missing XML named" "missing.xml: hwloc cannot use this XML file"
 
 for args in "--assume-numa 01:00.0=1" "--assume-numa nonsense" "--guest" "--host-map x" "--node pve1" "--bogus" "extra"; do
   # shellcheck disable=SC2086
@@ -110,5 +97,4 @@ for args in "--assume-numa 01:00.0=1" "--assume-numa nonsense" "--guest" "--host
 done
 timeout 10 "$cli" discover --help | grep -q -- "--proxmox-vm" && echo "ok --help" || fail "--help"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+nn_finish "all passed" failed

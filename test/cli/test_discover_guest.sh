@@ -5,29 +5,13 @@
 # come out on host NUMA 1 and 4-7 on NUMA 0. Also: the address-table fallback, a port number
 # that contradicts the address, guest NUMA nodes, non-contiguous hostpci numbers, and errors.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
-[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
-command -v python3 >/dev/null || { echo "skipped: python3 is needed to build the sysfs fixture"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+nn_cli
+command -v python3 >/dev/null || nn_skip "python3 is needed to build the sysfs fixture"
+nn_tmp
 export SOURCE_DATE_EPOCH=0
 unset HWLOC_XMLFILE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
-expect() {   # expect NAME WANT_RC WANT_STDOUT
-  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
-  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
-  echo "ok $1"
-}
-expect_err() {   # expect_err NAME TEXT: stderr must be exactly TEXT
-  if [ "$err" = "$2" ]; then echo "ok $1"; else fail "$1: stderr differs"; diff <(echo "$2") <(echo "$err"); fi
-}
-tree() {   # tree DIR < SPEC
-  rm -rf "$1"; python3 "$root/test/cli/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
-}
+run() { nn_run 30 discover --no-cuda "$@"; }
 # ports CFG: the reference guest's 8 root ports and GPUs; CFG is the config-space kind.
 # hostpci4-7 sit behind 00:10.0-3 (guest buses 01-04), hostpci0-3 behind 00:1c.0-3 (05-08).
 ports() {
@@ -44,7 +28,7 @@ fx=$root/test/fixtures
 (cd "$fx/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 101.conf --pci-mapping pci.cfg \
    --node pve1 --xml ../hwloc/epyc-ref-host.xml) >"$tmp/host.map" || fail "host map"
 
-{ ports full; echo "node 0 cpus=0-15"; } | tree "$tmp/ref"
+{ ports full; echo "node 0 cpus=0-15"; } | nn_sysfs_tree "$tmp/ref"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/ref"
 HEAD="# nccl-numa discover --guest: sysfs under $tmp/ref, host map $tmp/host.map, 1970-01-01T00:00:00Z
 # GPU indices follow the guest's PCI bus order: nvidia-smi's order, and CUDA's for
@@ -65,7 +49,7 @@ gpu 4 bus=0000:05:00.0 numa=0 host=0000:71:00.0   # hostpci0, from the LnkCap po
 gpu 5 bus=0000:06:00.0 numa=0 host=0000:61:00.0   # hostpci1, from the LnkCap port number
 gpu 6 bus=0000:07:00.0 numa=0 host=0000:11:00.0   # hostpci2, from the LnkCap port number
 gpu 7 bus=0000:08:00.0 numa=0 host=0000:01:00.0   # hostpci3, from the LnkCap port number"
-expect_err "reference guest: quiet" ""
+expect_err_is "reference guest: quiet" ""
 printf '%s\n' "$out" >"$tmp/guest.conf"
 timeout 30 "$cli" check-config "$tmp/guest.conf" >/dev/null 2>&1 && echo "ok guest mapping passes check-config" \
   || fail "guest mapping rejected: $("$cli" check-config "$tmp/guest.conf" 2>&1)"
@@ -74,7 +58,7 @@ timeout 30 "$cli" check --no-cuda --sysfs-root "$tmp/ref" --config "$tmp/guest.c
   || fail "check on the guest mapping: $(cat "$tmp/check")"
 
 # Config space readable only in its first 64 bytes (not root): the address table decides.
-{ ports short; echo "node 0 cpus=0-15"; } | tree "$tmp/short"
+{ ports short; echo "node 0 cpus=0-15"; } | nn_sysfs_tree "$tmp/short"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/short"
 N="root port config space beyond 64 bytes unreadable (not root?)"
 expect "address-table fallback" 0 "${HEAD//$tmp\/ref/$tmp/short}
@@ -90,7 +74,7 @@ gpu 7 bus=0000:08:00.0 numa=0 host=0000:01:00.0   # hostpci3, from the root-port
 
 # Hostile or odd config spaces (no file, a capability loop, no PCIe capability) fall back too.
 for kind in none loop nopcie; do
-  ports $kind | tree "$tmp/$kind"
+  ports $kind | nn_sysfs_tree "$tmp/$kind"
   run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/$kind"
   if [ "$rc" -eq 0 ] && grep -q "^gpu 0 bus=0000:01:00.0 numa=1 host=0000:f1:00.0   # hostpci4, from the root-port address" "$tmp/out"; then
     echo "ok config space '$kind': address fallback"
@@ -98,7 +82,7 @@ for kind in none loop nopcie; do
 done
 
 # A port number contradicting the address: the port number wins, and the comment says so.
-{ echo "port 0000:00:1c.0 portnum=6"; echo "dev 0000:00:1c.0/0000:01:00.0"; } | tree "$tmp/contra"
+{ echo "port 0000:00:1c.0 portnum=6"; echo "dev 0000:00:1c.0/0000:01:00.0"; } | nn_sysfs_tree "$tmp/contra"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/contra"
 [ "$rc" -eq 0 ] && grep -qx "gpu 0 bus=0000:01:00.0 numa=1 host=0000:e1:00.0   # hostpci5, from the LnkCap port number; port address suggests hostpci0, port number 6 says hostpci5" "$tmp/out" \
   && echo "ok port number wins over the address" || fail "contradiction: $out $err"
@@ -108,7 +92,7 @@ grep -qF "nccl-numa discover: warning: $tmp/host.map:11: hostpci0 has no GPU in 
   && echo "ok unmatched host entries warned" || fail "unmatched warning: $err"
 
 # A guest with NUMA nodes: numa lines with the guest's own CPUs.
-{ ports full; echo "node 0 cpus=0-15"; echo "node 1 cpus=16-31"; } | tree "$tmp/numa"
+{ ports full; echo "node 0 cpus=0-15"; echo "node 1 cpus=16-31"; } | nn_sysfs_tree "$tmp/numa"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/numa"
 [ "$rc" -eq 0 ] && diff <(grep -E '^(numa|# numa|# \(Proxmox)' "$tmp/out") - <<'W' >/dev/null && echo "ok guest NUMA nodes" || fail "guest NUMA nodes: $out"
 # numa lines: guest NUMA node N is taken to be backed by host node N
@@ -121,44 +105,43 @@ W
 printf '%s\n' "# nccl-numa: host-side mapping" "cpu vendor=AuthenticAMD family=25 model=17" \
   "gpu 0 numa=0 host=0000:01:00.0   # hostpci2" "gpu 1 numa=1 host=0000:81:00.0   # hostpci9" >"$tmp/gaps.map"
 { echo "port 0000:00:1c.2 portnum=3"; echo "port 0000:00:10.5 portnum=10"
-  echo "dev 0000:00:10.5/0000:01:00.0"; echo "dev 0000:00:1c.2/0000:02:00.0"; } | tree "$tmp/gaps"
+  echo "dev 0000:00:10.5/0000:01:00.0"; echo "dev 0000:00:1c.2/0000:02:00.0"; } | nn_sysfs_tree "$tmp/gaps"
 run --guest --host-map "$tmp/gaps.map" --sysfs-root "$tmp/gaps"
 [ "$rc" -eq 0 ] && [ "$(grep '^gpu' "$tmp/out")" = "gpu 0 bus=0000:01:00.0 numa=1 host=0000:81:00.0   # hostpci9, from the LnkCap port number
 gpu 1 bus=0000:02:00.0 numa=0 host=0000:01:00.0   # hostpci2, from the LnkCap port number" ] \
   && echo "ok non-contiguous hostpci numbers" || fail "gaps: $out $err"
 
 # Errors.
-{ echo "dev 0000:00:05.0"; } | tree "$tmp/rootbus"
+{ echo "dev 0000:00:05.0"; } | nn_sysfs_tree "$tmp/rootbus"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/rootbus"
 expect "GPU on the root bus" 1 ""
-expect_err "GPU on the root bus: message" "nccl-numa discover: guest GPU 0000:00:05.0: cannot tell its hostpci entry: it sits on the root bus, not behind a PCIe root port (needs machine: q35 and pcie=1)"
-{ echo "port 0000:00:02.0 cfg=nopcie"; echo "dev 0000:00:02.0/0000:01:00.0"; } | tree "$tmp/otherport"
+expect_err_is "GPU on the root bus: message" "nccl-numa discover: guest GPU 0000:00:05.0: cannot tell its hostpci entry: it sits on the root bus, not behind a PCIe root port (needs machine: q35 and pcie=1)"
+{ echo "port 0000:00:02.0 cfg=nopcie"; echo "dev 0000:00:02.0/0000:01:00.0"; } | nn_sysfs_tree "$tmp/otherport"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/otherport"
 expect "unknown root port" 1 ""
-expect_err "unknown root port: message" "nccl-numa discover: guest GPU 0000:01:00.0: cannot tell its hostpci entry: its root port is neither a Proxmox q35 port nor has a port number"
-{ echo "port 0000:00:11.0 portnum=13"; echo "dev 0000:00:11.0/0000:01:00.0"; } | tree "$tmp/extra"
+expect_err_is "unknown root port: message" "nccl-numa discover: guest GPU 0000:01:00.0: cannot tell its hostpci entry: its root port is neither a Proxmox q35 port nor has a port number"
+{ echo "port 0000:00:11.0 portnum=13"; echo "dev 0000:00:11.0/0000:01:00.0"; } | nn_sysfs_tree "$tmp/extra"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/extra"
 expect "hostpci not in the host map" 1 ""
-expect_err "hostpci not in the host map: message" "nccl-numa discover: guest GPU 0000:01:00.0 is hostpci12 (LnkCap port number), which $tmp/host.map does not list"
+expect_err_is "hostpci not in the host map: message" "nccl-numa discover: guest GPU 0000:01:00.0 is hostpci12 (LnkCap port number), which $tmp/host.map does not list"
 { echo "port 0000:00:1c.0 portnum=1"; echo "port 0000:00:1c.1 portnum=1"
-  echo "dev 0000:00:1c.0/0000:01:00.0"; echo "dev 0000:00:1c.1/0000:02:00.0"; } | tree "$tmp/twice"
+  echo "dev 0000:00:1c.0/0000:01:00.0"; echo "dev 0000:00:1c.1/0000:02:00.0"; } | nn_sysfs_tree "$tmp/twice"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/twice"
 expect "two GPUs on one hostpci" 1 ""
-expect_err "two GPUs on one hostpci: message" "nccl-numa discover: two guest GPUs claim hostpci0"
-{ echo "dev 0000:00:1f.0 vendor=0x8086 class=0x060100"; } | tree "$tmp/nogpu"
+expect_err_is "two GPUs on one hostpci: message" "nccl-numa discover: two guest GPUs claim hostpci0"
+{ echo "dev 0000:00:1f.0 vendor=0x8086 class=0x060100"; } | nn_sysfs_tree "$tmp/nogpu"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/nogpu"
 expect "no GPU in the guest" 1 ""
-expect_err "no GPU in the guest: message" "nccl-numa discover: no NVIDIA GPU under $tmp/nogpu/sys/bus/pci/devices"
+expect_err_is "no GPU in the guest: message" "nccl-numa discover: no NVIDIA GPU under $tmp/nogpu/sys/bus/pci/devices"
 run --guest --host-map "$tmp/guest.conf" --sysfs-root "$tmp/ref"
 expect "not a host-side map" 1 ""
-expect_err "not a host-side map: message" "nccl-numa discover: $tmp/guest.conf: not a host-side mapping (no \"# nccl-numa: host-side mapping\" line); make one on the Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf"
+expect_err_is "not a host-side map: message" "nccl-numa discover: $tmp/guest.conf: not a host-side mapping (no \"# nccl-numa: host-side mapping\" line); make one on the Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf"
 printf '%s\n' "# nccl-numa: host-side mapping" "gpu 0 numa=0" >"$tmp/bad.map"
 run --guest --host-map "$tmp/bad.map" --sysfs-root "$tmp/ref"
 expect "invalid host map" 1 ""
-expect_err "invalid host map: message" "$tmp/bad.map:2: gpu: missing host= (a host-side mapping needs it)"
+expect_err_is "invalid host map: message" "$tmp/bad.map:2: gpu: missing host= (a host-side mapping needs it)"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/nonexistent"
 expect "missing sysfs" 1 ""
-expect_err "missing sysfs: message" "nccl-numa discover: $tmp/nonexistent/sys/bus/pci/devices: cannot read: No such file or directory"
+expect_err_is "missing sysfs: message" "nccl-numa discover: $tmp/nonexistent/sys/bus/pci/devices: cannot read: No such file or directory"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+nn_finish "all passed" failed

@@ -4,25 +4,12 @@
 # assignment order), and every error: missing mapping name, exhausted mapping, node without
 # devices, an id not on the host, bad config lines.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
-[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+nn_cli
+nn_tmp
 export SOURCE_DATE_EPOCH=0
 unset HWLOC_XMLFILE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
-expect() {   # expect NAME WANT_RC WANT_STDOUT
-  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
-  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
-  echo "ok $1"
-}
-expect_err() {   # expect_err NAME TEXT: stderr must be exactly TEXT
-  if [ "$err" = "$2" ]; then echo "ok $1"; else fail "$1: stderr differs"; diff <(echo "$2") <(echo "$err"); fi
-}
+run() { nn_run 30 discover --no-cuda "$@"; }
 
 cd "$root/test/fixtures/proxmox"
 host=../hwloc/epyc-ref-host.xml
@@ -51,7 +38,7 @@ gpu 4 numa=1 host=0000:f1:00.0   # hostpci4
 gpu 5 numa=1 host=0000:e1:00.0   # hostpci5
 gpu 6 numa=1 host=0000:91:00.0   # hostpci6
 gpu 7 numa=1 host=0000:81:00.0   # hostpci7"
-expect_err "reference VM: quiet" ""
+expect_err_is "reference VM: quiet" ""
 printf '%s\n' "$out" >"$tmp/host.map"
 timeout 30 "$cli" check-config --host-side "$tmp/host.map" >/dev/null 2>&1 && echo "ok host map passes check-config --host-side" \
   || fail "host map rejected: $("$cli" check-config --host-side "$tmp/host.map" 2>&1)"
@@ -73,34 +60,34 @@ expect "i440fx VM" 0 "$HEAD
 $TAIL
 gpu 0 numa=1 host=0000:f1:00.0   # hostpci0
 gpu 1 numa=1 host=0000:e1:00.0   # hostpci1"
-expect_err "i440fx VM: warned" "nccl-numa discover: warning: i440fx.conf:1: hostpci0 is not a PCIe device of a q35 VM (machine: q35 and pcie=1): the guest step cannot find its root port
+expect_err_is "i440fx VM: warned" "nccl-numa discover: warning: i440fx.conf:1: hostpci0 is not a PCIe device of a q35 VM (machine: q35 and pcie=1): the guest step cannot find its root port
 nccl-numa discover: warning: i440fx.conf:2: hostpci1 is not a PCIe device of a q35 VM (machine: q35 and pcie=1): the guest step cannot find its root port"
 
 pve missing-mapping.conf
 expect "missing mapping name" 1 ""
-expect_err "missing mapping name: message" "nccl-numa discover: missing-mapping.conf:3: hostpci1: mapping 'no-such-map' is not defined in pci.cfg"
+expect_err_is "missing mapping name: message" "nccl-numa discover: missing-mapping.conf:3: hostpci1: mapping 'no-such-map' is not defined in pci.cfg"
 pve exhausted.conf
 expect "exhausted mapping" 1 ""
-expect_err "exhausted mapping: message" "nccl-numa discover: exhausted.conf:6: hostpci4: every device of mapping 'gpus-numa1' on node 'pve1' is already used by another hostpci entry"
+expect_err_is "exhausted mapping: message" "nccl-numa discover: exhausted.conf:6: hostpci4: every device of mapping 'gpus-numa1' on node 'pve1' is already used by another hostpci entry"
 pve 101.conf pve3
 expect "node without devices" 1 ""
-expect_err "node without devices: message" "nccl-numa discover: 101.conf:7: hostpci4: mapping 'gpus-numa1' (pci.cfg:2) has no device on node 'pve3'"
+expect_err_is "node without devices: message" "nccl-numa discover: 101.conf:7: hostpci4: mapping 'gpus-numa1' (pci.cfg:2) has no device on node 'pve3'"
 pve not-on-host.conf
 expect "id not on the host" 1 ""
-expect_err "id not on the host: message" "nccl-numa discover: not-on-host.conf:2: hostpci0: 0000:55:00.0 is not a PCI device of this host (hwloc XML ../hwloc/epyc-ref-host.xml)"
+expect_err_is "id not on the host: message" "nccl-numa discover: not-on-host.conf:2: hostpci0: 0000:55:00.0 is not a PCI device of this host (hwloc XML ../hwloc/epyc-ref-host.xml)"
 pve bad-index.conf
 expect "hostpci16" 1 ""
-expect_err "hostpci16: message" "nccl-numa discover: bad-index.conf:2: hostpci16: index out of range 0-15"
+expect_err_is "hostpci16: message" "nccl-numa discover: bad-index.conf:2: hostpci16: index out of range 0-15"
 pve bad-id.conf
 expect "bad id" 1 ""
-expect_err "bad id: message" "nccl-numa discover: bad-id.conf:2: '0000:f1:0.0' is not a PCI id ([dddd:]bb:dd[.f])"
+expect_err_is "bad id: message" "nccl-numa discover: bad-id.conf:2: '0000:f1:0.0' is not a PCI id ([dddd:]bb:dd[.f])"
 run --proxmox-vm 101.conf --pci-mapping nonexistent.cfg --node pve1 --xml $host
 expect "mapping file missing" 1 ""
-expect_err "mapping file missing: message" "nccl-numa discover: nonexistent.cfg: cannot open: No such file or directory"
+expect_err_is "mapping file missing: message" "nccl-numa discover: nonexistent.cfg: cannot open: No such file or directory"
 printf 'machine: q35\nhostpci0: host=0000:41:00.0,pcie=1\n' >"$tmp/nic-only.conf"
 run --proxmox-vm "$tmp/nic-only.conf" --node pve1 --xml $host
 expect "no GPU among hostpci" 1 ""
-expect_err "no GPU among hostpci: message" "nccl-numa discover: $tmp/nic-only.conf: no hostpci entry is an NVIDIA GPU of this host"
+expect_err_is "no GPU among hostpci: message" "nccl-numa discover: $tmp/nic-only.conf: no hostpci entry is an NVIDIA GPU of this host"
 # A host topology without socket locality (a nested VM) cannot place the GPUs.
 printf 'machine: q35\nhostpci0: host=0000:01:00.0,pcie=1\n' >"$tmp/nested.conf"
 run --proxmox-vm "$tmp/nested.conf" --node pve1 --xml ../hwloc/vm-gpus-under-machine.xml
@@ -108,5 +95,4 @@ expect "host without locality" 1 ""
 grep -qF "nccl-numa discover: hostpci0: GPU 0000:01:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine" "$tmp/err" \
   && echo "ok host without locality: message" || fail "host without locality: $err"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+nn_finish "all passed" failed

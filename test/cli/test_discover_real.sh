@@ -2,32 +2,18 @@
 # `nccl-numa discover` on real hwloc exports (CI only): ../shared/fixtures/hwloc relative to
 # the repository root, read from there, never copied; skipped when absent.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli
 fix=$root/test/fixtures/hwloc
-[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+nn_tmp
 export SOURCE_DATE_EPOCH=0
 unset HWLOC_XMLFILE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { timeout 30 "$cli" discover --no-cuda "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err"); }
-expect() {   # expect NAME WANT_RC WANT_STDOUT
-  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
-  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
-  echo "ok $1"
-}
-expect_err() {   # expect_err NAME LINE: stderr must contain LINE
-  if grep -qF -- "$2" "$tmp/err"; then echo "ok $1"; else fail "$1: stderr lacks '$2' (got: $err)"; fi
-}
+run() { nn_run 30 discover --no-cuda "$@"; }
 
 # CI only: the real hwloc exports (never copied into the repository).
 shared=$root/../shared/fixtures/hwloc
 if [ ! -d "$shared" ]; then
-  echo "skipped: $shared absent (the real hwloc exports exist only in CI)"
-  exit 77
+  nn_skip "$shared absent (the real hwloc exports exist only in CI)"
 fi
 run --xml "$shared/24em64t-2n6c2t-pci.xml"
 [ "$rc" -eq 0 ] && grep -qx "gpu 0 bus=0000:06:00.0 numa=0 host=0000:06:00.0" "$tmp/out" \
@@ -50,5 +36,4 @@ for f in "$shared"/*.xml; do
   fi
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+nn_finish "all passed" failed

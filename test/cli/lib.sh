@@ -1,0 +1,117 @@
+# lib.sh - the prologue and helpers the CLI shell tests (test/cli/test_*.sh) share.
+#
+# Source it first:  . "$(dirname "$0")/lib.sh"
+# It sets -u, $root (the repository root, absolute) and fails=0 (the count of
+# failed checks). A test exits 0 when it passes, 77 when skipped (after a line
+# "skipped: reason", see nn_skip), anything else when it fails (nn_finish).
+# Variables honoured: NCCL_NUMA_BIN (nn_cli), NN_BUILD (nn_build_cli), KEEP
+# (nn_tmp keeps the temporary directory for a look after the run).
+
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+fails=0
+
+# ---- the program under test ----
+
+# nn_need_built PATH: fails the test (exit 1) when PATH is not an executable.
+nn_need_built() {
+  [ -x "$1" ] || { echo "FAIL: $1 not built (run make first)"; exit 1; }
+}
+
+# nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else build/nccl-numa.
+# "abs" makes it absolute, for tests that run it from other directories.
+nn_cli() {
+  cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+  nn_need_built "$cli"
+  [ "${1:-}" != abs ] || cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+}
+
+# nn_build_cli: cd to the repository root, $CLI and $SO the CLI and the plugin
+# of the build directory $NN_BUILD (default build), relative to the root.
+nn_build_cli() {
+  cd "$root" || exit 1
+  CLI=${NN_BUILD:-build}/nccl-numa
+  SO=${NN_BUILD:-build}/libnccl-tuner-numa.so
+  nn_need_built "$CLI"
+}
+
+# ---- temporary files ----
+
+# nn_tmp [NAME]: $tmp, a fresh directory (/tmp/NAME-XXXXXX when NAME is given)
+# removed when the test exits, unless KEEP is set.
+nn_tmp() {
+  tmp=$(mktemp -d ${1:+"/tmp/$1-XXXXXX"})
+  trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+}
+
+# nn_sysfs_tree DIR < SPEC: a fake sysfs tree built by sysfs_fixture.py.
+nn_sysfs_tree() {
+  rm -rf "$1"
+  python3 "$root/test/cli/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
+}
+
+# ---- verdicts ----
+
+# nn_skip REASON...: the test is skipped (exit 77).
+nn_skip() { echo "skipped: $*"; exit 77; }
+
+# fail MESSAGE...: one failed check.
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# check NAME EXPR: evaluates EXPR; "ok   NAME" when true, else a failed check.
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+
+# nn_finish PASSED [FAILED]: prints PASSED and exits 0 when no check failed,
+# else prints "<count> FAILED" (default "check(s) failed") and exits 1.
+nn_finish() {
+  if [ "$fails" -eq 0 ]; then
+    echo "$1"
+    exit 0
+  fi
+  echo "$fails ${2:-check(s) failed}"
+  exit 1
+}
+
+# ---- running the CLI: $rc, $out, $err; stdout in $tmp/out, stderr in $tmp/err ----
+
+# nn_run SECONDS ARGS...: runs "$cli ARGS..." with a time limit.
+nn_run() {
+  local limit=$1
+  shift
+  timeout "$limit" "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+
+# expect NAME WANT_RC WANT_STDOUT: the exit code and the whole of stdout.
+expect() {
+  if [ "$rc" -ne "$2" ]; then fail "$1: exit $rc, wanted $2 (stderr: $err)"; return; fi
+  if [ "$out" != "$3" ]; then fail "$1: stdout differs"; diff <(echo "$3") <(echo "$out"); return; fi
+  echo "ok $1"
+}
+
+# expect_rc WANT WHAT: the exit code only.
+expect_rc() {
+  [ "$rc" -eq "$1" ] || fail "$2: exit $rc, wanted $1 (stdout: $out; stderr: $err)"
+}
+
+# expect_err_has NAME TEXT: stderr contains TEXT.
+expect_err_has() {
+  if grep -qF -- "$2" "$tmp/err"; then echo "ok $1"; else fail "$1: stderr lacks '$2' (got: $err)"; fi
+}
+
+# expect_err_is NAME TEXT: stderr is exactly TEXT.
+expect_err_is() {
+  if [ "$err" = "$2" ]; then echo "ok $1"; else fail "$1: stderr differs"; diff <(echo "$2") <(echo "$err"); fi
+}
+
+# expect_err_line TEXT WHAT: TEXT is one whole line of stderr.
+expect_err_line() {
+  grep -qxF -- "$1" "$tmp/err" || fail "$2: stderr lacks the line '$1' (got: $err)"
+}
+
+# expect_out_line TEXT WHAT: TEXT is one whole line of stdout.
+expect_out_line() {
+  grep -qxF -- "$1" "$tmp/out" || fail "$2: stdout lacks the line '$1' (got: $out)"
+}
