@@ -3,18 +3,14 @@
 # topology files): the exact report for a good guest and for a bare-metal AMD host that hits
 # NCCL's socket-link hazard, then one case per problem, each with its message and exit 1.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
-[ -x "$cli" ] || { echo "FAIL: $cli not built (run make first)"; exit 1; }
-command -v python3 >/dev/null || { echo "skipped: python3 is needed to build the sysfs fixtures"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+nn_cli
+command -v python3 >/dev/null || nn_skip "python3 is needed to build the sysfs fixtures"
+nn_tmp
 unset NCCL_TOPO_FILE NCCL_NUMA_CONFIG
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# check ARGS...: runs `nccl-numa check` (stdout and stderr together); sets $rc, $out.
+# (Replaces lib.sh's check NAME EXPR, which this test does not use.)
 check() { timeout 30 "$cli" check --no-cuda "$@" >"$tmp/out" 2>&1; rc=$?; out=$(cat "$tmp/out"); }
-tree() { rm -rf "$1"; python3 "$root/test/cli/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"; }
 cpuinfo() {   # cpuinfo ROOT VENDOR FAMILY MODEL
   mkdir -p "$1/proc"
   printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\n\n' "$2" "$3" "$4" >"$1/proc/cpuinfo"
@@ -29,7 +25,7 @@ guest=$tmp/guest
 { for i in 0 1 2 3; do echo "port 0000:00:10.$i portnum=$((i + 5))"; echo "port 0000:00:1c.$i portnum=$((i + 1))"; done
   for i in 1 2 3 4 5 6 7 8; do echo "dev 0000:00:1c.0/0000:0$i:00.0"; done
   echo "dev 0000:00:1f.0 vendor=0x8086 class=0x060100"
-  echo "node 0 cpus=0-15"; } | tree "$guest"
+  echo "node 0 cpus=0-15"; } | nn_sysfs_tree "$guest"
 cpuinfo "$guest" AuthenticAMD 25 17
 good=$tmp/good.conf
 { echo "cpu vendor=AuthenticAMD family=25 model=17"
@@ -97,7 +93,7 @@ check --sysfs-root "$guest" --config "$tmp/sm90.conf"
 bm=$tmp/bare
 printf '%s\n' "port 0000:00:01.1" "port 0000:80:01.1" "dev 0000:00:01.1/0000:01:00.0 numa=0" \
   "dev 0000:00:01.1/0000:02:00.0 numa=0" "dev 0000:80:01.1/0000:81:00.0 numa=1" "dev 0000:80:01.1/0000:82:00.0 numa=1" \
-  "node 0 cpus=0-31" "node 1 cpus=32-63" | tree "$bm"
+  "node 0 cpus=0-31" "node 1 cpus=32-63" | nn_sysfs_tree "$bm"
 cpuinfo "$bm" AuthenticAMD 25 17
 check --sysfs-root "$bm"
 want="nccl-numa check of $bm
@@ -166,7 +162,7 @@ printf 'gpu 0 bus=0000:01:00.0 numa=1\ngpu 1 bus=0000:02:00.0 numa=1\ngpu 2 bus=
 check --sysfs-root "$bm" --config "$tmp/wrongnuma.conf"
 has_problem "numa= against sysfs" "$tmp/wrongnuma.conf:1: gpu 0 bus=0000:01:00.0: numa=1, but sysfs says numa_node 0"
 
-printf '%s\n' "dev 0000:00:1f.0 vendor=0x8086 class=0x060100" | tree "$tmp/nogpu"
+printf '%s\n' "dev 0000:00:1f.0 vendor=0x8086 class=0x060100" | nn_sysfs_tree "$tmp/nogpu"
 check --sysfs-root "$tmp/nogpu"
 has_problem "no GPU" "no NVIDIA GPU found under $tmp/nogpu/sys/bus/pci/devices"
 
@@ -216,5 +212,4 @@ timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage 
 timeout 10 "$cli" check extra >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok stray argument" || fail "stray argument"
 timeout 10 "$cli" check --help | grep -q -- "--sysfs-root" && echo "ok --help" || fail "--help"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
-echo "all passed"
+nn_finish "all passed" failed

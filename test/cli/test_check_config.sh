@@ -2,35 +2,13 @@
 # `nccl-numa check-config`: exit codes, output on stdout/stderr, the fixtures under
 # test/fixtures/config, hostile files, and every shipped example.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli
 fix=$root/test/fixtures/config
-if [ ! -x "$cli" ]; then
-  echo "FAIL: $cli not built (run make first)"
-  exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+nn_tmp
 
 # run ARGS...: runs the CLI with a time limit, sets $rc, $out, $err
-run() {
-  timeout 20 "$cli" check-config "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-
-expect_rc() {   # expect_rc WANT WHAT
-  [ "$rc" -eq "$1" ] || fail "$2: exit $rc, wanted $1 (stdout: $out; stderr: $err)"
-}
-
-expect_err_line() {   # expect_err_line TEXT WHAT: TEXT must be one whole line of stderr
-  grep -qxF -- "$1" "$tmp/err" || fail "$2: stderr lacks the line '$1' (got: $err)"
-}
+run() { nn_run 20 check-config "$@"; }
 
 # --help and usage errors
 run --help
@@ -127,8 +105,4 @@ for ex in "$root"/examples/*.conf; do
   expect_rc 0 "example $(basename "$ex")"
 done
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "check-config: all checks passed"
+nn_finish "check-config: all checks passed"

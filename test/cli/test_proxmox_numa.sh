@@ -4,20 +4,11 @@
 # under expected/, --diff, --write (.bak, atomic replace, refusals) and usage errors.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
 # NN_UPDATE_EXPECTED=1 rewrites the expected files (review them with git diff).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli abs
 fix=$root/test/fixtures/proxmox-numa
 exp=$fix/expected
-if [ ! -x "$cli" ]; then
-  echo "FAIL: $cli not built (run make first)"
-  exit 1
-fi
-cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+nn_tmp
 export HWLOC_XMLFILE=pve-host.xml
 
 # run DIR ARGS...: runs the command in DIR (short file names in messages); sets rc
@@ -113,5 +104,4 @@ run "$tmp/vm" --vm-config 900.conf
 run "$tmp/vm" --vm-config 901.conf
 [ $rc -eq 1 ] || fail "over-long line: exit $rc, wanted 1"
 
-[ $fails -eq 0 ] && echo "PASS: proxmox-numa" || echo "$fails failure(s)"
-[ $fails -eq 0 ]
+nn_finish "PASS: proxmox-numa" "failure(s)"

@@ -5,16 +5,10 @@
 # boot test shows its guest kernel placing the GPUs). While discover still treats every
 # GPU inside a VM as of unknown node, this says "skipped" with that reason.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli
 fix=$root/test/fixtures/proxmox-numa
-if [ ! -x "$cli" ]; then
-  echo "FAIL: $cli not built (run make first)"
-  exit 1
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+nn_tmp
 HWLOC_XMLFILE=$fix/guest-after.xml timeout 20 "$cli" discover >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "NUMA node unknown: the topology is a virtual machine" "$tmp/err"; then

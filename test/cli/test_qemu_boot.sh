@@ -11,27 +11,19 @@
 # kernel: NN_QEMU_KERNEL, else the newest build/qemu-cache/vmlinuz-* that
 # test/qemu/fetch-kernel.sh put there. Installs nothing: says "skipped" without them.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
 fix=$root/test/fixtures/proxmox-numa
-skip() { echo "skipped: $*"; exit 77; }
 
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (Debian: qemu-system-x86)"
-command -v python3 >/dev/null || skip "no python3"
-command -v cpio >/dev/null || skip "no cpio"
+command -v qemu-system-x86_64 >/dev/null || nn_skip "no qemu-system-x86_64 (Debian: qemu-system-x86)"
+command -v python3 >/dev/null || nn_skip "no python3"
+command -v cpio >/dev/null || nn_skip "no cpio"
 busybox=$(command -v busybox || true)
-[ -n "$busybox" ] || skip "no busybox (Debian: busybox-static)"
-if ldd "$busybox" >/dev/null 2>&1; then skip "$busybox is dynamically linked (Debian: busybox-static)"; fi
+[ -n "$busybox" ] || nn_skip "no busybox (Debian: busybox-static)"
+if ldd "$busybox" >/dev/null 2>&1; then nn_skip "$busybox is dynamically linked (Debian: busybox-static)"; fi
 kernel=${NN_QEMU_KERNEL:-$(ls "$root"/build/qemu-cache/vmlinuz-* 2>/dev/null | sort -V | tail -n1)}
-[ -n "$kernel" ] && [ -r "$kernel" ] || skip "no kernel image (run test/qemu/fetch-kernel.sh, or set NN_QEMU_KERNEL)"
-if [ ! -x "$cli" ]; then
-  echo "FAIL: $cli not built (run make first)"
-  exit 1
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+[ -n "$kernel" ] && [ -r "$kernel" ] || nn_skip "no kernel image (run test/qemu/fetch-kernel.sh, or set NN_QEMU_KERNEL)"
+nn_cli
+nn_tmp
 
 # The reference VM, small enough for TCG: 2 sockets x 2 cores, 1 GiB.
 mkdir -p "$tmp/vm"

@@ -2,40 +2,13 @@
 # `nccl-numa topo`: generating the topology XML (stdout, -o, --sysfs-root, verdict) and
 # `topo --validate` on the fixtures under test/fixtures/topo, hostile files included.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+. "$(dirname "$0")/lib.sh"
+nn_cli abs   # --validate runs from $fix
 fix=$root/test/fixtures/topo
-if [ ! -x "$cli" ]; then
-  echo "FAIL: $cli not built (run make first)"
-  exit 1
-fi
-cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")   # --validate runs from $fix
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+nn_tmp
 
 # run ARGS...: runs `nccl-numa topo` with a time limit, sets $rc, $out, $err
-run() {
-  timeout 20 "$cli" topo "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-
-expect_rc() {   # expect_rc WANT WHAT
-  [ "$rc" -eq "$1" ] || fail "$2: exit $rc, wanted $1 (stdout: $out; stderr: $err)"
-}
-
-expect_err_line() {   # expect_err_line TEXT WHAT: TEXT must be one whole line of stderr
-  grep -qxF -- "$1" "$tmp/err" || fail "$2: stderr lacks the line '$1' (got: $err)"
-}
-
-expect_out_line() {
-  grep -qxF -- "$1" "$tmp/out" || fail "$2: stdout lacks the line '$1' (got: $out)"
-}
+run() { nn_run 20 topo "$@"; }
 
 # validate FILE RC [--config C]: runs --validate on a fixture (cd'ed, so names are short)
 validate() {
@@ -249,8 +222,4 @@ run --validate "$fix/good.xml" --config "$tmp/bad.conf"
 expect_rc 1 "--validate with a bad mapping"
 grep -q "^$tmp/bad.conf:2: " "$tmp/err" || fail "--validate bad mapping: no FILE:LINE ($err)"
 
-if [ $fails -gt 0 ]; then
-  echo "$fails failure(s)"
-  exit 1
-fi
-echo "all topo CLI checks passed"
+nn_finish "all topo CLI checks passed" "failure(s)"
