@@ -2,19 +2,14 @@
 # nccl-numa ab end to end with a stand-in nccl-tests (fake_nccl_tests.sh): the
 # environment each arm's runs were given, the A B C alternation, the report, the
 # plots, and the NCCL < 2.28 variant of the stock arm.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-CLI=${NN_BUILD:-build}/nccl-numa
-SO=$(readlink -f "${NN_BUILD:-build}/libnccl-tuner-numa.so")
-[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
-T=$(mktemp -d /tmp/nn-ab-XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
+nn_build_cli
+SO=$(readlink -f "$SO")
+nn_tmp nn-ab
+T=$tmp
 
 mkdir -p "$T/tests"
-for c in all_reduce all_gather reduce_scatter; do ln -s "$ROOT/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
+for c in all_reduce all_gather reduce_scatter; do ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\ntopology mode=numa\n' > "$T/a.conf"
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\ntopology mode=off\n' > "$T/off.conf"
 
@@ -95,5 +90,4 @@ printf 'gpu 0 bus=zz numa=0\n' > "$T/bad.conf"
 "$CLI" ab --nccl-tests "$T/tests" --arm bad="$T/bad.conf" --out "$T/y" >/dev/null 2>"$T/e"; check "invalid mapping refused with file:line" "[ $? -eq 1 ] && grep -q 'bad.conf:1' '$T/e'"
 "$CLI" ab --nccl-tests "$T/tests" --arm stock="$T/a.conf" --out "$T/z" >/dev/null 2>&1; check "arm name stock refused" "[ $? -eq 1 ]"
 
-[ $fails -eq 0 ] && echo "all ab checks passed" || echo "$fails check(s) failed"
-[ $fails -eq 0 ]
+nn_finish "all ab checks passed"

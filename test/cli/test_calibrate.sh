@@ -3,17 +3,12 @@
 # whose winners are known: ring/ll up to 2 KiB, ring/simple at 8 KiB and 512 KiB, no
 # significant winner at 32 and 128 KiB (ring/simple and tree/simple tie), ll128 fast but
 # wrong (#wrong > 0) and tree/ll128 refused (exit 3): never chosen.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-CLI=${NN_BUILD:-build}/nccl-numa
-[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
-T=$(mktemp -d /tmp/nn-cal-XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
+nn_build_cli
+nn_tmp nn-cal
+T=$tmp
 mkdir -p "$T/tests"
-for c in all_reduce all_gather alltoall; do ln -s "$ROOT/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
+for c in all_reduce all_gather alltoall; do ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
 for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=0$((i + 1)):00.0 numa=$((i / 4))"; done > "$T/m.conf"
 export FAKE_LOG_DIR=$T/log FAKE_MODEL=calibrate
 
@@ -54,5 +49,4 @@ check "unknown algorithm is a usage error" "[ $? -eq 2 ]"
 "$CLI" calibrate --from "$T/nowhere" >/dev/null 2>&1
 check "--from a missing directory fails" "[ $? -eq 1 ]"
 
-[ $fails -eq 0 ] && echo "all calibrate checks passed" || echo "$fails check(s) failed"
-[ $fails -eq 0 ]
+nn_finish "all calibrate checks passed"

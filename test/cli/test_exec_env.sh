@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
 # nccl-numa exec / env: the child sees exactly the parent's environment plus
 # NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN (absolute .so) and NCCL_NUMA_CONFIG (absolute mapping).
-set -u
-cd "$(dirname "$0")/../.."
-CLI=$(readlink -f "${NN_BUILD:-build}/nccl-numa")
-SO=$(readlink -f "${NN_BUILD:-build}/libnccl-tuner-numa.so")
-[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
-T=$(mktemp -d /tmp/nn-exec-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
+nn_build_cli
+CLI=$(readlink -f "$CLI")
+SO=$(readlink -f "$SO")
+nn_tmp nn-exec
+T=$tmp
 D="$T/it's a dir"
 mkdir -p "$D"
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n' > "$D/m.conf"
@@ -53,5 +50,4 @@ check "env: invalid mapping exit 1" "[ $? -eq 1 ]"
 "$CLI" env --bogus >/dev/null 2>&1
 check "env: unknown option exit 2" "[ $? -eq 2 ]"
 
-[ $fails -eq 0 ] && echo "all exec/env checks passed" || echo "$fails check(s) failed"
-[ $fails -eq 0 ]
+nn_finish "all exec/env checks passed"

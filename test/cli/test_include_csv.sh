@@ -2,16 +2,11 @@
 # include-csv: NCCL example-tuner CSV files behind a mapping, through the CLI (check-config,
 # explain): good files load with their rules firing at the right sizes and shapes, bad
 # lines are reported as MAPPING:LINE: include-csv: CSV:LINE: problem.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-CLI=${NN_BUILD:-build}/nccl-numa
-[ -x "$CLI" ] || { echo "FAIL: $CLI not built"; exit 1; }
-T=$(mktemp -d /tmp/nn-csv-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
-cp "$ROOT"/test/fixtures/csv-rules/*.csv "$T/"
+. "$(dirname "$0")/lib.sh"
+nn_build_cli
+nn_tmp nn-csv
+T=$tmp
+cp "$root"/test/fixtures/csv-rules/*.csv "$T/"
 gpus='gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\n'
 
 printf "${gpus}include-csv good.csv\n" > "$T/good.conf"
@@ -38,5 +33,4 @@ printf "${gpus}include-csv /nonexistent/rules.csv\n" > "$T/missing.conf"
 "$CLI" check-config "$T/missing.conf" > "$T/out" 2>&1
 check "missing CSV file: error naming it" "[ $? -eq 1 ] && grep -q '/nonexistent/rules.csv: cannot open' '$T/out'"
 
-[ $fails -eq 0 ] && echo "all include-csv checks passed" || echo "$fails check(s) failed"
-[ $fails -eq 0 ]
+nn_finish "all include-csv checks passed"
