@@ -56,6 +56,17 @@ static int rewrite(const struct nn_discovery *host, const char *text, struct nn_
   return rc;
 }
 
+/* Rewrites `text` on a made-up host of the n functions p over n_nodes nodes;
+ * the rewrite must succeed. The caller frees out with nn_pxn_output_free. */
+static void rewrite_on(const struct fake_pci *p, int n, int n_nodes, const char *text,
+                       struct nn_pxn_output *out) {
+  struct nn_discovery d;
+  char err[1024] = "";
+  fake_host(&d, p, n, n_nodes);
+  if (rewrite(&d, text, out, err, sizeof err)) fail_msg("rewrite failed: %s", err);
+  nn_discovery_free(&d);
+}
+
 /* The key lines of a config (no comments), joined by '\n'. */
 static char *keys_only(const char *text) {
   char *out = calloc(strlen(text) + 1, 1);
@@ -99,12 +110,9 @@ static void test_vmid_from_path(void **state) {
 /* Missing keys are added in Proxmox's sorted order; nothing else moves. */
 static void test_minimal_config_key_order(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   (void)state;
-  fake_host(&d, pcis, 1, 1);
-  assert_int_equal(rewrite(&d, "hostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out, err, sizeof err), 0);
+  rewrite_on(pcis, 1, 1, "hostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
   char *keys = keys_only(out.text);
   assert_string_equal(keys,
     "args: -device pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0,bus=pcie.0 "
@@ -114,38 +122,30 @@ static void test_minimal_config_key_order(void **state) {
   assert_string_equal(out.notes, "");
   free(keys);
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* 9 vCPUs and 1001 MiB over two nodes: remainders to node 0, sockets kept with a note. */
 static void test_odd_split(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   (void)state;
-  fake_host(&d, pcis, 2, 2);
-  assert_int_equal(rewrite(&d, "cores: 3\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
-                               "memory: 1001\nsockets: 3\n", &out, err, sizeof err), 0);
+  rewrite_on(pcis, 2, 2, "cores: 3\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
+                         "memory: 1001\nsockets: 3\n", &out);
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0-4,hostnodes=0,memory=501,policy=bind");
   assert_string_equal(value_of(out.text, "numa1"), "cpus=5-8,hostnodes=1,memory=500,policy=bind");
   assert_string_equal(value_of(out.text, "sockets"), "3");
   assert_string_equal(value_of(out.text, "cores"), "3");
   assert_non_null(strstr(out.notes, "9 vCPUs do not split into 2 equal sockets"));
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* vCPUs that divide: one socket per guest node; one vCPU per node is a single id. */
 static void test_sockets_follow_nodes(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   (void)state;
-  fake_host(&d, pcis, 2, 2);
-  assert_int_equal(rewrite(&d, "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
-                               "machine: q35\nmemory: 2048\n", &out, err, sizeof err), 0);
+  rewrite_on(pcis, 2, 2, "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
+                         "machine: q35\nmemory: 2048\n", &out);
   assert_string_equal(out.notes, "affinity: 0-3 is kept; the guest's memory is now bound to host node 0 (CPUs 0), "
                                  "1 (CPUs 0): check that the affinity covers those CPUs\n");
   assert_string_equal(value_of(out.text, "affinity"), "0-3");
@@ -155,7 +155,6 @@ static void test_sockets_follow_nodes(void **state) {
   assert_string_equal(value_of(out.text, "cores"), "1");
   assert_non_null(strstr(out.text, "#  sockets 2 x cores 1 (was 1 x 2)"));
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* Expander buses: each its own bus plus one per root port plus headroom, rounded to 16. */
@@ -165,17 +164,15 @@ static void test_bus_spacing_three_nodes(void **state) {
                                         "0000:44:00.0", "0000:45:00.0", "0000:46:00.0", "0000:47:00.0",
                                         "0000:48:00.0", "0000:49:00.0", "0000:c1:00.0", "0000:c2:00.0"};
   static const int nodes[12] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024], text[2048] = "cores: 6\nmachine: q35\nmemory: 3072\n";
+  char text[2048] = "cores: 6\nmachine: q35\nmemory: 3072\n";
   (void)state;
   for (int i = 0; i < 12; i++) {
     struct fake_pci p = GPU(buses[i], nodes[i]);
     pcis[i] = p;
     snprintf(text + strlen(text), sizeof text - strlen(text), "hostpci%d: %s,pcie=1\n", i, buses[i] + 5);
   }
-  fake_host(&d, pcis, 12, 3);
-  assert_int_equal(rewrite(&d, text, &out, err, sizeof err), 0);
+  rewrite_on(pcis, 12, 3, text, &out);
   const char *args = value_of(out.text, "args");
   assert_non_null(strstr(args, "pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0"));   /* 1 GPU: 2+8 -> 16 */
   assert_non_null(strstr(args, "pxb-pcie,id=nnpxb1,bus_nr=144,numa_node=1"));   /* 9 GPUs: 10+8 -> 32 */
@@ -187,20 +184,16 @@ static void test_bus_spacing_three_nodes(void **state) {
   /* hostpci12 was one of them and nothing else of slot 00:11 stays: no filler */
   assert_null(strstr(args, "nnfill"));
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* A whole device passes every function; a `;` list the named ones, duplicates once. */
 static void test_functions(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), AUDIO("0000:01:00.1", 0),
                                          GPU("0000:02:00.0", 0), AUDIO("0000:02:00.1", 0)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   (void)state;
-  fake_host(&d, pcis, 4, 1);
-  assert_int_equal(rewrite(&d, "hostpci0: 01:00,pcie=1,rombar=off\nhostpci1: host=02:00.0;0000:02:00.0,pcie=1\n"
-                               "machine: q35\nmemory: 1024\n", &out, err, sizeof err), 0);
+  rewrite_on(pcis, 4, 1, "hostpci0: 01:00,pcie=1,rombar=off\nhostpci1: host=02:00.0;0000:02:00.0,pcie=1\n"
+                         "machine: q35\nmemory: 1024\n", &out);
   const char *args = value_of(out.text, "args");
   assert_non_null(strstr(args, "-device vfio-pci,host=0000:01:00.0,bus=nnrp0_0,addr=0.0,multifunction=on,rombar=0 "
                                "-device vfio-pci,host=0000:01:00.1,bus=nnrp0_0,addr=0.1 "));
@@ -208,45 +201,35 @@ static void test_functions(void **state) {
   assert_null(strstr(args, "0000:02:00.1"));
   assert_null(strstr(args, "nnrp0_1,addr"));
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* Removing hostpci12 while hostpci13 stays: an empty root port takes 00:11.0. */
 static void test_slot_filler(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), NIC("0000:41:00.0", 0)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   (void)state;
-  fake_host(&d, pcis, 2, 1);
-  assert_int_equal(rewrite(&d, "hostpci12: 01:00.0,pcie=1\nhostpci13: 41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
-                           &out, err, sizeof err), 0);
+  rewrite_on(pcis, 2, 1, "hostpci12: 01:00.0,pcie=1\nhostpci13: 41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
   assert_non_null(strstr(value_of(out.text, "args"),
                          "-device pcie-root-port,id=nnfill12,bus=pcie.0,addr=11.0,multifunction=on,chassis=49,port=49 "));
   assert_string_equal(value_of(out.text, "hostpci13"), "41:00.0,pcie=1");
   assert_null(value_of(out.text, "hostpci12"));
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* Snapshot sections and description lines stay byte for byte; only the current config changes. */
 static void test_sections_kept(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0)};
-  struct nn_discovery d;
   struct nn_pxn_output out;
-  char err[1024];
   const char *text = "#my notes\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\nnuma0: cpus=0,memory=1024\n"
                      "\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n";
   (void)state;
-  fake_host(&d, pcis, 1, 1);
-  assert_int_equal(rewrite(&d, text, &out, err, sizeof err), 0);
+  rewrite_on(pcis, 1, 1, text, &out);
   assert_non_null(strstr(out.text, "\n#my notes\nargs: "));
   const char *snap = strstr(out.text, "\n\n[snap]\n");
   assert_non_null(snap);
   assert_string_equal(snap, "\n\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n");
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0,hostnodes=0,memory=1024,policy=bind");
   nn_pxn_output_free(&out);
-  nn_discovery_free(&d);
 }
 
 /* Each refusal names the line and the reason. */
