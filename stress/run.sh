@@ -87,7 +87,7 @@ run_swap() {
   rc=$?
   if [ $rc -eq 0 ]; then part swap-inplace PASS "$(sed -n 's/^swap //p' "$out")"
   elif [ $rc -eq 1 ] && [ "${STRESS_ALLOW_INPLACE_MIX:-0}" = 1 ] && grep -q "a mix" "$out"; then
-    part swap-inplace KNOWN "$(sed -n 's/^swap //p' "$out") (half-written files; see docs/benchmarks.md)"
+    part swap-inplace KNOWN "$(sed -n 's/^swap //p' "$out") (a half-written mapping was read: replace the file atomically, or see the cache proposal)"
   else part swap-inplace FAIL "exit $rc: $(cat "$out")"; fi
 }
 
