@@ -7,10 +7,10 @@
 
 #include "topology.h"
 
-/* Buckets split the byte axis by the highest set bit and the 4 bits below it (values
- * below 16 get one bucket each), so a bucket spans at most 1/16 of an octave: a call
- * almost always finds its bucket inside one segment and needs no search at all. */
-#define NN_SUB_BITS 4
+/* Buckets split the byte axis by the highest set bit and the 3 bits below it (values
+ * below 8 get one bucket each): a bucket spans 1/8 of an octave, so a call rarely has
+ * more than one segment to search, whatever the number of rules. */
+#define NN_SUB_BITS 3
 #define NN_SMALL (1u << NN_SUB_BITS)
 #define NN_BUCKETS (NN_SMALL + (64 - NN_SUB_BITS) * NN_SMALL + 1)  /* + a sentinel */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
@@ -23,10 +23,19 @@ struct nn_crule {
   uint8_t channels;
 };
 
+/* A segment's first rule, copied inline so the common call touches no rule record. */
+struct nn_seg {
+  int32_t first;        /* index into p->rules of the first kept rule covering it, or -1 */
+  int32_t rule;         /* that rule's index in the config */
+  int8_t algo, proto;
+  uint8_t channels;
+  uint8_t plain;        /* no numPipeOps/regBuff condition */
+};
+
 struct nn_segs {
   uint32_t n;
   uint64_t *start;      /* segment i covers [start[i], start[i+1]) */
-  int32_t *first;       /* first kept rule covering it, or -1 */
+  struct nn_seg *seg;
   uint32_t bucket[NN_BUCKETS];
 };
 
@@ -55,13 +64,17 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Index of the segment holding `v`: the last start <= v, searched in [lo, hi]. */
-static uint32_t seg_find(const uint64_t *start, uint32_t lo, uint32_t hi, uint64_t v) {
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (start[mid] <= v) lo = mid; else hi = mid - 1;
+/* Index of the segment holding `v`: the last start <= v in [lo, hi] (start[lo] <= v).
+ * Branch-free, so random sizes cost no mispredictions: the compiler emits cmov. */
+static inline uint32_t seg_find(const uint64_t *start, uint32_t lo, uint32_t hi, uint64_t v) {
+  const uint64_t *base = start + lo;
+  uint32_t n = hi - lo + 1;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    base = base[half] <= v ? base + half : base;
+    n -= half;
   }
-  return lo;
+  return (uint32_t)(base - start);
 }
 
 static uint32_t dsu_find(uint32_t *parent, uint32_t i) {
@@ -91,13 +104,14 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
 static void assign_first_rules(const struct nn_policy *p, int coll, struct nn_segs *s,
                                uint32_t *parent) {
   for (uint32_t i = 0; i <= s->n; i++) parent[i] = i;
-  for (uint32_t i = 0; i < s->n; i++) s->first[i] = -1;
+  for (uint32_t i = 0; i < s->n; i++) s->seg[i] = (struct nn_seg){.first = -1, .rule = -1};
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
     uint32_t j = dsu_find(parent, seg_find(s->start, 0, s->n - 1, r->lo));
     while (j < s->n && s->start[j] <= r->hi) {
-      s->first[j] = ri;
+      s->seg[j] = (struct nn_seg){.first = ri, .rule = r->rule, .algo = r->algo, .proto = r->proto,
+                                  .channels = r->channels, .plain = r->pipeops < 0 && r->regbuff < 0};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
     }
@@ -127,13 +141,13 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   struct nn_segs *s = &p->coll[coll];
   uint32_t n = collect_bounds(p, coll, scratch);
   s->start = malloc(n * sizeof *s->start);
-  s->first = malloc(n * sizeof *s->first);
-  if (!s->start || !s->first) return -1;
+  s->seg = malloc(n * sizeof *s->seg);
+  if (!s->start || !s->seg) return -1;
   memcpy(s->start, scratch, n * sizeof *s->start);
   s->n = n;
   assign_first_rules(p, coll, s, parent);
   fill_buckets(s);
-  p->bytes += n * (sizeof *s->start + sizeof *s->first);
+  p->bytes += n * (sizeof *s->start + sizeof *s->seg);
   return 0;
 }
 
@@ -171,7 +185,7 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
 
 void nn_policy_free(struct nn_policy *p) {
   if (!p) return;
-  for (int c = 0; c < NN_COLL_COUNT; c++) { free(p->coll[c].start); free(p->coll[c].first); }
+  for (int c = 0; c < NN_COLL_COUNT; c++) { free(p->coll[c].start); free(p->coll[c].seg); }
   free(p->rules);
   free(p);
 }
@@ -192,15 +206,15 @@ static int cheapest(const float *t, int count, int stride) {
   return best;
 }
 
-/* Resolves the rule's choice in this table: 1 with a and pr set (-1 = keep NCCL's), 0 if impossible. */
-static int resolve_choice(const struct nn_crule *r, const float *t, int na, int np, int *a, int *pr) {
-  *a = r->algo;
-  *pr = r->proto;
-  if (r->algo >= 0 && r->algo >= na) return 0;
-  if (r->proto >= 0 && r->proto >= np) return 0;
-  if (r->algo >= 0 && r->proto >= 0) return enabled(t[r->algo * np + r->proto]);
-  if (r->algo >= 0) return (*pr = cheapest(t + r->algo * np, np, 1)) >= 0;
-  if (r->proto >= 0) return (*a = cheapest(t + r->proto, na, np)) >= 0;
+/* Resolves a choice (algo, proto; -1 = any) in this table: 1 with a and pr set (-1 = keep
+ * NCCL's), 0 if impossible. */
+static inline int resolve_choice(int algo, int proto, const float *t, int na, int np, int *a, int *pr) {
+  *a = algo;
+  *pr = proto;
+  if (algo >= na || proto >= np) return 0;
+  if (algo >= 0 && proto >= 0) return enabled(t[algo * np + proto]);
+  if (algo >= 0) return (*pr = cheapest(t + algo * np, np, 1)) >= 0;
+  if (proto >= 0) return (*a = cheapest(t + proto, na, np)) >= 0;
   return 1;
 }
 
@@ -213,43 +227,86 @@ static inline const struct nn_segs *segs_for(const struct nn_policy *p, int coll
   return (p && coll >= 0 && coll < NN_COLL_COUNT && p->n_rules) ? &p->coll[coll] : NULL;
 }
 
-static inline int first_candidate(const struct nn_segs *s, uint64_t n_bytes) {
+static inline const struct nn_seg *segment_of(const struct nn_segs *s, uint64_t n_bytes) {
   uint32_t b = bucket_of(n_bytes);
-  return s->first[seg_find(s->start, s->bucket[b], s->bucket[b + 1], n_bytes)];
+  return &s->seg[seg_find(s->start, s->bucket[b], s->bucket[b + 1], n_bytes)];
 }
 
 static inline int call_matches(const struct nn_crule *r, int pipe_ops, int reg_buff) {
   return (r->pipeops < 0 || r->pipeops == pipe_ops) && (r->regbuff < 0 || r->regbuff == reg_buff);
 }
 
-/* Index into p->rules of the rule that fires, or -1. `v2` selects the safe-set test. */
-static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                     int reg_buff, const float *t, int na, int np, int v2, int *a, int *pr) {
-  const struct nn_segs *s = segs_for(p, coll);
-  if (!s) return -1;
-  int first = first_candidate(s, n_bytes);
-  if (first < 0) return -1;
-  /* The segment's first rule usually fires; later ones are scanned only on fall-through. */
-  for (int i = first; i < p->n_rules; i++) {
-    const struct nn_crule *r = &p->rules[i];
-    if (i != first && (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi))) continue;
-    if (!call_matches(r, pipe_ops, reg_buff)) continue;
-    if (v2) {
-      if (r->algo >= 0 && r->proto >= 0 && v2_safe(coll, r->algo, r->proto)) {
-        *a = r->algo; *pr = r->proto;
-        return i;
-      }
-    } else if (resolve_choice(r, t, na, np, a, pr)) {
-      return i;
-    }
-  }
-  return -1;
+static inline int possible(int coll, int algo, int proto, const float *t, int na, int np, int v2,
+                           int *a, int *pr) {
+  if (!v2) return resolve_choice(algo, proto, t, na, np, a, pr);
+  *a = algo;
+  *pr = proto;
+  return algo >= 0 && proto >= 0 && v2_safe(coll, algo, proto);
 }
 
-/* An enabled entry <= 0 is exactly +-0.0 (negative means disabled), so the raise is a
- * branch-free select the compiler can vectorise. */
+/* What fired: the rule's index in the config (-1: none) and its channels. */
+struct nn_hit {
+  int rule;
+  int channels;
+};
+
+/* Later rules covering this size, tried only when the segment's first one cannot fire. */
+static int fall_through(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
+                        int reg_buff, const float *t, int na, int np, int v2, int *a, int *pr,
+                        struct nn_hit *hit) {
+  for (int i = from; i < p->n_rules; i++) {
+    const struct nn_crule *r = &p->rules[i];
+    if (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi)) continue;
+    if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, v2, a, pr)) {
+      *hit = (struct nn_hit){r->rule, r->channels};
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The rule that fires for this call, if any. `v2` selects the safe-set test. */
+static inline __attribute__((always_inline)) int find_rule(const struct nn_policy *p, int coll,
+                                                           uint64_t n_bytes, int pipe_ops, int reg_buff,
+                                                           const float *t, int na, int np, int v2,
+                                                           int *a, int *pr, struct nn_hit *hit) {
+  const struct nn_segs *s = segs_for(p, coll);
+  if (!s) return 0;
+  const struct nn_seg *g = segment_of(s, n_bytes);
+  if (g->first < 0) return 0;
+  int first_ok = g->plain ? 1 : call_matches(&p->rules[g->first], pipe_ops, reg_buff);
+  if (first_ok && possible(coll, g->algo, g->proto, t, na, np, v2, a, pr)) {
+    *hit = (struct nn_hit){g->rule, g->channels};
+    return 1;
+  }
+  return fall_through(p, g->first + 1, coll, n_bytes, pipe_ops, reg_buff, t, na, np, v2, a, pr, hit);
+}
+
+typedef float nn_v4f __attribute__((vector_size(16)));
+typedef int nn_v4i __attribute__((vector_size(16)));
+
+/* Whether any entry is +-0.0. Four at a time: this scan is most of a matching call. */
+static inline int has_zero(const float *t, int n) {
+  nn_v4i acc = {0, 0, 0, 0};
+  const nn_v4f zero = {0, 0, 0, 0};
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    nn_v4f v;
+    memcpy(&v, t + i, sizeof v);
+    acc |= v == zero;
+  }
+  int any = acc[0] | acc[1] | acc[2] | acc[3];
+  for (; i < n; i++) any |= t[i] == 0.0f;
+  return any;
+}
+
+/* An enabled entry <= 0 is exactly +-0.0 (negative means disabled); NCCL's tables hold
+ * positive times, so the raise is almost never needed and almost never written. */
 static void choose(float *t, int na, int np, int a, int pr) {
-  for (int i = 0; i < na * np; i++) t[i] = t[i] == 0.0f ? NN_RAISED : t[i];
+  int n = na * np;
+  if (has_zero(t, n))
+    for (int i = 0; i < n; i++)
+      if (t[i] == 0.0f) t[i] = NN_RAISED;
   t[a * np + pr] = 0.0f;
 }
 
@@ -257,30 +314,32 @@ int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int p
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
-  int i = find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr);
-  if (i < 0) return -1;
+  struct nn_hit hit;
+  if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr, &hit))
+    return -1;
   if (a >= 0 && pr >= 0) choose(table, num_algo, num_proto, a, pr);
-  if (p->rules[i].channels && n_channels) *n_channels = p->rules[i].channels;
-  return p->rules[i].rule;
+  if (hit.channels && n_channels) *n_channels = hit.channels;
+  return hit.rule;
 }
 
 int nn_policy_apply_v2(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                        int *algo, int *proto, int *n_channels) {
   int a, pr;
-  int i = find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, 1, &a, &pr);
-  if (i < 0) return -1;
+  struct nn_hit hit;
+  if (!find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, 1, &a, &pr, &hit)) return -1;
   if (algo) *algo = a;
   if (proto) *proto = pr;
-  if (p->rules[i].channels && n_channels) *n_channels = p->rules[i].channels;
-  return p->rules[i].rule;
+  if (hit.channels && n_channels) *n_channels = hit.channels;
+  return hit.rule;
 }
 
 int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                      int reg_buff, const float *table, int num_algo, int num_proto) {
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
-  int i = find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr);
-  return i < 0 ? -1 : p->rules[i].rule;
+  struct nn_hit hit;
+  return find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr, &hit)
+             ? hit.rule : -1;
 }
 
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
@@ -288,9 +347,9 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
     const struct nn_segs *s = &p->coll[c];
     for (uint32_t i = 0, j; i < s->n; i = j) {
       /* Adjacent segments with the same first rule read as one range. */
-      for (j = i + 1; j < s->n && s->first[j] == s->first[i]; j++) {}
+      for (j = i + 1; j < s->n && s->seg[j].first == s->seg[i].first; j++) {}
       uint64_t hi = j < s->n ? s->start[j] - 1 : UINT64_MAX;
-      fn(arg, c, s->start[i], hi, s->first[i] < 0 ? -1 : p->rules[s->first[i]].rule);
+      fn(arg, c, s->start[i], hi, s->seg[i].rule);
     }
   }
 }
