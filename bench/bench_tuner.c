@@ -453,7 +453,6 @@ static double spread_pct(const struct stat_line *s) {
 }
 
 static void print_call_table(const struct bench *b) {
-  static const char *const kind[3] = {"nccl-numa", "linear scan", "floor"};
   printf("\n## getCollInfo, ns per call (median of %d runs x %ld calls; spread = (max-min)/median)\n\n",
          b->o.runs, b->o.calls);
   printf("| rules | calls | nccl-numa | linear scan | floor | nccl-numa above floor |\n");
@@ -465,7 +464,6 @@ static void print_call_table(const struct bench *b) {
       for (int k = 0; k < 3; k++) {
         const struct stat_line *s = &b->call_st[ri][m][k];
         printf(" %.2f ±%.0f%% |", s->median, spread_pct(s) / 2);
-        (void)kind;
       }
       printf(" %.2f |\n", b->call_ns[ri][m][0] - b->call_ns[ri][m][2]);
     }

@@ -34,7 +34,7 @@ if [ "${BENCH_DOCS:-0}" = 1 ]; then
     echo "# Benchmarks"
     echo
     echo "Produced by \`BENCH_DOCS=1 make bench${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"}\` (bench/run.sh, bench/bench_tuner.c)"
-    echo "on $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'),"
+    echo "on $(date -u +%Y-%m-%d), commit $(git describe --always --dirty 2>/dev/null || echo '?'),"
     echo "$cpu, $(nproc) CPUs, $("$CC" --version | head -1), -O2."
     echo
     echo "The benchmark dlopens the built library (RTLD_NOW|RTLD_LOCAL) and drives ncclTunerPlugin_v5"

@@ -143,7 +143,7 @@ if [ "${COMPAT_DOCS:-0}" = 1 ]; then
     echo "# Compatibility with NCCL releases"
     echo
     echo "Produced by \`COMPAT_DOCS=1 make compat\` (compat/run.sh) on $(date -u +%Y-%m-%d), commit"
-    echo "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), from PyPI's $PKG wheels (libnccl.so.2 of each release)."
+    echo "$(git describe --always --dirty 2>/dev/null || echo '?'), from PyPI's $PKG wheels (libnccl.so.2 of each release)."
     echo
     echo "- *looks for*: the plugin symbols in that libnccl.so.2's own strings (NCCL takes the newest it knows)."
     echo "- *tuner used*: the newest tuner version both NCCL and nccl-numa know. NCCL loads the tuner only"
