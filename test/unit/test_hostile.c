@@ -3,7 +3,8 @@
  *
  * Each case writes one malformed mapping (binary junk, NUL bytes, a 1 MB line, 100,000
  * rules, overflowing numbers, negative sizes, duplicate GPUs, an unreadable file, a
- * directory, a FIFO, a symlink loop, a device, a file over the size cap) and then, in a
+ * directory, a FIFO, a symlink loop, a device, a file over the size cap, and `include-csv`
+ * of a FIFO, a directory, a symlink loop and junk) and then, in a
  * forked child with an alarm as hang guard, dlopens the built libnccl-tuner-numa.so as
  * NCCL does and runs env v2 init/getEnv/finalize and tuner v5 init/getCollInfo/finalize.
  * It passes when NCCL's logger received a WARN naming the file (and line) and the problem,
@@ -163,6 +164,20 @@ static int make_oversized(const char *path) {
   return close(fd) || rc ? -1 : 0;
 }
 
+/* A valid head, then `include-csv` of a hostile thing made by `make` next to the mapping. */
+static int include_hostile(const char *path, int (*make)(const char *)) {
+  char target[512], line[600];
+  snprintf(target, sizeof target, "%s.csv", path);
+  if (make(target) != 0) return -1;
+  int n = snprintf(line, sizeof line, "include-csv %s\n", target);
+  return write_with_head(path, line, (size_t)n);
+}
+
+static int make_include_fifo(const char *path) { return include_hostile(path, make_fifo); }
+static int make_include_directory(const char *path) { return include_hostile(path, make_directory); }
+static int make_include_loop(const char *path) { return include_hostile(path, make_symlink_loop); }
+static int make_include_junk(const char *path) { return include_hostile(path, make_junk); }
+
 static const struct hostile_case cases[] = {
   {"binary junk", make_junk, ":1:", "not a text file", 0},
   {"NUL byte", make_nul, ":4:", "NUL", 0},
@@ -177,6 +192,10 @@ static const struct hostile_case cases[] = {
   {"symlink loop", make_symlink_loop, NULL, "symbolic links", 0},
   {"character device", make_device, NULL, "not a regular file", 0},
   {"file over 16 MiB", make_oversized, NULL, "limit", 0},
+  {"include-csv of a FIFO", make_include_fifo, ":4:", "regular file", 0},
+  {"include-csv of a directory", make_include_directory, ":4:", "regular file", 0},
+  {"include-csv of a symlink loop", make_include_loop, ":4:", "symbolic links", 0},
+  {"include-csv of binary junk", make_include_junk, ":4:", "include-csv", 0},
 };
 
 /* ---- the child: NCCL's side ---- */
