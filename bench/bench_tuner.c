@@ -11,7 +11,8 @@
  * Before timing, every call of every workload is run through both ours and the linear
  * scan and the resulting tables compared, so the numbers are for verified behaviour.
  *
- * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-q]   (see bench/run.sh)
+ * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]   (see bench/run.sh)
+ * -I counts instructions per call instead (run it under valgrind --tool=callgrind).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +29,19 @@
 #include <unistd.h>
 
 #include "nccl_abi.h"
+
+/* Instruction counts (-I, under valgrind --tool=callgrind): deterministic where timings on a
+ * shared VM are not. Without the header the client requests compile to nothing. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define BENCH_HAVE_CALLGRIND 1
+#endif
+#endif
+#ifndef BENCH_HAVE_CALLGRIND
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
+#endif
 
 #define NA NN_NCCL_NUM_ALGORITHMS
 #define NP NN_NCCL_NUM_PROTOCOLS
@@ -286,6 +300,7 @@ struct opts {
   int runs;
   long calls;
   int cycles;
+  int instr;          /* -I: one callgrind dump per tuner and workload, no timing */
 };
 
 struct bench {
@@ -354,6 +369,22 @@ static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, vo
   for (int k = 0; k < 3; k++) {
     b->call_st[ri][match][k] = summarize(v[k], b->o.runs);
     b->call_ns[ri][match][k] = b->call_st[ri][match][k].median;
+  }
+}
+
+/* -I: each tuner over the same calls, one callgrind dump each, named
+ * "rules=R match=M tuner=K calls=C" for bench/run.sh to divide. */
+static void count_instructions(struct bench *b, int ri, int match, void *ours_ctx, void *ref_ctx) {
+  static const char *const names[3] = {"nccl-numa", "linear", "floor"};
+  const nn_ncclTuner_v5_t *volatile tuners[3] = {b->ours, &ref_tuner, &floor_tuner};
+  void *ctxs[3] = {ours_ctx, ref_ctx, NULL};
+  for (int k = 0; k < 3; k++) {
+    char desc[128];
+    snprintf(desc, sizeof desc, "rules=%d match=%d tuner=%s calls=%ld", rule_counts[ri], match, names[k],
+             b->o.calls);
+    CALLGRIND_ZERO_STATS;
+    time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls, b->tmpl);
+    CALLGRIND_DUMP_STATS_AT(desc);
   }
 }
 
@@ -436,12 +467,13 @@ static int bench_rule_count(struct bench *b, int ri) {
     for (unsigned i = 0; i <= CALLS_MASK; i++) fill_table(b->tmpl[i], b->calls[i].bytes);
     rc = init_pair(b, &ours_ctx, &ref_ctx);
     if (rc == 0) rc = verify(b, ours_ctx, ref_ctx, match, n);
-    if (rc == 0) measure_calls(b, ri, match, ours_ctx, ref_ctx);
+    if (rc == 0 && b->o.instr) count_instructions(b, ri, match, ours_ctx, ref_ctx);
+    else if (rc == 0) measure_calls(b, ri, match, ours_ctx, ref_ctx);
     b->ours->finalize(ours_ctx);
     ref_tuner.finalize(ref_ctx);
   }
-  if (rc == 0) measure_init(b, ri);
-  if (rc == 0) measure_memory(b, ri);
+  if (rc == 0 && !b->o.instr) measure_init(b, ri);
+  if (rc == 0 && !b->o.instr) measure_memory(b, ri);
   free(rules);
   return rc;
 }
@@ -516,10 +548,10 @@ static int number(const char *s, long *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o) {
-  *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000};
+  *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000, 0};
   int c;
   long v = 0;
-  while ((c = getopt(argc, argv, "l:r:n:c:q")) != -1) {
+  while ((c = getopt(argc, argv, "l:r:n:c:qI")) != -1) {
     int bad = (c == 'r' || c == 'n' || c == 'c') && (number(optarg, &v) != 0 || v < 0 || v > 1000000000L);
     switch (bad ? '?' : c) {
     case 'l': o->lib = optarg; break;
@@ -527,8 +559,9 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
     case 'n': o->calls = v; break;
     case 'c': o->cycles = (int)v; break;
     case 'q': o->runs = 5; o->calls = 200000; o->cycles = 200; break;
+    case 'I': o->instr = 1; o->calls = 40960; break;
     default:
-      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q]\n", argv[0]);
+      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]\n", argv[0]);
       return -1;
     }
   }
@@ -561,6 +594,7 @@ int main(int argc, char **argv) {
   unlink(b.path);
   rmdir(b.dir);
   if (rc != 0) return 1;
+  if (b.o.instr) return 0;
   printf("# nccl-numa hot-path benchmark (%s, tuner v5 through dlopen)\n", b.o.lib);
   print_call_table(&b);
   print_init_table(&b);

@@ -4,6 +4,8 @@
 #   BUILD=dir            build directory (default build)
 #   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -q quick)
 #   BENCH_DOCS=1         also write the results, machine and command into docs/benchmarks.md
+#   BENCH_INSTR=0        skip the instruction counts (default: counted under callgrind when
+#                        valgrind is installed; deterministic, unlike times on a shared VM)
 #
 #   BENCH_STRICT=1       exit 3 when a target is missed (default: the table says MISSED, exit 0)
 set -euo pipefail
@@ -27,6 +29,33 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || exit "$rc"
+
+# Instructions per call, one callgrind dump per tuner and workload (bench_tuner -I).
+if [ "${BENCH_INSTR:-1}" = 1 ] && command -v valgrind >/dev/null; then
+  cg=$(mktemp -d)
+  if valgrind --tool=callgrind -q --callgrind-out-file="$cg/cg.out" "$BIN" -l "$SO" -I >/dev/null 2>"$cg/log"; then
+    for f in "$cg"/cg.out.*; do
+      printf '%s %s\n' "$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")" "$(sed -n 's/^totals: //p' "$f")"
+    done | awk '
+      { split($1, r, "="); split($2, m, "="); split($3, k, "="); split($4, c, "=");
+        key = r[2] " " m[2]; v[key, k[2]] = $5 / c[2]; keys[key] = 1 }
+      END {
+        print ""; print "## getCollInfo, instructions per call (callgrind; same calls as above; deterministic)"; print ""
+        print "| rules | calls | nccl-numa | linear scan | floor | nccl-numa above floor |"
+        print "|---:|---|---:|---:|---:|---:|"
+        n = split("0 1 10 100 1000", rc, " ")
+        for (i = 1; i <= n; i++) for (mm = 1; mm >= 0; mm--) {
+          key = rc[i] " " mm
+          if (!(key in keys)) continue
+          printf "| %s | %s | %.0f | %.0f | %.0f | %.0f |\n", rc[i], mm ? "matching" : "non-matching",
+            v[key, "nccl-numa"], v[key, "linear"], v[key, "floor"], v[key, "nccl-numa"] - v[key, "floor"]
+        }
+      }' | tee -a "$out"
+  else
+    echo "bench: instruction counts skipped (callgrind failed: $(tail -n 1 "$cg/log"))"
+  fi
+  rm -rf "$cg"
+fi
 
 if [ "${BENCH_DOCS:-0}" = 1 ]; then
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
