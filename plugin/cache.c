@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 struct nn_shape_policy {
   size_t n_ranks, n_nodes;
@@ -28,6 +29,7 @@ struct nn_cfgver {
   struct nn_config *cfg;
   struct nn_diag diag;
   uint64_t generation;
+  int torn;               /* the file kept changing while it was read */
   int warned;             /* guarded by lock */
   pthread_mutex_t lock;   /* guards warned and policies */
   struct nn_shape_policy *policies;
@@ -68,6 +70,19 @@ static void free_version(struct nn_cfgver *v) {
   free(v);
 }
 
+/* A file modified this recently may be in the middle of an in-place rewrite (truncate,
+ * then several writes): while it settles, communicators keep the previous version of the
+ * same path whole instead of reading half a file. Replacing the file by rename is the
+ * documented way; this only keeps careless edits from being read half-way. */
+#define NN_SETTLE_NS 250000000LL
+
+static int still_settling(const struct nn_file_key *k) {
+  struct timespec now;
+  if (k->err || clock_gettime(CLOCK_REALTIME, &now) != 0) return 0;
+  long long age = (long long)(now.tv_sec - k->mtime.tv_sec) * 1000000000LL + (now.tv_nsec - k->mtime.tv_nsec);
+  return age >= 0 && age < NN_SETTLE_NS;   /* a future mtime (clock skew) counts as settled */
+}
+
 /* NCCL_TUNER_CONFIG_FILE (NVIDIA's example-tuner CSV) supplies the rules when the mapping
  * has none, or when there is no mapping at all; a bad CSV rejects the version whole. */
 static void add_tuner_config_file(struct nn_cfgver *v) {
@@ -100,12 +115,14 @@ static void load_version(struct nn_cfgver *v, int explicit_path) {
     int rc = nn_config_load(v->path, NULL, &v->cfg, &v->diag);
     struct nn_file_key after = key_of(v->path);
     v->status = rc == 0 ? NN_CFG_OK : NN_CFG_INVALID;
-    if (same_key(&after, &v->key)) {
+    /* Unchanged across the read and quiet for the settle time: nobody was writing it. */
+    if (same_key(&after, &v->key) && !still_settling(&after)) {
       add_tuner_config_file(v);
       return;
     }
     v->key = after;
   }
+  v->torn = 1;
 }
 
 static struct nn_cfgver *new_version(const char *path, const struct nn_file_key *key, int explicit_path) {
@@ -121,6 +138,41 @@ static struct nn_cfgver *new_version(const char *path, const struct nn_file_key 
   return v;
 }
 
+/* A filesystem truncating a file (O_TRUNC) sets the new size before the new mtime: for
+ * a moment stat shows the new size with the old time. */
+static int mid_truncate(const struct nn_file_key *before, const struct nn_file_key *now) {
+  return !before->err && !now->err && before->dev == now->dev && before->ino == now->ino &&
+         before->size != now->size && before->mtime.tv_sec == now->mtime.tv_sec &&
+         before->mtime.tv_nsec == now->mtime.tv_nsec;
+}
+
+/* First load of a path (nothing older to fall back on): give a file that is being
+ * written a bounded time to settle rather than read it half-way. */
+#define NN_SETTLE_WAIT_STEPS 40
+static void wait_until_settled(const char *path, struct nn_file_key *key) {
+  const struct timespec step = {0, NN_SETTLE_NS / 10};
+  for (int i = 0; i < NN_SETTLE_WAIT_STEPS && still_settling(key); i++) {
+    nanosleep(&step, NULL);
+    *key = key_of(path);
+  }
+}
+
+/* Reads a new version, or returns NULL when `fallback` (the previous version of the same
+ * path) should be kept: the file is settling, or it changed under every read. */
+static struct nn_cfgver *read_version(const char *path, struct nn_file_key *key, int explicit_path,
+                                      const struct nn_cfgver *fallback) {
+  *key = key_of(path);   /* the caller's look may be stale after waiting for the lock */
+  if (fallback && (same_key(&fallback->key, key) || still_settling(key) || mid_truncate(&fallback->key, key)))
+    return NULL;
+  if (!fallback) wait_until_settled(path, key);
+  struct nn_cfgver *v = new_version(path, key, explicit_path);
+  if (v && v->torn && fallback) {
+    free_version(v);
+    return NULL;
+  }
+  return v;
+}
+
 struct nn_cfgver *nn_cache_acquire_path(const char *path) {
   int explicit_path = 1;
   if (!path || !*path) {
@@ -130,11 +182,14 @@ struct nn_cfgver *nn_cache_acquire_path(const char *path) {
   struct nn_file_key key = key_of(path);
   pthread_mutex_lock(&g_lock);
   struct nn_cfgver *v = g_current;
-  if (!v || strcmp(v->path, path) || !same_key(&v->key, &key)) {
-    v = new_version(path, &key, explicit_path);
-    if (v) {
+  const struct nn_cfgver *same_path = v && !strcmp(v->path, path) ? v : NULL;
+  if (!same_path || !same_key(&v->key, &key)) {
+    struct nn_cfgver *fresh = read_version(path, &key, explicit_path, same_path);
+    if (fresh) {
       if (g_current && --g_current->refs == 0) free_version(g_current);
-      g_current = v;   /* the cache's own reference */
+      g_current = v = fresh;   /* the cache's own reference */
+    } else if (!same_path) {
+      v = NULL;                /* out of memory */
     }
   }
   if (v) v->refs++;

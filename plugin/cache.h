@@ -6,6 +6,11 @@
  * also shares compiled policies between communicators of the same shape.
  * Versions are reference counted: strings a caller got from one stay valid while it
  * holds the reference.
+ *
+ * A file is read only once it has been quiet for 250 ms and did not change during the
+ * read; until then communicators keep the previous version of the same path whole, so an
+ * in-place rewrite is never read half-way (the first load of a path waits, at most 1 s,
+ * for a file being written to settle).
  */
 #ifndef NCCL_NUMA_CACHE_H
 #define NCCL_NUMA_CACHE_H

@@ -81,14 +81,25 @@ run_swap() {
   if [ $rc -eq 0 ]; then part swap-atomic PASS "$(sed -n 's/^swap //p' "$out")"
   else part swap-atomic FAIL "exit $rc: $(cat "$out")"; fi
 
-  # An in-place rewrite every 100 ms: what an editor or `cat > FILE` does.
-  out="$LOG/swap-inplace.log"
-  "$LOG/swap" "$BUILD/libnccl-tuner-numa.so" inplace "$seconds" 4 100000 >"$out" 2>&1
+  # Slower atomic replacement (every 400 ms, past the cache's 250 ms settle window):
+  # both versions must be adopted, each whole.
+  out="$LOG/swap-atomic-slow.log"
+  "$LOG/swap" "$BUILD/libnccl-tuner-numa.so" atomic "$seconds" 4 400000 >"$out" 2>&1
   rc=$?
-  if [ $rc -eq 0 ]; then part swap-inplace PASS "$(sed -n 's/^swap //p' "$out")"
+  if [ $rc -eq 0 ] && ! grep -q " 0 B whole" "$out" && ! grep -q "saw 0 A whole" "$out"; then
+    part swap-atomic-slow PASS "$(sed -n 's/^swap //p' "$out")"
+  else part swap-atomic-slow FAIL "exit $rc (both A and B must be seen): $(cat "$out")"; fi
+
+  # In-place rewrites (what an editor or `cat > FILE` does), every 100 ms and every 400 ms.
+  for pause in 100000 400000; do
+  out="$LOG/swap-inplace-$pause.log"
+  "$LOG/swap" "$BUILD/libnccl-tuner-numa.so" inplace "$seconds" 4 $pause >"$out" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then part swap-inplace-${pause}us PASS "$(sed -n 's/^swap //p' "$out")"
   elif [ $rc -eq 1 ] && [ "${STRESS_ALLOW_INPLACE_MIX:-0}" = 1 ] && grep -q "a mix" "$out"; then
     part swap-inplace KNOWN "$(sed -n 's/^swap //p' "$out") (a half-written mapping was read: replace the file atomically, or see the cache proposal)"
-  else part swap-inplace FAIL "exit $rc: $(cat "$out")"; fi
+  else part swap-inplace-${pause}us FAIL "exit $rc: $(cat "$out")"; fi
+  done
 }
 
 build

@@ -1,18 +1,31 @@
 /* test_cache.c - one parse per file version; reload on any change of the file's identity. */
 #include "nn_test.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cache.h"
 
-static void write_at(const char *path, const char *text) {
+/* Sets the file's mtime `ago_ms` milliseconds in the past. */
+static void age(const char *path, long ago_ms) {
+  struct timespec now, times[2];
+  clock_gettime(CLOCK_REALTIME, &now);
+  long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - ago_ms * 1000000LL;
+  times[0] = times[1] = (struct timespec){.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
+  assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+/* Replaces the file by rename (atomic), its mtime `ago_ms` in the past. */
+static void write_at(const char *path, const char *text, long ago_ms) {
   char tmp[512];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
-  assert_int_equal(rename(tmp, path), 0);   /* atomic, usually within the same second */
+  age(tmp, ago_ms);
+  assert_int_equal(rename(tmp, path), 0);
 }
 
 static void test_reuse_and_reload(void **state) {
@@ -27,14 +40,18 @@ static void test_reuse_and_reload(void **state) {
   assert_ptr_equal(p1, p2);                                   /* shared per shape */
   assert_ptr_not_equal(p1, nn_cfgver_policy(a, 8, 1));
 
-  write_at(path, "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n");
+  write_at(path, "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n", 0);
+  struct nn_cfgver *settling = nn_cache_acquire_path(path);
+  assert_ptr_equal(settling, a);              /* modified just now: the old version, whole */
+  nn_cache_release(settling);
+  age(path, 1000);
   struct nn_cfgver *c = nn_cache_acquire_path(path);
   assert_ptr_not_equal(c, a);
   assert_true(nn_cfgver_generation(c) > nn_cfgver_generation(a));
   assert_int_equal(nn_cfgver_config(c)->n_rules, 2);
   assert_int_equal(nn_cfgver_config(a)->n_rules, 1);          /* the old version stays whole */
 
-  write_at(path, "gpu 0 bus=nope numa=0\n");
+  write_at(path, "gpu 0 bus=nope numa=0\n", 1000);
   struct nn_cfgver *d = nn_cache_acquire_path(path);
   assert_int_equal(nn_cfgver_status(d), NN_CFG_INVALID);
   assert_null(nn_cfgver_config(d));
