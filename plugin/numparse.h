@@ -1,0 +1,24 @@
+/*
+ * numparse.h - checked conversion of text to numbers. atoi() and sscanf("%d")
+ * accept junk after the number, read "abc" as 0 and overflow silently; these
+ * say whether the text was a number in range and leave the output alone when not.
+ */
+#ifndef NCCL_NUMA_NUMPARSE_H
+#define NCCL_NUMA_NUMPARSE_H
+
+/* Parses s as a whole decimal integer: an optional sign, then digits, nothing
+ * before or after (no blanks). Stores it in *out when it lies in [min, max].
+ * Returns 0, or -1 (NULL, empty, junk, out of range) with *out unchanged. */
+int nn_int_parse(const char *s, int min, int max, int *out);
+
+/* Parses the decimal integer at the start of s (blanks before it are skipped,
+ * anything after the digits is left) into *out when it lies in [min, max].
+ * *end (when end is not NULL) gets the first character after the digits.
+ * Returns 0, or -1 (no digits, out of range) with *out and *end unchanged. */
+int nn_int_parse_prefix(const char *s, int min, int max, int *out, const char **end);
+
+/* Parses s as a whole finite decimal floating-point number (strtod syntax,
+ * nothing before or after) into *out. Returns 0, or -1 with *out unchanged. */
+int nn_double_parse(const char *s, double *out);
+
+#endif

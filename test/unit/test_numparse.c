@@ -1,0 +1,83 @@
+/* test_numparse.c - checked text-to-number conversion (numparse.h). */
+#include "nn_test.h"
+
+#include <limits.h>
+
+#include "numparse.h"
+
+static void test_int_whole(void **state) {
+  (void)state;
+  int v = 7;
+  assert_int_equal(nn_int_parse("42", 0, 100, &v), 0);
+  assert_int_equal(v, 42);
+  assert_int_equal(nn_int_parse("-1", -1, 10, &v), 0);
+  assert_int_equal(v, -1);
+  assert_int_equal(nn_int_parse("+3", 0, 10, &v), 0);
+  assert_int_equal(v, 3);
+  assert_int_equal(nn_int_parse("2147483647", 0, INT_MAX, &v), 0);
+  assert_int_equal(v, INT_MAX);
+  /* what atoi would have read as some number: refused, v untouched */
+  v = 7;
+  const char *bad[] = {"", " 1", "1 ", "abc", "12abc", "-", "+", "0x10", "1.5",
+                       "2147483648", "99999999999999999999", "-99999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(nn_int_parse(bad[i], INT_MIN, INT_MAX, &v), -1);
+    assert_int_equal(v, 7);
+  }
+  assert_int_equal(nn_int_parse(NULL, 0, 1, &v), -1);
+  /* range */
+  assert_int_equal(nn_int_parse("101", 0, 100, &v), -1);
+  assert_int_equal(nn_int_parse("-2", -1, 100, &v), -1);
+  assert_int_equal(nn_int_parse("100", 0, 100, &v), 0);
+  assert_int_equal(v, 100);
+}
+
+static void test_int_prefix(void **state) {
+  (void)state;
+  int v = 7;
+  const char *end = NULL;
+  assert_int_equal(nn_int_parse_prefix(" \t12 OK", 0, 100, &v, &end), 0);
+  assert_int_equal(v, 12);
+  assert_string_equal(end, " OK");
+  assert_int_equal(nn_int_parse_prefix("2.28.9", 0, 9, &v, &end), 0);
+  assert_int_equal(v, 2);
+  assert_string_equal(end, ".28.9");
+  assert_int_equal(nn_int_parse_prefix("5", 0, 9, &v, NULL), 0);
+  assert_int_equal(v, 5);
+  v = 7;
+  end = "unchanged";
+  assert_int_equal(nn_int_parse_prefix("x1", 0, 9, &v, &end), -1);
+  assert_int_equal(nn_int_parse_prefix(" ", 0, 9, &v, &end), -1);
+  assert_int_equal(nn_int_parse_prefix("10x", 0, 9, &v, &end), -1);   /* out of range */
+  assert_int_equal(nn_int_parse_prefix("99999999999999999999 ", 0, INT_MAX, &v, &end), -1);
+  assert_int_equal(nn_int_parse_prefix(NULL, 0, 9, &v, &end), -1);
+  assert_int_equal(v, 7);
+  assert_string_equal(end, "unchanged");
+}
+
+static void test_double(void **state) {
+  (void)state;
+  double d = 7;
+  assert_int_equal(nn_double_parse("1.250", &d), 0);
+  assert_true(d == 1.25);
+  assert_int_equal(nn_double_parse("-0.5", &d), 0);
+  assert_true(d == -0.5);
+  assert_int_equal(nn_double_parse("3", &d), 0);
+  assert_true(d == 3);
+  d = 7;
+  const char *bad[] = {"", " 1", "1 ", "abc", "1.5s", "nan", "inf", "-inf", "1e999"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(nn_double_parse(bad[i], &d), -1);
+    assert_true(d == 7);
+  }
+  assert_int_equal(nn_double_parse(NULL, &d), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_int_whole),
+    cmocka_unit_test(test_int_prefix),
+    cmocka_unit_test(test_double),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
