@@ -1,10 +1,13 @@
 /* topology.c - scope of a communicator and the CPU-link hazard (contract notes 12, 22, 23). */
 #include "topology.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "numparse.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
   return nn_config_numa_count(cfg) == 1;
@@ -71,9 +74,9 @@ static int read_cpuinfo(const char *path, struct nn_cpu_kind *out) {
     if ((v = cpuinfo_value(line, "vendor_id")))
       snprintf(out->vendor, sizeof out->vendor, "%s", v);
     else if ((v = cpuinfo_value(line, "cpu family")))
-      out->family = atoi(v);
+      nn_int_parse(v, 0, INT_MAX, &out->family);   /* junk leaves it unknown (-1) */
     else if ((v = cpuinfo_value(line, "model")))
-      out->model = atoi(v);
+      nn_int_parse(v, 0, INT_MAX, &out->model);
   }
   fclose(f);
   return out->vendor[0] ? 0 : -1;
