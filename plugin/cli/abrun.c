@@ -20,6 +20,7 @@
 #include "cli/report.h"
 #include "cli/sha256.h"
 #include "nn_config.h"
+#include "numparse.h"
 
 extern char **environ;
 
@@ -289,7 +290,7 @@ static int version_in_output(const char *path, char *text, size_t size) {
   const char *p = strstr(buf, "NCCL version ");
   if (!code && p) code = nn_nccl_version_code(p + strlen("NCCL version "));
   p = strstr(buf, "nccl-library=");   /* the header of nccl-tests >= 2.17, even when the run failed */
-  if (!code && p) code = atoi(p + strlen("nccl-library="));
+  if (!code && p) nn_int_parse_prefix(p + strlen("nccl-library="), 0, INT_MAX, &code, NULL);
   if (code < 20900 || code > 99999) code = 0;
   free(buf);
   if (code >= 20900)

@@ -15,6 +15,7 @@
 #include "cli/mapwrite.h"
 #include "cli/proxmox.h"
 #include "nn_config.h"
+#include "numparse.h"
 
 #define MAX_ASSUME 1024
 
@@ -449,8 +450,7 @@ static int hostpci_of_line(const char *path, const struct nn_gpu *gpu) {
     }
     if (++no != gpu->line) continue;
     const char *hash = strchr(line, '#'), *h = hash ? strstr(hash, "hostpci") : NULL;
-    int v;
-    if (h && sscanf(h, "hostpci%d", &v) == 1 && v >= 0 && v < NN_PVE_MAX_HOSTPCI) n = v;
+    if (h) nn_int_parse_prefix(h + strlen("hostpci"), 0, NN_PVE_MAX_HOSTPCI - 1, &n, NULL);
     break;
   }
   if (f) fclose(f);

@@ -7,6 +7,7 @@
  * at offset 0x0c, whose bits 31:24 are the port number. */
 #include "cli/guest.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/discover.h"
+#include "numparse.h"
 
 int nn_guest_config_port_number(const unsigned char *cfg, size_t len) {
   if (!cfg || len < 0x40 || !(cfg[0x06] & 0x10)) return -1;
@@ -79,6 +81,13 @@ static long read_number(const char *dir, const char *file, long fallback) {
   return (errno || *end) ? fallback : v;
 }
 
+/* Whether s starts with "DDDD:BB/" (hex digits): a PCI root bus directory's name. */
+static int is_root_bus_dir(const char *s) {
+  for (int i = 0; i < 7; i++)
+    if (i == 4 ? s[i] != ':' : !isxdigit((unsigned char)s[i])) return 0;
+  return s[7] == '/';
+}
+
 /* The topmost device directory under ROOT/sys/devices/pciDDDD:BB/ in `real`, i.e.
  * the root port, when it is not the device itself. */
 static int find_root_port(const char *real, const char *self, char *port_dir, size_t size,
@@ -86,9 +95,7 @@ static int find_root_port(const char *real, const char *self, char *port_dir, si
   const char *p = strstr(real, "/pci");
   while (p) {
     const char *comp = p + 4, *slash = strchr(comp, '/');
-    unsigned d, b;
-    char tail;
-    if (slash && sscanf(comp, "%4x:%2x%c", &d, &b, &tail) == 3 && tail == '/') {
+    if (slash && is_root_bus_dir(comp)) {
       const char *dev = slash + 1, *end = strchr(dev, '/');
       char name[64];
       size_t n = end ? (size_t)(end - dev) : strlen(dev);
@@ -179,8 +186,7 @@ static void scan_numa(struct nn_guest *g) {
   g->numas = calloc(NN_MAX_NUMA_ID + 1, sizeof *g->numas);
   for (struct dirent *e; g->numas && (e = readdir(d)) && g->n_numas <= NN_MAX_NUMA_ID;) {
     int node;
-    char tail;
-    if (sscanf(e->d_name, "node%d%c", &node, &tail) != 1 || node < 0 || node > NN_MAX_NUMA_ID) continue;
+    if (strncmp(e->d_name, "node", 4) || nn_int_parse(e->d_name + 4, 0, NN_MAX_NUMA_ID, &node)) continue;
     snprintf(path, sizeof path, "%s/%s/cpulist", dir, e->d_name);
     if (read_small(path, buf, sizeof buf)) continue;
     g->numas[g->n_numas].node = node;

@@ -2,11 +2,14 @@
 #include "cli/nccltests.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "numparse.h"
 
 #define MAX_TOKENS 64
 #define MAX_HOSTS 64
@@ -57,9 +60,12 @@ static int parse_double(const char *s, double *out) {
 }
 
 int nn_nccl_version_code(const char *text) {
-  int major, minor, patch, n = 0;
-  if (sscanf(text, "%d.%d.%d%n", &major, &minor, &patch, &n) != 3 || n == 0) return 0;
-  if (major < 1 || major > 9 || minor < 0 || minor > 99 || patch < 0 || patch > 99) return 0;
+  int major, minor, patch;
+  const char *p;
+  if (nn_int_parse_prefix(text, 1, 9, &major, &p) || *p != '.' ||
+      nn_int_parse_prefix(p + 1, 0, 99, &minor, &p) || *p != '.' ||
+      nn_int_parse_prefix(p + 1, 0, 99, &patch, NULL))
+    return 0;
   return major * 10000 + minor * 100 + patch;
 }
 
@@ -226,7 +232,10 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
   }
   copy_str(row.type, sizeof row.type, tok[l->type], strlen(tok[l->type]));
   copy_str(row.redop, sizeof row.redop, tok[l->redop], strlen(tok[l->redop]));
-  if (l->root >= 0) row.root = atoi(tok[l->root]);
+  if (l->root >= 0 && nn_int_parse(tok[l->root], -1, INT_MAX, &row.root)) {
+    set_err(err, errsz, "line %d: root must be a whole number (or -1)", lineno);
+    return -1;
+  }
   for (int g = 0; g < 2; g++) {
     struct nn_nt_measure *m = g ? &row.inplace : &row.oop;
     if (parse_measure(tok, l, g, row.type, m)) {
@@ -280,7 +289,7 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
   }
   if ((p = strstr(body, "Out of bounds values"))) {
     p = strchr(p, ':');
-    if (p) r->oob_count = atoi(p + 1);
+    if (p) nn_int_parse_prefix(p + 1, 0, INT_MAX, &r->oob_count, NULL);   /* junk: left as absent */
     return;
   }
   int n = tokenize(body, tok, MAX_TOKENS);
@@ -288,12 +297,12 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
     copy_str(r->tests_version, sizeof r->tests_version, tok[2], strlen(tok[2]));
     for (int i = 3; i < n; i++)
       if (!strncmp(tok[i], "nccl-library=", 13)) {
-        r->nccl_code = atoi(tok[i] + 13);
+        if (nn_int_parse(tok[i] + 13, 0, INT_MAX, &r->nccl_code)) continue;
         version_from_code(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
       }
   } else if (n >= 4 && !strcmp(tok[0], "nThread") && !strcmp(tok[2], "nGpus")) {
-    r->n_threads = atoi(tok[1]);
-    r->n_gpus = atoi(tok[3]);
+    nn_int_parse(tok[1], 0, INT_MAX, &r->n_threads);   /* junk leaves them unknown: 0 */
+    nn_int_parse(tok[3], 0, INT_MAX, &r->n_gpus);
   } else if (n >= 2 && !strcmp(tok[0], "Rank") && all_digits(tok[1])) {
     note_rank(tok, n, st, r);
   } else if (n >= 2 && !strcmp(tok[0], "size")) {

@@ -16,11 +16,14 @@
 #include "cli/proxmox_numa.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "numparse.h"
 
 #define MAX_FUNCS 64           /* functions one hostpci entry may pass */
 
@@ -495,7 +498,7 @@ static int plan_topology(struct ctx *c) {
 static int check_config(struct ctx *c) {
   const struct nn_pve_vm *vm = c->in->vm;
   char v[4096];
-  int line;
+  int line = 0;   /* 0: no line to name (the machine: key may be absent) */
   if (!nn_pve_vm_is_q35(vm)) {
     main_value(&c->ls, "machine", v, sizeof v, &line);
     return fail(c, vm->machine ? line : 0, "the VM is %s%s%s, not q35: PCIe expander buses need the q35 machine; "
@@ -696,11 +699,10 @@ static int build_pending(struct ctx *c, struct pending *pv, int *n) {
 /* Whether an original key line of the current config is replaced or removed. */
 static int dropped(const struct ctx *c, const char *key) {
   int n;
-  char tail;
   if (!strcmp(key, "args") || !strcmp(key, "numa")) return 1;
   if (c->plan.topo_changed && (!strcmp(key, "sockets") || !strcmp(key, "cores"))) return 1;
-  if (sscanf(key, "numa%d%c", &n, &tail) == 1) return 1;
-  if (sscanf(key, "hostpci%d%c", &n, &tail) == 1) return is_removed(&c->plan, n);
+  if (!strncmp(key, "numa", 4) && !nn_int_parse(key + 4, 0, INT_MAX, &n)) return 1;
+  if (!strncmp(key, "hostpci", 7) && !nn_int_parse(key + 7, 0, INT_MAX, &n)) return is_removed(&c->plan, n);
   return 0;
 }
 

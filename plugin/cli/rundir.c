@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,12 @@
 
 #include "cli/nccltests.h"
 #include "errbuf.h"
+#include "numparse.h"
 
 #define MAX_OUTPUT_BYTES (64u << 20)
 
 static void copy(char *dst, size_t size, const char *src) {
-  snprintf(dst, size, "%s", src ? src : "");
+  snprintf(dst, size, "%s", src);
 }
 
 static char *join(const char *dir, const char *name) {
@@ -151,10 +153,10 @@ static int meta_line(struct nn_rundir *rd, char *line) {
   else if (!strcmp(line, "command")) copy(rd->command, sizeof rd->command, val);
   else if (!strcmp(line, "nccl")) copy(rd->nccl, sizeof rd->nccl, val);
   else if (!strcmp(line, "sizes")) copy(rd->sizes, sizeof rd->sizes, val);
-  else if (!strcmp(line, "gpus")) rd->gpus = atoi(val);
-  else if (!strcmp(line, "iters")) rd->iters = atoi(val);
-  else if (!strcmp(line, "warmup")) rd->warmup = atoi(val);
-  else if (!strcmp(line, "repeats")) rd->repeats = atoi(val);
+  else if (!strcmp(line, "gpus")) return nn_int_parse(val, 0, INT_MAX, &rd->gpus);
+  else if (!strcmp(line, "iters")) return nn_int_parse(val, 0, INT_MAX, &rd->iters);
+  else if (!strcmp(line, "warmup")) return nn_int_parse(val, 0, INT_MAX, &rd->warmup);
+  else if (!strcmp(line, "repeats")) return nn_int_parse(val, 0, INT_MAX, &rd->repeats);
   else if (!strcmp(line, "arm")) {
     if (rd->n_arms >= NN_MAX_ARMS) return -1;
     char *rest = strdup(val);
@@ -182,7 +184,8 @@ static int read_meta(struct nn_rundir *rd, char *err, size_t errsz) {
     lineno++;
     line[strcspn(line, "\r\n")] = 0;
     if (meta_line(rd, line)) {
-      nn_errbuf_set(err, errsz, "%s:%d: bad arm line (or more than %d arms)", p, lineno, NN_MAX_ARMS);
+      nn_errbuf_set(err, errsz, "%s:%d: bad line: a number that is not a whole number >= 0, a bad arm, "
+                    "or more than %d arms", p, lineno, NN_MAX_ARMS);
       rc = -1;
       break;
     }
@@ -202,12 +205,11 @@ static int run_line(char *line, struct nn_run_rec *r) {
       strstr(f[7], "..") || f[6][0] == '/' || f[7][0] == '/')
     return -1;
   memset(r, 0, sizeof *r);
-  r->seq = atoi(f[0]);
-  r->repeat = atoi(f[1]);
+  if (nn_int_parse(f[0], 0, INT_MAX, &r->seq) || nn_int_parse(f[1], 0, INT_MAX, &r->repeat) ||
+      nn_int_parse(f[4], -1, INT_MAX, &r->rc) || nn_double_parse(f[5], &r->seconds))
+    return -1;
   copy(r->arm, sizeof r->arm, f[2]);
   copy(r->coll, sizeof r->coll, f[3]);
-  r->rc = atoi(f[4]);
-  r->seconds = atof(f[5]);
   copy(r->out, sizeof r->out, f[6]);
   copy(r->env, sizeof r->env, f[7]);
   return 0;
