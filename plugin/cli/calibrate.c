@@ -227,6 +227,9 @@ static void cal_usage(FILE *f) {
 struct cal_cli {
   const char *from, *config, *plugin, *out;
   char *algos, *protos;
+  /* Storage for what cal_run points o->plugin and out at: it must outlive cal_run. */
+  char plugin_path[PATH_MAX];
+  char default_out[64];
 };
 
 static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *c) {
@@ -292,17 +295,17 @@ static int cal_arms(struct nn_rundir *rd, struct cal_cli *c, const char *config)
 /* Runs the sweeps; returns 0 with rd filled, or an exit code. */
 static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *c,
                    struct nn_rundir *rd, char *config, int *gpus) {
-  char so[PATH_MAX], err[PATH_MAX + 128];
+  char err[PATH_MAX + 128];
   if (!o->tests_dir) {
     fprintf(stderr, "nccl-numa calibrate: give --nccl-tests DIR (or set NCCL_TESTS_DIR), or "
             "--from RUNDIR\n");
     return NN_EXIT_USAGE;
   }
-  if (config[0] && nn_plugin_locate(c->plugin, so, sizeof so, err, sizeof err)) {
+  if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, sizeof err)) {
     fprintf(stderr, "nccl-numa calibrate: %s\n", err);
     return NN_EXIT_INVALID;
   }
-  o->plugin = config[0] ? so : NULL;
+  o->plugin = config[0] ? c->plugin_path : NULL;
   if (cal_arms(rd, c, config[0] ? config : NULL)) return NN_EXIT_USAGE;
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
@@ -311,12 +314,12 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
   rd->warmup = o->warmup;
   rd->repeats = o->repeats;
   snprintf(rd->sizes, sizeof rd->sizes, "-b %s -e %s -f %s", o->minb, o->maxb, o->factor);
-  char def[64];
   if (!c->out) {
     time_t now = time(NULL);
     struct tm tm;
-    strftime(def, sizeof def, "nccl-numa-calibrate-%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-    c->out = def;
+    strftime(c->default_out, sizeof c->default_out, "nccl-numa-calibrate-%Y%m%d-%H%M%S",
+             localtime_r(&now, &tm));
+    c->out = c->default_out;
   }
   if (nn_ab_rundir_create(rd, c->out, "calibrate", argc, argv)) return NN_EXIT_INVALID;
   if (nn_ab_execute(rd, o) < 0) return NN_EXIT_INVALID;
