@@ -51,7 +51,9 @@ static void hold_version(struct nn_cfgver *v) {
     g_env.held = grown;
     g_env.cap_held = cap;
   }
-  g_env.held[g_env.n_held++] = (struct nn_served){.version = v};
+  /* The analyzer assumes held == NULL with n_held > 0, which no path makes (held, n_held and
+   * cap_held are set together, and n_held < cap_held here). */
+  g_env.held[g_env.n_held++] = (struct nn_served){.version = v};  // NOLINT(clang-analyzer-core.NullDereference)
   warn_if_invalid(v);
 }
 
@@ -117,12 +119,12 @@ static const char *served_topo_file(void) {
   return s->topo_path;
 }
 
-static const char *served_default(const char *name) {
-  struct nn_served *s = current();
-  const char *value = s ? nn_config_env(nn_cfgver_config(s->version), name) : NULL;
-  if (!value) return NULL;
+/* The user's environment, else the mapping's default, else NULL. */
+static const char *served_value(const char *name) {
   const char *real = getenv(name);
-  return real ? real : value;
+  if (real) return real;
+  struct nn_served *s = current();
+  return s ? nn_config_env(nn_cfgver_config(s->version), name) : NULL;
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
@@ -164,7 +166,7 @@ const char *nn_env_get(const char *name) {
   const char *value;
   if (!g_env.initialized) value = getenv(name);
   else if (!strcmp(name, "NCCL_TOPO_FILE")) value = served_topo_file();
-  else if (!(value = served_default(name))) value = getenv(name);
+  else value = served_value(name);
   pthread_mutex_unlock(&g_env.lock);
   return value;
 }

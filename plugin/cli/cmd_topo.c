@@ -144,9 +144,8 @@ static int generate(const struct topo_args *a) {
   int rc = NN_EXIT_INVALID;
   char *xml = NULL;
   size_t len = 0;
-  if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: %s\n", a->config, err);
-  } else if (nn_topo_xml_generate(cfg, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
+  if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) != 0 ||
+      nn_topo_xml_generate(cfg, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", a->config, err);
   } else {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
