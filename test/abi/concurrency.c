@@ -46,7 +46,13 @@ static void *worker(void *arg) {
 
 int main(int argc, char **argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s plugin.so [threads]\n", argv[0]); return 2; }
-  int threads = argc > 2 ? atoi(argv[2]) : 32;
+  char *end = NULL;
+  long n = argc > 2 ? strtol(argv[2], &end, 10) : 32;
+  if ((end && (end == argv[2] || *end)) || n < 1 || n > 4096) {
+    fprintf(stderr, "%s: threads must be a number from 1 to 4096, not '%s'\n", argv[0], argv[2]);
+    return 2;
+  }
+  int threads = (int)n;
   char dir[] = "/tmp/nn-conc-XXXXXX", path[512];
   if (!mkdtemp(dir)) return 1;
   setenv("XDG_RUNTIME_DIR", dir, 1);

@@ -345,7 +345,7 @@ static void test_numa_limits(void **state) {
   assert_int_equal(nn_config_numa_count(c), 64);
   assert_int_equal(nn_config_max_gpus_per_numa(c), 1);
   nn_config_free(c);
-  len += (size_t)snprintf(buf + len, cap - len, "gpu 64 bus=ff:00.0 numa=5\n");
+  snprintf(buf + len, cap - len, "gpu 64 bus=ff:00.0 numa=5\n");
   expect_err(buf, 65, "at most 64 distinct NUMA nodes");
   /* a rejected line does not use up a node: 63 nodes, a bad line on a new node, then
    * a good line on another new node gives the bad line's error only */

@@ -16,13 +16,27 @@ static int parse_named(const char *name, struct nn_nt_result *r, char *err, size
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", shared_dir(), name);
   FILE *f = fopen(path, "rb");
-  if (!f) return -2;
+  if (!f) {
+    snprintf(err, errsz, "cannot open %.200s", path);
+    return -2;
+  }
   char *buf = malloc(1 << 20);
+  if (!buf) {
+    fclose(f);
+    snprintf(err, errsz, "out of memory");
+    return -2;
+  }
   size_t n = fread(buf, 1, (1 << 20) - 1, f);
   fclose(f);
   int rc = nn_nccltests_parse(buf, n, r, err, errsz);
   free(buf);
   return rc;
+}
+
+/* Parses a file that must parse; fails the test with the parser's message otherwise. */
+static void parse_known(const char *name, struct nn_nt_result *r) {
+  char err[256];
+  if (parse_named(name, r, err, sizeof err)) fail_msg("%s: %s", name, err);
 }
 
 static void every_file_parses(void **state) {
@@ -53,33 +67,32 @@ static void every_file_parses(void **state) {
 static void known_values(void **state) {
   (void)state;
   struct nn_nt_result r;
-  char err[256];
   /* in-place columns widened and misaligned */
-  assert_int_equal(parse_named("Anthony-Hoo.github.io_file_2080ti-1gpu_reduce-widecols.txt", &r, err, sizeof err), 0);
+  parse_known("Anthony-Hoo.github.io_file_2080ti-1gpu_reduce-widecols.txt", &r);
   assert_int_equal(r.n_rows, 28);
   assert_true(fabs(r.rows[27].oop.time_us - 4016.0) < 1e-9);
   assert_true(fabs(r.rows[27].inplace.time_us - 0.19) < 1e-9);
   nn_nccltests_free(&r);
   /* N/A in #wrong */
-  assert_int_equal(parse_named("Anthony-Hoo.github.io_file_2080tix2-noP2P_alltoall-NA.txt", &r, err, sizeof err), 0);
+  parse_known("Anthony-Hoo.github.io_file_2080tix2-noP2P_alltoall-NA.txt", &r);
   assert_int_equal(r.rows[5].inplace.wrong_known, 0);
   assert_int_equal(r.n_ranks, 2);
   nn_nccltests_free(&r);
   /* every line indented */
-  assert_int_equal(parse_named("cscs-docs_file_gh200x8-2node_allreduce-v2.17-indented.txt", &r, err, sizeof err), 0);
+  parse_known("cscs-docs_file_gh200x8-2node_allreduce-v2.17-indented.txt", &r);
   assert_int_equal(r.n_rows, 25);
   assert_int_equal(r.n_ranks, 8);
   assert_int_equal(r.n_hosts, 2);
   assert_string_equal(r.test_name, "all_reduce_perf");
   nn_nccltests_free(&r);
   /* newest header: nccl-library code */
-  assert_int_equal(parse_named("aikitoria-open-gpu-kernel-modules_file_rtx5090x8-P2P_allreduce-v2.18.txt", &r, err, sizeof err), 0);
+  parse_known("aikitoria-open-gpu-kernel-modules_file_rtx5090x8-P2P_allreduce-v2.18.txt", &r);
   assert_string_equal(r.nccl_version, "2.29.7");
   assert_string_equal(r.tests_version, "2.18.2");
   assert_int_equal(r.n_ranks, 8);
   nn_nccltests_free(&r);
   /* bare "NCCL version" line inside the header, "Reducing maxBytes" line */
-  assert_int_equal(parse_named("schmaustech-nvidia-tools-image_file_l40s-2node-2gpu-RING_allreduce-reducing-maxbytes.txt", &r, err, sizeof err), 0);
+  parse_known("schmaustech-nvidia-tools-image_file_l40s-2node-2gpu-RING_allreduce-reducing-maxbytes.txt", &r);
   assert_string_equal(r.nccl_version, "2.27.3");
   assert_int_equal(r.rows[r.n_rows - 1].size, 8589934592ull);
   nn_nccltests_free(&r);

@@ -17,8 +17,12 @@ struct tdir {
 
 static int setup(void **state) {
   struct tdir *t = calloc(1, sizeof *t);
+  if (!t) return -1;
   strcpy(t->base, "/tmp/nn-privdir-XXXXXX");
-  if (!mkdtemp(t->base)) return -1;
+  if (!mkdtemp(t->base)) {
+    free(t);
+    return -1;
+  }
   snprintf(t->priv, sizeof t->priv, "%s/priv", t->base);
   *state = t;
   return 0;

@@ -7,6 +7,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "numparse.h"
 #include "topo_xml.h"
 
 /* ---- cpumap conversion (expected values worked out by hand) ---- */
@@ -193,7 +194,8 @@ static void check_against_mapping(const char *xml, const struct fixture *f, int 
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
     assert_string_equal((const char *)c->name, "cpu");
-    int numa = atoi(attr(c, "numaid"));
+    int numa;
+    assert_int_equal(nn_int_parse(attr(c, "numaid"), 0, NN_MAX_NUMA_ID, &numa), 0);
     assert_true(numa > last_numa);   /* ascending, unique */
     last_numa = numa;
     last_index = -1;
