@@ -48,6 +48,20 @@ run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/conc
 for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
 run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
 
+# Release checks (issue 5): leaks and races under load, a short fuzz pass over every
+# target (regressions replayed first), static analysis, and real NCCL releases when cached.
+run_case release/stress make -s stress
+run_case release/fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" make -s fuzz
+run_case release/lint make -s lint
+compat() {
+  local out rc
+  out=$(COMPAT_CACHED_ONLY=$([ "${COMPAT:-0}" = 1 ] && echo 0 || echo 1) make -s compat 2>&1); rc=$?
+  echo "$out"
+  grep -q "compat: skipped" <<<"$out" && return 77
+  return $rc
+}
+run_case release/compat compat
+
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
