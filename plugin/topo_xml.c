@@ -16,6 +16,8 @@
 #include <libxml/parser.h>
 #include <libxml/xmlwriter.h>
 
+#include "errbuf.h"
+
 /* Only the types come from the headers; every call goes through this table so
  * that the plugin has no link-time dependency on libxml2 (note 19). */
 struct nn_xml_api {
@@ -35,16 +37,6 @@ struct nn_xml_api {
 };
 
 static const char *const nn_xml_sonames[] = {"libxml2.so.2", "libxml2.so.16", NULL};
-
-static void nn_fmt(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void nn_fmt(char *buf, size_t size, const char *fmt, ...) {
-  if (!buf || !size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, size, fmt, ap);
-  va_end(ap);
-}
 
 /* ---- loading libxml2 ---- */
 
@@ -94,7 +86,7 @@ static void *nn_xml_open(const char *const *names, struct nn_xml_api *a, char *e
     if (nn_xml_resolve(h, a) == 0) return h;
     dlclose(h);
   }
-  nn_fmt(err, errsz, "libxml2 not found (tried %s): no topology served", tried);
+  nn_errbuf_set(err, errsz, "libxml2 not found (tried %s): no topology served", tried);
   return NULL;
 }
 
@@ -114,7 +106,7 @@ static void nn_xml_load_once(void) {
 int nn_topo_xml_available(char *err, size_t errsz) {
   pthread_once(&nn_xml_once, nn_xml_load_once);
   if (nn_xml_ok) return 0;
-  nn_fmt(err, errsz, "%s", nn_xml_err);
+  nn_errbuf_set(err, errsz, "%s", nn_xml_err);
   return -1;
 }
 
@@ -225,30 +217,30 @@ static int nn_txml_numa_ids(const struct nn_config *cfg, int *ids) {
 static int nn_txml_check_input(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                                char *err, size_t errsz) {
   if (!cfg || cfg->n_gpus <= 0 || !cfg->gpus) {
-    nn_fmt(err, errsz, "the mapping has no gpu lines: no topology to write");
+    nn_errbuf_set(err, errsz, "the mapping has no gpu lines: no topology to write");
     return -1;
   }
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_gpu *g = &cfg->gpus[i];
     if (!g->has_bus) {
-      nn_fmt(err, errsz, "line %d: GPU %d has no bus= (a host-side mapping): no topology to write",
+      nn_errbuf_set(err, errsz, "line %d: GPU %d has no bus= (a host-side mapping): no topology to write",
              g->line, g->index);
       return -1;
     }
     if (g->numa < 0 || g->numa > NN_MAX_NUMA_ID) {
-      nn_fmt(err, errsz, "line %d: GPU %d has NUMA node %d, outside 0-%d", g->line, g->index,
+      nn_errbuf_set(err, errsz, "line %d: GPU %d has NUMA node %d, outside 0-%d", g->line, g->index,
              g->numa, NN_MAX_NUMA_ID);
       return -1;
     }
   }
   if (!cpu || (strcmp(cpu->vendor, "AuthenticAMD") && strcmp(cpu->vendor, "GenuineIntel"))) {
     /* NCCL models an unknown vendor's socket link as free: never write one. */
-    nn_fmt(err, errsz, "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
+    nn_errbuf_set(err, errsz, "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
            cpu ? cpu->vendor : "");
     return -1;
   }
   if (!strcmp(cpu->vendor, "GenuineIntel") && (cpu->family < 0 || cpu->model < 0)) {
-    nn_fmt(err, errsz, "GenuineIntel CPU without family and model: NCCL needs both (cpu line)");
+    nn_errbuf_set(err, errsz, "GenuineIntel CPU without family and model: NCCL needs both (cpu line)");
     return -1;
   }
   return 0;
@@ -284,7 +276,7 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
   if (nl && nl->cpus) {
     int r = nn_cpulist_to_cpumap(nl->cpus, out, outsz);
     if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
-    nn_fmt(err, errsz, "line %d: numa %d cpus=%s: %s", nl->line, node, nl->cpus,
+    nn_errbuf_set(err, errsz, "line %d: numa %d cpus=%s: %s", nl->line, node, nl->cpus,
            r == -1 ? "not a CPU list" : "too many CPUs for NCCL's 255-character affinity");
     return -1;
   }
@@ -295,7 +287,7 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
   int w = snprintf(path, sizeof path, "%.*s/sys/devices/system/node/node%d/cpulist",
                    (int)(rl == 1 && root[0] == '/' ? 0 : rl), root, node);
   if (w < 0 || (size_t)w >= sizeof path) {
-    nn_fmt(note, notesz, "NUMA node %d: sysfs path too long", node);
+    nn_errbuf_set(note, notesz, "NUMA node %d: sysfs path too long", node);
     return 0;
   }
   char *text = nn_txml_read_small(path);
@@ -303,7 +295,7 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
   int r = text ? nn_cpulist_to_cpumap(text, out, outsz) : -1;
   free(text);
   if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
-  nn_fmt(note, notesz, "NUMA node %d: affinity left out (%s %s)", node,
+  nn_errbuf_set(note, notesz, "NUMA node %d: affinity left out (%s %s)", node,
          had_text ? "unusable" : "no `numa cpus=` line and no readable", path);
   return 0;
 }
@@ -372,7 +364,7 @@ static int nn_txml_write(xmlTextWriterPtr w, const struct nn_txml_job *j, const 
     int kids = 0;
     for (int i = 0; i < j->cfg->n_gpus; i++) kids += j->cfg->gpus[i].numa == ids[k];
     if (kids > NN_TOPO_XML_MAX_CHILDREN) {
-      nn_fmt(j->err, j->errsz, "NUMA node %d holds %d GPUs; NCCL reads at most %d per cpu element",
+      nn_errbuf_set(j->err, j->errsz, "NUMA node %d holds %d GPUs; NCCL reads at most %d per cpu element",
              ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
       return -1;
     }
@@ -384,10 +376,10 @@ static int nn_txml_write(xmlTextWriterPtr w, const struct nn_txml_job *j, const 
     if (nn_xml.end_element(w) < 0) goto fail;
   }
   if (nn_xml.end_element(w) < 0 || nn_xml.flush(w) < 0) goto fail;
-  nn_fmt(j->err, j->errsz, "%s", note);
+  nn_errbuf_set(j->err, j->errsz, "%s", note);
   return 0;
 fail:
-  nn_fmt(j->err, j->errsz, "libxml2 writer failed");
+  nn_errbuf_set(j->err, j->errsz, "libxml2 writer failed");
   return -1;
 }
 
@@ -405,10 +397,10 @@ static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, c
   xmlTextWriterPtr w = buf ? nn_xml.writer_new(buf, 0) : NULL;
   int rc = -1;
   if (!w) {
-    nn_fmt(j->err, j->errsz, "libxml2 writer could not be created");
+    nn_errbuf_set(j->err, j->errsz, "libxml2 writer could not be created");
   } else if (nn_xml.set_indent(w, 1) < 0 ||
              nn_xml.set_indent_string(w, (const xmlChar *)" ") < 0) {
-    nn_fmt(j->err, j->errsz, "libxml2 writer: cannot set indentation");
+    nn_errbuf_set(j->err, j->errsz, "libxml2 writer: cannot set indentation");
   } else if (nn_txml_write(w, j, ids, n_ids) == 0) {
     rc = 0;
   }
@@ -417,10 +409,10 @@ static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, c
     const char *s = (const char *)nn_xml.buffer_content(buf);
     int n = nn_xml.buffer_length(buf);
     if (!s || n <= 0 || !nn_txml_sane(s, (size_t)n)) {
-      nn_fmt(j->err, j->errsz, "libxml2 writer produced unexpected output");
+      nn_errbuf_set(j->err, j->errsz, "libxml2 writer produced unexpected output");
       rc = -1;
     } else if (!(*xml = malloc((size_t)n + 1))) {
-      nn_fmt(j->err, j->errsz, "out of memory");
+      nn_errbuf_set(j->err, j->errsz, "out of memory");
       rc = -1;
     } else {
       memcpy(*xml, s, (size_t)n);
@@ -437,7 +429,7 @@ int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *
                          char *err, size_t errsz) {
   if (err && errsz) err[0] = 0;
   if (!xml || !len) {
-    nn_fmt(err, errsz, "no output buffer");
+    nn_errbuf_set(err, errsz, "no output buffer");
     return -1;
   }
   *xml = NULL;
@@ -446,7 +438,7 @@ int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *
   if (nn_topo_xml_available(err, errsz)) return -1;
   int *ids = malloc((size_t)cfg->n_gpus * sizeof *ids);
   if (!ids) {
-    nn_fmt(err, errsz, "out of memory");
+    nn_errbuf_set(err, errsz, "out of memory");
     return -1;
   }
   int n_ids = nn_txml_numa_ids(cfg, ids);

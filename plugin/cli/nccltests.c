@@ -9,22 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "numparse.h"
 
 #define MAX_TOKENS 64
 #define MAX_HOSTS 64
 
 /* ---------- small helpers ---------- */
-
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...) {
-  if (!err || !errsz) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errsz, fmt, ap);
-  va_end(ap);
-}
 
 static void copy_str(char *dst, size_t size, const char *src, size_t n) {
   if (n >= size) n = size - 1;
@@ -88,14 +79,14 @@ static double error_tolerance(const char *type) {
 static int push_row(struct nn_nt_result *r, int *cap, const struct nn_nt_row *row,
                     char *err, size_t errsz) {
   if (r->n_rows >= NN_NT_MAX_ROWS) {
-    set_err(err, errsz, "more than %d result rows", NN_NT_MAX_ROWS);
+    nn_errbuf_set(err, errsz, "more than %d result rows", NN_NT_MAX_ROWS);
     return -1;
   }
   if (r->n_rows == *cap) {
     int ncap = *cap ? *cap * 2 : 32;
     struct nn_nt_row *n = realloc(r->rows, (size_t)ncap * sizeof *n);
     if (!n) {
-      set_err(err, errsz, "out of memory");
+      nn_errbuf_set(err, errsz, "out of memory");
       return -1;
     }
     r->rows = n;
@@ -219,7 +210,7 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
   if (!st->lay.known && !r->n_rows) layout_default(&st->lay, n != 12);
   const struct layout *l = &st->lay;
   if (n < l->min_tokens) {
-    set_err(err, errsz, "line %d: truncated result row: %d of %d columns", lineno, n, l->min_tokens);
+    nn_errbuf_set(err, errsz, "line %d: truncated result row: %d of %d columns", lineno, n, l->min_tokens);
     return -1;
   }
   struct nn_nt_row row;
@@ -227,19 +218,19 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
   row.line = lineno;
   row.root = -1;
   if (parse_u64(tok[l->size], &row.size) || parse_u64(tok[l->count], &row.count)) {
-    set_err(err, errsz, "line %d: size and count must be whole numbers", lineno);
+    nn_errbuf_set(err, errsz, "line %d: size and count must be whole numbers", lineno);
     return -1;
   }
   copy_str(row.type, sizeof row.type, tok[l->type], strlen(tok[l->type]));
   copy_str(row.redop, sizeof row.redop, tok[l->redop], strlen(tok[l->redop]));
   if (l->root >= 0 && nn_int_parse(tok[l->root], -1, INT_MAX, &row.root)) {
-    set_err(err, errsz, "line %d: root must be a whole number (or -1)", lineno);
+    nn_errbuf_set(err, errsz, "line %d: root must be a whole number (or -1)", lineno);
     return -1;
   }
   for (int g = 0; g < 2; g++) {
     struct nn_nt_measure *m = g ? &row.inplace : &row.oop;
     if (parse_measure(tok, l, g, row.type, m)) {
-      set_err(err, errsz, "line %d: %s columns are not numbers", lineno,
+      nn_errbuf_set(err, errsz, "line %d: %s columns are not numbers", lineno,
               g ? "in-place" : "out-of-place");
       return -1;
     }
@@ -353,7 +344,7 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
   if (!st || !line) {
     free(st);
     free(line);
-    set_err(err, errsz, "out of memory");
+    nn_errbuf_set(err, errsz, "out of memory");
     return -1;
   }
   int rc = 0, lineno = 0;
@@ -363,7 +354,7 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
     while (end < len && buf[end] != '\n') end++;
     size_t n = end - pos;
     if (memchr(buf + pos, 0, n)) {
-      set_err(err, errsz, "line %d: NUL byte (binary data?)", lineno + 1);
+      nn_errbuf_set(err, errsz, "line %d: NUL byte (binary data?)", lineno + 1);
       rc = -1;
       break;
     }
@@ -375,10 +366,10 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
   }
   if (!rc && !r->n_rows) {
     if (st->header_line)
-      set_err(err, errsz, "truncated: the table header at line %d is followed by no result rows",
+      nn_errbuf_set(err, errsz, "truncated: the table header at line %d is followed by no result rows",
               st->header_line);
     else
-      set_err(err, errsz, "no nccl-tests result table found");
+      nn_errbuf_set(err, errsz, "no nccl-tests result table found");
     rc = -1;
   }
   if (!rc && st->lay.float_error && r->oob_count > 0) {
@@ -427,22 +418,22 @@ static void jskip(struct jparser *p) {
 
 static int jerr(struct jparser *p, const char *what) {
   if (p->pos >= p->len)
-    set_err(p->err, p->errsz, "truncated JSON: input ends at byte %zu while reading %s", p->pos, what);
+    nn_errbuf_set(p->err, p->errsz, "truncated JSON: input ends at byte %zu while reading %s", p->pos, what);
   else
-    set_err(p->err, p->errsz, "invalid JSON at byte %zu: expected %s", p->pos, what);
+    nn_errbuf_set(p->err, p->errsz, "invalid JSON at byte %zu: expected %s", p->pos, what);
   return -1;
 }
 
 static int jnew(struct jparser *p, int type) {
   if (p->n >= JSON_MAX_VALUES) {
-    set_err(p->err, p->errsz, "JSON document has too many values");
+    nn_errbuf_set(p->err, p->errsz, "JSON document has too many values");
     return -1;
   }
   if (p->n == p->cap) {
     int ncap = p->cap ? p->cap * 2 : 256;
     struct jv *n = realloc(p->v, (size_t)ncap * sizeof *n);
     if (!n) {
-      set_err(p->err, p->errsz, "out of memory");
+      nn_errbuf_set(p->err, p->errsz, "out of memory");
       return -1;
     }
     p->v = n;
@@ -570,7 +561,7 @@ static int jnumber(struct jparser *p) {
 
 static int jvalue(struct jparser *p, int depth) {
   if (depth > JSON_MAX_DEPTH) {
-    set_err(p->err, p->errsz, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
+    nn_errbuf_set(p->err, p->errsz, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
     return -1;
   }
   jskip(p);
@@ -656,7 +647,7 @@ static int json_rows(const struct jparser *p, const struct jv *res, struct nn_nt
     memset(&row, 0, sizeof row);
     double size = jnum(jget(p, o, "size")), count = jnum(jget(p, o, "count"));
     if (o->type != JV_OBJ || !(size >= 0 && size < 1.8e19) || !(count >= 0 && count < 1.8e19)) {
-      set_err(err, errsz, "JSON result %d: missing or invalid size/count", r->n_rows + 1);
+      nn_errbuf_set(err, errsz, "JSON result %d: missing or invalid size/count", r->n_rows + 1);
       return -1;
     }
     row.size = (uint64_t)size;
@@ -700,25 +691,25 @@ static int parse_json(const char *buf, size_t len, struct nn_nt_result *r, char 
   struct jparser p = {buf, len, 0, NULL, 0, 0, malloc(len + 1), 0, err, errsz};
   int rc = -1;
   if (!p.strbuf) {
-    set_err(err, errsz, "out of memory");
+    nn_errbuf_set(err, errsz, "out of memory");
     return -1;
   }
   int root = jvalue(&p, 0);
   if (root >= 0) {
     jskip(&p);
     if (p.pos < p.len) {
-      set_err(err, errsz, "invalid JSON at byte %zu: text after the document", p.pos);
+      nn_errbuf_set(err, errsz, "invalid JSON at byte %zu: text after the document", p.pos);
     } else if (p.v[root].type != JV_OBJ) {
-      set_err(err, errsz, "JSON document is not an object");
+      nn_errbuf_set(err, errsz, "JSON document is not an object");
     } else {
       const struct jv *res = jget(&p, &p.v[root], "results");
       if (!res || res->type != JV_ARR) {
-        set_err(err, errsz, "JSON has no \"results\" list (not nccl-tests -J output?)");
+        nn_errbuf_set(err, errsz, "JSON has no \"results\" list (not nccl-tests -J output?)");
       } else {
         json_meta(&p, &p.v[root], r);
         rc = json_rows(&p, res, r, err, errsz);
         if (!rc && !r->n_rows) {
-          set_err(err, errsz, "JSON \"results\" list is empty");
+          nn_errbuf_set(err, errsz, "JSON \"results\" list is empty");
           rc = -1;
         }
       }
@@ -737,7 +728,7 @@ int nn_nccltests_parse(const char *buf, size_t len, struct nn_nt_result *out, ch
   size_t i = 0;
   while (i < len && isspace((unsigned char)buf[i])) i++;
   if (i == len) {
-    set_err(err, errsz, "empty output");
+    nn_errbuf_set(err, errsz, "empty output");
     return -1;
   }
   int rc;
