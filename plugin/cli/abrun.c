@@ -298,17 +298,43 @@ static int version_in_output(const char *path, char *text, size_t size) {
   return code;
 }
 
-static int detect_version(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin) {
-  struct nn_arm probe_arm = {.name = "probe", .kind = NN_ARM_STOCK};
-  char **env = nn_ab_arm_env(environ, &probe_arm, NULL, 0);
-  if (!env) return -1;
+/* The probe's environment: stock (or with config, the served topology but no
+ * tuner); for `tuning` NCCL's INFO log of the tuning table, with no forced
+ * algorithm or protocol so that the table shows what NCCL itself enables. */
+static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuning) {
+  struct nn_arm arm = {.name = "probe", .kind = NN_ARM_STOCK};
+  if (config && o->plugin) {
+    arm.kind = NN_ARM_FORCED;
+    arm.config = (char *)config;
+  }
+  char **env = nn_ab_arm_env(environ, &arm, o->plugin, 0);
+  if (!env) return NULL;
   env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
-  env_set(env, "NCCL_DEBUG", "VERSION");
-  char *av[NN_AB_MAX_EXTRA + 16], num[3][16], out[PATH_MAX];
+  env_unset(env, "NCCL_ALGO");
+  env_unset(env, "NCCL_PROTO");
+  if (tuning) {
+    if (env_set(env, "NCCL_DEBUG", "INFO") || env_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
+      nn_ab_env_free(env);
+      return NULL;
+    }
+  } else if (env_set(env, "NCCL_DEBUG", "VERSION")) {
+    nn_ab_env_free(env);
+    return NULL;
+  }
+  return env;
+}
+
+static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin, const char *config,
+                      int tuning, char *out, size_t out_size) {
+  char **env = probe_env(o, config, tuning);
+  if (!env) return -1;
+  char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
-  snprintf(out, sizeof out, "%s/runs/probe.out", rd->path);
+  snprintf(out, out_size, "%s/runs/probe.out", rd->path);
   int rc = spawn(av, env, out, o->timeout_s);
   nn_ab_env_free(env);
+  o->probed = 1;
+  if (o->nccl_code) return rc;
   o->nccl_code = version_in_output(out, rd->nccl, sizeof rd->nccl);
   if (!o->nccl_code)
     fprintf(o->progress, "nccl-numa %s: could not read NCCL's version from a probe run "
@@ -316,7 +342,21 @@ static int detect_version(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin)
             "Give --nccl-version to be exact.\n", rd->kind, rc, out);
   else
     fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
-  return 0;
+  return rc;
+}
+
+int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
+                char *out, size_t out_size) {
+  char *bin = o->n_colls > 0 ? find_binary(o->tests_dir, o->colls[0]) : NULL;
+  if (!bin) {
+    fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
+            "(build nccl-tests: make MPI=0 NCCL_HOME=...)\n", rd->kind,
+            o->n_colls > 0 ? o->colls[0] : "all_reduce", o->tests_dir, o->tests_dir);
+    return -1;
+  }
+  int rc = probe_with(rd, o, bin, config, tuning, out, out_size);
+  free(bin);
+  return rc;
 }
 
 /* The first error line of a failed run's output (else its last line), for the progress line. */
@@ -380,7 +420,10 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
       goto out;
     }
   }
-  if (!o->nccl_code && detect_version(rd, o, bins[0])) goto out;
+  char probe_out[PATH_MAX];
+  if (!o->nccl_code && !o->probed &&
+      probe_with(rd, o, bins[0], NULL, 0, probe_out, sizeof probe_out) < 0)
+    goto out;
   if (o->nccl_code && !rd->nccl[0])
     snprintf(rd->nccl, sizeof rd->nccl, "%d.%d.%d", o->nccl_code / 10000,
              (o->nccl_code % 10000) / 100, o->nccl_code % 100);

@@ -36,6 +36,7 @@ struct nn_ab_opts {
   char **extra;                     /* more nccl-tests arguments (after --) */
   int n_extra;
   FILE *progress;                   /* progress lines (stderr) */
+  int probed;                       /* nn_ab_probe ran: nn_ab_execute runs no second probe */
 };
 
 /* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a
@@ -61,6 +62,20 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, const char *kind
  * runs.tsv. Detects NCCL's version first when o->nccl_code is 0. Returns the
  * number of failed runs, or -1 when nothing could be run (missing binary...). */
 int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
+
+/* Runs one short probe: the first collective's binary at 8 bytes, 1 iteration,
+ * no warm-up, in the stock environment (with `config`, and o->plugin set, the
+ * served topology of that mapping but no tuner), without NCCL_TUNER_PLUGIN,
+ * NCCL_ALGO and NCCL_PROTO, and with NCCL_DEBUG=VERSION, or for `tuning`
+ * NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING (rank 0 then logs NCCL's tuning
+ * table, nccltuning.h). Its output goes to RUNDIR/runs/probe.out, whose path
+ * is put in out. Sets o->nccl_code and rd->nccl from the output when
+ * o->nccl_code is 0 (a line on o->progress either way), and o->probed.
+ * Returns the probe's exit code, or -1 when it could not run (no binary:
+ * message on stderr; out of memory). nn_ab_execute calls it (without
+ * tuning) when o->nccl_code is 0 and no probe ran yet. */
+int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
+                char *out, size_t out_size);
 
 /* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
  * --timeout --nccl-version) at argv[*i]; returns 1 consumed, 0 not one of

@@ -12,12 +12,16 @@
 #include "cli/abrun.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
+#include "cli/nccltuning.h"
 #include "nn_config.h"
 #include "topology.h"
 
 #define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
 #define BASE_LAT_TREE_LL 6.8
 #define LATENCY_MAX_BYTES 1024
+#define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
+#define FIXED_PROTOS "ll,ll128,simple"
+#define PROBE_MAX_BYTES (16 << 20)
 
 /* ---------- choosing ---------- */
 
@@ -216,12 +220,16 @@ static void cal_usage(FILE *f) {
     "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
     "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
     "                           [-- NCCL-TESTS-ARGS]\n\n"
-    "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO (default\n"
-    "ring,tree x ll,ll128,simple: what NCCL can enable on a PCIe-only node; a combination\n"
-    "NCCL refuses fails and is skipped), or reads such a run (--from), and prints `rule`\n"
+    "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
+    "reads such a run (--from), and prints `rule`\n"
     "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
     "the runs get nccl-numa's topology (env plugin) but no tuner, and rules get the scope.\n"
-    "A winner needs to beat the runner-up by more than the spread of the repeats.\n");
+    "A winner needs to beat the runner-up by more than the spread of the repeats.\n"
+    "Candidates: without --algos and --protos, what NCCL enables on this machine for the\n"
+    "swept collectives, read from the tuning table a probe run logs (NCCL_DEBUG=INFO\n"
+    "NCCL_DEBUG_SUBSYS=TUNING, kept in RUNDIR/runs/probe.out); ring,tree x ll,ll128,simple\n"
+    "when that table cannot be read (or for the one of --algos/--protos not given).\n"
+    "A combination that fails is skipped.\n");
 }
 
 struct cal_cli {
@@ -270,8 +278,30 @@ static int split_names(char *list, const char *what, int (*lookup)(const char *)
   return n;
 }
 
+static int add_arm(struct nn_rundir *rd, const char *algo, const char *proto, const char *config) {
+  if (rd->n_arms >= NN_MAX_ARMS) return -1;
+  struct nn_arm *a = &rd->arms[rd->n_arms++];
+  memset(a, 0, sizeof *a);
+  snprintf(a->algo, sizeof a->algo, "%s", algo);
+  snprintf(a->proto, sizeof a->proto, "%s", proto);
+  snprintf(a->name, sizeof a->name, "%s.%s", algo, proto);
+  a->kind = NN_ARM_FORCED;
+  return config && !(a->config = strdup(config)) ? -1 : 0;
+}
+
+/* Appends the arms' names to buf ("ring.ll ring.simple ..."). */
+static void arm_list(const struct nn_rundir *rd, char *buf, size_t size) {
+  size_t used = strlen(buf);
+  for (int i = 0; i < rd->n_arms && used < size; i++) {
+    int w = snprintf(buf + used, size - used, "%s%s", i ? " " : "", rd->arms[i].name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+/* The fixed candidates, or those --algos/--protos give. */
 static int cal_arms(struct nn_rundir *rd, struct cal_cli *c, const char *config) {
-  char dalgos[] = "ring,tree", dprotos[] = "ll,ll128,simple";
+  char dalgos[] = FIXED_ALGOS, dprotos[] = FIXED_PROTOS;
   char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
   int na = split_names(c->algos ? c->algos : dalgos, "algorithm", nn_algo_from_name, algos,
                        NN_ALGO_COUNT);
@@ -279,17 +309,98 @@ static int cal_arms(struct nn_rundir *rd, struct cal_cli *c, const char *config)
                        NN_PROTO_COUNT);
   if (na <= 0 || np <= 0) return -1;
   for (int i = 0; i < na; i++)
-    for (int k = 0; k < np; k++) {
-      if (rd->n_arms >= NN_MAX_ARMS) return -1;
-      struct nn_arm *a = &rd->arms[rd->n_arms++];
-      memset(a, 0, sizeof *a);
-      snprintf(a->algo, sizeof a->algo, "%s", algos[i]);
-      snprintf(a->proto, sizeof a->proto, "%s", protos[k]);
-      snprintf(a->name, sizeof a->name, "%s.%s", algos[i], protos[k]);
-      a->kind = NN_ARM_FORCED;
-      if (config && !(a->config = strdup(config))) return -1;
+    for (int k = 0; k < np; k++)
+      if (add_arm(rd, algos[i], protos[k], config)) return -1;
+  return 0;
+}
+
+/* Whether NCCL enabled algo x proto for one of the swept collectives it tunes. */
+static int tuning_enables(const struct nn_tuning *t, const struct nn_ab_opts *o, int algo,
+                          int proto) {
+  for (int c = 0; c < o->n_colls; c++) {
+    const char *f = nn_tuning_func_of(o->colls[c]);
+    if (f && nn_tuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
+  }
+  return 0;
+}
+
+/* Arms from the table: ring and tree first (today's order), then the rest in
+ * NCCL's order; why gets the fixed combinations NCCL left out. */
+static int tuning_arms(struct nn_rundir *rd, const struct nn_tuning *t,
+                       const struct nn_ab_opts *o, const char *config, char *why, size_t size) {
+  static const int order[] = {NN_ALGO_RING, NN_ALGO_TREE, NN_ALGO_COLLNET_DIRECT,
+                              NN_ALGO_COLLNET_CHAIN, NN_ALGO_NVLS, NN_ALGO_NVLS_TREE, NN_ALGO_PAT};
+  size_t used = strlen(why);
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    for (int p = 0; p < NN_PROTO_COUNT; p++) {
+      if (tuning_enables(t, o, order[i], p)) {
+        if (add_arm(rd, nn_algo_name(order[i]), nn_proto_name(p), config)) return -1;
+      } else if (i < 2 && used < size) {   /* one of the fixed set */
+        int w = snprintf(why + used, size - used, " %s.%s", nn_algo_name(order[i]),
+                         nn_proto_name(p));
+        if (w > 0) used += (size_t)w;
+      }
     }
   return 0;
+}
+
+static char *read_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = malloc(PROBE_MAX_BYTES + 1);
+  *len = buf ? fread(buf, 1, PROBE_MAX_BYTES, f) : 0;
+  fclose(f);
+  if (buf) buf[*len] = 0;
+  return buf;
+}
+
+/* The default candidates: what NCCL enables here for the swept collectives,
+ * read from the tuning table a probe run logs; the fixed set when the table
+ * cannot be read. `note` gets one line for the run's meta. Returns 0 or -1. */
+static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config,
+                            char *note, size_t note_size) {
+  char out[PATH_MAX], err[256] = "", left[128] = "", list[512] = "";
+  int rc = nn_ab_probe(rd, o, config, 1, out, sizeof out);
+  if (rc < 0) return -1;
+  size_t len = 0;
+  char *buf = read_text(out, &len);
+  struct nn_tuning t;
+  int found = buf ? nn_tuning_parse(buf, len, &t, err, sizeof err) : NN_TUNING_NONE;
+  free(buf);
+  if (!err[0] && found != NN_TUNING_FOUND) snprintf(err, sizeof err, "cannot read it");
+  if (found == NN_TUNING_FOUND) {
+    if (tuning_arms(rd, &t, o, config, left, sizeof left)) return -1;
+    if (!rd->n_arms) snprintf(err, sizeof err, "NCCL's tuning table enables no algorithm x "
+                              "protocol for the swept collectives");
+  }
+  if (found == NN_TUNING_FOUND && rd->n_arms) {
+    arm_list(rd, list, sizeof list);
+    fprintf(stderr, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
+            "swept collectives, from its tuning table in runs/probe.out%s%s)\n", list,
+            left[0] ? "; NCCL disables" : "", left);
+    snprintf(note, note_size, "candidates nccl-tuning-table runs/probe.out tables=%d: %s",
+             t.n_tables, list);
+    return 0;
+  }
+  rd->n_arms = 0;
+  struct cal_cli fixed = {0};
+  if (cal_arms(rd, &fixed, config)) return -1;
+  arm_list(rd, list, sizeof list);
+  fprintf(stderr, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
+          "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
+  snprintf(note, note_size, "candidates fixed (probe exit %d, runs/probe.out: %s): %s", rc, err,
+           list);
+  return 0;
+}
+
+/* Adds a line to the run's meta (nn_rundir_read skips keys it does not know). */
+static void meta_note(const struct nn_rundir *rd, const char *line) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/meta", rd->path);
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "%s\n", line);
+  fclose(f);
 }
 
 /* Runs the sweeps; returns 0 with rd filled, or an exit code. */
@@ -306,7 +417,14 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
     return NN_EXIT_INVALID;
   }
   o->plugin = config[0] ? c->plugin_path : NULL;
-  if (cal_arms(rd, c, config[0] ? config : NULL)) return NN_EXIT_USAGE;
+  const char *cfg = config[0] ? config : NULL;
+  int from_nccl = !c->algos && !c->protos;
+  char note[1024] = "candidates given";
+  if (!from_nccl) {
+    if (cal_arms(rd, c, cfg)) return NN_EXIT_USAGE;
+    strcat(note, ": ");
+    arm_list(rd, note, sizeof note);
+  }
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
   rd->gpus = o->gpus;
@@ -322,7 +440,9 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
     c->out = c->default_out;
   }
   if (nn_ab_rundir_create(rd, c->out, "calibrate", argc, argv)) return NN_EXIT_INVALID;
+  if (from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note)) return NN_EXIT_INVALID;
   if (nn_ab_execute(rd, o) < 0) return NN_EXIT_INVALID;
+  meta_note(rd, note);
   /* read back what was recorded: the same path as --from */
   char *path = strdup(rd->path);
   nn_rundir_free(rd);

@@ -6,6 +6,12 @@
  * Method (docs/ab-and-calibrate.md says the same for users):
  *  - every candidate algorithm x protocol is one arm (NCCL_ALGO/NCCL_PROTO
  *    forced), run alternately like `ab` for --repeats N (default 3);
+ *  - candidates: --algos x --protos when given; otherwise what NCCL enables on
+ *    the machine for the swept collectives, read (nccltuning.h) from the
+ *    tuning table of one probe run with NCCL_DEBUG=INFO
+ *    NCCL_DEBUG_SUBSYS=TUNING (kept as RUNDIR/runs/probe.out), falling back to
+ *    ring,tree x ll,ll128,simple when no complete table is found; the choice
+ *    and its reason go to stderr and to a `candidates` line in RUNDIR/meta;
  *  - per collective and size, the candidates whose every run succeeded are
  *    ranked by median out-of-place time; a failed combination (non-zero exit,
  *    #wrong > 0) is never chosen;

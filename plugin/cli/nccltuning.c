@@ -117,9 +117,9 @@ static void broke(struct stream *s, int line) {
  * without it was cut off. */
 static void end_block(struct stream *s, int line) {
   int ar = name_find((const char (*)[NN_TUNING_NAME_MAX])s->tab.funcs, s->tab.n_funcs, "AllReduce");
-  if (!s->np || ar < 0 || !(s->block_funcs & (1u << ar))) broke(s, line);
-  else if (s->nblocks == 1) s->first_funcs = s->block_funcs;
-  else if (s->block_funcs != s->first_funcs) broke(s, line);
+  int whole = s->np && ar >= 0 && (s->block_funcs & (1u << ar));
+  if (whole && s->nblocks == 1) s->first_funcs = s->block_funcs;
+  if (!whole || s->block_funcs != s->first_funcs) broke(s, line);
 }
 
 static void merge(struct nn_tuning *out, const struct nn_tuning *t) {

@@ -6,6 +6,9 @@
 #                   line "N COLL ARMTAG" in order.log (required)
 #   FAKE_NCCL_CODE  NCCL version code printed in the header (default 22809)
 #   FAKE_MODEL      ab (default) or calibrate: how times depend on the environment
+#   FAKE_TUNING     with NCCL_DEBUG=INFO and TUNING in NCCL_DEBUG_SUBSYS, the tuning
+#                   table it prints: pcie (default; LL128 disabled, Tree for AllReduce
+#                   only), cut (the same, cut off in a row), none (no table)
 set -u
 coll=$(basename "$0"); coll=${coll%_perf}
 b=8 e=8 f=2 g=1 n=20 w=5
@@ -26,6 +29,8 @@ tag=stock
 [ -n "${NCCL_NUMA_CONFIG:-}" ] && tag="numa:$(basename "$NCCL_NUMA_CONFIG")"
 [ -n "${NCCL_ALGO:-}" ] && tag="forced:${NCCL_ALGO}.${NCCL_PROTO:-}"
 if [ "${NCCL_DEBUG:-}" = VERSION ]; then tag="probe"; fi
+tuning=0
+case ${NCCL_DEBUG:-}:${NCCL_DEBUG_SUBSYS:-} in INFO:*TUNING*) tuning=1 tag="probe" ;; esac
 seq=$(( $(cat "$log/count" 2>/dev/null || echo 0) + 1 )); echo $seq > "$log/count"
 env > "$log/run-$seq.env"
 echo "$seq $coll $tag" >> "$log/order.log"
@@ -46,6 +51,39 @@ for ((r = 0; r < g; r++)); do
   printf "#  Rank %2d Group  0 Pid  %5d on   fakehost device %2d [0000:%02x:00] NVIDIA SYNTHETIC GPU\n" $r $$ $r $((r + 1))
 done
 [ "${NCCL_DEBUG:-}" = VERSION ] && echo "NCCL version $((code / 10000)).$(((code % 10000) / 100)).$((code % 100))+cuda13.0"
+[ "${NCCL_DEBUG:-}" = INFO ] && echo "fakehost:1:1 [0] NCCL INFO NCCL version $((code / 10000)).$(((code % 10000) / 100)).$((code % 100))+cuda13.0"
+# NCCL's tuning table (rank 0, at init), SYNTHETIC numbers in the layout of NCCL 2.23+'s
+# src/graph/tuning.cc: blocks of three algorithms; "latency/bandwidth", bandwidth 0 = disabled.
+tuning_table() {
+  local algos=(Tree Ring CollNetDirect CollNetChain NVLS NVLSTree PAT) protos=(LL LL128 Simple)
+  local pre="fakehost:1:7 [0] NCCL INFO " blk a p f line bw rows=0
+  for ((blk = 0; blk < 7; blk += 3)); do
+    line="  Algorithm   |"
+    for ((a = blk; a < blk + 3 && a < 7; a++)); do line+=$(printf " %14s   %14s   %14s |" "" "${algos[a]}" ""); done
+    echo "$pre$line"
+    line="  Protocol    |"
+    for a in 0 1 2; do for p in "${protos[@]}"; do line+=$(printf " %14s |" "$p"); done; done
+    echo "$pre$line"
+    line=" Max NThreads |"
+    for ((a = blk; a < blk + 3 && a < 7; a++)); do line+=$(printf " %14d | %14d | %14d |" 512 640 512); done
+    echo "$pre$line"
+    for f in Broadcast Reduce AllGather ReduceScatter AllReduce; do
+      line=$(printf "%13s |" "$f")
+      for ((a = blk; a < blk + 3 && a < 7; a++)); do
+        for p in "${protos[@]}"; do
+          bw=0
+          case ${algos[a]}:$p:$f in Ring:LL:*) bw=3.4 ;; Ring:Simple:*) bw=11.2 ;;
+            Tree:LL:AllReduce) bw=2.9 ;; Tree:Simple:AllReduce) bw=9.8 ;; esac
+          line+=$(printf "%8.1f/%6.1f |" "$((5 + a)).5" "$bw")
+        done
+      done
+      rows=$((rows + 1))
+      if [ "${FAKE_TUNING:-pcie}" = cut ] && [ $rows -eq 8 ]; then echo "$pre${line:0:40}"; return; fi
+      echo "$pre$line"
+    done
+  done
+}
+[ $tuning = 1 ] && [ "${FAKE_TUNING:-pcie}" != none ] && tuning_table
 echo "#"
 echo "#                                                              out-of-place                       in-place"
 echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"

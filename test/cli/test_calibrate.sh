@@ -2,7 +2,9 @@
 # nccl-numa calibrate on synthetic forced sweeps (stand-in nccl-tests, FAKE_MODEL=calibrate)
 # whose winners are known: ring/ll up to 2 KiB, ring/simple at 8 KiB and 512 KiB, no
 # significant winner at 32 and 128 KiB (ring/simple and tree/simple tie), ll128 fast but
-# wrong (#wrong > 0) and tree/ll128 refused (exit 3): never chosen.
+# wrong (#wrong > 0) and tree/ll128 refused (exit 3): never chosen. Default candidates:
+# what the stand-in's synthetic NCCL tuning table enables (no LL128; Tree for AllReduce
+# only), the fixed set when the table is missing or cut off; --algos/--protos override.
 . "$(dirname "$0")/lib.sh"
 nn_build_cli
 nn_tmp nn-cal
@@ -13,7 +15,7 @@ for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=0$((i + 1)):00.0 numa=$((i / 4))";
 export FAKE_LOG_DIR=$T/log FAKE_MODEL=calibrate
 
 "$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce,all_gather,alltoall \
-  -b 8 -e 512K -f 4 -g 4 --out "$T/run" >"$T/out" 2>"$T/err"
+  --algos ring,tree --protos ll,ll128,simple -b 8 -e 512K -f 4 -g 4 --out "$T/run" >"$T/out" 2>"$T/err"
 rc=$?
 check "calibrate exits 0" "[ $rc -eq 0 ]"
 [ $rc -eq 0 ] || { cat "$T/err"; exit 1; }
@@ -44,6 +46,41 @@ check "without a mapping: forced runs have no plugin at all" "! grep -q '^NCCL_E
 rm -rf "$T/log"
 "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --algos ring,tree --protos ll -b 8 -e 2K -f 4 -g 4 --out "$T/noscope" >"$T/ns.out" 2>/dev/null
 check "without a mapping: rules without scope" "grep -qx 'rule coll=allreduce bytes=8-2K ranks=4 nodes=1 algo=ring proto=ll' '$T/ns.out'"
+# --- default candidates: from NCCL's tuning table (a probe run), else the fixed set ---
+rm -rf "$T/log"
+NCCL_ALGO=nvls "$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce,all_gather \
+  -b 8 -e 512K -f 4 -g 4 --out "$T/dflt" >"$T/dflt.out" 2>"$T/dflt.err"
+check "default: exits 0" "[ $? -eq 0 ]"
+check "default: one probe run first, with NCCL's tuning log on and nothing forced" \
+  "head -n1 '$T/log/order.log' | grep -qx '1 all_reduce probe' && [ \$(grep -c probe '$T/log/order.log') -eq 1 ] && grep -qx NCCL_DEBUG=INFO '$T/log/run-1.env' && grep -qx NCCL_DEBUG_SUBSYS=TUNING '$T/log/run-1.env' && ! grep -q '^NCCL_ALGO=' '$T/log/run-1.env' && ! grep -q '^NCCL_TUNER_PLUGIN=' '$T/log/run-1.env'"
+check "default: the probe gets the mapping's topology (as the forced runs do)" \
+  "grep -q '^NCCL_ENV_PLUGIN=/' '$T/log/run-1.env' && grep -q '^NCCL_NUMA_CONFIG=' '$T/log/run-1.env'"
+check "default: the probe's output is kept in the run directory" "grep -q 'Algorithm   |' '$T/dflt/runs/probe.out'"
+check "default: candidates are what NCCL enables (no ll128)" \
+  "[ \"\$(sed -n 's/^arm \\([^ ]*\\) kind=forced.*/\\1/p' '$T/dflt/meta' | tr '\\n' ' ')\" = 'ring.ll ring.simple tree.ll tree.simple ' ]"
+check "default: 12 forced runs per collective (4 combinations x 3 repeats)" "[ \$(grep -c 'all_reduce' '$T/dflt/runs.tsv') -eq 12 ]"
+check "default: says which candidates and why, on stderr and in the meta" \
+  "grep -q 'candidates: ring.ll ring.simple tree.ll tree.simple (what NCCL enables here.*tuning table.*NCCL disables ring.ll128 tree.ll128' '$T/dflt.err' && grep -q '^candidates nccl-tuning-table runs/probe.out tables=1: ring.ll ring.simple tree.ll tree.simple' '$T/dflt/meta'"
+check "default: rules as before from the enabled candidates" \
+  "grep -qx 'rule coll=allreduce bytes=8-8191 ranks=4 nodes=1 scope=intra algo=ring proto=ll' '$T/dflt.out' && ! grep -q 'proto=ll128' '$T/dflt.out'"
+rm -rf "$T/log"
+"$CLI" calibrate --nccl-tests "$T/tests" --colls all_gather -b 8 -e 2K -f 4 -g 4 --repeats 1 --out "$T/ag" >/dev/null 2>"$T/ag.err"
+check "default: the union over the swept collectives (all_gather alone: no tree)" \
+  "grep -q 'candidates: ring.ll ring.simple (' '$T/ag.err' && ! grep -q 'kind=forced algo=tree' '$T/ag/meta'"
+for mode in none cut; do
+  rm -rf "$T/log"
+  FAKE_TUNING=$mode "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce -b 8 -e 2K -f 4 -g 4 --repeats 1 \
+    --out "$T/fb-$mode" >/dev/null 2>"$T/fb-$mode.err"
+  check "no usable table ($mode): the fixed set, said on stderr and in the meta" \
+    "grep -q 'candidates: ring.ll ring.ll128 ring.simple tree.ll tree.ll128 tree.simple (the fixed set' '$T/fb-$mode.err' && grep -q '^candidates fixed' '$T/fb-$mode/meta' && [ \$(grep -c 'kind=forced' '$T/fb-$mode/meta') -eq 6 ]"
+done
+check "a table cut off is named as such" "grep -q 'breaks off' '$T/fb-cut.err'"
+rm -rf "$T/log"
+"$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --protos ll128 -b 8 -e 2K -f 4 -g 4 --repeats 1 \
+  --out "$T/over" >/dev/null 2>"$T/over.err"
+check "--protos overrides NCCL's table (no tuning probe; ll128 is run)" \
+  "! grep -q TUNING '$T/log/run-1.env' && [ \"\$(sed -n 's/^arm \\([^ ]*\\) kind=forced.*/\\1/p' '$T/over/meta' | tr '\\n' ' ')\" = 'ring.ll128 tree.ll128 ' ] && grep -q '^candidates given: ring.ll128 tree.ll128' '$T/over/meta'"
+
 "$CLI" calibrate --nccl-tests "$T/tests" --algos ring,warp -g 4 --out "$T/bad" >/dev/null 2>&1
 check "unknown algorithm is a usage error" "[ $? -eq 2 ]"
 "$CLI" calibrate --from "$T/nowhere" >/dev/null 2>&1
