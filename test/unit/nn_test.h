@@ -31,6 +31,22 @@ static inline char *nn_test_write_file(const char *text) {
   return path;
 }
 
+/* Reads a whole fixture file (NUL-terminated, malloc'd); fails the test when unreadable. */
+static inline char *nn_test_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *b = malloc((size_t)n + 1);
+  assert_non_null(b);
+  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  b[n] = 0;
+  *len = (size_t)n;
+  return b;
+}
+
 /* Removes a file made by nn_test_write_file and its directory. */
 static inline void nn_test_remove_file(char *path) {
   if (!path) return;

@@ -7,23 +7,9 @@
 
 #define FIX "test/fixtures/nccl-tests/"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)n + 1);
-  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  b[n] = 0;
-  *len = (size_t)n;
-  return b;
-}
-
 static int parse_file(const char *path, struct nn_nt_result *r, char *err, size_t errsz) {
   size_t len;
-  char *b = slurp(path, &len);
+  char *b = nn_test_slurp(path, &len);
   int rc = nn_nccltests_parse(b, len, r, err, errsz);
   free(b);
   return rc;

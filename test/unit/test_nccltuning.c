@@ -6,24 +6,9 @@
 
 #define FIX "test/fixtures/nccl-tests/"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)n + 1);
-  assert_non_null(b);
-  assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  b[n] = 0;
-  *len = (size_t)n;
-  return b;
-}
-
 static int parse_file(const char *path, struct nn_tuning *t, char *err, size_t errsz) {
   size_t len;
-  char *b = slurp(path, &len);
+  char *b = nn_test_slurp(path, &len);
   int rc = nn_tuning_parse(b, len, t, err, errsz);
   free(b);
   return rc;
@@ -79,7 +64,7 @@ static void truncated(void **state) {
 
   /* cut at the end of a row: the first block lacks AllReduce */
   size_t len;
-  char *b = slurp(FIX "synthetic-tuning-info.txt", &len);
+  char *b = nn_test_slurp(FIX "synthetic-tuning-info.txt", &len);
   char *cut = strstr(b, "ReduceScatter |");
   assert_non_null(cut);
   cut = strchr(cut, '\n');
@@ -117,7 +102,7 @@ static void two_communicators(void **state) {
 static void same_thread_twice(void **state) {
   (void)state;
   size_t len;
-  char *b = slurp(FIX "synthetic-tuning-info.txt", &len);
+  char *b = nn_test_slurp(FIX "synthetic-tuning-info.txt", &len);
   char *two = malloc(2 * len);
   assert_non_null(two);
   memcpy(two, b, len);
