@@ -44,76 +44,88 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
     for (int j = 0; j < 2; j++) lat[algos[i]][protos[j]] = cfg->pci_latency_us;
 }
 
-struct table_log {
+/* The choice and the `file:line` behind one segment of the decision table. */
+static void describe_segment(const struct nn_config *cfg, int rule, char *choice, size_t choice_size,
+                             char *where, size_t where_size) {
+  snprintf(choice, choice_size, "NCCL default");
+  snprintf(where, where_size, "NCCL default");
+  if (rule < 0) return;
+  const struct nn_rule *r = &cfg->rules[rule];
+  nn_policy_describe_choice(r, choice, choice_size);
+  snprintf(where, where_size, "%s:%d", r->file ? r->file : "?", r->line);
+}
+
+/* Text lines of the decision table: segments that differ from "NCCL default everywhere",
+ * at most NN_LOG_TABLE_LINES of them. */
+struct table_text {
   const struct nn_config *cfg;
   nn_ncclDebugLogger_t logger;
-  int lines, skipped;
-  char *json;
-  size_t json_size, json_len;
+  int lines;
+};
+
+static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  struct table_text *t = arg;
+  if (rule < 0 && lo == 0 && hi == UINT64_MAX) return;
+  if (t->lines++ >= NN_LOG_TABLE_LINES) return;
+  char l[32], h[32], choice[64], where[300];
+  nn_policy_format_bytes(lo, l, sizeof l);
+  nn_policy_format_bytes(hi, h, sizeof h);
+  describe_segment(t->cfg, rule, choice, sizeof choice, where, sizeof where);
+  nn_log_info(t->logger, NN_NCCL_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
+              choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
+}
+
+/* The JSON record's "table": every segment, with the rule behind it. */
+struct table_json {
+  const struct nn_config *cfg;
+  char *buf;
+  size_t size, len;
+  int entries;
 };
 
 static void count_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
   (void)coll; (void)lo; (void)hi; (void)rule;
-  ((struct table_log *)arg)->lines++;
+  ((struct table_json *)arg)->entries++;
 }
 
-static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
-  struct table_log *t = arg;
-  int shown = rule >= 0 || lo != 0 || hi != UINT64_MAX;
-  if (!t->json && (!shown || t->lines >= NN_LOG_TABLE_LINES)) {
-    t->skipped += shown && t->lines >= NN_LOG_TABLE_LINES;
-    t->lines += shown;
-    return;
-  }
-  char l[32], h[32], choice[64] = "NCCL default", where[300] = "";
-  nn_policy_format_bytes(lo, l, sizeof l);
-  nn_policy_format_bytes(hi, h, sizeof h);
-  if (rule >= 0) {
-    const struct nn_rule *r = &t->cfg->rules[rule];
-    nn_policy_describe_choice(r, choice, sizeof choice);
-    snprintf(where, sizeof where, "%s:%d", r->file ? r->file : "?", r->line);
-  }
-  if (shown) {
-    if (t->lines < NN_LOG_TABLE_LINES)
-      nn_log_info(t->logger, NN_NCCL_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll),
-                  l, h, choice, rule >= 0 ? " from " : "", where);
-    else
-      t->skipped++;
-    t->lines++;
-  }
-  if (!t->json) return;
-  nn_log_appendf(t->json, t->json_size, &t->json_len,
-                 "%s{\"coll\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"choice\":", t->json_len && t->json[t->json_len - 1] == '[' ? "" : ",",
-                 nn_coll_name(coll), (unsigned long long)lo, (unsigned long long)hi);
-  nn_log_json_string(t->json, t->json_size, &t->json_len, choice);
-  nn_log_appendf(t->json, t->json_size, &t->json_len, ",\"rule\":");
-  nn_log_json_string(t->json, t->json_size, &t->json_len, rule >= 0 ? where : "NCCL default");
-  nn_log_appendf(t->json, t->json_size, &t->json_len, "}");
+static void json_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  struct table_json *t = arg;
+  char choice[64], where[300];
+  describe_segment(t->cfg, rule, choice, sizeof choice, where, sizeof where);
+  nn_log_appendf(t->buf, t->size, &t->len, "%s{\"coll\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"choice\":",
+                 t->entries++ ? "," : "", nn_coll_name(coll), (unsigned long long)lo, (unsigned long long)hi);
+  nn_log_json_string(t->buf, t->size, &t->len, choice);
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"rule\":");
+  nn_log_json_string(t->buf, t->size, &t->len, where);
+  nn_log_appendf(t->buf, t->size, &t->len, "}");
 }
 
 static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
-                              const struct nn_policy *p, struct table_log *t, const char *path) {
-  size_t len = 0;
+                              const struct nn_policy *p, const char *path) {
+  struct table_json t = {.cfg = nn_cfgver_config(v)};
+  nn_policy_visit(p, count_segment, &t);
+  t.size = 4096 + (size_t)t.entries * 320;
+  t.entries = 0;
+  t.buf = malloc(t.size);
+  if (!t.buf) return;
   char stamp[64];
   time_t now = time(NULL);
   struct tm tm;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-  nn_log_appendf(t->json, t->json_size, &len,
+  nn_log_appendf(t.buf, t.size, &t.len,
                  "{\"time\":\"%s\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
                  "\"abi\":%d,\"scope\":\"%s\",\"config\":", stamp, (long)getpid(),
                  (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
                  nn_scope_name(nn_policy_scope(p)));
-  nn_log_json_string(t->json, t->json_size, &len, nn_cfgver_path(v));
-  nn_log_appendf(t->json, t->json_size, &len, ",\"table\":[");
-  t->json_len = len;
-  struct table_log quiet = *t;
-  quiet.lines = NN_LOG_TABLE_LINES; /* the text lines were already logged */
-  nn_policy_visit(p, log_segment, &quiet);
-  nn_log_appendf(t->json, t->json_size, &quiet.json_len, "]}");
-  if (quiet.json_len + 1 >= t->json_size)
+  nn_log_json_string(t.buf, t.size, &t.len, nn_cfgver_path(v));
+  nn_log_appendf(t.buf, t.size, &t.len, ",\"table\":[");
+  nn_policy_visit(p, json_segment, &t);
+  nn_log_appendf(t.buf, t.size, &t.len, "]}");
+  if (t.len + 1 >= t.size)
     nn_log_warn(a->logger, "nccl-numa: decision table too large for %s; record truncated", path);
-  if (nn_log_append_line(path, t->json) != 0)
+  if (nn_log_append_line(path, t.buf) != 0)
     nn_log_warn(a->logger, "nccl-numa: cannot append to NCCL_NUMA_LOG_FILE %s", path);
+  free(t.buf);
 }
 
 /* NCCL drops INFO lines unless NCCL_DEBUG asks for them, and TUNING lines unless
@@ -132,16 +144,14 @@ static int info_wanted(const struct nn_config *cfg) {
 static int tuning_wanted(const struct nn_config *cfg) {
   const char *subsys = nccl_setting(cfg, "NCCL_DEBUG_SUBSYS");
   if (!subsys) return 0;
-  int listed = strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
-  return subsys[0] == '^' ? !strcasestr(subsys, "TUNING") : listed;
+  if (subsys[0] == '^') return !strcasestr(subsys, "TUNING");   /* "^X,Y": all but X and Y */
+  return strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
 }
 
 static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                      const struct nn_policy *p, const char *model_note) {
   const struct nn_config *cfg = nn_cfgver_config(v);
-  const char *path = getenv("NCCL_NUMA_LOG_FILE");
-  int info = info_wanted(cfg), table = info && tuning_wanted(cfg), json = path && *path;
-  if (info) {
+  if (info_wanted(cfg)) {
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
     nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
@@ -149,19 +159,16 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                 "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
+    if (tuning_wanted(cfg)) {
+      struct table_text t = {.cfg = cfg, .logger = a->logger};
+      nn_policy_visit(p, log_segment, &t);
+      if (t.lines > NN_LOG_TABLE_LINES)
+        nn_log_info(a->logger, NN_NCCL_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
+                    t.lines - NN_LOG_TABLE_LINES);
+    }
   }
-  struct table_log t = {.cfg = cfg, .logger = a->logger, .lines = table ? 0 : NN_LOG_TABLE_LINES};
-  if (table) nn_policy_visit(p, log_segment, &t);
-  if (t.skipped)
-    nn_log_info(a->logger, NN_NCCL_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
-                t.skipped);
-  if (!json) return;
-  t.lines = 0;
-  nn_policy_visit(p, count_segment, &t);
-  t.json_size = 4096 + (size_t)t.lines * 320;
-  t.json = malloc(t.json_size);
-  if (t.json) write_json_record(a, v, p, &t, path);
-  free(t.json);
+  const char *path = getenv("NCCL_NUMA_LOG_FILE");
+  if (path && *path) write_json_record(a, v, p, path);
 }
 
 static int env_forces_choice(void) {
