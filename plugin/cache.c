@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "log.h"
+
 struct nn_shape_policy {
   size_t n_ranks, n_nodes;
   struct nn_policy *policy;
@@ -230,6 +232,13 @@ int nn_cfgver_claim_warning(struct nn_cfgver *v) {
   v->warned = 1;
   pthread_mutex_unlock(&v->lock);
   return first;
+}
+
+void nn_cfgver_warn_rejected(struct nn_cfgver *v, nn_ncclDebugLogger_t logger, const char *consequence) {
+  if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
+  for (int i = 0; i < v->diag.n; i++) nn_log_warn(logger, "nccl-numa: %s", v->diag.msgs[i]);
+  if (v->diag.dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", v->diag.dropped);
+  nn_log_warn(logger, "nccl-numa: config %s rejected: %s", v->path, consequence);
 }
 
 static struct nn_policy *find_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes) {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nccl_abi.h"
 #include "nn_config.h"
 #include "policy.h"
 
@@ -50,6 +51,10 @@ uint64_t nn_cfgver_generation(const struct nn_cfgver *v);
 
 /* Returns 1 exactly once per version: callers use it to warn once about a bad file. */
 int nn_cfgver_claim_warning(struct nn_cfgver *v);
+
+/* For a rejected version, once per version (shared by the tuner and the env plugin): one
+ * WARN line per problem ("FILE:LINE: problem"), then "config PATH rejected: <consequence>". */
+void nn_cfgver_warn_rejected(struct nn_cfgver *v, nn_ncclDebugLogger_t logger, const char *consequence);
 
 /* The compiled policy for a communicator shape, shared by every communicator of that
  * shape on this version; owned by the version. NULL when out of memory. */

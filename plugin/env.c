@@ -32,14 +32,6 @@ static struct nn_served *current(void) {
   return g_env.n_held ? &g_env.held[g_env.n_held - 1] : NULL;
 }
 
-static void warn_if_invalid(struct nn_cfgver *v) {
-  if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
-  const struct nn_diag *d = nn_cfgver_diag(v);
-  for (int i = 0; d && i < d->n; i++) nn_log_warn(g_env.logger, "nccl-numa: %s", d->msgs[i]);
-  nn_log_warn(g_env.logger, "nccl-numa: config %s rejected: no topology and no env defaults served",
-              nn_cfgver_path(v));
-}
-
 /* Takes over the reference `v`: becomes current, or is dropped when already current. */
 static void hold_version(struct nn_cfgver *v) {
   struct nn_served *cur = current();
@@ -54,7 +46,7 @@ static void hold_version(struct nn_cfgver *v) {
   /* The analyzer assumes held == NULL with n_held > 0, which no path makes (held, n_held and
    * cap_held are set together, and n_held < cap_held here). */
   g_env.held[g_env.n_held++] = (struct nn_served){.version = v};  // NOLINT(clang-analyzer-core.NullDereference)
-  warn_if_invalid(v);
+  nn_cfgver_warn_rejected(v, g_env.logger, "no topology and no env defaults served");
 }
 
 static int runtime_sm_if_needed(const struct nn_config *cfg) {

@@ -14,16 +14,6 @@
 
 #define NN_LOG_TABLE_LINES 64
 
-static void warn_invalid_config(struct nn_cfgver *v, nn_ncclDebugLogger_t logger) {
-  if (!nn_cfgver_claim_warning(v)) return;
-  const struct nn_diag *d = nn_cfgver_diag(v);
-  for (int i = 0; d && i < d->n; i++)
-    nn_log_warn(logger, "nccl-numa: %s", d->msgs[i]);
-  if (d && d->dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", d->dropped);
-  nn_log_warn(logger, "nccl-numa: config %s rejected: the plugin is a pass-through "
-              "(no topology, no overrides, constants untouched)", nn_cfgver_path(v));
-}
-
 static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
                         char *note, size_t size) {
   if (cfg->pci_latency_us <= 0) { snprintf(note, size, "constants unchanged"); return; }
@@ -183,7 +173,11 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *a, void **ctx) {
   if (!c) return nn_ncclSuccess;
   c->version = nn_cache_acquire();
   int status = nn_cfgver_status(c->version);
-  if (status == NN_CFG_INVALID) { warn_invalid_config(c->version, a->logger); return nn_ncclSuccess; }
+  if (status == NN_CFG_INVALID) {
+    nn_cfgver_warn_rejected(c->version, a->logger,
+                            "the plugin is a pass-through (no topology, no overrides, constants untouched)");
+    return nn_ncclSuccess;
+  }
   if (status == NN_CFG_ABSENT) {
     if (nn_cfgver_claim_warning(c->version))
       nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
