@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/text.h"
 #include "errbuf.h"
 
 #define MAX_STREAMS 16        /* threads printing tables at the same time */
@@ -72,13 +73,6 @@ static int is_word(const char *s) {
 
 /* ---------- cells ---------- */
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
-  return s;
-}
-
 /* Splits s at '|' into trimmed cells; the text after the last '|' must be
  * blank (every row NCCL prints ends with one). Returns the count, -1 when the
  * row does not end with '|' or has too many cells. */
@@ -86,10 +80,10 @@ static int split_cells(char *s, char **cell, int max) {
   int n = 0;
   for (char *p = s;;) {
     char *bar = strchr(p, '|');
-    if (!bar) return *trim(p) ? -1 : n;
+    if (!bar) return *nn_text_trim(p) ? -1 : n;
     *bar = 0;
     if (n >= max) return -1;
-    cell[n++] = trim(p);
+    cell[n++] = nn_text_trim(p);
     p = bar + 1;
   }
 }

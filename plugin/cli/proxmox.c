@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/text.h"
+
 #define LINE_MAX_BYTES 4096
 
 /* Reads a regular file of at most `cap` bytes; rejects NUL bytes. */
@@ -71,13 +73,6 @@ static int next_line(struct lines *it, char *line, size_t size, char *err, size_
   line[n] = 0;
   it->p = nl ? nl + 1 : it->end;
   return 1;
-}
-
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
-  return s;
 }
 
 static int hex_field(const char *s, size_t n, unsigned max, unsigned *out) {
@@ -166,7 +161,7 @@ static int for_each_item(char *value, const char *default_key, item_fn fn, void 
       return -1;
     }
     first = 0;
-    if (fn(ctx, trim((char *)key), trim(tok), bad, bad_size)) return -1;
+    if (fn(ctx, nn_text_trim((char *)key), nn_text_trim(tok), bad, bad_size)) return -1;
   }
   return 0;
 }
@@ -273,7 +268,7 @@ static int vm_line(struct nn_pve_vm *vm, char *line, int no, char *bad, size_t b
     return -1;
   }
   *colon = 0;
-  char *key = trim(line), *value = trim(colon + 1);
+  char *key = nn_text_trim(line), *value = nn_text_trim(colon + 1);
   if (numbered(key, "hostpci", &n)) return parse_hostpci(vm, n, value, no, bad, bad_size);
   if (numbered(key, "numa", &n)) {
     if (n >= NN_PVE_MAX_NUMA || vm->n_numa_lines == NN_PVE_MAX_NUMA) {
@@ -297,7 +292,7 @@ int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve
   memset(vm, 0, sizeof *vm);
   vm->path = strdup(name);
   while ((r = next_line(&it, line, sizeof line, err, err_size)) > 0) {
-    char *s = trim(line);
+    char *s = nn_text_trim(line);
     if (!*s || *s == '#') continue;
     if (*s == '[') break;                 /* snapshots and pending changes follow */
     if (vm_line(vm, s, it.no, bad, sizeof bad)) {
@@ -403,7 +398,7 @@ static int add_mapping(struct nn_pve_mappings *ms, const char *name, int no, cha
 static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur, char *raw, int no,
                         char *bad, size_t bad_size) {
   int indented = raw[0] == ' ' || raw[0] == '\t';
-  char *s = trim(raw);
+  char *s = nn_text_trim(raw);
   if (!*s) {                              /* a blank line ends the section */
     *cur = NULL;
     return 0;
@@ -411,7 +406,7 @@ static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur,
   if (*s == '#') return 0;
   if (!indented) {
     /* The section header is the mapping's name alone; "pci: name" is accepted too. */
-    if (!strncmp(s, "pci:", 4)) s = trim(s + 4);
+    if (!strncmp(s, "pci:", 4)) s = nn_text_trim(s + 4);
     if (strpbrk(s, " \t,=")) {
       snprintf(bad, bad_size, "'%.64s' is not a mapping name", s);
       return -1;
@@ -425,7 +420,7 @@ static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur,
     return -1;
   }
   size_t klen = strcspn(s, " \t");
-  if (klen == 3 && !strncmp(s, "map", 3)) return add_map_entry(*cur, trim(s + 3), no, bad, bad_size);
+  if (klen == 3 && !strncmp(s, "map", 3)) return add_map_entry(*cur, nn_text_trim(s + 3), no, bad, bad_size);
   return 0;                               /* description, mdev, ... */
 }
 
