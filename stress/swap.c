@@ -126,6 +126,18 @@ int main(int argc, char **argv) {
   setenv("NCCL_NUMA_CONFIG", g_path, 1);
   unsetenv("NCCL_NUMA_LOG_FILE");
   if (st_load(argv[1], &g_p) != 0) return 1;
+  /* The process is already using the old mapping when the replacing starts: that is the
+   * "old config" every later communicator may keep. (A process whose very first read meets
+   * a file that is rewritten in place without pause cannot be promised a whole file.) */
+  void *first = NULL;
+  nn_ncclNvlDomainInfo_v5_t nvl = {1, 1, 2};
+  nn_ncclTunerConstants_v5_t *constants = calloc(1, sizeof *constants);
+  if (!constants) return 1;
+  g_p.tuner->init(&first, 7, 2, 1, st_logger, &nvl, constants);
+  int saw_first = classify(first);
+  g_p.tuner->finalize(first);
+  free(constants);
+  if (saw_first != SAW_A) { fprintf(stderr, "swap: the first communicator did not see mapping A whole\n"); return 1; }
   pthread_t w, th[256];
   pthread_create(&w, NULL, writer, NULL);
   for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, creator, NULL);
