@@ -20,12 +20,12 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 OPT ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	-Iinclude -Iplugin $(XML_CFLAGS) $(SANFLAGS) $(CFLAGS)
+	-Iinclude -Iplugin/abi -I. $(XML_CFLAGS) $(SANFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(sort $(wildcard plugin/*.c))
-CLI_SRC := $(sort $(wildcard plugin/cli/*.c))
-CLI_MAIN := plugin/cli/main.c
+LIB_SRC := $(sort $(wildcard plugin/abi/*.c plugin/core/*.c plugin/util/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+CLI_MAIN := cli/main.c
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -40,7 +40,7 @@ CLI_A := $(BUILD)/libnn-cli.a
 .PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools
 all: $(SO) $(CLI)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*.h plugin/cli/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
 
@@ -51,8 +51,8 @@ $(CLI_A): $(CLI_OBJ)
 	@rm -f $@; ar rcs $@ $^ $(if $(CLI_OBJ),,/dev/null)
 
 # The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
-$(SO): $(LIB_OBJ) plugin/exports.map
-	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=plugin/exports.map \
+$(SO): $(LIB_OBJ) plugin/abi/exports.map
+	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=plugin/abi/exports.map \
 		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
 
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
@@ -92,10 +92,10 @@ install: all
 	install -m 0755 $(SO) $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-numa.so
 	ln -sf libnccl-tuner-numa.so $(DESTDIR)$(PREFIX)/lib/libnccl-env-numa.so
 	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/nccl-numa
-	install -m 0644 examples/*.conf $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/
+	install -m 0644 docs/examples/*.conf $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/
 
 bench:
-	@bash bench/run.sh
+	@bash test/bench/run.sh
 
 clean:
 	rm -rf build
@@ -104,10 +104,10 @@ clean:
 # `make bench` is above. Each script documents its variables (BUILD is passed through).
 .PHONY: compat stress
 compat:
-	@BUILD=$(BUILD) bash compat/run.sh
+	@BUILD=$(BUILD) bash test/compat/run.sh
 fuzz:
-	@BUILD=$(BUILD) bash fuzz/run.sh
+	@BUILD=$(BUILD) bash test/fuzz/run.sh
 stress:
-	@BUILD=$(BUILD) bash stress/run.sh
+	@BUILD=$(BUILD) bash test/stress/run.sh
 lint:
-	@bash lint/run.sh
+	@bash test/lint/run.sh

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/deps.sh
 make -s -j"$(nproc)" all
-conf=examples/proxmox-epyc-8gpu.conf
+conf=docs/examples/proxmox-epyc-8gpu.conf
 echo "== nccl-numa explain --config $conf --ranks 4   (a TP=4 group)"
 build/nccl-numa explain --config "$conf" --ranks 4 --coll allreduce
 echo

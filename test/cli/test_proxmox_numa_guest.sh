@@ -13,7 +13,7 @@ HWLOC_XMLFILE=$fix/guest-after.xml timeout 20 "$cli" discover >"$tmp/out" 2>"$tm
 rc=$?
 if [ $rc -ne 0 ] && grep -q "NUMA node unknown: the topology is a virtual machine" "$tmp/err"; then
   echo "skipped: discover treats every GPU inside a VM as of unknown NUMA node, even behind a"
-  echo "  pxb-pcie expander of a multi-node guest (plugin/cli/discover.c, gpu_numa)"
+  echo "  pxb-pcie expander of a multi-node guest (cli/discover.c, gpu_numa)"
   exit 77
 fi
 [ $rc -eq 0 ] || { echo "FAIL: discover exit $rc:"; cat "$tmp/err"; exit 1; }

@@ -1,34 +1,126 @@
-/* fuzz_config.c - libFuzzer target for the mapping-file parser. Build and run:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Iplugin \
- *     test/fuzz/fuzz_config.c plugin/config.c -o build/fuzz_config
- *   build/fuzz_config -max_total_time=60 test/fixtures/config
- * Every input must give either a config or at least one message, and never crash. */
+/*
+ * fuzz_config.c - libFuzzer target: the mapping parser and everything the plugin does
+ * with an accepted mapping.
+ *
+ * Input: a mapping file. Accepted mappings are checked against the format's bounds,
+ * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
+ * and nn_policy_apply_v2 with NCCL-like tables, asserting the ABI rules: a disabled
+ * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
+ * numProto, nChannels stays within 0..64, v2 writes only safe pairs. The scope, the
+ * topology verdict and the topology XML (when libxml2 loads) are produced as well.
+ */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nn_config.h"
+#include "policy.h"
+#include "topo_xml.h"
+#include "topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const struct nn_parse_opts opts[2] = {{0, "/dev/null"}, {NN_PARSE_HOST_SIDE, "/dev/null"}};
-  for (int i = 0; i < 2; i++) {
-    struct nn_config *cfg = NULL;
-    struct nn_diag diag = {0};
-    int r = nn_config_parse("fuzz", (const char *)data, size, &opts[i], &cfg, &diag);
-    if ((r == 0) != (cfg != NULL) || (r != 0 && diag.n == 0)) abort();
-    if (cfg) {
-      (void)nn_config_numa_count(cfg);
-      (void)nn_config_max_gpus_per_numa(cfg);
-      for (int n = 0; n < cfg->n_numas; n++) {
-        uint32_t mask[NN_CPUMASK_WORDS];
-        char buf[NN_MAX_AFFINITY_CHARS + 1];
-        int hi = nn_cpulist_parse(cfg->numas[n].cpus, mask, NULL, 0);
-        if (hi < 0 || nn_cpumask_format(mask, hi, buf, sizeof buf) < 0) abort();
-      }
-    }
-    nn_config_free(cfg);
-    nn_diag_clear(&diag);
+#define NA 7
+#define NP 3
+
+static void check_config(const struct nn_config *c) {
+  if (c->n_gpus < 0 || c->n_gpus > NN_MAX_GPUS || c->n_rules < 0 || c->n_rules > NN_MAX_RULES) abort();
+  for (int i = 0; i < c->n_gpus; i++)
+    if (c->gpus[i].index != i || c->gpus[i].numa < 0 || c->gpus[i].numa > NN_MAX_NUMA_ID) abort();
+  for (int i = 0; i < c->n_rules; i++) {
+    const struct nn_rule *r = &c->rules[i];
+    if (r->bytes_lo > r->bytes_hi || r->ranks_lo > r->ranks_hi || r->nodes_lo > r->nodes_hi) abort();
+    if (r->algo < NN_ANY || r->algo >= NN_ALGO_COUNT || r->proto < NN_ANY || r->proto >= NN_PROTO_COUNT) abort();
+    if (r->channels < 0 || r->channels > NN_MAX_CHANNELS) abort();
   }
+}
+
+/* Table kinds: PCIe-only, everything enabled, NaN and -0.0 entries, all disabled. */
+static void fill(float *t, int kind) {
+  for (int i = 0; i < NA * NP + 8; i++) t[i] = -1.0f;
+  for (int i = 0; i < NA * NP; i++) {
+    int a = i / NP, p = i % NP;
+    if (kind == 0) t[i] = (a < 2 && p != 1) ? 5.0f + (float)i : -1.0f;
+    if (kind == 1) t[i] = (float)(i % 5);
+    if (kind == 2) t[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? -0.0f : -5.0f;
+  }
+}
+
+static void apply_checked(const struct nn_policy *p, int coll, uint64_t bytes, int kind, int na, int np) {
+  float t[NA * NP + 8], before[NA * NP + 8];
+  fill(t, kind);
+  memcpy(before, t, sizeof t);
+  int channels = 0;
+  nn_policy_apply(p, coll, bytes, 1, kind & 1, t, na, np, &channels);
+  for (int i = 0; i < NA * NP + 8; i++) {
+    int outside = i >= na * np;
+    int was_enabled = !outside && before[i] >= 0.0f;
+    if (outside && memcmp(&t[i], &before[i], sizeof t[i])) abort();   /* wrote past the table */
+    if (!outside && !was_enabled && t[i] >= 0.0f) abort();            /* enabled a disabled entry */
+  }
+  if (channels < 0 || channels > NN_MAX_CHANNELS) abort();
+  int a = -1, pr = -1;
+  channels = 0;
+  if (nn_policy_apply_v2(p, coll, bytes, 1, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
+    if (pr != NN_PROTO_LL && pr != NN_PROTO_SIMPLE) abort();
+    if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE)) abort();
+  }
+}
+
+static void visit_count(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  (void)coll; (void)rule;
+  if (lo > hi) abort();
+  (*(int *)arg)++;
+}
+
+static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes) {
+  struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
+  if (!p) return;
+  int segments = 0;
+  nn_policy_visit(p, visit_count, &segments);
+  static const uint64_t sizes[] = {0, 1, 1023, 1024, 65535, 65536, 1u << 20, 1ull << 32, UINT64_MAX};
+  for (int coll = -1; coll <= NN_COLL_COUNT; coll++) {
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+      apply_checked(p, coll, sizes[s], (int)s % 3, (s & 1) ? NA : 6, NP);
+    for (int r = 0; r < cfg->n_rules && r < 16; r++) {
+      apply_checked(p, coll, cfg->rules[r].bytes_lo, r % 3, NA, NP);
+      apply_checked(p, coll, cfg->rules[r].bytes_hi, (r + 1) % 3, NA, r % 2 ? NP : 2);
+    }
+  }
+  nn_policy_free(p);
+}
+
+static void drive_topology(const struct nn_config *cfg) {
+  struct nn_cpu_kind cpu;
+  char err[512];
+  if (nn_topology_cpu_kind(cfg, "/nonexistent/cpuinfo", &cpu, err, sizeof err) != 0) return;
+  struct nn_topo_verdict v;
+  nn_topology_verdict(cfg, &cpu, 0, &v);
+  char *xml = NULL;
+  size_t len = 0;
+  if (nn_topo_xml_generate(cfg, &cpu, "/nonexistent", &xml, &len, err, sizeof err) == 0) {
+    if (strlen(xml) != len || strchr(xml, '\t') || strstr(xml, "<?xml")) abort();
+    free(xml);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag diag = {0};
+  struct nn_parse_opts opts = {.flags = (size && (data[size - 1] & 0x80)) ? NN_PARSE_HOST_SIDE : 0,
+                               .cpuinfo_path = "/nonexistent/cpuinfo"};
+  int rc = nn_config_parse("fuzz.conf", (const char *)data, size, &opts, &cfg, &diag);
+  if ((rc == 0) != (cfg != NULL) || (rc != 0 && diag.n + diag.dropped == 0)) abort();
+  for (int i = 0; i < diag.n; i++)
+    if (strncmp(diag.msgs[i], "fuzz.conf", 9) != 0) abort();   /* every message names the file */
+  if (cfg) {
+    check_config(cfg);
+    static const size_t shapes[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {8, 2}, {3, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) drive_policy(cfg, shapes[s][0], shapes[s][1]);
+    drive_topology(cfg);
+  }
+  nn_config_free(cfg);
+  nn_diag_clear(&diag);
   return 0;
 }

@@ -7,7 +7,7 @@
  * 500 cycles, so versions are replaced and freed while the process runs. Env: init,
  * getEnv of the generated NCCL_TOPO_FILE (written through the dlopen'd libxml2), of an
  * `env` default and of a forwarded name, finalize. Then dlclose, as NCCL does at exit.
- * Exit 0 when every call behaved; valgrind (stress/run.sh) adds leaks and errors.
+ * Exit 0 when every call behaved; valgrind (test/stress/run.sh) adds leaks and errors.
  */
 #include "stress_common.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh - `make bench`: builds the plugin and bench/bench_tuner, runs the benchmark.
+# test/bench/run.sh - `make bench`: builds the plugin and test/bench/bench_tuner, runs the benchmark.
 #
 #   BUILD=dir            build directory (default build)
 #   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -q quick)
@@ -9,7 +9,7 @@
 #
 #   BENCH_STRICT=1       exit 3 when a target is missed (default: the table says MISSED, exit 0)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -19,7 +19,7 @@ BIN="$BUILD/bench/bench_tuner"
 make -s BUILD="$BUILD" "$SO"
 mkdir -p "$BUILD/bench"
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-  -Wmissing-prototypes -Wformat=2 -Iinclude bench/bench_tuner.c -o "$BIN" -ldl -lm
+  -Wmissing-prototypes -Wformat=2 -Iinclude test/bench/bench_tuner.c -o "$BIN" -ldl -lm
 
 # shellcheck disable=SC2086
 cmd=("$BIN" -l "$SO" ${BENCH_ARGS:-})
@@ -62,7 +62,7 @@ if [ "${BENCH_DOCS:-0}" = 1 ]; then
   {
     echo "# Benchmarks"
     echo
-    echo "Produced by \`BENCH_DOCS=1 make bench${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"}\` (bench/run.sh, bench/bench_tuner.c)"
+    echo "Produced by \`BENCH_DOCS=1 make bench${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"}\` (test/bench/run.sh, test/bench/bench_tuner.c)"
     echo "on $(date -u +%Y-%m-%d), commit $(git describe --always --dirty 2>/dev/null || echo '?'),"
     echo "$cpu, $(nproc) CPUs, $("$CC" --version | head -1), -O2."
     echo

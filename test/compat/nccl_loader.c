@@ -5,7 +5,7 @@
  * Prints "version N" and "getUniqueId rc R"; NCCL's own log (NCCL_DEBUG, set by the caller)
  * shows whether it loaded the env plugin named by NCCL_ENV_PLUGIN. Exit 0 when the call
  * returned ncclSuccess, 1 when it returned an error, 2 when the library cannot be used.
- * Written for compat/run.sh; it links no NCCL and no CUDA, so any release can be tried.
+ * Written for test/compat/run.sh; it links no NCCL and no CUDA, so any release can be tried.
  */
 #include <dlfcn.h>
 #include <stdio.h>

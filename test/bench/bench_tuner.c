@@ -11,7 +11,7 @@
  * Before timing, every call of every workload is run through both ours and the linear
  * scan and the resulting tables compared, so the numbers are for verified behaviour.
  *
- * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]   (see bench/run.sh)
+ * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]   (see test/bench/run.sh)
  * -I counts instructions per call instead (run it under valgrind --tool=callgrind).
  */
 #include <dlfcn.h>
@@ -373,7 +373,7 @@ static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, vo
 }
 
 /* -I: each tuner over the same calls, one callgrind dump each, named
- * "rules=R match=M tuner=K calls=C" for bench/run.sh to divide. */
+ * "rules=R match=M tuner=K calls=C" for test/bench/run.sh to divide. */
 static void count_instructions(struct bench *b, int ri, int match, void *ours_ctx, void *ref_ctx) {
   static const char *const names[3] = {"nccl-numa", "linear", "floor"};
   const nn_ncclTuner_v5_t *volatile tuners[3] = {b->ours, &ref_tuner, &floor_tuner};

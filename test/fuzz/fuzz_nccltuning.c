@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccltuning.h"
+#include "cli/nccltuning.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
  * mapping allows), of the fuzzed name, of every `env` name of the mapping and of a few
  * fixed ones, finalize. Served values must be NUL-terminated strings and a name the
  * mapping does not serve must be forwarded to getenv. Topology files go to a private
- * XDG_RUNTIME_DIR that fuzz/run.sh removes afterwards.
+ * XDG_RUNTIME_DIR that test/fuzz/run.sh removes afterwards.
  */
 #include <fcntl.h>
 #include <stdint.h>

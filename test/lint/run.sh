@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# lint/run.sh - `make lint`: cppcheck and clang-tidy over the C sources, with the
-# configuration checked in at the top (.clang-tidy, lint/cppcheck-suppressions.txt).
+# test/lint/run.sh - `make lint`: cppcheck and clang-tidy over the C sources, with the
+# configuration checked in at the top (.clang-tidy, test/lint/cppcheck-suppressions.txt).
 #
 #   LINT_JOBS=n    clang-tidy processes at once (default: number of CPUs)
-#   LINT_FILES="…" files to check (default: every .c under plugin/, bench/, stress/, fuzz/,
-#                  compat/ and test/)
+#   LINT_FILES="…" files to check (default: every .c under plugin/, test/bench/, test/stress/, test/fuzz/,
+#                  test/compat/ and test/)
 #
 # Prints every finding as FILE:LINE: message [check]; exit 1 when there is any.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 JOBS=${LINT_JOBS:-$(nproc)}
-FILES=${LINT_FILES:-$(git ls-files -co --exclude-standard -- 'plugin/*.c' 'plugin/cli/*.c' 'bench/*.c' \
-  'stress/*.c' 'fuzz/*.c' 'compat/*.c' 'test/*.c' 'test/*/*.c' | sort -u | tr '\n' ' ')}
-INCLUDES=(-Iinclude -Iplugin -Iplugin/cli -Itest/unit -Itest/abi -Istress)
+FILES=${LINT_FILES:-$(git ls-files -co --exclude-standard -- 'plugin/*.c' 'cli/*.c' 'test/bench/*.c' \
+  'test/stress/*.c' 'test/fuzz/*.c' 'test/compat/*.c' 'test/*.c' 'test/*/*.c' | sort -u | tr '\n' ' ')}
+INCLUDES=(-Iinclude -Iplugin/abi -I. -Itest/unit -Itest/abi -Itest/stress)
 # shellcheck disable=SC2207
 EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null))
 OUT=$(mktemp -d)
@@ -23,7 +23,7 @@ status=0
 if command -v cppcheck >/dev/null; then
   # shellcheck disable=SC2086
   cppcheck --std=c11 --enable=warning,performance,portability --inline-suppr --quiet \
-    --suppressions-list=lint/cppcheck-suppressions.txt -D_GNU_SOURCE -D__GNUC__ "${INCLUDES[@]}" \
+    --suppressions-list=test/lint/cppcheck-suppressions.txt -D_GNU_SOURCE -D__GNUC__ "${INCLUDES[@]}" \
     --template='{file}:{line}: cppcheck {severity}: {message} [{id}]' $FILES 2>"$OUT/cppcheck.txt"
   n=$(grep -c 'cppcheck' "$OUT/cppcheck.txt")
   cat "$OUT/cppcheck.txt"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# compat/run.sh - `make compat`: the plugin against real NCCL releases from PyPI.
+# test/compat/run.sh - `make compat`: the plugin against real NCCL releases from PyPI.
 #
 # For each release: fetch the nvidia-nccl-cu12 wheel (cached), take libnccl.so.2 (and the
 # headers the wheel carries), list the tuner/env plugin symbols that NCCL looks for (its own
 # strings) against what our .so exports, and, where NCCL has an env plugin, run
-# compat/nccl_loader (ncclGetUniqueId, no GPU needed) with NCCL_ENV_PLUGIN = our .so and
+# test/compat/nccl_loader (ncclGetUniqueId, no GPU needed) with NCCL_ENV_PLUGIN = our .so and
 # check NCCL's own log. The tuner is loaded only at communicator creation, which needs a
 # GPU: its column is the newest version both sides know, from the symbols.
 #
@@ -16,7 +16,7 @@
 #
 # Exit: 0 all good (or skipped), 1 a smoke test failed or a release wants a newer ABI.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -30,7 +30,7 @@ die() { echo "compat: $*" >&2; exit 1; }
 
 make -s BUILD="$BUILD" "$SO" || die "cannot build $SO"
 mkdir -p "$BUILD/compat" "$CACHE/wheels"
-"$CC" -std=c11 -O1 -Wall -Wextra -Werror compat/nccl_loader.c -o "$LOADER" -ldl || die "cannot build the loader"
+"$CC" -std=c11 -O1 -Wall -Wextra -Werror test/compat/nccl_loader.c -o "$LOADER" -ldl || die "cannot build the loader"
 
 # The newest release on PyPI, when the registry answers (never in cached-only mode).
 newest_on_pypi() {
@@ -142,13 +142,13 @@ if [ "${COMPAT_DOCS:-0}" = 1 ]; then
   {
     echo "# Compatibility with NCCL releases"
     echo
-    echo "Produced by \`COMPAT_DOCS=1 make compat\` (compat/run.sh) on $(date -u +%Y-%m-%d), commit"
+    echo "Produced by \`COMPAT_DOCS=1 make compat\` (test/compat/run.sh) on $(date -u +%Y-%m-%d), commit"
     echo "$(git describe --always --dirty 2>/dev/null || echo '?'), from PyPI's $PKG wheels (libnccl.so.2 of each release)."
     echo
     echo "- *looks for*: the plugin symbols in that libnccl.so.2's own strings (NCCL takes the newest it knows)."
     echo "- *tuner used*: the newest tuner version both NCCL and nccl-numa know. NCCL loads the tuner only"
     echo "  when it creates a communicator, which needs a GPU, so this column comes from the symbols."
-    echo "- *smoke*: compat/nccl_loader dlopens that libnccl.so.2 and calls ncclGetUniqueId with"
+    echo "- *smoke*: test/compat/nccl_loader dlopens that libnccl.so.2 and calls ncclGetUniqueId with"
     echo "  NCCL_ENV_PLUGIN=<our .so>, NCCL_DEBUG=INFO and a mapping holding \`env NCCL_SOCKET_IFNAME=lo\`;"
     echo "  it passes when NCCL's own log says \`ENV/Plugin: Using nccl-numa (vN)\` and"
     echo "  \`NCCL_SOCKET_IFNAME set by environment to lo\`. Releases before 2.28.7 have no env plugin:"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stress/run.sh - `make stress`: lifetimes under valgrind, threads under ThreadSanitizer,
+# test/stress/run.sh - `make stress`: lifetimes under valgrind, threads under ThreadSanitizer,
 # and the mapping replaced while communicators are created.
 #
 #   BUILD=dir                 build directory (default build); also uses $BUILD-tsan
@@ -9,7 +9,7 @@
 #
 # Each part prints PASS, FAIL or SKIP with its numbers; exit 1 when any part failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 BUILD=${BUILD:-build}
 TSAN_BUILD="$BUILD-tsan"
@@ -22,7 +22,7 @@ quick=${STRESS_QUICK:-0}
 failed=0
 
 part() {   # part NAME STATUS DETAIL
-  echo "$2 stress/$1: $3"
+  echo "$2 test/stress/$1: $3"
   [ "$2" = FAIL ] && failed=1
   return 0
 }
@@ -30,7 +30,7 @@ part() {   # part NAME STATUS DETAIL
 build() {
   make -s BUILD="$BUILD" "$BUILD/libnccl-tuner-numa.so" >"$LOG/build.log" 2>&1 || { cat "$LOG/build.log"; exit 1; }
   for p in cycles swap; do
-    "$CC" "${FLAGS[@]}" "stress/$p.c" -o "$LOG/$p" -ldl -lpthread || exit 1
+    "$CC" "${FLAGS[@]}" "test/stress/$p.c" -o "$LOG/$p" -ldl -lpthread || exit 1
   done
 }
 
@@ -61,7 +61,7 @@ run_threads() {
   if ! make -s BUILD="$TSAN_BUILD" SAN=thread OPT="-O1 -g" "$TSAN_BUILD/libnccl-tuner-numa.so" >"$LOG/build-tsan.log" 2>&1; then
     part threads FAIL "cannot build the TSan library (log $LOG/build-tsan.log)"; return
   fi
-  "$CC" "${FLAGS[@]}" -fsanitize=thread stress/threads.c -o "$LOG/threads-tsan" -ldl -lpthread || { part threads FAIL "cannot build"; return; }
+  "$CC" "${FLAGS[@]}" -fsanitize=thread test/stress/threads.c -o "$LOG/threads-tsan" -ldl -lpthread || { part threads FAIL "cannot build"; return; }
   local out="$LOG/threads-tsan.log"
   TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$LOG/threads-tsan" "$TSAN_BUILD/libnccl-tuner-numa.so" 64 "$seconds" >"$out" 2>&1
   local rc=$?

@@ -8,7 +8,7 @@
  * (NCCL_TOPO_FILE included, which writes the topology); one gives the mapping a new
  * mtime every few ms, so versions are replaced while communicators hold the old ones.
  * Every decision is checked (the same call must give the same answer; a disabled entry
- * never becomes enabled). Build with -fsanitize=thread, library included (stress/run.sh).
+ * never becomes enabled). Build with -fsanitize=thread, library included (test/stress/run.sh).
  */
 #include <pthread.h>
 #include <sched.h>

@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# fuzz/run.sh - `make fuzz`: builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,
+# test/fuzz/run.sh - `make fuzz`: builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,
 # undefined), replays every saved regression input, then fuzzes each target for a while.
 #
 #   BUILD=dir          build directory (default build); the fuzz build goes to $BUILD-fuzz
 #   FUZZ_SECONDS=n     seconds per target (default 60)
-#   FUZZ_TARGETS="..." targets to run (default: all fuzz/fuzz_*.c)
+#   FUZZ_TARGETS="..." targets to run (default: all test/fuzz/fuzz_*.c)
 #   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
 #   FUZZ_COVERAGE=1    afterwards, replay each target's corpus through a source-coverage build
 #                      and print the line coverage of the files it exercises (llvm-cov)
 #
 # A crash is kept under $BUILD-fuzz/artifacts/<target>/ and copied to
-# fuzz/regressions/<target>/ so that it becomes a regression input (commit it once fixed).
+# test/fuzz/regressions/<target>/ so that it becomes a regression input (commit it once fixed).
 # Prints one line per target with executions, coverage and corpus size; exit 1 on a crash.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 BUILD=${BUILD:-build}
 FB="$BUILD-fuzz"
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 CLANG=${CLANG:-clang}
 JOBS=${FUZZ_JOBS:-$(nproc)}
-TARGETS=${FUZZ_TARGETS:-$(ls fuzz/fuzz_*.c | sed 's|fuzz/fuzz_||; s|\.c$||' | tr '\n' ' ')}
+TARGETS=${FUZZ_TARGETS:-$(ls test/fuzz/fuzz_*.c | sed 's|test/fuzz/fuzz_||; s|\.c$||' | tr '\n' ' ')}
 
 if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n); int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' |
      "$CLANG" -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
@@ -40,8 +40,8 @@ mkdir -p "$FB/fuzz"
 for t in $TARGETS; do
   # shellcheck disable=SC2086
   "$CLANG" -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wmissing-prototypes \
-    -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all -Iinclude -Iplugin -Iplugin/cli $XML_CFLAGS \
-    "fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-core.a" \
+    -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all -Iinclude -Iplugin/abi -I. $XML_CFLAGS \
+    "test/fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-core.a" \
     $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || { echo "fuzz: cannot build $t"; exit 1; }
 done
 
@@ -54,13 +54,13 @@ unset NCCL_DEBUG NCCL_TOPO_FILE NCCL_SOCKET_IFNAME
 status=0
 # 1. Regression inputs: each must run clean.
 for t in $TARGETS; do
-  files=$(ls fuzz/regressions/"$t"/* 2>/dev/null)
+  files=$(ls test/fuzz/regressions/"$t"/* 2>/dev/null)
   [ -n "$files" ] || continue
   # shellcheck disable=SC2086
   if "$FB/fuzz/$t" $files >"$FB/fuzz/$t-regressions.log" 2>&1; then
-    echo "PASS fuzz/$t regressions ($(echo "$files" | wc -l) inputs)"
+    echo "PASS test/fuzz/$t regressions ($(echo "$files" | wc -l) inputs)"
   else
-    echo "FAIL fuzz/$t regressions (log $FB/fuzz/$t-regressions.log)"; grep -m5 -E "ERROR|SUMMARY" "$FB/fuzz/$t-regressions.log"; status=1
+    echo "FAIL test/fuzz/$t regressions (log $FB/fuzz/$t-regressions.log)"; grep -m5 -E "ERROR|SUMMARY" "$FB/fuzz/$t-regressions.log"; status=1
   fi
 done
 
@@ -69,9 +69,9 @@ fuzz_one() {
   local t=$1 work="$FB/fuzz/corpus/$t" art="$FB/artifacts/$t/" log="$FB/fuzz/$t.log"
   mkdir -p "$work" "$art"
   local dict=()
-  [ -f "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
+  [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="test/fuzz/dict/$t.dict")
   "$FB/fuzz/$t" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "fuzz/corpus/$t" >"$log" 2>&1
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "test/fuzz/corpus/$t" >"$log" 2>&1
 }
 running=0
 for t in $TARGETS; do
@@ -87,26 +87,26 @@ for t in $TARGETS; do
   cov=$(grep -oE '(DONE|pulse|NEW|REDUCE|INITED) +cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[^ ]+' "$log" | tail -1 | sed -E 's/^[A-Z]+ +//')
   crashes=$(ls "$FB/artifacts/$t/" 2>/dev/null | grep -E '^(crash|leak|timeout|oom)-' || true)
   if [ -n "$crashes" ]; then
-    mkdir -p "fuzz/regressions/$t"
-    for c in $crashes; do cp "$FB/artifacts/$t/$c" "fuzz/regressions/$t/$c"; done
-    echo "FAIL fuzz/$t: ${execs:-?} execs, $cov; found: $(echo $crashes | tr '\n' ' ')(copied to fuzz/regressions/$t/, log $log)"
+    mkdir -p "test/fuzz/regressions/$t"
+    for c in $crashes; do cp "$FB/artifacts/$t/$c" "test/fuzz/regressions/$t/$c"; done
+    echo "FAIL test/fuzz/$t: ${execs:-?} execs, $cov; found: $(echo $crashes | tr '\n' ' ')(copied to test/fuzz/regressions/$t/, log $log)"
     grep -m3 -E "^==[0-9]+==ERROR|SUMMARY|runtime error" "$log"
     status=1
   else
-    echo "PASS fuzz/$t: ${execs:-?} execs in ${SECONDS_EACH}s, $cov"
+    echo "PASS test/fuzz/$t: ${execs:-?} execs in ${SECONDS_EACH}s, $cov"
   fi
 done
 
 # 3. Line coverage reached by each corpus (seeds + what this and earlier runs found).
 coverage_files() {
   case $1 in
-    config) echo "plugin/config.c plugin/policy.c plugin/topology.c plugin/topo_xml.c" ;;
-    csv_rules) echo "plugin/csv_rules.c" ;;
-    env) echo "plugin/env.c plugin/cache.c plugin/config.c plugin/privdir.c plugin/topo_xml.c" ;;
-    nccltests) echo "plugin/cli/nccltests.c" ;;
-    proxmox) echo "plugin/cli/proxmox.c" ;;
-    topo_validate) echo "plugin/cli/topo_validate.c" ;;
-    *) ls "plugin/$1.c" "plugin/cli/$1.c" 2>/dev/null ;;
+    config) echo "plugin/core/config.c plugin/core/policy.c plugin/core/topology.c plugin/core/topo_xml.c" ;;
+    csv_rules) echo "plugin/core/csv_rules.c" ;;
+    env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/config.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
+    nccltests) echo "cli/nccltests.c" ;;
+    proxmox) echo "cli/proxmox.c" ;;
+    topo_validate) echo "cli/topo_validate.c" ;;
+    *) ls plugin/*/"$1.c" "cli/$1.c" 2>/dev/null ;;
   esac
 }
 if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
@@ -121,15 +121,15 @@ if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
     for t in $TARGETS; do
       # shellcheck disable=SC2086
       "$CLANG" -std=c11 -D_GNU_SOURCE -O0 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
-        -Iinclude -Iplugin -Iplugin/cli $XML_CFLAGS "fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
+        -Iinclude -Iplugin/abi -I. $XML_CFLAGS "test/fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
         "$CB/libnn-core.a" $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || continue
       rm -f "$CB/fuzz/$t".*.profraw
-      LLVM_PROFILE_FILE="$CB/fuzz/$t.%p.profraw" "$CB/fuzz/$t" -runs=0 "$FB/fuzz/corpus/$t" "fuzz/corpus/$t" \
+      LLVM_PROFILE_FILE="$CB/fuzz/$t.%p.profraw" "$CB/fuzz/$t" -runs=0 "$FB/fuzz/corpus/$t" "test/fuzz/corpus/$t" \
         >"$CB/fuzz/$t.log" 2>&1
       "$PROFDATA" merge -sparse "$CB/fuzz/$t".*.profraw -o "$CB/fuzz/$t.profdata" 2>/dev/null || continue
       # shellcheck disable=SC2046
       "$COV" report "$CB/fuzz/$t" -instr-profile="$CB/fuzz/$t.profdata" $(coverage_files "$t") 2>/dev/null |
-        awk -v t="$t" -v n="$(coverage_files "$t" | wc -w)" 'NR > 2 && $1 !~ /^-/ && NF >= 10 && !(n == 1 && $1 == "TOTAL") { sub(/^.*\/plugin\//, "plugin/", $1); printf "coverage fuzz/%s: %s lines %s (%s of %s), functions %s\n", t, $1, $10, $8 - $9, $8, $7 }'
+        awk -v t="$t" -v n="$(coverage_files "$t" | wc -w)" 'NR > 2 && $1 !~ /^-/ && NF >= 10 && !(n == 1 && $1 == "TOTAL") { sub(/^.*\/plugin\//, "plugin/", $1); printf "coverage test/fuzz/%s: %s lines %s (%s of %s), functions %s\n", t, $1, $10, $8 - $9, $8, $7 }'
     done
   fi
 fi
