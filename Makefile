@@ -8,6 +8,10 @@ BUILD ?= build
 SAN ?=
 PKG_CONFIG ?= pkg-config
 CUDA_HOME ?= /usr/local/cuda
+# The one place the version lives: VERSION (the Debian changelog must agree, make deb checks).
+NN_VERSION := $(shell cat VERSION)
+# Where a multiarch install (the Debian package) puts the plugin, relative to the CLI's bin/.
+MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 
 XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
@@ -20,7 +24,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 OPT ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	-Iinclude -Iplugin/abi -I. $(XML_CFLAGS) $(SANFLAGS) $(CFLAGS)
+	-Iinclude -Iplugin/abi -I. $(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
+	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard plugin/abi/*.c plugin/core/*.c plugin/util/*.c))
@@ -40,7 +45,7 @@ CLI_A := $(BUILD)/libnn-cli.a
 .PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools
 all: $(SO) $(CLI)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
 

@@ -49,7 +49,12 @@ int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, si
   exe[n] = 0;
   char *slash = strrchr(exe, '/');
   if (slash) *slash = 0;
-  static const char *const tails[] = {"/../lib/" NN_PLUGIN_FILE, "/" NN_PLUGIN_FILE};
+  /* PREFIX/lib (make install), PREFIX/lib/<multiarch> (the Debian package), the build dir */
+  static const char *const tails[] = {"/../lib/" NN_PLUGIN_FILE,
+#ifdef NN_MULTIARCH
+                                      "/../lib/" NN_MULTIARCH "/" NN_PLUGIN_FILE,
+#endif
+                                      "/" NN_PLUGIN_FILE};
   for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
     char cand[PATH_MAX + 64];
     snprintf(cand, sizeof cand, "%s%s", exe, tails[i]);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "nn_version.h"
 
 struct nn_command {
   const char *name;
@@ -25,9 +26,17 @@ static const struct nn_command commands[] = {
 };
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: nccl-numa <command> [options]   (nccl-numa <command> --help)\n\ncommands:\n");
+  fprintf(out, "usage: nccl-numa <command> [options]   (nccl-numa <command> --help)\n"
+              "       nccl-numa --version\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+}
+
+/* GNU-style version text (first line "nccl-numa [SUB] VERSION"), which help2man reads. */
+static int version(const char *sub) {
+  printf("nccl-numa%s%s %s\n", sub ? " " : "", sub ? sub : "", NN_VERSION);
+  printf("NCCL tuner and env plugin: GPU -> NUMA mapping, topology and algorithm rules.\n");
+  return NN_EXIT_OK;
 }
 
 int main(int argc, char **argv) {
@@ -39,9 +48,13 @@ int main(int argc, char **argv) {
     usage(stdout);
     return NN_EXIT_OK;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name))
-      return commands[i].run(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "--version")) return version(NULL);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    if (strcmp(argv[1], commands[i].name)) continue;
+    /* `nccl-numa SUB --version` too: help2man makes each subcommand's man page from it */
+    if (argc == 3 && !strcmp(argv[2], "--version")) return version(commands[i].name);
+    return commands[i].run(argc - 1, argv + 1);
+  }
   fprintf(stderr, "nccl-numa: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return NN_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include "cache.h"
 #include "cudrv.h"
 #include "log.h"
+#include "nn_version.h"
 #include "privdir.h"
 #include "topo_xml.h"
 #include "topology.h"
@@ -128,7 +129,7 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cfgver_config(s->version) : NULL;
   nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV,
-              "nccl-numa: env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), %d env defaults",
+              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), %d env defaults",
               abi_version, major, minor, patch, suffix ? suffix : "", s ? nn_cfgver_path(s->version) : "-",
               cfg ? "ok" : s && nn_cfgver_status(s->version) == NN_CFG_INVALID ? "rejected" : "absent",
               cfg ? cfg->n_envs : 0);

@@ -10,6 +10,8 @@
 
 #include "cache.h"
 #include "log.h"
+#include "nn_version.h"
+#include "numparse.h"
 #include "topology.h"
 
 #define NN_LOG_TABLE_LINES 64
@@ -90,6 +92,26 @@ static void json_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule
   nn_log_appendf(t->buf, t->size, &t->len, "}");
 }
 
+/* Who wrote the record, for `nccl-numa check --compare` across the hosts of one job:
+ * the host name and, when a launcher set one, the process's rank in the job (NCCL gives
+ * the tuner no rank). */
+static void append_process(struct table_json *t) {
+  static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+                                          "RANK"};
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"host\":");
+  nn_log_json_string(t->buf, t->size, &t->len, host);
+  for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+    int rank;
+    const char *val = getenv(rank_vars[i]);
+    if (val && nn_int_parse(val, 0, 1 << 30, &rank) == 0) {
+      nn_log_appendf(t->buf, t->size, &t->len, ",\"rank\":%d,\"rankFrom\":\"%s\"", rank, rank_vars[i]);
+      return;
+    }
+  }
+}
+
 static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                               const struct nn_policy *p, const char *path) {
   struct table_json t = {.cfg = nn_cfgver_config(v)};
@@ -103,11 +125,12 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
   struct tm tm;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
   nn_log_appendf(t.buf, t.size, &t.len,
-                 "{\"time\":\"%s\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
+                 "{\"time\":\"%s\",\"version\":\"" NN_VERSION "\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
                  "\"abi\":%d,\"scope\":\"%s\",\"config\":", stamp, (long)getpid(),
                  (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
                  nn_scope_name(nn_policy_scope(p)));
   nn_log_json_string(t.buf, t.size, &t.len, nn_cfgver_path(v));
+  append_process(&t);
   nn_log_appendf(t.buf, t.size, &t.len, ",\"table\":[");
   nn_policy_visit(p, json_segment, &t);
   nn_log_appendf(t.buf, t.size, &t.len, "]}");
@@ -145,7 +168,7 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
     nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
-                "nccl-numa: tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
+                "nccl-numa " NN_VERSION ": tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
                 "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);

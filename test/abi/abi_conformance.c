@@ -87,6 +87,12 @@ static void check_json_record(const char *path, const char *cfg) {
   CHECK(strstr(buf, "\"commId\":\"0x0000000000001234\"") != NULL, "commId in record");
   CHECK(strstr(buf, "\"nRanks\":4,\"nNodes\":1") != NULL, "shape in record");
   CHECK(strstr(buf, "\"scope\":\"intra\"") != NULL, "scope in record");
+  CHECK(strstr(buf, "\"version\":\"" NN_VERSION "\"") != NULL, "version %s in record", NN_VERSION);
+  char host[256] = "", want_host[300];
+  gethostname(host, sizeof host - 1);
+  snprintf(want_host, sizeof want_host, "\"host\":\"%s\"", host);
+  CHECK(strstr(buf, want_host) != NULL, "host in record (%s)", want_host);
+  CHECK(strstr(buf, "\"rank\":3,\"rankFrom\":\"OMPI_COMM_WORLD_RANK\"") != NULL, "launcher rank in record");
   snprintf(want, sizeof want, "\"choice\":\"ring/ll channels=4\",\"rule\":\"%s:13\"", cfg);
   CHECK(strstr(buf, want) != NULL, "rule line behind the entry (%s)", want);
 }
@@ -103,7 +109,9 @@ static void test_v5_decisions(void *h, const char *cfg) {
   char log_path[600];
   snprintf(log_path, sizeof log_path, "%s.log.json", cfg);
   setenv("NCCL_NUMA_LOG_FILE", log_path, 1);
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
   CHECK(t->init(&ctx, 0x1234, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess, "v5 init");
+  unsetenv("OMPI_COMM_WORLD_RANK");
   unsetenv("NCCL_NUMA_LOG_FILE");
   check_json_record(log_path, cfg);
   CHECK(ctx != NULL, "context");
