@@ -188,11 +188,75 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, const char *kind
 
 static char *find_binary(const char *dir, const char *coll) {
   static const char *const subdirs[] = {"", "/build"};
-  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+  for (size_t i = 0; dir && i < sizeof subdirs / sizeof subdirs[0]; i++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s%s/%s_perf", dir, subdirs[i], coll);
     if (!access(path, X_OK)) return strdup(path);
   }
+  return NULL;
+}
+
+/* One word of --bench-cmd with every {coll} replaced by the collective. */
+static char *expand_word(const char *w, size_t n, const char *coll) {
+  static const char key[] = "{coll}";
+  size_t k = sizeof key - 1, len = 0;
+  char *out = malloc(n * (strlen(coll) + 1) + 1);
+  if (!out) return NULL;
+  for (size_t i = 0; i < n;) {
+    if (n - i >= k && !memcmp(w + i, key, k)) {
+      memcpy(out + len, coll, strlen(coll));
+      len += strlen(coll);
+      i += k;
+    } else {
+      out[len++] = w[i++];
+    }
+  }
+  out[len] = 0;
+  return out;
+}
+
+/* --bench-cmd split at blanks (no shell quoting), {coll} expanded. */
+static char **split_bench_cmd(const char *cmd, const char *coll) {
+  size_t cap = 2;
+  for (const char *p = cmd; *p; p++) cap += *p == ' ' || *p == '\t';
+  char **av = calloc(cap, sizeof *av);
+  size_t n = 0;
+  for (const char *p = cmd; av && *p;) {
+    p += strspn(p, " \t");
+    size_t w = strcspn(p, " \t");
+    if (!w) break;
+    if (!(av[n++] = expand_word(p, w, coll))) {
+      nn_ab_env_free(av);
+      return NULL;
+    }
+    p += w;
+  }
+  return av;
+}
+
+/* The command of one collective's runs, without the size and iteration options:
+ * --bench-cmd's words, else nccl-tests' COLL_perf. NULL-terminated, free with
+ * nn_ab_env_free; NULL when there is none (message on stderr). */
+static char **bench_argv(const struct nn_ab_opts *o, const char *coll, const char *kind) {
+  if (o->bench_cmd) {
+    char **av = split_bench_cmd(o->bench_cmd, coll);
+    if (av && av[0] && !access(av[0], X_OK)) return av;
+    fprintf(stderr, "nccl-numa %s: --bench-cmd '%s': %s\n", kind, o->bench_cmd,
+            !av ? "out of memory" : !av[0] ? "empty command" :
+            "the first word is not an executable path");
+    nn_ab_env_free(av);
+    return NULL;
+  }
+  char *bin = find_binary(o->tests_dir, coll);
+  char **av = bin ? calloc(2, sizeof *av) : NULL;
+  if (av) {
+    av[0] = bin;
+    return av;
+  }
+  free(bin);
+  fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
+          "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)\n", kind, coll,
+          o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
   return NULL;
 }
 
@@ -247,13 +311,13 @@ static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
 }
 
 /* argv for one nccl-tests run; returns the count. */
-static int build_argv(char **av, int cap, char *bin, const struct nn_ab_opts *o, int probe,
+static int build_argv(char **av, int cap, char **cmd, const struct nn_ab_opts *o, int probe,
                       char num[3][16]) {
   int n = 0;
+  while (*cmd && n < cap - 16) av[n++] = *cmd++;
   snprintf(num[0], 16, "%d", o->gpus);
   snprintf(num[1], 16, "%d", probe ? 1 : o->iters);
   snprintf(num[2], 16, "%d", probe ? 0 : o->warmup);
-  av[n++] = bin;
   av[n++] = "-b";
   av[n++] = (char *)(probe ? "8" : o->minb);
   av[n++] = "-e";
@@ -324,7 +388,7 @@ static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuni
   return env;
 }
 
-static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin, const char *config,
+static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, const char *config,
                       int tuning, char *out, size_t out_size) {
   char **env = probe_env(o, config, tuning);
   if (!env) return -1;
@@ -347,15 +411,10 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char *bin, con
 
 int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
                 char *out, size_t out_size) {
-  char *bin = o->n_colls > 0 ? find_binary(o->tests_dir, o->colls[0]) : NULL;
-  if (!bin) {
-    fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
-            "(build nccl-tests: make MPI=0 NCCL_HOME=...)\n", rd->kind,
-            o->n_colls > 0 ? o->colls[0] : "all_reduce", o->tests_dir, o->tests_dir);
-    return -1;
-  }
+  char **bin = bench_argv(o, o->n_colls > 0 ? o->colls[0] : "all_reduce", rd->kind);
+  if (!bin) return -1;
   int rc = probe_with(rd, o, bin, config, tuning, out, out_size);
-  free(bin);
+  nn_ab_env_free(bin);
   return rc;
 }
 
@@ -375,7 +434,7 @@ static void last_line(const char *path, char *buf, size_t size) {
   fclose(f);
 }
 
-static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char *bin, const char *coll,
+static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin, const char *coll,
                    const struct nn_arm *arm, int seq, int repeat, int total) {
   struct nn_run_rec rec = {.seq = seq, .repeat = repeat};
   snprintf(rec.arm, sizeof rec.arm, "%s", arm->name);
@@ -410,15 +469,10 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char *bin, 
 }
 
 int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
-  char *bins[NN_AB_MAX_COLLS] = {0};
+  char **bins[NN_AB_MAX_COLLS] = {0};
   int rc = -1, failed = 0;
   for (int c = 0; c < o->n_colls; c++) {
-    if (!(bins[c] = find_binary(o->tests_dir, o->colls[c]))) {
-      fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
-              "(build nccl-tests: make MPI=0 NCCL_HOME=...)\n", rd->kind, o->colls[c],
-              o->tests_dir, o->tests_dir);
-      goto out;
-    }
+    if (!(bins[c] = bench_argv(o, o->colls[c], rd->kind))) goto out;
   }
   char probe_out[PATH_MAX];
   if (!o->nccl_code && !o->probed &&
@@ -448,7 +502,7 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
       }
   rc = failed;
 out:
-  for (int c = 0; c < o->n_colls; c++) free(bins[c]);
+  for (int c = 0; c < o->n_colls; c++) nn_ab_env_free(bins[c]);
   return rc;
 }
 
@@ -507,7 +561,7 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
   if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o);
   static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
                                            "--colls", "--nccl-tests", "--timeout",
-                                           "--nccl-version"};
+                                           "--nccl-version", "--bench-cmd"};
   int known = 0;
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) known |= !strcmp(a, with_value[k]);
   if (!known) return 0;
@@ -542,6 +596,14 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
     o->tests_dir = v;
     return 1;
   }
+  if (!strcmp(a, "--bench-cmd")) {
+    if (!strstr(v, "{coll}")) {
+      fprintf(stderr, "nccl-numa: --bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)\n", v);
+      return -1;
+    }
+    o->bench_cmd = v;
+    return 1;
+  }
   /* --nccl-version */
   o->nccl_code = nn_nccl_version_code(v);
   if (!o->nccl_code) {
@@ -558,13 +620,16 @@ static void ab_usage(FILE *f) {
     "usage: nccl-numa ab [--nccl-tests DIR] [--config FILE] [--arm NAME=FILE]...\n"
     "                    [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] [-n ITERS]\n"
     "                    [-w WARMUP] [--repeats N] [--out RUNDIR] [--plugin PATH]\n"
-    "                    [--nccl-version X.Y.Z] [--timeout SEC] [--no-plot] [-- NCCL-TESTS-ARGS]\n\n"
+    "                    [--nccl-version X.Y.Z] [--timeout SEC] [--no-plot]\n"
+    "                    [--bench-cmd 'PATH ARGS'] [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests in the arm `stock` (NCCL without plugins) and in each nccl-numa arm\n"
     "(default: one arm `numa` with --config, else $NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf),\n"
     "alternating the arms in every repeat, then prints the report (nccl-numa report RUNDIR).\n"
     "Defaults: --colls all_reduce,all_gather,reduce_scatter -b 8 -e 256M -f 2 -n 20 -w 5\n"
     "--repeats 5, -g = the mapping's GPU count, --nccl-tests $NCCL_TESTS_DIR,\n"
-    "--out ./nccl-numa-ab-DATE-TIME, --timeout 1800 per run.\n");
+    "--out ./nccl-numa-ab-DATE-TIME, --timeout 1800 per run.\n"
+    "--bench-cmd runs another benchmark that takes nccl-tests' options and prints its rows\n"
+    "(e.g. test/gpu's driver): words split at blanks, {coll} replaced by the collective.\n");
 }
 
 static int valid_arm_name(const char *s, size_t n) {
@@ -679,9 +744,9 @@ int nn_cmd_ab(int argc, char **argv) {
   nn_ab_opts_init(&o);
   int rc = ab_parse(argc, argv, &o, &c);
   if (rc) return rc < 0 ? NN_EXIT_OK : rc;
-  if (!o.tests_dir) {
-    fprintf(stderr, "nccl-numa ab: where are the nccl-tests binaries? Give --nccl-tests DIR or "
-            "set NCCL_TESTS_DIR\n");
+  if (!o.tests_dir && !o.bench_cmd) {
+    fprintf(stderr, "nccl-numa ab: where are the nccl-tests binaries? Give --nccl-tests DIR, "
+            "set NCCL_TESTS_DIR, or give --bench-cmd\n");
     return NN_EXIT_USAGE;
   }
   char so[PATH_MAX], err[PATH_MAX + 128];

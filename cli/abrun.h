@@ -26,6 +26,7 @@
 
 struct nn_ab_opts {
   const char *tests_dir;            /* --nccl-tests or $NCCL_TESTS_DIR */
+  const char *bench_cmd;            /* --bench-cmd: used instead of nccl-tests when set */
   const char *colls[NN_AB_MAX_COLLS];   /* nccl-tests names: all_reduce, ... */
   int n_colls;
   const char *minb, *maxb, *factor; /* passed to nccl-tests as -b, -e, -f */
@@ -79,7 +80,10 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
 
 /* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
  * --timeout --nccl-version) at argv[*i]; returns 1 consumed, 0 not one of
- * them, -1 bad value (message on stderr). "--" returns 2 with the rest of argv
+ * them, -1 bad value (message on stderr). --bench-cmd 'PATH ARGS' names a
+ * benchmark run instead of nccl-tests' COLL_perf: split at blanks, {coll}
+ * (required) replaced by the nccl-tests collective name, then nccl-tests'
+ * -b -e -f -g -n -w options and the extra arguments appended. "--" returns 2 with the rest of argv
  * in o->extra (-1 when that is more than NN_AB_MAX_EXTRA): stop parsing. */
 int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o);
 /* Defaults for the shared options. */

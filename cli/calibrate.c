@@ -219,7 +219,7 @@ static void cal_usage(FILE *f) {
     "                           [--nccl-tests DIR] [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR]\n"
     "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
     "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
-    "                           [-- NCCL-TESTS-ARGS]\n\n"
+    "                           [--bench-cmd 'PATH ARGS'] [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
     "reads such a run (--from), and prints `rule`\n"
     "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
@@ -407,9 +407,9 @@ static void meta_note(const struct nn_rundir *rd, const char *line) {
 static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *c,
                    struct nn_rundir *rd, char *config, int *gpus) {
   char err[PATH_MAX + 128];
-  if (!o->tests_dir) {
-    fprintf(stderr, "nccl-numa calibrate: give --nccl-tests DIR (or set NCCL_TESTS_DIR), or "
-            "--from RUNDIR\n");
+  if (!o->tests_dir && !o->bench_cmd) {
+    fprintf(stderr, "nccl-numa calibrate: give --nccl-tests DIR (or set NCCL_TESTS_DIR), "
+            "--bench-cmd 'PATH ARGS', or --from RUNDIR\n");
     return NN_EXIT_USAGE;
   }
   if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, sizeof err)) {
