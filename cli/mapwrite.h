@@ -2,7 +2,7 @@
  * mapwrite.h - writing mapping files (format 1) from discovered facts.
  *
  * discover (host, Proxmox host and guest) all print a complete mapping; this
- * module owns the line syntax so the three agree with the parser in config.c.
+ * module owns the line syntax so the three agree with the parser in plugin/core/config_*.c.
  * Order of a written file: header comments, `cpu`, `numa` lines, `gpu` lines.
  */
 #ifndef NCCL_NUMA_CLI_MAPWRITE_H
@@ -12,7 +12,7 @@
 
 #include "nn_config.h"
 
-/* The header comment line that marks a host-side mapping; config.c recognises
+/* The header comment line that marks a host-side mapping; the parser recognises
  * exactly this line (check-config accepts such a file only with --host-side). */
 #define NN_MAPWRITE_HOST_SIDE_MARKER "# nccl-numa: host-side mapping"
 

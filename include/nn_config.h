@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpuinfo.h"   /* nn_cpuinfo_read, used with `cpu` lines */
+#include "cpulist.h"   /* nn_cpulist_parse, nn_cpumask_format, for `numa` lines */
+
 #define NN_MAX_LINE_BYTES 4096
 #define NN_MAX_GPUS 1024
 #define NN_MAX_NUMA_ID 1023
@@ -121,10 +124,12 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
                     const struct nn_parse_opts *opts, struct nn_config **out,
                     struct nn_diag *diag);
 
-/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs). */
+/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs).
+ * An unreadable file is one diag "PATH: cannot open: <reason>". */
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag);
 
+/* Frees a config and everything it owns; NULL is ignored. */
 void nn_config_free(struct nn_config *cfg);
 
 /* Appends the rules of a CSV rule file in the format of NCCL's example tuner (as the
@@ -155,9 +160,6 @@ int nn_coll_from_name(const char *s);    /* -2 when unknown, NN_ANY for "any" */
 int nn_algo_from_name(const char *s);    /* -2 when unknown */
 int nn_proto_from_name(const char *s);   /* -2 when unknown */
 
-/* Added by the parser's module (h1). */
-#define NN_MAX_CPU 4095              /* highest CPU number a `numa cpus=` list may name */
-#define NN_CPUMASK_WORDS ((NN_MAX_CPU + 1) / 32)
 #define NN_MAX_AFFINITY_CHARS 255    /* NCCL's limit on an XML attribute value */
 /* A comment line containing this text marks a host-side mapping (sets cfg->host_side). */
 #define NN_CONFIG_HOST_SIDE_MARKER "nccl-numa: host-side mapping"
@@ -167,24 +169,11 @@ int nn_scope_from_name(const char *s);
 const char *nn_topo_mode_name(int mode);  /* "auto", "numa", "off" */
 int nn_topo_mode_from_name(const char *s);   /* -2 when unknown */
 
-/* Parses a CPU list such as "0-31,64-95" (each item N or N-M with N <= M <= NN_MAX_CPU)
- * into `mask` (NN_CPUMASK_WORDS words, bit c of word c/32; may be NULL). Returns the
- * highest CPU, or -1 with a reason in err. */
-int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t err_size);
-
-/* Formats a mask as sysfs cpumap (32-bit hex words, most significant first, comma-separated)
- * covering CPUs 0..highest, e.g. "00000000,ffffffff" for 0-31 with highest 63.
- * Returns the length, or -1 when buf is too small. A valid `numa` line always fits
- * NN_MAX_AFFINITY_CHARS. */
-int nn_cpumask_format(const uint32_t *mask, int highest, char *buf, size_t size);
-
-/* Reads vendor_id, cpu family and model of the first processor in a cpuinfo file
- * (NULL: /proc/cpuinfo). family/model are -1 when absent. Returns 0, or -1 when the
- * file cannot be read or names no vendor. */
-int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model);
-
+/* Appends a message (formatted like printf) to d; beyond 100 messages only counts it
+ * in d->dropped. NULL d: does nothing. */
 void nn_diag_add(struct nn_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Frees every message and empties d. */
 void nn_diag_clear(struct nn_diag *d);
 
 #endif

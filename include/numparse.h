@@ -6,6 +6,8 @@
 #ifndef NCCL_NUMA_NUMPARSE_H
 #define NCCL_NUMA_NUMPARSE_H
 
+#include <stdint.h>
+
 /* Parses s as a whole decimal integer: an optional sign, then digits, nothing
  * before or after (no blanks). Stores it in *out when it lies in [min, max].
  * Returns 0, or -1 (NULL, empty, junk, out of range) with *out unchanged. */
@@ -20,5 +22,11 @@ int nn_int_parse_prefix(const char *s, int min, int max, int *out, const char **
 /* Parses s as a whole finite decimal floating-point number (strtod syntax,
  * nothing before or after) into *out. Returns 0, or -1 with *out unchanged. */
 int nn_double_parse(const char *s, double *out);
+
+/* Parses s as a whole unsigned decimal (digits only; with allow_suffix one K, M, G
+ * or T after them multiplies by a power of 1024) into *out when it is at most max.
+ * Returns 0; -1 for bad syntax; -2 when the value exceeds max or 64 bits.
+ * *out is unchanged on failure. */
+int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* strtol with the checks it leaves to the caller: digits present, no overflow, in range. */
 static int int_at(const char *s, int min, int max, int *out, const char **end) {
@@ -42,6 +43,29 @@ int nn_double_parse(const char *s, double *out) {
   errno = 0;
   double v = strtod(s, &end);
   if (*end || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out) {
+  if (!s || !isdigit((unsigned char)*s)) return -1;
+  uint64_t v = 0;
+  int too_big = 0;
+  for (; isdigit((unsigned char)*s); s++) {
+    unsigned d = (unsigned)(*s - '0');
+    if (v > (UINT64_MAX - d) / 10) too_big = 1;
+    else v = v * 10 + d;
+  }
+  if (*s) {
+    static const char sfx[] = "kmgt";
+    const char *p = allow_suffix ? strchr(sfx, tolower((unsigned char)*s)) : NULL;
+    if (!p || s[1]) return -1;
+    for (int shift = (int)(p - sfx) + 1; shift > 0; shift--) {
+      if (v > UINT64_MAX / 1024) too_big = 1;
+      else v *= 1024;
+    }
+  }
+  if (too_big || v > max) return -2;
   *out = v;
   return 0;
 }

@@ -73,11 +73,34 @@ static void test_double(void **state) {
   assert_int_equal(nn_double_parse(NULL, &d), -1);
 }
 
+static void test_u64(void **state) {
+  (void)state;
+  uint64_t v = 7;
+  assert_int_equal(nn_u64_parse("18446744073709551615", 0, UINT64_MAX, &v), 0);
+  assert_true(v == UINT64_MAX);
+  assert_int_equal(nn_u64_parse("64K", 1, UINT64_MAX, &v), 0);
+  assert_true(v == 65536);
+  assert_int_equal(nn_u64_parse("2t", 1, UINT64_MAX, &v), 0);
+  assert_true(v == 2ull << 40);
+  v = 7;
+  assert_int_equal(nn_u64_parse("64K", 0, UINT64_MAX, &v), -1);   /* no suffix allowed */
+  assert_int_equal(nn_u64_parse("-1", 0, UINT64_MAX, &v), -1);
+  assert_int_equal(nn_u64_parse(" 1", 0, UINT64_MAX, &v), -1);
+  assert_int_equal(nn_u64_parse("1KB", 1, UINT64_MAX, &v), -1);
+  assert_int_equal(nn_u64_parse("", 0, UINT64_MAX, &v), -1);
+  assert_int_equal(nn_u64_parse(NULL, 0, UINT64_MAX, &v), -1);
+  assert_int_equal(nn_u64_parse("18446744073709551616", 0, UINT64_MAX, &v), -2);
+  assert_int_equal(nn_u64_parse("16777216T", 1, UINT64_MAX, &v), -2);  /* 2^64 */
+  assert_int_equal(nn_u64_parse("65", 0, 64, &v), -2);
+  assert_true(v == 7);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_int_whole),
     cmocka_unit_test(test_int_prefix),
     cmocka_unit_test(test_double),
+    cmocka_unit_test(test_u64),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,81 @@
+/*
+ * config_lines.c - the helpers every directive of the mapping parser uses:
+ * recording a problem, quoting hostile text back safely, KEY=VALUE fields,
+ * growing arrays, and the file names a config owns (see config_parser.h).
+ */
+#include "config_parser.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void nn_perr(struct nn_parser *p, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  p->errors++;
+  if (p->line > 0) nn_diag_add(p->diag, "%s:%d: %s", p->name, p->line, msg);
+  else nn_diag_add(p->diag, "%s: %s", p->name, msg);
+}
+
+const char *nn_quote(struct nn_parser *p, const char *s) {
+  char *out = p->quote[p->quote_next++ % 4];
+  char *o = out;
+  int shown = 0;
+  for (; *s && shown < NN_QUOTE_MAX; s++, shown++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 0x20 && c < 0x7f && c != '\\') *o++ = (char)c;
+    else o += sprintf(o, "\\x%02x", c);
+  }
+  if (*s) o += sprintf(o, "...");
+  *o = 0;
+  return out;
+}
+
+int nn_grow(void **arr, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need) ncap *= 2;
+  void *n = realloc(*arr, (size_t)ncap * elem);
+  if (!n) return -1;
+  *arr = n;
+  *cap = ncap;
+  return 0;
+}
+
+int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *keys, int nkeys) {
+  int bad = 0;
+  for (int i = first; i < p->nf; i++) {
+    char *eq = strchr(p->f[i], '=');
+    if (!eq || eq == p->f[i]) {
+      nn_perr(p, "%s: expected KEY=VALUE, got '%s'", dir, nn_quote(p, p->f[i]));
+      bad++;
+      continue;
+    }
+    *eq = 0;
+    int k = 0;
+    while (k < nkeys && strcasecmp(keys[k].key, p->f[i])) k++;
+    if (k == nkeys) {
+      nn_perr(p, "%s: unknown key '%s'", dir, nn_quote(p, p->f[i]));
+      bad++;
+    } else if (keys[k].val) {
+      nn_perr(p, "%s: key '%s' given twice", dir, keys[k].key);
+      bad++;
+    } else {
+      keys[k].val = eq + 1;
+    }
+  }
+  return bad;
+}
+
+const char *nn_config_own_file(struct nn_config *c, char *name) {
+  char **grown = realloc(c->files, (size_t)(c->n_files + 1) * sizeof *grown);
+  if (!grown) { free(name); return NULL; }
+  c->files = grown;
+  c->files[c->n_files++] = name;
+  return name;
+}

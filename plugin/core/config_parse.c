@@ -1,0 +1,184 @@
+/*
+ * config_parse.c - the mapping file, format 1: a buffer read line by line, each
+ * line handed to its directive (config_machine.c, config_rules.c).
+ *
+ * The parser never stops at the first problem: every line is checked and every
+ * problem recorded, so that one run of `check-config` shows all of them; any
+ * problem rejects the whole file. Nothing in the input is trusted: lengths,
+ * numbers and counts are bounded before they are used, and text quoted back in
+ * messages is escaped and shortened so a hostile file cannot flood a terminal.
+ */
+#include "config_parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Splits the line in p->buf into fields; a field starting with '#' ends the line. */
+static void split_fields(struct nn_parser *p) {
+  p->nf = 0;
+  char *s = p->buf;
+  while (*s) {
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s || *s == '#') break;
+    p->f[p->nf++] = s;
+    while (*s && *s != ' ' && *s != '\t') s++;
+    if (*s) *s++ = 0;
+  }
+}
+
+
+/* ------------------------------------------------------------------ lines */
+
+static const struct {
+  const char *name;
+  void (*run)(struct nn_parser *p);
+} directives[] = {
+  {"gpu", nn_dir_gpu}, {"numa", nn_dir_numa}, {"cpu", nn_dir_cpu}, {"rule", nn_dir_rule},
+  {"env", nn_dir_env}, {"model", nn_dir_model}, {"topology", nn_dir_topology},
+  {"include-csv", nn_dir_include_csv},
+};
+
+static void comment_line(struct nn_parser *p, const char *s, size_t len) {
+  static const char marker[] = NN_CONFIG_HOST_SIDE_MARKER;
+  if (len >= sizeof marker - 1 && memmem(s, len, marker, sizeof marker - 1))
+    p->cfg->host_side = 1;
+}
+
+static void parse_line(struct nn_parser *p, const char *s, size_t len) {
+  if (len && s[len - 1] == '\r') len--;
+  if (len > NN_MAX_LINE_BYTES) {
+    nn_perr(p, "line is %zu bytes, over the %d-byte limit", len, NN_MAX_LINE_BYTES);
+    return;
+  }
+  const char *nul = memchr(s, 0, len);
+  if (nul) {
+    nn_perr(p, "NUL byte at column %zu (not a text file?)", (size_t)(nul - s) + 1);
+    return;
+  }
+  size_t lead = 0;
+  while (lead < len && (s[lead] == ' ' || s[lead] == '\t')) lead++;
+  if (lead < len && s[lead] == '#') {
+    comment_line(p, s + lead, len - lead);
+    return;
+  }
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      nn_perr(p, "control character \\x%02x at column %zu (not a text file?)", c, i + 1);
+      return;
+    }
+  }
+  memcpy(p->buf, s, len);
+  p->buf[len] = 0;
+  split_fields(p);
+  if (!p->nf) return;
+  for (int i = 0; i < NN_COUNT_OF(directives); i++)
+    if (!strcasecmp(p->f[0], directives[i].name)) {
+      directives[i].run(p);
+      return;
+    }
+  nn_perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model, topology or include-csv)",
+       nn_quote(p, p->f[0]));
+}
+
+/* The host-side marker may come after gpu lines; scan comments first so the
+ * "missing bus=" hint does not depend on line order. */
+static void scan_marker(struct nn_parser *p, const char *buf, size_t len) {
+  size_t pos = 0;
+  while (pos < len && !p->cfg->host_side) {
+    const char *nl = memchr(buf + pos, '\n', len - pos);
+    size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+    size_t lead = 0;
+    while (lead < n && (buf[pos + lead] == ' ' || buf[pos + lead] == '\t')) lead++;
+    if (lead < n && buf[pos + lead] == '#' && n <= NN_MAX_LINE_BYTES + 1)
+      comment_line(p, buf + pos + lead, n - lead);
+    pos += n + 1;
+  }
+}
+
+/* ------------------------------------------------------------------ whole file */
+
+static struct nn_config *config_new(const char *name) {
+  struct nn_config *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->path = strdup(name);
+  c->files = calloc(1, sizeof *c->files);
+  if (c->files) c->files[0] = strdup(name);
+  c->n_files = c->files && c->files[0] ? 1 : 0;
+  c->cpu.family = c->cpu.model = -1;
+  c->topo_mode = NN_TOPO_AUTO;
+  if (!c->path || !c->n_files) {
+    nn_config_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+int nn_config_parse(const char *name, const char *buf, size_t len,
+                    const struct nn_parse_opts *opts, struct nn_config **out,
+                    struct nn_diag *diag) {
+  if (out) *out = NULL;
+  if (!name) name = "(mapping)";
+  if (!buf && len) {
+    nn_diag_add(diag, "%s: no data", name);
+    return -1;
+  }
+  if (len > NN_MAX_FILE_BYTES) {
+    nn_diag_add(diag, "%s: file is %zu bytes, over the %u MiB limit", name, len, NN_MAX_FILE_BYTES >> 20);
+    return -1;
+  }
+  struct nn_parser *p = calloc(1, sizeof *p);
+  struct nn_config *cfg = config_new(name);
+  if (!p || !cfg) {
+    free(p);
+    nn_config_free(cfg);
+    nn_diag_add(diag, "%s: out of memory", name);
+    return -1;
+  }
+  p->name = name;
+  p->opts = opts;
+  p->diag = diag;
+  p->cfg = cfg;
+  scan_marker(p, buf, len);
+  size_t pos = 0;
+  while (pos < len) {
+    const char *nl = memchr(buf + pos, '\n', len - pos);
+    size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+    p->line++;
+    parse_line(p, buf + pos, n);
+    pos += n + 1;
+  }
+  nn_gpus_finish(p);
+  if (!p->errors && nn_gpus_install(p)) {
+    p->line = 0;
+    nn_perr(p, "out of memory");
+  }
+  int errors = p->errors;
+  free(p->gpus);
+  free(p);
+  if (errors) {
+    nn_config_free(cfg);
+    return -1;
+  }
+  if (out) *out = cfg;
+  else nn_config_free(cfg);
+  return 0;
+}
+
+void nn_config_free(struct nn_config *cfg) {
+  if (!cfg) return;
+  for (int i = 0; i < cfg->n_numas; i++) free(cfg->numas[i].cpus);
+  for (int i = 0; i < cfg->n_envs; i++) {
+    free(cfg->envs[i].name);
+    free(cfg->envs[i].value);
+  }
+  for (int i = 0; i < cfg->n_files; i++) free(cfg->files[i]);
+  free(cfg->files);
+  free(cfg->numas);
+  free(cfg->envs);
+  free(cfg->rules);
+  free(cfg->gpus);
+  free(cfg->path);
+  free(cfg);
+}

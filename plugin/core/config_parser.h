@@ -1,0 +1,99 @@
+/*
+ * config_parser.h - the mapping parser's state and the helpers its directive
+ * modules share (private to plugin/core/config_*.c; not part of the core's API).
+ *
+ * config_parse.c reads a buffer line by line and hands each directive to its
+ * module: config_machine.c (gpu, numa, cpu: what the machine is) and
+ * config_rules.c (rule, env, model, topology, include-csv: what to change).
+ * Both report through nn_perr, which counts the error and records it with the
+ * file name and line, so one run shows every problem of a file.
+ */
+#ifndef NCCL_NUMA_CONFIG_PARSER_H
+#define NCCL_NUMA_CONFIG_PARSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nn_config.h"
+
+#define NN_MAX_ENVS 4096
+#define NN_MAX_FIELDS (NN_MAX_LINE_BYTES / 2 + 2)
+#define NN_QUOTE_MAX 48
+#define NN_BUS_SLOTS 4096     /* hash slots for bus ids, 4x NN_MAX_GPUS */
+#define NN_ENV_SLOTS 8192     /* hash slots for env names, 2x NN_MAX_ENVS */
+
+#define NN_COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+struct nn_parser {
+  const char *name;
+  const struct nn_parse_opts *opts;
+  struct nn_diag *diag;
+  struct nn_config *cfg;
+  int line;
+  int errors;
+  char buf[NN_MAX_LINE_BYTES + 1];
+  char *f[NN_MAX_FIELDS];
+  int nf;
+  char quote[4][NN_QUOTE_MAX * 4 + 8];
+  int quote_next;
+  /* gpu bookkeeping */
+  struct nn_gpu *gpus;   /* file order */
+  int n_gpus, gpu_cap;
+  int last_gpu_line, gpu_line_errors, gpus_over;
+  unsigned char node_used[NN_MAX_NUMA_ID + 1];
+  int distinct_nodes;
+  int rules_cap, rules_over, envs_cap, envs_over, numas_cap;
+  int cpu_line, topo_line, gpu_without_bus;
+  /* first line of each accepted value, so duplicates cost O(1) even in a
+   * hostile 16 MiB file */
+  int index_line[NN_MAX_GPUS];
+  int numa_line[NN_MAX_NUMA_ID + 1];
+  struct nn_bus_slot {
+    uint64_t key;   /* bus id key + 1; 0 = empty */
+    int line;
+  } bus_tab[NN_BUS_SLOTS], host_tab[NN_BUS_SLOTS];
+  int env_tab[NN_ENV_SLOTS];   /* index into cfg->envs + 1; 0 = empty */
+};
+
+/* A KEY=VALUE field a directive accepts. */
+struct nn_kv {
+  const char *key;
+  const char *val;   /* NULL when not given */
+};
+
+/* Records a problem at the current line ("NAME:LINE: ..." or "NAME: ..." at line 0)
+ * and counts it; any counted problem rejects the file. */
+void nn_perr(struct nn_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Text from the file, made safe to print: non-printable bytes as \xNN, long text cut.
+ * The result lives in one of four rotating buffers of p (four per message at most). */
+const char *nn_quote(struct nn_parser *p, const char *s);
+
+/* Grows *arr (of *cap elements of `elem` bytes) to hold `need`. Returns 0 or -1. */
+int nn_grow(void **arr, int *cap, int need, size_t elem);
+
+/* Fields first.. of the current line as KEY=VALUE, matched case-insensitively against
+ * keys (whose val is set). Unknown keys, repeats and non-KEY=VALUE fields are reported
+ * with the directive name `dir`; returns how many. */
+int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *keys, int nkeys);
+
+/* Hands `name` (malloc'd) to the config, which frees it; rules point to it as their
+ * file. Returns it, or NULL (name freed) when out of memory. */
+const char *nn_config_own_file(struct nn_config *c, char *name);
+
+/* The directives: each parses the fields of the current line (p->f[0] is its name). */
+void nn_dir_gpu(struct nn_parser *p);
+void nn_dir_numa(struct nn_parser *p);
+void nn_dir_cpu(struct nn_parser *p);
+void nn_dir_rule(struct nn_parser *p);
+void nn_dir_env(struct nn_parser *p);
+void nn_dir_model(struct nn_parser *p);
+void nn_dir_topology(struct nn_parser *p);
+void nn_dir_include_csv(struct nn_parser *p);
+
+/* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
+ * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */
+void nn_gpus_finish(struct nn_parser *p);
+int nn_gpus_install(struct nn_parser *p);
+
+#endif

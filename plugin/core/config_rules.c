@@ -1,0 +1,309 @@
+/*
+ * config_rules.c - the directives that say what to change: `rule` (algorithm,
+ * protocol, channels for matching calls), `include-csv` (rules in the CSV
+ * format of NCCL's example tuner), `env` (defaults the env plugin serves),
+ * `model` and `topology`. See config_parser.h.
+ */
+#include "config_parser.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "csv_rules.h"
+#include "numparse.h"
+
+static int is_any(const char *v) { return !strcasecmp(v, "any"); }
+
+/* ------------------------------------------------------------------ rule */
+
+/* `lo-hi`, `lo-` or (when allowed) `n`. */
+static int rule_range(struct nn_parser *p, const char *key, const char *val, int single,
+                      uint64_t *lo, uint64_t *hi) {
+  const char *dash = strchr(val, '-');
+  if (!dash && !single) {
+    nn_perr(p, "rule: %s=%s: expected a range lo-hi or lo- (e.g. 64K-1M)", key, nn_quote(p, val));
+    return 1;
+  }
+  if (dash == val) {
+    nn_perr(p, "rule: %s=%s: missing lower bound (sizes cannot be negative)", key, nn_quote(p, val));
+    return 1;
+  }
+  char lo_s[64], hi_s[64];
+  size_t lo_len = dash ? (size_t)(dash - val) : strlen(val);
+  const char *hs = dash ? dash + 1 : NULL;
+  if (lo_len >= sizeof lo_s || (hs && strlen(hs) >= sizeof hi_s)) {
+    nn_perr(p, "rule: %s=%s: number too large", key, nn_quote(p, val));
+    return 1;
+  }
+  memcpy(lo_s, val, lo_len);
+  lo_s[lo_len] = 0;
+  int r1 = nn_u64_parse(lo_s, 1, UINT64_MAX, lo), r2 = 0;
+  if (hs && *hs) {
+    snprintf(hi_s, sizeof hi_s, "%s", hs);
+    r2 = nn_u64_parse(hi_s, 1, UINT64_MAX, hi);
+  } else {
+    *hi = hs ? NN_UNBOUNDED : *lo;
+  }
+  if (r1 == -2 || r2 == -2) {
+    nn_perr(p, "rule: %s=%s: number too large (overflows 64 bits)", key, nn_quote(p, val));
+    return 1;
+  }
+  if (r1 || r2) {
+    nn_perr(p, "rule: %s=%s: bad number (expected digits with an optional K, M, G or T suffix)",
+         key, nn_quote(p, val));
+    return 1;
+  }
+  if (*lo > *hi) {
+    nn_perr(p, "rule: %s=%s: inverted range (lower bound above upper bound)", key, nn_quote(p, val));
+    return 1;
+  }
+  return 0;
+}
+
+static int rule_enum(struct nn_parser *p, const char *key, const char *val, int value,
+                     const char *expected, int *out) {
+  if (value == -2) {
+    nn_perr(p, "rule: unknown %s '%s' (expected %s)", key, nn_quote(p, val), expected);
+    return 1;
+  }
+  *out = value;
+  return 0;
+}
+
+enum { RK_COLL, RK_BYTES, RK_RANKS, RK_NODES, RK_SCOPE, RK_ALGO, RK_PROTO, RK_CHANNELS, RK_N };
+
+static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) {
+  int bad = 0;
+  for (int i = RK_BYTES; i < RK_N; i++)
+    if (i != RK_SCOPE && k[i].val && is_any(k[i].val)) {
+      nn_perr(p, "rule: %s=any: 'any' is a value only for coll and scope (leave %s out to match "
+           "anything)", k[i].key, k[i].key);
+      k[i].val = NULL;
+      bad++;
+    }
+  if (k[RK_COLL].val)
+    bad += rule_enum(p, "coll", k[RK_COLL].val, nn_coll_from_name(k[RK_COLL].val),
+                     "allreduce, allgather, reducescatter, broadcast, reduce or any", &r->coll);
+  if (k[RK_BYTES].val) bad += rule_range(p, "bytes", k[RK_BYTES].val, 0, &r->bytes_lo, &r->bytes_hi);
+  if (k[RK_RANKS].val) bad += rule_range(p, "ranks", k[RK_RANKS].val, 1, &r->ranks_lo, &r->ranks_hi);
+  if (k[RK_NODES].val) bad += rule_range(p, "nodes", k[RK_NODES].val, 1, &r->nodes_lo, &r->nodes_hi);
+  if (k[RK_SCOPE].val)
+    bad += rule_enum(p, "scope", k[RK_SCOPE].val, nn_scope_from_name(k[RK_SCOPE].val),
+                     "intra, cross or any", &r->scope);
+  if (k[RK_ALGO].val)
+    bad += rule_enum(p, "algo", k[RK_ALGO].val, nn_algo_from_name(k[RK_ALGO].val),
+                     "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree or pat", &r->algo);
+  if (k[RK_PROTO].val)
+    bad += rule_enum(p, "proto", k[RK_PROTO].val, nn_proto_from_name(k[RK_PROTO].val),
+                     "ll, ll128 or simple", &r->proto);
+  if (k[RK_CHANNELS].val) {
+    uint64_t ch;
+    if (nn_u64_parse(k[RK_CHANNELS].val, 0, NN_MAX_CHANNELS, &ch) || ch < 1) {
+      nn_perr(p, "rule: bad channels '%s' (expected 1-%d)", nn_quote(p, k[RK_CHANNELS].val), NN_MAX_CHANNELS);
+      bad++;
+    } else {
+      r->channels = (int)ch;
+    }
+  }
+  return bad;
+}
+
+void nn_dir_rule(struct nn_parser *p) {
+  struct nn_config *c = p->cfg;
+  if (p->rules_over) return;
+  if (c->n_rules >= NN_MAX_RULES) {
+    nn_perr(p, "rule: too many rules (at most %d)", NN_MAX_RULES);
+    p->rules_over = 1;
+    return;
+  }
+  struct nn_kv k[RK_N] = {{"coll", NULL}, {"bytes", NULL}, {"ranks", NULL},
+                       {"nodes", NULL}, {"scope", NULL}, {"algo", NULL},
+                       {"proto", NULL}, {"channels", NULL}};
+  struct nn_rule r = {.coll = NN_ANY, .bytes_hi = NN_UNBOUNDED, .ranks_hi = NN_UNBOUNDED,
+                      .nodes_hi = NN_UNBOUNDED, .scope = NN_SCOPE_ANY, .algo = NN_ANY,
+                      .proto = NN_ANY, .pipeops = NN_ANY, .regbuff = NN_ANY,
+                      .file = c->files[0], .line = p->line};
+  int bad = nn_take_keys(p, "rule", 1, k, RK_N);
+  bad += rule_values(p, k, &r);
+  if (!k[RK_ALGO].val && !k[RK_PROTO].val && !k[RK_CHANNELS].val) {
+    nn_perr(p, "rule: needs at least one of algo=, proto=, channels=");
+    bad++;
+  }
+  if (bad) return;
+  if (nn_grow((void **)&c->rules, &p->rules_cap, c->n_rules + 1, sizeof r)) {
+    nn_perr(p, "out of memory");
+    return;
+  }
+  c->rules[c->n_rules++] = r;
+}
+
+/* ------------------------------------------------------------------ env, model, topology */
+
+static int env_name_ok(const char *s) {
+  if (strncmp(s, "NCCL_", 5) || !s[5]) return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+  return 1;
+}
+
+/* The slot holding `name`, or the empty slot where it would go (FNV-1a hash). */
+static int *env_slot(struct nn_parser *p, const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *s = (const unsigned char *)name; *s; s++) h = (h ^ *s) * 16777619u;
+  size_t i = h % NN_ENV_SLOTS;
+  while (p->env_tab[i] && strcmp(p->cfg->envs[p->env_tab[i] - 1].name, name))
+    i = (i + 1) % NN_ENV_SLOTS;
+  return &p->env_tab[i];
+}
+
+void nn_dir_env(struct nn_parser *p) {
+  struct nn_config *c = p->cfg;
+  if (p->nf < 2) {
+    nn_perr(p, "env: expected env NCCL_NAME=value");
+    return;
+  }
+  int bad = 0;
+  for (int i = 2; i < p->nf; i++, bad++)
+    nn_perr(p, "env: unexpected field '%s' (values contain no spaces)", nn_quote(p, p->f[i]));
+  char *eq = strchr(p->f[1], '=');
+  if (!eq) {
+    nn_perr(p, "env: expected NAME=value, got '%s'", nn_quote(p, p->f[1]));
+    return;
+  }
+  *eq = 0;
+  const char *name = p->f[1], *value = eq + 1;
+  if (!env_name_ok(name)) {
+    nn_perr(p, "env: '%s' is not an NCCL variable name (expected NCCL_ followed by letters, "
+         "digits or _)", nn_quote(p, name));
+    return;
+  }
+  if (!strcmp(name, "NCCL_NUMA_CONFIG")) {
+    nn_perr(p, "env: NCCL_NUMA_CONFIG cannot be set here (the mapping's path comes only from "
+         "the real environment)");
+    return;
+  }
+  int *slot = env_slot(p, name);
+  if (*slot) {
+    nn_perr(p, "env: duplicate %s (first on line %d)", name, c->envs[*slot - 1].line);
+    return;
+  }
+  if (bad || p->envs_over) return;
+  if (c->n_envs >= NN_MAX_ENVS) {
+    nn_perr(p, "env: too many env lines (at most %d)", NN_MAX_ENVS);
+    p->envs_over = 1;
+    return;
+  }
+  if (nn_grow((void **)&c->envs, &p->envs_cap, c->n_envs + 1, sizeof *c->envs)) {
+    nn_perr(p, "out of memory");
+    return;
+  }
+  struct nn_env_default *e = &c->envs[c->n_envs];
+  e->name = strdup(name);
+  e->value = strdup(value);
+  e->line = p->line;
+  if (!e->name || !e->value) {
+    free(e->name);
+    free(e->value);
+    nn_perr(p, "out of memory");
+    return;
+  }
+  *slot = ++c->n_envs;
+}
+
+/* The value of the one key of a directive a file may hold once; *first keeps
+ * the line of the first such directive (0 before it). Returns NULL after
+ * reporting a repeat, a bad field or a missing key (`hint` follows "KEY="). */
+static const char *take_single_key(struct nn_parser *p, const char *dir, int *first, const char *key,
+                                   const char *hint) {
+  if (*first) {
+    nn_perr(p, "%s: second %s line (first on line %d)", dir, dir, *first);
+    return NULL;
+  }
+  *first = p->line;
+  struct nn_kv k[] = {{key, NULL}};
+  if (nn_take_keys(p, dir, 1, k, 1)) return NULL;
+  if (!k[0].val) nn_perr(p, "%s: missing %s=%s", dir, key, hint);
+  return k[0].val;
+}
+
+void nn_dir_model(struct nn_parser *p) {
+  struct nn_config *c = p->cfg;
+  const char *v = take_single_key(p, "model", &c->model_line, "pci-latency-us", "");
+  if (!v) return;
+  double x = 0;
+  if (nn_double_parse(v, &x) || !(x > 0.0 && x <= 1e6)) {
+    nn_perr(p, "model: bad pci-latency-us '%s' (expected a number of microseconds, "
+         "0 < x <= 1000000)", nn_quote(p, v));
+    return;
+  }
+  c->pci_latency_us = x;
+}
+
+void nn_dir_topology(struct nn_parser *p) {
+  const char *v = take_single_key(p, "topology", &p->topo_line, "mode", " (auto, numa or off)");
+  if (!v) return;
+  int m = nn_topo_mode_from_name(v);
+  if (m < 0) {
+    nn_perr(p, "topology: unknown mode '%s' (expected auto, numa or off)", nn_quote(p, v));
+    return;
+  }
+  p->cfg->topo_mode = m;
+}
+
+/* ------------------------------------------------------------------ include-csv */
+
+/* A relative path is taken relative to the mapping file's directory, as users expect
+ * of a file that names its neighbours. */
+static char *resolve_include(const char *config_name, const char *path) {
+  const char *slash = strrchr(config_name, '/');
+  if (path[0] == '/' || !slash) return strdup(path);
+  size_t dir_len = (size_t)(slash - config_name) + 1, n = strlen(path);
+  char *full = malloc(dir_len + n + 1);
+  if (!full) return NULL;
+  memcpy(full, config_name, dir_len);
+  memcpy(full + dir_len, path, n + 1);
+  return full;
+}
+
+
+static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, int n) {
+  struct nn_config *c = p->cfg;
+  if (c->n_rules + n > NN_MAX_RULES) {
+    nn_perr(p, "include-csv: %d more rules would exceed %d rules", n, NN_MAX_RULES);
+    p->rules_over = 1;
+    return;
+  }
+  if (nn_grow((void **)&c->rules, &p->rules_cap, c->n_rules + n, sizeof *rules)) {
+    nn_perr(p, "out of memory");
+    return;
+  }
+  memcpy(c->rules + c->n_rules, rules, (size_t)n * sizeof *rules);
+  c->n_rules += n;
+}
+
+void nn_dir_include_csv(struct nn_parser *p) {
+  if (p->nf != 2) {
+    nn_perr(p, "include-csv: expected exactly one path");
+    return;
+  }
+  char *resolved = resolve_include(p->name, p->f[1]);
+  const char *path = resolved ? nn_config_own_file(p->cfg, resolved) : NULL;
+  if (!path) {
+    nn_perr(p, "out of memory");
+    return;
+  }
+  struct nn_rule *rules = NULL;
+  int n = 0;
+  struct nn_diag sub = {0};
+  if (nn_csv_rules_load(path, &rules, &n, &sub) != 0) {
+    for (int i = 0; i < sub.n; i++) nn_perr(p, "include-csv: %s", sub.msgs[i]);
+    if (sub.dropped) nn_perr(p, "include-csv: ... and %d more problems in %s", sub.dropped, path);
+  } else if (n && !p->rules_over) {
+    append_csv_rules(p, rules, n);
+  }
+  nn_diag_clear(&sub);
+  free(rules);
+}

@@ -1,0 +1,36 @@
+/* cpuinfo.c - the first processor's vendor, family and model (see cpuinfo.h). */
+#include "cpuinfo.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "numparse.h"
+
+int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) {
+  FILE *f = fopen(path ? path : "/proc/cpuinfo", "re");
+  if (!f) return -1;
+  vendor[0] = 0;
+  *family = *model = -1;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '\n' && vendor[0]) break;  /* end of the first processor */
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    char *key_end = colon;
+    while (key_end > line && isspace((unsigned char)key_end[-1])) key_end--;
+    size_t klen = (size_t)(key_end - line);
+    char *val = colon + 1;
+    while (*val == ' ' || *val == '\t') val++;
+    val[strcspn(val, " \t\r\n")] = 0;
+    if (klen == 9 && !strncmp(line, "vendor_id", 9) && !vendor[0])
+      snprintf(vendor, 16, "%.15s", val);
+    else if (klen == 10 && !strncmp(line, "cpu family", 10) && *family < 0)
+      nn_int_parse(val, 0, INT_MAX, family);   /* junk leaves it unknown (-1) */
+    else if (klen == 5 && !strncmp(line, "model", 5) && *model < 0)
+      nn_int_parse(val, 0, INT_MAX, model);
+  }
+  fclose(f);
+  return vendor[0] ? 0 : -1;
+}
