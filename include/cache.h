@@ -1,16 +1,18 @@
 /*
  * cache.h - the mapping file, parsed once per version per process.
  *
- * MoE frameworks create hundreds of communicators; each init only stats the file.
- * A version is re-read when path, device, inode, size or mtime (ns) change. A version
- * also shares compiled policies between communicators of the same shape.
- * Versions are reference counted: strings a caller got from one stay valid while it
- * holds the reference.
+ * MoE frameworks create hundreds of communicators; each init only stats the files a
+ * version was built from (the mapping, each `include-csv`, NCCL_TUNER_CONFIG_FILE). When
+ * any of them changed identity (device, inode, size, mtime or ctime), the files are read
+ * again (see snapshot.h) and parsed outside every lock, and the new version is published
+ * for the next communicators; communicators already created keep theirs whole. Nothing
+ * here sleeps, and the cache's lock only guards a pointer and reference counts.
  *
- * A file is read only once it has been quiet for 250 ms and did not change during the
- * read; until then communicators keep the previous version of the same path whole, so an
- * in-place rewrite is never read half-way (the first load of a path waits, at most 1 s,
- * for a file being written to settle).
+ * A file that changed during each of NN_SNAP_READS reads in a row is not used: that init
+ * keeps the previous version of the same path whole, or is a pass-through when there is
+ * none, and one WARN says so. A version also shares compiled policies between
+ * communicators of the same shape. Versions are reference counted: strings a caller got
+ * from one stay valid while it holds the reference.
  */
 #ifndef NCCL_NUMA_CACHE_H
 #define NCCL_NUMA_CACHE_H
@@ -27,17 +29,20 @@
 enum nn_cfg_status {
   NN_CFG_OK = 0,          /* parsed; nn_cfgver_config() is not NULL */
   NN_CFG_ABSENT,          /* no NCCL_NUMA_CONFIG and no default file: quiet pass-through */
-  NN_CFG_INVALID          /* unreadable or rejected: WARN once, pass-through */
+  NN_CFG_INVALID,         /* unreadable or rejected: WARN once, pass-through */
+  NN_CFG_MOVING           /* kept changing while read and nothing older to keep: pass-through */
 };
 
 struct nn_cfgver;
 
 /* The current version of the config named by NCCL_NUMA_CONFIG (real environment only),
- * else NN_DEFAULT_CONFIG_PATH. Returns NULL only when out of memory. */
-struct nn_cfgver *nn_cache_acquire(void);
+ * else NN_DEFAULT_CONFIG_PATH. Reads the files again when they changed; when they kept
+ * changing during the reads, WARNs through `logger` (NULL: see log.h) once until a new
+ * version is published. Returns NULL only when out of memory. */
+struct nn_cfgver *nn_cache_acquire(nn_ncclDebugLogger_t logger);
 
-/* Same for an explicit path (NULL: as nn_cache_acquire). */
-struct nn_cfgver *nn_cache_acquire_path(const char *path);
+/* Adds a reference to `v` (NULL is accepted) and returns it. */
+struct nn_cfgver *nn_cfgver_ref(struct nn_cfgver *v);
 
 /* Drops a reference; NULL is accepted. */
 void nn_cache_release(struct nn_cfgver *v);
@@ -46,8 +51,10 @@ const struct nn_config *nn_cfgver_config(const struct nn_cfgver *v);
 const char *nn_cfgver_path(const struct nn_cfgver *v);
 int nn_cfgver_status(const struct nn_cfgver *v);
 const struct nn_diag *nn_cfgver_diag(const struct nn_cfgver *v);
-/* A number that grows with every version read in this process. */
-uint64_t nn_cfgver_generation(const struct nn_cfgver *v);
+
+/* Eight hex digits naming the content the version was built from (the mapping and every
+ * CSV it pulled in, FNV-1a): ranks that read different versions log different hashes. */
+const char *nn_cfgver_hash(const struct nn_cfgver *v);
 
 /* Returns 1 exactly once per version: callers use it to warn once about a bad file. */
 int nn_cfgver_claim_warning(struct nn_cfgver *v);

@@ -130,6 +130,7 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
                  (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
                  nn_scope_name(nn_policy_scope(p)));
   nn_log_json_string(t.buf, t.size, &t.len, nn_cfgver_path(v));
+  nn_log_appendf(t.buf, t.size, &t.len, ",\"configHash\":\"%s\"", nn_cfgver_hash(v));
   append_process(&t);
   nn_log_appendf(t.buf, t.size, &t.len, ",\"table\":[");
   nn_policy_visit(p, json_segment, &t);
@@ -168,8 +169,8 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
     nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
-                "nccl-numa " NN_VERSION ": tuner v%d, config %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
-                "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), sockets,
+                "nccl-numa " NN_VERSION ": tuner v%d, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
+                "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), nn_cfgver_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
     if (tuning_wanted(cfg)) {
@@ -194,13 +195,14 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *a, void **ctx) {
   struct nn_tuner_ctx *c = calloc(1, sizeof *c);
   *ctx = c;
   if (!c) return nn_ncclSuccess;
-  c->version = nn_cache_acquire();
+  c->version = nn_cache_acquire(a->logger);
   int status = nn_cfgver_status(c->version);
   if (status == NN_CFG_INVALID) {
     nn_cfgver_warn_rejected(c->version, a->logger,
                             "the plugin is a pass-through (no topology, no overrides, constants untouched)");
     return nn_ncclSuccess;
   }
+  if (status == NN_CFG_MOVING) return nn_ncclSuccess;   /* the cache has said so */
   if (status == NN_CFG_ABSENT) {
     if (nn_cfgver_claim_warning(c->version))
       nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "

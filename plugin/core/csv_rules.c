@@ -2,14 +2,12 @@
 #include "csv_rules.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "snapshot.h"
 
 #define CSV_MIN_FIELDS 8
 #define CSV_MAX_FIELDS 10
@@ -250,42 +248,12 @@ int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules,
                       struct nn_diag *diag) {
   *rules = NULL;
   *n_rules = 0;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    nn_diag_add(diag, "%s: cannot open: %s", path, strerror(errno));
+  char *buf, err[512];
+  size_t len;
+  if (nn_snap_read(path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err) != NN_SNAP_OK) {
+    nn_diag_add(diag, "%s", err);
     return -1;
   }
-  struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    nn_diag_add(diag, "%s: cannot open: not a regular file", path);
-    close(fd);
-    return -1;
-  }
-  if (st.st_size > (off_t)NN_MAX_FILE_BYTES) {
-    nn_diag_add(diag, "%s: larger than %u bytes", path, NN_MAX_FILE_BYTES);
-    close(fd);
-    return -1;
-  }
-  size_t cap = (size_t)st.st_size, len = 0;
-  char *buf = malloc(cap + 1);
-  if (!buf) {
-    close(fd);
-    nn_diag_add(diag, "%s: out of memory", path);
-    return -1;
-  }
-  for (;;) {   /* the file may change size while read: never read past cap */
-    ssize_t got = len < cap ? read(fd, buf + len, cap - len) : 0;
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      nn_diag_add(diag, "%s: cannot read: %s", path, strerror(errno));
-      free(buf);
-      close(fd);
-      return -1;
-    }
-    if (got == 0) break;
-    len += (size_t)got;
-  }
-  close(fd);
   int rc = nn_csv_rules_parse(path, buf, len, rules, n_rules, diag);
   free(buf);
   return rc;

@@ -74,6 +74,18 @@ static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, 
 
 #define IDX(a, p) ((a) * NP + (p))
 
+/* The version the plugin names: FNV-1a over the file's length (8 bytes) and bytes, folded
+ * to 32 bits (cache.h), so a rank's log says which content it used. */
+static void expected_version(const char *cfg, char *out, size_t size) {
+  static char text[1 << 16];
+  FILE *f = fopen(cfg, "rb");
+  uint64_t n = f ? fread(text, 1, sizeof text, f) : 0, h = 14695981039346656037ULL;
+  if (f) fclose(f);
+  for (size_t i = 0; i < sizeof n; i++) h = (h ^ ((const unsigned char *)&n)[i]) * 1099511628211ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+  snprintf(out, size, "\"configHash\":\"%08x\"", (unsigned)(h ^ (h >> 32)));
+}
+
 /* NCCL_NUMA_LOG_FILE: one JSON object per init, with the rule behind each table entry. */
 static void check_json_record(const char *path, const char *cfg) {
   char buf[8192] = "", want[700];
@@ -93,6 +105,8 @@ static void check_json_record(const char *path, const char *cfg) {
   snprintf(want_host, sizeof want_host, "\"host\":\"%s\"", host);
   CHECK(strstr(buf, want_host) != NULL, "host in record (%s)", want_host);
   CHECK(strstr(buf, "\"rank\":3,\"rankFrom\":\"OMPI_COMM_WORLD_RANK\"") != NULL, "launcher rank in record");
+  expected_version(cfg, want, sizeof want);
+  CHECK(strstr(buf, want) != NULL, "content version in record (%s)", want);
   snprintf(want, sizeof want, "\"choice\":\"ring/ll channels=4\",\"rule\":\"%s:13\"", cfg);
   CHECK(strstr(buf, want) != NULL, "rule line behind the entry (%s)", want);
 }

@@ -4,6 +4,7 @@
 #
 #   BUILD=dir          build directory (default build); the fuzz build goes to $BUILD-fuzz
 #   FUZZ_SECONDS=n     seconds per target (default 60)
+#   FUZZ_RUNS=n        instead: run each target for n executions (the long runs of docs/fuzzing.md)
 #   FUZZ_TARGETS="..." targets to run (default: all test/fuzz/fuzz_*.c)
 #   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
 #   FUZZ_COVERAGE=1    afterwards, replay each target's corpus through a source-coverage build
@@ -70,7 +71,9 @@ fuzz_one() {
   mkdir -p "$work" "$art"
   local dict=()
   [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="test/fuzz/dict/$t.dict")
-  "$FB/fuzz/$t" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+  local limit=(-max_total_time="$SECONDS_EACH")
+  [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+  "$FB/fuzz/$t" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "test/fuzz/corpus/$t" >"$log" 2>&1
 }
 running=0
@@ -93,7 +96,8 @@ for t in $TARGETS; do
     grep -m3 -E "^==[0-9]+==ERROR|SUMMARY|runtime error" "$log"
     status=1
   else
-    echo "PASS test/fuzz/$t: ${execs:-?} execs in ${SECONDS_EACH}s, $cov"
+    secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    echo "PASS test/fuzz/$t: ${execs:-?} execs in ${secs:-$SECONDS_EACH}s, $cov"
   fi
 done
 

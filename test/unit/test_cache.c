@@ -1,60 +1,103 @@
-/* test_cache.c - one parse per file version; reload on any change of the file's identity. */
+/* test_cache.c - one parse per version of the files a config was built from; a changed
+ * file is adopted by the next acquire, without waiting; a file that keeps changing is
+ * never used half-read. */
 #include "nn_test.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "cache.h"
+#include "snapshot.h"
 
-/* Sets the file's mtime `ago_ms` milliseconds in the past. */
-static void age(const char *path, long ago_ms) {
-  struct timespec now, times[2];
-  clock_gettime(CLOCK_REALTIME, &now);
-  long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - ago_ms * 1000000LL;
-  times[0] = times[1] = (struct timespec){.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
-  assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+static char dir[64];
+static int warns;
+static char last_warn[1024];
+
+__attribute__((format(printf, 5, 6)))
+static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != 2) return;   /* NCCL_LOG_WARN */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_warn, sizeof last_warn, fmt, ap);
+  va_end(ap);
+  warns++;
 }
 
-/* Replaces the file by rename (atomic), its mtime `ago_ms` in the past. */
-static void write_at(const char *path, const char *text, long ago_ms) {
-  char tmp[512];
+static const char *in_dir(const char *name) {
+  static char paths[4][256];
+  static int next;
+  char *p = paths[next++ % 4];
+  snprintf(p, 256, "%s/%s", dir, name);
+  return p;
+}
+
+/* Replaces `name` by rename (atomic), as a deployment should. */
+static const char *replace(const char *name, const char *text) {
+  char tmp[300];
+  const char *path = in_dir(name);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
-  age(tmp, ago_ms);
   assert_int_equal(rename(tmp, path), 0);
+  return path;
+}
+
+/* Points the symlink `name` at `target`, replacing it atomically. */
+static const char *relink(const char *name, const char *target) {
+  char tmp[300];
+  const char *path = in_dir(name);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  unlink(tmp);
+  assert_int_equal(symlink(target, tmp), 0);
+  assert_int_equal(rename(tmp, path), 0);
+  return path;
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/nn-cache-XXXXXX");
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  unsetenv("NCCL_NUMA_CONFIG");
+  return system(cmd) == 0 ? 0 : -1;
 }
 
 static void test_reuse_and_reload(void **state) {
   (void)state;
-  char *path = nn_test_write_file("gpu 0 bus=01:00.0 numa=0\nrule algo=ring\n");
-  struct nn_cfgver *a = nn_cache_acquire_path(path);
-  struct nn_cfgver *b = nn_cache_acquire_path(path);
+  setenv("NCCL_NUMA_CONFIG", replace("m.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\n"), 1);
+  struct nn_cfgver *a = nn_cache_acquire(NULL);
+  struct nn_cfgver *b = nn_cache_acquire(NULL);
   assert_ptr_equal(a, b);
   assert_int_equal(nn_cfgver_status(a), NN_CFG_OK);
   assert_int_equal(nn_cfgver_config(a)->n_rules, 1);
+  assert_int_equal(strlen(nn_cfgver_hash(a)), 8);
   const struct nn_policy *p1 = nn_cfgver_policy(a, 4, 1), *p2 = nn_cfgver_policy(b, 4, 1);
   assert_ptr_equal(p1, p2);                                   /* shared per shape */
   assert_ptr_not_equal(p1, nn_cfgver_policy(a, 8, 1));
 
-  write_at(path, "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n", 0);
-  struct nn_cfgver *settling = nn_cache_acquire_path(path);
-  assert_ptr_equal(settling, a);              /* modified just now: the old version, whole */
-  nn_cache_release(settling);
-  age(path, 1000);
-  struct nn_cfgver *c = nn_cache_acquire_path(path);
+  replace("m.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n");
+  struct nn_cfgver *c = nn_cache_acquire(NULL);               /* adopted at once: no settle time */
   assert_ptr_not_equal(c, a);
-  assert_true(nn_cfgver_generation(c) > nn_cfgver_generation(a));
   assert_int_equal(nn_cfgver_config(c)->n_rules, 2);
+  assert_string_not_equal(nn_cfgver_hash(c), nn_cfgver_hash(a));
   assert_int_equal(nn_cfgver_config(a)->n_rules, 1);          /* the old version stays whole */
 
-  write_at(path, "gpu 0 bus=nope numa=0\n", 1000);
-  struct nn_cfgver *d = nn_cache_acquire_path(path);
+  replace("m.conf", "gpu 0 bus=nope numa=0\n");
+  struct nn_cfgver *d = nn_cache_acquire(NULL);
   assert_int_equal(nn_cfgver_status(d), NN_CFG_INVALID);
   assert_null(nn_cfgver_config(d));
+  assert_null(nn_cfgver_policy(d, 4, 1));
   assert_true(nn_cfgver_diag(d)->n >= 1);
   assert_int_equal(nn_cfgver_claim_warning(d), 1);
   assert_int_equal(nn_cfgver_claim_warning(d), 0);            /* warn once per version */
@@ -63,7 +106,106 @@ static void test_reuse_and_reload(void **state) {
   nn_cache_release(c);
   nn_cache_release(d);
   nn_cache_release(NULL);
-  nn_test_remove_file(path);
+}
+
+/* The same content gives the same hash in another file (ranks on other nodes). */
+static void test_hash_names_content(void **state) {
+  (void)state;
+  const char *text = "gpu 0 bus=01:00.0 numa=0\nrule algo=tree\n";
+  setenv("NCCL_NUMA_CONFIG", replace("one.conf", text), 1);
+  struct nn_cfgver *a = nn_cache_acquire(NULL);
+  setenv("NCCL_NUMA_CONFIG", replace("two.conf", text), 1);
+  struct nn_cfgver *b = nn_cache_acquire(NULL);
+  assert_ptr_not_equal(a, b);
+  assert_string_equal(nn_cfgver_hash(a), nn_cfgver_hash(b));
+  nn_cache_release(a);
+  nn_cache_release(b);
+}
+
+/* An included CSV is part of the version: replacing it alone makes a new version. */
+static void test_included_csv_is_part_of_the_version(void **state) {
+  (void)state;
+  replace("r.csv", "allreduce,0,-1,ring,ll,2,-1,-1\n");
+  setenv("NCCL_NUMA_CONFIG", replace("inc.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv r.csv\n"), 1);
+  struct nn_cfgver *a = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cfgver_config(a)->rules[0].algo, NN_ALGO_RING);
+  struct nn_cfgver *same = nn_cache_acquire(NULL);
+  assert_ptr_equal(same, a);
+  nn_cache_release(same);
+  replace("r.csv", "allreduce,0,-1,tree,simple,8,-1,-1\n");
+  struct nn_cfgver *b = nn_cache_acquire(NULL);
+  assert_ptr_not_equal(b, a);
+  assert_int_equal(nn_cfgver_config(b)->rules[0].algo, NN_ALGO_TREE);
+  assert_int_equal(nn_cfgver_config(b)->rules[0].channels, 8);
+  assert_string_not_equal(nn_cfgver_hash(a), nn_cfgver_hash(b));
+  nn_cache_release(a);
+  nn_cache_release(b);
+
+  /* NCCL_TUNER_CONFIG_FILE likewise. */
+  replace("t.csv", "allgather,0,-1,ring,ll,2,-1,-1\n");
+  setenv("NCCL_TUNER_CONFIG_FILE", in_dir("t.csv"), 1);
+  setenv("NCCL_NUMA_CONFIG", replace("norules.conf", "gpu 0 bus=01:00.0 numa=0\n"), 1);
+  a = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cfgver_config(a)->rules[0].proto, NN_PROTO_LL);
+  replace("t.csv", "allgather,0,-1,ring,simple,2,-1,-1\n");
+  b = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cfgver_config(b)->rules[0].proto, NN_PROTO_SIMPLE);
+  nn_cache_release(a);
+  nn_cache_release(b);
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+}
+
+/* /proc files say size 0 and then return bytes: to nn_snap_read, a file that changes under
+ * every read. */
+static void test_snap_read_notices_a_moving_file(void **state) {
+  (void)state;
+  char *buf, err[512];
+  size_t len;
+  assert_int_equal(nn_snap_read("/proc/self/status", NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
+                   NN_SNAP_MOVING);
+  assert_null(buf);
+  assert_non_null(strstr(err, "/proc/self/status: changed while being read"));
+  const char *still = replace("still.conf", "abc");
+  assert_int_equal(nn_snap_read(still, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_OK);
+  assert_int_equal(len, 3);
+  assert_string_equal(buf, "abc");
+  free(buf);
+  assert_int_equal(nn_snap_read(dir, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
+  assert_non_null(strstr(err, "cannot open: a directory, not a regular file"));
+}
+
+/* A mapping that keeps changing: the previous version of the path is kept whole, one WARN
+ * says so; with no previous version the communicator is a pass-through. */
+static void test_moving_file_keeps_the_previous_version(void **state) {
+  (void)state;
+  const char *good = replace("good.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=tree\n");
+  setenv("NCCL_NUMA_CONFIG", relink("link.conf", good), 1);
+  struct nn_cfgver *a = nn_cache_acquire(logger);
+  assert_int_equal(nn_cfgver_status(a), NN_CFG_OK);
+  relink("link.conf", "/proc/self/status");
+  warns = 0;
+  struct nn_cfgver *b = nn_cache_acquire(logger);
+  struct nn_cfgver *c = nn_cache_acquire(logger);
+  assert_ptr_equal(b, a);                                     /* kept whole */
+  assert_ptr_equal(c, a);
+  assert_int_equal(warns, 1);                                 /* said once */
+  assert_non_null(strstr(last_warn, "changed while being read"));
+  assert_non_null(strstr(last_warn, nn_cfgver_hash(a)));
+  relink("link.conf", good);
+  struct nn_cfgver *d = nn_cache_acquire(logger);
+  assert_ptr_equal(d, a);                                     /* the same files again: the same version */
+  nn_cache_release(b);
+  nn_cache_release(c);
+  nn_cache_release(d);
+
+  /* An include that keeps changing counts the same way. */
+  setenv("NCCL_NUMA_CONFIG", replace("inc2.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv /proc/self/status\n"), 1);
+  b = nn_cache_acquire(logger);
+  assert_int_equal(nn_cfgver_status(b), NN_CFG_MOVING);       /* a new path: nothing older to keep */
+  assert_null(nn_cfgver_config(b));
+  assert_non_null(strstr(last_warn, "pass-through"));
+  nn_cache_release(b);
+  nn_cache_release(a);
 }
 
 static void test_missing_default_is_quiet(void **state) {
@@ -71,11 +213,11 @@ static void test_missing_default_is_quiet(void **state) {
   unsetenv("NCCL_NUMA_CONFIG");
   struct stat st;
   if (stat(NN_DEFAULT_CONFIG_PATH, &st) == 0) skip();
-  struct nn_cfgver *v = nn_cache_acquire();
+  struct nn_cfgver *v = nn_cache_acquire(NULL);
   assert_int_equal(nn_cfgver_status(v), NN_CFG_ABSENT);
   nn_cache_release(v);
   setenv("NCCL_NUMA_CONFIG", "/nonexistent/x.conf", 1);
-  v = nn_cache_acquire();
+  v = nn_cache_acquire(NULL);
   assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);     /* an explicit path that is missing warns */
   assert_non_null(strstr(nn_cfgver_diag(v)->msgs[0], "cannot open"));
   nn_cache_release(v);
@@ -84,7 +226,10 @@ static void test_missing_default_is_quiet(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_reuse_and_reload), cmocka_unit_test(test_missing_default_is_quiet),
+    cmocka_unit_test(test_reuse_and_reload), cmocka_unit_test(test_hash_names_content),
+    cmocka_unit_test(test_included_csv_is_part_of_the_version),
+    cmocka_unit_test(test_snap_read_notices_a_moving_file),
+    cmocka_unit_test(test_moving_file_keeps_the_previous_version), cmocka_unit_test(test_missing_default_is_quiet),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }

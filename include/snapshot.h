@@ -1,0 +1,84 @@
+/*
+ * snapshot.h - reading a config file whole or not at all, and recording what was read.
+ *
+ * A file is read from one open descriptor; the read counts only when fstat gives the same
+ * identity (device, inode, size, mtime, ctime) before and after and exactly `size` bytes
+ * came back. A file that keeps changing is re-read a bounded number of times, never with
+ * a sleep: the caller falls back on what it had. A writer that pauses between two writes
+ * of an in-place rewrite leaves a file that is still, and such a read cannot be told from
+ * a finished file; replacing a file by rename is the way to change it safely.
+ *
+ * While a recording is active on a thread, every file read by nn_snap_read on that thread
+ * (the mapping, each `include-csv`, NCCL_TUNER_CONFIG_FILE) adds its path and identity to
+ * the recording and its bytes to the recording's content hash: together they are the
+ * version key of a parsed config.
+ */
+#ifndef NCCL_NUMA_SNAPSHOT_H
+#define NCCL_NUMA_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* What stat says of a path; two equal keys mean the file was not changed in between
+ * (to the filesystem's timestamp granularity). */
+struct nn_file_key {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+  int err;                /* errno of stat, 0 when it worked */
+};
+
+/* stat(path) as a key. */
+void nn_file_key_of(const char *path, struct nn_file_key *k);
+
+/* 1 when both keys describe the same file contents. */
+int nn_file_key_equal(const struct nn_file_key *a, const struct nn_file_key *b);
+
+/* How many times a file that changed during the read is read again before giving up. */
+#define NN_SNAP_READS 4
+
+enum nn_snap_result {
+  NN_SNAP_OK = 0,          /* *buf holds the whole file */
+  NN_SNAP_ERROR = -1,      /* cannot open, not a regular file, too large, read error */
+  NN_SNAP_MOVING = -2      /* changed during each of NN_SNAP_READS reads */
+};
+
+/* Reads the regular file `path` (at most `max` bytes, O_NONBLOCK so a FIFO never blocks)
+ * into a malloc'd, NUL-terminated *buf of *len bytes. On NN_SNAP_ERROR and NN_SNAP_MOVING,
+ * writes "PATH: problem" to err and sets *buf = NULL. Records into the thread's active
+ * recording, if any, on every outcome. */
+int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz);
+
+/* One file of a recording. */
+struct nn_snap_file {
+  char *path;
+  struct nn_file_key key;
+};
+
+/* The files read while building one config version. */
+struct nn_snap_record {
+  struct nn_snap_file *files;
+  int n, cap;
+  int moving;             /* some file changed under every read: 1 + its index in files */
+  int incomplete;         /* out of memory while recording: the key cannot be trusted */
+  uint64_t hash;          /* FNV-1a over the lengths and contents of the files, in order */
+};
+
+/* Starts recording on this thread (one recording at a time). */
+void nn_snap_record_begin(struct nn_snap_record *r);
+
+/* Stops recording; the record stays valid until nn_snap_record_free. */
+void nn_snap_record_end(struct nn_snap_record *r);
+
+/* 1 when every recorded file still has its recorded key (one stat per file). */
+int nn_snap_record_current(const struct nn_snap_record *r);
+
+/* 1 when both recordings name the same files with the same keys. */
+int nn_snap_record_equal(const struct nn_snap_record *a, const struct nn_snap_record *b);
+
+void nn_snap_record_free(struct nn_snap_record *r);
+
+#endif

@@ -1,0 +1,183 @@
+/* snapshot.c - whole-file reads that notice a concurrent writer, and the record of them. */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static _Thread_local struct nn_snap_record *t_record;
+
+static void key_from_stat(const struct stat *st, struct nn_file_key *k) {
+  memset(k, 0, sizeof *k);
+  k->dev = st->st_dev;
+  k->ino = st->st_ino;
+  k->size = st->st_size;
+  k->mtime = st->st_mtim;
+  k->ctime = st->st_ctim;
+}
+
+void nn_file_key_of(const char *path, struct nn_file_key *k) {
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    key_from_stat(&st, k);
+    return;
+  }
+  memset(k, 0, sizeof *k);
+  k->err = errno ? errno : EIO;
+}
+
+int nn_file_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) {
+  return a->err == b->err && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+         a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+         a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static const char *file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  return "not a regular file";
+}
+
+/* Reads up to want + 1 bytes: one byte more than fstat promised means the file grew. */
+static ssize_t read_upto(int fd, char *buf, size_t want) {
+  size_t got = 0;
+  while (got <= want) {
+    ssize_t r = read(fd, buf + got, want + 1 - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* One attempt from an open descriptor: 1 whole, 0 changed during the read, -1 error. */
+static int read_once(int fd, const char *path, size_t max, char **buf, size_t *len,
+                     struct nn_file_key *key, char *err, size_t errsz) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    snprintf(err, errsz, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  key_from_stat(&st, key);
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(err, errsz, "%s: cannot open: %s, not a regular file", path, file_kind(st.st_mode));
+    return -1;
+  }
+  if ((uint64_t)st.st_size > max) {
+    snprintf(err, errsz, "%s: file is %lld bytes, over the %zu MiB limit", path, (long long)st.st_size,
+             max >> 20);
+    return -1;
+  }
+  size_t size = (size_t)st.st_size;
+  char *b = malloc(size + 2);
+  if (!b) {
+    snprintf(err, errsz, "%s: cannot read: out of memory", path);
+    return -1;
+  }
+  ssize_t got = lseek(fd, 0, SEEK_SET) == 0 ? read_upto(fd, b, size) : -1;
+  if (got < 0) {
+    snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+    free(b);
+    return -1;
+  }
+  struct stat after;
+  struct nn_file_key after_key;
+  int still = fstat(fd, &after) == 0;
+  if (still) key_from_stat(&after, &after_key);
+  if (!still || (size_t)got != size || !nn_file_key_equal(key, &after_key)) {
+    free(b);
+    return 0;
+  }
+  b[size] = 0;
+  *buf = b;
+  *len = size;
+  return 1;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+static void record(const char *path, const struct nn_file_key *key, const char *buf, size_t len, int moving) {
+  struct nn_snap_record *r = t_record;
+  if (!r) return;
+  uint64_t n = buf ? (uint64_t)len : UINT64_MAX;   /* an unreadable file hashes unlike an empty one */
+  r->hash = fnv1a(r->hash, &n, sizeof n);
+  if (buf) r->hash = fnv1a(r->hash, buf, len);
+  if (r->n == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 4;
+    struct nn_snap_file *grown = realloc(r->files, (size_t)cap * sizeof *grown);
+    if (!grown) { r->incomplete = 1; r->moving |= moving; return; }
+    r->files = grown;
+    r->cap = cap;
+  }
+  char *copy = strdup(path);
+  if (!copy) { r->incomplete = 1; r->moving |= moving; return; }
+  r->files[r->n++] = (struct nn_snap_file){copy, *key};
+  if (moving && !r->moving) r->moving = r->n;
+}
+
+int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
+  *buf = NULL;
+  *len = 0;
+  struct nn_file_key key;
+  memset(&key, 0, sizeof key);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int e = errno ? errno : EIO;
+    snprintf(err, errsz, "%s: cannot open: %s", path, strerror(e));
+    nn_file_key_of(path, &key);   /* what the next look will compare: stat may work where open did not */
+    record(path, &key, NULL, 0, 0);
+    return NN_SNAP_ERROR;
+  }
+  int rc = 0;
+  for (int i = 0; i < NN_SNAP_READS && rc == 0; i++) rc = read_once(fd, path, max, buf, len, &key, err, errsz);
+  close(fd);
+  if (rc == 0) snprintf(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
+  record(path, &key, *buf, *len, rc == 0);
+  return rc == 1 ? NN_SNAP_OK : rc == 0 ? NN_SNAP_MOVING : NN_SNAP_ERROR;
+}
+
+void nn_snap_record_begin(struct nn_snap_record *r) {
+  memset(r, 0, sizeof *r);
+  r->hash = 14695981039346656037ULL;
+  t_record = r;
+}
+
+void nn_snap_record_end(struct nn_snap_record *r) {
+  if (t_record == r) t_record = NULL;
+}
+
+int nn_snap_record_current(const struct nn_snap_record *r) {
+  for (int i = 0; i < r->n; i++) {
+    struct nn_file_key now;
+    nn_file_key_of(r->files[i].path, &now);
+    if (!nn_file_key_equal(&now, &r->files[i].key)) return 0;
+  }
+  return !r->incomplete;
+}
+
+int nn_snap_record_equal(const struct nn_snap_record *a, const struct nn_snap_record *b) {
+  if (a->n != b->n || a->incomplete || b->incomplete) return 0;
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->files[i].path, b->files[i].path) || !nn_file_key_equal(&a->files[i].key, &b->files[i].key))
+      return 0;
+  return 1;
+}
+
+void nn_snap_record_free(struct nn_snap_record *r) {
+  for (int i = 0; i < r->n; i++) free(r->files[i].path);
+  free(r->files);
+  r->files = NULL;
+  r->n = r->cap = 0;
+}
