@@ -74,19 +74,13 @@ static void add_tuner_config_file(struct nn_cfgver *v) {
   }
 }
 
-/* Reads and parses the mapping and what it pulls in; every file read is recorded. */
+/* Reads and parses the mapping and what it pulls in; nn_snap_read records every file. */
 static void load_version(struct nn_cfgver *v, int explicit_path) {
-  char *buf, err[512];
-  size_t len;
-  int rc = nn_snap_read(v->path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err);
-  if (rc == NN_SNAP_OK) {
-    v->status = nn_config_parse(v->path, buf, len, NULL, &v->cfg, &v->diag) == 0 ? NN_CFG_OK : NN_CFG_INVALID;
-    free(buf);
-  } else if (!explicit_path && v->files.n == 1 && v->files.files[0].key.err == ENOENT) {
+  int rc = nn_config_load(v->path, NULL, &v->cfg, &v->diag);
+  v->status = rc == 0 ? NN_CFG_OK : NN_CFG_INVALID;
+  if (rc != 0 && !explicit_path && v->files.n == 1 && v->files.files[0].key.err == ENOENT) {
+    nn_diag_clear(&v->diag);
     v->status = NN_CFG_ABSENT;
-  } else {
-    nn_diag_add(&v->diag, "%s", err);
-    v->status = NN_CFG_INVALID;
   }
   add_tuner_config_file(v);
 }
