@@ -632,18 +632,20 @@ static void ab_usage(FILE *f) {
     "(e.g. test/gpu's driver): words split at blanks, {coll} replaced by the collective.\n");
 }
 
+/* The rule report applies to names read back from a run directory. */
 static int valid_arm_name(const char *s, size_t n) {
+  char name[NN_ARM_NAME_MAX];
   if (!n || n >= NN_ARM_NAME_MAX) return 0;
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum((unsigned char)s[i]) && !strchr("_.+-", s[i])) return 0;
-  return 1;
+  memcpy(name, s, n);
+  name[n] = 0;
+  return nn_rundir_name_ok(name);
 }
 
 /* Adds a numa arm NAME with mapping FILE; validates both. */
 static int add_numa_arm(struct nn_rundir *rd, const char *name, size_t name_len, const char *file,
                         int *gpus) {
   if (!valid_arm_name(name, name_len) || (name_len == 5 && !strncmp(name, "stock", 5))) {
-    fprintf(stderr, "nccl-numa ab: bad arm name '%.*s' (letters, digits, _ . + -; not 'stock')\n",
+    fprintf(stderr, "nccl-numa ab: bad arm name '%.*s' (letters, digits, _ . -; not 'stock')\n",
             (int)name_len, name);
     return -1;
   }

@@ -1,6 +1,7 @@
 /* calibrate.c - forced algorithm/protocol sweeps turned into rules. */
 #include "cli/calibrate.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -8,11 +9,13 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/abrun.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
 #include "cli/nccltuning.h"
+#include "fileread.h"
 #include "nn_config.h"
 #include "topology.h"
 
@@ -344,16 +347,6 @@ static int tuning_arms(struct nn_rundir *rd, const struct nn_tuning *t,
   return 0;
 }
 
-static char *read_text(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = malloc(PROBE_MAX_BYTES + 1);
-  *len = buf ? fread(buf, 1, PROBE_MAX_BYTES, f) : 0;
-  fclose(f);
-  if (buf) buf[*len] = 0;
-  return buf;
-}
-
 /* The default candidates: what NCCL enables here for the swept collectives,
  * read from the tuning table a probe run logs; the fixed set when the table
  * cannot be read. `note` gets one line for the run's meta. Returns 0 or -1. */
@@ -363,7 +356,8 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   int rc = nn_ab_probe(rd, o, config, 1, out, sizeof out);
   if (rc < 0) return -1;
   size_t len = 0;
-  char *buf = read_text(out, &len);
+  char *buf = NULL;
+  nn_file_read(AT_FDCWD, out, NN_FILE_NOFOLLOW, PROBE_MAX_BYTES, &buf, &len, err, sizeof err);
   struct nn_tuning t;
   int found = buf ? nn_tuning_parse(buf, len, &t, err, sizeof err) : NN_TUNING_NONE;
   free(buf);
@@ -397,10 +391,10 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
 static void meta_note(const struct nn_rundir *rd, const char *line) {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/meta", rd->path);
-  FILE *f = fopen(path, "a");
-  if (!f) return;
-  fprintf(f, "%s\n", line);
-  fclose(f);
+  int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  dprintf(fd, "%s\n", line);
+  close(fd);
 }
 
 /* Runs the sweeps; returns 0 with rd filled, or an exit code. */
@@ -473,7 +467,11 @@ static const char *scope_of(const char *config, int ranks, int *gpus) {
 static int cal_print(const struct nn_rundir *rd, const char *config) {
   struct nn_series *s = NULL;
   int ns = 0;
-  if (nn_rundir_series(rd, stderr, &s, &ns)) return NN_EXIT_INVALID;
+  char err[512];
+  if (nn_rundir_series(rd, stderr, &s, &ns, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
   int ranks = 0;
   for (int i = 0; i < ns; i++)
     if (s[i].ranks > ranks) ranks = s[i].ranks;

@@ -1,6 +1,7 @@
 /* report.c - markdown report and gnuplot plots of an A/B run directory. */
 #include "cli/report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -192,22 +194,89 @@ static void coll_table(struct text *t, const struct nn_rundir *rd, const struct 
   free(sizes);
 }
 
-/* ---------- plots ---------- */
+/* ---------- outputs ---------- */
 
-static FILE *open_in(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return fopen(path, "w");
+/* A run directory is shared: a file planted under an output's name (a link to a
+ * file of the user running report) must be replaced, never written through. Every
+ * output is written into a fresh private directory inside the run directory (gnuplot
+ * runs there too) and renamed into place. */
+struct stage {
+  int dfd;           /* the run directory */
+  int tfd;           /* the private staging directory inside it */
+  char name[64];
+};
+
+static int stage_open(struct stage *st, const char *rundir, char *err, size_t errsz) {
+  static unsigned seq;
+  st->tfd = -1;
+  st->dfd = open(rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (st->dfd < 0) {
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s", rundir, strerror(errno));
+    return -1;
+  }
+  for (int tries = 0; tries < 100; tries++) {
+    snprintf(st->name, sizeof st->name, ".report-%ld-%u", (long)getpid(), seq++);
+    if (!mkdirat(st->dfd, st->name, 0700)) {
+      st->tfd = openat(st->dfd, st->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (st->tfd >= 0) return 0;
+      break;
+    }
+    if (errno != EEXIST) break;
+  }
+  nn_errbuf_set(err, errsz, "%s: cannot create a private directory for the outputs: %s", rundir,
+                strerror(errno));
+  close(st->dfd);
+  return -1;
 }
 
-static int write_plot_files(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                            const char *coll) {
+/* A new file in the staging directory. */
+static FILE *stage_file(const struct stage *st, const char *name) {
+  int fd = openat(st->tfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
+/* Moves a staged file into the run directory (replacing whatever has its name). */
+static int stage_commit(const struct stage *st, const char *name) {
+  return renameat(st->tfd, name, st->dfd, name);
+}
+
+/* Removes the staging directory and whatever is left in it. */
+static void stage_close(struct stage *st) {
+  int fd = dup(st->tfd);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d && fd >= 0) close(fd);
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(st->tfd, e->d_name, 0);
+  if (d) closedir(d);
+  close(st->tfd);
+  unlinkat(st->dfd, st->name, AT_REMOVEDIR);
+  close(st->dfd);
+}
+
+/* Writes s as a gnuplot single-quoted string: inside one, only a quote is special
+ * (written twice); no backquote or macro substitution happens. Control characters
+ * become '?' so a string stays on its line. */
+static void gp_string(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '\'') fputs("''", f);
+    else fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+  }
+  fputc('\'', f);
+}
+
+/* ---------- plots ---------- */
+
+static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
+                           const struct nn_series *s, int ns, const char *coll) {
   char name[128];
   int nsz = 0;
   uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes) return -1;
   snprintf(name, sizeof name, "plot-%s.dat", coll);
-  FILE *d = open_in(rd->path, name);
+  FILE *d = stage_file(st, name);
   if (!d) {
     free(sizes);
     return -1;
@@ -226,14 +295,22 @@ static int write_plot_files(const struct nn_rundir *rd, const struct nn_series *
     fprintf(d, "\n");
   }
   free(sizes);
-  if (fclose(d)) return -1;
+  return fclose(d) ? -1 : 0;
+}
+
+/* The gnuplot script. Names (collective, arms) passed nn_rundir_name_ok; the host
+ * name is free text from meta and goes in as a quoted string. */
+static int write_plot_script(const struct stage *st, const struct nn_rundir *rd, const char *coll) {
+  char name[128], title[512];
   snprintf(name, sizeof name, "plot-%s.gp", coll);
-  FILE *g = open_in(rd->path, name);
+  FILE *g = stage_file(st, name);
   if (!g) return -1;
+  snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
   fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
-          "set logscale xy 2\nset datafile missing '?'\nset key top left\nset grid\n"
-          "set xlabel 'size (bytes)'\nset ylabel 'time (us), median of repeats'\n"
-          "set title '%s: time vs size (%s)'\nset format x '%%.0s%%cB'\n", coll, rd->host);
+          "set logscale xy 2\nset datafile missing '?'\nset key top left noenhanced\nset grid\n"
+          "set xlabel 'size (bytes)'\nset ylabel 'time (us), median of repeats'\nset title ");
+  gp_string(g, title);
+  fprintf(g, " noenhanced\nset format x '%%.0s%%cB'\n");
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 0)
       fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
@@ -241,59 +318,77 @@ static int write_plot_files(const struct nn_rundir *rd, const struct nn_series *
     else
       fprintf(g, "set terminal svg size 1000,650 dynamic\nset output 'plot-%s.svg'\n", coll);
     fprintf(g, "plot");
-    for (int a = 0; a < rd->n_arms; a++)
-      fprintf(g, "%s 'plot-%s.dat' using 1:%d with linespoints title '%s'", a ? "," : "", coll,
-              a + 2, rd->arms[a].name);
+    for (int a = 0; a < rd->n_arms; a++) {
+      fprintf(g, "%s 'plot-%s.dat' using 1:%d with linespoints title ", a ? "," : "", coll, a + 2);
+      gp_string(g, rd->arms[a].name);
+    }
     fprintf(g, "\nunset output\n");
   }
   return fclose(g) ? -1 : 0;
 }
 
-/* Runs gnuplot on a script inside dir. Returns 0 drawn, 1 gnuplot missing, -1 failed. */
-static int run_gnuplot(const char *dir, const char *script, FILE *log) {
+/* Runs gnuplot on a script inside the staging directory. Returns 0 drawn, 1 gnuplot
+ * missing, -1 failed. */
+static int run_gnuplot(const struct stage *st, const char *rundir, const char *script, FILE *log) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    if (chdir(dir)) _exit(126);
+    if (fchdir(st->tfd)) _exit(126);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, 1);
     execlp("gnuplot", "gnuplot", script, (char *)NULL);
     _exit(errno == ENOENT ? 127 : 126);
   }
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 127) return 1;
-  if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-    if (log) fprintf(log, "nccl-numa report: gnuplot failed on %s/%s\n", dir, script);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return 1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+    if (log) fprintf(log, "nccl-numa report: gnuplot failed on %s/%s\n", rundir, script);
     return -1;
   }
   return 0;
 }
 
-static void draw_plots(struct text *t, const struct nn_rundir *rd, const struct nn_series *s,
-                       int ns, const char **colls, int nc, FILE *log) {
+/* Moves one collective's plot files into place; those gnuplot did not draw are skipped. */
+static int commit_plot(const struct stage *st, const char *coll) {
+  static const char *const ext[] = {"dat", "gp", "png", "svg"};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "plot-%s.%s", coll, ext[i]);
+    if (stage_commit(st, name) && errno != ENOENT) rc = -1;
+  }
+  return rc;
+}
+
+static void draw_plots(struct text *t, const struct stage *st, const struct nn_rundir *rd,
+                       const struct nn_series *s, int ns, const char **colls, int nc, FILE *log) {
   int missing = 0;
   for (int c = 0; c < nc; c++) {
     char script[128];
     snprintf(script, sizeof script, "plot-%s.gp", colls[c]);
-    if (write_plot_files(rd, s, ns, colls[c])) {
+    if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, colls[c])) {
       put(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
       continue;
     }
-    int rc = run_gnuplot(rd->path, script, log);
+    int rc = run_gnuplot(st, rd->path, script, log);
     if (rc == 1) missing = 1;
     else if (rc < 0) put(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
+    if (commit_plot(st, colls[c]))
+      put(t, "\nPlot files for %s could not be moved into the run directory: %s\n", colls[c],
+          strerror(errno));
   }
   if (missing)
     put(t, "\ngnuplot is not installed: the plots were not drawn. Install it and run "
         "`gnuplot plot-COLL.gp` inside the run directory.\n");
 }
 
-static int build_report(struct text *t, const struct nn_rundir *rd, int plots, FILE *log) {
+static int build_report(struct text *t, const struct stage *st, const struct nn_rundir *rd, int plots,
+                        FILE *log, char *err, size_t errsz) {
   struct nn_series *s = NULL;
   int ns = 0;
-  if (nn_rundir_series(rd, log, &s, &ns)) return -1;
+  if (nn_rundir_series(rd, log, &s, &ns, err, errsz)) return -1;
   const char *colls[MAX_COLLS];
   int nc = list_colls(rd, colls);
   header(t, rd, s, ns);
@@ -304,30 +399,36 @@ static int build_report(struct text *t, const struct nn_rundir *rd, int plots, F
   if (failed_runs)
     put(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
         "runs/*.out.\n", failed_runs);
-  if (plots) draw_plots(t, rd, s, ns, colls, nc, log);
+  if (plots) draw_plots(t, st, rd, s, ns, colls, nc, log);
   nn_series_free(s, ns);
+  if (t->oom) nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rd->path);
   return t->oom ? -1 : 0;
+}
+
+/* report.md: staged, then renamed into place. */
+static int write_report_md(const struct stage *st, const char *rundir, const struct text *t,
+                           char *err, size_t errsz) {
+  FILE *f = stage_file(st, "report.md");
+  int bad = !f || fwrite(t->s, 1, t->len, f) != t->len;
+  if (f && fclose(f)) bad = 1;
+  if (!bad && stage_commit(st, "report.md")) bad = 1;
+  if (bad) nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
+  return bad ? -1 : 0;
 }
 
 int nn_report_write(const char *rundir, int plots, FILE *out, FILE *log, char *err, size_t errsz) {
   struct nn_rundir rd;
   if (nn_rundir_read(rundir, &rd, err, errsz)) return -1;
-  struct text t = {0};
-  int rc = build_report(&t, &rd, plots, log);
-  if (rc) {
-    nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rundir);
-  } else {
-    FILE *f = open_in(rundir, "report.md");
-    if (!f || fwrite(t.s, 1, t.len, f) != t.len) {
-      nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
-      rc = -1;
-    }
-    if (f && fclose(f) && !rc) {
-      nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
-      rc = -1;
-    }
-    if (!rc && out) fwrite(t.s, 1, t.len, out);
+  struct stage st;
+  if (stage_open(&st, rundir, err, errsz)) {
+    nn_rundir_free(&rd);
+    return -1;
   }
+  struct text t = {0};
+  int rc = build_report(&t, &st, &rd, plots, log, err, errsz);
+  if (!rc) rc = write_report_md(&st, rundir, &t, err, errsz);
+  if (!rc && out) fwrite(t.s, 1, t.len, out);
+  stage_close(&st);
   free(t.s);
   nn_rundir_free(&rd);
   return rc;

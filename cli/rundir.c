@@ -3,17 +3,22 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/nccltests.h"
 #include "errbuf.h"
+#include "fileread.h"
 #include "numparse.h"
 
 #define MAX_OUTPUT_BYTES (64u << 20)
+#define MAX_META_BYTES (1u << 20)
+#define MAX_RUNS_BYTES (16u << 20)
 
 static void copy(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src);
@@ -77,6 +82,32 @@ double nn_median(const double *v, int n) {
 
 /* ---------- meta and runs.tsv ---------- */
 
+int nn_rundir_name_ok(const char *s) {
+  if (!s || !*s || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("_.-", *s)) return 0;
+  return 1;
+}
+
+/* A file of the run directory named in runs.tsv: safe names joined by '/'. */
+static int rel_path_ok(const char *p) {
+  char buf[128];
+  if (snprintf(buf, sizeof buf, "%s", p) >= (int)sizeof buf) return 0;
+  char *save = NULL;
+  int parts = 0;
+  for (char *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save), parts++)
+    if (!nn_rundir_name_ok(t)) return 0;
+  return parts > 0 && p[0] != '/' && !strstr(p, "//") && p[strlen(p) - 1] != '/';
+}
+
+/* Opens a file for writing in a run directory without following a planted link. */
+static FILE *open_output(const char *path, int append) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, append ? "a" : "w") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
 const struct nn_arm *nn_rundir_arm(const struct nn_rundir *rd, const char *name) {
   for (int i = 0; i < rd->n_arms; i++)
     if (!strcmp(rd->arms[i].name, name)) return &rd->arms[i];
@@ -89,7 +120,7 @@ static const char *kind_name(int k) {
 
 int nn_rundir_write_meta(const struct nn_rundir *rd) {
   char *p = join(rd->path, "meta");
-  FILE *f = p ? fopen(p, "w") : NULL;
+  FILE *f = p ? open_output(p, 0) : NULL;
   free(p);
   if (!f) return -1;
   fprintf(f, "format 1\nkind %s\nhost %s\nmachine %s\ncpu %s\ndate %s\ncommand %s\nnccl %s\n"
@@ -110,7 +141,7 @@ int nn_rundir_write_meta(const struct nn_rundir *rd) {
 
 int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *r) {
   char *p = join(rd->path, "runs.tsv");
-  FILE *f = p ? fopen(p, "a") : NULL;
+  FILE *f = p ? open_output(p, 1) : NULL;
   free(p);
   if (!f) return -1;
   fprintf(f, "%d\t%d\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r->seq, r->repeat, r->arm, r->coll, r->rc,
@@ -128,7 +159,7 @@ static int parse_arm(char *rest, struct nn_arm *a) {
   }
   char *save = NULL;
   char *name = strtok_r(rest, " ", &save);
-  if (!name || strlen(name) >= sizeof a->name) return -1;
+  if (!name || strlen(name) >= sizeof a->name || !nn_rundir_name_ok(name)) return -1;
   copy(a->name, sizeof a->name, name);
   for (char *t; (t = strtok_r(NULL, " ", &save));) {
     if (!strncmp(t, "kind=", 5))
@@ -169,29 +200,47 @@ static int meta_line(struct nn_rundir *rd, char *line) {
   return 0;
 }
 
-static int read_meta(struct nn_rundir *rd, char *err, size_t errsz) {
-  char *p = join(rd->path, "meta");
-  FILE *f = p ? fopen(p, "r") : NULL;
-  if (!f) {
-    nn_errbuf_set(err, errsz, "%s: cannot open: %s (not a run directory of nccl-numa ab/calibrate?)",
-            p ? p : rd->path, strerror(errno));
-    free(p);
-    return -1;
+/* Reads a file of the run directory whole: never through a link, never a FIFO or
+ * device, never more than cap bytes. */
+static char *read_rundir_file(int dfd, const struct nn_rundir *rd, const char *name, size_t cap,
+                              char *err, size_t errsz) {
+  char *buf = NULL, why[512];
+  size_t len = 0;
+  if (nn_file_read(dfd, name, NN_FILE_BENEATH, cap, &buf, &len, why, sizeof why)) {
+    nn_errbuf_set(err, errsz, "%s/%s%s", rd->path, why,
+                  errno == ENOENT && !strcmp(name, "meta") ? " (not a run directory of nccl-numa ab/calibrate?)" : "");
+    return NULL;
   }
-  char line[4096];
+  return buf;
+}
+
+/* The next line of a buffer (cut at '\n', "\r" dropped), or NULL at the end. */
+static char *next_line(char **cursor) {
+  char *line = *cursor;
+  if (!line || !*line) return NULL;
+  char *nl = strchr(line, '\n');
+  *cursor = nl ? nl + 1 : NULL;
+  if (nl) *nl = 0;
+  line[strcspn(line, "\r")] = 0;
+  return line;
+}
+
+static int read_meta(int dfd, struct nn_rundir *rd, char *err, size_t errsz) {
+  char *buf = read_rundir_file(dfd, rd, "meta", MAX_META_BYTES, err, errsz);
+  if (!buf) return -1;
   int lineno = 0, rc = 0;
-  while (fgets(line, sizeof line, f)) {
+  char *cursor = buf;
+  for (char *line; (line = next_line(&cursor));) {
     lineno++;
-    line[strcspn(line, "\r\n")] = 0;
     if (meta_line(rd, line)) {
-      nn_errbuf_set(err, errsz, "%s:%d: bad line: a number that is not a whole number >= 0, a bad arm, "
-                    "or more than %d arms", p, lineno, NN_MAX_ARMS);
+      nn_errbuf_set(err, errsz, "%s/meta:%d: bad line: a number that is not a whole number >= 0, "
+                    "a bad arm (names: letters, digits, _ . - only; at most %d characters), or "
+                    "more than %d arms", rd->path, lineno, NN_ARM_NAME_MAX - 1, NN_MAX_ARMS);
       rc = -1;
       break;
     }
   }
-  fclose(f);
-  free(p);
+  free(buf);
   return rc;
 }
 
@@ -201,8 +250,8 @@ static int run_line(char *line, struct nn_run_rec *r) {
   char *save = NULL;
   for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save)) f[n++] = t;
   if (n != 8 || strlen(f[2]) >= sizeof r->arm || strlen(f[3]) >= sizeof r->coll ||
-      strlen(f[6]) >= sizeof r->out || strlen(f[7]) >= sizeof r->env || strstr(f[6], "..") ||
-      strstr(f[7], "..") || f[6][0] == '/' || f[7][0] == '/')
+      strlen(f[6]) >= sizeof r->out || strlen(f[7]) >= sizeof r->env || !nn_rundir_name_ok(f[2]) ||
+      !nn_rundir_name_ok(f[3]) || !rel_path_ok(f[6]) || !rel_path_ok(f[7]))
     return -1;
   memset(r, 0, sizeof *r);
   if (nn_int_parse(f[0], 0, INT_MAX, &r->seq) || nn_int_parse(f[1], 0, INT_MAX, &r->repeat) ||
@@ -215,19 +264,13 @@ static int run_line(char *line, struct nn_run_rec *r) {
   return 0;
 }
 
-static int read_runs(struct nn_rundir *rd, char *err, size_t errsz) {
-  char *p = join(rd->path, "runs.tsv");
-  FILE *f = p ? fopen(p, "r") : NULL;
-  if (!f) {
-    nn_errbuf_set(err, errsz, "%s: cannot open: %s", p ? p : rd->path, strerror(errno));
-    free(p);
-    return -1;
-  }
-  char line[2048];
+static int read_runs(int dfd, struct nn_rundir *rd, char *err, size_t errsz) {
+  char *buf = read_rundir_file(dfd, rd, "runs.tsv", MAX_RUNS_BYTES, err, errsz);
+  if (!buf) return -1;
   int lineno = 0, cap = 0, rc = 0;
-  while (fgets(line, sizeof line, f)) {
+  char *cursor = buf;
+  for (char *line; (line = next_line(&cursor));) {
     lineno++;
-    line[strcspn(line, "\r\n")] = 0;
     if (!line[0]) continue;
     if (rd->n_runs == cap) {
       cap = cap ? cap * 2 : 64;
@@ -240,21 +283,32 @@ static int read_runs(struct nn_rundir *rd, char *err, size_t errsz) {
       rd->runs = g;
     }
     if (run_line(line, &rd->runs[rd->n_runs])) {
-      nn_errbuf_set(err, errsz, "%s:%d: malformed run record", p, lineno);
+      nn_errbuf_set(err, errsz, "%s/runs.tsv:%d: malformed run record (8 tab-separated fields; "
+                    "arm and collective names: letters, digits, _ . - only; files inside the run "
+                    "directory)", rd->path, lineno);
       rc = -1;
       break;
     }
     rd->n_runs++;
   }
-  fclose(f);
-  free(p);
+  free(buf);
   return rc;
+}
+
+static int open_rundir(const char *path, char *err, size_t errsz) {
+  int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    nn_errbuf_set(err, errsz, "%s: cannot open the run directory: %s", path, strerror(errno));
+  return dfd;
 }
 
 int nn_rundir_read(const char *path, struct nn_rundir *rd, char *err, size_t errsz) {
   memset(rd, 0, sizeof *rd);
   rd->path = strdup(path);
-  if (!rd->path || read_meta(rd, err, errsz) || read_runs(rd, err, errsz)) {
+  int dfd = rd->path ? open_rundir(path, err, errsz) : -1;
+  int rc = dfd < 0 || read_meta(dfd, rd, err, errsz) || read_runs(dfd, rd, err, errsz);
+  if (dfd >= 0) close(dfd);
+  if (rc) {
     nn_rundir_free(rd);
     return -1;
   }
@@ -270,23 +324,6 @@ void nn_rundir_free(struct nn_rundir *rd) {
 }
 
 /* ---------- series ---------- */
-
-static char *read_small_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  struct stat st;
-  if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_OUTPUT_BYTES) {
-    fclose(f);
-    errno = EFBIG;
-    return NULL;
-  }
-  char *b = malloc((size_t)st.st_size + 1);
-  size_t n = b ? fread(b, 1, (size_t)st.st_size, f) : 0;
-  fclose(f);
-  if (b) b[n] = 0;
-  *len = n;
-  return b;
-}
 
 static struct nn_series *series_get(struct nn_series **all, int *n, const char *arm, const char *coll) {
   for (int i = 0; i < *n; i++)
@@ -353,25 +390,45 @@ static void finish_series(struct nn_series *s) {
   }
 }
 
-int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out) {
+/* One run's output: parsed into r (1), missing or unparsable (0: a failed run, said
+ * on log), or refused (-1: a link, a special or oversized file; err set). */
+static int read_run_output(int dfd, const struct nn_rundir *rd, const struct nn_run_rec *run, FILE *log,
+                           struct nn_nt_result *r, char *err, size_t errsz) {
+  char *buf = NULL, why[512];
+  size_t len = 0;
+  int rc = nn_file_read(dfd, run->out, NN_FILE_BENEATH | NN_FILE_MISSING_OK, MAX_OUTPUT_BYTES, &buf,
+                        &len, why, sizeof why);
+  if (rc < 0) {
+    nn_errbuf_set(err, errsz, "%s/%s", rd->path, why);
+    return -1;
+  }
+  if (rc > 0) {
+    if (log) fprintf(log, "%s/%s: cannot read: %s\n", rd->path, run->out, strerror(ENOENT));
+    return 0;
+  }
+  int ok = !nn_nccltests_parse(buf, len, r, why, sizeof why);
+  if (!ok && log) fprintf(log, "%s/%s: %s\n", rd->path, run->out, why);
+  free(buf);
+  return ok;
+}
+
+int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out,
+                     char *err, size_t errsz) {
   struct nn_series *all = NULL;
   int n = 0;
   *out = NULL;
   *n_out = 0;
+  int dfd = open_rundir(rd->path, err, errsz);
+  if (dfd < 0) return -1;
   int max_values = rd->n_runs > 0 ? rd->n_runs : 1;
   for (int i = 0; i < rd->n_runs; i++) {
     const struct nn_run_rec *run = &rd->runs[i];
     struct nn_series *s = series_get(&all, &n, run->arm, run->coll);
     if (!s) goto oom;
     s->n_runs++;
-    char *path = join(rd->path, run->out);
-    size_t len = 0;
-    char *buf = path ? read_small_file(path, &len) : NULL;
     struct nn_nt_result r;
-    char err[256];
-    int ok = buf && !nn_nccltests_parse(buf, len, &r, err, sizeof err);
-    if (!buf && log) fprintf(log, "%s: cannot read: %s\n", path ? path : run->out, strerror(errno));
-    else if (!ok && log) fprintf(log, "%s: %s\n", path, err);
+    int ok = read_run_output(dfd, rd, run, log, &r, err, errsz);
+    if (ok < 0) goto fail;
     if (ok) {
       if (run->rc != 0) {
         /* a non-zero exit discredits every size of the run */
@@ -379,21 +436,19 @@ int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **o
       }
       int rc = add_rows(s, &r, max_values);
       nn_nccltests_free(&r);
-      if (rc) {
-        free(buf);
-        free(path);
-        goto oom;
-      }
+      if (rc) goto oom;
     }
     if (!ok || run->rc != 0) s->n_failed_runs++;
-    free(buf);
-    free(path);
   }
+  close(dfd);
   for (int i = 0; i < n; i++) finish_series(&all[i]);
   *out = all;
   *n_out = n;
   return 0;
 oom:
+  nn_errbuf_set(err, errsz, "out of memory");
+fail:
+  close(dfd);
   nn_series_free(all, n);
   return -1;
 }

@@ -79,7 +79,14 @@ struct nn_series {
   int n_pts;
 };
 
-/* Reads meta and runs.tsv. Returns 0, or -1 with a message in err. */
+/* Whether a name from a run directory (arm, collective, one part of a file name) is
+ * safe in a file name and a gnuplot string: letters, digits, '_', '.', '-', not "."
+ * or "..". */
+int nn_rundir_name_ok(const char *s);
+
+/* Reads meta and runs.tsv (a run directory is untrusted input: regular files only,
+ * never through a link, bounded; names as nn_rundir_name_ok; output files inside the
+ * directory). Returns 0, or -1 with a message in err. */
 int nn_rundir_read(const char *path, struct nn_rundir *rd, char *err, size_t errsz);
 /* Frees what nn_rundir_read (or the writer) allocated. */
 void nn_rundir_free(struct nn_rundir *rd);
@@ -91,10 +98,13 @@ int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *ru
 const struct nn_arm *nn_rundir_arm(const struct nn_rundir *rd, const char *name);
 
 /* Parses every run's output and groups the out-of-place times by arm,
- * collective and size. Problems with single runs (unreadable or truncated
- * output) are reported on `log` (may be NULL) and count as failed runs.
- * Returns 0 with *out (n_out entries, in arm then collective order), or -1. */
-int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out);
+ * collective and size. Problems with single runs (missing or truncated
+ * output) are reported on `log` (may be NULL) and count as failed runs; an
+ * output that is a link, a FIFO, a device or oversized refuses the whole run
+ * directory. Returns 0 with *out (n_out entries, in arm then collective
+ * order), or -1 with the reason in err. */
+int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out,
+                     char *err, size_t errsz);
 void nn_series_free(struct nn_series *s, int n);
 /* The series of one arm and collective, or NULL. */
 const struct nn_series *nn_series_find(const struct nn_series *s, int n, const char *arm,
