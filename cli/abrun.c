@@ -310,6 +310,30 @@ static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
   }
 }
 
+/* Runs one benchmark command, through the launcher when there is one. */
+static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char *out) {
+  if (!o->launch.style) return spawn(av, env, out, o->timeout_s);
+  char err[256];
+  char **lav = nn_launch_argv(&o->launch, env, av, err, sizeof err);
+  if (!lav) {
+    fprintf(stderr, "nccl-numa: --launcher: %s\n", err);
+    return 127;
+  }
+  int rc = spawn(lav, env, out, o->timeout_s);
+  nn_launch_argv_free(lav);
+  return rc;
+}
+
+/* With a launcher: which host ran which rank, into RUNDIR/placement.tsv and the progress. */
+static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o, const char *out,
+                             const struct nn_run_rec *rec) {
+  char where[512];
+  int n = nn_launch_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
+  if (n < 0) fprintf(stderr, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
+  else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
+  else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
+}
+
 /* argv for one nccl-tests run; returns the count. */
 static int build_argv(char **av, int cap, char **cmd, const struct nn_ab_opts *o, int probe,
                       char num[3][16]) {
@@ -395,7 +419,7 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, co
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
   snprintf(out, out_size, "%s/runs/probe.out", rd->path);
-  int rc = spawn(av, env, out, o->timeout_s);
+  int rc = run_cmd(o, av, env, out);
   nn_ab_env_free(env);
   o->probed = 1;
   if (o->nccl_code) return rc;
@@ -453,7 +477,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 0, num);
   double t0 = now_s();
-  rec.rc = spawn(av, env, out, o->timeout_s);
+  rec.rc = run_cmd(o, av, env, out);
   rec.seconds = now_s() - t0;
   nn_ab_env_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
@@ -465,6 +489,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   fprintf(o->progress, "nccl-numa %s: [%d/%d] repeat %d/%d %-14s %-12s %s %.1f s%s%s%s\n", rd->kind,
           seq, total, repeat, o->repeats, coll, arm->name, rec.rc ? "FAILED" : "ok", rec.seconds,
           rec.rc == 124 ? " (timed out)" : "", last[0] ? ": " : "", last);
+  if (o->launch.style) record_placement(rd, o, out, &rec);
   return rec.rc ? 1 : 0;
 }
 
@@ -490,6 +515,10 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
       }
   if (nn_rundir_write_meta(rd)) {
     fprintf(stderr, "nccl-numa %s: cannot write %s/meta\n", rd->kind, rd->path);
+    goto out;
+  }
+  if (o->launch.style && nn_launch_write(&o->launch, rd->path)) {
+    fprintf(stderr, "nccl-numa %s: cannot write %s/launch\n", rd->kind, rd->path);
     goto out;
   }
   int total = o->repeats * o->n_colls * rd->n_arms, seq = 0;
@@ -557,6 +586,8 @@ static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o) {
 }
 
 int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
+  int launch = nn_launch_parse_opt(&o->launch, argc, argv, i);
+  if (launch) return launch;
   const char *a = argv[*i];
   if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o);
   static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
@@ -621,7 +652,8 @@ static void ab_usage(FILE *f) {
     "                    [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] [-n ITERS]\n"
     "                    [-w WARMUP] [--repeats N] [--out RUNDIR] [--plugin PATH]\n"
     "                    [--nccl-version X.Y.Z] [--timeout SEC] [--no-plot]\n"
-    "                    [--bench-cmd 'PATH ARGS'] [-- NCCL-TESTS-ARGS]\n\n"
+    "                    [--bench-cmd 'PATH ARGS'] [--launcher mpirun|srun|'CMD ARGS']\n"
+    "                    [--nodes N] [--ranks-per-node R] [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests in the arm `stock` (NCCL without plugins) and in each nccl-numa arm\n"
     "(default: one arm `numa` with --config, else $NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf),\n"
     "alternating the arms in every repeat, then prints the report (nccl-numa report RUNDIR).\n"
@@ -764,7 +796,11 @@ int nn_cmd_ab(int argc, char **argv) {
     nn_rundir_free(&rd);
     return NN_EXIT_INVALID;
   }
-  o.gpus = gpus ? gpus : 1;
+  if (nn_launch_finish(&o.launch, &o.gpus, gpus, "ab")) {
+    nn_rundir_free(&rd);
+    return NN_EXIT_USAGE;
+  }
+  if (!o.gpus) o.gpus = gpus ? gpus : 1;
   rd.gpus = o.gpus;
   rd.iters = o.iters;
   rd.warmup = o.warmup;
@@ -785,6 +821,7 @@ int nn_cmd_ab(int argc, char **argv) {
             "rules that need another choice fall through\n");
   if (nn_ab_rundir_create(&rd, c.out, "ab", argc, argv)) {
     nn_rundir_free(&rd);
+    nn_launch_free(&o.launch);
     return NN_EXIT_INVALID;
   }
   int failed = nn_ab_execute(&rd, &o);
@@ -798,5 +835,6 @@ int nn_cmd_ab(int argc, char **argv) {
     }
   }
   nn_rundir_free(&rd);
+  nn_launch_free(&o.launch);
   return exit_code;
 }

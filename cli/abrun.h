@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 
+#include "cli/launcher.h"
 #include "cli/rundir.h"
 
 #define NN_AB_MAX_COLLS 16
@@ -38,6 +39,7 @@ struct nn_ab_opts {
   int n_extra;
   FILE *progress;                   /* progress lines (stderr) */
   int probed;                       /* nn_ab_probe ran: nn_ab_execute runs no second probe */
+  struct nn_launch launch;          /* --launcher, --nodes, --ranks-per-node (launcher.h) */
 };
 
 /* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a

@@ -222,7 +222,8 @@ static void cal_usage(FILE *f) {
     "                           [--nccl-tests DIR] [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR]\n"
     "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
     "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
-    "                           [--bench-cmd 'PATH ARGS'] [-- NCCL-TESTS-ARGS]\n\n"
+    "                           [--bench-cmd 'PATH ARGS'] [--launcher mpirun|srun|'CMD ARGS']\n"
+    "                           [--nodes N] [--ranks-per-node R] [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
     "reads such a run (--from), and prints `rule`\n"
     "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
@@ -419,6 +420,7 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
     strcat(note, ": ");
     arm_list(rd, note, sizeof note);
   }
+  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, "calibrate")) return NN_EXIT_USAGE;
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
   rd->gpus = o->gpus;
@@ -447,7 +449,7 @@ static int cal_run(int argc, char **argv, struct nn_ab_opts *o, struct cal_cli *
 }
 
 /* Scope for the rules from the mapping, or NULL (unknown / no mapping). */
-static const char *scope_of(const char *config, int ranks, int *gpus) {
+static const char *scope_of(const char *config, int ranks, int nodes, int *gpus) {
   if (!config || !config[0]) return NULL;
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
@@ -455,7 +457,7 @@ static const char *scope_of(const char *config, int ranks, int *gpus) {
   if (!nn_config_load(config, NULL, &cfg, &d)) {
     if (gpus && !*gpus) *gpus = cfg->n_gpus;
     if (ranks > 0) {
-      int sc = nn_topology_scope(cfg, (size_t)ranks, 1);
+      int sc = nn_topology_scope(cfg, (size_t)ranks, (size_t)nodes);
       if (sc == NN_SCOPE_INTRA || sc == NN_SCOPE_CROSS) scope = nn_scope_name(sc);
     }
   }
@@ -475,9 +477,10 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   int ranks = 0;
   for (int i = 0; i < ns; i++)
     if (s[i].ranks > ranks) ranks = s[i].ranks;
-  const char *scope = scope_of(config, ranks, NULL);
-  printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=1)\n", rd->path,
-         rd->nccl[0] ? rd->nccl : "unknown", ranks);
+  int nodes = nn_launch_nodes(rd->path);
+  const char *scope = scope_of(config, ranks, nodes, NULL);
+  printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=%d)\n", rd->path,
+         rd->nccl[0] ? rd->nccl : "unknown", ranks, nodes);
   printf("# scope: %s\n", scope ? scope : config && config[0] ? "unknown for this rank count: rules "
          "apply to any scope" : "no mapping given: rules apply to any scope");
   printf("# A rule is emitted only where the fastest combination beats the runner-up by more "
@@ -519,8 +522,9 @@ int nn_cmd_calibrate(int argc, char **argv) {
           snprintf(config, sizeof config, "%s", rd.arms[i].config);
   } else {
     int gpus = 0;
-    scope_of(config, 0, &gpus);
+    scope_of(config, 0, 1, &gpus);
     rc = cal_run(argc, argv, &o, &c, &rd, config, &gpus);
+    nn_launch_free(&o.launch);
     if (rc) {
       nn_rundir_free(&rd);
       return rc;

@@ -9,6 +9,11 @@
 #   FAKE_TUNING     with NCCL_DEBUG=INFO and TUNING in NCCL_DEBUG_SUBSYS, the tuning
 #                   table it prints: pcie (default; LL128 disabled, Tree for AllReduce
 #                   only), cut (the same, cut off in a row), none (no table)
+# Under a launcher (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, else SLURM_PROCID
+# from srun) every rank prints its own "Rank" lines (what real nccl-tests built with
+# MPI=1 gathers on rank 0) on host NN_FAKE_NODE (set by the tests' fake ssh), else
+# SLURMD_NODENAME, else `hostname`, and appends "RANK HOST ARMTAG TUNER CONFIG" to
+# FAKE_LOG_DIR/ranks.log; only rank 0 prints the rest and records the run.
 set -u
 coll=$(basename "$0"); coll=${coll%_perf}
 b=8 e=8 f=2 g=1 n=20 w=5
@@ -31,6 +36,16 @@ tag=stock
 if [ "${NCCL_DEBUG:-}" = VERSION ]; then tag="probe"; fi
 tuning=0
 case ${NCCL_DEBUG:-}:${NCCL_DEBUG_SUBSYS:-} in INFO:*TUNING*) tuning=1 tag="probe" ;; esac
+wrank=${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-}}
+if [ -n "$wrank" ]; then
+  host=${NN_FAKE_NODE:-${SLURMD_NODENAME:-$(hostname)}}
+  echo "$wrank $host $tag ${NCCL_TUNER_PLUGIN:--} ${NCCL_NUMA_CONFIG:--}" >> "$log/ranks.log"
+  for ((r = 0; r < g; r++)); do
+    printf "#  Rank %2d Group  0 Pid  %5d on %10s device %2d [0000:%02x:00] NVIDIA SYNTHETIC GPU\n" \
+      $((wrank * g + r)) $$ "$host" $r $((r + 1))
+  done
+  [ "$wrank" = 0 ] || exit 0
+fi
 seq=$(( $(cat "$log/count" 2>/dev/null || echo 0) + 1 )); echo $seq > "$log/count"
 env > "$log/run-$seq.env"
 echo "$seq $coll $tag" >> "$log/order.log"
@@ -47,7 +62,7 @@ echo "# Collective test starting: ${coll}_perf"
 echo "# nThread 1 nGpus $g minBytes $b maxBytes $e step: $f(factor) warmup iters: $w iters: $n agg iters: 1 validation: 1 graph: 0 unalign: 0"
 echo "#"
 echo "# Using devices"
-for ((r = 0; r < g; r++)); do
+for ((r = 0; r < g && ${#wrank} == 0; r++)); do
   printf "#  Rank %2d Group  0 Pid  %5d on   fakehost device %2d [0000:%02x:00] NVIDIA SYNTHETIC GPU\n" $r $$ $r $((r + 1))
 done
 [ "${NCCL_DEBUG:-}" = VERSION ] && echo "NCCL version $((code / 10000)).$(((code % 10000) / 100)).$((code % 100))+cuda13.0"
