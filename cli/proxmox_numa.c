@@ -645,7 +645,7 @@ static void write_header(struct ctx *c, struct sbuf *b) {
               p->cores, p->vcpus, p->n_nodes);
   sb_printf(b, "# By hand now:\n"
                "#  1. Proxmox no longer manages these GPUs: bind them to vfio-pci on the host before the VM\n"
-               "#     starts (see \"Fixing the VM itself (Proxmox)\" in nccl-numa's README).\n"
+               "#     starts (see nccl-numa's docs/proxmox.md, \"Binding the GPUs to vfio-pci\").\n"
                "#  2. No hot-plug behind an expander: GPU changes need a VM stop and start.\n"
                "#  3. Review the QEMU command: qm showcmd %s --pretty\n"
                "#  4. Stop and start the VM (a reboot inside the guest keeps the old layout).\n"

@@ -13,6 +13,8 @@ SPEC lines (blank lines and # comments ignored):
       a device; PATH is its chain from the root bus, e.g. 0000:00:1c.0/0000:05:00.0
   node N cpus=LIST
       a NUMA node of the OS, with its cpulist
+  cpuinfo VENDOR family=N model=N
+      ROOT/proc/cpuinfo with one processor of that kind (what `check --sysfs-root` reads)
 """
 import os
 import struct
@@ -82,6 +84,10 @@ def main():
                        opts.get("numa", "-1"))
         elif kind == "node":
             write(os.path.join(root, "sys/devices/system/node/node%s/cpulist" % arg), opts["cpus"] + "\n")
+        elif kind == "cpuinfo":
+            write(os.path.join(root, "proc/cpuinfo"),
+                  "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\n\n"
+                  % (arg, opts["family"], opts["model"]))
         else:
             sys.exit("sysfs_fixture.py: unknown spec line: " + raw.strip())
 

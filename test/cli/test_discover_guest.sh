@@ -28,7 +28,15 @@ fx=$root/test/fixtures
 (cd "$fx/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 101.conf --pci-mapping pci.cfg \
    --node pve1 --xml ../hwloc/epyc-ref-host.xml) >"$tmp/host.map" || fail "host map"
 
-{ ports full; echo "node 0 cpus=0-15"; } | nn_sysfs_tree "$tmp/ref"
+# The reference guest is the fixture the walkthrough in docs/host-to-guest.md builds; it must
+# be the tree ports() describes, plus the OS's one node and its cpuinfo.
+grep -v '^#' "$fx/sysfs/ref-guest.spec" | sed 's/ *#.*//' >"$tmp/spec"
+{ ports full | sed 's/ cfg=full//'; echo "node 0 cpus=0-15"; echo "cpuinfo AuthenticAMD family=25 model=17"; } |
+  sed 's/ *#.*//' | sort >"$tmp/spec.want"
+sort "$tmp/spec" | cmp -s - "$tmp/spec.want" && echo "ok fixture ref-guest.spec is the reference guest" \
+  || fail "test/fixtures/sysfs/ref-guest.spec differs from ports(): $(sort "$tmp/spec" | diff - "$tmp/spec.want")"
+nn_sysfs_tree "$tmp/ref" <"$fx/sysfs/ref-guest.spec"
+[ -s "$tmp/ref/proc/cpuinfo" ] && echo "ok fixture writes proc/cpuinfo" || fail "no $tmp/ref/proc/cpuinfo"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/ref"
 HEAD="# nccl-numa discover --guest: sysfs under $tmp/ref, host map $tmp/host.map, 1970-01-01T00:00:00Z
 # GPU indices follow the guest's PCI bus order: nvidia-smi's order, and CUDA's for
