@@ -1,0 +1,97 @@
+/*
+ * nccl_model.h - NCCL's model of a PCIe-only node, one row per range of releases.
+ *
+ * Everything here is a fact read from NVIDIA/nccl's sources (tags up to v2.30.7-1,
+ * branch `dev` for 2.31+) or from the symbol tables of released libnccl.so.2 files;
+ * every row of the table in nccl_model.c cites where. docs/topology.md explains the
+ * columns. Nothing in this module allocates, locks or does I/O.
+ */
+#ifndef NCCL_NUMA_NCCL_MODEL_H
+#define NCCL_NUMA_NCCL_MODEL_H
+
+#include <stddef.h>
+
+/* NCCL_VERSION_CODE of major.minor.patch (NCCL >= 2.9 numbering). */
+#define NN_NCCL_VERSION(x, y, z) ((x) * 10000 + (y) * 100 + (z))
+
+/* Where NCCL takes a GPU's PCIe link from when the topology file gives none. */
+enum nn_gpulink_source {
+  NN_GPULINK_SYSFS_MAX = 0,   /* sysfs max_link_speed/width, the lower of the GPU and its upstream port */
+  NN_GPULINK_NVML_CURRENT,    /* NVML's current link generation and width of the GPU */
+};
+
+/* CPU architecture and vendor as NCCL's topology code tells them apart. */
+enum nn_nccl_arch { NN_ARCH_X86 = 0, NN_ARCH_POWER, NN_ARCH_ARM };
+enum nn_nccl_vendor { NN_VENDOR_UNKNOWN = 0, NN_VENDOR_INTEL, NN_VENDOR_AMD, NN_VENDOR_ZHAOXIN };
+
+/* One ascending list of the bandwidths (GB/s) NCCL's intra-node search tries, fastest first;
+ * the last one is the floor below which the search fails. */
+struct nn_speed_steps {
+  const float *gbps;
+  int n;
+};
+
+/* One row of the table: NCCL's model for the releases first..last (version codes). */
+struct nn_nccl_release {
+  int first, last;
+  const char *name;                   /* "2.27.3-2.28.9" */
+  /* intra-node ring/tree search steps: compute capability < 9.0, 9.x, >= 10.0
+   * (sm100.n == 0: the release has no separate class and uses sm90's) */
+  struct nn_speed_steps intra_base, intra_sm90, intra_sm100;
+  /* inter-CPU (SYS) link, GB/s */
+  float amd_zen12_gbps, amd_zen34_gbps, amd_zen5_gbps;
+  int amd_by_family;                  /* 1: familyid picks the Zen class (2.31+), 0: one value */
+  float intel_bdw_gbps, intel_skl_gbps, intel_srp_gbps, intel_erp_gbps;
+  int intel_tiers;                    /* 2: BDW/SKL only; 4: + SRP (>=0x8F) and ERP (>=0xCF) */
+  int intel_erp_granite;              /* 1: models 0xAD/0xAE/0xAF count as ERP too */
+  float power_gbps, arm_gbps, zhaoxin_gbps, zhaoxin_yongfeng_gbps, unknown_gbps;
+  int gpulink;                        /* enum nn_gpulink_source */
+  int ll128_pcie_default;             /* 1: LL128 enabled by default between PCIe-only GPUs */
+  int tuner_constants_effective;      /* 0: NCCL overwrites what a tuner writes into its constants */
+  int dev_nodes;                      /* 1: each GPU sits behind a DEV node (two more hops a path) */
+  int fallback_bwinter_zero;          /* 1: a failed single-node search reports bwInter 0, not 0.1 */
+  const char *source;                 /* where each fact was read (file, release, how) */
+};
+
+/* The row for `version_code`. A release newer than the newest row gets the newest row and
+ * *unverified = 1; one older than the oldest gets the oldest row and *unverified = 1;
+ * else *unverified = 0. `unverified` may be NULL. Never returns NULL. */
+const struct nn_nccl_release *nn_nccl_release_find(int version_code, int *unverified);
+
+/* The table itself, oldest first, for listings and tests. */
+const struct nn_nccl_release *nn_nccl_release_table(int *count);
+
+/* The intra-node search steps NCCL uses for GPUs of compute capability `sm` (major*10+minor). */
+const struct nn_speed_steps *nn_nccl_speed_steps(const struct nn_nccl_release *r, int sm);
+
+/* The search floor for `sm`: the last step, GB/s. */
+float nn_nccl_search_floor(const struct nn_nccl_release *r, int sm);
+
+/* NCCL's vendor for a cpuinfo / XML vendor string ("GenuineIntel", "AuthenticAMD",
+ * "CentaurHauls", "  Shanghai  "); NN_VENDOR_UNKNOWN for anything else. */
+int nn_nccl_vendor_from_name(const char *vendor);
+
+/* The inter-CPU link NCCL models for a CPU kind: arch, vendor and the familyid/modelid
+ * attributes NCCL reads (-1 when absent). GB/s. */
+float nn_nccl_cpu_link_gbps(const struct nn_nccl_release *r, int arch, int vendor, int family,
+                            int model);
+
+/* One short phrase naming the CPU class NCCL picks, e.g. "AMD Zen 3/4 (familyid 25)". */
+void nn_nccl_cpu_class(const struct nn_nccl_release *r, int arch, int vendor, int family, int model,
+                       char *buf, size_t size);
+
+/* NCCL's PCIe link model: width x per-lane speed / 80, GB/s. gen 1-6; an unknown gen takes
+ * NCCL's fallback speed (that of gen 3), width 0 counts as 16. */
+float nn_nccl_pcie_gbps(int gen, int width);
+
+/* Whether NCCL enables `proto` (enum nn_proto: LL, LL128, Simple) by default for collectives
+ * between GPUs that reach each other only over PCIe (no NVLink), with compute capability `sm`. */
+int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int sm);
+
+/* "X.Y.Z" (also "X.Y.Z-1", "X.Y.Z+cuda12.8") -> version code, or -1. */
+int nn_nccl_version_parse(const char *s);
+
+/* Formats a version code as "X.Y.Z". */
+void nn_nccl_version_format(int code, char *buf, size_t size);
+
+#endif

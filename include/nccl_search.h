@@ -1,0 +1,108 @@
+/*
+ * nccl_search.h - what NCCL's intra-node graph search finds on a topology.
+ *
+ * An implementation of the rules of NCCL's ring and tree search (src/graph/search.cc and
+ * paths.cc of each release) for the machines nccl-numa serves: one node, GPUs on PCIe
+ * directly under one or more CPUs, no NVLink, no GPU peer access (P2P through the CPU),
+ * no NIC in the search (a single-node communicator). The search is exact for that class,
+ * including its step counts and time limits; tests compare it with NCCL's own code.
+ * Nothing here allocates, locks or does I/O except nn_search_read_sysfs_link.
+ */
+#ifndef NCCL_NUMA_NCCL_SEARCH_H
+#define NCCL_NUMA_NCCL_SEARCH_H
+
+#include <stddef.h>
+
+#include "nccl_model.h"
+#include "nn_config.h"
+#include "topology.h"
+
+#define NN_SEARCH_MAX_GPUS 32
+#define NN_SEARCH_MAX_CPUS 16
+
+/* NCCL's path types (src/graph/topo.h), as the predictions report them. */
+enum nn_path_type { NN_PATH_LOC = 0, NN_PATH_PIX = 4, NN_PATH_PXB = 5, NN_PATH_PHB = 8,
+                    NN_PATH_SYS = 9, NN_PATH_DIS = 11 };
+
+/* Where a GPU's PCIe link came from. */
+enum nn_link_origin {
+  NN_LINK_ASSUMED = 0,    /* nothing known: NCCL's own fallback (gen 3 speed, x16) */
+  NN_LINK_SYSFS,          /* read from sysfs for the GPU's bus id, as the release reads it */
+  NN_LINK_CONFIG,         /* the mapping's `pcie=GENxWIDTH` */
+};
+
+struct nn_pcie_link {
+  int gen, width;         /* 0 = unknown */
+  int origin;             /* enum nn_link_origin */
+};
+
+/* The system NCCL builds: GPUs in NCCL's node order (the order of the XML), each under one
+ * CPU; all CPUs of one kind. */
+struct nn_search_topo {
+  int n_gpus, n_cpus;
+  int gpu_cpu[NN_SEARCH_MAX_GPUS];      /* CPU index of each GPU */
+  int gpu_rank[NN_SEARCH_MAX_GPUS];     /* its rank (ranks follow PCI bus order) */
+  float gpu_link_gbps[NN_SEARCH_MAX_GPUS];
+  int cpu_numa[NN_SEARCH_MAX_CPUS];     /* numaid of each CPU (-1: NCCL's flat view) */
+  int arch, vendor;                     /* enum nn_nccl_arch / nn_nccl_vendor */
+  float cpu_link_gbps;                  /* modelled SYS link between two CPUs */
+  int sm;                               /* compute capability (major*10+minor) */
+};
+
+/* One predicted graph. ok = 0: the search found nothing and NCCL falls back to the simple
+ * order (1 channel at 0.1 GB/s). */
+struct nn_graph_pred {
+  int ok;
+  int nchannels;          /* search channels */
+  float bw_intra, bw_inter;   /* GB/s per channel */
+  int type_intra;         /* enum nn_path_type */
+  int crossings;          /* socket crossings of channel 0 (ring: closing hop included) */
+  int order[NN_SEARCH_MAX_GPUS];   /* channel 0, ranks */
+  int n_order;
+};
+
+struct nn_search_pred {
+  struct nn_graph_pred ring, tree;
+  /* what NCCL's cost model reads after init aligns ring and tree to the same count:
+   * min(ring, tree) channels, each graph keeping its bandwidth */
+  int model_nchannels;
+};
+
+/* Predicts NCCL's ring search, then its tree search (limited to the ring's channels).
+ * Returns 0, or -1 when the topology is outside the class (no GPUs, too many, a GPU
+ * without a CPU). */
+int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_topo *t,
+                      struct nn_search_pred *out);
+
+/* Channels x bandwidth the cost model reads for the ring and the tree (GB/s). */
+float nn_search_ring_gbps(const struct nn_search_pred *p);
+float nn_search_tree_gbps(const struct nn_search_pred *p);
+
+/* Which view of the machine to build. */
+enum nn_search_view {
+  NN_VIEW_SERVED = 0,     /* the file nccl-numa serves: one CPU per NUMA node holding GPUs */
+  NN_VIEW_FLAT,           /* NCCL's own view without NUMA: one CPU, numaid -1, every GPU */
+};
+
+/* Builds the system NCCL makes of the mapping `cfg` for release `r`: the served file's CPUs
+ * (view SERVED) or NCCL's flat view (view FLAT), CPU kind `cpu`, compute capability `sm`,
+ * GPU links `links` (cfg->n_gpus entries, indexed like cfg->gpus; NULL = all unknown).
+ * A link of unknown gen/width gets the value NCCL falls back to for that release.
+ * Returns 0, or -1 with a reason in err. */
+int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config *cfg,
+                         const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
+                         int view, struct nn_search_topo *out, char *err, size_t errsz);
+
+/* The PCIe link release `r` of NCCL reads for the GPU at `bus` from sysfs under `sysfs_root`
+ * (NULL or "" = "/"): max_link_* of the GPU and its upstream port (the lower) for releases that
+ * read sysfs, current_link_* of the GPU for those that ask NVML (NVML reports the current link,
+ * which a GPU may lower while idle). `stable` = 1 reads the maximum for every release: what the
+ * env plugin uses, so that every rank decides alike. Returns 0 and fills *out (origin
+ * NN_LINK_SYSFS), or -1 when not readable. */
+int nn_search_read_sysfs_link(const struct nn_nccl_release *r, const char *sysfs_root,
+                              const struct nn_busid *bus, int stable, struct nn_pcie_link *out);
+
+/* "8 GPUs: 2 x 24.0 GB/s, 0 crossings" style one-line summary of a graph. */
+void nn_search_describe(const struct nn_graph_pred *g, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,273 @@
+/* nccl_model.c - the table of NCCL's PCIe-node model per release (facts, cited per row). */
+#include "nccl_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_config.h"
+
+/* Intra-node search steps, src/graph/search.cc speedArrayIntra / sm90SpeedArrayIntra /
+ * sm100SpeedArrayIntra. The first two are the same from v2.21.5-1 to dev (2.31). */
+static const float steps_base[] = {40.0f, 30.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10.0f,
+                                   9.0f, 7.0f, 6.0f, 5.0f, 4.0f, 3.0f};
+static const float steps_sm90[] = {60.0f, 50.0f, 40.0f, 30.0f, 24.0f, 20.0f, 15.0f,
+                                   12.0f, 11.0f, 6.0f, 3.0f};
+/* v2.25.1-1 .. v2.26.6-1: ends at 19 */
+static const float steps_sm100_225[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f, 30.0f,
+                                        24.0f, 20.0f, 19.0f};
+/* v2.27.3-1 .. v2.28.9-1: 18 added */
+static const float steps_sm100_227[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f, 30.0f,
+                                        24.0f, 20.0f, 19.0f, 18.0f};
+/* v2.29.2-1 .. dev: 45 added */
+static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f, 40.0f,
+                                        30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
+
+#define NN_STEPS(a) {a, (int)(sizeof a / sizeof a[0])}
+#define NN_NO_STEPS {NULL, 0}
+
+/* Values common to every row (src/graph/topo.h of v2.21.5-1 .. dev): BDW_QPI_BW 6, SKL_QPI_BW 10,
+ * SRP_QPI_BW 22, ERP_QPI_BW 40, P9_BW 32, ARM_BW 6, ZPI_BW 6, YONGFENG_ZPI_BW 9; an x86 vendor
+ * NCCL does not know keeps LOC_BW 5000 (ncclTopoGetInterCpuBw). AMD_BW 16 before 2.31. */
+#define NN_COMMON_CPU                                                                     \
+  .intel_bdw_gbps = 6.0f, .intel_skl_gbps = 10.0f, .intel_srp_gbps = 22.0f,               \
+  .intel_erp_gbps = 40.0f, .power_gbps = 32.0f, .arm_gbps = 6.0f, .zhaoxin_gbps = 6.0f,   \
+  .zhaoxin_yongfeng_gbps = 9.0f, .unknown_gbps = 5000.0f
+
+static const struct nn_nccl_release nn_table[] = {
+  {
+    .first = NN_NCCL_VERSION(2, 21, 0), .last = NN_NCCL_VERSION(2, 24, 99), .name = "2.21-2.24",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), .intra_sm100 = NN_NO_STEPS,
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 2, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .source = "v2.21.5-1..v2.24.3-1: src/graph/search.cc (ccMin >= 90 -> sm90 steps, no sm100 class), "
+              "src/graph/topo.cc ncclTopoAddCpu (Intel: SKL for model >= 0x55, else BDW), "
+              "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc (LL128 needs typeIntra <= NVB)",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 25, 0), .last = NN_NCCL_VERSION(2, 25, 99), .name = "2.25",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_225),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 2, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .source = "v2.25.1-1: src/graph/search.cc sm100SpeedArrayIntra (floor 19), src/graph/topo.cc "
+              "(Intel SKL/BDW only), src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 26, 0), .last = NN_NCCL_VERSION(2, 26, 99), .name = "2.26",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_225),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .source = "v2.26.2-1..v2.26.6-1: src/graph/search.cc (sm100 floor 19), src/graph/topo.cc "
+              "(Intel ERP >= 0xCF, SRP >= 0x8F, SKL >= 0x55), src/graph/xml.cc, src/graph/tuning.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 27, 0), .last = NN_NCCL_VERSION(2, 28, 99), .name = "2.27-2.28",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_227),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .source = "v2.27.3-1..v2.28.9-1: src/graph/search.cc (sm100 floor 18), src/graph/topo.cc, "
+              "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc; checked with NCCL's own "
+              "search built from v2.28.9-1",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 99), .name = "2.29",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .fallback_bwinter_zero = 1,
+    .source = "v2.29.2-1..v2.29.7-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
+              "bwInter 0 without a NIC), src/graph/topo.cc, src/graph/xml.cc (sysfs max_link_*), "
+              "src/graph/tuning.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 30, 0), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
+              "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 30, 7), .last = NN_NCCL_VERSION(2, 30, 99), .name = "2.30.7",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
+              "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
+              "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 31, 0), .last = NN_NCCL_VERSION(2, 31, 99), .name = "2.31",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
+    .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .source = "branch dev (2.31.0): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
+              "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
+              "as ERP), src/tuning/tuning.cc + cost_model.cc (tuner init, then the defaults copied "
+              "over its constants); released 2.31.2 libnccl.so.2: ncclTopoConnectCpus loads 24.0, "
+              "ncclTuningCostModelInit starts with the copy of ncclTunerConstantsDefaults "
+              "(objdump -d of the PyPI nvidia-nccl-cu12 wheel); checked with NCCL's own search "
+              "built from dev",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 99), .name = "2.32",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
+    .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, symbol table): "
+              "ncclTopoConnectCpus loads 24.0 as 2.31; the copy of ncclTunerConstantsDefaults moved "
+              "to ncclTuningCostModelPreInit, called before the tuner is loaded (objdump -d); no "
+              "source tag, the search is taken to be dev's",
+  },
+};
+
+#define NN_TABLE_N ((int)(sizeof nn_table / sizeof nn_table[0]))
+
+const struct nn_nccl_release *nn_nccl_release_table(int *count) {
+  if (count) *count = NN_TABLE_N;
+  return nn_table;
+}
+
+const struct nn_nccl_release *nn_nccl_release_find(int version_code, int *unverified) {
+  int off = 1;
+  const struct nn_nccl_release *r = &nn_table[NN_TABLE_N - 1];
+  if (version_code < nn_table[0].first) {
+    r = &nn_table[0];
+  } else {
+    for (int i = 0; i < NN_TABLE_N; i++)
+      if (version_code >= nn_table[i].first && version_code <= nn_table[i].last) {
+        r = &nn_table[i];
+        off = 0;
+      }
+  }
+  if (unverified) *unverified = off;
+  return r;
+}
+
+const struct nn_speed_steps *nn_nccl_speed_steps(const struct nn_nccl_release *r, int sm) {
+  if (sm >= 100 && r->intra_sm100.n > 0) return &r->intra_sm100;
+  if (sm >= 90) return &r->intra_sm90;
+  return &r->intra_base;
+}
+
+float nn_nccl_search_floor(const struct nn_nccl_release *r, int sm) {
+  const struct nn_speed_steps *s = nn_nccl_speed_steps(r, sm);
+  return s->gbps[s->n - 1];
+}
+
+int nn_nccl_vendor_from_name(const char *vendor) {
+  if (!vendor) return NN_VENDOR_UNKNOWN;
+  if (!strcmp(vendor, "GenuineIntel")) return NN_VENDOR_INTEL;
+  if (!strcmp(vendor, "AuthenticAMD")) return NN_VENDOR_AMD;
+  if (!strcmp(vendor, "CentaurHauls") || !strcmp(vendor, "  Shanghai  ")) return NN_VENDOR_ZHAOXIN;
+  return NN_VENDOR_UNKNOWN;
+}
+
+/* Intel tiers (ncclTopoAddCpu): 0 BDW, 1 SKL, 2 SRP, 3 ERP. */
+static int intel_tier(const struct nn_nccl_release *r, int family, int model) {
+  if (family != 6) return 0;
+  if (r->intel_tiers >= 4) {
+    if (model >= 0xCF || (r->intel_erp_granite && model >= 0xAD && model <= 0xAF)) return 3;
+    if (model >= 0x8F) return 2;
+  }
+  return model >= 0x55 ? 1 : 0;
+}
+
+/* AMD class (2.31+ ncclTopoAddCpu): 0 Zen 1/2, 1 Zen 3/4, 2 Zen 5; the old XML numbering
+ * 0xBF/0xAF/0x8F is read first. */
+static int amd_class(int family) {
+  if (family == 0xBF || family == 26) return 2;
+  if (family == 0xAF || family == 25) return 1;
+  return 0;
+}
+
+float nn_nccl_cpu_link_gbps(const struct nn_nccl_release *r, int arch, int vendor, int family,
+                            int model) {
+  if (arch == NN_ARCH_POWER) return r->power_gbps;
+  if (arch == NN_ARCH_ARM) return r->arm_gbps;
+  switch (vendor) {
+  case NN_VENDOR_INTEL: {
+    int t = intel_tier(r, family, model);
+    return t == 3 ? r->intel_erp_gbps : t == 2 ? r->intel_srp_gbps : t == 1 ? r->intel_skl_gbps
+                                                                           : r->intel_bdw_gbps;
+  }
+  case NN_VENDOR_AMD: {
+    if (!r->amd_by_family) return r->amd_zen12_gbps;
+    int c = amd_class(family);
+    return c == 2 ? r->amd_zen5_gbps : c == 1 ? r->amd_zen34_gbps : r->amd_zen12_gbps;
+  }
+  case NN_VENDOR_ZHAOXIN:
+    return family == 7 && model == 0x5B ? r->zhaoxin_yongfeng_gbps : r->zhaoxin_gbps;
+  default:
+    return r->unknown_gbps;
+  }
+}
+
+void nn_nccl_cpu_class(const struct nn_nccl_release *r, int arch, int vendor, int family, int model,
+                       char *buf, size_t size) {
+  static const char *const intel[] = {"Intel Broadwell class", "Intel Skylake class",
+                                      "Intel Sapphire Rapids class", "Intel Emerald Rapids class"};
+  static const char *const amd[] = {"AMD Zen 1/2 class", "AMD Zen 3/4 class", "AMD Zen 5 class"};
+  if (arch == NN_ARCH_POWER) { snprintf(buf, size, "POWER"); return; }
+  if (arch == NN_ARCH_ARM) { snprintf(buf, size, "ARM"); return; }
+  if (vendor == NN_VENDOR_INTEL)
+    snprintf(buf, size, "%s (family %d model 0x%X)", intel[intel_tier(r, family, model)], family,
+             model < 0 ? 0 : (unsigned)model);
+  else if (vendor == NN_VENDOR_AMD && r->amd_by_family)
+    snprintf(buf, size, "%s (familyid %d)", amd[amd_class(family)], family);
+  else if (vendor == NN_VENDOR_AMD)
+    snprintf(buf, size, "AMD (one value for every family in this release)");
+  else if (vendor == NN_VENDOR_ZHAOXIN)
+    snprintf(buf, size, "Zhaoxin%s", family == 7 && model == 0x5B ? " Yongfeng" : "");
+  else
+    snprintf(buf, size, "an x86 vendor NCCL does not know");
+}
+
+float nn_nccl_pcie_gbps(int gen, int width) {
+  /* kvDictPciGen, x100 Mbps per lane; NCCL's fallback for an unknown string is 60 */
+  static const int speed[] = {60, 15, 30, 60, 120, 240, 480};
+  int s = gen >= 1 && gen <= 6 ? speed[gen] : speed[0];
+  if (width <= 0) width = 16;
+  return (float)(width * s) / 80.0f;
+}
+
+int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int sm) {
+  (void)sm;
+  if (proto == NN_PROTO_LL || proto == NN_PROTO_SIMPLE) return 1;
+  if (proto == NN_PROTO_LL128) return r->ll128_pcie_default;
+  return 0;
+}
+
+int nn_nccl_version_parse(const char *s) {
+  if (!s) return -1;
+  int x, y, z, n = 0;
+  if (sscanf(s, "%d.%d.%d%n", &x, &y, &z, &n) != 3) return -1;
+  if (s[n] && s[n] != '-' && s[n] != '+') return -1;
+  if (x < 2 || x > 99 || y < 0 || y > 99 || z < 0 || z > 99) return -1;
+  return NN_NCCL_VERSION(x, y, z);
+}
+
+void nn_nccl_version_format(int code, char *buf, size_t size) {
+  snprintf(buf, size, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+}
