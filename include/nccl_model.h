@@ -88,6 +88,11 @@ float nn_nccl_pcie_gbps(int gen, int width);
  * between GPUs that reach each other only over PCIe (no NVLink), with compute capability `sm`. */
 int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int sm);
 
+/* The NCCL release that loaded the plugin, as its env plugin init reported it (version code),
+ * or 0 before that / when NCCL loads only the tuner. Thread-safe. */
+int nn_nccl_loaded_version(void);
+void nn_nccl_set_loaded_version(int version_code);
+
 /* "X.Y.Z" (also "X.Y.Z-1", "X.Y.Z+cuda12.8") -> version code, or -1. */
 int nn_nccl_version_parse(const char *s);
 

@@ -15,7 +15,8 @@
 
 #include "nccl_model.h"
 #include "nn_config.h"
-#include "topology.h"
+
+struct nn_cpu_kind;   /* topology.h */
 
 #define NN_SEARCH_MAX_GPUS 32
 #define NN_SEARCH_MAX_CPUS 16
@@ -78,20 +79,19 @@ int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_to
 float nn_search_ring_gbps(const struct nn_search_pred *p);
 float nn_search_tree_gbps(const struct nn_search_pred *p);
 
-/* Which view of the machine to build. */
-enum nn_search_view {
-  NN_VIEW_SERVED = 0,     /* the file nccl-numa serves: one CPU per NUMA node holding GPUs */
-  NN_VIEW_FLAT,           /* NCCL's own view without NUMA: one CPU, numaid -1, every GPU */
-};
-
-/* Builds the system NCCL makes of the mapping `cfg` for release `r`: the served file's CPUs
- * (view SERVED) or NCCL's flat view (view FLAT), CPU kind `cpu`, compute capability `sm`,
- * GPU links `links` (cfg->n_gpus entries, indexed like cfg->gpus; NULL = all unknown).
- * A link of unknown gen/width gets the value NCCL falls back to for that release.
- * Returns 0, or -1 with a reason in err. */
+/* Builds the system NCCL makes of the mapping `cfg` for release `r`: one CPU per distinct value
+ * of numa[i] (numaid ascending, -1 included: NCCL's flat view of a guest without NUMA), GPU i of
+ * the mapping under the CPU of numa[i] (numa NULL: the mapping's own NUMA nodes, i.e. the file
+ * nccl-numa serves), CPU kind `cpu`, compute capability `sm`, GPU links `links` (cfg->n_gpus
+ * entries, indexed like cfg->gpus; NULL = all unknown). A link of unknown gen gets NCCL's own
+ * fallback. Returns 0, or -1 with a reason in err. */
 int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config *cfg,
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
-                         int view, struct nn_search_topo *out, char *err, size_t errsz);
+                         const int *numa, struct nn_search_topo *out, char *err, size_t errsz);
+
+/* The NUMA node sysfs gives the GPU at `bus` (what NCCL reads for its own topology), or -1 when
+ * the file says -1 or is missing. */
+int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus);
 
 /* The PCIe link release `r` of NCCL reads for the GPU at `bus` from sysfs under `sysfs_root`
  * (NULL or "" = "/"): max_link_* of the GPU and its upstream port (the lower) for releases that

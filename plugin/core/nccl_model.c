@@ -112,20 +112,35 @@ static const struct nn_nccl_release nn_table[] = {
               "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
   },
   {
-    .first = NN_NCCL_VERSION(2, 31, 0), .last = NN_NCCL_VERSION(2, 31, 99), .name = "2.31",
+    .first = NN_NCCL_VERSION(2, 31, 0), .last = NN_NCCL_VERSION(2, 31, 1), .name = "2.31.0 (dev)",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
+    .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 1, .tuner_constants_effective = 0,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
+              "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
+              "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
+              "is set, so LL128 is on by default over PCIe; the defaults are copied over the tuner's "
+              "constants after its init, src/tuning/tuning.cc); checked with NCCL's own code built "
+              "from dev",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 31, 2), .last = NN_NCCL_VERSION(2, 31, 99), .name = "2.31.2",
     .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
     .fallback_bwinter_zero = 1, .dev_nodes = 1,
-    .source = "branch dev (2.31.0): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
-              "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
-              "as ERP), src/tuning/tuning.cc + cost_model.cc (tuner init, then the defaults copied "
-              "over its constants); released 2.31.2 libnccl.so.2: ncclTopoConnectCpus loads 24.0, "
-              "ncclTuningCostModelInit starts with the copy of ncclTunerConstantsDefaults "
-              "(objdump -d of the PyPI nvidia-nccl-cu12 wheel); checked with NCCL's own search "
-              "built from dev",
+    .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
+              "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
+              "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "
+              "ncclTuningInit calls ncclTunerPluginLoad, the tuner's init, then "
+              "ncclTuningCostModelInit, which starts with a rep movsq of ncclTunerConstantsDefaults; "
+              "ncclTuningCostModelInit applies the LL128 check (typeIntra <= NVB) to the default "
+              "setting before the forced test, so LL128 stays off over PCIe; search as dev",
   },
   {
     .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 99), .name = "2.32",
@@ -135,10 +150,11 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1,
-    .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, symbol table): "
-              "ncclTopoConnectCpus loads 24.0 as 2.31; the copy of ncclTunerConstantsDefaults moved "
-              "to ncclTuningCostModelPreInit, called before the tuner is loaded (objdump -d); no "
-              "source tag, the search is taken to be dev's",
+    .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
+              "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "
+              "ncclTunerConstantsDefaults moved to ncclTuningCostModelPreInit, which ncclTuningInit "
+              "calls before ncclTunerPluginLoad, so a tuner's constants stay; LL128 check as 2.31.2; "
+              "no source tag, search as dev",
   },
 };
 
@@ -257,6 +273,16 @@ int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int s
   if (proto == NN_PROTO_LL || proto == NN_PROTO_SIMPLE) return 1;
   if (proto == NN_PROTO_LL128) return r->ll128_pcie_default;
   return 0;
+}
+
+static _Atomic int nn_loaded_version;
+
+int nn_nccl_loaded_version(void) {
+  return nn_loaded_version;
+}
+
+void nn_nccl_set_loaded_version(int version_code) {
+  nn_loaded_version = version_code;
 }
 
 int nn_nccl_version_parse(const char *s) {

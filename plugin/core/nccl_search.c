@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "topology.h"
 
 /* NCCL's patterns (src/include/graph.h) */
 #define NN_PAT_BALANCED_TREE 1
@@ -531,9 +532,14 @@ static float link_gbps(const struct nn_pcie_link *l) {
   return nn_nccl_pcie_gbps(l->gen, l->width);
 }
 
+/* NUMA node of mapping GPU i in the view being built. */
+static int view_numa(const struct nn_config *cfg, const int *numa, int i) {
+  return numa ? (numa[i] < 0 ? -1 : numa[i]) : cfg->gpus[i].numa;
+}
+
 int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config *cfg,
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
-                         int view, struct nn_search_topo *out, char *err, size_t errsz) {
+                         const int *numa_of, struct nn_search_topo *out, char *err, size_t errsz) {
   memset(out, 0, sizeof *out);
   if (!cfg || cfg->n_gpus < 1) { nn_errbuf_set(err, errsz, "the mapping has no gpu lines"); return -1; }
   if (cfg->n_gpus > NN_SEARCH_MAX_GPUS) {
@@ -545,7 +551,7 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
   for (;;) {
     int best = INT_MAX;
     for (int i = 0; i < cfg->n_gpus; i++) {
-      int m = view == NN_VIEW_FLAT ? -1 : cfg->gpus[i].numa;
+      int m = view_numa(cfg, numa_of, i);
       if ((nc == 0 || m > numa[nc - 1]) && m < best) best = m;
     }
     if (best == INT_MAX) break;
@@ -556,7 +562,7 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
   for (int c = 0; c < nc; c++) {
     out->cpu_numa[c] = numa[c];
     for (int i = 0; i < cfg->n_gpus; i++) {
-      if ((view == NN_VIEW_FLAT ? -1 : cfg->gpus[i].numa) != numa[c]) continue;
+      if (view_numa(cfg, numa_of, i) != numa[c]) continue;
       out->gpu_cpu[n] = c;
       out->gpu_rank[n] = bus_rank(cfg, i);
       out->gpu_link_gbps[n] = link_gbps(links ? &links[i] : NULL);
@@ -586,6 +592,24 @@ static int read_text(const char *path, char *buf, size_t size) {
   return 0;
 }
 
+static int sysfs_dev_path(const char *sysfs_root, const struct nn_busid *bus, char *dev, size_t size) {
+  const char *root = sysfs_root && *sysfs_root ? sysfs_root : "";
+  int w = snprintf(dev, size, "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x", root, (unsigned)bus->domain,
+                   (unsigned)bus->bus, (unsigned)bus->dev, (unsigned)bus->func);
+  return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus) {
+  char dev[PATH_MAX], path[PATH_MAX + 16], v[32];
+  if (sysfs_dev_path(sysfs_root, bus, dev, sizeof dev)) return -1;
+  snprintf(path, sizeof path, "%s/numa_node", dev);
+  if (read_text(path, v, sizeof v)) return -1;
+  char *end;
+  long n = strtol(v, &end, 10);
+  if (end == v || n < 0 || n > NN_MAX_NUMA_ID) return -1;
+  return (int)n;
+}
+
 /* "16.0 GT/s PCIe" -> 4 (generation), 0 when unknown */
 static int speed_gen(const char *s) {
   static const struct { double gts; int gen; } t[] = {{2.5, 1}, {5, 2}, {8, 3}, {16, 4}, {32, 5}, {64, 6}};
@@ -607,10 +631,7 @@ static int read_attr(const char *dev, const char *name, char *buf, size_t size) 
 int nn_search_read_sysfs_link(const struct nn_nccl_release *r, const char *sysfs_root,
                               const struct nn_busid *bus, int stable, struct nn_pcie_link *out) {
   char dev[PATH_MAX], v[64];
-  const char *root = sysfs_root && *sysfs_root ? sysfs_root : "";
-  int w = snprintf(dev, sizeof dev, "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x", root,
-                   (unsigned)bus->domain, (unsigned)bus->bus, (unsigned)bus->dev, (unsigned)bus->func);
-  if (w < 0 || (size_t)w >= sizeof dev) return -1;
+  if (sysfs_dev_path(sysfs_root, bus, dev, sizeof dev)) return -1;
   int cur = !stable && r->gpulink == NN_GPULINK_NVML_CURRENT;
   int gen = 0, width = 0;
   if (read_attr(dev, cur ? "current_link_speed" : "max_link_speed", v, sizeof v) == 0) gen = speed_gen(v);
