@@ -81,7 +81,36 @@ $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include $< -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
-tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency
+tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/nn_gpucheck \
+	$(BUILD)/tools/test_gpukit
+
+# The GPU kit (test/gpu): its log checks and the driver's output format build and are
+# tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
+# finds them: NCCL_HOME, python's nvidia-nccl wheel, CUDA_HOME).
+GPUKIT_SRC := test/gpu/nclog.c test/gpu/driver_format.c
+GPUKIT_H := test/gpu/nclog.h test/gpu/driver_format.h
+$(BUILD)/tools/nn_gpucheck: test/gpu/gpucheck.c $(GPUKIT_SRC) $(GPUKIT_H) $(CLI_A) $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itest/gpu test/gpu/gpucheck.c $(GPUKIT_SRC) -o $@ $(CLI_A) $(CORE_A) \
+		$(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
+$(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(CLI_A) $(CORE_A) test/unit/nn_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Itest/gpu -Itest/unit test/gpu/test_gpukit.c $(GPUKIT_SRC) -o $@ \
+		$(CLI_A) $(CORE_A) $(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
+# NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.
+NCCL_INC ?= $(CUDA_HOME)/include
+NCCL_LIB ?= $(CUDA_HOME)/lib64
+CUDART_INC ?= $(CUDA_HOME)/include
+CUDART_LIB ?= $(CUDA_HOME)/lib64
+CUDART_SO ?= -lcudart
+$(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.c test/gpu/driver_format.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Itest/gpu -isystem $(NCCL_INC) -isystem $(CUDART_INC) \
+		$< test/gpu/driver_format.c -o $@ -L$(NCCL_LIB) -L$(CUDART_LIB) \
+		-Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDART_LIB) -l:libnccl.so.2 $(CUDART_SO) -lpthread
+.PHONY: test-gpu
+test-gpu:
+	@BUILD=$(BUILD) bash test/gpu/run.sh
 
 test:
 	@bash test/run.sh
