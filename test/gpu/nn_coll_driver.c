@@ -474,7 +474,7 @@ static void usage(FILE *f) {
   fprintf(f,
     "usage: nn_coll_driver [--op all_reduce|all_gather|reduce_scatter] [-b MIN] [-e MAX] [-f FACTOR]\n"
     "                      [-g GPUS] [-n ITERS] [-w WARMUP] [-c 0|1] [--ranks-per-gpu K]\n"
-    "                      [--procs [--hostid-per-rank]]\n"
+    "                      [--procs [--hostid-per-rank]] | --devices\n"
     "nccl-tests' options and rows (float, sum); ranks = GPUS x K, rank r on GPU r/K; threads, or\n"
     "with --procs one process per rank (--hostid-per-rank: each its own NCCL_HOSTID).\n"
     "Sizes take K, M, G (powers of 1024). Defaults: all_reduce -b 8 -e 1M -f 2 -g 1 -n 20 -w 5 -c 1.\n");
@@ -558,8 +558,27 @@ static int parse_args(int argc, char **argv, struct opts *o) {
   return 0;
 }
 
+/* --devices: how many GPUs the CUDA runtime sees (the kit's first probe). */
+static int list_devices(void) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    printf("devices 0: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    return 3;
+  }
+  printf("devices %d\n", n);
+  for (int i = 0; i < n; i++) {
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, i) == cudaSuccess)
+      printf("device %d %04x:%02x:%02x.0 sm %d%d %s\n", i, (unsigned)p.pciDomainID, (unsigned)p.pciBusID,
+             (unsigned)p.pciDeviceID, p.major, p.minor, p.name);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   struct opts o;
+  if (argc == 2 && !strcmp(argv[1], "--devices")) return list_devices();
   if (parse_args(argc, argv, &o)) {
     usage(stderr);
     return 2;
