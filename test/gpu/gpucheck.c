@@ -113,11 +113,14 @@ static int check_init(const char *log, size_t len, const char *config) {
   const char *want = real ? real : config;
   int tuner_ok = in.tuner_abi && !strcmp(in.tuner_config, want);
   int env_ok = !in.env_abi || (!strcmp(in.env_config, want) && !strcmp(in.env_status, "ok"));
-  int rc = verdict(tuner_ok && env_ok ? PASS : FAIL, "init",
-                   "tuner v%d config %s (nRanks %d nNodes %d scope %s); env plugin v%d config %s (%s); "
-                   "want config %s", in.tuner_abi, in.tuner_config[0] ? in.tuner_config : "-", in.n_ranks,
-                   in.n_nodes, in.scope[0] ? in.scope : "-", in.env_abi,
-                   in.env_config[0] ? in.env_config : "-", in.env_status[0] ? in.env_status : "-", want);
+  /* both plugins must have read the same version of the file */
+  int same = !in.env_abi || !in.tuner_hash[0] || !strcmp(in.tuner_hash, in.env_hash);
+  int rc = verdict(tuner_ok && env_ok && same ? PASS : FAIL, "init",
+                   "tuner v%d config %s hash %s (nRanks %d nNodes %d scope %s); env plugin v%d config %s "
+                   "(%s) hash %s; want config %s", in.tuner_abi, in.tuner_config[0] ? in.tuner_config : "-",
+                   in.tuner_hash[0] ? in.tuner_hash : "-", in.n_ranks, in.n_nodes, in.scope[0] ? in.scope : "-",
+                   in.env_abi, in.env_config[0] ? in.env_config : "-", in.env_status[0] ? in.env_status : "-",
+                   in.env_hash[0] ? in.env_hash : "-", want);
   free(real);
   return rc;
 }

@@ -83,14 +83,21 @@ static const char *ours(const char *msg) {
   return p[0] == ':' && p[1] == ' ' ? p + 2 : NULL;
 }
 
-/* Copies the path after `key` up to " (" into out. */
+/* Copies the path after `key`, up to " hash " or " (", into out. */
 static void path_before_paren(const char *s, const char *key, char *out, size_t size) {
   const char *p = strstr(s, key);
   if (!p) return;
   p += strlen(key);
-  const char *e = strstr(p, " (");
+  const char *e = strstr(p, " ("), *h = strstr(p, " hash ");
+  if (h && (!e || h < e)) e = h;
   size_t n = e ? (size_t)(e - p) : strcspn(p, " ");
   snprintf(out, size, "%.*s", (int)n, p);
+}
+
+/* The 8-digit content hash after " hash ", if any. */
+static void config_hash(const char *s, char *out, size_t size) {
+  const char *h = strstr(s, " hash ");
+  if (h) snprintf(out, size, "%.*s", (int)strcspn(h + 6, " ,("), h + 6);
 }
 
 static void tuner_init(const char *p, struct nn_nclog_init *o) {
@@ -98,6 +105,7 @@ static void tuner_init(const char *p, struct nn_nclog_init *o) {
   if (strncmp(p, "tuner v", 7) || nn_int_parse_prefix(p + 7, 1, 99, &abi, NULL)) return;
   o->tuner_abi = abi;
   path_before_paren(p, ", config ", o->tuner_config, sizeof o->tuner_config);
+  config_hash(p, o->tuner_hash, sizeof o->tuner_hash);
   const char *r = strstr(p, " nRanks ");
   if (r) nn_int_parse_prefix(r + 8, 0, 1 << 24, &o->n_ranks, NULL);
   r = strstr(p, " nNodes ");
@@ -111,6 +119,7 @@ static void env_init(const char *p, struct nn_nclog_init *o) {
   if (strncmp(p, "env plugin v", 12) || nn_int_parse_prefix(p + 12, 1, 99, &abi, NULL)) return;
   o->env_abi = abi;
   path_before_paren(p, ", config ", o->env_config, sizeof o->env_config);
+  config_hash(p, o->env_hash, sizeof o->env_hash);
   const char *s = strstr(p, ", config ");
   s = s ? strstr(s, " (") : NULL;
   if (s) snprintf(o->env_status, sizeof o->env_status, "%.*s", (int)strcspn(s + 2, ")"), s + 2);

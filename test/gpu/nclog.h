@@ -19,9 +19,10 @@
  *    AllGather and ReduceScatter, while the tuner's nBytes is the whole buffer
  *    (nRanks x that: ncclFuncMaxSendRecvCount, include/enqueue.h)
  *  - "NCCL version X.Y.Z+cudaA.B"
- * and nccl-numa's: "nccl-numa[ VERSION]: tuner vN, config PATH (...), comm ... nRanks R
- * nNodes N scope S, ...", "nccl-numa[ VERSION]: env plugin vN on NCCL X.Y.Z, config PATH
- * (ok|rejected|absent), ...", "nccl-numa[ VERSION]: NCCL_TOPO_FILE=PATH (reason)".
+ * and nccl-numa's (plugin/abi/tuner.c, env.c): "nccl-numa[ VERSION]: tuner vN, config PATH
+ * [hash H ](...), comm ... nRanks R nNodes N scope S, ...", "nccl-numa[ VERSION]: env plugin
+ * vN on NCCL X.Y.Z, config PATH (ok|rejected|changing|absent), [hash H, ]...",
+ * "nccl-numa[ VERSION]: NCCL_TOPO_FILE=PATH (reason)".
  *
  * All parsers are pure functions over a buffer.
  */
@@ -58,11 +59,13 @@ void nn_nclog_expected_abi(int code, int *env_abi, int *tuner_abi);
 struct nn_nclog_init {
   int tuner_abi;                      /* 0: no tuner INIT line */
   char tuner_config[NN_NCLOG_PATH];
+  char tuner_hash[16];                /* the mapping's content hash, "" when not printed */
   int n_ranks, n_nodes;
   char scope[16];
   int env_abi;                        /* 0: no env plugin INIT line */
   char env_config[NN_NCLOG_PATH];
-  char env_status[16];                /* ok, rejected, absent */
+  char env_status[16];                /* ok, rejected, changing, absent */
+  char env_hash[16];
   char served[NN_NCLOG_PATH];         /* the plugin's "NCCL_TOPO_FILE=PATH", "" when none */
   char nccl_topo_file[NN_NCLOG_PATH]; /* NCCL's "set by environment to PATH", "" when none */
 };

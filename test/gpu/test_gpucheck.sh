@@ -46,7 +46,7 @@ expect 0 "init 2.30.7" -- init "$T/230.log" --config "$T/one-rank.conf"
 expect 1 "init: another mapping" -- init "$T/228.log" --config "$T/wrong-node.conf"
 sed '/tuner v5, config/d' "$T/228.log" > "$T/228-notuner.log"
 expect 1 "init: no tuner INIT line" -- init "$T/228-notuner.log" --config "$T/one-rank.conf"
-sed 's/(ok), 0 env defaults/(rejected), 0 env defaults/' "$T/228.log" > "$T/228-rejected.log"
+sed 's/(ok), hash/(rejected), hash/' "$T/228.log" > "$T/228-rejected.log"
 expect 1 "init: mapping rejected by the env plugin" -- init "$T/228-rejected.log" --config "$T/one-rank.conf"
 expect 0 "dump: GPU under the mapped node's CPU" -- dump "$L/dump-two-cpus.xml" --config "$T/one-rank.conf"
 expect 1 "dump: GPU under another CPU than mapped" -- dump "$L/dump-two-cpus.xml" --config "$T/wrong-node.conf"
@@ -56,6 +56,28 @@ expect 1 "cpu-link: NCCL modelled another bandwidth" -- cpu-link "$(mut 2.28.9-o
 expect 1 "cpu-link: Intel Sapphire Rapids would be 22, not 16" -- cpu-link "$L/2.28.9-one-rank.log" --dump "$(mut dump-two-cpus.xml 's/vendor="AuthenticAMD" familyid="25" modelid="17"/vendor="GenuineIntel" familyid="6" modelid="143"/')"
 expect 77 "cpu-link 2.30.7: one CPU, nothing to compare (N/A, not PASS)" -- cpu-link "$L/2.30.7-one-rank.log" --dump "$L/dump-two-cpus.xml"
 expect 1 "cpu-link: no topology print (GRAPH off)" -- cpu-link "$(mut 2.28.9-one-rank.log '/=== System/d')" --dump "$L/dump-two-cpus.xml"
+# The real plugin's lines, loaded by a stand-in for NCCL 2.30.7's plugin loading (no GPU).
+P=${NN_BUILD:-build}/tools/nn_plugin_lines
+nn_need_built "$P"
+SO=$(readlink -f "${NN_BUILD:-build}/libnccl-tuner-numa.so")
+mkdir -m 0700 "$T/xdg"
+printf 'gpu 0 bus=17:00.0 numa=0\ncpu vendor=AuthenticAMD family=25 model=17\ntopology mode=numa\n' > "$T/real.conf"
+printf 'gpu 0 bus=17:00.0 numa=0\ncpu vendor=AuthenticAMD family=25 model=17\ntopology mode=off\n' > "$T/off.conf"
+lines() {   # lines CONFIG OUT: the plugin's and the stand-in's log for one init
+  env -u NCCL_TOPO_FILE XDG_RUNTIME_DIR="$T/xdg" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING \
+    NCCL_NUMA_CONFIG="$1" "$P" "$SO" 1 1 > "$2" 2>&1
+}
+lines "$T/real.conf" "$T/real.log"
+expect 0 "real plugin: plugins" -- plugins "$T/real.log"
+expect 0 "real plugin: init names the mapping (same hash in both plugins)" -- init "$T/real.log" --config "$T/real.conf"
+expect 0 "real plugin: topo-file served and read" -- topo-file "$T/real.log"
+lines "$T/off.conf" "$T/off.log"
+expect 1 "real plugin, topology mode=off: nothing served" -- topo-file "$T/off.log"
+lines "$T/missing.conf" "$T/missing.log"
+expect 1 "real plugin, no mapping: no INIT line naming it" -- init "$T/missing.log" --config "$T/real.conf"
+sed 's/\(env plugin v2 .* hash \)[0-9a-f]*/\1deadbeef/' "$T/real.log" > "$T/hash.log"
+expect 1 "init: env and tuner read different versions (hash)" -- init "$T/hash.log" --config "$T/real.conf"
+
 expect 2 "usage: unknown check" -- frobnicate "$L/2.28.9-one-rank.log"
 expect 2 "usage: bad --expect" -- tuning "$L/2.28.9-two-ranks-rules.log" --coll allreduce --nranks 2 --expect 0-64K=ring/bogus
 nn_finish "nn_gpucheck: every assertion passes and fails where it should"

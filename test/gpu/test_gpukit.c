@@ -127,6 +127,8 @@ static void init_lines(void **state) {
   nn_nclog_init(log, len, &in);
   assert_int_equal(in.tuner_abi, 5);
   assert_string_equal(in.tuner_config, "/work/kit/one-rank.conf");
+  assert_string_equal(in.tuner_hash, "3fa01c7e");
+  assert_string_equal(in.env_hash, "3fa01c7e");
   assert_int_equal(in.n_ranks, 1);
   assert_int_equal(in.n_nodes, 1);
   assert_string_equal(in.scope, "intra");
