@@ -100,12 +100,20 @@ static void config_hash(const char *s, char *out, size_t size) {
   if (h) snprintf(out, size, "%.*s", (int)strcspn(h + 6, " ,("), h + 6);
 }
 
-static void tuner_init(const char *p, struct nn_nclog_init *o) {
+/* "HEADvN, config PATH [hash H]...": the ABI, path and hash; 0 when p is not that line. */
+static int abi_line(const char *p, const char *head, char *config, size_t csz, char *hash, size_t hsz) {
   int abi;
-  if (strncmp(p, "tuner v", 7) || nn_int_parse_prefix(p + 7, 1, 99, &abi, NULL)) return;
-  o->tuner_abi = abi;
-  path_before_paren(p, ", config ", o->tuner_config, sizeof o->tuner_config);
-  config_hash(p, o->tuner_hash, sizeof o->tuner_hash);
+  size_t n = strlen(head);
+  if (strncmp(p, head, n) || nn_int_parse_prefix(p + n, 1, 99, &abi, NULL)) return 0;
+  path_before_paren(p, ", config ", config, csz);
+  config_hash(p, hash, hsz);
+  return abi;
+}
+
+static void tuner_init(const char *p, struct nn_nclog_init *o) {
+  o->tuner_abi = abi_line(p, "tuner v", o->tuner_config, sizeof o->tuner_config, o->tuner_hash,
+                          sizeof o->tuner_hash);
+  if (!o->tuner_abi) return;
   const char *r = strstr(p, " nRanks ");
   if (r) nn_int_parse_prefix(r + 8, 0, 1 << 24, &o->n_ranks, NULL);
   r = strstr(p, " nNodes ");
@@ -115,12 +123,9 @@ static void tuner_init(const char *p, struct nn_nclog_init *o) {
 }
 
 static void env_init(const char *p, struct nn_nclog_init *o) {
-  int abi;
-  if (strncmp(p, "env plugin v", 12) || nn_int_parse_prefix(p + 12, 1, 99, &abi, NULL)) return;
-  o->env_abi = abi;
-  path_before_paren(p, ", config ", o->env_config, sizeof o->env_config);
-  config_hash(p, o->env_hash, sizeof o->env_hash);
-  const char *s = strstr(p, ", config ");
+  o->env_abi = abi_line(p, "env plugin v", o->env_config, sizeof o->env_config, o->env_hash,
+                        sizeof o->env_hash);
+  const char *s = o->env_abi ? strstr(p, ", config ") : NULL;
   s = s ? strstr(s, " (") : NULL;
   if (s) snprintf(o->env_status, sizeof o->env_status, "%.*s", (int)strcspn(s + 2, ")"), s + 2);
 }
