@@ -25,21 +25,27 @@ uint64_t nn_privdir_hash(const void *data, size_t len);
  * the reason in err (buffer too small). Creates nothing. */
 int nn_privdir_path(char *buf, size_t size, char *err, size_t errsz);
 
-/* Creates `dir` (mode 0700, an existing one is fine) and opens it with
- * O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC. Returns the descriptor (caller closes), or -1
- * with the reason in err: a symbolic link, not a directory, owned by another
- * user, or group/other permission bits set. */
+/* Creates `dir` (an existing one is fine) and opens it with
+ * O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC; our own directory gets exactly mode 0700
+ * whatever the umask (fchmod, re-checked: an existing 0500 one is repaired).
+ * Returns the descriptor (caller closes), or -1 with the reason in err: a
+ * symbolic link, not a directory, owned by another user, group/other permission
+ * bits set, or a mode that cannot be made 0700. */
 int nn_privdir_open(const char *dir, char *err, size_t errsz);
 
 /* Stores `len` bytes of `data` in `dir` (checked as by nn_privdir_open) as
  * <prefix><16 hex digits of nn_privdir_hash><suffix>, mode 0600, and writes the
- * full path into out. Returns 0, or -1 with the reason in err (out is then ""). */
+ * full path into out. With fd_out, *fd_out gets a read-only close-on-exec
+ * descriptor of the stored file, opened inside the checked directory and read
+ * back to hold exactly `data` (caller closes; -1 on failure): the file stays that
+ * content whatever later happens to the path. Returns 0, or -1 with the reason in
+ * err (out is then ""). */
 int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
-                     const void *data, size_t len, char *out, size_t outsz,
+                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
                      char *err, size_t errsz);
 
 /* nn_privdir_store into the directory of nn_privdir_path as topo-<hash>.xml. */
-int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz,
+int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz, int *fd_out,
                           char *err, size_t errsz);
 
 #endif

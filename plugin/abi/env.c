@@ -2,8 +2,11 @@
 #include "env.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cache.h"
 #include "cudrv.h"
@@ -13,11 +16,24 @@
 #include "topo_xml.h"
 #include "topology.h"
 
+/* The topology served: NCCL gets /proc/self/fd/N of a descriptor the plugin keeps on
+ * the file it wrote and read back. The private directory's parent may belong to someone
+ * else (XDG_RUNTIME_DIR after `sudo -E`, a sticky /tmp after a cleaner ran): a path by
+ * name could be swapped before NCCL opens it; the descriptor cannot. NCCL opens the
+ * name with fopen (graph/xml.cc, ncclTopoGetXmlFromFile, 2.19 to 2.30), which reopens
+ * the very file behind the descriptor, at offset 0, for every communicator. */
+struct nn_topo {
+  char *path;               /* "/proc/self/fd/N"; NULL: no topology served */
+  int fd;                   /* -1 when none */
+  dev_t dev;                /* what fd was, to notice the host closing it behind us */
+  ino_t ino;
+};
+
 /* A config version the plugin has served from, kept alive until finalize. */
 struct nn_served {
   struct nn_cfgver *version;
   int topo_done;
-  char *topo_path;          /* NULL: no topology served for this version */
+  struct nn_topo topo;
 };
 
 static struct {
@@ -25,6 +41,8 @@ static struct {
   int initialized;
   nn_ncclDebugLogger_t logger;
   struct nn_served *held;   /* held[n_held - 1] is the current version */
+  char **retired;           /* paths handed out before their descriptor was lost: NCCL may */
+  int n_retired;            /* still be reading the string, so it lives until finalize */
   int n_held, cap_held;
   int told_user_topo;
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -47,7 +65,7 @@ static void hold_version(struct nn_cfgver *v) {
   }
   /* The analyzer assumes held == NULL with n_held > 0, which no path makes (held, n_held and
    * cap_held are set together, and n_held < cap_held here). */
-  g_env.held[g_env.n_held++] = (struct nn_served){.version = v};  // NOLINT(clang-analyzer-core.NullDereference)
+  g_env.held[g_env.n_held++] = (struct nn_served){.version = v, .topo.fd = -1};  // NOLINT(clang-analyzer-core.NullDereference)
 }
 
 /* The served entry of `v`, or NULL (out of memory, or finalized meanwhile). */
@@ -63,38 +81,86 @@ static int runtime_sm_if_needed(const struct nn_config *cfg) {
   return nn_cudrv_current_sm();
 }
 
-/* Runs without g_env.lock: it reads sysfs and cpuinfo and writes the topology file. */
-static char *generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_ncclDebugLogger_t logger) {
+/* The name NCCL opens for a stored file's descriptor; NULL (fd closed) when /proc does not
+ * lead back to it: the file is then not served at all rather than served by a name. */
+static int serve_descriptor(int fd, const char *stored, struct nn_topo *t, nn_ncclDebugLogger_t logger) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  struct stat a, b;
+  if (fstat(fd, &a) || stat(proc, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+      !(t->path = strdup(proc))) {
+    nn_log_warn(logger, "nccl-numa: %s does not lead to %s (no /proc?): no topology served, since a "
+                "path by name could be swapped before NCCL opens it", proc, stored);
+    close(fd);
+    return -1;
+  }
+  t->fd = fd;
+  t->dev = a.st_dev;
+  t->ino = a.st_ino;
+  return 0;
+}
+
+/* Whether the descriptor behind a served topology is still the file it was (a host that
+ * closes descriptors it does not own could have let the number go to another file). */
+static int topo_intact(const struct nn_topo *t) {
+  struct stat st;
+  return t->fd < 0 || (!fstat(t->fd, &st) && st.st_dev == t->dev && st.st_ino == t->ino);
+}
+
+/* Runs without g_env.lock: it reads sysfs and cpuinfo and writes the topology file.
+ * Fills t (path NULL: nothing served). */
+static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_ncclDebugLogger_t logger,
+                          struct nn_topo *t) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
-  if (cfg->n_gpus == 0) return NULL;
+  *t = (struct nn_topo){.fd = -1};
+  if (cfg->n_gpus == 0) return;
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
-    return NULL;
+    return;
   }
   struct nn_topo_verdict verdict;
   nn_topology_verdict(cfg, &cpu, runtime_sm_if_needed(cfg), &verdict);
   if (!verdict.serve) {
     if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", verdict.reason);
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
-    return NULL;
+    return;
   }
   char *xml = NULL;
   size_t len = 0;
   if (nn_topo_xml_generate(cfg, &cpu, NULL, &xml, &len, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
-    return NULL;
+    return;
   }
   if (err[0]) nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", err);
   char path[4096];
-  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, err, sizeof err);
+  int fd = -1;
+  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, &fd, err, sizeof err);
   free(xml);
   if (rc != 0) {
     nn_log_warn(logger, "nccl-numa: cannot write the topology file: %s", err);
-    return NULL;
+    return;
   }
-  nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (%s)", path, verdict.reason);
-  return strdup(path);
+  if (serve_descriptor(fd, path, t, logger) == 0)
+    nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s, a descriptor of %s (%s)",
+                t->path, path, verdict.reason);
+}
+
+static void topo_free(struct nn_topo *t) {
+  if (t->fd >= 0) close(t->fd);
+  free(t->path);
+  *t = (struct nn_topo){.fd = -1};
+}
+
+/* Forgets a topology whose descriptor number now names another file (not ours to close),
+ * so the next lookup serves a fresh one. Called with g_env.lock held. */
+static void retire_topo(struct nn_topo *t, int *done) {
+  char **grown = realloc(g_env.retired, (size_t)(g_env.n_retired + 1) * sizeof *grown);
+  if (!grown) return;   /* keep serving the old name: better than freeing a string in use */
+  g_env.retired = grown;
+  g_env.retired[g_env.n_retired++] = t->path;
+  *t = (struct nn_topo){.fd = -1};
+  *done = 0;
 }
 
 /* NCCL_TOPO_FILE: the user's, an `env` line's, or one generated for the current version.
@@ -119,18 +185,20 @@ static const char *served_topo_file(void) {
   hold_version(nn_cfgver_ref(v));
   struct nn_served *s = served_of(v);
   const char *out = s && cfg ? nn_config_env(cfg, "NCCL_TOPO_FILE") : NULL;
+  if (s && s->topo_done && !topo_intact(&s->topo)) retire_topo(&s->topo, &s->topo_done);
   int generate = s && cfg && !out && !s->topo_done;
-  if (s && cfg && !out && s->topo_done) out = s->topo_path;
+  if (s && cfg && !out && s->topo_done) out = s->topo.path;
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
   if (generate) {
-    char *made = generate_topo(cfg, nn_cfgver_path(v), logger);
+    struct nn_topo made;
+    generate_topo(cfg, nn_cfgver_path(v), logger, &made);
     pthread_mutex_lock(&g_env.lock);
     s = served_of(v);
-    if (s && !s->topo_done) { s->topo_path = made; s->topo_done = 1; made = NULL; }
-    out = s ? s->topo_path : NULL;
+    if (s && !s->topo_done) { s->topo = made; s->topo_done = 1; made = (struct nn_topo){.fd = -1}; }
+    out = s ? s->topo.path : NULL;
     pthread_mutex_unlock(&g_env.lock);
-    free(made);
+    topo_free(&made);
   }
   nn_cache_release(v);     /* the served entry keeps its own reference */
   return out;
@@ -167,11 +235,15 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
 nn_ncclResult_t nn_env_finalize(void) {
   pthread_mutex_lock(&g_env.lock);
   for (int i = 0; i < g_env.n_held; i++) {
-    free(g_env.held[i].topo_path);
+    topo_free(&g_env.held[i].topo);
     nn_cache_release(g_env.held[i].version);
   }
   free(g_env.held);
   g_env.held = NULL;
+  for (int i = 0; i < g_env.n_retired; i++) free(g_env.retired[i]);
+  free(g_env.retired);
+  g_env.retired = NULL;
+  g_env.n_retired = 0;
   g_env.n_held = g_env.cap_held = 0;
   g_env.initialized = 0;
   g_env.told_user_topo = 0;

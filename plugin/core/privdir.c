@@ -57,7 +57,9 @@ int nn_privdir_path(char *buf, size_t size, char *err, size_t errsz) {
   return 0;
 }
 
-/* Refuses a directory that someone else could write into or swap. */
+/* Refuses a directory that someone else could write into or swap; gives our own
+ * directory exactly 0700 (mkdir's mode went through the umask: 0277 made it 0500, and
+ * such a directory of ours is repaired rather than failing every later run). */
 static int nn_pd_check_dir(int fd, const char *dir, char *err, size_t errsz) {
   struct stat st;
   if (fstat(fd, &st)) {
@@ -76,6 +78,11 @@ static int nn_pd_check_dir(int fd, const char *dir, char *err, size_t errsz) {
   if (st.st_mode & 077) {
     nn_errbuf_set(err, errsz, "%s: mode %04o gives group/other access (must be 0700): refused", dir,
               (unsigned)(st.st_mode & 07777));
+    return -1;
+  }
+  if ((st.st_mode & 07777) != 0700 && (fchmod(fd, 0700) || fstat(fd, &st) || (st.st_mode & 07777) != 0700)) {
+    nn_errbuf_set(err, errsz, "%s: mode %04o, and it cannot be made 0700: %s", dir,
+                  (unsigned)(st.st_mode & 07777), strerror(errno));
     return -1;
   }
   return 0;
@@ -109,10 +116,11 @@ int nn_privdir_open(const char *dir, char *err, size_t errsz) {
   return fd;
 }
 
-/* Whether dfd/name is our own regular 0600-style file holding exactly data. */
-static int nn_pd_same_file(int dfd, const char *name, const void *data, size_t len) {
+/* A read-only descriptor of dfd/name when it is our own regular 0600-style file
+ * holding exactly data, else -1. */
+static int nn_pd_open_same(int dfd, const char *name, const void *data, size_t len) {
   int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return 0;
+  if (fd < 0) return -1;
   struct stat st;
   int same = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
              !(st.st_mode & 077) && (uintmax_t)st.st_size == (uintmax_t)len;
@@ -126,8 +134,11 @@ static int nn_pd_same_file(int dfd, const char *name, const void *data, size_t l
     if (r <= 0 || memcmp(chunk, p + off, (size_t)r)) same = 0;
     else off += (size_t)r;
   }
-  close(fd);
-  return same;
+  if (!same || lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 /* Creates a fresh temporary file next to `name`; its name goes into tmp. */
@@ -177,8 +188,9 @@ static int nn_pd_name_ok(const char *s) {
 }
 
 int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
-                     const void *data, size_t len, char *out, size_t outsz,
+                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
                      char *err, size_t errsz) {
+  if (fd_out) *fd_out = -1;
   if (!nn_pd_name_ok(prefix) || !nn_pd_name_ok(suffix) || (!data && len)) {
     nn_errbuf_set(err, errsz, "invalid file name parts");
     return -1;
@@ -192,17 +204,26 @@ int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
     return -1;
   }
   int dfd = nn_privdir_open(dir, err, errsz);
-  int rc = dfd < 0 ? -1 : 0;
-  if (!rc && !nn_pd_same_file(dfd, name, data, len))
+  int rc = dfd < 0 ? -1 : 0, fd = -1;
+  if (!rc && (fd = nn_pd_open_same(dfd, name, data, len)) < 0) {
     rc = nn_pd_replace(dfd, dir, name, data, len, err, errsz);
+    /* Read back what was written: the descriptor handed out is checked content. */
+    if (!rc && (fd = nn_pd_open_same(dfd, name, data, len)) < 0) {
+      nn_errbuf_set(err, errsz, "%s: changed right after it was written", out);
+      rc = -1;
+    }
+  }
   if (dfd >= 0) close(dfd);
+  if (!rc && fd_out) *fd_out = fd;
+  else if (fd >= 0) close(fd);
   if (rc) out[0] = 0;
   return rc;
 }
 
-int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz,
+int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz, int *fd_out,
                           char *err, size_t errsz) {
   char dir[PATH_MAX];
+  if (fd_out) *fd_out = -1;
   if (nn_privdir_path(dir, sizeof dir, err, errsz)) return -1;
-  return nn_privdir_store(dir, "topo-", ".xml", xml, len, out, outsz, err, errsz);
+  return nn_privdir_store(dir, "topo-", ".xml", xml, len, out, outsz, fd_out, err, errsz);
 }
