@@ -20,7 +20,7 @@
  * the file it wrote and read back. The private directory's parent may belong to someone
  * else (XDG_RUNTIME_DIR after `sudo -E`, a sticky /tmp after a cleaner ran): a path by
  * name could be swapped before NCCL opens it; the descriptor cannot. NCCL opens the
- * name with fopen (graph/xml.cc, ncclTopoGetXmlFromFile, 2.19 to 2.30), which reopens
+ * name with fopen (graph/xml.cc, ncclTopoGetXmlFromFile, 2.28.9 and 2.30.7), which reopens
  * the very file behind the descriptor, at offset 0, for every communicator. */
 struct nn_topo {
   char *path;               /* "/proc/self/fd/N"; NULL: no topology served */
