@@ -142,7 +142,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_
     return;
   }
   if (serve_descriptor(fd, path, t, logger) == 0)
-    nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s, a descriptor of %s (%s)",
+    nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
                 t->path, path, verdict.reason);
 }
 
