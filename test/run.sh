@@ -48,11 +48,12 @@ run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/conc
 for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
 run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
 
-# The GPU kit: its log checks on NCCL log excerpts (always), the driver built against the
-# CUDA runtime and NCCL found here (skipped without them), and the kit itself (skipped
-# without a GPU).
+# The GPU kit: its log checks on NCCL log excerpts and the whole kit on stand-ins
+# (always), the driver built against the CUDA runtime and NCCL found here (skipped
+# without them), and the kit itself (skipped without a GPU).
 run_case gpu/kit-unit build/tools/test_gpukit
 run_case gpu/kit-checks bash test/gpu/test_gpucheck.sh
+run_case gpu/kit-rehearsal bash test/gpu/test_kit_rehearsal.sh
 run_case gpu/driver-build bash test/gpu/build_driver.sh
 run_case gpu/kit bash test/gpu/run.sh
 

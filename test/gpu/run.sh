@@ -13,7 +13,8 @@
 #   c. nccl-numa ab (stock against the plugin, A B A B) with the driver, and its report.
 # Everything goes to one folder: $NN_GPU_OUT, default build/gpu-check-DATE-TIME
 # (summary.txt, results.md, every log). Exit 0 all passed, 1 a check failed, 77 skipped
-# (no GPU, CUDA runtime or NCCL: "skipped: <reason>").
+# (no GPU, CUDA runtime or NCCL: "skipped: <reason>"). NN_GPU_DRIVER: use that driver
+# instead of building one (test/gpu/test_kit_rehearsal.sh runs the kit on stand-ins).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 root=$(pwd)
@@ -30,11 +31,16 @@ skip() { echo "skipped: $*"; exit 77; }
 # ---------- is there anything to run on? ----------
 command -v nvidia-smi >/dev/null || skip "no nvidia-smi (no NVIDIA driver here)"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi lists no GPU"
-vars=$(bash test/gpu/find_cuda.sh) || skip "${vars#skipped: }"
-# shellcheck disable=SC2086
 make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck" || { echo "FAIL: build"; exit 1; }
-make -s BUILD="$BUILD" $vars "$BUILD/tools/nn_coll_driver" || { echo "FAIL: building the driver ($vars)"; exit 1; }
-DRV=$root/$BUILD/tools/nn_coll_driver CHK=$root/$BUILD/tools/nn_gpucheck CLI=$root/$BUILD/nccl-numa
+if [ -n "${NN_GPU_DRIVER:-}" ]; then   # a driver given (the CPU rehearsal's stand-in)
+  DRV=$NN_GPU_DRIVER vars="driver: $DRV"
+else
+  vars=$(bash test/gpu/find_cuda.sh) || skip "${vars#skipped: }"
+  # shellcheck disable=SC2086
+  make -s BUILD="$BUILD" $vars "$BUILD/tools/nn_coll_driver" || { echo "FAIL: building the driver ($vars)"; exit 1; }
+  DRV=$root/$BUILD/tools/nn_coll_driver
+fi
+CHK=$root/$BUILD/tools/nn_gpucheck CLI=$root/$BUILD/nccl-numa
 SO=$(readlink -f "$BUILD/libnccl-tuner-numa.so")
 devs=$("$DRV" --devices) || skip "the CUDA runtime sees no GPU: $devs"
 
@@ -53,7 +59,9 @@ fails=0
 record() {   # record STEP CHECK ARGS...: runs nn_gpucheck, keeps its verdict line
   local step=$1; shift
   local line rc
-  line=$("$CHK" "$@" 2>&1 | tail -n 1); rc=${PIPESTATUS[0]}
+  "$CHK" "$@" > "$OUT/.check" 2>&1
+  rc=$?
+  line=$(tail -n 1 "$OUT/.check")
   [ $rc -eq 0 ] || [ $rc -eq 77 ] || fails=$((fails + 1))
   echo "$step $line" | tee -a "$SUM"
 }
@@ -110,14 +118,14 @@ else
   MODE=(--ranks-per-gpu 2 --procs --hostid-per-rank) MODE_ENV=(NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1)
   how="2 processes with their own NCCL_HOSTID over lo"
 fi
-echo "b: $how" | tee -a "$SUM"
+echo "b: $how" | tee -a "$OUT/machine.txt"
 for coll in allreduce allgather; do
   op=${coll/all/all_}
   with_plugin "$OUT/b.conf" env "${DEBUG[@]}" "${MODE_ENV[@]}" \
-    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 8 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-rules.log" 2>&1
+    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-rules.log" 2>&1
   ran b $? "$op with the rules" "b-$coll-rules.log"
   base_env "${DEBUG[@]}" "${MODE_ENV[@]}" NCCL_TUNER_PLUGIN=none \
-    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 8 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-off.log" 2>&1
+    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-off.log" 2>&1
   ran b $? "$op plugin off" "b-$coll-off.log"
   record b tuning "$OUT/b-$coll-rules.log" --coll "$coll" --nranks 2 --expect 0-65535=ring/simple --expect 64K-=ring/ll
   record b tuning-own "$OUT/b-$coll-rules.log" "$OUT/b-$coll-off.log" --coll "$coll" --nranks 2
@@ -159,6 +167,7 @@ fi
   echo
   [ -s "$OUT/report.md" ] && { echo "### A/B (nccl-numa report)"; echo; sed 's/^#/###/' "$OUT/report.md"; }
 } > "$OUT/results.md"
+rm -f "$OUT/.check"
 echo
 echo "$(grep -c ' PASS ' "$SUM") passed, $fails failed, $(grep -c ' N/A ' "$SUM") not applicable; $OUT/results.md"
 [ $fails -eq 0 ]
