@@ -9,7 +9,8 @@
  *   nn_gpucheck dump DUMP --config PATH       in NCCL's dump every mapped GPU is under
  *                                             the mapped NUMA node's CPU
  *   nn_gpucheck cpu-link LOG --dump DUMP      NCCL's modelled CPU-to-CPU bandwidth equals
- *                                             nccl-numa's model of it (N/A with one CPU)
+ *                                             nccl-numa's model of that release
+ *                                             (nccl_model.h; N/A with one CPU)
  *   nn_gpucheck tuning LOG --coll C --nranks N --expect LO-HI=ALGO/PROTO...
  *                                             every logged call of C in each range ran
  *                                             that choice, and each range was seen
@@ -36,8 +37,8 @@
 #include "cli/nccltests.h"
 #include "cli/rundir.h"
 #include "nclog.h"
+#include "nccl_model.h"
 #include "nn_config.h"
-#include "topology.h"
 
 #define MAX_FILE (64u << 20)
 #define MAX_EXPECT 16
@@ -156,10 +157,22 @@ static int check_dump(const char *xml, size_t len, const struct nn_config *cfg) 
   return verdict(cfg->n_gpus ? rc : FAIL, "dump", "%s", cfg->n_gpus ? line : "the mapping has no GPUs");
 }
 
+/* NCCL's arch for the dump's arch attribute (graph/topo.cc reads x86_64, ppc64, arm64). */
+static int nccl_arch(const char *arch) {
+  if (!strcmp(arch, "ppc64")) return NN_ARCH_POWER;
+  if (!strcmp(arch, "arm64") || !strcmp(arch, "aarch64")) return NN_ARCH_ARM;
+  return NN_ARCH_X86;
+}
+
 static int check_cpu_link(const char *log, size_t len, const char *xml, size_t xlen) {
   struct nn_nclog_topo t;
+  struct nn_nclog_plugins p;
   nn_nclog_topo(log, len, &t);
+  nn_nclog_plugins(log, len, &p);
   if (!t.found) return verdict(FAIL, "cpu-link", "no \"=== System :\" topology print: is GRAPH in NCCL_DEBUG_SUBSYS?");
+  if (!p.nccl_code) return verdict(FAIL, "cpu-link", "no \"NCCL version\" line: which release's model applies?");
+  int unverified = 0;
+  const struct nn_nccl_release *rel = nn_nccl_release_find(p.nccl_code, &unverified);
   char line[1024] = "";
   size_t used = 0;
   int n_sys = 0, rc = PASS;
@@ -167,23 +180,24 @@ static int check_cpu_link(const char *log, size_t len, const char *xml, size_t x
     const struct nn_nclog_link *l = &t.links[i];
     if (strcmp(l->type, "SYS")) continue;
     n_sys++;
-    struct nn_cpu_kind k = {.family = -1, .model = -1};
-    if (nn_nclog_dump_cpu_kind(xml, xlen, (int)l->from_numa, k.vendor, sizeof k.vendor, &k.family, &k.model))
+    struct nn_nclog_cpu_kind k;
+    if (nn_nclog_dump_cpu_kind(xml, xlen, (int)l->from_numa, &k))
       return verdict(FAIL, "cpu-link", "CPU %lu of the print has no <cpu numaid=%lu vendor=...> in the dump",
                      l->from_numa, l->from_numa);
-    /* TODO(model): nccl_model.h's per-release inter-CPU link once it lands; until then
-     * the topology verdict's number (plugin/core/topology.c). */
-    double want = nn_topology_cpu_link_gbps(&k);
-    int ok = l->bw > want - 0.05 && l->bw < want + 0.05;   /* printed with one decimal */
-    if (!ok) rc = FAIL;
-    int w = snprintf(line + used, sizeof line - used, "%sCPU/%lx-%lx -> %s SYS %.1f GB/s, model %.1f (%s family %d model %d)",
-                     n_sys > 1 ? "; " : "", l->from_sys, l->from_numa, l->to, l->bw, want, k.vendor, k.family, k.model);
+    int arch = nccl_arch(k.arch), vendor = nn_nccl_vendor_from_name(k.vendor);
+    double want = nn_nccl_cpu_link_gbps(rel, arch, vendor, k.family, k.model);
+    char cls[96];
+    nn_nccl_cpu_class(rel, arch, vendor, k.family, k.model, cls, sizeof cls);
+    if (!(l->bw > want - 0.05 && l->bw < want + 0.05)) rc = FAIL;   /* printed with one decimal */
+    int w = snprintf(line + used, sizeof line - used, "%sCPU/%lx-%lx -> %s SYS %.1f GB/s, model %.1f (%s)",
+                     n_sys > 1 ? "; " : "", l->from_sys, l->from_numa, l->to, l->bw, want, cls);
     if (w > 0 && (size_t)w < sizeof line - used) used += (size_t)w;
   }
   if (!n_sys)
     return verdict(NA, "cpu-link", "NCCL's topology has %d CPU node(s) and no CPU-to-CPU (SYS) link to "
                    "compare with the model (one NUMA node holds every GPU here)", t.n_cpus);
-  return verdict(rc, "cpu-link", "%s", line);
+  return verdict(rc, "cpu-link", "%s; model row %s%s", line, rel->name,
+                 unverified ? " (release outside the table: nearest row, unverified)" : "");
 }
 
 /* ---------- algorithm and protocol per call ---------- */

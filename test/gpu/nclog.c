@@ -320,24 +320,27 @@ int nn_nclog_dump_numa(const char *xml, size_t len, const struct nn_busid *bus, 
   return rc;
 }
 
-int nn_nclog_dump_cpu_kind(const char *xml, size_t len, int numa, char *vendor, size_t vsz,
-                           int *family, int *model) {
+static void attr_str(xmlNodePtr n, const char *name, char *out, size_t size) {
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+  snprintf(out, size, "%s", v ? (const char *)v : "");
+  xmlFree(v);
+}
+
+int nn_nclog_dump_cpu_kind(const char *xml, size_t len, int numa, struct nn_nclog_cpu_kind *k) {
   xmlDocPtr doc = read_xml(xml, len);
   xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
   int rc = -1;
+  memset(k, 0, sizeof *k);
   for (xmlNodePtr n = root ? root->children : NULL; n && rc; n = n->next) {
     int id;
     if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, (const xmlChar *)"cpu") ||
         attr_int(n, "numaid", &id) || id != numa)
       continue;
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)"vendor");
-    if (v) {
-      snprintf(vendor, vsz, "%s", (const char *)v);
-      if (attr_int(n, "familyid", family)) *family = -1;
-      if (attr_int(n, "modelid", model)) *model = -1;
-      rc = 0;
-    }
-    xmlFree(v);
+    attr_str(n, "arch", k->arch, sizeof k->arch);
+    attr_str(n, "vendor", k->vendor, sizeof k->vendor);
+    if (attr_int(n, "familyid", &k->family)) k->family = -1;
+    if (attr_int(n, "modelid", &k->model)) k->model = -1;
+    rc = k->vendor[0] ? 0 : -1;
   }
   xmlFreeDoc(doc);
   return rc;

@@ -114,9 +114,13 @@ const char *nn_nclog_func_name(const char *rule_coll);
 int nn_nclog_dump_numa(const char *xml, size_t len, const struct nn_busid *bus, int *numaid,
                        int *has_gpu, char *err, size_t errsz);
 
-/* The CPU kind of the dump's <cpu numaid=N> (vendor, familyid, modelid attributes).
- * Returns 0, or -1 when there is no such cpu or it has no vendor. */
-int nn_nclog_dump_cpu_kind(const char *xml, size_t len, int numa, char *vendor, size_t vsz,
-                           int *family, int *model);
+/* The CPU kind of the dump's <cpu numaid=N>: its arch, vendor, familyid and modelid
+ * attributes ("" / -1 when absent). Returns 0, or -1 when there is no such cpu or it has
+ * no vendor. */
+struct nn_nclog_cpu_kind {
+  char arch[16], vendor[16];
+  int family, model;
+};
+int nn_nclog_dump_cpu_kind(const char *xml, size_t len, int numa, struct nn_nclog_cpu_kind *k);
 
 #endif

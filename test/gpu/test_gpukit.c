@@ -209,12 +209,12 @@ static void dump_placement(void **state) {
   assert_int_equal(nn_busid_parse("0000:18:00.0", &bus), 0);
   assert_int_equal(nn_nclog_dump_numa(xml, len, &bus, &numa, &gpu, err, sizeof err), -1);
   assert_non_null(strstr(err, "no <pci busid=\"0000:18:00.0\">"));
-  char vendor[16];
-  int fam, model;
-  assert_int_equal(nn_nclog_dump_cpu_kind(xml, len, 1, vendor, sizeof vendor, &fam, &model), 0);
-  assert_string_equal(vendor, "AuthenticAMD");
-  assert_true(fam == 25 && model == 17);
-  assert_int_equal(nn_nclog_dump_cpu_kind(xml, len, 2, vendor, sizeof vendor, &fam, &model), -1);
+  struct nn_nclog_cpu_kind k;
+  assert_int_equal(nn_nclog_dump_cpu_kind(xml, len, 1, &k), 0);
+  assert_string_equal(k.vendor, "AuthenticAMD");
+  assert_string_equal(k.arch, "x86_64");
+  assert_true(k.family == 25 && k.model == 17);
+  assert_int_equal(nn_nclog_dump_cpu_kind(xml, len, 2, &k), -1);
   const char *evil = "<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><system>&e;</system>";
   assert_int_equal(nn_nclog_dump_numa(evil, strlen(evil), &bus, &numa, &gpu, err, sizeof err), -1);
   free(xml);
