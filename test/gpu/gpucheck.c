@@ -132,7 +132,8 @@ static int check_topo_file(const char *log, size_t len) {
   if (!in.served[0]) return verdict(FAIL, "topo-file", "nccl-numa served no NCCL_TOPO_FILE (no \"nccl-numa: NCCL_TOPO_FILE=\" line)");
   if (!in.nccl_topo_file[0]) return verdict(FAIL, "topo-file", "NCCL did not log \"NCCL_TOPO_FILE set by environment to\" (served %s)", in.served);
   int same = !strcmp(in.served, in.nccl_topo_file);
-  return verdict(same ? PASS : FAIL, "topo-file", "nccl-numa served %s, NCCL read %s", in.served,
+  return verdict(same ? PASS : FAIL, "topo-file", "nccl-numa served %s%s%s%s, NCCL read %s", in.served,
+                 in.served_file[0] ? " (a descriptor of " : "", in.served_file, in.served_file[0] ? ")" : "",
                  in.nccl_topo_file);
 }
 

@@ -139,8 +139,11 @@ static int init_fn(const char *msg, void *arg) {
   if (!p) return 0;
   if (!o->tuner_abi) tuner_init(p, o);
   if (!o->env_abi) env_init(p, o);
-  if (!o->served[0] && !strncmp(p, "NCCL_TOPO_FILE=", 15))
+  if (!o->served[0] && !strncmp(p, "NCCL_TOPO_FILE=", 15)) {
     path_before_paren(p, "NCCL_TOPO_FILE=", o->served, sizeof o->served);
+    const char *d = strstr(p, " (a descriptor of ");
+    if (d) snprintf(o->served_file, sizeof o->served_file, "%.*s", (int)strcspn(d + 18, ";)"), d + 18);
+  }
   return 0;
 }
 

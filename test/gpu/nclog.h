@@ -22,7 +22,8 @@
  * and nccl-numa's (plugin/abi/tuner.c, env.c): "nccl-numa[ VERSION]: tuner vN, config PATH
  * [hash H ](...), comm ... nRanks R nNodes N scope S, ...", "nccl-numa[ VERSION]: env plugin
  * vN on NCCL X.Y.Z, config PATH (ok|rejected|changing|absent), [hash H, ]...",
- * "nccl-numa[ VERSION]: NCCL_TOPO_FILE=PATH (reason)".
+ * "nccl-numa[ VERSION]: NCCL_TOPO_FILE=PATH ([a descriptor of FILE; ]reason)" (PATH is
+ * /proc/self/fd/N of the plugin's private file since the plugin serves descriptors).
  *
  * All parsers are pure functions over a buffer.
  */
@@ -67,6 +68,7 @@ struct nn_nclog_init {
   char env_status[16];                /* ok, rejected, changing, absent */
   char env_hash[16];
   char served[NN_NCLOG_PATH];         /* the plugin's "NCCL_TOPO_FILE=PATH", "" when none */
+  char served_file[NN_NCLOG_PATH];    /* "(a descriptor of FILE;": the file behind PATH */
   char nccl_topo_file[NN_NCLOG_PATH]; /* NCCL's "set by environment to PATH", "" when none */
 };
 void nn_nclog_init(const char *log, size_t len, struct nn_nclog_init *out);

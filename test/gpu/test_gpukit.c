@@ -135,8 +135,9 @@ static void init_lines(void **state) {
   assert_int_equal(in.env_abi, 1);   /* env plugin v1: the plugin's own stderr line */
   assert_string_equal(in.env_config, "/work/kit/one-rank.conf");
   assert_string_equal(in.env_status, "ok");
-  assert_string_equal(in.served, "/run/user/0/nccl-numa/topo-5f2e.xml");
-  assert_string_equal(in.nccl_topo_file, "/run/user/0/nccl-numa/topo-5f2e.xml");
+  assert_string_equal(in.served, "/proc/self/fd/7");
+  assert_string_equal(in.served_file, "/run/user/0/nccl-numa/topo-5f2e.xml");
+  assert_string_equal(in.nccl_topo_file, "/proc/self/fd/7");
   free(log);
 }
 
