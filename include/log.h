@@ -17,7 +17,8 @@ void nn_log_warn(nn_ncclDebugLogger_t logger, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Appends one line (a JSON object, newline added) to `path`, opened O_APPEND without
- * following a final symlink, created 0600. Returns 0 or -1 with errno. */
+ * following a final symlink, created 0600, in one write: whole or not at all (past
+ * RLIMIT_FSIZE: EFBIG, no SIGXFSZ). Returns 0 or -1 with errno. */
 int nn_log_append_line(const char *path, const char *line);
 
 /* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped),

@@ -1,6 +1,7 @@
 /* tuner.c - communicator init and finalize: load the mapping, compile, log, edit constants. */
 #include "tuner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,33 +113,50 @@ static void append_process(struct table_json *t) {
   }
 }
 
-static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
-                              const struct nn_policy *p, const char *path) {
-  struct table_json t = {.cfg = nn_cfgver_config(v)};
-  nn_policy_visit(p, count_segment, &t);
-  t.size = 4096 + (size_t)t.entries * 320;
-  t.entries = 0;
-  t.buf = malloc(t.size);
-  if (!t.buf) return;
+/* Formats the record into t->buf (t->size bytes). Returns 0 when it fitted whole. */
+static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
+                              const struct nn_policy *p, struct table_json *t) {
   char stamp[64];
   time_t now = time(NULL);
   struct tm tm;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-  nn_log_appendf(t.buf, t.size, &t.len,
+  t->len = 0;
+  t->entries = 0;
+  nn_log_appendf(t->buf, t->size, &t->len,
                  "{\"time\":\"%s\",\"version\":\"" NN_VERSION "\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
                  "\"abi\":%d,\"scope\":\"%s\",\"config\":", stamp, (long)getpid(),
                  (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
                  nn_scope_name(nn_policy_scope(p)));
-  nn_log_json_string(t.buf, t.size, &t.len, nn_cfgver_path(v));
-  nn_log_appendf(t.buf, t.size, &t.len, ",\"configHash\":\"%s\"", nn_cfgver_hash(v));
-  append_process(&t);
-  nn_log_appendf(t.buf, t.size, &t.len, ",\"table\":[");
-  nn_policy_visit(p, json_segment, &t);
-  nn_log_appendf(t.buf, t.size, &t.len, "]}");
-  if (t.len + 1 >= t.size)
-    nn_log_warn(a->logger, "nccl-numa: decision table too large for %s; record truncated", path);
-  if (nn_log_append_line(path, t.buf) != 0)
-    nn_log_warn(a->logger, "nccl-numa: cannot append to NCCL_NUMA_LOG_FILE %s", path);
+  nn_log_json_string(t->buf, t->size, &t->len, nn_cfgver_path(v));
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"configHash\":\"%s\"", nn_cfgver_hash(v));
+  append_process(t);
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"table\":[");
+  nn_policy_visit(p, json_segment, t);
+  nn_log_appendf(t->buf, t->size, &t->len, "]}");
+  return t->len + 1 < t->size ? 0 : -1;   /* nn_log_appendf stops at size - 1 */
+}
+
+/* A record is one whole JSON line or nothing: the buffer grows until the record fits. */
+#define NN_JSON_RECORD_MAX (64u << 20)
+
+static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
+                              const struct nn_policy *p, const char *path) {
+  struct table_json t = {.cfg = nn_cfgver_config(v)};
+  nn_policy_visit(p, count_segment, &t);
+  int whole = 0, oom = 0;
+  for (size_t size = 4096 + (size_t)t.entries * 320; !whole && size <= NN_JSON_RECORD_MAX; size *= 2) {
+    char *grown = realloc(t.buf, size);
+    if (!grown) { oom = 1; break; }
+    t.buf = grown;
+    t.size = size;
+    whole = format_json_record(a, v, p, &t) == 0;
+  }
+  if (!whole)
+    nn_log_warn(a->logger, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
+                (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 64 MiB");
+  else if (nn_log_append_line(path, t.buf) != 0)
+    nn_log_warn(a->logger, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
+                "NCCL_NUMA_LOG_FILE %s: %s", (unsigned long long)a->comm_id, path, strerror(errno));
   free(t.buf);
 }
 

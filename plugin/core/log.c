@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
+
 __attribute__((format(printf, 4, 0)))
 static void emit(nn_ncclDebugLogger_t logger, int level, unsigned long flags, const char *fmt,
                  va_list ap) {
@@ -46,13 +48,14 @@ int nn_log_append_line(const char *path, const char *line) {
   if (!buf) { close(fd); errno = ENOMEM; return -1; }
   memcpy(buf, line, n);
   buf[n] = '\n';
-  /* One write() per record: O_APPEND keeps records of concurrent processes whole. */
-  ssize_t w = write(fd, buf, n + 1);
+  /* One write() per record: O_APPEND keeps records of concurrent processes whole; past the
+   * file-size limit nothing is written (EFBIG), never a part of the line, never SIGXFSZ. */
+  int rc = nn_fd_write_all(fd, buf, n + 1);
   int saved = errno;
   free(buf);
   close(fd);
   errno = saved;
-  return w == (ssize_t)(n + 1) ? 0 : -1;
+  return rc;
 }
 
 void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) {
