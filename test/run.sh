@@ -47,6 +47,9 @@ run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/conc
 
 for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
 run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
+# The benchmark's checks, in seconds: every rule count's decisions against the reference scan,
+# every re-read observed, one timing row; no target asserted (`make bench` prints them all).
+run_case bench/check env BENCH_ARGS=-Q BENCH_INSTR=0 bash test/bench/run.sh
 
 # The GPU kit: its log checks on NCCL log excerpts and the whole kit on stand-ins
 # (always), the driver built against the CUDA runtime and NCCL found here (skipped

@@ -228,7 +228,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *a, void **ctx) {
     return nn_ncclSuccess;
   }
   c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
-  c->has_rules = nn_policy_rule_count(c->policy) > 0;
+  c->coll_mask = nn_policy_coll_mask(c->policy);
   c->v2_blocked = a->abi_version == 2 && env_forces_choice();
   char model_note[256];
   apply_model(nn_cfgver_config(c->version), a, model_note, sizeof model_note);

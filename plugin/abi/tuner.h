@@ -27,7 +27,7 @@ struct nn_tuner_init_args {
  * they never change after init. */
 struct nn_tuner_ctx {
   const struct nn_policy *policy;       /* NULL: pass-through */
-  int has_rules;                        /* some rule can match this communicator */
+  unsigned coll_mask;                   /* bit c: some rule can match collective c here */
   int v2_blocked;                       /* NCCL_ALGO/NCCL_PROTO set: v2 may not choose */
   struct nn_cfgver *version;            /* keeps the policy alive */
 };
@@ -45,7 +45,8 @@ static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t
                                                      int num_algo, int num_proto, int *n_channels) {
   const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
   /* NCCL passes a contiguous float[numAlgo][numProto] behind a float**. */
-  if (c && c->has_rules)
+  /* Collectives without a rule (most calls of a typical mapping) return here. */
+  if (c && coll >= 0 && coll < 32 && (c->coll_mask >> coll & 1u))
     nn_policy_apply(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table,
                     num_algo, num_proto, n_channels);
   return nn_ncclSuccess;
@@ -56,7 +57,7 @@ static inline nn_ncclResult_t nn_tuner_get_coll_info_v2(void *ctx, int coll, siz
                                                         int pipe_ops, int *algo, int *proto,
                                                         int *n_channels) {
   const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
-  if (c && c->has_rules && !c->v2_blocked)
+  if (c && coll >= 0 && coll < 32 && (c->coll_mask >> coll & 1u) && !c->v2_blocked)
     nn_policy_apply_v2(c->policy, coll, n_bytes, pipe_ops, algo, proto, n_channels);
   return nn_ncclSuccess;
 }

@@ -192,6 +192,14 @@ void nn_policy_free(struct nn_policy *p) {
 
 int nn_policy_scope(const struct nn_policy *p) { return p ? p->scope : NN_SCOPE_UNKNOWN; }
 int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules : 0; }
+
+unsigned nn_policy_coll_mask(const struct nn_policy *p) {
+  unsigned mask = 0;
+  for (int c = 0; p && c < NN_COLL_COUNT; c++)
+    for (uint32_t i = 0; i < p->coll[c].n; i++)
+      if (p->coll[c].seg[i].first >= 0) mask |= 1u << c;
+  return mask;
+}
 size_t nn_policy_bytes(const struct nn_policy *p) { return p ? p->bytes : 0; }
 
 /* ---- the hot path ---- */
@@ -282,32 +290,15 @@ static inline __attribute__((always_inline)) int find_rule(const struct nn_polic
   return fall_through(p, g->first + 1, coll, n_bytes, pipe_ops, reg_buff, t, na, np, v2, a, pr, hit);
 }
 
-typedef float nn_v4f __attribute__((vector_size(16)));
-typedef int nn_v4i __attribute__((vector_size(16)));
-
-/* Whether any entry is +-0.0. Four at a time: this scan is most of a matching call. */
-static inline int has_zero(const float *t, int n) {
-  nn_v4i acc = {0, 0, 0, 0};
-  const nn_v4f zero = {0, 0, 0, 0};
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    nn_v4f v;
-    memcpy(&v, t + i, sizeof v);
-    acc |= v == zero;
-  }
-  int any = acc[0] | acc[1] | acc[2] | acc[3];
-  for (; i < n; i++) any |= t[i] == 0.0f;
-  return any;
-}
-
-/* An enabled entry <= 0 is exactly +-0.0 (negative means disabled); NCCL's tables hold
- * positive times, so the raise is almost never needed and almost never written. */
-static void choose(float *t, int na, int np, int a, int pr) {
-  int n = na * np;
-  if (has_zero(t, n))
-    for (int i = 0; i < n; i++)
-      if (t[i] == 0.0f) t[i] = NN_RAISED;
-  t[a * np + pr] = 0.0f;
+/* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
+ * far (topoGetAlgoInfo, src/enqueue.cc, NCCL 2.28.3 and 2.30.7): only a +-0.0 before the
+ * chosen entry could win the tie, so only those are raised. NCCL's tables hold positive
+ * times: the loop almost never writes, and it reads only up to the chosen entry. */
+static inline void choose(float *t, int np, int a, int pr) {
+  int k = a * np + pr;
+  for (int i = 0; i < k; i++)
+    if (t[i] == 0.0f) t[i] = NN_RAISED;
+  t[k] = 0.0f;
 }
 
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
@@ -317,7 +308,7 @@ int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int p
   struct nn_hit hit;
   if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr, &hit))
     return -1;
-  if (a >= 0 && pr >= 0) choose(table, num_algo, num_proto, a, pr);
+  if (a >= 0 && pr >= 0) choose(table, num_proto, a, pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
 }

@@ -8,11 +8,16 @@
  *   - "linear": a first-match scan over the same rules, checked field by field per call
  *     (the approach of NCCL's example tuner);
  *   - "floor": an empty getCollInfo, i.e. the cost of the call and of this harness.
- * Before timing, every call of every workload is run through both ours and the linear
- * scan and the resulting tables compared, so the numbers are for verified behaviour.
+ * Before timing, the plugin must have adopted this rule count's mapping (its INIT line
+ * says how many rules the file has) and every call of every workload is run through both
+ * ours and the linear scan and the resulting tables compared, so the numbers are for
+ * verified behaviour; any difference ends the run with an error. The re-read column
+ * replaces the mapping (by rename, new content each time) before each init and fails
+ * unless every init logged a new content hash.
  *
- * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]   (see test/bench/run.sh)
- * -I counts instructions per call instead (run it under valgrind --tool=callgrind).
+ * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-Q] [-I]   (see test/bench/run.sh)
+ * -Q is the check `make test` runs: every rule count verified, one timing row, a few
+ * re-reads, no target. -I counts instructions per call instead (under callgrind).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -108,10 +113,14 @@ static void print_range(FILE *f, const char *key, long lo, long hi) {
   else fprintf(f, " %s=%ld-%ld", key, lo, hi);
 }
 
-static int write_config(const char *path, const struct bench_rule *r, int n) {
-  FILE *f = fopen(path, "w");
+/* Writes the mapping as a deployment should, to a temporary file renamed over the old one;
+ * `serial` goes into a comment so that every file has new content (and a new hash). */
+static int write_config(const char *path, const struct bench_rule *r, int n, long serial) {
+  char tmp[160];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
   if (!f) return -1;
-  fprintf(f, "# nccl-numa bench: 8 GPUs on two NUMA nodes, %d rules\n", n);
+  fprintf(f, "# nccl-numa bench: 8 GPUs on two NUMA nodes, %d rules, file %ld\n", n, serial);
   for (int g = 0; g < 8; g++)
     fprintf(f, "gpu %d bus=0000:%02x:00.0 numa=%d\n", g, g + 1, g < 4 ? 1 : 0);
   for (int i = 0; i < n; i++) {
@@ -123,7 +132,8 @@ static int write_config(const char *path, const struct bench_rule *r, int n) {
     if (r[i].channels) fprintf(f, " channels=%d", r[i].channels);
     fputc('\n', f);
   }
-  return fclose(f);
+  if (fclose(f) != 0) return -1;
+  return rename(tmp, path);
 }
 
 /* ------------------------------------------------------------------ comparison tuners */
@@ -166,7 +176,8 @@ static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n
     if (!in_span((long)c->n_nodes, r->nodes_lo, r->nodes_hi)) continue;
     if (r->algo >= num_algo || r->proto >= num_proto || !(t[r->algo * num_proto + r->proto] >= 0.0f))
       continue;
-    for (int k = 0; k < num_algo * num_proto; k++)
+    /* NCCL picks the first minimum in row-major order: earlier +-0.0 entries are raised. */
+    for (int k = 0; k < r->algo * num_proto + r->proto; k++)
       if (t[k] >= 0.0f && t[k] <= 0.0f) t[k] = 1e-6f;
     t[r->algo * num_proto + r->proto] = 0.0f;
     if (r->channels) *n_channels = r->channels;
@@ -202,21 +213,36 @@ static const nn_ncclTuner_v5_t floor_tuner = {"floor", floor_init, floor_get_col
 /* ------------------------------------------------------------------ NCCL side */
 
 static int g_warns;
+static char g_init_line[1024];   /* the last tuner INIT line (only when NCCL_DEBUG=INFO) */
 
-/* Like NCCL's logger with NCCL_DEBUG unset: prints nothing; WARNs are counted because a
- * rejected config would make every number below meaningless. */
+/* Prints nothing; WARNs are counted because a rejected config would make every number
+ * below meaningless, and the tuner's INIT line is kept: it names the content hash and the
+ * rule count of the version the init used. */
 __attribute__((format(printf, 5, 6)))
 static void bench_logger(int level, unsigned long flags, const char *file, int line,
                          const char *fmt, ...) {
   (void)flags; (void)file; (void)line;
-  if (level != NN_NCCL_LOG_WARN) return;
-  g_warns++;
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "bench: plugin WARN: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (level == NN_NCCL_LOG_WARN) {
+    g_warns++;
+    fprintf(stderr, "bench: plugin WARN: %s\n", msg);
+  } else if (strstr(msg, ": tuner v")) {
+    memcpy(g_init_line, msg, sizeof g_init_line);
+  }
+}
+
+/* From the INIT line: the content hash (into hash) and the rule count of the file. */
+static int init_line_facts(char *hash, size_t size, int *n_rules) {
+  const char *h = strstr(g_init_line, " hash "), *r = strstr(g_init_line, " rules apply");
+  if (!h || !r) return -1;
+  while (r > g_init_line && r[-1] >= '0' && r[-1] <= '9') r--;
+  *n_rules = atoi(r);
+  snprintf(hash, size, "%.8s", h + 6);
+  return 0;
 }
 
 /* A PCIe-only table as NCCL 2.28 builds it: tree/ring x ll/simple enabled, the rest -1. */
@@ -301,6 +327,7 @@ struct opts {
   long calls;
   int cycles;
   int instr;          /* -I: one callgrind dump per tuner and workload, no timing */
+  int check;          /* -Q: verify every rule count, time one row, no targets */
 };
 
 struct bench {
@@ -313,7 +340,8 @@ struct bench {
   double call_ns[N_RULE_COUNTS][2][3];     /* [rules][match][ours, linear, floor] medians */
   struct stat_line call_st[N_RULE_COUNTS][2][3];
   struct stat_line init_cached[N_RULE_COUNTS], init_reread[N_RULE_COUNTS];
-  double mem_comm[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
+  double mem_comm[N_RULE_COUNTS], mem_policy[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
+  long serial;                             /* files written so far */
 };
 
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
@@ -350,11 +378,18 @@ static int verify(struct bench *b, void *ours_ctx, void *ref_ctx, int match, int
   return 0;
 }
 
-static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx) {
-  int warns = g_warns;
+/* Creates the pair of communicators and proves the plugin's one uses this rule count's file. */
+static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx, int n_rules) {
+  int warns = g_warns, seen = -1;
+  char hash[16];
+  g_init_line[0] = 0;
+  setenv("NCCL_DEBUG", "INFO", 1);
   b->ours->init(ours_ctx, 0x1234, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  unsetenv("NCCL_DEBUG");
   ref_tuner.init(ref_ctx, 0x1234, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
   if (g_warns != warns) return fail("the plugin rejected %s", b->path);
+  if (init_line_facts(hash, sizeof hash, &seen) != 0 || seen != n_rules)
+    return fail("%d rules: the plugin did not adopt the new file (INIT line: '%s')", n_rules, g_init_line);
   return 0;
 }
 
@@ -394,19 +429,13 @@ static double now_ns(void) {
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-/* Moves the file's mtime by 1 ns so the plugin's cache sees a new version. */
-static void touch_ns(const char *path, long *tick) {
-  struct timespec ts[2];
-  clock_gettime(CLOCK_REALTIME, &ts[0]);
-  ts[0].tv_nsec = (++*tick) % 1000000000L;
-  ts[1] = ts[0];
-  utimensat(AT_FDCWD, path, ts, 0);
-}
-
-/* init+finalize per communicator, microseconds: config cached, and re-read each time. */
-static void measure_init(struct bench *b, int ri) {
+/* init+finalize per communicator, microseconds: config cached; and first init right after
+ * the mapping was replaced (new content each time, by rename). Every re-read init must log
+ * a content hash unlike the one before it, or the run fails: the column counts reads. */
+static int measure_init(struct bench *b, int ri, const struct bench_rule *rules) {
   double cached[MAX_RUNS] = {0}, reread[MAX_RUNS] = {0};
-  long tick = 0;
+  char prev[16] = "", hash[16];
+  int n_rules = -1;
   for (int run = 0; run < b->o.runs; run++) {
     void *ctx;
     double t0 = now_ns();
@@ -417,46 +446,61 @@ static void measure_init(struct bench *b, int ri) {
     cached[run] = (now_ns() - t0) / b->o.cycles / 1e3;
     int n = b->o.cycles / 10 > 10 ? b->o.cycles / 10 : 10;
     double spent = 0;
+    setenv("NCCL_DEBUG", "INFO", 1);
     for (int i = 0; i < n; i++) {
-      touch_ns(b->path, &tick);
+      if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0) return fail("cannot write %s", b->path);
+      g_init_line[0] = 0;
       double t1 = now_ns();
       b->ours->init(&ctx, (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
-      b->ours->finalize(ctx);
       spent += now_ns() - t1;
+      b->ours->finalize(ctx);
+      if (init_line_facts(hash, sizeof hash, &n_rules) != 0 || !strcmp(hash, prev) || n_rules != rule_counts[ri])
+        return fail("%d rules: init after replacing the file did not read it (hash %s before, INIT line '%s')",
+                    rule_counts[ri], prev, g_init_line);
+      memcpy(prev, hash, sizeof prev);
     }
+    unsetenv("NCCL_DEBUG");
     reread[run] = spent / n / 1e3;
   }
   b->init_cached[ri] = summarize(cached, b->o.runs);
   b->init_reread[ri] = summarize(reread, b->o.runs);
+  return 0;
 }
 
-/* Heap bytes held per live communicator (config cached), and by a new config version
- * (parse + compile for this shape), from mallinfo2 deltas in this single thread. A
- * communicator of the old version stays open meanwhile, so the old version is not freed
- * inside the measured interval. */
-static void measure_memory(struct bench *b, int ri) {
+/* Heap bytes, from mallinfo2 deltas in this single thread: held per live communicator (its
+ * context; config cached, policy shared), by the compiled policy of one communicator shape,
+ * and by a parsed config version. A communicator of the old version stays open meanwhile,
+ * so the old version is not freed inside the measured interval. */
+static int measure_memory(struct bench *b, int ri, const struct bench_rule *rules) {
   enum { LIVE = 1000 };
   static void *ctx[LIVE];
-  void *old = NULL;
-  long tick = 1000000;
+  void *old = NULL, *other = NULL;
   b->ours->init(&old, 0, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
-  touch_ns(b->path, &tick);
+  if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0) return fail("cannot write %s", b->path);
   size_t m0 = mallinfo2().uordblks;
-  b->ours->init(&ctx[0], 1, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  b->ours->init(&other, 1, 2 * RANKS, NODES, bench_logger, &g_nvl, &g_constants);  /* parse + other shape */
   size_t m1 = mallinfo2().uordblks;
-  for (int i = 1; i < LIVE; i++)
-    b->ours->init(&ctx[i], (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  b->ours->init(&ctx[0], 2, RANKS, NODES, bench_logger, &g_nvl, &g_constants);     /* + this shape's policy */
   size_t m2 = mallinfo2().uordblks;
+  for (int i = 1; i < LIVE; i++)
+    b->ours->init(&ctx[i], (uint64_t)i + 2, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
+  size_t m3 = mallinfo2().uordblks;
   for (int i = 0; i < LIVE; i++) b->ours->finalize(ctx[i]);
+  b->ours->finalize(other);
   b->ours->finalize(old);
-  b->mem_comm[ri] = ((double)m2 - (double)m1) / (LIVE - 1);
-  b->mem_version[ri] = (double)m1 - (double)m0 - b->mem_comm[ri];
+  b->mem_comm[ri] = ((double)m3 - (double)m2) / (LIVE - 1);
+  b->mem_policy[ri] = (double)m2 - (double)m1 - b->mem_comm[ri];
+  b->mem_version[ri] = (double)m1 - (double)m0;   /* parse, the other shape's policy and context */
+  return 0;
 }
 
 static int bench_rule_count(struct bench *b, int ri) {
   int n = rule_counts[ri];
   struct bench_rule *rules = make_rules(n);
-  if (!rules || write_config(b->path, rules, n) != 0) { free(rules); return fail("cannot write %s", b->path); }
+  if (!rules || write_config(b->path, rules, n, ++b->serial) != 0) {
+    free(rules);
+    return fail("cannot write %s", b->path);
+  }
   g_ref_rules.rules = rules;
   g_ref_rules.n = n;
   int rc = 0;
@@ -465,15 +509,16 @@ static int bench_rule_count(struct bench *b, int ri) {
     void *ours_ctx = NULL, *ref_ctx = NULL;
     make_calls(b->calls, match, n);
     for (unsigned i = 0; i <= CALLS_MASK; i++) fill_table(b->tmpl[i], b->calls[i].bytes);
-    rc = init_pair(b, &ours_ctx, &ref_ctx);
+    rc = init_pair(b, &ours_ctx, &ref_ctx, n);
     if (rc == 0) rc = verify(b, ours_ctx, ref_ctx, match, n);
+    int timed_row = !b->o.check || (ri == N_RULE_COUNTS - 1 && match);
     if (rc == 0 && b->o.instr) count_instructions(b, ri, match, ours_ctx, ref_ctx);
-    else if (rc == 0) measure_calls(b, ri, match, ours_ctx, ref_ctx);
+    else if (rc == 0 && timed_row) measure_calls(b, ri, match, ours_ctx, ref_ctx);
     b->ours->finalize(ours_ctx);
     ref_tuner.finalize(ref_ctx);
   }
-  if (rc == 0 && !b->o.instr) measure_init(b, ri);
-  if (rc == 0 && !b->o.instr) measure_memory(b, ri);
+  if (rc == 0 && !b->o.instr) rc = measure_init(b, ri, rules);
+  if (rc == 0 && !b->o.instr && !b->o.check) rc = measure_memory(b, ri, rules);
   free(rules);
   return rc;
 }
@@ -487,29 +532,34 @@ static double spread_pct(const struct stat_line *s) {
 static void print_call_table(const struct bench *b) {
   printf("\n## getCollInfo, ns per call (median of %d runs x %ld calls; spread = (max-min)/median)\n\n",
          b->o.runs, b->o.calls);
-  printf("| rules | calls | nccl-numa | linear scan | floor | nccl-numa above floor |\n");
+  printf("| rules | calls | nccl-numa | linear scan | floor | nccl-numa / floor |\n");
   printf("|---:|---|---:|---:|---:|---:|\n");
   for (int ri = 0; ri < N_RULE_COUNTS; ri++)
     for (int m = 1; m >= 0; m--) {
-      if (rule_counts[ri] == 0 && m) continue;
+      if ((rule_counts[ri] == 0 && m) || b->call_ns[ri][m][2] <= 0) continue;
       printf("| %d | %s |", rule_counts[ri], m ? "matching" : "non-matching");
       for (int k = 0; k < 3; k++) {
         const struct stat_line *s = &b->call_st[ri][m][k];
         printf(" %.2f ±%.0f%% |", s->median, spread_pct(s) / 2);
       }
-      printf(" %.2f |\n", b->call_ns[ri][m][0] - b->call_ns[ri][m][2]);
+      printf(" %.2f |\n", b->call_ns[ri][m][0] / b->call_ns[ri][m][2]);
     }
 }
 
 static void print_init_table(const struct bench *b) {
-  printf("\n## init+finalize per communicator (v5, %zu ranks, %d node), and heap held\n\n",
-         (size_t)RANKS, NODES);
-  printf("| rules | init+finalize, cached (µs) | init+finalize, re-read (µs) | heap per communicator (B) | heap per config version (B) |\n");
-  printf("|---:|---:|---:|---:|---:|\n");
-  for (int ri = 0; ri < N_RULE_COUNTS; ri++)
-    printf("| %d | %.2f ±%.0f%% | %.1f ±%.0f%% | %.0f | %.0f |\n", rule_counts[ri],
-           b->init_cached[ri].median, spread_pct(&b->init_cached[ri]) / 2, b->init_reread[ri].median,
-           spread_pct(&b->init_reread[ri]) / 2, b->mem_comm[ri], b->mem_version[ri]);
+  printf("\n## communicator init (v5, %zu ranks, %d node), and heap held\n\n", (size_t)RANKS, NODES);
+  printf("Cached: init+finalize with the mapping unchanged. First init after a write: the mapping\n"
+         "was just replaced (rename, new content); the time includes formatting the INIT line, which\n"
+         "the benchmark reads to check that each of these inits used the new content.\n\n");
+  printf("| rules | init+finalize, cached (µs) | first init after a write (µs) |");
+  if (!b->o.check) printf(" context per communicator (B) | compiled policy per shape (B) | new version: parse + first shape (B) |");
+  printf("\n|---:|---:|---:|%s\n", b->o.check ? "" : "---:|---:|---:|");
+  for (int ri = 0; ri < N_RULE_COUNTS; ri++) {
+    printf("| %d | %.2f ±%.0f%% | %.1f ±%.0f%% |", rule_counts[ri], b->init_cached[ri].median,
+           spread_pct(&b->init_cached[ri]) / 2, b->init_reread[ri].median, spread_pct(&b->init_reread[ri]) / 2);
+    if (!b->o.check) printf(" %.0f | %.0f | %.0f |", b->mem_comm[ri], b->mem_policy[ri], b->mem_version[ri]);
+    printf("\n");
+  }
 }
 
 /* Prints the ratios and the verdict against the targets; returns the number missed. The
@@ -518,28 +568,30 @@ static void print_init_table(const struct bench *b) {
  * median ratio is printed beside it. */
 static int print_verdict(const struct bench *b) {
   const int r1 = 1, r1000 = N_RULE_COUNTS - 1;
-  double worst1000 = 0, worst_ratio = 0, worst_init = 0, worst_mem = 0;
+  double worst_floor = 0, worst_ratio = 0, worst_cached = 0, worst_first = 0;
   printf("\n## ratios and targets\n\n");
   for (int m = 1; m >= 0; m--) {
     double ours = b->call_ns[r1000][m][0], flo = b->call_ns[r1000][m][2];
     double ratio_med = ours / b->call_ns[r1][m][0];
     double ratio = b->call_st[r1000][m][0].lo / b->call_st[r1][m][0].lo;
-    printf("- %s calls: ours/floor at 1000 rules %.2f; 1000-rule/1-rule %.2f (fastest runs), %.2f (medians); "
-           "linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching", ours / flo, ratio, ratio_med,
-           b->call_ns[r1000][m][1] / ours);
-    if (ours > worst1000) worst1000 = ours;
+    printf("- %s calls: ours/floor at 1000 rules %.2f (medians); 1000-rule/1-rule %.2f (fastest runs), "
+           "%.2f (medians); linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching", ours / flo,
+           ratio, ratio_med, b->call_ns[r1000][m][1] / ours);
+    if (ours / flo > worst_floor) worst_floor = ours / flo;
     if (ratio > worst_ratio) worst_ratio = ratio;
   }
   for (int ri = 0; ri < N_RULE_COUNTS; ri++) {
-    if (b->init_cached[ri].median > worst_init) worst_init = b->init_cached[ri].median;
-    if (b->mem_comm[ri] > worst_mem) worst_mem = b->mem_comm[ri];
+    if (b->init_cached[ri].median > worst_cached) worst_cached = b->init_cached[ri].median;
+    if (b->init_reread[ri].median > worst_first) worst_first = b->init_reread[ri].median;
   }
-  int missed = (worst1000 > 20.0) + (worst_ratio > 1.25) + (worst_init > 50.0) + (worst_mem > 65536.0);
-  printf("- target <= 20 ns/call at 1000 rules: %.2f ns median (%s)\n", worst1000, worst1000 <= 20.0 ? "met" : "MISSED");
-  printf("- target 1000-rule/1-rule <= 1.25: %.2f (%s)\n", worst_ratio, worst_ratio <= 1.25 ? "met" : "MISSED");
-  printf("- target init <= 50 us cached: %.2f us worst median (%s)\n", worst_init, worst_init <= 50.0 ? "met" : "MISSED");
-  printf("- target <= 64 KiB per communicator: %.0f B worst (%s)\n", worst_mem,
-         worst_mem <= 65536.0 ? "met" : "MISSED");
+  int missed = (worst_floor > 3.0) + (worst_ratio > 1.1) + (worst_cached > 5.0) + (worst_first > 1000.0);
+  printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst (%s)\n", worst_floor,
+         worst_floor <= 3.0 ? "met" : "MISSED");
+  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst (%s)\n", worst_ratio, worst_ratio <= 1.1 ? "met" : "MISSED");
+  printf("- target first init after a write <= 1 ms: %.0f us worst median (%s)\n", worst_first,
+         worst_first <= 1000.0 ? "met" : "MISSED");
+  printf("- target cached init <= 5 us: %.2f us worst median (%s)\n", worst_cached,
+         worst_cached <= 5.0 ? "met" : "MISSED");
   return missed;
 }
 
@@ -553,10 +605,10 @@ static int number(const char *s, long *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o) {
-  *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000, 0};
+  *o = (struct opts){"build/libnccl-tuner-numa.so", 15, 2000000, 2000, 0, 0};
   int c;
   long v = 0;
-  while ((c = getopt(argc, argv, "l:r:n:c:qI")) != -1) {
+  while ((c = getopt(argc, argv, "l:r:n:c:qQI")) != -1) {
     int bad = (c == 'r' || c == 'n' || c == 'c') && (number(optarg, &v) != 0 || v < 0 || v > 1000000000L);
     switch (bad ? '?' : c) {
     case 'l': o->lib = optarg; break;
@@ -564,9 +616,10 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
     case 'n': o->calls = v; break;
     case 'c': o->cycles = (int)v; break;
     case 'q': o->runs = 5; o->calls = 200000; o->cycles = 200; break;
+    case 'Q': o->check = 1; o->runs = 3; o->calls = 200000; o->cycles = 100; break;
     case 'I': o->instr = 1; o->calls = 40960; break;
     default:
-      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-I]\n", argv[0]);
+      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-q] [-Q] [-I]\n", argv[0]);
       return -1;
     }
   }
@@ -596,6 +649,9 @@ int main(int argc, char **argv) {
   init_constants();
   int rc = load_plugin(&b);
   for (int ri = 0; rc == 0 && ri < N_RULE_COUNTS; ri++) rc = bench_rule_count(&b, ri);
+  char tmp[160];
+  snprintf(tmp, sizeof tmp, "%s.tmp", b.path);
+  unlink(tmp);
   unlink(b.path);
   rmdir(b.dir);
   if (rc != 0) return 1;
@@ -603,6 +659,10 @@ int main(int argc, char **argv) {
   printf("# nccl-numa hot-path benchmark (%s, tuner v5 through dlopen)\n", b.o.lib);
   print_call_table(&b);
   print_init_table(&b);
+  if (b.o.check) {
+    printf("\nbench check: every rule count verified against the reference scan, every re-read observed\n");
+    return 0;
+  }
   int missed = print_verdict(&b);
   return missed ? 3 : 0;
 }

@@ -2,7 +2,8 @@
 # test/bench/run.sh - `make bench`: builds the plugin and test/bench/bench_tuner, runs the benchmark.
 #
 #   BUILD=dir            build directory (default build)
-#   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -q quick)
+#   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -q quick,
+#                        -Q the check `make test` runs: correctness of every rule count, one row)
 #   BENCH_DOCS=1         also write the results, machine and command into docs/benchmarks.md
 #   BENCH_INSTR=0        skip the instruction counts (default: counted under callgrind when
 #                        valgrind is installed; deterministic, unlike times on a shared VM)
