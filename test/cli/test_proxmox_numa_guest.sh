@@ -2,8 +2,8 @@
 # Issue 6, deliverable 2: inside the VM after `proxmox-numa`, plain `nccl-numa discover`
 # (hwloc, no host map) must give each GPU the guest node of its expander. The guest's
 # topology is test/fixtures/proxmox-numa/guest-after.xml (the reference VM as the QEMU
-# boot test shows its guest kernel placing the GPUs). While discover still treats every
-# GPU inside a VM as of unknown node, this says "skipped" with that reason.
+# boot test shows its guest kernel placing the GPUs). Going back to treating every GPU
+# inside a VM as of unknown node is a failure.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
 . "$(dirname "$0")/lib.sh"
 nn_cli
@@ -11,11 +11,6 @@ fix=$root/test/fixtures/proxmox-numa
 nn_tmp
 HWLOC_XMLFILE=$fix/guest-after.xml timeout 20 "$cli" discover >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc -ne 0 ] && grep -q "NUMA node unknown: the topology is a virtual machine" "$tmp/err"; then
-  echo "skipped: discover treats every GPU inside a VM as of unknown NUMA node, even behind a"
-  echo "  pxb-pcie expander of a multi-node guest (cli/discover.c, gpu_numa)"
-  exit 77
-fi
 [ $rc -eq 0 ] || { echo "FAIL: discover exit $rc:"; cat "$tmp/err"; exit 1; }
 want="0000:81:00.0 0
 0000:82:00.0 0
