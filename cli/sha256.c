@@ -82,15 +82,6 @@ static void to_hex(const unsigned char d[32], char hex[65]) {
   hex[64] = 0;
 }
 
-void nn_sha256_hex(const void *data, size_t len, char hex[65]) {
-  struct nn_sha256 s;
-  unsigned char d[32];
-  nn_sha256_init(&s);
-  nn_sha256_update(&s, data, len);
-  nn_sha256_final(&s, d);
-  to_hex(d, hex);
-}
-
 int nn_sha256_file_hex(const char *path, char hex[65]) {
   FILE *f = fopen(path, "rb");
   if (!f) return -1;

@@ -22,8 +22,6 @@ void nn_sha256_init(struct nn_sha256 *s);
 void nn_sha256_update(struct nn_sha256 *s, const void *data, size_t len);
 /* Finishes the digest into 32 bytes; s must be initialised again before reuse. */
 void nn_sha256_final(struct nn_sha256 *s, unsigned char out[32]);
-/* Digest of a buffer as 64 lowercase hex digits plus NUL. */
-void nn_sha256_hex(const void *data, size_t len, char hex[65]);
 /* Digest of a file's content as hex; returns 0, or -1 when it cannot be read. */
 int nn_sha256_file_hex(const char *path, char hex[65]);
 

@@ -50,7 +50,6 @@ void nn_cache_release(struct nn_cfgver *v);
 const struct nn_config *nn_cfgver_config(const struct nn_cfgver *v);
 const char *nn_cfgver_path(const struct nn_cfgver *v);
 int nn_cfgver_status(const struct nn_cfgver *v);
-const struct nn_diag *nn_cfgver_diag(const struct nn_cfgver *v);
 
 /* Eight hex digits naming the content the version was built from (the mapping and every
  * CSV it pulled in, FNV-1a): ranks that read different versions log different hashes. */

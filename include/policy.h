@@ -27,7 +27,6 @@ int nn_policy_scope(const struct nn_policy *p);          /* enum nn_scope */
 int nn_policy_rule_count(const struct nn_policy *p);     /* rules kept for this shape */
 /* Bit c set when some kept rule covers collective c (NULL: 0). */
 unsigned nn_policy_coll_mask(const struct nn_policy *p);
-size_t nn_policy_bytes(const struct nn_policy *p);       /* memory it holds */
 
 /* The hot path for tuner v3-v6. Picks the first rule that matches and is possible in
  * this call's cost table (a contiguous float[num_algo][num_proto]) and applies it:

@@ -203,7 +203,6 @@ __attribute__((destructor)) static void nn_cache_unload(void) {
 const struct nn_config *nn_cfgver_config(const struct nn_cfgver *v) { return v ? v->cfg : NULL; }
 const char *nn_cfgver_path(const struct nn_cfgver *v) { return v ? v->path : ""; }
 int nn_cfgver_status(const struct nn_cfgver *v) { return v ? v->status : NN_CFG_ABSENT; }
-const struct nn_diag *nn_cfgver_diag(const struct nn_cfgver *v) { return v ? &v->diag : NULL; }
 const char *nn_cfgver_hash(const struct nn_cfgver *v) { return v ? v->hash : "-"; }
 
 int nn_cfgver_claim_warning(struct nn_cfgver *v) {

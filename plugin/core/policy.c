@@ -44,7 +44,6 @@ struct nn_policy {
   int n_rules;
   struct nn_crule *rules;
   struct nn_segs coll[NN_COLL_COUNT];
-  size_t bytes;
 };
 
 static int in_range(uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; }
@@ -147,7 +146,6 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   s->n = n;
   assign_first_rules(p, coll, s, parent);
   fill_buckets(s);
-  p->bytes += n * (sizeof *s->start + sizeof *s->seg);
   return 0;
 }
 
@@ -166,7 +164,6 @@ static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t 
 struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes) {
   struct nn_policy *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  p->bytes = sizeof *p;
   p->scope = nn_topology_scope(cfg, n_ranks, n_nodes);
   int total = cfg ? cfg->n_rules : 0;
   p->rules = malloc((size_t)(total ? total : 1) * sizeof *p->rules);
@@ -174,7 +171,6 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
   uint32_t *parent = malloc((2 * (size_t)total + 2) * sizeof *parent);
   int ok = p->rules && scratch && parent;
   if (ok && cfg) keep_rules(p, cfg, n_ranks, n_nodes);
-  p->bytes += (size_t)p->n_rules * sizeof *p->rules;
   for (int c = 0; ok && c < NN_COLL_COUNT; c++)
     ok = compile_coll(p, c, scratch, parent) == 0;
   free(scratch);
@@ -200,7 +196,6 @@ unsigned nn_policy_coll_mask(const struct nn_policy *p) {
       if (p->coll[c].seg[i].first >= 0) mask |= 1u << c;
   return mask;
 }
-size_t nn_policy_bytes(const struct nn_policy *p) { return p ? p->bytes : 0; }
 
 /* ---- the hot path ---- */
 

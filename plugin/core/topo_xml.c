@@ -120,83 +120,26 @@ int nn_topo_xml_probe(const char *const *names, char *err, size_t errsz) {
 
 /* ---- CPU lists ---- */
 
-/* One item of a CPU list: "N" or "N-M". Sets *end past it. */
-static int nn_cpulist_item(const char *s, const char **end, unsigned long *lo,
-                           unsigned long *hi) {
-  /* Bounded far above any real CPU id so that nothing below can overflow. */
-  const unsigned long cap = 1ul << 22;
-  char *e;
-  if (*s < '0' || *s > '9') return -1;
-  errno = 0;
-  *lo = strtoul(s, &e, 10);
-  if (errno || *lo >= cap) return -1;
-  *hi = *lo;
-  if (*e == '-') {
-    if (e[1] < '0' || e[1] > '9') return -1;
-    *hi = strtoul(e + 1, &e, 10);
-    if (errno || *hi >= cap || *hi < *lo) return -1;
-  }
-  *end = e;
-  return 0;
-}
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Calls back for every item; returns -1 on the first malformed one, else the count. */
-typedef void (*nn_cpulist_fn)(unsigned long lo, unsigned long hi, void *arg);
-static int nn_cpulist_walk(const char *list, nn_cpulist_fn fn, void *arg) {
-  const char *s = list;
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  int n = 0;
-  for (;;) {
-    unsigned long lo, hi;
-    if (nn_cpulist_item(s, &s, &lo, &hi)) return -1;
-    fn(lo, hi, arg);
-    n++;
-    if (*s != ',') break;
-    s++;
-  }
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  return *s ? -1 : n;
-}
-
-static void nn_cpulist_max(unsigned long lo, unsigned long hi, void *arg) {
-  (void)lo;
-  unsigned long *max = arg;
-  if (hi > *max) *max = hi;
-}
-
-struct nn_cpuword { unsigned long base; uint32_t bits; };
-
-static void nn_cpulist_word(unsigned long lo, unsigned long hi, void *arg) {
-  struct nn_cpuword *w = arg;
-  unsigned long top = w->base + 31;
-  if (hi < w->base || lo > top) return;
-  if (lo < w->base) lo = w->base;
-  if (hi > top) hi = top;
-  for (unsigned long c = lo; c <= hi; c++) w->bits |= (uint32_t)1 << (c - w->base);
-}
-
+/* A list as sysfs writes it (a trailing newline) or as a user types it (blanks around). */
 int nn_cpulist_to_cpumap(const char *list, char *out, size_t outsz) {
-  unsigned long max = 0;
-  if (!list || nn_cpulist_walk(list, nn_cpulist_max, &max) < 0) return -1;
-  size_t words = max / 32 + 1;
-  if (!out || outsz < words * 9) return -2;   /* 8 digits + ',' or the NUL */
-  char *p = out;
-  /* Each word is rebuilt from the list: lists are short, and no buffer is needed. */
-  for (size_t i = words; i-- > 0;) {
-    struct nn_cpuword w = {.base = (unsigned long)i * 32, .bits = 0};
-    nn_cpulist_walk(list, nn_cpulist_word, &w);
-    p += sprintf(p, "%08x%s", (unsigned)w.bits, i ? "," : "");
-  }
-  return (int)(p - out);
+  if (!list) return -1;
+  while (is_blank(*list)) list++;
+  size_t n = strlen(list);
+  while (n && is_blank(list[n - 1])) n--;
+  char trimmed[4096];
+  if (n >= sizeof trimmed) return -1;
+  memcpy(trimmed, list, n);
+  trimmed[n] = 0;
+  uint32_t mask[NN_CPUMASK_WORDS];
+  int highest = nn_cpulist_parse(trimmed, mask, NULL, 0);
+  if (highest < 0) return -1;
+  int len = nn_cpumask_format(mask, highest, out, outsz);
+  return len < 0 ? -2 : len;
 }
 
 /* ---- reading the mapping ---- */
-
-static const struct nn_numa *nn_txml_numa_line(const struct nn_config *cfg, int node) {
-  for (int i = 0; i < cfg->n_numas; i++)
-    if (cfg->numas[i].node == node) return &cfg->numas[i];
-  return NULL;
-}
 
 static int nn_txml_cmp_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
@@ -272,7 +215,7 @@ static char *nn_txml_read_small(const char *path) {
 static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *sysfs_root,
                             char *out, size_t outsz, char *note, size_t notesz,
                             char *err, size_t errsz) {
-  const struct nn_numa *nl = nn_txml_numa_line(cfg, node);
+  const struct nn_numa *nl = nn_config_find_numa(cfg, node);
   if (nl && nl->cpus) {
     int r = nn_cpulist_to_cpumap(nl->cpus, out, outsz);
     if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
