@@ -3,13 +3,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static _Thread_local struct nn_snap_record *t_record;
+/* The thread's active recording. A pthread key rather than _Thread_local: TLS in a
+ * dlopen'd library would make the plugin depend on the dynamic loader's __tls_get_addr. */
+static pthread_key_t g_record_key;
+static pthread_once_t g_record_once = PTHREAD_ONCE_INIT;
+static int g_record_key_ok;
+
+static void make_record_key(void) { g_record_key_ok = pthread_key_create(&g_record_key, NULL) == 0; }
+
+static struct nn_snap_record *active_record(void) {
+  pthread_once(&g_record_once, make_record_key);
+  return g_record_key_ok ? pthread_getspecific(g_record_key) : NULL;
+}
 
 static void key_from_stat(const struct stat *st, struct nn_file_key *k) {
   memset(k, 0, sizeof *k);
@@ -109,7 +121,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 static void record(const char *path, const struct nn_file_key *key, const char *buf, size_t len, int moving) {
-  struct nn_snap_record *r = t_record;
+  struct nn_snap_record *r = active_record();
   if (!r) return;
   uint64_t n = buf ? (uint64_t)len : UINT64_MAX;   /* an unreadable file hashes unlike an empty one */
   r->hash = fnv1a(r->hash, &n, sizeof n);
@@ -151,11 +163,12 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
 void nn_snap_record_begin(struct nn_snap_record *r) {
   memset(r, 0, sizeof *r);
   r->hash = 14695981039346656037ULL;
-  t_record = r;
+  pthread_once(&g_record_once, make_record_key);
+  if (!g_record_key_ok || pthread_setspecific(g_record_key, r) != 0) r->incomplete = 1;
 }
 
 void nn_snap_record_end(struct nn_snap_record *r) {
-  if (t_record == r) t_record = NULL;
+  if (active_record() == r) pthread_setspecific(g_record_key, NULL);
 }
 
 int nn_snap_record_current(const struct nn_snap_record *r) {
