@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cliconfig.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
 #include "cli/nccltests.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/abrun.h"
+#include "cli/cliconfig.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
 #include "cli/nccltuning.h"

@@ -22,6 +22,7 @@
 #include "cli/cudaprobe.h"
 #include "cli/discover.h"
 #include "cli/guest.h"
+#include "config_source.h"
 #include "nn_config.h"
 #include "topology.h"
 
@@ -37,6 +38,8 @@ struct ctx {
   char cpuinfo[4096];
   struct nn_guest g;
   struct nn_config *cfg;        /* valid guest-side mapping, or NULL */
+  struct nn_config_source src;  /* where the plugin would find it */
+  char rooted_default[4096];
   struct nn_cudaprobe *cuda;
   char cuda_why[160];
   char *problems[MAX_PROBLEMS];
@@ -64,11 +67,12 @@ static const char *rooted(const struct ctx *c, const char *path, char *buf, size
   return buf;
 }
 
-const char *nn_check_default_config(const char *root, char *buf, size_t size) {
-  const char *env = getenv("NCCL_NUMA_CONFIG");
-  if (env && *env) return env;
-  snprintf(buf, size, "%s/etc/nccl-numa.conf", strcmp(root, "/") ? root : "");
-  return access(buf, F_OK) == 0 ? buf : NULL;
+/* The configuration as the plugin finds it; the default path lies under --sysfs-root. */
+static void find_source(struct ctx *c) {
+  nn_config_source_find(c->o->config, &c->src);
+  if (c->src.named || !strcmp(c->o->root, "/")) return;
+  snprintf(c->rooted_default, sizeof c->rooted_default, "%s%s", c->o->root, NN_DEFAULT_CONFIG_PATH);
+  c->src.path = c->rooted_default;
 }
 
 /* ---- GPUs and NUMA nodes ---- */
@@ -242,29 +246,37 @@ static void print_diag(struct ctx *c, const struct nn_diag *d) {
   if (d->dropped) problem(c, STEP_FIX_MAPPING, "mapping invalid: %d more errors", d->dropped);
 }
 
-/* Loads the mapping; a host-side one is recognised and reported as such. */
-static void load_mapping(struct ctx *c) {
+/* Loads the configuration as the plugin does; a host-side mapping is recognised and
+ * reported as such. Returns its status. */
+static int load_mapping(struct ctx *c) {
   struct nn_parse_opts po = {.flags = 0, .cpuinfo_path = c->cpuinfo[0] ? c->cpuinfo : NULL};
   struct nn_diag d = {0};
   struct nn_config *cfg = NULL;
-  if (nn_config_load(c->o->config, &po, &cfg, &d) == 0) {
+  const char *culprit = NULL, *path = c->src.path;
+  int status = nn_config_resolve(&c->src, &po, &cfg, &d, &culprit);
+  if (status != NN_CFG_INVALID) {
     c->cfg = cfg;
     nn_diag_clear(&d);
-    return;
+    return status;
   }
   struct nn_diag d2 = {0};
   po.flags = NN_PARSE_HOST_SIDE;
-  if (nn_config_load(c->o->config, &po, &cfg, &d2) == 0 && cfg->host_side) {
+  if (culprit == path && nn_config_load(path, &po, &cfg, &d2) == 0 && cfg->host_side) {
     problem(c, STEP_HOST_MAP, "mapping %s is a host-side mapping (no bus= for this machine); complete it "
-            "here with: nccl-numa discover --guest --host-map %s", c->o->config, c->o->config);
+            "here with: nccl-numa discover --guest --host-map %s", path, path);
     nn_config_free(cfg);
   } else {
     if (cfg) nn_config_free(cfg);
     print_diag(c, &d);
-    if (!d.n) problem(c, STEP_FIX_MAPPING, "mapping %s: cannot be loaded", c->o->config);
+    if (culprit && culprit == c->src.tuner_csv)
+      problem(c, STEP_FIX_MAPPING, "NCCL_TUNER_CONFIG_FILE %s is rejected, and with it the configuration",
+              culprit);
+    else if (!d.n)
+      problem(c, STEP_FIX_MAPPING, "mapping %s: cannot be loaded", path);
   }
   nn_diag_clear(&d);
   nn_diag_clear(&d2);
+  return status;
 }
 
 static void match_mapping_gpu(struct ctx *c, const struct nn_gpu *m) {
@@ -304,10 +316,12 @@ static void mapping_vs_machine(struct ctx *c) {
 
 static void section_mapping(struct ctx *c) {
   fprintf(c->out, "Mapping:\n");
-  if (!c->o->config) {
-    fprintf(c->out, "  none (no --config, NCCL_NUMA_CONFIG unset, no /etc/nccl-numa.conf)\n");
+  find_source(c);
+  if (!c->src.named && access(c->src.path, F_OK) != 0 && !c->src.tuner_csv) {
+    fprintf(c->out, "  none (no --config, NCCL_NUMA_CONFIG unset, no " NN_DEFAULT_CONFIG_PATH ")\n");
   } else {
-    fprintf(c->out, "  %s\n", c->o->config);
+    fprintf(c->out, "  %s\n", c->src.path);
+    if (c->src.tuner_csv) fprintf(c->out, "  NCCL_TUNER_CONFIG_FILE %s\n", c->src.tuner_csv);
     load_mapping(c);
   }
   if (c->cfg) {
@@ -386,11 +400,19 @@ static void own_detection(struct ctx *c, int sm) {
     for (int j = 0; j < n; j++) known |= nodes[j] == p->numa_node;
     if (!known && n < NN_MAX_NUMA_NODES) nodes[n++] = p->numa_node;
   }
+  /* NCCL reads the CPU it runs on; when this machine's cpuinfo cannot say, the mapping's
+   * `cpu` line is the best word on it. */
   struct nn_config none;
   memset(&none, 0, sizeof none);
   struct nn_cpu_kind cpu;
-  if (nn_topology_cpu_kind(&none, c->cpuinfo[0] ? c->cpuinfo : NULL, &cpu, err, sizeof err))
-    fprintf(c->out, "  %s\n", err);
+  const char *cpuinfo = c->cpuinfo[0] ? c->cpuinfo : NULL;
+  if (nn_topology_cpu_kind(&none, cpuinfo, &cpu, err, sizeof err)) {
+    if (c->cfg && c->cfg->cpu.present && nn_topology_cpu_kind(c->cfg, cpuinfo, &cpu, err, sizeof err) == 0)
+      fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
+              c->cfg->cpu.line, cpuinfo ? cpuinfo : "/proc/cpuinfo");
+    else
+      fprintf(c->out, "  %s\n", err);
+  }
   snprintf(seen, sizeof seen, n ? "its own detection: GPUs on %d NUMA node%s (sysfs)" :
            "its own detection: no GPU with a known NUMA node (one flat CPU node)", n, n == 1 ? "" : "s");
   judge(c, seen, n, &cpu, sm);

@@ -14,7 +14,8 @@
 #define NN_CHECK_MAX_TOPO_BYTES (1u << 20)
 
 struct nn_check_opts {
-  const char *config;       /* mapping file; NULL: none given (see nn_check_default_config) */
+  const char *config;       /* --config; NULL: found as the plugin finds it (config_source.h),
+                               the default path under `root` */
   const char *root;         /* filesystem root for sysfs and fixed paths; "/" normally */
   const char *cpuinfo;      /* NULL: ROOT/proc/cpuinfo */
   const char *topo_env;     /* value of NCCL_TOPO_FILE, or NULL */
@@ -24,9 +25,5 @@ struct nn_check_opts {
 /* Runs every check, writing the report to `out`. Returns the number of
  * problems found (0: nothing wrong), or -1 when sysfs cannot be read at all. */
 int nn_check_run(const struct nn_check_opts *o, FILE *out);
-
-/* The mapping the plugin would load: NCCL_NUMA_CONFIG, else ROOT/etc/nccl-numa.conf
- * when it exists, else NULL. Writes into buf. */
-const char *nn_check_default_config(const char *root, char *buf, size_t size);
 
 #endif

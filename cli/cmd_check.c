@@ -27,7 +27,6 @@ int nn_cmd_check(int argc, char **argv) {
     {"cpuinfo", required_argument, 0, 'i'}, {"no-cuda", no_argument, 0, 'n'},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
-  char defcfg[4096];
   int c;
   optind = 1;
   opterr = 0;
@@ -49,7 +48,6 @@ int nn_cmd_check(int argc, char **argv) {
     usage(stderr);
     return NN_EXIT_USAGE;
   }
-  if (!o.config) o.config = nn_check_default_config(o.root, defcfg, sizeof defcfg);
   const char *topo = getenv("NCCL_TOPO_FILE");
   o.topo_env = topo && *topo ? topo : NULL;
   int problems = nn_check_run(&o, stdout);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cliconfig.h"
 #include "cli/commands.h"
 #include "errbuf.h"
 #include "nn_config.h"
@@ -66,28 +67,14 @@ int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, si
 }
 
 int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_t errsz) {
-  const char *path = given;
-  if (!path || !*path) path = getenv("NCCL_NUMA_CONFIG");
-  if (!path || !*path) path = NN_DEFAULT_CONFIG;
-  if (!given && !getenv("NCCL_NUMA_CONFIG") && access(path, F_OK)) {
+  struct nn_config_source src;
+  nn_config_source_find(given, &src);
+  if (!src.named && access(src.path, F_OK)) {
     nn_errbuf_set(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
-            NN_DEFAULT_CONFIG);
+            NN_DEFAULT_CONFIG_PATH);
     return -1;
   }
-  return absolute(path, buf, size, err, errsz, "config");
-}
-
-int nn_config_validate(const char *path) {
-  struct nn_config *cfg = NULL;
-  struct nn_diag d = {0};
-  int rc = nn_config_load(path, NULL, &cfg, &d);
-  if (rc) {
-    for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
-    if (d.dropped) fprintf(stderr, "(%d more problems)\n", d.dropped);
-  }
-  nn_diag_clear(&d);
-  nn_config_free(cfg);
-  return rc ? -1 : 0;
+  return absolute(src.path, buf, size, err, errsz, "config");
 }
 
 struct exec_opts {
@@ -96,27 +83,39 @@ struct exec_opts {
   int help;
 };
 
-static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o) {
+/* Parses exec's (want_cmd) or env's options; on a usage error says what is wrong in why. */
+static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, char *why, size_t whysz) {
   memset(o, 0, sizeof *o);
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       o->help = 1;
-    } else if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "--plugin")) && i + 1 < argc) {
-      if (argv[i][2] == 'c') o->config = argv[++i];
+    } else if (!strcmp(a, "--config") || !strcmp(a, "--plugin")) {
+      if (i + 1 >= argc) {
+        nn_errbuf_set(why, whysz, "%s needs a value", a);
+        return -1;
+      }
+      if (a[2] == 'c') o->config = argv[++i];
       else o->plugin = argv[++i];
-    } else if (!strncmp(argv[i], "--config=", 9)) {
-      o->config = argv[i] + 9;
-    } else if (!strncmp(argv[i], "--plugin=", 9)) {
-      o->plugin = argv[i] + 9;
-    } else if (want_cmd && !strcmp(argv[i], "--")) {
+    } else if (!strncmp(a, "--config=", 9)) {
+      o->config = a + 9;
+    } else if (!strncmp(a, "--plugin=", 9)) {
+      o->plugin = a + 9;
+    } else if (want_cmd && !strcmp(a, "--")) {
       o->cmd = i + 1 < argc ? i + 1 : 0;
-      return 0;
-    } else if (want_cmd && argv[i][0] != '-') {
+      if (!o->cmd) nn_errbuf_set(why, whysz, "no COMMAND after --");
+      return o->cmd ? 0 : -1;
+    } else if (want_cmd && a[0] != '-') {
       o->cmd = i;
       return 0;
     } else {
+      nn_errbuf_set(why, whysz, a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
       return -1;
     }
+  }
+  if (want_cmd && !o->help && !o->cmd) {
+    nn_errbuf_set(why, whysz, "no COMMAND to run");
+    return -1;
   }
   return 0;
 }
@@ -143,7 +142,9 @@ static int resolve(const struct exec_opts *o, const char *who, char *so, char *c
  * errors with `usage`. Returns -1 to go on, else the exit code. */
 static int parse_or_usage(int argc, char **argv, int want_cmd, struct exec_opts *o,
                           void (*usage)(FILE *)) {
-  if (parse_opts(argc, argv, want_cmd, o) || (want_cmd && !o->help && !o->cmd)) {
+  char why[512];
+  if (parse_opts(argc, argv, want_cmd, o, why, sizeof why)) {
+    fprintf(stderr, "nccl-numa %s: %s\n", want_cmd ? "exec" : "env", why);
     usage(stderr);
     return NN_EXIT_USAGE;
   }
@@ -160,7 +161,7 @@ static void exec_usage(FILE *f) {
           "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
           "else %s). Nothing else in the environment changes. Example:\n"
           "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n",
-          NN_PLUGIN_FILE, NN_DEFAULT_CONFIG);
+          NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
 }
 
 int nn_cmd_exec(int argc, char **argv) {

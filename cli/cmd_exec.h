@@ -11,7 +11,6 @@
 #include <stddef.h>
 
 #define NN_PLUGIN_FILE "libnccl-tuner-numa.so"
-#define NN_DEFAULT_CONFIG "/etc/nccl-numa.conf"
 
 /* The plugin library's absolute path: `override` when given (made absolute),
  * else <dir of this executable>/../lib/libnccl-tuner-numa.so (installed
@@ -19,13 +18,11 @@
  * Returns 0, or -1 with a reason in err. */
 int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, size_t errsz);
 
-/* The mapping's absolute path: `given`, else $NCCL_NUMA_CONFIG, else
- * /etc/nccl-numa.conf; it must exist. Returns 0, or -1 with a reason in err. */
+/* The mapping's absolute path, found as the plugin finds it (nn_config_source_find:
+ * `given`, else $NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf); it must exist. Returns 0,
+ * or -1 with a reason in err. */
 int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_t errsz);
 
-/* Validates a mapping with the plugin's own parser; prints every problem on
- * stderr. Returns 0 when valid. */
-int nn_config_validate(const char *path);
 
 /* nccl-numa exec [--config FILE] [--plugin PATH] -- COMMAND [ARGS...] */
 int nn_cmd_exec(int argc, char **argv);

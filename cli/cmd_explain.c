@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cliconfig.h"
 #include "cli/commands.h"
 #include "nn_config.h"
+#include "numparse.h"
 #include "policy.h"
 #include "topology.h"
 
@@ -14,15 +16,16 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa explain --config FILE [--ranks N] [--nodes N] [--coll NAME]\n\n"
+          "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
           "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
           "for allreduce; ll128, CollNet, NVLS and PAT disabled), and the topology verdict.\n\n"
-          "  --config FILE   the mapping file (format 1)\n"
+          "  --config FILE   the mapping file (format 1); default: NCCL_NUMA_CONFIG, else\n"
+          "                  /etc/nccl-numa.conf. NCCL_TUNER_CONFIG_FILE's rules apply as in the plugin\n"
           "  --ranks N       ranks in the communicator (default: the mapping's GPU count, else 8)\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
-          "  --coll NAME     only this collective (allreduce, allgather, reducescatter, broadcast, reduce)\n");
+          "  --coll NAME     only this collective: " NN_COLL_NAMES "\n");
 }
 
 /* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
@@ -42,25 +45,11 @@ static void human_size(uint64_t v, char *buf, size_t size) {
   snprintf(buf, size, "%llu %s", (unsigned long long)v, unit[u]);
 }
 
-static void decision_text(const struct nn_config *cfg, int rule, char *buf, size_t size) {
-  if (rule < 0) { snprintf(buf, size, "NCCL default"); return; }
-  const struct nn_rule *r = &cfg->rules[rule];
-  const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
-  const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;
-  int n;
-  if (algo && proto) n = snprintf(buf, size, "%s/%s", algo, proto);
-  else if (algo) n = snprintf(buf, size, "%s, cheapest protocol", algo);
-  else if (proto) n = snprintf(buf, size, "cheapest algorithm, %s", proto);
-  else n = snprintf(buf, size, "NCCL's algorithm/protocol");
-  if (r->channels && n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ", %d channels", r->channels);
-}
-
 static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
-  char l[32], h[32], what[96], where[300] = "NCCL default";
+  char l[32], h[32], what[96], where[300];
   human_size((uint64_t)1 << lo, l, sizeof l);
   human_size((uint64_t)1 << hi, h, sizeof h);
-  decision_text(cfg, rule, what, sizeof what);
-  if (rule >= 0) snprintf(where, sizeof where, "%s:%d", cfg->rules[rule].file, cfg->rules[rule].line);
+  nn_policy_describe_rule(cfg, rule, NN_CHOICE_WORDS, what, sizeof what, where, sizeof where);
   char range[80];
   snprintf(range, sizeof range, lo == hi ? "%s" : "%s - %s", l, h);
   printf("  %-22s %-36s %s\n", range, what, where);
@@ -79,11 +68,15 @@ static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p,
   print_row(cfg, start, NN_EXPLAIN_MAX_LOG2, prev);
 }
 
-static void print_header(const struct nn_config *cfg, const char *path, size_t ranks, size_t nodes,
-                         const struct nn_policy *p) {
+static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p) {
+  const struct nn_config *cfg = cc->cfg;
   char sockets[256];
   nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
-  printf("config:       %s (%d GPUs: %s; %d rules)\n", path, cfg->n_gpus, sockets, cfg->n_rules);
+  printf("config:       %s (%d GPUs: %s; %d rules)\n", cc->src.path, cfg->n_gpus, sockets, cfg->n_rules);
+  if (cc->src.tuner_csv)
+    printf("csv rules:    NCCL_TUNER_CONFIG_FILE %s (%s)\n", cc->src.tuner_csv,
+           cfg->n_files > 1 && !strcmp(cfg->files[cfg->n_files - 1], cc->src.tuner_csv)
+               ? "used: the mapping has no rules of its own" : "not used: the mapping has rules");
   printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
          nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
   printf("table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)\n");
@@ -106,9 +99,8 @@ static void print_header(const struct nn_config *cfg, const char *path, size_t r
 }
 
 static int parse_count(const char *s, size_t *out) {
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (!*s || *end || v == 0 || v > 1000000) return -1;
+  int v;
+  if (nn_int_parse(s, 1, 1000000, &v)) return -1;
   *out = (size_t)v;
   return 0;
 }
@@ -121,38 +113,45 @@ int nn_cmd_explain(int argc, char **argv) {
   size_t ranks = 0, nodes = 1;
   int only = -1, c;
   optind = 1;
+  opterr = 0;
   while ((c = getopt_long(argc, argv, "c:r:n:l:h", opts, NULL)) != -1) {
     switch (c) {
     case 'c': path = optarg; break;
-    case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "explain: bad --ranks '%s'\n", optarg); return NN_EXIT_USAGE; } break;
-    case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "explain: bad --nodes '%s'\n", optarg); return NN_EXIT_USAGE; } break;
+    case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "nccl-numa explain: bad --ranks '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
+    case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "nccl-numa explain: bad --nodes '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'l':
       only = nn_coll_from_name(optarg);
-      if (only < 0) { fprintf(stderr, "explain: unknown collective '%s'\n", optarg); return NN_EXIT_USAGE; }
+      if (only < 0) {
+        fprintf(stderr, "nccl-numa explain: unknown collective '%s' (expected " NN_COLL_NAMES ")\n", optarg);
+        return NN_EXIT_USAGE;
+      }
       break;
     case 'h': usage(stdout); return NN_EXIT_OK;
-    default: usage(stderr); return NN_EXIT_USAGE;
+    default:
+      fprintf(stderr, "nccl-numa explain: unknown or incomplete option '%s'\n", argv[optind - 1]);
+      usage(stderr);
+      return NN_EXIT_USAGE;
     }
   }
-  if (!path || optind < argc) { usage(stderr); return NN_EXIT_USAGE; }
-  struct nn_config *cfg = NULL;
-  struct nn_diag diag = {0};
-  if (nn_config_load(path, NULL, &cfg, &diag) != 0) {
-    for (int i = 0; i < diag.n; i++) fprintf(stderr, "%s\n", diag.msgs[i]);
-    if (diag.dropped) fprintf(stderr, "... and %d more problems\n", diag.dropped);
-    nn_diag_clear(&diag);
-    return NN_EXIT_INVALID;
+  if (optind < argc) {
+    fprintf(stderr, "nccl-numa explain: unexpected argument '%s' (give the mapping with --config FILE)\n",
+            argv[optind]);
+    usage(stderr);
+    return NN_EXIT_USAGE;
   }
+  struct nn_cli_config cc;
+  if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
+  struct nn_config *cfg = cc.cfg;
   if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
   struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
-  if (!p) { nn_config_free(cfg); fprintf(stderr, "explain: out of memory\n"); return NN_EXIT_INVALID; }
-  print_header(cfg, path, ranks, nodes, p);
+  if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
+  print_header(&cc, ranks, nodes, p);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};
     if (only < 0 || only == order[coll]) explain_coll(cfg, p, order[coll]);
   }
   nn_policy_free(p);
-  nn_config_free(cfg);
+  nn_cli_config_free(&cc);
   return NN_EXIT_OK;
 }

@@ -20,23 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_source.h"
 #include "nccl_abi.h"
 #include "nn_config.h"
 #include "policy.h"
 
-#define NN_DEFAULT_CONFIG_PATH "/etc/nccl-numa.conf"
-
-enum nn_cfg_status {
-  NN_CFG_OK = 0,          /* parsed; nn_cfgver_config() is not NULL */
-  NN_CFG_ABSENT,          /* no NCCL_NUMA_CONFIG and no default file: quiet pass-through */
-  NN_CFG_INVALID,         /* unreadable or rejected: WARN once, pass-through */
-  NN_CFG_MOVING           /* kept changing while read and nothing older to keep: pass-through */
-};
-
 struct nn_cfgver;
 
-/* The current version of the config named by NCCL_NUMA_CONFIG (real environment only),
- * else NN_DEFAULT_CONFIG_PATH. Reads the files again when they changed; when they kept
+/* The current version of the config, found by nn_config_source_find(NULL) and loaded by
+ * nn_config_resolve (config_source.h). Reads the files again when they changed; when they kept
  * changing during the reads, WARNs through `logger` (NULL: see log.h) once until a new
  * version is published. Returns NULL only when out of memory. */
 struct nn_cfgver *nn_cache_acquire(nn_ncclDebugLogger_t logger);

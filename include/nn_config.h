@@ -104,6 +104,14 @@ struct nn_config {
   int n_files;
 };
 
+/* What loading a configuration gave (config_source.h, cache.h). */
+enum nn_cfg_status {
+  NN_CFG_OK = 0,          /* parsed */
+  NN_CFG_ABSENT,          /* no NCCL_NUMA_CONFIG, no default file, no CSV: quiet pass-through */
+  NN_CFG_INVALID,         /* unreadable or rejected: WARN once, pass-through */
+  NN_CFG_MOVING           /* (cache) kept changing while read, nothing older to keep: pass-through */
+};
+
 /* Collected error messages, each "FILE:LINE: problem". */
 struct nn_diag {
   char **msgs;
@@ -156,7 +164,14 @@ const char *nn_coll_name(int coll);
 const char *nn_algo_name(int algo);
 const char *nn_proto_name(int proto);
 const char *nn_scope_name(int scope);
-int nn_coll_from_name(const char *s);    /* -2 when unknown, NN_ANY for "any" */
+/* Collectives by either spelling, "allreduce" or NCCL's and nccl-tests' "all_reduce":
+ * -2 when unknown, NN_ANY for "any". */
+int nn_coll_from_name(const char *s);
+/* The nccl-tests spelling ("all_reduce", "broadcast"), "?" for an unknown index. */
+const char *nn_coll_alt_name(int coll);
+/* The valid collective names, for messages. */
+#define NN_COLL_NAMES "allreduce, allgather, reducescatter, broadcast or reduce " \
+                      "(all_reduce, all_gather and reduce_scatter also work)"
 int nn_algo_from_name(const char *s);    /* -2 when unknown */
 int nn_proto_from_name(const char *s);   /* -2 when unknown */
 

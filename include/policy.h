@@ -54,8 +54,15 @@ typedef void (*nn_policy_visit_fn)(void *arg, int coll, uint64_t lo, uint64_t hi
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
 
 
-/* "ring/ll channels=4"-style text of a rule's choice, for logs and the CLI. */
-void nn_policy_describe_choice(const struct nn_rule *r, char *buf, size_t size);
+/* How a rule's choice reads: NN_CHOICE_TERSE "ring/ll channels=4", with "*" for a part the
+ * rule leaves open (the init log and the JSON record); NN_CHOICE_WORDS "ring/ll, 4 channels",
+ * "tree, cheapest protocol" (`explain`). */
+enum nn_choice_style { NN_CHOICE_TERSE, NN_CHOICE_WORDS };
+
+/* The one formatter of a decision: rule `rule` of cfg (-1: none, "NCCL default" in both
+ * buffers) as its choice in `style` and where it was written ("FILE:LINE"). */
+void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, char *choice,
+                             size_t choice_size, char *where, size_t where_size);
 
 /* Byte counts as the config writes them: 0, 512, 64K, 1M, 4G (exact multiples only). */
 void nn_policy_format_bytes(uint64_t v, char *buf, size_t size);

@@ -37,17 +37,6 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
     for (int j = 0; j < 2; j++) lat[algos[i]][protos[j]] = cfg->pci_latency_us;
 }
 
-/* The choice and the `file:line` behind one segment of the decision table. */
-static void describe_segment(const struct nn_config *cfg, int rule, char *choice, size_t choice_size,
-                             char *where, size_t where_size) {
-  snprintf(choice, choice_size, "NCCL default");
-  snprintf(where, where_size, "NCCL default");
-  if (rule < 0) return;
-  const struct nn_rule *r = &cfg->rules[rule];
-  nn_policy_describe_choice(r, choice, choice_size);
-  snprintf(where, where_size, "%s:%d", r->file ? r->file : "?", r->line);
-}
-
 /* Text lines of the decision table: segments that differ from "NCCL default everywhere",
  * at most NN_LOG_TABLE_LINES of them. */
 struct table_text {
@@ -63,7 +52,7 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
   char l[32], h[32], choice[64], where[300];
   nn_policy_format_bytes(lo, l, sizeof l);
   nn_policy_format_bytes(hi, h, sizeof h);
-  describe_segment(t->cfg, rule, choice, sizeof choice, where, sizeof where);
+  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
   nn_log_info(t->logger, NN_NCCL_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
               choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
 }
@@ -84,7 +73,7 @@ static void count_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rul
 static void json_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
   struct table_json *t = arg;
   char choice[64], where[300];
-  describe_segment(t->cfg, rule, choice, sizeof choice, where, sizeof where);
+  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
   nn_log_appendf(t->buf, t->size, &t->len, "%s{\"coll\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"choice\":",
                  t->entries++ ? "," : "", nn_coll_name(coll), (unsigned long long)lo, (unsigned long long)hi);
   nn_log_json_string(t->buf, t->size, &t->len, choice);

@@ -19,6 +19,7 @@ struct nn_cfgver {
   int refs;               /* guarded by g_lock */
   char *path;
   char *tuner_csv;        /* NCCL_TUNER_CONFIG_FILE when read, or NULL */
+  int culprit_is_csv;     /* rejected because of tuner_csv, not the mapping */
   struct nn_snap_record files;   /* the version key */
   char hash[17];
   int status;
@@ -58,40 +59,24 @@ static void put_ref(struct nn_cfgver *v) {
   if (last) free_version(v);
 }
 
-/* NCCL_TUNER_CONFIG_FILE (NVIDIA's example-tuner CSV) supplies the rules when the mapping
- * has none, or when there is no mapping at all; a bad CSV rejects the version whole. */
-static void add_tuner_config_file(struct nn_cfgver *v) {
-  if (!v->tuner_csv || v->status == NN_CFG_INVALID) return;
-  if (v->status == NN_CFG_ABSENT) {
-    if (nn_config_parse(v->tuner_csv, "", 0, NULL, &v->cfg, &v->diag) != 0) return;
-    v->status = NN_CFG_OK;
-  }
-  if (v->cfg->n_rules) return;
-  if (nn_config_add_csv_rules(v->cfg, v->tuner_csv, &v->diag) != 0) {
-    nn_config_free(v->cfg);
-    v->cfg = NULL;
-    v->status = NN_CFG_INVALID;
-  }
-}
-
-/* Reads and parses the mapping and what it pulls in; nn_snap_read records every file. */
+/* Reads and parses the mapping and what it pulls in, as nn_config_resolve does for every
+ * command; nn_snap_read records every file (a missing default file too, so its creation
+ * is noticed). */
 static void load_version(struct nn_cfgver *v, int explicit_path) {
-  int rc = nn_config_load(v->path, NULL, &v->cfg, &v->diag);
-  v->status = rc == 0 ? NN_CFG_OK : NN_CFG_INVALID;
-  if (rc != 0 && !explicit_path && v->files.n == 1 && v->files.files[0].key.err == ENOENT) {
-    nn_diag_clear(&v->diag);
-    v->status = NN_CFG_ABSENT;
-  }
-  add_tuner_config_file(v);
+  struct nn_config_source src = {v->path, explicit_path ? "NCCL_NUMA_CONFIG" : "default",
+                                 explicit_path, v->tuner_csv};
+  const char *culprit = NULL;
+  v->status = nn_config_resolve(&src, NULL, &v->cfg, &v->diag, &culprit);
+  v->culprit_is_csv = v->status == NN_CFG_INVALID && culprit && culprit == v->tuner_csv;
 }
 
-static struct nn_cfgver *build_version(const char *path, int explicit_path) {
+static struct nn_cfgver *build_version(const struct nn_config_source *src) {
   struct nn_cfgver *v = calloc(1, sizeof *v);
   if (!v) return NULL;
-  const char *csv = getenv("NCCL_TUNER_CONFIG_FILE");
-  v->path = strdup(path);
-  v->tuner_csv = csv && *csv ? strdup(csv) : NULL;
-  if (!v->path || (csv && *csv && !v->tuner_csv)) {
+  const char *csv = src->tuner_csv;
+  v->path = strdup(src->path);
+  v->tuner_csv = csv ? strdup(csv) : NULL;
+  if (!v->path || (csv && !v->tuner_csv)) {
     free(v->tuner_csv);
     free(v->path);
     free(v);
@@ -100,22 +85,22 @@ static struct nn_cfgver *build_version(const char *path, int explicit_path) {
   pthread_mutex_init(&v->lock, NULL);
   v->refs = 1;
   nn_snap_record_begin(&v->files);
-  load_version(v, explicit_path);
+  load_version(v, src->named);
   nn_snap_record_end(&v->files);
   if (v->files.moving) v->status = NN_CFG_MOVING;
   snprintf(v->hash, sizeof v->hash, "%08x", (unsigned)(v->files.hash ^ (v->files.hash >> 32)));
   return v;
 }
 
-static int same_tuner_csv(const struct nn_cfgver *v) {
-  const char *csv = getenv("NCCL_TUNER_CONFIG_FILE");
-  if (!csv || !*csv) return v->tuner_csv == NULL;
+static int same_tuner_csv(const struct nn_cfgver *v, const char *csv) {
+  if (!csv) return v->tuner_csv == NULL;
   return v->tuner_csv && !strcmp(v->tuner_csv, csv);
 }
 
 /* `v` still describes the files on disk: one stat per file, no read. */
-static int still_current(const struct nn_cfgver *v, const char *path) {
-  return v && !strcmp(v->path, path) && same_tuner_csv(v) && nn_snap_record_current(&v->files);
+static int still_current(const struct nn_cfgver *v, const struct nn_config_source *src) {
+  return v && !strcmp(v->path, src->path) && same_tuner_csv(v, src->tuner_csv) &&
+         nn_snap_record_current(&v->files);
 }
 
 /* Makes `fresh` current unless another thread published the same files meanwhile; returns
@@ -156,17 +141,16 @@ static void warn_moving(nn_ncclDebugLogger_t logger, const struct nn_cfgver *fre
 }
 
 struct nn_cfgver *nn_cache_acquire(nn_ncclDebugLogger_t logger) {
-  int explicit_path = 1;
-  const char *path = getenv("NCCL_NUMA_CONFIG");
-  if (!path || !*path) { path = NN_DEFAULT_CONFIG_PATH; explicit_path = 0; }
+  struct nn_config_source src;
+  nn_config_source_find(NULL, &src);
   pthread_mutex_lock(&g_lock);
   struct nn_cfgver *cur = g_current;
   if (cur) cur->refs++;
   pthread_mutex_unlock(&g_lock);
-  if (still_current(cur, path)) return cur;
+  if (still_current(cur, &src)) return cur;
 
-  struct nn_cfgver *fresh = build_version(path, explicit_path);
-  int same_path = cur && !strcmp(cur->path, path);
+  struct nn_cfgver *fresh = build_version(&src);
+  int same_path = cur && !strcmp(cur->path, src.path);
   if (!fresh || fresh->status == NN_CFG_MOVING) {
     if (fresh) warn_moving(logger, fresh, same_path ? cur : NULL);
     if (same_path || !fresh) {   /* keep the previous version whole (or, out of memory, what there is) */
@@ -218,7 +202,10 @@ void nn_cfgver_warn_rejected(struct nn_cfgver *v, nn_ncclDebugLogger_t logger, c
   if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
   for (int i = 0; i < v->diag.n; i++) nn_log_warn(logger, "nccl-numa: %s", v->diag.msgs[i]);
   if (v->diag.dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", v->diag.dropped);
-  nn_log_warn(logger, "nccl-numa: config %s rejected: %s", v->path, consequence);
+  struct nn_config_source src = {v->path, "", 1, v->tuner_csv};
+  char what[2 * 4096 + 64];
+  nn_config_rejected_name(&src, v->culprit_is_csv ? v->tuner_csv : v->path, what, sizeof what);
+  nn_log_warn(logger, "nccl-numa: %s rejected: %s", what, consequence);
 }
 
 static struct nn_policy *find_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes) {

@@ -18,6 +18,9 @@
 
 static const char *const coll_names[NN_COLL_COUNT] = {
   "broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
+/* The spelling of NCCL's API and nccl-tests (ncclAllReduce, all_reduce_perf). */
+static const char *const coll_alt_names[NN_COLL_COUNT] = {
+  "broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"};
 static const char *const algo_names[NN_ALGO_COUNT] = {
   "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 static const char *const proto_names[NN_PROTO_COUNT] = {"ll", "ll128", "simple"};
@@ -55,8 +58,10 @@ const char *nn_topo_mode_name(int mode) {
 
 int nn_coll_from_name(const char *s) {
   if (s && !strcasecmp(s, "any")) return NN_ANY;
-  return index_of(coll_names, NN_COLL_COUNT, s);
+  int c = index_of(coll_names, NN_COLL_COUNT, s);
+  return c >= 0 ? c : index_of(coll_alt_names, NN_COLL_COUNT, s);
 }
+const char *nn_coll_alt_name(int coll) { return name_at(coll_alt_names, NN_COLL_COUNT, coll); }
 int nn_algo_from_name(const char *s) { return index_of(algo_names, NN_ALGO_COUNT, s); }
 int nn_proto_from_name(const char *s) { return index_of(proto_names, NN_PROTO_COUNT, s); }
 int nn_scope_from_name(const char *s) {

@@ -340,11 +340,27 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
   }
 }
 
-void nn_policy_describe_choice(const struct nn_rule *r, char *buf, size_t size) {
-  int n = snprintf(buf, size, "%s/%s", r->algo >= 0 ? nn_algo_name(r->algo) : "*",
-                   r->proto >= 0 ? nn_proto_name(r->proto) : "*");
-  if (r->channels && n >= 0 && (size_t)n < size)
-    snprintf(buf + n, size - (size_t)n, " channels=%d", r->channels);
+static void describe_choice(const struct nn_rule *r, int style, char *buf, size_t size) {
+  const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
+  const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;
+  int n;
+  if (style == NN_CHOICE_TERSE) n = snprintf(buf, size, "%s/%s", algo ? algo : "*", proto ? proto : "*");
+  else if (algo && proto) n = snprintf(buf, size, "%s/%s", algo, proto);
+  else if (algo) n = snprintf(buf, size, "%s, cheapest protocol", algo);
+  else if (proto) n = snprintf(buf, size, "cheapest algorithm, %s", proto);
+  else n = snprintf(buf, size, "NCCL's algorithm/protocol");
+  if (!r->channels || n < 0 || (size_t)n >= size) return;
+  snprintf(buf + n, size - (size_t)n, style == NN_CHOICE_TERSE ? " channels=%d" : ", %d channels", r->channels);
+}
+
+void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, char *choice,
+                             size_t choice_size, char *where, size_t where_size) {
+  snprintf(choice, choice_size, "NCCL default");
+  snprintf(where, where_size, "NCCL default");
+  if (!cfg || rule < 0 || rule >= cfg->n_rules) return;
+  const struct nn_rule *r = &cfg->rules[rule];
+  describe_choice(r, style, choice, choice_size);
+  snprintf(where, where_size, "%s:%d", r->file ? r->file : "?", r->line);
 }
 
 void nn_policy_format_bytes(uint64_t v, char *buf, size_t size) {

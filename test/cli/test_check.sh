@@ -207,6 +207,29 @@ echo "<system" >"$guest/var/run/nvidia-topologyd/virtualTopology.xml"
 check --sysfs-root "$guest" --config "$good"
 has_problem "broken virtualTopology.xml" "virtualTopology.xml $guest/var/run/nvidia-topologyd/virtualTopology.xml: does not parse as XML"
 
+# A mapping with a `cpu` line on a machine whose cpuinfo is unreadable: NCCL's own detection
+# is judged with the mapping's CPU kind, never "no `cpu` line in the mapping".
+nocpu=$tmp/nocpu
+printf '%s\n' "port 0000:00:01.1" "port 0000:80:01.1" "dev 0000:00:01.1/0000:01:00.0 numa=0" \
+  "dev 0000:80:01.1/0000:81:00.0 numa=1" "node 0 cpus=0-31" "node 1 cpus=32-63" | nn_sysfs_tree "$nocpu"
+printf 'cpu vendor=AuthenticAMD family=25 model=17\ngpu 0 bus=01:00.0 numa=0\ngpu 1 bus=81:00.0 numa=1\n' >"$tmp/cpu.conf"
+check --sysfs-root "$nocpu" --config "$tmp/cpu.conf"
+if ! grep -q "CPU kind unknown" "$tmp/out" && ! grep -q "no \`cpu\` line" "$tmp/out" \
+   && grep -qxF "  CPU kind from the mapping's \`cpu\` line ($tmp/cpu.conf:1): $nocpu/proc/cpuinfo unreadable" "$tmp/out" \
+   && grep -qF "CPU kind NCCL models: AuthenticAMD family 25 model 17" "$tmp/out"; then
+  echo "ok cpu line used when cpuinfo is unreadable"
+else fail "cpu line with unreadable cpuinfo:"; cat "$tmp/out"; fi
+check --sysfs-root "$nocpu"
+grep -qF "CPU kind unknown: $nocpu/proc/cpuinfo unreadable and no \`cpu\` line in the mapping" "$tmp/out" \
+  && echo "ok no cpu line, no cpuinfo: says both" || { fail "no cpu line, no cpuinfo:"; cat "$tmp/out"; }
+
+# The mapping found as the plugin finds it, NCCL_TUNER_CONFIG_FILE included.
+printf 'allreduce,0,10,bogus,simple,2,1,-1\n' >"$tmp/bad.csv"
+NCCL_TUNER_CONFIG_FILE=$tmp/bad.csv NCCL_NUMA_CONFIG=$good check --sysfs-root "$guest"
+has_problem "bad NCCL_TUNER_CONFIG_FILE named with its line" "$tmp/bad.csv:1: unknown algorithm 'bogus'"
+grep -qxF "  NCCL_TUNER_CONFIG_FILE $tmp/bad.csv" "$tmp/out" && grep -qxF "  $good" "$tmp/out" \
+  && echo "ok NCCL_NUMA_CONFIG and NCCL_TUNER_CONFIG_FILE shown" || fail "config sources not shown: $out"
+
 # Usage.
 timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage error" || fail "usage error"
 timeout 10 "$cli" check extra >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok stray argument" || fail "stray argument"

@@ -50,4 +50,24 @@ check "env: invalid mapping exit 1" "[ $? -eq 1 ]"
 "$CLI" env --bogus >/dev/null 2>&1
 check "env: unknown option exit 2" "[ $? -eq 2 ]"
 
+# Usage errors say what is wrong, not only the usage text.
+usage_says() {   # usage_says WANTED_FIRST_LINE ARGS...
+  local want=$1; shift
+  "$CLI" "$@" >/dev/null 2>"$T/uerr"
+  local rc=$? got
+  got=$(head -1 "$T/uerr")
+  if [ $rc -eq 2 ] && [ "$got" = "$want" ]; then echo "ok   usage error says what is wrong: $*"
+  else echo "FAIL usage error for $*: exit $rc, first line '$got'"; fails=$((fails + 1)); fi
+}
+usage_says "nccl-numa exec: no COMMAND after --" exec --config "$CFG" --
+usage_says "nccl-numa exec: no COMMAND to run" exec --config "$CFG"
+usage_says "nccl-numa env: --config needs a value" env --config
+usage_says "nccl-numa env: unknown option '--bogus'" env --bogus
+usage_says "nccl-numa env: unexpected argument 'extra'" env extra
+# The mapping is found as the plugin finds it; a bad NCCL_TUNER_CONFIG_FILE stops exec, naming it.
+printf 'allreduce,0,10,bogus,simple,2,1,-1\n' > "$T/bad.csv"
+NCCL_TUNER_CONFIG_FILE=$T/bad.csv "$CLI" exec --config "$CFG" -- touch "$T/ran2" 2>"$T/err"
+check "exec: bad NCCL_TUNER_CONFIG_FILE refused, named with its line" \
+  "[ $? -eq 1 ] && [ ! -e '$T/ran2' ] && grep -q '^$T/bad.csv:1: unknown algorithm' '$T/err'"
+
 nn_finish "all exec/env checks passed"

@@ -31,11 +31,49 @@ out=$($CLI explain --config $F --ranks 3 --nodes 2 --coll allreduce | sed -n 2p)
 expect "unknown scope" "communicator: 3 ranks on 2 node(s): scope unknown; 1 of 3 rules can apply" "$out"
 
 $CLI explain --help | grep -q 'usage: nccl-numa explain' && echo "ok help" || { echo "FAIL help"; fail=1; }
-$CLI explain >/dev/null 2>&1; expect "no config: usage" 2 $?
+# No --config: found as the plugin finds it (NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf).
+NCCL_NUMA_CONFIG=$F $CLI explain --coll allreduce | head -1 | grep -qF "config:       $F (" \
+  && echo "ok NCCL_NUMA_CONFIG found without --config" || { echo "FAIL NCCL_NUMA_CONFIG not used"; fail=1; }
+if [ ! -e /etc/nccl-numa.conf ]; then
+  err=$(env -u NCCL_NUMA_CONFIG $CLI explain 2>&1 >/dev/null); rc=$?
+  expect "no mapping anywhere: exit 1" 1 $rc
+  grep -qF "nccl-numa explain: no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create /etc/nccl-numa.conf" <<<"$err" \
+    && echo "ok no mapping: says where it looked" || { echo "FAIL no mapping message: $err"; fail=1; }
+fi
+# A positional argument is not the mapping: say so, not only the usage text.
+err=$($CLI explain "$F" 2>&1 >/dev/null); rc=$?
+expect "positional FILE: usage exit" 2 $rc
+grep -qF "nccl-numa explain: unexpected argument '$F' (give the mapping with --config FILE)" <<<"$err" \
+  && echo "ok positional FILE: says what is wrong" || { echo "FAIL positional message: $err"; fail=1; }
+# Both spellings of a collective; a wrong one lists the valid names.
+a=$($CLI explain --config $F --coll allreduce); b=$($CLI explain --config $F --coll all_reduce)
+[ -n "$a" ] && [ "$a" = "$b" ] && echo "ok --coll all_reduce = allreduce" || { echo "FAIL all_reduce spelling"; fail=1; }
+err=$($CLI explain --config $F --coll alltoall 2>&1 >/dev/null)
+grep -qF "unknown collective 'alltoall' (expected allreduce, allgather, reducescatter, broadcast or reduce (all_reduce, all_gather and reduce_scatter also work))" <<<"$err" \
+  && echo "ok bad collective lists the valid names" || { echo "FAIL bad collective message: $err"; fail=1; }
 $CLI explain --config $F --coll nonsense >/dev/null 2>&1; expect "bad collective: usage" 2 $?
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 printf 'gpu 0 bus=01:00.0 numa=0\nrule coll=allreduce\n' > "$d/bad.conf"
 err=$($CLI explain --config "$d/bad.conf" 2>&1 >/dev/null); rc=$?
 expect "bad config: exit 1" 1 $rc
 grep -q "$d/bad.conf:2:" <<<"$err" && echo "ok bad config names file:line" || { echo "FAIL bad config message: $err"; fail=1; }
+# NCCL_TUNER_CONFIG_FILE: the plugin uses its rules when the mapping has none; so does explain.
+printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\n' > "$d/norules.conf"
+printf 'allreduce,0,65536,ring,ll,-1,1,-1\n' > "$d/rules.csv"
+out=$(NCCL_TUNER_CONFIG_FILE="$d/rules.csv" $CLI explain --config "$d/norules.conf" --coll all_reduce)
+grep -qF "csv rules:    NCCL_TUNER_CONFIG_FILE $d/rules.csv (used: the mapping has no rules of its own)" <<<"$out" \
+  && grep -qE "^  1 B - 64 KiB +ring/ll +$d/rules.csv:1\$" <<<"$out" \
+  && grep -qE "^  128 KiB - 4 GiB +NCCL default +NCCL default\$" <<<"$out" \
+  && echo "ok NCCL_TUNER_CONFIG_FILE rules explained as the plugin applies them" \
+  || { echo "FAIL NCCL_TUNER_CONFIG_FILE ignored: $out"; fail=1; }
+out=$(NCCL_TUNER_CONFIG_FILE="$d/rules.csv" $CLI explain --config $F --coll allreduce)
+grep -qF "(not used: the mapping has rules)" <<<"$out" && ! grep -q "rules.csv:" <<<"$out" \
+  && echo "ok the mapping's own rules win over the CSV" || { echo "FAIL CSV used over the mapping: $out"; fail=1; }
+# A malformed CSV is named, with its line, as the culprit; the valid mapping is not blamed.
+printf 'allreduce,0,65536,ring,ll,-1,1,-1\nallreduce,0,10,bogus,simple,2,1,-1\n' > "$d/bad.csv"
+err=$(NCCL_TUNER_CONFIG_FILE="$d/bad.csv" $CLI explain --config "$d/norules.conf" 2>&1 >/dev/null); rc=$?
+expect "bad CSV: exit 1" 1 $rc
+grep -qF "$d/bad.csv:2: unknown algorithm 'bogus'" <<<"$err" && grep -qF "$d/bad.csv: invalid (1 problem)" <<<"$err" \
+  && ! grep -q "norules.conf: invalid" <<<"$err" \
+  && echo "ok bad CSV named with its line" || { echo "FAIL bad CSV message: $err"; fail=1; }
 exit $fail

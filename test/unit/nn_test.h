@@ -47,6 +47,34 @@ static inline char *nn_test_slurp(const char *path, size_t *len) {
   return b;
 }
 
+/* Writes `text` to DIR/NAME (DIR made by the test); returns the path, valid until eight
+ * more calls. */
+static inline const char *nn_test_put(const char *dir, const char *name, const char *text) {
+  static char path[8][512];
+  static int next;
+  char *p = path[next++ % 8];
+  snprintf(p, sizeof path[0], "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return p;
+}
+
+/* A logger of NCCL's type that keeps the last WARN line (level 2) and counts them. */
+static char nn_test_last_warn[2048] __attribute__((unused));
+static int nn_test_warns __attribute__((unused));
+__attribute__((format(printf, 5, 6), unused))
+static void nn_test_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != 2) return;   /* NCCL_LOG_WARN */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(nn_test_last_warn, sizeof nn_test_last_warn, fmt, ap);
+  va_end(ap);
+  nn_test_warns++;
+}
+
 /* Removes a file made by nn_test_write_file and its directory. */
 static inline void nn_test_remove_file(char *path) {
   if (!path) return;

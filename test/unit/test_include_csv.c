@@ -19,17 +19,7 @@ static void logger(int level, unsigned long flags, const char *file, int line, c
   va_end(ap);
 }
 
-static const char *put(const char *name, const char *text) {
-  static char path[4][256];
-  static int next;
-  char *p = path[next++ % 4];
-  snprintf(p, 256, "%s/%s", dir, name);
-  FILE *f = fopen(p, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
+static const char *put(const char *name, const char *text) { return nn_test_put(dir, name, text); }
 
 static int setup(void **state) {
   (void)state;
