@@ -4,6 +4,7 @@
 
 CC ?= cc
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
 BUILD ?= build
 SAN ?=
 PKG_CONFIG ?= pkg-config
@@ -42,7 +43,7 @@ CLI := $(BUILD)/nccl-numa
 CORE_A := $(BUILD)/libnn-core.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools
+.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb
 all: $(SO) $(CLI)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
@@ -57,7 +58,7 @@ $(CLI_A): $(CLI_OBJ)
 
 # The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
 $(SO): $(LIB_OBJ) plugin/abi/exports.map
-	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=plugin/abi/exports.map \
+	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,libnccl-tuner-numa.so -Wl,--version-script=plugin/abi/exports.map \
 		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
 
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
@@ -127,11 +128,33 @@ deps:
 	@bash .ci/deps.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nccl-numa/examples
-	install -m 0755 $(SO) $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-numa.so
-	ln -sf libnccl-tuner-numa.so $(DESTDIR)$(PREFIX)/lib/libnccl-env-numa.so
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nccl-numa/examples
+	install -m 0644 $(SO) $(DESTDIR)$(LIBDIR)/libnccl-tuner-numa.so
+	ln -sf libnccl-tuner-numa.so $(DESTDIR)$(LIBDIR)/libnccl-env-numa.so
 	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/nccl-numa
 	install -m 0644 docs/examples/*.conf $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/
+
+# Manual pages of the command and of each subcommand, made by help2man from their own
+# --help and --version (so they cannot drift from the program).
+MAN_DIR := $(BUILD)/man
+man: $(CLI)
+	@rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
+	@subs=$$($(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p'); \
+	{ echo '[SEE ALSO]'; for s in $$subs; do printf '.BR nccl-numa-%s (1),\n' $$s; done; \
+	  echo 'and the documentation in /usr/share/doc/nccl-numa.'; } > $(MAN_DIR)/see-also.h2m; \
+	help2man -N -n 'NUMA-aware tuner and env plugin for NVIDIA NCCL' -i $(MAN_DIR)/see-also.h2m \
+	  -o $(MAN_DIR)/nccl-numa.1 $(CLI) || exit 1; \
+	$(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *\(.*\)/\1 \2/p' | while read -r sub summary; do \
+	  printf '[SEE ALSO]\n.BR nccl-numa (1)\n' > $(MAN_DIR)/sub.h2m; \
+	  help2man -N -n "$$summary" -i $(MAN_DIR)/sub.h2m --help-option="$$sub --help" \
+	    --version-option="$$sub --version" -o $(MAN_DIR)/nccl-numa-$$sub.1 $(CLI) || exit 1; \
+	  sed -i "s/^\.TH NCCL-NUMA /.TH NCCL-NUMA-$$(echo $$sub | tr a-z A-Z) /; /^\.SH NAME/{n;s/^nccl-numa /nccl-numa-$$sub /}" \
+	    $(MAN_DIR)/nccl-numa-$$sub.1; \
+	done; rm -f $(MAN_DIR)/*.h2m
+
+# A Debian binary package (debian/make-deb.sh: dpkg-buildpackage, debhelper, lintian).
+deb:
+	@bash debian/make-deb.sh $(BUILD)/pkg
 
 bench:
 	@bash test/bench/run.sh

@@ -29,7 +29,8 @@ want=$(readlink -f "$SO")
 got=$("$CLI" exec --config "$EX" -- sh -c 'echo "$NCCL_ENV_PLUGIN"')
 [ "$got" = "$want" ] || fail "exec gave NCCL_ENV_PLUGIN=$got, want $want"
 "$CLI" explain --config "$EX" >/dev/null || fail "explain on $EX failed"
-# The plugin needs only libc/libpthread/libdl (contract note 19).
+# The plugin is loaded into every NCCL process: it needs glibc alone (libc, libpthread,
+# libdl), never libxml2 or hwloc.
 if command -v readelf >/dev/null; then
   extra=$(readelf -d "$SO" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | grep -vE '^(libc|libpthread|libdl)\.so' || true)
   [ -z "$extra" ] || fail "plugin links more than libc/libpthread/libdl: $extra"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds nccl-tests at a pinned release tag without MPI, against the NCCL the
-# image already has (the pip wheel PyTorch loads; else /usr/local/cuda or the
-# system's libnccl), so `nccl-numa ab` measures the NCCL that SGLang runs.
+# Builds nccl-tests at a pinned release tag, against the NCCL the image already
+# has (the pip wheel PyTorch loads; else /usr/local/cuda or the system's libnccl),
+# so `nccl-numa ab` measures the NCCL that SGLang runs. Two forms: DEST/build
+# (MPI=0: one process drives -g GPUs) and DEST/build-mpi (MPI=1 with Open MPI at
+# MPI_HOME: one rank per GPU, across nodes with `nccl-numa ab --launcher`).
 # usage: docker/build-nccl-tests.sh TAG DEST
 set -euo pipefail
 TAG=${1:?usage: build-nccl-tests.sh TAG DEST}
@@ -33,8 +35,15 @@ mkdir -p "$LINK/lib"
 ln -s "$NCCL_HOME/include" "$LINK/include"
 ln -s "$REAL" "$LINK/lib/libnccl.so"
 git clone --depth 1 --branch "$TAG" "${NCCL_TESTS_REPO:-https://github.com/NVIDIA/nccl-tests.git}" "$DEST"
-NVCC_APPEND_FLAGS="-Xlinker -rpath=$(dirname "$REAL")" \
-  make -C "$DEST" -j"$(nproc)" MPI=0 CUDA_HOME="$CUDA_HOME" NCCL_HOME="$LINK" NVCC_GENCODE="$NVCC_GENCODE"
-"$DEST/build/all_reduce_perf" -h >/dev/null 2>&1 || true   # no GPU at build time: only check it links
-ldd "$DEST/build/all_reduce_perf" | grep -q 'libnccl.so.2 => /' || { echo "build-nccl-tests: libnccl not resolved" >&2; exit 1; }
-echo "build-nccl-tests: $TAG built in $DEST against $NCCL_HOME"
+MPI_HOME=${MPI_HOME:-/usr/lib/$(gcc -print-multiarch)/openmpi}
+[ -f "$MPI_HOME/include/mpi.h" ] || { echo "build-nccl-tests: no mpi.h under MPI_HOME=$MPI_HOME (libopenmpi-dev)" >&2; exit 1; }
+for mpi in 0 1; do
+  dir=$DEST/build; [ $mpi = 0 ] || dir=$DEST/build-mpi
+  NVCC_APPEND_FLAGS="-Xlinker -rpath=$(dirname "$REAL")" \
+    make -C "$DEST" -j"$(nproc)" MPI=$mpi MPI_HOME="$MPI_HOME" BUILDDIR="$dir" CUDA_HOME="$CUDA_HOME" \
+      NCCL_HOME="$LINK" NVCC_GENCODE="$NVCC_GENCODE"
+  # no GPU at build time: only check that it links NCCL (and MPI for the MPI form)
+  ldd "$dir/all_reduce_perf" | grep -q 'libnccl.so.2 => /' || { echo "build-nccl-tests: libnccl not resolved in $dir" >&2; exit 1; }
+  [ $mpi = 0 ] || ldd "$dir/all_reduce_perf" | grep -q 'libmpi.so' || { echo "build-nccl-tests: $dir is not linked with MPI" >&2; exit 1; }
+done
+echo "build-nccl-tests: $TAG built in $DEST/build and $DEST/build-mpi against $NCCL_HOME"
