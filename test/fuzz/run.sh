@@ -5,6 +5,8 @@
 #   BUILD=dir          build directory (default build); the fuzz build goes to $BUILD-fuzz
 #   FUZZ_SECONDS=n     seconds per target (default 60)
 #   FUZZ_RUNS=n        instead: run each target for n executions (the long runs of docs/fuzzing.md)
+#   FUZZ_TIMEOUT=s     seconds one input may take (default 10; raise it for long runs under
+#                      nice on a busy machine, where a starved process otherwise reports a timeout)
 #   FUZZ_TARGETS="..." targets to run (default: all test/fuzz/fuzz_*.c)
 #   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
 #   FUZZ_COVERAGE=1    afterwards, replay each target's corpus through a source-coverage build
@@ -73,7 +75,7 @@ fuzz_one() {
   [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="test/fuzz/dict/$t.dict")
   local limit=(-max_total_time="$SECONDS_EACH")
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
-  "$FB/fuzz/$t" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+  "$FB/fuzz/$t" "${dict[@]}" "${limit[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "test/fuzz/corpus/$t" >"$log" 2>&1
 }
 running=0
