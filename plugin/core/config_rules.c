@@ -42,7 +42,7 @@ static int rule_range(struct nn_parser *p, const char *key, const char *val, int
   lo_s[lo_len] = 0;
   int r1 = nn_u64_parse(lo_s, 1, UINT64_MAX, lo), r2 = 0;
   if (hs && *hs) {
-    snprintf(hi_s, sizeof hi_s, "%s", hs);
+    memcpy(hi_s, hs, strlen(hs) + 1);   /* fits: checked above (snprintf cost a sixth of a rule line) */
     r2 = nn_u64_parse(hi_s, 1, UINT64_MAX, hi);
   } else {
     *hi = hs ? NN_UNBOUNDED : *lo;
