@@ -52,6 +52,18 @@ if [ "${BENCH_INSTR:-1}" = 1 ] && command -v valgrind >/dev/null; then
             v[key, "nccl-numa"], v[key, "linear"], v[key, "floor"], v[key, "nccl-numa"] - v[key, "floor"]
         }
       }' | tee -a "$out"
+    # Where the instructions of a matching call go (inlined code counted at its source line).
+    if command -v python3 >/dev/null && command -v callgrind_annotate >/dev/null; then
+      d1=$(grep -l 'rules=1 match=1 tuner=nccl-numa' "$cg"/cg.out.* | head -1)
+      d1000=$(grep -l 'rules=1000 match=1 tuner=nccl-numa' "$cg"/cg.out.* | head -1)
+      calls=$(sed -n 's/^desc: Trigger: Client Request: .* calls=//p' "$d1")
+      {
+        echo; echo "## getCollInfo by stage, instructions per matching call (callgrind)"; echo
+        echo "| stage | 1 rule | 1000 rules |"; echo "|---|---:|---:|"
+        paste -d'|' <(python3 test/bench/stages.py "$d1" "$calls") \
+          <(python3 test/bench/stages.py "$d1000" "$calls" | sed 's/^| [^|]* |//') | sed 's/||/|/'
+      } | tee -a "$out"
+    fi
   else
     echo "bench: instruction counts skipped (callgrind failed: $(tail -n 1 "$cg/log"))"
   fi
