@@ -23,6 +23,7 @@
 #include "cli/discover.h"
 #include "cli/guest.h"
 #include "config_source.h"
+#include "fileread.h"
 #include "nn_config.h"
 #include "topology.h"
 
@@ -149,25 +150,14 @@ static void summarise(xmlNodePtr root, struct topo_summary *s) {
 /* Reads a topology file safely (size cap, no network, no entities, no DOCTYPE).
  * Returns 0 with *s filled, or -1 with the reason in why. */
 static int read_topo(const char *path, struct topo_summary *s, char *why, size_t why_size) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) {
-    snprintf(why, why_size, "cannot open: %s", strerror(errno));
-    return -1;
-  }
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)NN_CHECK_MAX_TOPO_BYTES) {
-    snprintf(why, why_size, "not a regular file of at most %u bytes", NN_CHECK_MAX_TOPO_BYTES);
-    close(fd);
-    return -1;
-  }
-  char *buf = malloc((size_t)st.st_size + 1);
-  ssize_t len = buf ? read(fd, buf, (size_t)st.st_size) : -1;
-  close(fd);
+  char *buf = NULL;
+  size_t len = 0;
+  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, NN_CHECK_MAX_TOPO_BYTES, &buf, &len, why, why_size)) return -1;
   int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
 #if LIBXML_VERSION >= 21300
   opts |= XML_PARSE_NO_XXE;
 #endif
-  xmlDocPtr doc = len > 0 ? xmlReadMemory(buf, (int)len, path, NULL, opts) : NULL;
+  xmlDocPtr doc = len > 0 ? xmlReadMemory(buf, (int)len, path, NULL, opts) : NULL;   /* len <= 1 MiB */
   free(buf);
   xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
   int rc = -1;

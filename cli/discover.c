@@ -7,11 +7,17 @@
  * and its nodeset covers every node, so the socket cannot be known there. */
 #include "cli/discover.h"
 
+#include <fcntl.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "fileread.h"
+
+#define NN_DISCOVERY_XML_MAX_BYTES (64u << 20)
 
 int nn_discovery_busid_compare(const struct nn_busid *a, const struct nn_busid *b) {
   if (a->domain != b->domain) return a->domain < b->domain ? -1 : 1;
@@ -126,29 +132,45 @@ static int read_pcis(hwloc_topology_t topo, struct nn_discovery *d) {
   return 0;
 }
 
-static void describe_source(hwloc_topology_t topo, const char *xml_path, struct nn_discovery *d) {
-  const char *env = getenv("HWLOC_XMLFILE");
+static void describe_source(hwloc_topology_t topo, const char *xml_path, int from_env, struct nn_discovery *d) {
   d->thissystem = hwloc_topology_is_thissystem(topo);
   if (xml_path)
-    snprintf(d->source, sizeof d->source, "hwloc XML %s", xml_path);
-  else if (env && *env)
-    snprintf(d->source, sizeof d->source, "hwloc XML %s (HWLOC_XMLFILE)", env);
+    snprintf(d->source, sizeof d->source, "hwloc XML %s%s", xml_path, from_env ? " (HWLOC_XMLFILE)" : "");
   else
     snprintf(d->source, sizeof d->source, "this machine (hwloc %u.%u)",
              hwloc_get_api_version() >> 16, (hwloc_get_api_version() >> 8) & 0xff);
   copy_info(hwloc_get_root_obj(topo), "HostName", d->hostname, sizeof d->hostname);
 }
 
+/* A saved topology is read by the one bounded reader (a FIFO or /dev/zero would hang
+ * hwloc's loader) and handed to hwloc as a buffer. A missing or unreadable
+ * HWLOC_XMLFILE is an error: hwloc itself would silently read the live machine. */
+static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char *err, size_t err_size) {
+  char *xml = NULL, why[768];
+  size_t len = 0;
+  if (nn_file_read(AT_FDCWD, path, 0, NN_DISCOVERY_XML_MAX_BYTES, &xml, &len, why, sizeof why)) {
+    snprintf(err, err_size, "%s%s", from_env ? "HWLOC_XMLFILE: " : "", why);
+    return -1;
+  }
+  /* The length counts the final NUL, as hwloc_topology_export_xmlbuffer gives it. */
+  int rc = len < INT_MAX ? hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) : -1;
+  free(xml);   /* hwloc copied it */
+  if (rc) snprintf(err, err_size, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
+  return rc ? -1 : 0;
+}
+
 int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size) {
   hwloc_topology_t topo;
   memset(out, 0, sizeof *out);
+  const char *env = getenv("HWLOC_XMLFILE");
+  int from_env = !xml_path && env && *env;
+  if (from_env) xml_path = env;
   if (hwloc_topology_init(&topo)) {
     snprintf(err, err_size, "hwloc: cannot initialise a topology");
     return -1;
   }
   hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (xml_path && hwloc_topology_set_xml(topo, xml_path)) {
-    snprintf(err, err_size, "%s: hwloc cannot use this XML file", xml_path);
+  if (xml_path && give_xml(topo, xml_path, from_env, err, err_size)) {
     hwloc_topology_destroy(topo);
     return -1;
   }
@@ -158,7 +180,7 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
     hwloc_topology_destroy(topo);
     return -1;
   }
-  describe_source(topo, xml_path, out);
+  describe_source(topo, xml_path, from_env, out);
   detect_virtual(hwloc_get_root_obj(topo), out);
   read_cpu(topo, out);
   int rc = (read_numas(topo, out) || read_pcis(topo, out)) ? -1 : 0;

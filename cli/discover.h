@@ -46,9 +46,12 @@ struct nn_discovery {
   int n_numas;
 };
 
-/* Loads the topology with I/O discovery: from `xml_path` when not NULL, else
- * whatever hwloc is told by its environment (HWLOC_XMLFILE) or the machine.
- * Returns 0, or -1 with a reason in err. */
+/* Loads the topology with I/O discovery: from the hwloc XML file `xml_path` when
+ * not NULL, else from the one HWLOC_XMLFILE names, else from this machine. The
+ * file is read as a regular file of at most 64 MiB without blocking (a FIFO, a
+ * device, an oversized, missing or unreadable file is an error naming it; a
+ * missing HWLOC_XMLFILE never falls back to the machine). Returns 0, or -1 with a
+ * reason in err. */
 int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size);
 
 /* Releases what nn_discovery_load allocated (the struct itself is the caller's). */

@@ -17,6 +17,7 @@
 #define NN_FILE_NOFOLLOW 1   /* refuse a symbolic link as the last component */
 #define NN_FILE_BENEATH 2    /* path relative to dirfd, no "..", no symbolic link anywhere */
 #define NN_FILE_MISSING_OK 4 /* a missing file (ENOENT) is no error: returns 1, no message */
+#define NN_FILE_BARE 8       /* messages without the leading "PATH: " (the caller names the file) */
 
 /* What a file mode says the file is: "a directory", "a FIFO", "a socket", ... */
 const char *nn_file_kind(mode_t mode);

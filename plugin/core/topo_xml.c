@@ -17,6 +17,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "errbuf.h"
+#include "fileread.h"
 
 /* Only the types come from the headers; every call goes through this table so
  * that the plugin has no link-time dependency on libxml2 (note 19). */
@@ -189,24 +190,15 @@ static int nn_txml_check_input(const struct nn_config *cfg, const struct nn_cpu_
   return 0;
 }
 
-/* Reads a small sysfs file; returns its NUL-terminated text or NULL. */
+/* Reads a small sysfs file; returns its NUL-terminated text or NULL (missing, empty,
+ * not a regular file, or implausibly long). */
 static char *nn_txml_read_small(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return NULL;
-  size_t cap = 8192, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf && n < cap) {
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  if (!buf || n == 0 || n == cap) {   /* empty, unreadable or implausibly long */
+  char *buf = NULL;
+  size_t n = 0;
+  if (nn_file_read(AT_FDCWD, path, 0, 8191, &buf, &n, NULL, 0) || n == 0) {
     free(buf);
     return NULL;
   }
-  buf[n] = 0;
   return buf;
 }
 

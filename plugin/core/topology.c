@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "numparse.h"
+#include "cpuinfo.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
   return nn_config_numa_count(cfg) == 1;
@@ -50,36 +50,8 @@ void nn_topology_describe_sockets(const struct nn_config *cfg, char *buf, size_t
   if (!len) snprintf(buf, size, "no GPUs mapped");
 }
 
-/* Value after the colon of a "key : value" cpuinfo line, trimmed. */
-static const char *cpuinfo_value(char *line, const char *key) {
-  size_t n = strlen(key);
-  if (strncmp(line, key, n) != 0) return NULL;
-  char *colon = strchr(line + n, ':');
-  if (!colon) return NULL;
-  for (char *p = line + n; p < colon; p++)
-    if (*p != ' ' && *p != '\t') return NULL;
-  char *v = colon + 1;
-  while (*v == ' ' || *v == '\t') v++;
-  v[strcspn(v, "\r\n")] = 0;
-  return v;
-}
-
 static int read_cpuinfo(const char *path, struct nn_cpu_kind *out) {
-  FILE *f = fopen(path ? path : "/proc/cpuinfo", "re");
-  if (!f) return -1;
-  char line[512];
-  const char *v;
-  while (fgets(line, sizeof line, f)) {
-    if (line[0] == '\n' && out->vendor[0]) break;  /* end of the first processor */
-    if ((v = cpuinfo_value(line, "vendor_id")))
-      snprintf(out->vendor, sizeof out->vendor, "%s", v);
-    else if ((v = cpuinfo_value(line, "cpu family")))
-      nn_int_parse(v, 0, INT_MAX, &out->family);   /* junk leaves it unknown (-1) */
-    else if ((v = cpuinfo_value(line, "model")))
-      nn_int_parse(v, 0, INT_MAX, &out->model);
-  }
-  fclose(f);
-  return out->vendor[0] ? 0 : -1;
+  return nn_cpuinfo_read(path, out->vendor, &out->family, &out->model);
 }
 
 int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,

@@ -158,15 +158,23 @@ int nn_file_read_fd(int fd, const char *name, size_t cap, char **buf, size_t *le
   return -1;
 }
 
+/* Drops the leading "PATH: " of a message for NN_FILE_BARE. */
+static void strip_name(const char *path, int flags, char *err, size_t errsz) {
+  size_t n = strlen(path);
+  if (!(flags & NN_FILE_BARE) || !err || !errsz || strncmp(err, path, n) || strncmp(err + n, ": ", 2)) return;
+  memmove(err, err + n + 2, strlen(err + n + 2) + 1);
+}
+
 int nn_file_read(int dirfd, const char *path, int flags, size_t cap, char **buf, size_t *len,
                  char *err, size_t errsz) {
   *buf = NULL;
   *len = 0;
   int fd = nn_file_open(dirfd, path, flags, cap, err, errsz);
-  if (fd < 0) return errno == ENOENT && (flags & NN_FILE_MISSING_OK) ? 1 : -1;
-  int rc = nn_file_read_fd(fd, path, cap, buf, len, err, errsz);
+  int rc = fd < 0 ? (errno == ENOENT && (flags & NN_FILE_MISSING_OK) ? 1 : -1)
+                  : nn_file_read_fd(fd, path ? path : "", cap, buf, len, err, errsz);
   int e = errno;
-  close(fd);
+  if (fd >= 0) close(fd);
+  if (rc < 0 && path) strip_name(path, flags, err, errsz);
   errno = e;
   return rc;
 }

@@ -88,7 +88,7 @@ expect_err_has "no GPU said" "no NVIDIA GPU (vendor 0x10de, class 0x03xx) in hwl
 
 run --xml missing.xml
 expect "missing XML" 1 ""
-expect_err_has "missing XML named" "missing.xml: hwloc cannot use this XML file"
+expect_err_has "missing XML named" "missing.xml: cannot open: No such file or directory"
 
 for args in "--assume-numa 01:00.0=1" "--assume-numa nonsense" "--guest" "--host-map x" "--node pve1" "--bogus" "extra"; do
   # shellcheck disable=SC2086

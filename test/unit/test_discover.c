@@ -77,7 +77,12 @@ static void test_no_gpu_and_errors(void **state) {
   assert_int_equal(d.n_pcis, 1);                   /* the NIC (bridges are not PCI devices to hwloc) */
   nn_discovery_free(&d);
   assert_int_equal(nn_discovery_load(FIX "does-not-exist.xml", &d, err, sizeof err), -1);
-  assert_string_equal(err, FIX "does-not-exist.xml: hwloc cannot use this XML file");
+  assert_string_equal(err, FIX "does-not-exist.xml: cannot open: No such file or directory");
+  /* A missing HWLOC_XMLFILE is an error naming it, never the live machine. */
+  setenv("HWLOC_XMLFILE", FIX "does-not-exist.xml", 1);
+  assert_int_equal(nn_discovery_load(NULL, &d, err, sizeof err), -1);
+  unsetenv("HWLOC_XMLFILE");
+  assert_string_equal(err, "HWLOC_XMLFILE: " FIX "does-not-exist.xml: cannot open: No such file or directory");
 }
 
 static void test_busid_order(void **state) {
