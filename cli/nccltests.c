@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/json.h"
 #include "errbuf.h"
 #include "numparse.h"
 
@@ -386,324 +387,102 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
   return rc;
 }
 
-/* ---------- JSON ---------- */
-
-enum { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
-
-struct jv {
-  int type;
-  double num;
-  const char *str;        /* JV_STR: decoded, NUL-terminated */
-  const char *key;        /* member name when inside an object */
-  int first, next;        /* children list, -1 terminated */
-};
-
-struct jparser {
-  const char *s;
-  size_t len, pos;
-  struct jv *v;
-  int n, cap;
-  char *strbuf;           /* decoded strings; never longer than the input */
-  size_t strpos;
-  char *err;
-  size_t errsz;
-};
-
-#define JSON_MAX_DEPTH 64
-#define JSON_MAX_VALUES (1 << 20)
-
-static void jskip(struct jparser *p) {
-  while (p->pos < p->len && strchr(" \t\r\n", p->s[p->pos]) && p->s[p->pos]) p->pos++;
-}
-
-static int jerr(struct jparser *p, const char *what) {
-  if (p->pos >= p->len)
-    nn_errbuf_set(p->err, p->errsz, "truncated JSON: input ends at byte %zu while reading %s", p->pos, what);
-  else
-    nn_errbuf_set(p->err, p->errsz, "invalid JSON at byte %zu: expected %s", p->pos, what);
-  return -1;
-}
-
-static int jnew(struct jparser *p, int type) {
-  if (p->n >= JSON_MAX_VALUES) {
-    nn_errbuf_set(p->err, p->errsz, "JSON document has too many values");
-    return -1;
-  }
-  if (p->n == p->cap) {
-    int ncap = p->cap ? p->cap * 2 : 256;
-    struct jv *n = realloc(p->v, (size_t)ncap * sizeof *n);
-    if (!n) {
-      nn_errbuf_set(p->err, p->errsz, "out of memory");
-      return -1;
-    }
-    p->v = n;
-    p->cap = ncap;
-  }
-  p->v[p->n] = (struct jv){type, 0, NULL, NULL, -1, -1};
-  return p->n++;
-}
-
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/* Decodes a string at p->pos (on the opening quote); \u escapes outside ASCII become '?'. */
-static const char *jstring(struct jparser *p) {
-  char *out = p->strbuf + p->strpos;
-  size_t o = 0;
-  p->pos++;
-  while (p->pos < p->len) {
-    unsigned char c = (unsigned char)p->s[p->pos++];
-    if (c == '"') {
-      out[o] = 0;
-      p->strpos += o + 1;
-      return out;
-    }
-    if (c < 0x20) break;
-    if (c != '\\') {
-      out[o++] = (char)c;
-      continue;
-    }
-    if (p->pos >= p->len) break;
-    char e = p->s[p->pos++];
-    switch (e) {
-      case 'n': out[o++] = '\n'; break;
-      case 't': out[o++] = '\t'; break;
-      case 'r': out[o++] = '\r'; break;
-      case 'b': out[o++] = '\b'; break;
-      case 'f': out[o++] = '\f'; break;
-      case '"': case '\\': case '/': out[o++] = e; break;
-      case 'u': {
-        if (p->pos + 4 > p->len) goto bad;
-        int v = 0;
-        for (int i = 0; i < 4; i++) {
-          int h = hexval(p->s[p->pos + (size_t)i]);
-          if (h < 0) goto bad;
-          v = v * 16 + h;
-        }
-        p->pos += 4;
-        out[o++] = (v > 0 && v < 0x80) ? (char)v : '?';
-        break;
-      }
-      default: goto bad;
-    }
-  }
-bad:
-  jerr(p, "a string");
-  return NULL;
-}
-
-static int jvalue(struct jparser *p, int depth);
-
-static int jcontainer(struct jparser *p, int depth, int is_obj) {
-  int id = jnew(p, is_obj ? JV_OBJ : JV_ARR);
-  if (id < 0) return -1;
-  p->pos++;
-  int last = -1;
-  jskip(p);
-  if (p->pos < p->len && p->s[p->pos] == (is_obj ? '}' : ']')) {
-    p->pos++;
-    return id;
-  }
-  for (;;) {
-    const char *key = NULL;
-    if (is_obj) {
-      jskip(p);
-      if (p->pos >= p->len || p->s[p->pos] != '"') return jerr(p, "a member name");
-      if (!(key = jstring(p))) return -1;
-      jskip(p);
-      if (p->pos >= p->len || p->s[p->pos] != ':') return jerr(p, "':'");
-      p->pos++;
-    }
-    int child = jvalue(p, depth + 1);
-    if (child < 0) return -1;
-    p->v[child].key = key;
-    if (last < 0) p->v[id].first = child;
-    else p->v[last].next = child;
-    last = child;
-    jskip(p);
-    if (p->pos >= p->len) return jerr(p, is_obj ? "',' or '}'" : "',' or ']'");
-    char c = p->s[p->pos++];
-    if (c == ',') continue;
-    if (c == (is_obj ? '}' : ']')) return id;
-    p->pos--;
-    return jerr(p, is_obj ? "',' or '}'" : "',' or ']'");
-  }
-}
-
-static int jliteral(struct jparser *p, const char *word, int type, double num) {
-  size_t n = strlen(word);
-  if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n)) return jerr(p, "a value");
-  p->pos += n;
-  int id = jnew(p, type);
-  if (id >= 0) p->v[id].num = num;
-  return id;
-}
-
-static int jnumber(struct jparser *p) {
-  char tmp[64];
-  size_t n = 0;
-  while (p->pos + n < p->len && n < sizeof tmp - 1 && strchr("+-0123456789.eE", p->s[p->pos + n]) &&
-         p->s[p->pos + n])
-    n++;
-  memcpy(tmp, p->s + p->pos, n);
-  tmp[n] = 0;
-  double v;
-  if (!n || parse_double(tmp, &v)) return jerr(p, "a number");
-  p->pos += n;
-  int id = jnew(p, JV_NUM);
-  if (id >= 0) p->v[id].num = v;
-  return id;
-}
-
-static int jvalue(struct jparser *p, int depth) {
-  if (depth > JSON_MAX_DEPTH) {
-    nn_errbuf_set(p->err, p->errsz, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
-    return -1;
-  }
-  jskip(p);
-  if (p->pos >= p->len) return jerr(p, "a value");
-  char c = p->s[p->pos];
-  if (c == '{' || c == '[') return jcontainer(p, depth, c == '{');
-  if (c == '"') {
-    const char *s = jstring(p);
-    if (!s) return -1;
-    int id = jnew(p, JV_STR);
-    if (id >= 0) p->v[id].str = s;
-    return id;
-  }
-  if (c == 't') return jliteral(p, "true", JV_BOOL, 1);
-  if (c == 'f') return jliteral(p, "false", JV_BOOL, 0);
-  if (c == 'n') return jliteral(p, "null", JV_NULL, 0);
-  return jnumber(p);
-}
-
-static const struct jv *jget(const struct jparser *p, const struct jv *obj, const char *key) {
-  if (!obj || obj->type != JV_OBJ) return NULL;
-  for (int i = obj->first; i >= 0; i = p->v[i].next)
-    if (p->v[i].key && !strcmp(p->v[i].key, key)) return &p->v[i];
-  return NULL;
-}
-
-/* A number, or a string holding one ("nan", "    -1"); NAN otherwise. */
-static double jnum(const struct jv *v) {
-  if (!v) return NAN;
-  if (v->type == JV_NUM) return v->num;
-  if (v->type == JV_STR) {
-    char *end;
-    double d = strtod(v->str, &end);
-    if (end != v->str) return d;
-  }
-  return NAN;
-}
-
-static void json_measure(const struct jparser *p, const struct jv *o, struct nn_nt_measure *m) {
+static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct nn_nt_measure *m) {
   memset(m, 0, sizeof *m);
-  if (!o || o->type != JV_OBJ) return;
-  const struct jv *t = jget(p, o, "time");
-  if (!t) t = jget(p, o, "cpu_time");
+  if (!o || o->type != NN_JV_OBJ) return;
+  const struct nn_jv *t = nn_json_get(p, o, "time");
+  if (!t) t = nn_json_get(p, o, "cpu_time");
   m->present = 1;
-  m->time_us = jnum(t);
-  m->algbw = jnum(jget(p, o, "alg_bw"));
-  m->busbw = jnum(jget(p, o, "bus_bw"));
-  const struct jv *w = jget(p, o, "nwrong");
-  if (w && w->type != JV_NULL) {
+  m->time_us = nn_json_num(t);
+  m->algbw = nn_json_num(nn_json_get(p, o, "alg_bw"));
+  m->busbw = nn_json_num(nn_json_get(p, o, "bus_bw"));
+  const struct nn_jv *w = nn_json_get(p, o, "nwrong");
+  if (w && w->type != NN_JV_NULL) {
     m->wrong_known = 1;
-    m->wrong = jnum(w);
+    m->wrong = nn_json_num(w);
     if (!(m->wrong <= 0)) m->failed = 1;
   }
   if (!isfinite(m->time_us) || m->time_us < 0) m->failed = 1;
 }
 
-static void json_devices(const struct jparser *p, const struct jv *devs, struct nn_nt_result *r) {
-  if (!devs || devs->type != JV_ARR) return;
+static void json_devices(const struct nn_json *p, const struct nn_jv *devs, struct nn_nt_result *r) {
+  if (!devs || devs->type != NN_JV_ARR) return;
   char hosts[MAX_HOSTS][64];
   int nh = 0;
   for (int i = devs->first; i >= 0; i = p->v[i].next) {
-    const struct jv *d = &p->v[i];
+    const struct nn_jv *d = &p->v[i];
     r->n_ranks++;
-    const struct jv *h = jget(p, d, "hostname");
-    if (h && h->type == JV_STR) {
+    const struct nn_jv *h = nn_json_get(p, d, "hostname");
+    if (h && h->type == NN_JV_STR) {
       int seen = 0;
       for (int k = 0; k < nh && !seen; k++) seen = !strcmp(hosts[k], h->str);
       if (!seen && nh < MAX_HOSTS) copy_str(hosts[nh++], 64, h->str, strlen(h->str));
     }
-    const struct jv *info = jget(p, d, "device_info");
-    if (r->n_ranks == 1 && info && info->type == JV_STR)
+    const struct nn_jv *info = nn_json_get(p, d, "device_info");
+    if (r->n_ranks == 1 && info && info->type == NN_JV_STR)
       copy_str(r->device_name, sizeof r->device_name, info->str, strlen(info->str));
   }
   r->n_hosts = nh;
 }
 
-static int json_rows(const struct jparser *p, const struct jv *res, struct nn_nt_result *r,
+static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn_nt_result *r,
                      char *err, size_t errsz) {
   int cap = 0;
   for (int i = res->first; i >= 0; i = p->v[i].next) {
-    const struct jv *o = &p->v[i];
+    const struct nn_jv *o = &p->v[i];
     struct nn_nt_row row;
     memset(&row, 0, sizeof row);
-    double size = jnum(jget(p, o, "size")), count = jnum(jget(p, o, "count"));
-    if (o->type != JV_OBJ || !(size >= 0 && size < 1.8e19) || !(count >= 0 && count < 1.8e19)) {
+    double size = nn_json_num(nn_json_get(p, o, "size")), count = nn_json_num(nn_json_get(p, o, "count"));
+    if (o->type != NN_JV_OBJ || !(size >= 0 && size < 1.8e19) || !(count >= 0 && count < 1.8e19)) {
       nn_errbuf_set(err, errsz, "JSON result %d: missing or invalid size/count", r->n_rows + 1);
       return -1;
     }
     row.size = (uint64_t)size;
     row.count = (uint64_t)count;
-    const struct jv *t = jget(p, o, "type"), *op = jget(p, o, "redop");
-    if (t && t->type == JV_STR) copy_str(row.type, sizeof row.type, t->str, strlen(t->str));
-    if (op && op->type == JV_STR) copy_str(row.redop, sizeof row.redop, op->str, strlen(op->str));
-    double root = jnum(jget(p, o, "root"));
+    const struct nn_jv *t = nn_json_get(p, o, "type"), *op = nn_json_get(p, o, "redop");
+    if (t && t->type == NN_JV_STR) copy_str(row.type, sizeof row.type, t->str, strlen(t->str));
+    if (op && op->type == NN_JV_STR) copy_str(row.redop, sizeof row.redop, op->str, strlen(op->str));
+    double root = nn_json_num(nn_json_get(p, o, "root"));
     row.root = (root >= -1 && root < 1e9) ? (int)root : -1;
-    json_measure(p, jget(p, o, "out_of_place"), &row.oop);
-    json_measure(p, jget(p, o, "in_place"), &row.inplace);
+    json_measure(p, nn_json_get(p, o, "out_of_place"), &row.oop);
+    json_measure(p, nn_json_get(p, o, "in_place"), &row.inplace);
     if (push_row(r, &cap, &row, err, errsz)) return -1;
   }
   return 0;
 }
 
-static void json_meta(const struct jparser *p, const struct jv *root, struct nn_nt_result *r) {
-  double code = jnum(jget(p, root, "nccl_version"));
+static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct nn_nt_result *r) {
+  double code = nn_json_num(nn_json_get(p, root, "nccl_version"));
   if (code > 0 && code < 1e6) {
     r->nccl_code = (int)code;
     version_from_code(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
   }
-  const struct jv *cfg = jget(p, root, "config");
-  double nt = jnum(jget(p, cfg, "nthreads")), ng = jnum(jget(p, cfg, "ngpus"));
+  const struct nn_jv *cfg = nn_json_get(p, root, "config");
+  double nt = nn_json_num(nn_json_get(p, cfg, "nthreads")), ng = nn_json_num(nn_json_get(p, cfg, "ngpus"));
   if (nt >= 0 && nt < 1e6) r->n_threads = (int)nt;
   if (ng >= 0 && ng < 1e6) r->n_gpus = (int)ng;
-  json_devices(p, jget(p, cfg, "devices"), r);
-  if (!r->n_ranks) json_devices(p, jget(p, root, "devices"), r);
-  const struct jv *args = jget(p, root, "args");
-  if (args && args->type == JV_ARR && args->first >= 0 && p->v[args->first].type == JV_STR) {
+  json_devices(p, nn_json_get(p, cfg, "devices"), r);
+  if (!r->n_ranks) json_devices(p, nn_json_get(p, root, "devices"), r);
+  const struct nn_jv *args = nn_json_get(p, root, "args");
+  if (args && args->type == NN_JV_ARR && args->first >= 0 && p->v[args->first].type == NN_JV_STR) {
     const char *prog = p->v[args->first].str, *slash = strrchr(prog, '/');
     if (slash) prog = slash + 1;
     copy_str(r->test_name, sizeof r->test_name, prog, strlen(prog));
   }
-  double oob = jnum(jget(p, jget(p, root, "out_of_bounds"), "count"));
+  double oob = nn_json_num(nn_json_get(p, nn_json_get(p, root, "out_of_bounds"), "count"));
   r->oob_count = (oob >= 0 && oob < 1e12) ? (int)oob : -1;
-  r->concluded = jget(p, root, "end_time") != NULL || jget(p, root, "average_bus_bandwidth") != NULL;
+  r->concluded = nn_json_get(p, root, "end_time") != NULL || nn_json_get(p, root, "average_bus_bandwidth") != NULL;
 }
 
 static int parse_json(const char *buf, size_t len, struct nn_nt_result *r, char *err, size_t errsz) {
-  struct jparser p = {buf, len, 0, NULL, 0, 0, malloc(len + 1), 0, err, errsz};
-  int rc = -1;
-  if (!p.strbuf) {
-    nn_errbuf_set(err, errsz, "out of memory");
-    return -1;
-  }
-  int root = jvalue(&p, 0);
+  struct nn_json p;
+  int rc = -1, root = nn_json_parse(&p, buf, len, err, errsz);
   if (root >= 0) {
-    jskip(&p);
-    if (p.pos < p.len) {
-      nn_errbuf_set(err, errsz, "invalid JSON at byte %zu: text after the document", p.pos);
-    } else if (p.v[root].type != JV_OBJ) {
+    if (p.v[root].type != NN_JV_OBJ) {
       nn_errbuf_set(err, errsz, "JSON document is not an object");
     } else {
-      const struct jv *res = jget(&p, &p.v[root], "results");
-      if (!res || res->type != JV_ARR) {
+      const struct nn_jv *res = nn_json_get(&p, &p.v[root], "results");
+      if (!res || res->type != NN_JV_ARR) {
         nn_errbuf_set(err, errsz, "JSON has no \"results\" list (not nccl-tests -J output?)");
       } else {
         json_meta(&p, &p.v[root], r);
@@ -715,8 +494,7 @@ static int parse_json(const char *buf, size_t len, struct nn_nt_result *r, char 
       }
     }
   }
-  free(p.v);
-  free(p.strbuf);
+  nn_json_free(&p);
   return rc;
 }
 
