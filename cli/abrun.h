@@ -57,8 +57,10 @@ char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *pl
 void nn_ab_env_free(char **env);
 
 /* Creates the run directory (must not exist) with runs/ inside, fills rd's
- * machine description and command line. Returns 0 or -1 (message on stderr). */
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, const char *kind, int argc,
+ * machine description and command line. With `numbered` (a default name the user did
+ * not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried instead, so a
+ * second run in the same second works. Returns 0 or -1 (message on stderr). */
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
                         char **argv);
 
 /* Runs every repeat x collective x arm of rd's arms, writing meta and
@@ -93,5 +95,9 @@ void nn_ab_opts_init(struct nn_ab_opts *o);
 
 /* nccl-numa ab ... */
 int nn_cmd_ab(int argc, char **argv);
+
+/* After a run that failed before any result: removes the run directory when it holds
+ * nothing but the empty runs/ and what nn_ab_rundir_create wrote, so no empty run is left. */
+void nn_ab_rundir_discard_empty(const struct nn_rundir *rd);
 
 #endif

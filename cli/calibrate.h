@@ -34,6 +34,9 @@
 
 #include <stdio.h>
 
+#include <limits.h>
+
+#include "cli/abrun.h"
 #include "cli/rundir.h"
 
 /* Writes the rules for a run (forced arms only are candidates) to out.
@@ -48,7 +51,25 @@ int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int
 double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                                 char *how, size_t how_size);
 
-/* nccl-numa calibrate ... */
-int nn_cmd_calibrate(int argc, char **argv);
+/* What the command line asks of a sweep (cmd_calibrate.c fills it). */
+struct nn_cal_cli {
+  const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
+  char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
+  /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */
+  char plugin_path[PATH_MAX];
+  char default_out[64];
+};
+
+/* Runs the forced sweeps that c and o describe into a new run directory (the mapping
+ * `config`, "" for none, gives the runs the topology; *gpus the default GPU count, set to
+ * the count used), then reads the run back into rd as `--from` would. Returns 0, or an
+ * exit code (NN_EXIT_*) after saying why on stderr. */
+int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
+                     struct nn_rundir *rd, char *config, int *gpus);
+
+/* The scope (intra or cross) of `ranks` ranks on `nodes` nodes by the mapping `config`,
+ * or NULL when it does not decide it or there is no mapping; *gpus (when not NULL and 0)
+ * gets the mapping's GPU count. */
+const char *nn_calibrate_scope(const char *config, int ranks, int nodes, int *gpus);
 
 #endif

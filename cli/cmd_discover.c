@@ -14,6 +14,7 @@
 #include "cli/guest.h"
 #include "cli/mapwrite.h"
 #include "cli/proxmox.h"
+#include "errbuf.h"
 #include "nn_config.h"
 #include "numparse.h"
 
@@ -55,17 +56,35 @@ static void usage(FILE *out) {
     "Exit: 0 ok, 1 a GPU could not be placed or bad input, 2 usage.\n");
 }
 
-static int parse_assume(struct opts *o, const char *arg) {
+/* One --assume-numa BUSID=NODE; a second one for the same GPU is refused (which would win
+ * is not for us to guess). Returns 0, or -1 with the problem in why. */
+static int parse_assume(struct opts *o, const char *arg, char *why, size_t whysz) {
   const char *eq = strrchr(arg, '=');
-  char id[64], *end;
-  if (!eq || (size_t)(eq - arg) >= sizeof id || o->n_assumed == MAX_ASSUME) return -1;
+  char id[64];
+  struct assume a = {0};
+  if (!eq || (size_t)(eq - arg) >= sizeof id) {
+    nn_errbuf_set(why, whysz, "--assume-numa wants BUSID=NODE, got '%s'", arg);
+    return -1;
+  }
   memcpy(id, arg, (size_t)(eq - arg));
   id[eq - arg] = 0;
-  struct assume *a = &o->assumed[o->n_assumed];
-  long n = strtol(eq + 1, &end, 10);
-  if (nn_busid_parse(id, &a->bus) || end == eq + 1 || *end || n < 0 || n > NN_MAX_NUMA_ID) return -1;
-  a->numa = (int)n;
-  o->n_assumed++;
+  if (nn_busid_parse(id, &a.bus) || nn_int_parse(eq + 1, 0, NN_MAX_NUMA_ID, &a.numa)) {
+    nn_errbuf_set(why, whysz, "--assume-numa wants BUSID=NODE (NODE 0-%d), got '%s'", NN_MAX_NUMA_ID, arg);
+    return -1;
+  }
+  for (int i = 0; i < o->n_assumed; i++)
+    if (!nn_discovery_busid_compare(&o->assumed[i].bus, &a.bus)) {
+      char b[16];
+      nn_busid_format(&a.bus, b, sizeof b);
+      nn_errbuf_set(why, whysz, "--assume-numa given twice for GPU %s (numa %d and %d)", b, o->assumed[i].numa,
+                    a.numa);
+      return -1;
+    }
+  if (o->n_assumed == MAX_ASSUME) {
+    nn_errbuf_set(why, whysz, "more than %d --assume-numa", MAX_ASSUME);
+    return -1;
+  }
+  o->assumed[o->n_assumed++] = a;
   return 0;
 }
 
@@ -91,12 +110,14 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
       case 'r': o->root = optarg; break;
       case 'u': o->allow_unknown = 1; break;
       case 'c': o->no_cuda = 1; break;
-      case 'a':
-        if (parse_assume(o, optarg)) {
-          fprintf(stderr, "nccl-numa discover: --assume-numa wants BUSID=NODE, got '%s'\n", optarg);
+      case 'a': {
+        char why[160];
+        if (parse_assume(o, optarg, why, sizeof why)) {
+          fprintf(stderr, "nccl-numa discover: %s\n", why);
           return -1;
         }
         break;
+      }
       case 'h': usage(stdout); exit(NN_EXIT_OK);
       default:
         fprintf(stderr, "nccl-numa discover: unknown or incomplete option '%s'\n", argv[optind - 1]);

@@ -140,8 +140,9 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
   p->opts = opts;
   p->diag = diag;
   p->cfg = cfg;
-  scan_marker(p, buf, len);
-  size_t pos = 0;
+  /* A UTF-8 byte-order mark, which some Windows editors write, is not part of the text. */
+  size_t pos = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+  scan_marker(p, buf + pos, len - pos);
   while (pos < len) {
     const char *nl = memchr(buf + pos, '\n', len - pos);
     size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;

@@ -85,5 +85,11 @@ check "--protos overrides NCCL's table (no tuning probe; ll128 is run)" \
 check "unknown algorithm is a usage error" "[ $? -eq 2 ]"
 "$CLI" calibrate --from "$T/nowhere" >/dev/null 2>&1
 check "--from a missing directory fails" "[ $? -eq 1 ]"
+# --from an `ab` run: no forced arms, so no rules can come from it: say so, exit 1.
+FAKE_MODEL=ab "$CLI" ab --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce -b 8 -e 8 -g 2 \
+  --repeats 1 --out "$T/abrun" >/dev/null 2>&1
+"$CLI" calibrate --from "$T/abrun" >"$T/fromab" 2>"$T/fromab.err"
+check "--from a run without forced arms: exit 1, says why, prints no rules" \
+  "[ $? -eq 1 ] && grep -qF 'nccl-numa calibrate: $T/abrun has no forced algorithm x protocol runs (a run directory of kind '\''ab'\'' with 2 arms)' '$T/fromab.err' && ! grep -q '^rule' '$T/fromab'"
 
 nn_finish "all calibrate checks passed"

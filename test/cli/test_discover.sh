@@ -81,6 +81,11 @@ expect_err_has "contradiction named" "GPU 0000:01:00.0: --assume-numa says 1 but
 run --xml 2s-8gpu-interleaved.xml --allow-unknown --assume-numa 55:00.0=1
 expect "assume-numa for no GPU" 1 ""
 expect_err_has "stray assumption named" "--assume-numa 0000:55:00.0: no such GPU"
+run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 01:00.0=0
+expect "assume-numa twice for one GPU: usage" 2 ""
+expect_err_line "nccl-numa discover: --assume-numa given twice for GPU 0000:01:00.0 (numa 1 and 0)" "duplicate named"
+run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 01:00.0=x
+expect_err_line "nccl-numa discover: --assume-numa wants BUSID=NODE (NODE 0-1023), got '01:00.0=x'" "bad node named"
 
 run --xml no-gpu.xml
 expect "no GPU -> exit 1" 1 ""

@@ -959,8 +959,24 @@ static void test_diag(void **state) {
   nn_diag_add(NULL, "ignored");
 }
 
+/* A UTF-8 byte-order mark at the very start is not text; anywhere else it is. */
+static void test_utf8_bom(void **state) {
+  (void)state;
+  struct nn_config *cfg = parse_ok("\xef\xbb\xbfgpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n");
+  assert_int_equal(cfg->n_gpus, 2);
+  assert_int_equal(cfg->gpus[0].line, 1);
+  assert_int_equal(cfg->gpus[1].line, 2);
+  nn_config_free(cfg);
+  cfg = parse_ok("\xef\xbb\xbf# nccl-numa: host-side mapping\n");
+  assert_int_equal(cfg->host_side, 1);
+  nn_config_free(cfg);
+  expect_err("\xef\xbb\xbf" GPUS2 "frobnicate\n", 3, "unknown directive 'frobnicate'");
+  expect_err(GPUS2 "\xef\xbb\xbfrule algo=ring\n", 3, "unknown directive '\\xef\\xbb\\xbfrule'");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_utf8_bom),
       cmocka_unit_test(test_reference_machine), cmocka_unit_test(test_defaults_and_empty),
       cmocka_unit_test(test_crlf),              cmocka_unit_test(test_comments),
       cmocka_unit_test(test_case_insensitive),  cmocka_unit_test(test_busid),

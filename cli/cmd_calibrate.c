@@ -1,0 +1,136 @@
+/* cmd_calibrate.c - `nccl-numa calibrate`: its options, the run directory it reads
+ * (--from) or makes (calibrate.c's sweep), and the rules printed from it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/abrun.h"
+#include "cli/calibrate.h"
+#include "cli/cliconfig.h"
+#include "cli/cmd_exec.h"
+#include "cli/commands.h"
+#include "cli/launcher.h"
+#include "cli/rundir.h"
+#include "nn_config.h"
+
+static void cal_usage(FILE *f) {
+  fprintf(f,
+    "usage: nccl-numa calibrate [--from RUNDIR] [--config FILE] [--algos LIST] [--protos LIST]\n"
+    "                           [--nccl-tests DIR] [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR]\n"
+    "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
+    "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
+    "                           [--bench-cmd 'PATH ARGS'] [--launcher mpirun|srun|'CMD ARGS']\n"
+    "                           [--nodes N] [--ranks-per-node R] [-- NCCL-TESTS-ARGS]\n\n"
+    "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
+    "reads such a run (--from), and prints `rule`\n"
+    "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
+    "the runs get nccl-numa's topology (env plugin) but no tuner, and rules get the scope.\n"
+    "A winner needs to beat the runner-up by more than the spread of the repeats.\n"
+    "Candidates: without --algos and --protos, what NCCL enables on this machine for the\n"
+    "swept collectives, read from the tuning table a probe run logs (NCCL_DEBUG=INFO\n"
+    "NCCL_DEBUG_SUBSYS=TUNING, kept in RUNDIR/runs/probe.out); ring,tree x ll,ll128,simple\n"
+    "when that table cannot be read (or for the one of --algos/--protos not given).\n"
+    "A combination that fails is skipped.\n");
+}
+
+static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c) {
+  for (int i = 1; i < argc; i++) {
+    int r = nn_ab_parse_common(argc, argv, &i, o);
+    if (r < 0) return NN_EXIT_USAGE;
+    if (r == 2) break;
+    if (r > 0) continue;
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      cal_usage(stdout);
+      return -1;
+    } else if (i + 1 < argc && !strcmp(a, "--from")) c->from = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--config")) c->config = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--plugin")) c->plugin = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--out")) c->out = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--algos")) c->algos = argv[++i];
+    else if (i + 1 < argc && !strcmp(a, "--protos")) c->protos = argv[++i];
+    else {
+      fprintf(stderr, "nccl-numa calibrate: unknown or incomplete option '%s'\n", a);
+      cal_usage(stderr);
+      return NN_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+static int cal_print(const struct nn_rundir *rd, const char *config) {
+  struct nn_series *s = NULL;
+  int ns = 0;
+  char err[512];
+  if (nn_rundir_series(rd, stderr, &s, &ns, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  int ranks = 0;
+  for (int i = 0; i < ns; i++)
+    if (s[i].ranks > ranks) ranks = s[i].ranks;
+  int nodes = nn_launch_nodes(rd->path);
+  const char *scope = nn_calibrate_scope(config, ranks, nodes, NULL);
+  printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=%d)\n", rd->path,
+         rd->nccl[0] ? rd->nccl : "unknown", ranks, nodes);
+  printf("# scope: %s\n", scope ? scope : config && config[0] ? "unknown for this rank count: rules "
+         "apply to any scope" : "no mapping given: rules apply to any scope");
+  printf("# A rule is emitted only where the fastest combination beats the runner-up by more "
+         "than the spread of the repeats.\n");
+  int n = nn_calibrate_emit(rd, s, ns, ranks, scope, stdout);
+  char how[256];
+  double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
+  printf("# pci-latency: %s\n", how);
+  if (lat > 0) printf("model pci-latency-us=%.2f\n", lat);
+  nn_series_free(s, ns);
+  if (n < 0) return NN_EXIT_INVALID;
+  fprintf(stderr, "nccl-numa calibrate: %d rule(s)\n", n);
+  return NN_EXIT_OK;
+}
+
+int nn_cmd_calibrate(int argc, char **argv) {
+  struct nn_ab_opts o;
+  struct nn_cal_cli c = {0};
+  nn_ab_opts_init(&o);
+  o.repeats = 3;
+  int rc = cal_parse(argc, argv, &o, &c);
+  if (rc) return rc < 0 ? NN_EXIT_OK : rc;
+  char config[PATH_MAX] = "", err[PATH_MAX + 128];
+  if (c.config && nn_config_locate(c.config, config, sizeof config, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  if (config[0] && nn_config_validate(config)) return NN_EXIT_INVALID;
+  struct nn_rundir rd;
+  memset(&rd, 0, sizeof rd);
+  if (c.from) {
+    if (nn_rundir_read(c.from, &rd, err, sizeof err)) {
+      fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+      return NN_EXIT_INVALID;
+    }
+    int forced = 0;
+    for (int i = 0; i < rd.n_arms; i++) forced += rd.arms[i].kind == NN_ARM_FORCED;
+    if (!forced) {
+      fprintf(stderr, "nccl-numa calibrate: %s has no forced algorithm x protocol runs (a run directory of "
+              "kind '%s' with %d arm%s); rules come from a run that `nccl-numa calibrate` made\n", c.from,
+              rd.kind[0] ? rd.kind : "unknown", rd.n_arms, rd.n_arms == 1 ? "" : "s");
+      nn_rundir_free(&rd);
+      return NN_EXIT_INVALID;
+    }
+    if (!config[0])   /* the mapping the sweep ran with tells the scope */
+      for (int i = 0; i < rd.n_arms && !config[0]; i++)
+        if (rd.arms[i].kind == NN_ARM_FORCED && rd.arms[i].config)
+          snprintf(config, sizeof config, "%s", rd.arms[i].config);
+  } else {
+    int gpus = 0;
+    nn_calibrate_scope(config, 0, 1, &gpus);
+    rc = nn_calibrate_run(argc, argv, &o, &c, &rd, config, &gpus);
+    nn_launch_free(&o.launch);
+    if (rc) {
+      nn_rundir_free(&rd);
+      return rc;
+    }
+  }
+  rc = cal_print(&rd, config);
+  nn_rundir_free(&rd);
+  return rc;
+}
