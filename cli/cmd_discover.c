@@ -557,10 +557,18 @@ static void guest_numa_lines(const struct nn_guest *g, const struct guest_row *r
   int nodes[NN_MAX_NUMA_NODES + 1], n_nodes = 0;
   for (int i = 0; i < n && n_nodes < NN_MAX_NUMA_NODES; i++) n_nodes = add_node(nodes, n_nodes, rows[i].host->numa);
   if (g->n_numas < 2) {
-    nn_mapwrite_comment(stdout, "the guest has %d NUMA node%s: no numa lines, so NCCL gets no CPU affinity.",
-                        g->n_numas, g->n_numas == 1 ? "" : "s");
+    /* numa= are the host's nodes; the guest's node 0 is no host node's, so no host node may
+     * take its CPUs alone (the plugin would read guest node N's cpulist for host node N). */
+    const char *all = g->n_numas == 1 && g->numas[0].cpus[0] ? g->numas[0].cpus : NULL;
+    if (all) {
+      nn_mapwrite_comment(stdout, "the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host");
+      nn_mapwrite_comment(stdout, "node's numa line lists all of them and NCCL pins its threads to no socket.");
+    } else {
+      nn_mapwrite_comment(stdout, "the guest has no NUMA nodes: no numa lines, so NCCL gets no CPU affinity.");
+    }
     nn_mapwrite_comment(stdout, "To pin ranks near their GPUs' sockets give the VM NUMA nodes backed by the");
     nn_mapwrite_comment(stdout, "host's (numa: 1, numaN: cpus=...,hostnodes=N) and run this step again.");
+    for (int i = 0; all && i < n_nodes; i++) nn_mapwrite_numa(stdout, nodes[i], all);
     return;
   }
   nn_mapwrite_comment(stdout, "numa lines: guest NUMA node N is taken to be backed by host node N");

@@ -44,9 +44,12 @@ HEAD="# nccl-numa discover --guest: sysfs under $tmp/ref, host map $tmp/host.map
 # the host map, matched through each GPU's root port.
 # sm= left out: the CUDA driver cannot tell (--no-cuda)
 cpu vendor=AuthenticAMD family=25 model=17"
-ONE_NODE="# the guest has 1 NUMA node: no numa lines, so NCCL gets no CPU affinity.
+ONE_NODE="# the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host
+# node's numa line lists all of them and NCCL pins its threads to no socket.
 # To pin ranks near their GPUs' sockets give the VM NUMA nodes backed by the
-# host's (numa: 1, numaN: cpus=...,hostnodes=N) and run this step again."
+# host's (numa: 1, numaN: cpus=...,hostnodes=N) and run this step again.
+numa 0 cpus=0-15
+numa 1 cpus=0-15"
 expect "reference guest: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0" 0 "$HEAD
 $ONE_NODE
 gpu 0 bus=0000:01:00.0 numa=1 host=0000:f1:00.0   # hostpci4, from the LnkCap port number
@@ -61,6 +64,12 @@ expect_err_is "reference guest: quiet" ""
 printf '%s\n' "$out" >"$tmp/guest.conf"
 timeout 30 "$cli" check-config "$tmp/guest.conf" >/dev/null 2>&1 && echo "ok guest mapping passes check-config" \
   || fail "guest mapping rejected: $("$cli" check-config "$tmp/guest.conf" 2>&1)"
+# Host and guest node numbers are not mixed: with the guest's one node, host NUMA 0's GPUs do
+# not get guest node 0's CPUs while host NUMA 1's get none; both get all of them.
+timeout 30 "$cli" topo --config "$tmp/guest.conf" --sysfs-root "$tmp/ref" >"$tmp/topo.xml" 2>/dev/null
+if [ "$(grep -c 'affinity="0000ffff"' "$tmp/topo.xml")" -eq 2 ] && [ "$(grep -c '<cpu ' "$tmp/topo.xml")" -eq 2 ]; then
+  echo "ok one guest node: both host nodes get all the guest's CPUs"
+else fail "topology of the one-node guest mapping: $(cat "$tmp/topo.xml")"; fi
 timeout 30 "$cli" check --no-cuda --sysfs-root "$tmp/ref" --config "$tmp/guest.conf" --cpuinfo /dev/null >"$tmp/check" 2>&1 \
   && grep -qx "Result: 0 problems" "$tmp/check" && echo "ok check accepts the guest mapping" \
   || fail "check on the guest mapping: $(cat "$tmp/check")"
