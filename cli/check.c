@@ -24,6 +24,9 @@
 #include "cli/guest.h"
 #include "config_source.h"
 #include "fileread.h"
+#include "cli/ncclver.h"
+#include "nccl_model.h"
+#include "nccl_search.h"
 #include "nn_config.h"
 #include "topology.h"
 
@@ -342,59 +345,136 @@ static int runtime_sm(struct ctx *c) {
   return 0;
 }
 
-static void sm_text(int sm, char *buf, size_t size) {
-  if (sm > 0) snprintf(buf, size, "compute capability %d.%d", sm / 10, sm % 10);
-  else snprintf(buf, size, "compute capability unknown (counted as >= 10.0)");
+/* The release and where it came from, resolved once. */
+static const struct nn_ncclver *release_of(struct ctx *c) {
+  static struct nn_ncclver ver;
+  static int done;
+  if (!done && nn_ncclver_resolve("check", c->o->nccl_version, c->o->nccl_lib, &ver) != 0)
+    snprintf(ver.source, sizeof ver.source, "not resolved (see above)");
+  done = 1;
+  return &ver;
 }
 
-/* Judges NCCL's view: `nodes` CPU nodes holding GPUs, CPU kind `cpu`. */
-static void judge(struct ctx *c, const char *seen_as, int nodes, const struct nn_cpu_kind *cpu, int sm) {
-  char smt[96];
-  sm_text(sm, smt, sizeof smt);
-  fprintf(c->out, "  NCCL will see: %s\n", seen_as);
-  if (nodes < 2) {
-    fprintf(c->out, "  GPUs under one CPU node: no socket-link hazard\n");
+static const char *sysfs_root(const struct ctx *c) {
+  return strcmp(c->o->root, "/") ? c->o->root : NULL;
+}
+
+/* The links sysfs gives each GPU: maximum and current (2.30.7+ NCCL asks NVML for the current one). */
+static void gpu_links(struct ctx *c, const struct nn_nccl_release *rel) {
+  int unreadable = 0;
+  for (int i = 0; i < c->g.n_pcis; i++) {
+    const struct nn_guest_pci *p = &c->g.pcis[i];
+    struct nn_pcie_link max, cur;
+    char id[32];
+    if (!p->is_gpu) continue;
+    nn_busid_format(&p->bus, id, sizeof id);
+    int hm = nn_search_read_sysfs_link(rel, sysfs_root(c), &p->bus, 1, &max);
+    int hc = rel->gpulink == NN_GPULINK_NVML_CURRENT &&
+             nn_search_read_sysfs_link(rel, sysfs_root(c), &p->bus, 0, &cur) == 0;
+    if (hm) { unreadable++; continue; }
+    fprintf(c->out, "  GPU %s: PCIe gen %d x%d (sysfs maximum, the lower of the GPU and its port) = %.0f GB/s "
+            "as NCCL models it", id, max.gen, max.width, nn_nccl_pcie_gbps(max.gen, max.width));
+    if (hc && (cur.gen != max.gen || cur.width != max.width))
+      fprintf(c->out, "; current gen %d x%d = %.0f GB/s (what NCCL %s takes from NVML)", cur.gen, cur.width,
+              nn_nccl_pcie_gbps(cur.gen, cur.width), rel->name);
+    fputc('\n', c->out);
+  }
+  if (unreadable)
+    fprintf(c->out, "  PCIe link of %d GPU%s: not readable in sysfs (max_link_speed/width)\n", unreadable,
+            unreadable == 1 ? "" : "s");
+}
+
+/* In a VM, the CPU kind NCCL detects is the guest's CPUID: say what it is and what NCCL makes of it. */
+static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
+  char path[4096], line[512], cls[128];
+  const char *ci = c->cpuinfo[0] ? c->cpuinfo : rooted(c, "/proc/cpuinfo", path, sizeof path);
+  FILE *f = fopen(ci, "re");
+  int vm = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor")) { vm = 1; break; }
+  if (f) fclose(f);
+  if (!vm) return;
+  struct nn_config none;
+  struct nn_cpu_kind k;
+  char err[256];
+  memset(&none, 0, sizeof none);
+  if (nn_topology_cpu_kind(&none, ci, &k, err, sizeof err)) {
+    fprintf(c->out, "  virtual machine: guest CPU kind unreadable (%s)\n", err);
     return;
   }
-  double link = nn_topology_cpu_link_gbps(cpu), floor = nn_topology_search_floor_gbps(sm);
-  fprintf(c->out, "  CPU kind NCCL models: %s family %d model %d -> socket link %.0f GB/s\n",
-          cpu->vendor[0] ? cpu->vendor : "(unknown)", cpu->family, cpu->model, link);
-  fprintf(c->out, "  GPUs: %s -> NCCL's intra-node search floor %.0f GB/s\n", smt, floor);
-  if (link >= floor) {
-    fprintf(c->out, "  socket link at or above the floor: NCCL's search can use it\n");
-    return;
-  }
-  problem(c, STEP_HAZARD, "NCCL's graph search will fail: GPUs under %d CPU nodes, %s socket link modelled at "
-          "%.0f GB/s, below the %.0f GB/s floor for %s; NCCL logs \"Could not find a path for pattern 4\", "
-          "runs 1 channel and prefers Ring/Simple at every size", nodes, cpu->vendor, link, floor, smt);
+  int vendor = nn_nccl_vendor_from_name(k.vendor);
+  nn_nccl_cpu_class(v->rel, NN_ARCH_X86, vendor, k.family, k.model, cls, sizeof cls);
+  fprintf(c->out, "  virtual machine: NCCL detects the guest's CPUID: %s family %d model %d -> %s, socket link "
+          "%.0f GB/s on NCCL %s (Proxmox's default CPU types hide the host's family; `cpu: host` passes it "
+          "through). It sets the CPU of NCCL's own view; the served file carries the mapping's `cpu` line\n",
+          k.vendor, k.family, k.model, cls,
+          nn_nccl_cpu_link_gbps(v->rel, NN_ARCH_X86, vendor, k.family, k.model), v->rel->name);
+}
+
+/* Prints the verdict and raises the problems NCCL's search will meet. */
+static void report(struct ctx *c, const struct nn_topo_verdict *v, int served_matters, const char *only) {
+  char rel[160];
+  nn_ncclver_print(c->out, "  ", release_of(c), v, only);
+  nn_topology_describe_release(v, rel, sizeof rel);
+  vm_cpu(c, v);
+  if (!v->predicted) return;
+  if (v->fails_regardless)
+    problem(c, STEP_HAZARD, "NCCL's graph search fails whatever topology is served (%s): the GPUs' PCIe link, "
+            "%.0f GB/s as NCCL models it, is below its %.0f GB/s floor for compute capability %d.%d; NCCL "
+            "logs \"Could not find a path for pattern 4\" and runs 1 channel", rel, v->gpu_link_gbps,
+            v->floor_gbps, v->sm / 10, v->sm % 10);
+  else if (served_matters && (!v->served.ring.ok || !v->served.tree.ok) && v->link_gbps > 0)
+    problem(c, STEP_HAZARD, "NCCL's graph search fails on the topology NCCL will read (%s): GPUs under %d CPU "
+            "nodes, socket link modelled at %.0f GB/s, below the %.0f GB/s floor for compute capability %d.%d%s "
+            "(ring %s, tree %s); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel", rel,
+            v->numa_nodes, v->link_gbps, v->floor_gbps, v->sm / 10, v->sm % 10, v->sm_assumed ? " (assumed)" : "",
+            v->served.ring.ok ? "ok" : "fails", v->served.tree.ok ? "ok" : "fails");
+}
+
+/* A config standing for a topology file or NCCL's own detection: GPUs with their NUMA node. */
+struct view_cfg {
+  struct nn_config cfg;
+  struct nn_gpu gpus[NN_SEARCH_MAX_GPUS];
+};
+
+static void view_add(struct view_cfg *w, const struct nn_busid *bus, int numa) {
+  if (w->cfg.n_gpus >= NN_SEARCH_MAX_GPUS) return;
+  struct nn_gpu *g = &w->gpus[w->cfg.n_gpus];
+  *g = (struct nn_gpu){.index = w->cfg.n_gpus, .has_bus = 1, .bus = *bus, .numa = numa};
+  w->cfg.gpus = w->gpus;
+  w->cfg.n_gpus++;
 }
 
 static void topo_hazard(struct ctx *c, const char *label, const struct topo_summary *s) {
+  static struct view_cfg w;
   struct nn_cpu_kind cpu = {.family = s->family, .model = s->model};
-  char seen[160];
+  struct nn_topo_verdict v;
+  memset(&w, 0, sizeof w);
+  w.cfg.topo_mode = NN_TOPO_NUMA;
+  for (int i = 0; i < s->n_gpus; i++) view_add(&w, &s->gpus[i], s->gpu_numa[i]);
   snprintf(cpu.vendor, sizeof cpu.vendor, "%s", s->vendor);
-  snprintf(seen, sizeof seen, "%s with %d CPU nodes holding GPUs", label, s->n_cpus_with_gpus);
   c->topo_env_used = 2;
-  fprintf(c->out, "Socket link (NCCL's graph search):\n");
-  judge(c, seen, s->n_cpus_with_gpus, &cpu, runtime_sm(c));
+  fprintf(c->out, "Socket link (NCCL's graph search):\n  NCCL will read %s (%d CPU nodes holding GPUs)\n", label,
+          s->n_cpus_with_gpus);
+  gpu_links(c, nn_nccl_release_find(release_of(c)->code, NULL));
+  nn_ncclver_verdict(&w.cfg, &cpu, release_of(c), sysfs_root(c), c->cpuinfo[0] ? c->cpuinfo : NULL, runtime_sm(c), &v);
+  report(c, &v, 1, label);
 }
 
-/* NCCL's own detection: the sockets sysfs shows, the CPU from cpuinfo. */
+/* NCCL's own detection: the NUMA nodes sysfs gives the GPUs, the CPU from cpuinfo. */
 static void own_detection(struct ctx *c, int sm) {
-  int nodes[NN_MAX_NUMA_NODES], n = 0;
-  char err[256], seen[128];
-  for (int i = 0; i < c->g.n_pcis; i++) {
-    const struct nn_guest_pci *p = &c->g.pcis[i];
-    int known = 0;
-    if (!p->is_gpu || p->numa_node < 0) continue;
-    for (int j = 0; j < n; j++) known |= nodes[j] == p->numa_node;
-    if (!known && n < NN_MAX_NUMA_NODES) nodes[n++] = p->numa_node;
-  }
+  static struct view_cfg w;
+  struct nn_config none;
+  struct nn_cpu_kind cpu;
+  struct nn_topo_verdict v;
+  char err[256];
+  memset(&w, 0, sizeof w);
+  memset(&none, 0, sizeof none);
+  w.cfg.topo_mode = NN_TOPO_NUMA;
+  for (int i = 0; i < c->g.n_pcis; i++)
+    if (c->g.pcis[i].is_gpu) view_add(&w, &c->g.pcis[i].bus, c->g.pcis[i].numa_node < 0 ? -1 : c->g.pcis[i].numa_node);
   /* NCCL reads the CPU it runs on; when this machine's cpuinfo cannot say, the mapping's
    * `cpu` line is the best word on it. */
-  struct nn_config none;
-  memset(&none, 0, sizeof none);
-  struct nn_cpu_kind cpu;
   const char *cpuinfo = c->cpuinfo[0] ? c->cpuinfo : NULL;
   if (nn_topology_cpu_kind(&none, cpuinfo, &cpu, err, sizeof err)) {
     if (c->cfg && c->cfg->cpu.present && nn_topology_cpu_kind(c->cfg, cpuinfo, &cpu, err, sizeof err) == 0)
@@ -403,15 +483,18 @@ static void own_detection(struct ctx *c, int sm) {
     else
       fprintf(c->out, "  %s\n", err);
   }
-  snprintf(seen, sizeof seen, n ? "its own detection: GPUs on %d NUMA node%s (sysfs)" :
-           "its own detection: no GPU with a known NUMA node (one flat CPU node)", n, n == 1 ? "" : "s");
-  judge(c, seen, n, &cpu, sm);
+  fprintf(c->out, "  NCCL will see its own detection: %d GPU%s (sysfs numa_node)\n", w.cfg.n_gpus,
+          w.cfg.n_gpus == 1 ? "" : "s");
+  if (!w.cfg.n_gpus) return;
+  nn_ncclver_verdict(&w.cfg, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
+  report(c, &v, 1, "its own detection");
 }
 
 static void section_hazard(struct ctx *c) {
   if (c->topo_env_used == 2) return;       /* judged on NCCL_TOPO_FILE already */
   fprintf(c->out, "Socket link (NCCL's graph search):\n");
   int sm = runtime_sm(c);
+  gpu_links(c, nn_nccl_release_find(release_of(c)->code, NULL));
   if (!c->cfg || !c->cfg->n_gpus || c->topo_env_used) {
     own_detection(c, sm);
     return;
@@ -421,13 +504,9 @@ static void section_hazard(struct ctx *c) {
   char err[256];
   if (nn_topology_cpu_kind(c->cfg, c->cpuinfo[0] ? c->cpuinfo : NULL, &cpu, err, sizeof err))
     fprintf(c->out, "  %s\n", err);
-  nn_topology_verdict(c->cfg, &cpu, sm, &v);
-  fprintf(c->out, "  plugin: %s\n", v.reason);
-  if (v.serve) {
-    judge(c, "the topology nccl-numa serves (as NCCL_ENV_PLUGIN)", v.numa_nodes, &cpu, v.sm);
-    return;
-  }
-  own_detection(c, v.sm);
+  nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), c->cpuinfo[0] ? c->cpuinfo : NULL, sm, &v);
+  fprintf(c->out, "  plugin (the one verdict auto mode uses):\n");
+  report(c, &v, v.serve, NULL);
 }
 
 /* ---- peer access ---- */
@@ -469,9 +548,9 @@ static const struct {
                   "    nccl-numa discover --guest --host-map host.map > /etc/nccl-numa.conf\n"},
   {STEP_FIX_MAPPING, "fix the mapping (nccl-numa check-config FILE) or make it again with nccl-numa discover\n"},
   {STEP_TOPO_FILE, "fix or unset NCCL_TOPO_FILE / remove the stale topology file\n"},
-  {STEP_HAZARD, "serve the two-socket file with a CPU kind NCCL models above the floor: `topology mode=numa`\n"
-                "    and `cpu vendor=GenuineIntel family=6 model=207` (modelled at 40 GB/s), and confirm with\n"
-                "    nccl-numa ab against `topology mode=off`\n"},
+  {STEP_HAZARD, "let `topology mode=auto` withhold a file NCCL's search rates worse (no `mode=numa`, no\n"
+                "    NCCL_TOPO_FILE), unless nccl-numa ab against `topology mode=off` shows a gain; a GPU link\n"
+                "    below the floor is the slot's (generation x width), which no topology file changes\n"},
 };
 
 static void next_steps(struct ctx *c) {

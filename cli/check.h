@@ -20,6 +20,8 @@ struct nn_check_opts {
   const char *cpuinfo;      /* NULL: ROOT/proc/cpuinfo */
   const char *topo_env;     /* value of NCCL_TOPO_FILE, or NULL */
   int no_cuda;              /* never ask the CUDA driver */
+  const char *nccl_version; /* --nccl-version X.Y.Z, or NULL */
+  const char *nccl_lib;     /* --nccl-lib PATH, or NULL */
 };
 
 /* Runs every check, writing the report to `out`. Returns the number of

@@ -11,6 +11,7 @@
 static void usage(FILE *out) {
   fprintf(out,
     "usage: nccl-numa check [--config FILE] [--sysfs-root DIR] [--cpuinfo FILE] [--no-cuda]\n"
+    "                       [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
     "       nccl-numa check --compare FILE...\n"
     "\n"
     "Diagnoses this machine (bare metal or a guest): NVIDIA GPUs with bus id and sysfs numa_node,\n"
@@ -20,6 +21,8 @@ static void usage(FILE *out) {
     "  --sysfs-root DIR read DIR/sys, DIR/proc/cpuinfo, DIR/etc and DIR/var instead of the real ones\n"
     "  --cpuinfo FILE   CPU identity NCCL would see (default /proc/cpuinfo under the root)\n"
     "  --no-cuda        do not ask the CUDA driver (peer access then \"not checked\")\n"
+    "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
+    "  --nccl-lib PATH  ... for the release of this libnccl.so.2 (default: the one on the library path)\n"
     "  --compare FILE...  the ranks of one job on several hosts: reads their NCCL_NUMA_LOG_FILE\n"
     "                   records or NCCL logs (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,TUNING) and\n"
     "                   says per communicator whether every rank used the same config content\n"
@@ -31,6 +34,7 @@ int nn_cmd_check(int argc, char **argv) {
   static const struct option longs[] = {
     {"config", required_argument, 0, 'c'}, {"sysfs-root", required_argument, 0, 'r'},
     {"cpuinfo", required_argument, 0, 'i'}, {"no-cuda", no_argument, 0, 'n'},
+    {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
     {"compare", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
   int c, compare = 0;
@@ -42,6 +46,8 @@ int nn_cmd_check(int argc, char **argv) {
       case 'r': o.root = optarg; break;
       case 'i': o.cpuinfo = optarg; break;
       case 'n': o.no_cuda = 1; break;
+      case 'V': o.nccl_version = optarg; break;
+      case 'L': o.nccl_lib = optarg; break;
       case 'C': compare = 1; break;
       case 'h': usage(stdout); return NN_EXIT_OK;
       default:

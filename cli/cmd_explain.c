@@ -7,6 +7,8 @@
 
 #include "cli/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/ncclver.h"
+#include "nccl_model.h"
 #include "nn_config.h"
 #include "numparse.h"
 #include "policy.h"
@@ -16,7 +18,8 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n\n"
+          "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n"
+          "                         [--nccl-version X.Y.Z | --nccl-lib PATH]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
           "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
@@ -25,7 +28,9 @@ static void usage(FILE *out) {
           "                  /etc/nccl-numa.conf. NCCL_TUNER_CONFIG_FILE's rules apply as in the plugin\n"
           "  --ranks N       ranks in the communicator (default: the mapping's GPU count, else 8)\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
-          "  --coll NAME     only this collective: " NN_COLL_NAMES "\n");
+          "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
+          "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
+          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the one on the library path)\n");
 }
 
 /* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
@@ -68,7 +73,17 @@ static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p,
   print_row(cfg, start, NN_EXPLAIN_MAX_LOG2, prev);
 }
 
-static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p) {
+/* What NCCL enables by default over PCIe for the release (NCCL's tuning code, nccl_model.c). */
+static void print_protocols(const struct nn_nccl_release *r, int sm) {
+  char list[64] = "";
+  for (int p = 0; p < NN_PROTO_COUNT; p++)
+    if (nn_nccl_proto_enabled_pcie(r, p, sm))
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", nn_proto_name(p));
+  printf("protocols:    NCCL %s enables %s by default between PCIe-only GPUs\n", r->name, list);
+}
+
+static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
+                         const struct nn_ncclver *ver) {
   const struct nn_config *cfg = cc->cfg;
   char sockets[256];
   nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
@@ -87,13 +102,11 @@ static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t no
     return;
   }
   struct nn_topo_verdict v;
-  nn_topology_verdict(cfg, &cpu, 0, &v);
-  printf("topology:     %s\n", v.reason);
-  char sm[48] = "unknown, assumed >= 10.0";
-  if (v.sm) snprintf(sm, sizeof sm, "%d.%d", v.sm / 10, v.sm % 10);
-  printf("              (CPU %s family %d model %d%s; modelled link %.0f GB/s; search floor %.0f GB/s "
-         "for compute capability %s)\n", cpu.vendor, cpu.family, cpu.model,
-         cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", v.link_gbps, v.floor_gbps, sm);
+  nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
+  nn_ncclver_print(stdout, "topology:     ", ver, &v, NULL);
+  printf("              (CPU %s family %d model %d%s; modelled socket link %.0f GB/s)\n", cpu.vendor,
+         cpu.family, cpu.model, cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", v.link_gbps);
+  print_protocols(v.rel, v.sm);
   if (cfg->pci_latency_us > 0)
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
 }
@@ -108,8 +121,9 @@ static int parse_count(const char *s, size_t *out) {
 int nn_cmd_explain(int argc, char **argv) {
   static const struct option opts[] = {{"config", required_argument, 0, 'c'}, {"ranks", required_argument, 0, 'r'},
                                        {"nodes", required_argument, 0, 'n'}, {"coll", required_argument, 0, 'l'},
+                                       {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
                                        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  const char *path = NULL;
+  const char *path = NULL, *version = NULL, *lib = NULL;
   size_t ranks = 0, nodes = 1;
   int only = -1, c;
   optind = 1;
@@ -117,6 +131,8 @@ int nn_cmd_explain(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "c:r:n:l:h", opts, NULL)) != -1) {
     switch (c) {
     case 'c': path = optarg; break;
+    case 'V': version = optarg; break;
+    case 'L': lib = optarg; break;
     case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "nccl-numa explain: bad --ranks '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "nccl-numa explain: bad --nodes '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'l':
@@ -139,13 +155,15 @@ int nn_cmd_explain(int argc, char **argv) {
     usage(stderr);
     return NN_EXIT_USAGE;
   }
+  struct nn_ncclver ver;
+  if (nn_ncclver_resolve("explain", version, lib, &ver)) return NN_EXIT_USAGE;
   struct nn_cli_config cc;
   if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
   struct nn_config *cfg = cc.cfg;
   if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
   struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
-  print_header(&cc, ranks, nodes, p);
+  print_header(&cc, ranks, nodes, p, &ver);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/ncclver.h"
 #include "cli/topo_validate.h"
 #include "fdio.h"
 #include "nn_config.h"
@@ -17,13 +18,14 @@
 static void topo_usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa topo --config FILE [-o PATH] [--sysfs-root DIR] [--cpuinfo FILE]\n"
+          "                      [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
           "       nccl-numa topo --validate FILE [--config FILE]\n"
           "\n"
           "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE,\n"
           "byte for byte what the env plugin serves, on stdout or atomically into PATH.\n"
-          "The verdict of `topology mode=` (whether the plugin would serve it, with the\n"
-          "modelled CPU link, NCCL's search floor and the GPUs' compute capability) goes\n"
-          "to stderr; the XML is written whatever the verdict. NCCL older than 2.28.7\n"
+          "The verdict of `topology mode=` (whether the plugin would serve it: NCCL's predicted\n"
+          "ring and tree search on the served file and on NCCL's own view, side by side, for\n"
+          "the release) goes to stderr; the XML is written whatever the verdict. NCCL older than 2.28.7\n"
           "has no env plugin: there, set\n"
           "NCCL_TOPO_FILE to the file written with -o.\n"
           "\n"
@@ -33,6 +35,9 @@ static void topo_usage(FILE *out) {
           "                     for NUMA nodes without a `numa N cpus=` line (default /)\n"
           "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
           "                     when the mapping has no complete `cpu` line\n"
+          "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
+          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (ncclGetVersion);\n"
+          "                     default: the libnccl.so.2 on the library search path\n"
           "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
           "                     and, with --config, against the mapping; prints each\n"
           "                     problem as FILE:LINE: problem\n"
@@ -43,7 +48,7 @@ static void topo_usage(FILE *out) {
 }
 
 struct topo_args {
-  const char *config, *out, *sysfs_root, *cpuinfo, *validate;
+  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib;
 };
 
 /* Takes the value of option argv[*i]; NULL (with a message) when missing or repeated. */
@@ -62,16 +67,18 @@ static const char *take_value(int argc, char **argv, int *i, const char *prev) {
 
 /* Returns -1 to continue, else the exit code. */
 static int parse_args(int argc, char **argv, struct topo_args *a) {
-  static const char *const names[] = {"--config", "-o", "--sysfs-root", "--cpuinfo", "--validate"};
+  static const char *const names[] = {"--config", "-o", "--sysfs-root", "--cpuinfo", "--validate",
+                                      "--nccl-version", "--nccl-lib"};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       topo_usage(stdout);
       return NN_EXIT_OK;
     }
-    const char **slot[] = {&a->config, &a->out, &a->sysfs_root, &a->cpuinfo, &a->validate};
+    const char **slot[] = {&a->config, &a->out, &a->sysfs_root, &a->cpuinfo, &a->validate,
+                           &a->nccl_version, &a->nccl_lib};
     size_t k = 0;
-    while (k < 5 && strcmp(argv[i], names[k])) k++;
-    if (k == 5) {
+    while (k < 7 && strcmp(argv[i], names[k])) k++;
+    if (k == 7) {
       fprintf(stderr, "nccl-numa topo: unexpected argument '%s'\n", argv[i]);
       topo_usage(stderr);
       return NN_EXIT_USAGE;
@@ -105,17 +112,14 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
   return cfg;
 }
 
-static void print_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu) {
+static void print_verdict(const struct topo_args *a, const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                          const struct nn_ncclver *ver) {
   struct nn_topo_verdict v;
-  nn_topology_verdict(cfg, cpu, 0, &v);
-  char sm[16];
-  if (v.sm > 0) snprintf(sm, sizeof sm, "%d.%d", v.sm / 10, v.sm % 10);
-  else snprintf(sm, sizeof sm, "unknown");
-  fprintf(stderr, "nccl-numa topo: %s\n", v.reason);
-  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s, modelled CPU link "
-          "%.0f GB/s, search floor %.0f GB/s, sm %s%s\n", nn_topo_mode_name(v.mode), v.numa_nodes,
-          cpu->vendor, cpu->from_cpuinfo ? " (from cpuinfo)" : "", v.link_gbps, v.floor_gbps, sm,
-          v.sm > 0 ? "" : " (counted as >= 10.0)");
+  nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
+  nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
+  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s, modelled CPU link %.0f GB/s\n",
+          nn_topo_mode_name(v.mode), v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from cpuinfo)" : "",
+          v.link_gbps);
 }
 
 /* Temporary file next to `path`, then rename: readers never see half a file. */
@@ -137,6 +141,8 @@ static int write_atomically(const char *path, const char *data, size_t len) {
 }
 
 static int generate(const struct topo_args *a) {
+  struct nn_ncclver ver;
+  if (nn_ncclver_resolve("topo", a->nccl_version, a->nccl_lib, &ver)) return NN_EXIT_USAGE;
   struct nn_config *cfg = load_mapping(a);
   if (!cfg) return NN_EXIT_INVALID;
   struct nn_cpu_kind cpu;
@@ -149,7 +155,7 @@ static int generate(const struct topo_args *a) {
     fprintf(stderr, "%s: %s\n", a->config, err);
   } else {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
-    print_verdict(cfg, &cpu);
+    print_verdict(a, cfg, &cpu, &ver);
     if (!a->out) rc = fwrite(xml, 1, len, stdout) == len && fflush(stdout) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
     else if (write_atomically(a->out, xml, len) == 0) rc = NN_EXIT_OK;
     if (!rc && a->out) fprintf(stderr, "nccl-numa topo: wrote %s (%zu bytes)\n", a->out, len);

@@ -93,6 +93,11 @@ int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int s
 int nn_nccl_loaded_version(void);
 void nn_nccl_set_loaded_version(int version_code);
 
+/* Whether a tuner's constants are overwritten by NCCL `version_code`: 1 (with the sentence to log
+ * in why) when they are; 2 for an unknown release (0), with a sentence naming the releases that
+ * ignore them; 0 when they take effect. */
+int nn_nccl_constants_ignored(int version_code, char *why, size_t size);
+
 /* "X.Y.Z" (also "X.Y.Z-1", "X.Y.Z+cuda12.8") -> version code, or -1. */
 int nn_nccl_version_parse(const char *s);
 

@@ -27,10 +27,17 @@ enum nn_path_type { NN_PATH_LOC = 0, NN_PATH_PIX = 4, NN_PATH_PXB = 5, NN_PATH_P
 
 /* Where a GPU's PCIe link came from. */
 enum nn_link_origin {
-  NN_LINK_ASSUMED = 0,    /* nothing known: NCCL's own fallback (gen 3 speed, x16) */
+  NN_LINK_ASSUMED = 0,    /* nothing known: NN_ASSUMED_PCIE_GEN x NN_ASSUMED_PCIE_WIDTH */
   NN_LINK_SYSFS,          /* read from sysfs for the GPU's bus id, as the release reads it */
   NN_LINK_CONFIG,         /* the mapping's `pcie=GENxWIDTH` */
 };
+
+/* The link assumed when neither sysfs nor the mapping gives one: the widest NCCL models on a
+ * current GPU (48 GB/s). The conservative choice for auto mode: the faster the GPUs' links, the
+ * more a slow socket link costs the served file against NCCL's own view, so an unknown link
+ * never makes the plugin serve a file it would withhold with the real one. */
+#define NN_ASSUMED_PCIE_GEN 5
+#define NN_ASSUMED_PCIE_WIDTH 16
 
 struct nn_pcie_link {
   int gen, width;         /* 0 = unknown */
@@ -83,8 +90,8 @@ float nn_search_tree_gbps(const struct nn_search_pred *p);
  * of numa[i] (numaid ascending, -1 included: NCCL's flat view of a guest without NUMA), GPU i of
  * the mapping under the CPU of numa[i] (numa NULL: the mapping's own NUMA nodes, i.e. the file
  * nccl-numa serves), CPU kind `cpu`, compute capability `sm`, GPU links `links` (cfg->n_gpus
- * entries, indexed like cfg->gpus; NULL = all unknown). A link of unknown gen gets NCCL's own
- * fallback. Returns 0, or -1 with a reason in err. */
+ * entries, indexed like cfg->gpus; NULL = all unknown). A link of unknown gen is assumed
+ * NN_ASSUMED_PCIE_GEN x NN_ASSUMED_PCIE_WIDTH. Returns 0, or -1 with a reason in err. */
 int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config *cfg,
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
                          const int *numa, struct nn_search_topo *out, char *err, size_t errsz);

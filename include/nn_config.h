@@ -48,6 +48,7 @@ struct nn_gpu {
   struct nn_busid host;
   int numa;
   int sm;                 /* major*10+minor, 0 = not given */
+  int pcie_gen, pcie_width;   /* pcie=GENxWIDTH, 0 = not given */
   int line;
 };
 

@@ -1,13 +1,15 @@
 /*
  * topology.h - sockets and scope: where a communicator's ranks sit, which CPU kind
- * NCCL will model, and whether serving the two-socket topology is safe for NCCL's
- * own graph search (contract notes 12, 22, 23).
+ * NCCL will model, and whether serving the topology is no worse for NCCL's own graph
+ * search than NCCL's own view (docs/topology.md).
  */
 #ifndef NCCL_NUMA_TOPOLOGY_H
 #define NCCL_NUMA_TOPOLOGY_H
 
 #include <stddef.h>
 
+#include "nccl_model.h"
+#include "nccl_search.h"
 #include "nn_config.h"
 
 /* Scope of a communicator (enum nn_scope: INTRA, CROSS or UNKNOWN), from facts that
@@ -29,31 +31,72 @@ struct nn_cpu_kind {
 int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
                          struct nn_cpu_kind *out, char *err, size_t err_size);
 
-/* NCCL's fixed model of the link between two CPU nodes, GB/s (note 22). */
-double nn_topology_cpu_link_gbps(const struct nn_cpu_kind *cpu);
-
-/* NCCL's intra-node search floor for GPUs of compute capability `sm`
- * (major*10+minor; 0 = unknown, counted as >= 10.0), GB/s. */
-double nn_topology_search_floor_gbps(int sm);
-
 /* The compute capability the mapping declares (all `sm=` agree), 0 when none,
  * -1 when they disagree. */
 int nn_topology_declared_sm(const struct nn_config *cfg);
 
-/* Whether the env plugin serves the generated topology file. */
+/* What the verdict is computed from. Everything here is equal on every rank of a job. */
+struct nn_verdict_in {
+  int nccl_version;                  /* NCCL_VERSION_CODE of the loading NCCL; 0 = unknown */
+  int runtime_sm;                    /* from the driver, 0 = unknown; the mapping's sm= wins */
+  const struct nn_pcie_link *links;  /* per mapping GPU (cfg->gpus order); NULL = unknown */
+  const int *own_numa;               /* NUMA node NCCL's own detection reads per GPU; NULL = none
+                                        (-1 for all: a guest without NUMA, NCCL's flat view) */
+  const struct nn_cpu_kind *own_cpu; /* CPU kind NCCL detects itself; NULL = the served one */
+};
+
+/* The facts of this machine a verdict reads, gathered once (nn_topology_gather). */
+struct nn_verdict_facts {
+  struct nn_pcie_link links[NN_SEARCH_MAX_GPUS];
+  int numa[NN_SEARCH_MAX_GPUS];
+  struct nn_cpu_kind own_cpu;
+  struct nn_verdict_in in;           /* points into this struct */
+};
+
+/* Gathers, for release `version` (0 = unknown), each GPU's PCIe link (sysfs under `sysfs_root`
+ * as that release reads it, or its maximum when `stable`; else the mapping's pcie=; else unknown),
+ * the NUMA node sysfs gives each GPU and the CPU kind of `cpuinfo` (NULL: /proc/cpuinfo): what
+ * NCCL's own detection would see. */
+void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
+                        const char *cpuinfo, int stable, struct nn_verdict_facts *out);
+
+/* Whether the env plugin serves the generated topology file, and why: the one verdict that
+ * auto mode, `topo`, `explain` and `check` all use. */
 struct nn_topo_verdict {
   int serve;              /* 1: serve NCCL_TOPO_FILE */
   int mode;               /* enum nn_topo_mode in force */
   int numa_nodes;         /* NUMA nodes holding GPUs */
-  int sm;                 /* capability used; 0 unknown */
-  double link_gbps;       /* modelled CPU link */
-  double floor_gbps;      /* NCCL's search floor */
-  char reason[640];       /* one sentence, for logs and the CLI */
+  int sm;                 /* capability predicted with (>0) */
+  int sm_assumed;         /* 1: no sm known, 10.0 assumed */
+  int version;            /* release the prediction is for (version code, > 0) */
+  int version_unverified; /* 1: newer (or older) than the table; its nearest row is used */
+  const struct nn_nccl_release *rel;
+  int predicted;          /* served and own are filled */
+  struct nn_search_pred served, own;   /* NCCL's search on the served file / on its own view */
+  double link_gbps;       /* modelled CPU-CPU link of the served file (0: one CPU) */
+  double floor_gbps;      /* NCCL's search floor for sm */
+  double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
+  int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
+  int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  char reason[1024];      /* one sentence, for logs and the CLI */
 };
 
-/* Decides per note 23. `runtime_sm` is the capability read from the driver (0 unknown);
- * the mapping's `sm=` wins over it. */
+/* Decides whether to serve: for mode=auto, when NCCL's predicted ring and tree search on the
+ * served file both succeed and neither reads less (channels x bandwidth) than on NCCL's own
+ * view, for the release in `in`; mode=numa serves regardless, mode=off never. */
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                         int runtime_sm, struct nn_topo_verdict *out);
+                         const struct nn_verdict_in *in, struct nn_topo_verdict *out);
+
+/* The two predictions of a verdict side by side, one line each, prefixed by `indent`:
+ *   served file  (2 CPUs):  ring 1 x 15.0 GB/s, 2 crossings | tree 1 x 15.0 GB/s
+ *   NCCL's view (flat):     ring 2 x 24.0 GB/s, 0 crossings | tree 2 x 24.0 GB/s */
+void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const char *indent, char *buf,
+                                      size_t size);
+
+/* One prediction: "ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s". */
+void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size);
+
+/* "NCCL 2.28.9" or "NCCL 2.33.1 (unverified for 2.33.1: table row 2.32)". */
+void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 #endif

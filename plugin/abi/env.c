@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "cudrv.h"
 #include "log.h"
+#include "nccl_model.h"
 #include "nn_version.h"
 #include "privdir.h"
 #include "topo_xml.h"
@@ -45,6 +46,7 @@ static struct {
   int n_retired;            /* still be reading the string, so it lives until finalize */
   int n_held, cap_held;
   int told_user_topo;
+  int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct nn_served *current(void) {
@@ -119,8 +121,11 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return;
   }
+  /* the links' maximum (stable = 1): equal on every rank, whatever power state a GPU is in */
   struct nn_topo_verdict verdict;
-  nn_topology_verdict(cfg, &cpu, runtime_sm_if_needed(cfg), &verdict);
+  struct nn_verdict_facts facts;
+  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
+  nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
   if (!verdict.serve) {
     if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", verdict.reason);
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
@@ -220,6 +225,8 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   pthread_mutex_lock(&g_env.lock);
   g_env.logger = logger;
   g_env.initialized = 1;
+  g_env.version = NN_NCCL_VERSION(major, minor, patch);
+  nn_nccl_set_loaded_version(g_env.version);
   hold_version(nn_cfgver_ref(v));
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");

@@ -2,6 +2,7 @@
 #include "tuner.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "cache.h"
 #include "log.h"
+#include "nccl_model.h"
 #include "nn_version.h"
 #include "numparse.h"
 #include "topology.h"
@@ -35,6 +37,16 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
   int protos[] = {NN_NCCL_PROTO_LL, NN_NCCL_PROTO_SIMPLE};
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 2; j++) lat[algos[i]][protos[j]] = cfg->pci_latency_us;
+  char why[200];
+  int ignored = nn_nccl_constants_ignored(nn_nccl_loaded_version(), why, sizeof why);
+  if (ignored) {
+    size_t used = strlen(note);
+    snprintf(note + used, size - used, "; %s", why);
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (ignored == 1 && !atomic_flag_test_and_set(&warned))
+      nn_log_warn(a->logger, "nccl-numa: `model pci-latency-us` (%s:%d): %s", cfg->path ? cfg->path : "?",
+                  cfg->model_line, why);
+  }
 }
 
 /* Text lines of the decision table: segments that differ from "NCCL default everywhere",

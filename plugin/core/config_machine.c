@@ -94,6 +94,30 @@ static int gpu_count_node(struct nn_parser *p, int node) {
   return 0;
 }
 
+/* pcie=GENxWIDTH (e.g. 5x16): the GPU's PCIe link, as `discover` reads it from sysfs. */
+static int gpu_pcie(struct nn_parser *p, const char *v, struct nn_gpu *g) {
+  static const int widths[] = {1, 2, 4, 8, 12, 16, 32};
+  const char *x = strchr(v, 'x');
+  uint64_t gen, width;
+  char genbuf[8];
+  size_t n = x ? (size_t)(x - v) : 0;
+  int ok = x && n > 0 && n < sizeof genbuf;
+  if (ok) {
+    memcpy(genbuf, v, n);
+    genbuf[n] = 0;
+    ok = !nn_u64_parse(genbuf, 0, 6, &gen) && gen >= 1 && !nn_u64_parse(x + 1, 0, 32, &width);
+  }
+  for (size_t i = 0; ok && i < sizeof widths / sizeof widths[0]; i++)
+    if ((uint64_t)widths[i] == width) {
+      g->pcie_gen = (int)gen;
+      g->pcie_width = (int)width;
+      return 0;
+    }
+  nn_perr(p, "gpu: bad pcie '%s' (expected GENxWIDTH: generation 1-6, width 1, 2, 4, 8, 12, 16 or 32; "
+          "e.g. pcie=5x16)", nn_quote(p, v));
+  return -1;
+}
+
 static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
   int host_side = p->opts && (p->opts->flags & NN_PARSE_HOST_SIDE);
   int bad = 0;
@@ -120,6 +144,7 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
     nn_perr(p, "gpu: missing host= (a host-side mapping needs it)");
     bad++;
   }
+  if (k[4].val && gpu_pcie(p, k[4].val, g)) bad++;
   if (k[3].val) {
     uint64_t sm;
     if (nn_u64_parse(k[3].val, 0, 999, &sm) || sm < 10) {
@@ -155,7 +180,7 @@ void nn_dir_gpu(struct nn_parser *p) {
       g.index = (int)idx;
     }
   }
-  struct nn_kv k[] = {{"bus", NULL}, {"numa", NULL}, {"host", NULL}, {"sm", NULL}};
+  struct nn_kv k[] = {{"bus", NULL}, {"numa", NULL}, {"host", NULL}, {"sm", NULL}, {"pcie", NULL}};
   int first = (p->nf >= 2 && !strchr(p->f[1], '=')) ? 2 : 1;
   bad += nn_take_keys(p, "gpu", first, k, NN_COUNT_OF(k));
   bad += gpu_keys(p, k, &g);

@@ -275,6 +275,21 @@ int nn_nccl_proto_enabled_pcie(const struct nn_nccl_release *r, int proto, int s
   return 0;
 }
 
+int nn_nccl_constants_ignored(int version_code, char *why, size_t size) {
+  char v[16];
+  if (version_code <= 0) {
+    snprintf(why, size, "NCCL's release is unknown to the tuner (no env plugin init); NCCL 2.31.x copies its "
+             "default constants over a tuner's after init, so there this has no effect");
+    return 2;
+  }
+  const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
+  if (r->tuner_constants_effective) return 0;
+  nn_nccl_version_format(version_code, v, sizeof v);
+  snprintf(why, size, "no effect on NCCL %s: it copies its default constants over the tuner's after init "
+           "(ncclTuningCostModelInit); nothing changes NCCL's choice on this release", v);
+  return 1;
+}
+
 static _Atomic int nn_loaded_version;
 
 int nn_nccl_loaded_version(void) {

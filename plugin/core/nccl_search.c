@@ -525,10 +525,9 @@ static int bus_rank(const struct nn_config *cfg, int i) {
   return r;
 }
 
-/* The link NCCL models for one GPU; an unknown generation gets the value NCCL itself falls
- * back to when neither sysfs nor NVML answers (gen 3 speed; width 16 when unknown too). */
+/* The link NCCL models for one GPU; an unknown one is assumed (see NN_ASSUMED_PCIE_GEN). */
 static float link_gbps(const struct nn_pcie_link *l) {
-  if (!l || l->gen <= 0) return nn_nccl_pcie_gbps(0, l ? l->width : 0);
+  if (!l || l->gen <= 0) return nn_nccl_pcie_gbps(NN_ASSUMED_PCIE_GEN, NN_ASSUMED_PCIE_WIDTH);
   return nn_nccl_pcie_gbps(l->gen, l->width);
 }
 

@@ -85,22 +85,6 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
   return 0;
 }
 
-double nn_topology_cpu_link_gbps(const struct nn_cpu_kind *cpu) {
-  if (!strcmp(cpu->vendor, "AuthenticAMD")) return 16.0;
-  if (!strcmp(cpu->vendor, "GenuineIntel")) {
-    if (cpu->family != 6) return 6.0;
-    if (cpu->model >= 0xCF) return 40.0;
-    if (cpu->model >= 0x8F) return 22.0;
-    if (cpu->model >= 0x55) return 10.0;
-    return 6.0;
-  }
-  return 5000.0;  /* a vendor NCCL does not know: modelled as free */
-}
-
-double nn_topology_search_floor_gbps(int sm) {
-  return (sm == 0 || sm >= 100) ? 18.0 : 3.0;
-}
-
 int nn_topology_declared_sm(const struct nn_config *cfg) {
   int sm = 0;
   for (int i = 0; cfg && i < cfg->n_gpus; i++) {
@@ -116,21 +100,172 @@ static const char *mode_name(int mode) {
   return mode == NN_TOPO_NUMA ? "numa" : mode == NN_TOPO_OFF ? "off" : "auto";
 }
 
+void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
+                        const char *cpuinfo, int stable, struct nn_verdict_facts *f) {
+  char err[256];
+  struct nn_config none;
+  memset(f, 0, sizeof *f);
+  memset(&none, 0, sizeof none);
+  const struct nn_nccl_release *rel = nn_nccl_release_find(version, NULL);
+  int n = cfg && cfg->n_gpus <= NN_SEARCH_MAX_GPUS ? cfg->n_gpus : 0;
+  for (int i = 0; i < n; i++) {
+    const struct nn_gpu *g = &cfg->gpus[i];
+    f->numa[i] = -1;
+    f->links[i] = (struct nn_pcie_link){0, 0, NN_LINK_ASSUMED};
+    if (g->has_bus) {
+      f->numa[i] = nn_search_read_sysfs_numa(sysfs_root, &g->bus);
+      if (nn_search_read_sysfs_link(rel, sysfs_root, &g->bus, stable, &f->links[i]) == 0) continue;
+    }
+    if (g->pcie_gen > 0) f->links[i] = (struct nn_pcie_link){g->pcie_gen, g->pcie_width, NN_LINK_CONFIG};
+  }
+  if (nn_topology_cpu_kind(&none, cpuinfo, &f->own_cpu, err, sizeof err) != 0) f->own_cpu.vendor[0] = 0;
+  f->in = (struct nn_verdict_in){.nccl_version = version, .runtime_sm = runtime_sm,
+                                 .links = n ? f->links : NULL, .own_numa = n ? f->numa : NULL,
+                                 .own_cpu = &f->own_cpu};
+}
+
+/* The release row for the verdict; an unknown version gets the newest row, unverified. */
+static void pick_release(const struct nn_verdict_in *in, struct nn_topo_verdict *v) {
+  int count;
+  const struct nn_nccl_release *t = nn_nccl_release_table(&count);
+  v->version = in && in->nccl_version > 0 ? in->nccl_version : t[count - 1].last;
+  v->rel = nn_nccl_release_find(v->version, &v->version_unverified);
+  if (!in || in->nccl_version <= 0) v->version_unverified = 1;
+}
+
+/* The narrowest GPU link as NCCL models it, and where the least certain one came from. */
+static void gpu_links(const struct nn_config *cfg, const struct nn_verdict_in *in, struct nn_topo_verdict *v) {
+  v->gpu_link_gbps = 0;
+  v->gpu_link_origin = NN_LINK_SYSFS;
+  for (int i = 0; i < cfg->n_gpus; i++) {
+    const struct nn_pcie_link *l = in && in->links ? &in->links[i] : NULL;
+    int origin = l && l->gen > 0 ? l->origin : NN_LINK_ASSUMED;
+    float bw = origin == NN_LINK_ASSUMED ? nn_nccl_pcie_gbps(NN_ASSUMED_PCIE_GEN, NN_ASSUMED_PCIE_WIDTH)
+                                         : nn_nccl_pcie_gbps(l->gen, l->width);
+    if (i == 0 || bw < v->gpu_link_gbps) v->gpu_link_gbps = bw;
+    if (origin == NN_LINK_ASSUMED || (origin == NN_LINK_CONFIG && v->gpu_link_origin == NN_LINK_SYSFS))
+      v->gpu_link_origin = origin;
+  }
+}
+
+/* NCCL's search on the served file and on its own view. Returns 0, or -1 (reason in err). */
+static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_verdict_in *in,
+                   struct nn_topo_verdict *v, char *err, size_t errsz) {
+  struct nn_search_topo t;
+  int flat[NN_SEARCH_MAX_GPUS];
+  const struct nn_pcie_link *links = in ? in->links : NULL;
+  const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
+  if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, links, NULL, &t, err, errsz)) return -1;
+  v->link_gbps = t.n_cpus > 1 ? t.cpu_link_gbps : 0.0;
+  if (nn_search_predict(v->rel, &t, &v->served)) { snprintf(err, errsz, "prediction failed"); return -1; }
+  for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
+  const int *own = in && in->own_numa ? in->own_numa : flat;
+  if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, own, &t, err, errsz)) return -1;
+  if (nn_search_predict(v->rel, &t, &v->own)) { snprintf(err, errsz, "prediction failed"); return -1; }
+  /* fails whatever is served: even one flat CPU, with no socket link at all, fails */
+  struct nn_search_pred flat_pred = v->own;
+  if (own != flat) {
+    if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, flat, &t, err, errsz) ||
+        nn_search_predict(v->rel, &t, &flat_pred))
+      return -1;
+  }
+  v->fails_regardless = !flat_pred.ring.ok || !flat_pred.tree.ok;
+  v->predicted = 1;
+  return 0;
+}
+
+/* Served is "not worse" when both its searches succeed and neither gives less channels x bandwidth
+ * than NCCL's own view, as NCCL's cost model reads them. */
+static int not_worse(const struct nn_topo_verdict *v) {
+  if (!v->served.ring.ok || !v->served.tree.ok) return 0;
+  return nn_search_ring_gbps(&v->served) >= nn_search_ring_gbps(&v->own) &&
+         nn_search_tree_gbps(&v->served) >= nn_search_tree_gbps(&v->own);
+}
+
+static void graph_text(const struct nn_graph_pred *g, int model_ch, char *buf, size_t size) {
+  if (!g->ok) snprintf(buf, size, "search fails (1 x 0.1 GB/s)");
+  else if (model_ch < g->nchannels)
+    snprintf(buf, size, "%d x %.1f GB/s (cut to %d)", g->nchannels, (double)g->bw_intra, model_ch);
+  else snprintf(buf, size, "%d x %.1f GB/s", g->nchannels, (double)g->bw_intra);
+}
+
+static void pred_text(const struct nn_search_pred *p, char *buf, size_t size) {
+  char r[64], t[64];
+  graph_text(&p->ring, p->model_nchannels, r, sizeof r);
+  graph_text(&p->tree, p->model_nchannels, t, sizeof t);
+  snprintf(buf, size, "ring %s, %d socket crossing%s | tree %s", r, p->ring.crossings,
+           p->ring.crossings == 1 ? "" : "s", t);
+}
+
+void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size) {
+  pred_text(p, buf, size);
+}
+
+void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size) {
+  char ver[16];
+  nn_nccl_version_format(v->version, ver, sizeof ver);
+  if (v->version_unverified)
+    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, v->rel ? v->rel->name : "?");
+  else
+    snprintf(buf, size, "NCCL %s", ver);
+}
+
+void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const char *indent, char *buf,
+                                      size_t size) {
+  char a[200], b[200];
+  if (!v->predicted) { snprintf(buf, size, "%sno prediction", indent); return; }
+  pred_text(&v->served, a, sizeof a);
+  pred_text(&v->own, b, sizeof b);
+  snprintf(buf, size, "%sserved file (%d CPU node%s):  %s\n%sNCCL's own view:           %s%s", indent,
+           v->numa_nodes, v->numa_nodes == 1 ? "" : "s", a, indent, b,
+           v->fails_regardless ? "  <- fails whatever file is served" : "");
+}
+
+/* The sentence for mode=auto with two or more NUMA nodes. */
+static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu) {
+  char rel[96], a[200], b[200], why[256] = "";
+  nn_topology_describe_release(v, rel, sizeof rel);
+  pred_text(&v->served, a, sizeof a);
+  pred_text(&v->own, b, sizeof b);
+  if (v->serve) {
+    snprintf(v->reason, sizeof v->reason, "topology served (mode=auto, %s): NCCL's search on the served "
+             "file (%s) is not worse than on its own view (%s)", rel, a, b);
+    return;
+  }
+  if (!v->served.ring.ok && v->link_gbps < v->floor_gbps && !v->fails_regardless)
+    snprintf(why, sizeof why, "; NCCL models the %s socket link at %.0f GB/s, below its %.0f GB/s floor "
+             "for compute capability %d.%d%s", cpu->vendor, v->link_gbps, v->floor_gbps, v->sm / 10,
+             v->sm % 10, v->sm_assumed ? " (assumed)" : "");
+  else if (v->fails_regardless)
+    snprintf(why, sizeof why, "; NCCL's search fails on its own view too: the GPUs' PCIe link (%.0f GB/s "
+             "modelled) is below the %.0f GB/s floor", v->gpu_link_gbps, v->floor_gbps);
+  snprintf(v->reason, sizeof v->reason, "no topology served (mode=auto, %s): NCCL's search on the served "
+           "file (%s) would be worse than on its own view (%s)%s. A/B with `topology mode=numa` and "
+           "`nccl-numa ab` to serve it anyway", rel, a, b, why);
+}
+
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                         int runtime_sm, struct nn_topo_verdict *v) {
+                         const struct nn_verdict_in *in, struct nn_topo_verdict *v) {
+  char err[256] = "";
   memset(v, 0, sizeof *v);
   v->mode = cfg ? cfg->topo_mode : NN_TOPO_AUTO;
   v->numa_nodes = cfg ? nn_config_numa_count(cfg) : 0;
   int declared = nn_topology_declared_sm(cfg);
-  v->sm = declared > 0 ? declared : runtime_sm;
-  v->floor_gbps = nn_topology_search_floor_gbps(v->sm);
-  v->link_gbps = cpu && cpu->vendor[0] ? nn_topology_cpu_link_gbps(cpu) : 0.0;
+  v->sm = declared > 0 ? declared : in && in->runtime_sm > 0 ? in->runtime_sm : 0;
+  if (v->sm <= 0) { v->sm = 100; v->sm_assumed = 1; }
+  pick_release(in, v);
+  v->floor_gbps = nn_nccl_search_floor(v->rel, v->sm);
   const char *m = mode_name(v->mode);
+  int known_cpu = cpu && cpu->vendor[0];
+  if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu) {
+    gpu_links(cfg, in, v);
+    predict(cfg, cpu, in, v, err, sizeof err);
+  }
   if (!cfg || cfg->n_gpus == 0) {
     snprintf(v->reason, sizeof v->reason, "no topology served: the mapping has no gpu lines");
   } else if (declared < 0) {
     snprintf(v->reason, sizeof v->reason, "no topology served: the gpu lines declare different sm= values");
-  } else if (!cpu || !cpu->vendor[0]) {
+  } else if (!known_cpu) {
     snprintf(v->reason, sizeof v->reason, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
   } else if (v->mode == NN_TOPO_OFF) {
     snprintf(v->reason, sizeof v->reason, "no topology served: topology mode=off");
@@ -140,18 +275,10 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   } else if (v->numa_nodes == 1) {
     v->serve = 1;
     snprintf(v->reason, sizeof v->reason, "topology served: mode=auto, all GPUs on one NUMA node");
-  } else if (v->link_gbps >= v->floor_gbps) {
-    v->serve = 1;
-    snprintf(v->reason, sizeof v->reason,
-             "topology served: mode=auto, modelled %s link %.0f GB/s >= search floor %.0f GB/s",
-             cpu->vendor, v->link_gbps, v->floor_gbps);
+  } else if (!v->predicted) {
+    snprintf(v->reason, sizeof v->reason, "no topology served (mode=%s): cannot predict NCCL's search: %s", m, err);
   } else {
-    snprintf(v->reason, sizeof v->reason,
-             "no topology served (mode=%s): NCCL models the %s socket link at %.0f GB/s, below its "
-             "%.0f GB/s ring-search floor for compute capability %s%d.%d; serving %d NUMA nodes would "
-             "make its search fail (1 channel). Ways forward: A/B with `topology mode=numa`, or declare "
-             "`cpu vendor=GenuineIntel family=6 model=207` (modelled at 40 GB/s) and confirm with `nccl-numa ab`",
-             m, cpu->vendor, v->link_gbps, v->floor_gbps, v->sm ? "" : ">= (unknown, assumed) ",
-             v->sm ? v->sm / 10 : 10, v->sm ? v->sm % 10 : 0, v->numa_nodes);
+    v->serve = not_worse(v);
+    auto_reason(v, cpu);
   }
 }

@@ -10,7 +10,7 @@ nn_tmp
 unset NCCL_TOPO_FILE NCCL_NUMA_CONFIG
 # check ARGS...: runs `nccl-numa check` (stdout and stderr together); sets $rc, $out.
 # (Replaces lib.sh's check NAME EXPR, which this test does not use.)
-check() { timeout 30 "$cli" check --no-cuda "$@" >"$tmp/out" 2>&1; rc=$?; out=$(cat "$tmp/out"); }
+check() { timeout 30 "$cli" check --no-cuda --nccl-version 2.28.9 "$@" >"$tmp/out" 2>&1; rc=$?; out=$(cat "$tmp/out"); }
 cpuinfo() {   # cpuinfo ROOT VENDOR FAMILY MODEL
   mkdir -p "$1/proc"
   printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\n\n' "$2" "$3" "$4" >"$1/proc/cpuinfo"
@@ -52,9 +52,14 @@ Mapping:
   $good
   8 GPUs on 2 NUMA nodes
 Socket link (NCCL's graph search):
-  plugin: no topology served (mode=auto): NCCL models the AuthenticAMD socket link at 16 GB/s, below its 18 GB/s ring-search floor for compute capability >= (unknown, assumed) 10.0; serving 2 NUMA nodes would make its search fail (1 channel). Ways forward: A/B with \`topology mode=numa\`, or declare \`cpu vendor=GenuineIntel family=6 model=207\` (modelled at 40 GB/s) and confirm with \`nccl-numa ab\`
-  NCCL will see: its own detection: no GPU with a known NUMA node (one flat CPU node)
-  GPUs under one CPU node: no socket-link hazard
+  PCIe link of 8 GPUs: not readable in sysfs (max_link_speed/width)
+  plugin (the one verdict auto mode uses):
+  release: NCCL 2.28.9, from --nccl-version
+  no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)) would be worse than on its own view (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s); NCCL models the AuthenticAMD socket link at 16 GB/s, below its 18 GB/s floor for compute capability 10.0 (assumed). A/B with \`topology mode=numa\` and \`nccl-numa ab\` to serve it anyway
+  GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 10.0 (assumed: none known); search floor 18 GB/s
+  predicted search (NCCL 2.28.9):
+    served file (2 CPU nodes):  ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)
+    NCCL's own view:           ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s
 GPU peer access:
   not checked: --no-cuda
 Result: 0 problems
@@ -75,18 +80,27 @@ NCCL_NUMA_CONFIG=$good check --sysfs-root "$guest"
 # Serving the two-socket file with a CPU kind above the floor is fine ...
 { echo "topology mode=numa"; echo "cpu vendor=GenuineIntel family=6 model=207"; grep '^gpu' "$good"; } >"$tmp/intel.conf"
 check --sysfs-root "$guest" --config "$tmp/intel.conf"
-[ "$rc" -eq 0 ] && grep -qx "  CPU kind NCCL models: GenuineIntel family 6 model 207 -> socket link 40 GB/s" "$tmp/out" \
-  && grep -qx "  NCCL will see: the topology nccl-numa serves (as NCCL_ENV_PLUGIN)" "$tmp/out" \
+[ "$rc" -eq 0 ] && grep -qx "  topology served: mode=numa (2 NUMA nodes)" "$tmp/out" \
+  && grep -qx "    served file (2 CPU nodes):  ring 2 x 20.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s" "$tmp/out" \
   && echo "ok mode=numa with a 40 GB/s CPU kind" || fail "intel mode=numa: $out"
 # ... but forcing it with the AMD CPU kind is the hazard.
 { echo "topology mode=numa"; cat "$good"; } >"$tmp/amd-numa.conf"
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf"
-has_problem "mode=numa on AMD: hazard" "NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor"
-grep -qF 'cpu vendor=GenuineIntel family=6 model=207' "$tmp/out" && echo "ok hazard: way out given" || fail "hazard: no way out"
+has_problem "mode=numa on AMD: hazard" "NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor"
+grep -qF 'let `topology mode=auto` withhold a file' "$tmp/out" && echo "ok hazard: way out given" || fail "hazard: no way out"
+# NCCL 2.31.2 models Zen 3/4 at 24 GB/s: the served search passes (1 x 24, against NCCL's own 2 x 24)
+check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2
+[ "$rc" -eq 0 ] && grep -qx "    served file (2 CPU nodes):  ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s" "$tmp/out" \
+  && echo "ok 2.31.2: Zen 3/4 passes the search" || fail "2.31.2 Zen 3/4: $out"
+# a VM: the CPU kind NCCL detects is the guest's CPUID
+printf 'processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 15\nmodel\t\t: 107\nflags\t\t: fpu hypervisor\n\n' >"$tmp/vmcpu"
+check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2 --cpuinfo "$tmp/vmcpu"
+grep -qF "virtual machine: NCCL detects the guest's CPUID: AuthenticAMD family 15 model 107 -> AMD Zen 1/2 class (familyid 15), socket link 16 GB/s on NCCL 2.31.2" "$tmp/out" \
+  && grep -qF '`cpu: host` passes it' "$tmp/out" && echo "ok VM: guest CPUID reported" || fail "VM CPU kind: $out"
 # With GPUs of compute capability 9.0 the floor is 3 GB/s: no hazard.
 sed 's/\(^gpu .*\)$/\1 sm=90/' "$tmp/amd-numa.conf" >"$tmp/sm90.conf"
 check --sysfs-root "$guest" --config "$tmp/sm90.conf"
-[ "$rc" -eq 0 ] && grep -qx "  GPUs: compute capability 9.0 -> NCCL's intra-node search floor 3 GB/s" "$tmp/out" \
+[ "$rc" -eq 0 ] && grep -qF "compute capability 9.0; search floor 3 GB/s" "$tmp/out" \
   && echo "ok sm=90: floor 3 GB/s, no hazard" || fail "sm=90: $out"
 
 # Bare metal, AMD, GPUs on two sockets and no mapping: NCCL's own search fails.
@@ -111,25 +125,27 @@ Topology files:
 Mapping:
   none (no --config, NCCL_NUMA_CONFIG unset, no /etc/nccl-numa.conf)
 Socket link (NCCL's graph search):
-  NCCL will see: its own detection: GPUs on 2 NUMA nodes (sysfs)
-  CPU kind NCCL models: AuthenticAMD family 25 model 17 -> socket link 16 GB/s
-  GPUs: compute capability unknown (counted as >= 10.0) -> NCCL's intra-node search floor 18 GB/s
-  PROBLEM: NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability unknown (counted as >= 10.0); NCCL logs \"Could not find a path for pattern 4\", runs 1 channel and prefers Ring/Simple at every size
+  PCIe link of 4 GPUs: not readable in sysfs (max_link_speed/width)
+  NCCL will see its own detection: 4 GPUs (sysfs numa_node)
+  release: NCCL 2.28.9, from --nccl-version
+  GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 10.0 (assumed: none known); search floor 18 GB/s
+  predicted search (NCCL 2.28.9) on its own detection: ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)
+  PROBLEM: NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability 10.0 (assumed) (ring fails, tree fails); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel
 GPU peer access:
   not checked: --no-cuda
 Result: 1 problem
-  1. NCCL's graph search will fail: GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability unknown (counted as >= 10.0); NCCL logs \"Could not find a path for pattern 4\", runs 1 channel and prefers Ring/Simple at every size
+  1. NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability 10.0 (assumed) (ring fails, tree fails); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel
 Next steps:
-  - serve the two-socket file with a CPU kind NCCL models above the floor: \`topology mode=numa\`
-    and \`cpu vendor=GenuineIntel family=6 model=207\` (modelled at 40 GB/s), and confirm with
-    nccl-numa ab against \`topology mode=off\`"
+  - let \`topology mode=auto\` withhold a file NCCL's search rates worse (no \`mode=numa\`, no
+    NCCL_TOPO_FILE), unless nccl-numa ab against \`topology mode=off\` shows a gain; a GPU link
+    below the floor is the slot's (generation x width), which no topology file changes"
 if [ "$rc" -eq 1 ] && [ "$out" = "$want" ]; then echo "ok bare-metal AMD hazard: exact report, exit 1"
 else fail "bare metal (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
 cpuinfo "$bm" GenuineIntel 6 207
 check --sysfs-root "$bm"
 [ "$rc" -eq 0 ] && echo "ok bare-metal Intel model 207: no hazard" || fail "bare-metal intel: $out"
 check --sysfs-root "$bm" --cpuinfo "$guest/proc/cpuinfo"
-has_problem "--cpuinfo overrides ROOT/proc/cpuinfo" "AuthenticAMD socket link modelled at 16 GB/s"
+has_problem "--cpuinfo overrides ROOT/proc/cpuinfo" "socket link modelled at 16 GB/s"
 
 # One case per problem.
 check --sysfs-root "$guest"
@@ -184,7 +200,7 @@ cat >"$tmp/topo.xml" <<'X'
 X
 NCCL_TOPO_FILE=$tmp/topo.xml check --sysfs-root "$guest" --config "$good"
 has_problem "NCCL_TOPO_FILE lists an absent GPU" "NCCL_TOPO_FILE lists GPU 0000:09:00.0, which is not present on this machine"
-has_problem "NCCL_TOPO_FILE: hazard judged on it" "GPUs under 2 CPU nodes, AuthenticAMD socket link modelled at 16 GB/s"
+has_problem "NCCL_TOPO_FILE: hazard judged on it" "GPUs under 2 CPU nodes, socket link modelled at 16 GB/s"
 grep -qx "    GPU 0000:03:00.0 is not in it: NCCL attaches it from sysfs, with no socket" "$tmp/out" && echo "ok NCCL_TOPO_FILE: missing GPUs noted" || fail "topo: missing GPU note"
 grep -qx "  NCCL_TOPO_FILE $tmp/topo.xml: 2 CPU nodes holding GPUs, vendor AuthenticAMD" "$tmp/out" && echo "ok NCCL_TOPO_FILE summarised" || fail "topo summary: $out"
 printf '<system version="1"><cpu numaid="0">\n' >"$tmp/broken.xml"

@@ -9,18 +9,34 @@ expect() {  # expect NAME EXPECTED ACTUAL
   if [ "$2" != "$3" ]; then echo "FAIL $1"; diff <(echo "$2") <(echo "$3"); fail=1; else echo "ok $1"; fi
 }
 
-out=$($CLI explain --config $F --ranks 2 --coll allreduce)
+# The predictions are NCCL's own (nccl-oracle built from v2.28.9-1 on these two files: 2+2 GPUs
+# under Sapphire Rapids, 22 GB/s socket link; one flat CPU; gen5 x16 GPU links, Intel's 6/5 P2P cost).
+out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
 table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)
-topology:     topology served: mode=auto, modelled GenuineIntel link 22 GB/s >= search floor 3 GB/s
-              (CPU GenuineIntel family 6 model 143; modelled link 22 GB/s; search floor 3 GB/s for compute capability 9.0)
+topology:     release: NCCL 2.28.9, from --nccl-version
+topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). A/B with \`topology mode=numa\` and \`nccl-numa ab\` to serve it anyway
+topology:     GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 9.0; search floor 3 GB/s
+topology:     predicted search (NCCL 2.28.9):
+topology:       served file (2 CPU nodes):  ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s
+topology:       NCCL's own view:           ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s
+              (CPU GenuineIntel family 6 model 143; modelled socket link 22 GB/s)
+protocols:    NCCL 2.27-2.28 enables ll, simple by default between PCIe-only GPUs
 
 allreduce
   size                   decision                             rule
   1 B - 64 KiB           ring/ll, 2 channels                  $F:9
   128 KiB - 512 KiB      NCCL default                         NCCL default
   1 MiB - 4 GiB          tree, cheapest protocol              $F:10" "$out"
+
+# NCCL's enabled protocols per release: LL128 only on the 2.31 development branch (released 2.31.2
+# and 2.32.3 check it for the default setting too)
+out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.31.0 | grep '^protocols:')
+expect "2.31.0 protocols" "protocols:    NCCL 2.31.0 (dev) enables ll, ll128, simple by default between PCIe-only GPUs" "$out"
+out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep '^protocols:')
+expect "2.31.2 protocols" "protocols:    NCCL 2.31.2 enables ll, simple by default between PCIe-only GPUs" "$out"
+$CLI explain --config $F --nccl-version 2.x >/dev/null 2>&1; expect "bad --nccl-version: usage" 2 $?
 
 out=$($CLI explain --config $F --ranks 4 --coll allgather | tail -n 3)
 expect "cross allgather" "allgather

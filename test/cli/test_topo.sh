@@ -38,7 +38,7 @@ run --validate "$fix/good.xml" -o "$tmp/x"
 expect_rc 2 "--validate with -o"
 
 # ---- generation
-run --config "$fix/good.conf"
+run --config "$fix/good.conf" --nccl-version 2.28.9
 expect_rc 0 "generate good.conf"
 # Affinities worked out by hand: 0-15,32-47 and 16-31,48-63.
 expect_out_line ' <cpu numaid="0" affinity="0000ffff,0000ffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "generate"
@@ -51,9 +51,45 @@ grep -q '<?xml' "$tmp/out" && fail "generate: XML declaration in output"
 # NUMA 0 first, its GPUs (2, 3) in index order.
 [ "$(grep -o 'busid="[^"]*"' "$tmp/out" | tr '\n' ' ')" = 'busid="0000:c1:00.0" busid="0000:c2:00.0" busid="0000:41:00.0" busid="0000:42:00.0" ' ] \
   || fail "generate: GPU order $(grep -o 'busid="[^"]*"' "$tmp/out" | tr '\n' ' ')"
-grep -q 'mode=auto, NUMA nodes with GPUs 2, CPU AuthenticAMD, modelled CPU link 16 GB/s, search floor 18 GB/s, sm unknown' "$tmp/err" \
+grep -q 'mode=auto, NUMA nodes with GPUs 2, CPU AuthenticAMD, modelled CPU link 16 GB/s' "$tmp/err" \
   || fail "generate: verdict numbers missing on stderr ($err)"
-grep -q 'no topology served' "$tmp/err" || fail "generate: verdict reason missing ($err)"
+grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: verdict reason missing ($err)"
+grep -q 'release: NCCL 2.28.9, from --nccl-version' "$tmp/err" || fail "generate: release and its source ($err)"
+grep -q 'compute capability 10.0 (assumed: none known); search floor 18 GB/s' "$tmp/err" || fail "generate: floor ($err)"
+# the predicted searches, side by side (NCCL 2.28.9's own search on these files: 4 GPUs, AMD 16 GB/s
+# under the 18 GB/s floor of Blackwell; one flat CPU with gen5 x16 links: 2 x 20)
+grep -q 'served file (2 CPU nodes):  ring search fails (1 x 0.1 GB/s), 2 socket crossings' "$tmp/err" \
+  || fail "generate: served prediction ($err)"
+grep -q "NCCL's own view:           ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s" "$tmp/err" \
+  || fail "generate: own-view prediction ($err)"
+grep -q 'assumed gen5 x16' "$tmp/err" || fail "generate: the link assumption is not stated ($err)"
+
+# the release: newer than the table, the newest row and "unverified"; malformed; from a library
+run --config "$fix/good.conf" --nccl-version 2.40.1
+expect_rc 0 "--nccl-version newer than the table"
+grep -q 'NCCL 2.40.1 (unverified for 2.40.1: table row 2.32)' "$tmp/err" || fail "unverified release ($err)"
+run --config "$fix/good.conf" --nccl-version 2.31
+expect_rc 2 "--nccl-version malformed"
+grep -q "expected X.Y.Z" "$tmp/err" || fail "malformed version: no reason ($err)"
+printf 'int ncclGetVersion(int *v) { *v = 23102; return 0; }\n' >"$tmp/fake.c"
+if cc -shared -fPIC -o "$tmp/libnccl.so.2" "$tmp/fake.c" 2>/dev/null; then
+  run --config "$fix/good.conf" --nccl-lib "$tmp/libnccl.so.2"
+  expect_rc 0 "--nccl-lib"
+  grep -q "release: NCCL 2.31.2, from ncclGetVersion of $tmp/libnccl.so.2" "$tmp/err" || fail "--nccl-lib: release ($err)"
+  # 2.31.2 models Zen 3/4 at 24 GB/s: the served search passes, and is worse than NCCL's own
+  grep -q 'modelled CPU link 24 GB/s' "$tmp/err" || fail "--nccl-lib: 2.31.2 link ($err)"
+  LD_LIBRARY_PATH="$tmp" run --config "$fix/good.conf"
+  grep -q "release: NCCL 2.31.2, from ncclGetVersion of $tmp/libnccl.so.2" "$tmp/err" \
+    || fail "library path: release not from the library exec would run with ($err)"
+  run --config "$fix/good.conf" --nccl-lib "$tmp/none.so"
+  expect_rc 2 "--nccl-lib missing"
+fi
+# pcie= on the gpu lines: gen3 x16 on Blackwell fails whatever is served
+sed 's/^\(gpu .*\)$/\1 pcie=3x16 sm=120/' "$fix/good.conf" >"$tmp/gen3.conf"
+run --config "$tmp/gen3.conf" --nccl-version 2.31.2
+expect_rc 0 "pcie=3x16"
+grep -q "the mapping's pcie=" "$tmp/err" || fail "pcie=: origin not shown ($err)"
+grep -q 'fails whatever file is served' "$tmp/err" || fail "pcie=3x16: search fails regardless not said ($err)"
 cp "$tmp/out" "$tmp/stdout.xml"
 
 # -o: the same bytes, written atomically, identical on a second run
@@ -91,7 +127,7 @@ grep -q 'NUMA node 1: affinity left out' "$tmp/err" || fail "--sysfs-root: no no
 # the CPU kind from a cpuinfo file when the mapping has no cpu line
 grep -v '^cpu ' "$fix/good.conf" >"$tmp/nocpu.conf"
 printf 'processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n\n' >"$tmp/cpuinfo"
-run --config "$tmp/nocpu.conf" --cpuinfo "$tmp/cpuinfo"
+run --config "$tmp/nocpu.conf" --cpuinfo "$tmp/cpuinfo" --nccl-version 2.28.9
 expect_rc 0 "--cpuinfo"
 grep -q 'vendor="GenuineIntel" familyid="6" modelid="207">' "$tmp/out" || fail "--cpuinfo: Intel kind not written ($out)"
 grep -q 'modelled CPU link 40 GB/s' "$tmp/err" || fail "--cpuinfo: verdict numbers ($err)"

@@ -96,7 +96,7 @@ static void drive_topology(const struct nn_config *cfg) {
   char err[512];
   if (nn_topology_cpu_kind(cfg, "/nonexistent/cpuinfo", &cpu, err, sizeof err) != 0) return;
   struct nn_topo_verdict v;
-  nn_topology_verdict(cfg, &cpu, 0, &v);
+  nn_topology_verdict(cfg, &cpu, NULL, &v);
   char *xml = NULL;
   size_t len = 0;
   if (nn_topo_xml_generate(cfg, &cpu, "/nonexistent", &xml, &len, err, sizeof err) == 0) {

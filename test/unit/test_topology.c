@@ -52,58 +52,125 @@ static void test_cpu_kind(void **state) {
   assert_int_equal(cpu.family, 6);
   assert_int_equal(cpu.model, 143);
   assert_int_equal(cpu.from_cpuinfo, 1);
-  assert_true(nn_topology_cpu_link_gbps(&cpu) == 22.0);
   assert_int_equal(nn_topology_cpu_kind(cfg, "/nonexistent/cpuinfo", &cpu, err, sizeof err), -1);
   assert_non_null(strstr(err, "unreadable"));
   nn_config_free(cfg);
   nn_test_remove_file(info);
 }
 
-static void test_link_model(void **state) {
-  (void)state;
-  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, spr = {"GenuineIntel", 6, 0xCF, 0},
-                     icx = {"GenuineIntel", 6, 0x6A, 0}, old = {"GenuineIntel", 6, 0x3F, 0}, other = {"Weird", -1, -1, 0};
-  assert_true(nn_topology_cpu_link_gbps(&amd) == 16.0);
-  assert_true(nn_topology_cpu_link_gbps(&spr) == 40.0);
-  assert_true(nn_topology_cpu_link_gbps(&icx) == 10.0);
-  assert_true(nn_topology_cpu_link_gbps(&old) == 6.0);
-  assert_true(nn_topology_cpu_link_gbps(&other) == 5000.0);
-  assert_true(nn_topology_search_floor_gbps(120) == 18.0);
-  assert_true(nn_topology_search_floor_gbps(0) == 18.0);
-  assert_true(nn_topology_search_floor_gbps(90) == 3.0);
+/* Links for the 8 GPUs of a mapping, as the `pcie=` key gives them. */
+static struct nn_verdict_in with_links(int version, int gen, int width, struct nn_pcie_link *l) {
+  for (int i = 0; i < 8; i++) l[i] = (struct nn_pcie_link){gen, width, NN_LINK_CONFIG};
+  return (struct nn_verdict_in){.nccl_version = version, .links = l};
 }
 
-static void test_verdict(void **state) {
+/* Expected values: NCCL's own search (nccl-oracle built from v2.28.9-1, v2.30.7-1 and dev) on the
+ * served file and on one flat CPU. */
+static void test_verdict_by_release(void **state) {
   (void)state;
-  struct nn_config *cfg = nn_test_parse(REF);
-  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, spr = {"GenuineIntel", 6, 207, 0};
+  struct nn_config *cfg;
+  struct nn_pcie_link l[8];
+  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, zen5 = {"AuthenticAMD", 26, 2, 0},
+                     erp = {"GenuineIntel", 6, 207, 0};
   struct nn_topo_verdict v;
-  nn_topology_verdict(cfg, &amd, 0, &v);          /* AMD, unknown sm: hazard */
+  struct nn_verdict_in in;
+  cfg = nn_test_parse(REF);
+  /* 2.28.9, Hopper, gen5 x16: served 1 x 15 against NCCL's own 2 x 24 */
+  in = with_links(22809, 5, 16, l);
+  in.runtime_sm = 90;
+  nn_topology_verdict(cfg, &amd, &in, &v);
   assert_int_equal(v.serve, 0);
-  assert_non_null(strstr(v.reason, "16 GB/s"));
-  assert_non_null(strstr(v.reason, "18 GB/s"));
-  nn_topology_verdict(cfg, &amd, 90, &v);         /* Hopper: floor 3 GB/s */
+  assert_int_equal(v.served.ring.nchannels, 1);
+  assert_true(v.served.ring.bw_intra == 15.0f);
+  assert_int_equal(v.served.ring.crossings, 2);
+  assert_int_equal(v.own.ring.nchannels, 2);
+  assert_true(v.own.ring.bw_intra == 24.0f);
+  assert_non_null(strstr(v.reason, "NCCL 2.28.9"));
+  assert_non_null(strstr(v.reason, "ring 1 x 15.0 GB/s"));
+  assert_non_null(strstr(v.reason, "ring 2 x 24.0 GB/s"));
+  /* ... gen3 x16: both 1 x 12, served is not worse */
+  in = with_links(22809, 3, 16, l);
+  in.runtime_sm = 90;
+  nn_topology_verdict(cfg, &amd, &in, &v);
   assert_int_equal(v.serve, 1);
-  nn_topology_verdict(cfg, &spr, 120, &v);        /* modelled 40 GB/s */
+  assert_true(nn_search_ring_gbps(&v.served) == 12.0f && nn_search_ring_gbps(&v.own) == 12.0f);
+  /* Emerald Rapids, Blackwell: 2 x 20 either way */
+  in = with_links(22809, 5, 16, l);
+  in.runtime_sm = 120;
+  nn_topology_verdict(cfg, &erp, &in, &v);
   assert_int_equal(v.serve, 1);
+  assert_int_equal(v.served.ring.nchannels, 2);
+  assert_true(v.served.ring.bw_intra == 20.0f);
+  /* 2.30.7, Zen 3/4 at 16 GB/s under the 18 GB/s floor: the served search fails */
+  in = with_links(23007, 5, 16, l);
+  in.runtime_sm = 100;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.serve, 0);
+  assert_int_equal(v.served.ring.ok, 0);
+  assert_int_equal(v.fails_regardless, 0);
+  assert_non_null(strstr(v.reason, "16 GB/s, below its 18 GB/s floor"));
+  /* 2.31.2: Zen 3/4 at 24 GB/s passes, but 1 x 24 is worse than NCCL's own 2 x 24 */
+  in = with_links(23102, 5, 16, l);
+  in.runtime_sm = 100;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.serve, 0);
+  assert_int_equal(v.served.ring.ok, 1);
+  assert_int_equal(v.served.ring.nchannels, 1);
+  assert_true(v.served.ring.bw_intra == 24.0f);
+  assert_int_equal(v.own.ring.nchannels, 2);
+  /* Zen 5: the ring passes with 2 x 15, the tree fails and cuts it to 1 channel */
+  nn_topology_verdict(cfg, &zen5, &in, &v);
+  assert_int_equal(v.serve, 0);
+  assert_int_equal(v.served.ring.nchannels, 2);
+  assert_true(v.served.ring.bw_intra == 15.0f);
+  assert_int_equal(v.served.tree.ok, 0);
+  assert_int_equal(v.served.model_nchannels, 1);
+  /* gen3 x16 on Blackwell: 12 GB/s under the floor whatever is served */
+  in = with_links(23102, 3, 16, l);
+  in.runtime_sm = 120;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.fails_regardless, 1);
+  assert_int_equal(v.own.ring.ok, 0);
   nn_config_free(cfg);
-  cfg = nn_test_parse(REF "topology mode=numa\n");
-  nn_topology_verdict(cfg, &amd, 120, &v);
+}
+
+static void test_verdict_modes(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(REF "topology mode=numa\n");
+  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, spr = {"GenuineIntel", 6, 207, 0};
+  struct nn_pcie_link l[8];
+  struct nn_verdict_in in = with_links(23007, 5, 16, l);
+  struct nn_topo_verdict v;
+  nn_topology_verdict(cfg, &amd, &in, &v);          /* served although its search fails */
   assert_int_equal(v.serve, 1);
+  assert_int_equal(v.served.ring.ok, 0);
+  assert_int_equal(v.sm_assumed, 1);                /* no sm known: 10.0 assumed */
   nn_config_free(cfg);
   cfg = nn_test_parse(REF "topology mode=off\n");
-  nn_topology_verdict(cfg, &spr, 90, &v);
+  nn_topology_verdict(cfg, &spr, &in, &v);
   assert_int_equal(v.serve, 0);
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=120\ngpu 1 bus=02:00.0 numa=0 sm=120\n");
-  nn_topology_verdict(cfg, &amd, 0, &v);          /* one NUMA node: always safe */
+  nn_topology_verdict(cfg, &amd, NULL, &v);          /* one NUMA node: always served */
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.sm, 120);
+  assert_int_equal(v.version_unverified, 1);         /* no release known: the newest row */
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=90\ngpu 1 bus=02:00.0 numa=1 sm=120\n");
   assert_int_equal(nn_topology_declared_sm(cfg), -1);
-  nn_topology_verdict(cfg, &amd, 0, &v);
+  nn_topology_verdict(cfg, &amd, NULL, &v);
   assert_int_equal(v.serve, 0);
+  nn_config_free(cfg);
+  cfg = nn_test_parse(REF);
+  in = with_links(NN_NCCL_VERSION(2, 33, 1), 5, 16, l);
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  char buf[160];
+  nn_topology_describe_release(&v, buf, sizeof buf);
+  assert_string_equal(buf, "NCCL 2.33.1 (unverified for 2.33.1: table row 2.32)");
+  char two[600];
+  nn_topology_describe_predictions(&v, "  ", two, sizeof two);
+  assert_non_null(strstr(two, "served file (2 CPU nodes)"));
+  assert_non_null(strstr(two, "NCCL's own view"));
   nn_config_free(cfg);
 }
 
@@ -121,7 +188,7 @@ static void test_describe_sockets(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scope_reference), cmocka_unit_test(test_scope_interleaved_and_single),
-    cmocka_unit_test(test_cpu_kind), cmocka_unit_test(test_link_model), cmocka_unit_test(test_verdict),
+    cmocka_unit_test(test_cpu_kind), cmocka_unit_test(test_verdict_by_release), cmocka_unit_test(test_verdict_modes),
     cmocka_unit_test(test_describe_sockets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
