@@ -504,7 +504,14 @@ static void section_hazard(struct ctx *c) {
   char err[256];
   if (nn_topology_cpu_kind(c->cfg, c->cpuinfo[0] ? c->cpuinfo : NULL, &cpu, err, sizeof err))
     fprintf(c->out, "  %s\n", err);
-  nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), c->cpuinfo[0] ? c->cpuinfo : NULL, sm, &v);
+  const char *cpuinfo = c->cpuinfo[0] ? c->cpuinfo : NULL;
+  struct nn_config none;
+  struct nn_cpu_kind own;
+  memset(&none, 0, sizeof none);
+  if (nn_topology_cpu_kind(&none, cpuinfo, &own, err, sizeof err) && c->cfg->cpu.present)
+    fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
+            c->cfg->cpu.line, cpuinfo ? cpuinfo : "/proc/cpuinfo");
+  nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
   fprintf(c->out, "  plugin (the one verdict auto mode uses):\n");
   report(c, &v, v.serve, NULL);
 }
