@@ -1,0 +1,124 @@
+/* test_costview.c - explain's bands: NCCL's choice, the plugin's, both under NCCL's model. */
+#include "nn_test.h"
+
+#include <math.h>
+
+#include "cli/costview.h"
+
+static const char *conf =
+  "cpu vendor=AuthenticAMD family=25 model=17\n"
+  "gpu 0 bus=0000:01:00.0 numa=0 sm=90\n"
+  "gpu 1 bus=0000:02:00.0 numa=0 sm=90\n"
+  "gpu 2 bus=0000:03:00.0 numa=0 sm=90\n"
+  "gpu 3 bus=0000:04:00.0 numa=0 sm=90\n"
+  "gpu 4 bus=0000:05:00.0 numa=1 sm=90\n"
+  "gpu 5 bus=0000:06:00.0 numa=1 sm=90\n"
+  "gpu 6 bus=0000:07:00.0 numa=1 sm=90\n"
+  "gpu 7 bus=0000:08:00.0 numa=1 sm=90\n"
+  "rule coll=allreduce bytes=64K-1M algo=tree proto=simple\n"   /* line 10: overrides NCCL */
+  "rule coll=allreduce bytes=2M-4M algo=ring\n"                /* line 11: NCCL's own pick */
+  "rule coll=allgather bytes=1K-4K proto=simple channels=2\n"; /* line 12 */
+
+/* 8 GPUs, gen5, 9.0, NCCL 2.28.9, NCCL's flat view: 2 x 24 GB/s ring and tree (oracle). */
+static void model(struct nn_cost_model *m) {
+  struct nn_cost_comm c = {.version_code = 22809, .nranks = 8, .nnodes = 1, .cc_min = 90, .cc_max = 90,
+                           .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
+  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+  char err[128];
+  assert_int_equal(nn_cost_model_init(&c, m, err, sizeof err), 0);
+}
+
+static struct nn_config *load(void) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  int rc = nn_config_parse("t.conf", conf, strlen(conf), NULL, &cfg, &d);
+  for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
+  assert_int_equal(rc, 0);
+  nn_diag_clear(&d);
+  return cfg;
+}
+
+static const struct nn_costview_band *band_at(const struct nn_costview_band *b, int n, int log2) {
+  for (int i = 0; i < n; i++)
+    if (b[i].lo_log2 <= log2 && log2 <= b[i].hi_log2) return &b[i];
+  fail_msg("no band holds 2^%d", log2);
+}
+
+static void allreduce_bands(void **state) {
+  (void)state;
+  struct nn_cost_model m;
+  model(&m);
+  struct nn_config *cfg = load();
+  struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
+  assert_non_null(p);
+  struct nn_costview_band b[64];
+  int n = nn_costview_bands(&m, p, NN_COLL_ALLREDUCE, 30, b, 64);
+  /* below 64K: NCCL's ring/ll, no rule */
+  const struct nn_costview_band *x = band_at(b, n, 13);
+  assert_int_equal(x->rule, -1);
+  assert_int_equal(x->overrides, 0);
+  assert_int_equal(x->nccl_lo.algo, NN_ALGO_RING);
+  assert_int_equal(x->nccl_lo.proto, NN_PROTO_LL);
+  assert_int_equal(x->plug_lo.algo, NN_ALGO_RING);
+  /* 64K..1M: the rule forces tree/simple where NCCL picks ring/ll; NCCL's model rates it
+   * 69.3 us at 64K against ring/ll's 25.4 (oracle, 2.28.9) */
+  x = band_at(b, n, 16);
+  assert_int_equal(x->lo_log2, 16);
+  assert_int_equal(x->hi_log2, 20);
+  assert_int_equal(cfg->rules[x->rule].line, 10);
+  assert_int_equal(x->overrides, 1);
+  assert_int_equal(x->plug_lo.algo, NN_ALGO_TREE);
+  assert_int_equal(x->plug_lo.proto, NN_PROTO_SIMPLE);
+  assert_true(fabs(x->plug_lo.time_us - 69.3) < 0.7);
+  assert_true(fabs(x->nccl_lo.time_us - 25.38) < 0.25);
+  assert_true(fabs(x->nccl_hi.time_us - 97.06) < 0.97);
+  /* 2M..4M: a rule fires but "ring, cheapest protocol" is what NCCL picks anyway */
+  x = band_at(b, n, 21);
+  assert_int_equal(cfg->rules[x->rule].line, 11);
+  assert_int_equal(x->overrides, 0);
+  assert_int_equal(x->plug_lo.algo, x->nccl_lo.algo);
+  assert_int_equal(x->plug_lo.proto, x->nccl_lo.proto);
+  /* 64M: ring/simple, NCCL's */
+  x = band_at(b, n, 26);
+  assert_int_equal(x->rule, -1);
+  assert_int_equal(x->nccl_lo.proto, NN_PROTO_SIMPLE);
+  nn_policy_free(p);
+  nn_config_free(cfg);
+}
+
+static void channels_and_print(void **state) {
+  (void)state;
+  struct nn_cost_model m;
+  model(&m);
+  struct nn_config *cfg = load();
+  struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
+  struct nn_cost_choice ch;
+  int rule, chan;
+  assert_int_equal(nn_costview_plugin_choice(&m, p, NN_COLL_ALLGATHER, 2048, &ch, &rule, &chan), 0);
+  assert_int_equal(cfg->rules[rule].line, 12);
+  assert_int_equal(chan, 2);
+  assert_int_equal(ch.algo, NN_ALGO_RING);
+  assert_int_equal(ch.proto, NN_PROTO_SIMPLE);
+  assert_true(ch.time_us > 0);
+  char *path = nn_test_write_file("");
+  FILE *f = fopen(path, "w");
+  nn_costview_print(f, cfg, &m, p, NN_COLL_ALLREDUCE, 30);
+  fclose(f);
+  size_t len;
+  char *text = nn_test_slurp(path, &len);
+  assert_non_null(strstr(text, "64 KiB - 1 MiB"));
+  assert_non_null(strstr(text, "t.conf:10"));
+  assert_non_null(strstr(text, "* tree/simple"));
+  assert_non_null(strstr(text, "(same as NCCL's)"));
+  free(text);
+  unlink(path);
+  free(path);
+  nn_policy_free(p);
+  nn_config_free(cfg);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(allreduce_bands), cmocka_unit_test(channels_and_print)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
