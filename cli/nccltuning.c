@@ -88,14 +88,14 @@ static int split_cells(char *s, char **cell, int max) {
   }
 }
 
-/* "latency/bandwidth" -> bandwidth; -1 when not that shape. */
-static int lat_bw(const char *c, double *bw) {
+/* "latency/bandwidth" -> both; -1 when not that shape. */
+static int lat_bw(const char *c, double *lat, double *bw) {
   char *end;
-  double lat = strtod(c, &end);
+  *lat = strtod(c, &end);
   if (end == c || *end != '/') return -1;
   const char *b = end + 1;
   *bw = strtod(b, &end);
-  if (end == b || *end || !isfinite(lat) || !isfinite(*bw) || *bw < 0) return -1;
+  if (end == b || *end || !isfinite(*lat) || !isfinite(*bw) || *bw < 0) return -1;
   return 0;
 }
 
@@ -124,6 +124,10 @@ static void merge(struct nn_tuning *out, const struct nn_tuning *t) {
       for (int p = 0; p < t->n_protos && ga >= 0; p++) {
         int gp = name_index(out->protos, &out->n_protos, NN_TUNING_MAX_PROTOS, t->protos[p]);
         if (gp < 0 || !t->seen[f][a][p]) continue;
+        if (!out->seen[gf][ga][gp]) {
+          out->lat[gf][ga][gp] = t->lat[f][a][p];
+          out->bw[gf][ga][gp] = t->bw[f][a][p];
+        }
         out->seen[gf][ga][gp] = 1;
         out->enabled[gf][ga][gp] |= t->enabled[f][a][p];
       }
@@ -211,13 +215,15 @@ static void func_row(struct stream *s, char **cell, int n, int line) {
     return;
   }
   for (int i = 1; i < n; i++) {
-    double bw;
-    if (lat_bw(cell[i], &bw)) {
+    double lat, bw;
+    if (lat_bw(cell[i], &lat, &bw)) {
       broke(s, line);
       return;
     }
     int a = s->balgo[(i - 1) / s->np], p = s->bproto[(i - 1) % s->np];
     s->tab.seen[f][a][p] = 1;
+    s->tab.lat[f][a][p] = (float)lat;
+    s->tab.bw[f][a][p] = (float)bw;
     s->tab.enabled[f][a][p] = bw > 0;
   }
   s->block_funcs |= 1u << f;

@@ -52,6 +52,10 @@ struct nn_tuning {
    * table gave it a bandwidth above 0 */
   unsigned char seen[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
   unsigned char enabled[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
+  /* NCCL's model as the first complete table printed it (0.1 precision): latency (us)
+   * and bandwidth (GB/s) per cell */
+  float lat[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
+  float bw[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
 };
 
 #define NN_TUNING_FOUND 0

@@ -34,6 +34,18 @@ static void one_table(void **state) {
   assert_int_equal(nn_tuning_enabled(&t, "AllGather", "PAT", "Simple"), 0);
   assert_int_equal(nn_tuning_enabled(&t, "AllToAll", "Ring", "LL"), -1);
   assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Warp", "LL"), -1);
+  /* the model itself: "AllReduce | 4.6/ 2.9 | ... | 9.5/ 11.2 |" (Tree LL, Ring Simple) */
+  int f = -1, tree = -1, ring = -1;
+  for (int i = 0; i < t.n_funcs; i++) if (!strcmp(t.funcs[i], "AllReduce")) f = i;
+  for (int i = 0; i < t.n_algos; i++) {
+    if (!strcmp(t.algos[i], "Tree")) tree = i;
+    if (!strcmp(t.algos[i], "Ring")) ring = i;
+  }
+  assert_true(f >= 0 && tree >= 0 && ring >= 0);
+  assert_true(t.lat[f][tree][0] > 4.55f && t.lat[f][tree][0] < 4.65f);
+  assert_true(t.bw[f][tree][0] > 2.85f && t.bw[f][tree][0] < 2.95f);
+  assert_true(t.lat[f][ring][2] > 9.45f && t.lat[f][ring][2] < 9.55f);
+  assert_true(t.bw[f][ring][2] > 11.15f && t.bw[f][ring][2] < 11.25f);
 }
 
 static void no_table(void **state) {
