@@ -15,6 +15,7 @@
 #include "cli/cliconfig.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
+#include "cli/costmeasure.h"
 #include "cli/nccltuning.h"
 #include "fileread.h"
 #include "nn_config.h"
@@ -101,8 +102,25 @@ static int coll_ranks(const struct nn_series *s, int ns, const char *coll) {
   return r;
 }
 
+/* The winner at one size: against NCCL's predicted choice when the model can judge it. */
+static int judge(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                 uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
+  int w = m ? nn_costm_winner(rd, s, ns, coll, size, m, why, why_size) : -2;
+  if (w != -2) return w;
+  char first[192] = "";
+  if (m) snprintf(first, sizeof first, "%s; ", why);
+  int r = winner_at(rd, s, ns, coll, size, why, why_size);
+  if (first[0]) {
+    char both[192];
+    snprintf(both, sizeof both, "%.80s%s", first, why);
+    snprintf(why, why_size, "%s", both);
+  }
+  return r;
+}
+
 static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                     const char *coll, int ranks, const char *scope, FILE *out) {
+                     const char *coll, int ranks, const char *scope, const struct nn_cost_model *m,
+                     FILE *out) {
   const char *rc = nn_ab_rule_coll(coll);
   if (!rc) {
     fprintf(out, "# %s: NCCL's tuner is never asked about this collective; no rules\n", coll);
@@ -119,7 +137,7 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     free(why);
     return -1;
   }
-  for (int i = 0; i < n; i++) win[i] = winner_at(rd, s, ns, coll, sz[i], why[i], sizeof why[i]);
+  for (int i = 0; i < n; i++) win[i] = judge(rd, s, ns, coll, sz[i], m, why[i], sizeof why[i]);
   if (!ranks) ranks = coll_ranks(s, ns, coll);
   for (int i = 0; i < n;) {
     int j = i;
@@ -153,7 +171,7 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
 }
 
 int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns, int ranks,
-                      const char *scope, FILE *out) {
+                      const char *scope, const struct nn_cost_model *m, FILE *out) {
   const char *colls[NN_AB_MAX_COLLS];
   int nc = 0, total = 0;
   for (int i = 0; i < rd->n_runs && nc < NN_AB_MAX_COLLS; i++) {
@@ -162,7 +180,7 @@ int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int
     if (!seen) colls[nc++] = rd->runs[i].coll;
   }
   for (int c = 0; c < nc; c++) {
-    int r = emit_coll(rd, s, ns, colls[c], ranks, scope, out);
+    int r = emit_coll(rd, s, ns, colls[c], ranks, scope, m, out);
     if (r < 0) return -1;
     total += r;
   }

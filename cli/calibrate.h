@@ -38,13 +38,17 @@
 
 #include "cli/abrun.h"
 #include "cli/rundir.h"
+#include "nccl_cost.h"
 
 /* Writes the rules for a run (forced arms only are candidates) to out.
  * `scope` ("intra", "cross") is added to each rule when not NULL; `ranks`
- * overrides the rank count the runs reported when > 0. Returns the number of
- * rules written, or -1. */
+ * overrides the rank count the runs reported when > 0. With NCCL's model `m`
+ * (may be NULL; costmeasure.h) a size gets a rule only where the fastest arm
+ * beats the measured time of NCCL's predicted choice beyond the spread; sizes
+ * where NCCL's choice was not measured, and runs without m, use the runner-up
+ * criterion above. Returns the number of rules written, or -1. */
 int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                      int ranks, const char *scope, FILE *out);
+                      int ranks, const char *scope, const struct nn_cost_model *m, FILE *out);
 
 /* The pci-latency estimate in microseconds from a run, or 0 when the run does
  * not allow one. `how` (may be NULL) receives one line saying what it used. */

@@ -8,6 +8,7 @@
 #include "cli/cliconfig.h"
 #include "cli/cmd_exec.h"
 #include "cli/commands.h"
+#include "cli/costmeasure.h"
 #include "cli/launcher.h"
 #include "cli/rundir.h"
 #include "nn_config.h"
@@ -74,13 +75,22 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
          rd->nccl[0] ? rd->nccl : "unknown", ranks, nodes);
   printf("# scope: %s\n", scope ? scope : config && config[0] ? "unknown for this rank count: rules "
          "apply to any scope" : "no mapping given: rules apply to any scope");
-  printf("# A rule is emitted only where the fastest combination beats the runner-up by more "
-         "than the spread of the repeats.\n");
-  int n = nn_calibrate_emit(rd, s, ns, ranks, scope, stdout);
+  struct nn_cost_model model;
+  char why[512];
+  int have = nn_costm_load(rd, ranks, &model, why, sizeof why) == 0;
+  if (have)
+    printf("# NCCL's choice per size: predicted from the tuning table NCCL logged in runs/probe.out. A rule "
+           "is emitted only where the fastest arm beats the measured time of NCCL's choice by more than the "
+           "spread of the repeats.\n");
+  else
+    printf("# NCCL's choice cannot be predicted (%s): a rule is emitted only where the fastest combination "
+           "beats the runner-up by more than the spread of the repeats.\n", why);
+  int n = nn_calibrate_emit(rd, s, ns, ranks, scope, have ? &model : NULL, stdout);
   char how[256];
   double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
   printf("# pci-latency: %s\n", how);
   if (lat > 0) printf("model pci-latency-us=%.2f\n", lat);
+  nn_costm_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
   nn_series_free(s, ns);
   if (n < 0) return NN_EXIT_INVALID;
   fprintf(stderr, "nccl-numa calibrate: %d rule(s)\n", n);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/costmeasure.h"
 #include "errbuf.h"
 
 #define MAX_COLLS 16
@@ -384,6 +385,22 @@ static void draw_plots(struct text *t, const struct stage *st, const struct nn_r
         "`gnuplot plot-COLL.gp` inside the run directory.\n");
 }
 
+/* NCCL's predicted choice beside the measurements (costmeasure.h). */
+static void cost_section(struct text *t, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                         const char *const *colls, int nc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) {
+    t->oom = 1;
+    return;
+  }
+  nn_costm_report_section(f, rd, s, ns, colls, nc);
+  if (fclose(f) == 0 && buf) put(t, "%s", buf);
+  else t->oom = 1;
+  free(buf);
+}
+
 static int build_report(struct text *t, const struct stage *st, const struct nn_rundir *rd, int plots,
                         FILE *log, char *err, size_t errsz) {
   struct nn_series *s = NULL;
@@ -394,6 +411,7 @@ static int build_report(struct text *t, const struct stage *st, const struct nn_
   header(t, rd, s, ns);
   const char *base = baseline_arm(rd);
   for (int c = 0; c < nc; c++) coll_table(t, rd, s, ns, colls[c], base, plots);
+  cost_section(t, rd, s, ns, colls, nc);
   int failed_runs = 0;
   for (int i = 0; i < ns; i++) failed_runs += s[i].n_failed_runs;
   if (failed_runs)
