@@ -29,6 +29,27 @@ static void model(struct nn_cost_model *m) {
   assert_int_equal(nn_cost_model_init(&c, m, err, sizeof err), 0);
 }
 
+/* The 8-GPU model, the config above and its policy for 8 ranks on one node. */
+struct fixture {
+  struct nn_cost_model m;
+  struct nn_config *cfg;
+  struct nn_policy *p;
+};
+
+static struct nn_config *load(void);
+
+static void setup(struct fixture *f) {
+  model(&f->m);
+  f->cfg = load();
+  f->p = nn_policy_compile(f->cfg, 8, 1);
+  assert_non_null(f->p);
+}
+
+static void teardown(struct fixture *f) {
+  nn_policy_free(f->p);
+  nn_config_free(f->cfg);
+}
+
 static struct nn_config *load(void) {
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
@@ -47,13 +68,11 @@ static const struct nn_costview_band *band_at(const struct nn_costview_band *b, 
 
 static void allreduce_bands(void **state) {
   (void)state;
-  struct nn_cost_model m;
-  model(&m);
-  struct nn_config *cfg = load();
-  struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
-  assert_non_null(p);
+  struct fixture fx;
+  setup(&fx);
+  struct nn_config *cfg = fx.cfg;
   struct nn_costview_band b[64];
-  int n = nn_costview_bands(&m, p, NN_COLL_ALLREDUCE, 30, b, 64);
+  int n = nn_costview_bands(&fx.m, fx.p, NN_COLL_ALLREDUCE, 30, b, 64);
   /* below 64K: NCCL's ring/ll, no rule */
   const struct nn_costview_band *x = band_at(b, n, 13);
   assert_int_equal(x->rule, -1);
@@ -83,16 +102,16 @@ static void allreduce_bands(void **state) {
   x = band_at(b, n, 26);
   assert_int_equal(x->rule, -1);
   assert_int_equal(x->nccl_lo.proto, NN_PROTO_SIMPLE);
-  nn_policy_free(p);
-  nn_config_free(cfg);
+  teardown(&fx);
 }
 
 static void channels_and_print(void **state) {
   (void)state;
-  struct nn_cost_model m;
-  model(&m);
-  struct nn_config *cfg = load();
-  struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
+  struct fixture fx;
+  setup(&fx);
+  struct nn_config *cfg = fx.cfg;
+  struct nn_cost_model m = fx.m;
+  struct nn_policy *p = fx.p;
   struct nn_cost_choice ch;
   int rule, chan;
   assert_int_equal(nn_costview_plugin_choice(&m, p, NN_COLL_ALLGATHER, 2048, &ch, &rule, &chan), 0);
@@ -114,8 +133,7 @@ static void channels_and_print(void **state) {
   free(text);
   unlink(path);
   free(path);
-  nn_policy_free(p);
-  nn_config_free(cfg);
+  teardown(&fx);
 }
 
 int main(void) {
