@@ -29,19 +29,29 @@ void nn_drv_print_header(FILE *f, const struct nn_drv_run *r) {
   fflush(f);
 }
 
-static void print_measure(FILE *f, const struct nn_drv_run *r, size_t bytes, double t, long wrong) {
+/* Appends one direction's columns to buf (size bytes, *len used). */
+static void measure(char *buf, size_t size, size_t *len, const struct nn_drv_run *r, size_t bytes,
+                    double t, long wrong) {
   double alg = t > 0 ? (double)bytes / 1e9 / t : 0;
-  fprintf(f, "  %7.2f  %6.2f  %6.2f", t * 1e6, alg, alg * nn_drv_bus_factor(r->op, r->nranks));
-  if (r->check) fprintf(f, "  %6ld", wrong);
-  else fprintf(f, "  %6s", "N/A");
+  int w = r->check ? snprintf(buf + *len, size - *len, "  %7.2f  %6.2f  %6.2f  %6ld", t * 1e6, alg,
+                              alg * nn_drv_bus_factor(r->op, r->nranks), wrong)
+                   : snprintf(buf + *len, size - *len, "  %7.2f  %6.2f  %6.2f  %6s", t * 1e6, alg,
+                              alg * nn_drv_bus_factor(r->op, r->nranks), "N/A");
+  if (w > 0 && (size_t)w < size - *len) *len += (size_t)w;
 }
 
 void nn_drv_print_row(FILE *f, const struct nn_drv_run *r, size_t bytes, size_t count,
                       const double t[2], const long wrong[2]) {
-  fprintf(f, "%12zu  %12zu  %8s  %6s  %6d", bytes, count, "float", "sum", -1);
-  print_measure(f, r, bytes, t[0], wrong[0]);
-  print_measure(f, r, bytes, t[1], wrong[1]);
-  fprintf(f, "\n");
+  /* One write per row: the other ranks' threads log through the same stdout, and a line
+   * of theirs must not land in the middle of a row. */
+  char row[256];
+  size_t len = 0;
+  int w = snprintf(row, sizeof row, "%12zu  %12zu  %8s  %6s  %6d", bytes, count, "float", "sum", -1);
+  if (w > 0 && (size_t)w < sizeof row) len = (size_t)w;
+  measure(row, sizeof row - 1, &len, r, bytes, t[0], wrong[0]);
+  measure(row, sizeof row - 1, &len, r, bytes, t[1], wrong[1]);
+  row[len++] = '\n';
+  fwrite(row, 1, len, f);
   fflush(f);
 }
 

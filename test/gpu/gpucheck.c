@@ -38,6 +38,7 @@
 #include "cli/rundir.h"
 #include "nclog.h"
 #include "nccl_model.h"
+#include "numparse.h"
 #include "nn_config.h"
 
 #define MAX_FILE (64u << 20)
@@ -357,7 +358,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
     if (!strcmp(k, "--config")) a->config = v;
     else if (!strcmp(k, "--dump")) a->dump = v;
     else if (!strcmp(k, "--coll")) a->coll = v;
-    else if (!strcmp(k, "--nranks")) a->nranks = atoi(v);
+    else if (!strcmp(k, "--nranks")) { if (nn_int_parse(v, 1, 1 << 20, &a->nranks)) return -1; }
     else if (!strcmp(k, "--expect") && a->n_ex < MAX_EXPECT && !parse_expect(v, &a->ex[a->n_ex])) a->n_ex++;
     else return -1;
   }
