@@ -359,7 +359,7 @@ static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts
 static int build_argv(char **av, int cap, char **cmd, const struct nn_ab_opts *o, int probe,
                       char num[3][16]) {
   int n = 0;
-  while (*cmd && n < cap - 16) av[n++] = *cmd++;
+  while (cmd && *cmd && n < cap - 16) av[n++] = *cmd++;
   snprintf(num[0], 16, "%d", o->gpus);
   snprintf(num[1], 16, "%d", probe ? 1 : o->iters);
   snprintf(num[2], 16, "%d", probe ? 0 : o->warmup);

@@ -2,6 +2,8 @@
 #include "nclog.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,62 @@ void nn_nclog_init(const char *log, size_t len, struct nn_nclog_init *out) {
   nn_nclog_each(log, len, init_fn, out);
 }
 
+/* ---------- a cursor over one message ---------- */
+
+/* Each step consumes what it matched; after the first mismatch every step fails. */
+struct scan {
+  const char *p;
+  int ok;
+};
+
+static void lit(struct scan *s, const char *text) {
+  size_t n = strlen(text);
+  if (s->ok && !strncmp(s->p, text, n)) s->p += n;
+  else s->ok = 0;
+}
+
+static unsigned long long unum(struct scan *s, int base) {
+  if (!s->ok || !(base == 16 ? isxdigit((unsigned char)*s->p) : isdigit((unsigned char)*s->p))) {
+    s->ok = 0;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s->p, &end, base);
+  if (errno) s->ok = 0;
+  s->p = end;
+  return v;
+}
+
+static int inum(struct scan *s) {
+  int neg = s->ok && *s->p == '-';
+  if (neg) s->p++;
+  unsigned long long v = unum(s, 10);
+  if (v > INT_MAX) s->ok = 0;
+  return neg ? -(int)v : (int)v;
+}
+
+static double dnum(struct scan *s) {
+  if (!s->ok) return 0;
+  char *end;
+  double v = strtod(s->p, &end);
+  if (end == s->p) s->ok = 0;
+  s->p = end;
+  return v;
+}
+
+/* Up to the first of `stop` (or the end): at least one character, fewer than size. */
+static void token(struct scan *s, char *out, size_t size, const char *stop) {
+  size_t n = s->ok ? strcspn(s->p, stop) : 0;
+  if (!n || n >= size) {
+    s->ok = 0;
+    return;
+  }
+  memcpy(out, s->p, n);
+  out[n] = 0;
+  s->p += n;
+}
+
 /* ---------- the topology print ---------- */
 
 struct topo_state {
@@ -161,19 +219,34 @@ struct topo_state {
 };
 
 /* "CPU/S-L (a/v/m)" at the start of s. */
-static int cpu_node(const char *s, struct nn_nclog_cpu *c) {
-  char tail;
-  return sscanf(s, "CPU/%lx-%lx (%d/%d/%d%c", &c->sys, &c->numa, &c->arch, &c->vendor, &c->model,
-                &tail) == 6 && tail == ')';
+static int cpu_node(const char *text, struct nn_nclog_cpu *c) {
+  struct scan s = {text, 1};
+  lit(&s, "CPU/");
+  c->sys = (unsigned long)unum(&s, 16);
+  lit(&s, "-");
+  c->numa = (unsigned long)unum(&s, 16);
+  lit(&s, " (");
+  c->arch = inum(&s);
+  lit(&s, "/");
+  c->vendor = inum(&s);
+  lit(&s, "/");
+  c->model = inum(&s);
+  lit(&s, ")");
+  return s.ok;
 }
 
 static void topo_link(const char *s, struct topo_state *st) {
   struct nn_nclog_topo *t = st->t;
   struct nn_nclog_link l;
   memset(&l, 0, sizeof l);
-  int used = 0;
-  if (sscanf(s, "+ %7[A-Z0-9][%lf] - %n", l.type, &l.bw, &used) != 2 || !used) return;
-  snprintf(l.to, sizeof l.to, "%.*s", (int)strcspn(s + used, " "), s + used);
+  struct scan sc = {s, 1};
+  lit(&sc, "+ ");
+  token(&sc, l.type, sizeof l.type, "[ ");
+  lit(&sc, "[");
+  l.bw = dnum(&sc);
+  lit(&sc, "] - ");
+  token(&sc, l.to, sizeof l.to, " ");
+  if (!sc.ok) return;
   l.from_sys = t->cpus[st->cpu].sys;
   l.from_numa = t->cpus[st->cpu].numa;
   if (t->n_links < NN_NCLOG_MAX_LINKS) t->links[t->n_links++] = l;
@@ -183,7 +256,12 @@ static int topo_fn(const char *msg, void *arg) {
   struct topo_state *st = arg;
   struct nn_nclog_topo *t = st->t;
   if (st->in == 0) {
-    if (sscanf(msg, "=== System : maxBw %lf totalBw %lf", &t->max_bw, &t->total_bw) == 2) {
+    struct scan s = {msg, 1};
+    lit(&s, "=== System : maxBw ");
+    t->max_bw = dnum(&s);
+    lit(&s, " totalBw ");
+    t->total_bw = dnum(&s);
+    if (s.ok) {
       st->in = 1;
       t->found = 1;
     }
@@ -219,10 +297,15 @@ static int tuning_fn(const char *msg, void *arg) {
   st->line++;
   struct nn_nclog_choice c;
   memset(&c, 0, sizeof c);
-  unsigned long long bytes;
-  if (sscanf(msg, "%23[A-Za-z]: %llu Bytes -> Algo %23s proto %15s", c.func, &bytes, c.algo, c.proto) != 4)
-    return 0;
-  c.bytes = bytes;
+  struct scan s = {msg, 1};
+  token(&s, c.func, sizeof c.func, ": ");
+  lit(&s, ": ");
+  c.bytes = unum(&s, 10);
+  lit(&s, " Bytes -> Algo ");
+  token(&s, c.algo, sizeof c.algo, " ");
+  lit(&s, " proto ");
+  token(&s, c.proto, sizeof c.proto, " ");
+  if (!s.ok) return 0;
   c.line = st->line;
   if (st->n == st->cap) {
     int ncap = st->cap ? st->cap * 2 : 64;

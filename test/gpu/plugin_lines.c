@@ -52,8 +52,13 @@ int main(int argc, char **argv) {
   void *ctx = NULL;
   nn_ncclNvlDomainInfo_v6_t nvl = {0};
   static nn_ncclTunerConstants_v6_t constants;
-  if (tuner->init(&ctx, 0x1234abcdULL, (size_t)atoi(argv[2]), (size_t)atoi(argv[3]), logger, &nvl, &constants) !=
-      nn_ncclSuccess)
+  char *e1, *e2;
+  unsigned long nranks = strtoul(argv[2], &e1, 10), nnodes = strtoul(argv[3], &e2, 10);
+  if (*e1 || *e2 || !nranks || !nnodes) {
+    fprintf(stderr, "nn_plugin_lines: NRANKS and NNODES are positive numbers\n");
+    return 2;
+  }
+  if (tuner->init(&ctx, 0x1234abcdULL, nranks, nnodes, logger, &nvl, &constants) != nn_ncclSuccess)
     return 1;
   tuner->finalize(ctx);
   env->finalize();

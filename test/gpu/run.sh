@@ -31,7 +31,14 @@ skip() { echo "skipped: $*"; exit 77; }
 # ---------- is there anything to run on? ----------
 command -v nvidia-smi >/dev/null || skip "no nvidia-smi (no NVIDIA driver here)"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi lists no GPU"
-make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck" || { echo "FAIL: build"; exit 1; }
+# A GPU machine may lack the -dev packages: binaries built elsewhere and brought along
+# ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck) are used as they are.
+if ! make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck"; then
+  for f in libnccl-tuner-numa.so nccl-numa tools/nn_gpucheck; do
+    [ -x "$BUILD/$f" ] || { echo "FAIL: build (and no prebuilt $BUILD/$f)"; exit 1; }
+  done
+  echo "note: make failed; using the prebuilt plugin, CLI and nn_gpucheck in $BUILD"
+fi
 if [ -n "${NN_GPU_DRIVER:-}" ]; then   # a driver given (the CPU rehearsal's stand-in)
   DRV=$NN_GPU_DRIVER vars="driver: $DRV"
 else
@@ -99,20 +106,25 @@ with_plugin "$OUT/a.conf" env "${DEBUG[@]}" NCCL_TOPO_DUMP_FILE="$OUT/a-topo-dum
 ran a $? "1 rank" a.log
 code=$(grep -o 'NCCL version [0-9]*\.[0-9]*\.[0-9]*' "$OUT/a.log" | head -n1 | awk '{print $3}')
 echo "NCCL: ${code:-unknown}" | tee -a "$OUT/machine.txt"
+IFS=. read -r maj min pat <<<"${code:-0.0.0}"
+vcode=$((maj * 10000 + min * 100 + pat))
 record a plugins "$OUT/a.log"
 record a init "$OUT/a.log" --config "$OUT/a.conf"
-record a topo-file "$OUT/a.log"
-if [ -s "$OUT/a-topo-dump.xml" ]; then
-  record a dump "$OUT/a-topo-dump.xml" --config "$OUT/a.conf"
-  record a cpu-link "$OUT/a.log" --dump "$OUT/a-topo-dump.xml"
+if [ $vcode -lt 22807 ]; then   # no env plugin before NCCL 2.28.7: nothing is served
+  note a "N/A topo-file, dump, cpu-link: NCCL ${code:-?} has no env plugin (2.28.7+), so no served topology"
 else
-  note a "FAIL dump: NCCL wrote no NCCL_TOPO_DUMP_FILE"
+  record a topo-file "$OUT/a.log"
+  if [ -s "$OUT/a-topo-dump.xml" ]; then
+    record a dump "$OUT/a-topo-dump.xml" --config "$OUT/a.conf"
+    record a cpu-link "$OUT/a.log" --dump "$OUT/a-topo-dump.xml"
+  else
+    note a "FAIL dump: NCCL wrote no NCCL_TOPO_DUMP_FILE"
+  fi
 fi
 record a results "$OUT/a.log"
 
 # ---------- b. two ranks on the one GPU ----------
-IFS=. read -r maj min _ <<<"${code:-0.0.0}"
-if [ $((maj * 100 + min)) -ge 230 ]; then
+if [ $vcode -ge 23000 ]; then
   MODE=(--ranks-per-gpu 2) MODE_ENV=(NCCL_MULTI_RANK_GPU_ENABLE=1) how="2 threads, NCCL_MULTI_RANK_GPU_ENABLE=1"
 else
   MODE=(--ranks-per-gpu 2 --procs --hostid-per-rank) MODE_ENV=(NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1)
@@ -124,7 +136,8 @@ for coll in allreduce allgather; do
   with_plugin "$OUT/b.conf" env "${DEBUG[@]}" "${MODE_ENV[@]}" \
     timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-rules.log" 2>&1
   ran b $? "$op with the rules" "b-$coll-rules.log"
-  base_env "${DEBUG[@]}" "${MODE_ENV[@]}" NCCL_TUNER_PLUGIN=none \
+  # plugin off: NCCL_TUNER_PLUGIN=none from 2.28 on; older NCCL would look for a plugin "none"
+  base_env "${DEBUG[@]}" "${MODE_ENV[@]}" $([ $vcode -ge 22800 ] && echo NCCL_TUNER_PLUGIN=none) \
     timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-off.log" 2>&1
   ran b $? "$op plugin off" "b-$coll-off.log"
   record b tuning "$OUT/b-$coll-rules.log" --coll "$coll" --nranks 2 --expect 0-65535=ring/simple --expect 64K-=ring/ll
