@@ -514,6 +514,9 @@ static void section_hazard(struct ctx *c) {
   nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
   fprintf(c->out, "  plugin (the one verdict auto mode uses):\n");
   report(c, &v, v.serve, NULL);
+  char why[200];
+  if (c->cfg->pci_latency_us > 0 && nn_nccl_constants_ignored(release_of(c)->code, why, sizeof why))
+    fprintf(c->out, "  model line (%s:%d): %s\n", c->cfg->path, c->cfg->model_line, why);
 }
 
 /* ---- peer access ---- */

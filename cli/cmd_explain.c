@@ -107,8 +107,11 @@ static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t no
   printf("              (CPU %s family %d model %d%s; modelled socket link %.0f GB/s)\n", cpu.vendor,
          cpu.family, cpu.model, cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", v.link_gbps);
   print_protocols(v.rel, v.sm);
-  if (cfg->pci_latency_us > 0)
+  if (cfg->pci_latency_us > 0) {
+    char why[200];
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
+    if (nn_nccl_constants_ignored(ver->code, why, sizeof why)) printf("              %s\n", why);
+  }
 }
 
 static int parse_count(const char *s, size_t *out) {

@@ -37,6 +37,14 @@ expect "2.31.0 protocols" "protocols:    NCCL 2.31.0 (dev) enables ll, ll128, si
 out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep '^protocols:')
 expect "2.31.2 protocols" "protocols:    NCCL 2.31.2 enables ll, simple by default between PCIe-only GPUs" "$out"
 $CLI explain --config $F --nccl-version 2.x >/dev/null 2>&1; expect "bad --nccl-version: usage" 2 $?
+# a model line: said to have no effect on 2.31.x, where NCCL overwrites a tuner's constants
+dm=$(mktemp -d)
+{ cat $F; echo "model pci-latency-us=7"; } > "$dm/model.conf"
+out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.31.2 | grep -A1 '^model:' | tail -1)
+expect "model line on 2.31.2" "              no effect on NCCL 2.31.2: it copies its default constants over the tuner's after init (ncclTuningCostModelInit); nothing changes NCCL's choice on this release" "$out"
+out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.32.3 | grep -c 'no effect')
+expect "model line on 2.32.3" 0 "$out"
+rm -rf "$dm"
 
 out=$($CLI explain --config $F --ranks 4 --coll allgather | tail -n 3)
 expect "cross allgather" "allgather
