@@ -83,7 +83,7 @@ $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
 	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include $< -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
 tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/nn_gpucheck \
-	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines
+	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
@@ -98,6 +98,9 @@ $(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(C
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Itest/gpu -Itest/unit test/gpu/test_gpukit.c $(GPUKIT_SRC) -o $@ \
 		$(CLI_A) $(CORE_A) $(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
+$(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/gpu/driver_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
 $(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/nccl_abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl

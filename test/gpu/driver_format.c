@@ -55,8 +55,9 @@ void nn_drv_print_row(FILE *f, const struct nn_drv_run *r, size_t bytes, size_t 
   fflush(f);
 }
 
-void nn_drv_print_footer(FILE *f, const struct nn_drv_run *r, double avg_busbw) {
-  fprintf(f, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %g\n#\n", avg_busbw);
+void nn_drv_print_footer(FILE *f, const struct nn_drv_run *r, long wrong, double avg_busbw) {
+  fprintf(f, "# Out of bounds values : %ld %s\n# Avg bus bandwidth    : %g\n#\n", wrong,
+          wrong ? "FAILED" : "OK", avg_busbw);
   fprintf(f, "# Collective test concluded: nn_coll_driver_%s\n", r->op);
   fflush(f);
 }

@@ -39,7 +39,8 @@ void nn_drv_print_header(FILE *f, const struct nn_drv_run *r);
 void nn_drv_print_row(FILE *f, const struct nn_drv_run *r, size_t bytes, size_t count,
                       const double t[2], const long wrong[2]);
 
-/* The footer: out-of-bounds count and the average in-place bus bandwidth. */
-void nn_drv_print_footer(FILE *f, const struct nn_drv_run *r, double avg_busbw);
+/* The footer: the count of wrong elements over the whole sweep (nccl-tests' "Out of
+ * bounds values") and the average in-place bus bandwidth. */
+void nn_drv_print_footer(FILE *f, const struct nn_drv_run *r, long wrong, double avg_busbw);
 
 #endif

@@ -23,6 +23,9 @@
  * (all-reduce) or (n-1)/n (all-gather, reduce-scatter). As in nccl-tests, size
  * is the whole buffer (all ranks' parts for all-gather and reduce-scatter).
  *
+ * Rows count the wrong elements of every rank in thread mode, of rank 0 with --procs
+ * (each rank checks its own and its process fails when one is wrong).
+ *
  * Exit: 0 all results correct, 1 a wrong result or a CUDA/NCCL failure, 2 usage.
  */
 #include <errno.h>
@@ -63,6 +66,7 @@ struct shared {
   int nranks;
   pthread_barrier_t barrier;
   double elapsed[MAX_RANKS];
+  long wrong[MAX_RANKS];
   ncclUniqueId id;
   int failed;
 };
@@ -218,6 +222,17 @@ static double timed_run(struct rank_ctx *c, size_t total, int inplace) {
   return worst;
 }
 
+/* The sum over the ranks of v (thread mode; in process mode this rank's own). */
+static long ranks_sum(const struct rank_ctx *c, long v) {
+  if (!c->sh) return v;
+  c->sh->wrong[c->rank] = v;
+  barrier(c);
+  long sum = 0;
+  for (int r = 0; r < c->nranks; r++) sum += c->sh->wrong[r];
+  barrier(c);
+  return sum;
+}
+
 /* ---------- output ---------- */
 
 /* The run as driver_format.h describes it; ranks[] filled from the devices. */
@@ -258,6 +273,7 @@ static int rank_sweep(struct rank_ctx *c) {
     nn_drv_print_header(stdout, &run);
   }
   double bw_sum = 0;
+  long all_wrong = 0;
   int rows = 0;
   for (size_t bytes = o->minb; bytes <= o->maxb; bytes *= (size_t)o->factor) {
     size_t total = whole_count(o->op, bytes, c->nranks);
@@ -268,6 +284,8 @@ static int rank_sweep(struct rank_ctx *c) {
       if (o->check && (wrong[inplace] = checked_run(c, total, inplace)) < 0) return -1;
       if ((t[inplace] = timed_run(c, total, inplace)) < 0) return -1;
       c->wrong_total += wrong[inplace];
+      wrong[inplace] = ranks_sum(c, wrong[inplace]);   /* the row shows every rank's */
+      all_wrong += wrong[inplace];
     }
     if (c->rank == 0) {
       size_t b = total * sizeof(float);
@@ -277,7 +295,7 @@ static int rank_sweep(struct rank_ctx *c) {
     }
     if (bytes > SIZE_MAX / (size_t)o->factor) break;
   }
-  if (c->rank == 0) nn_drv_print_footer(stdout, &run, rows ? bw_sum / rows : 0);
+  if (c->rank == 0) nn_drv_print_footer(stdout, &run, all_wrong, rows ? bw_sum / rows : 0);
   return 0;
 }
 

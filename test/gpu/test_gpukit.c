@@ -25,7 +25,7 @@ static char *print_sweep(int check, long wrong_at_2k, size_t *len) {
     long w[2] = {0, b == 2048 ? wrong_at_2k : 0};
     nn_drv_print_row(f, &r, b, b / 4, t, w);
   }
-  nn_drv_print_footer(f, &r, 0.5);
+  nn_drv_print_footer(f, &r, wrong_at_2k, 0.5);
   fclose(f);
   return buf;
 }
@@ -66,6 +66,7 @@ static void driver_wrong_and_unchecked(void **state) {
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
   assert_true(nn_nccltests_row_failed(&r.rows[4]));   /* 2048 B in place: 3 wrong */
   assert_false(nn_nccltests_row_failed(&r.rows[3]));
+  assert_int_equal(r.oob_count, 3);
   nn_nccltests_free(&r);
   free(out);
   out = print_sweep(0, 0, &len);

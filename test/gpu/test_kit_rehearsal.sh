@@ -30,6 +30,15 @@ check "ab alternated stock and numa" "[ \"\$(cut -f3 '$T/good/ab/runs.tsv' | tr 
 check "results.md has the verdict table" "grep -q '^| a | PASS plugins:' '$T/good/results.md'"
 check "every log kept in the output folder" "ls '$T/good'/a.log '$T/good'/a-topo-dump.xml '$T/good'/b-allreduce-rules.log '$T/good'/b-allgather-off.log >/dev/null"
 
+# calibrate reads the driver's rows too: forced LL wins small sizes, SIMPLE large ones
+mkdir -m 0700 "$T/xdg"
+env PATH="$S:$PATH" XDG_RUNTIME_DIR="$T/xdg" build/nccl-numa calibrate --bench-cmd "$S/nn_coll_driver --op {coll} --ranks-per-gpu 2" \
+  --config "$T/good/b.conf" --colls all_reduce --algos ring --protos ll,simple -b 16 -e 16M -f 4 \
+  --repeats 3 --out "$T/cal" > "$T/cal.out" 2> "$T/cal.err"
+check "calibrate --bench-cmd with the driver's rows exits 0" "[ $? -eq 0 ] || { cat '$T/cal.err'; false; }"
+check "calibrate: ring/ll from 16 B" "grep -q '^rule coll=allreduce bytes=16-.* algo=ring proto=ll' '$T/cal.out'"
+check "calibrate: ring/simple up to 16 MiB" "grep -q '^rule coll=allreduce bytes=.*-16M .*algo=ring proto=simple' '$T/cal.out'"
+
 kit ignored STANDIN_IGNORE_RULES=1
 rc=$?
 check "rules without effect: the kit fails" "[ $rc -eq 1 ]"
