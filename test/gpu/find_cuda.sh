@@ -20,7 +20,7 @@ if spec and spec.submodule_search_locations:
 PY
 }
 
-nccl_inc= nccl_lib=
+nccl_inc='' nccl_lib=''
 for d in ${NCCL_HOME:+"$NCCL_HOME"} "$(wheel_dir nvidia.nccl)" "$CUDA_HOME" /usr; do
   [ -n "$d" ] && [ -e "$d/include/nccl.h" ] || continue
   for l in "$d/lib" "$d/lib64" "$d/lib/x86_64-linux-gnu" "$d/lib/aarch64-linux-gnu"; do
@@ -29,7 +29,7 @@ for d in ${NCCL_HOME:+"$NCCL_HOME"} "$(wheel_dir nvidia.nccl)" "$CUDA_HOME" /usr
 done
 [ -n "$nccl_inc" ] || { echo "skipped: no nccl.h + libnccl.so.2 (NCCL_HOME, python3 nvidia-nccl wheel, $CUDA_HOME, /usr)"; exit 77; }
 
-cudart_inc= cudart_lib= cudart_so=
+cudart_inc='' cudart_lib='' cudart_so=''
 for d in "$CUDA_HOME" "$(wheel_dir nvidia.cuda_runtime)" "$(wheel_dir nvidia.cu13)"; do
   [ -n "$d" ] && [ -e "$d/include/cuda_runtime_api.h" ] || continue
   for l in "$d/lib64" "$d/lib" "$d/lib/x86_64-linux-gnu"; do

@@ -54,7 +54,7 @@ devs=$("$DRV" --devices) || skip "the CUDA runtime sees no GPU: $devs"
 OUT=${NN_GPU_OUT:-$root/$BUILD/gpu-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
-mkdir -m 0700 -p "$OUT/xdg"   # the plugin's private directory for served topologies
+mkdir -p "$OUT/xdg" && chmod 0700 "$OUT/xdg"   # the plugin's private directory for served topologies
 SUM=$OUT/summary.txt
 : > "$SUM"
 echo "nccl-numa GPU kit: output in $OUT"
@@ -98,7 +98,7 @@ with_plugin() {   # with_plugin CONFIG CMD...
   local cfg=$1; shift
   base_env NCCL_TUNER_PLUGIN="$SO" NCCL_ENV_PLUGIN="$SO" NCCL_NUMA_CONFIG="$cfg" "$@"
 }
-DEBUG=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH,COLL)
+DEBUG=(NCCL_DEBUG=INFO "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH,COLL")
 
 # ---------- a. one rank ----------
 with_plugin "$OUT/a.conf" env "${DEBUG[@]}" NCCL_TOPO_DUMP_FILE="$OUT/a-topo-dump.xml" \
@@ -137,7 +137,8 @@ for coll in allreduce allgather; do
     timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-rules.log" 2>&1
   ran b $? "$op with the rules" "b-$coll-rules.log"
   # plugin off: NCCL_TUNER_PLUGIN=none from 2.28 on; older NCCL would look for a plugin "none"
-  base_env "${DEBUG[@]}" "${MODE_ENV[@]}" $([ $vcode -ge 22800 ] && echo NCCL_TUNER_PLUGIN=none) \
+  off=(); [ $vcode -ge 22800 ] && off=(NCCL_TUNER_PLUGIN=none)
+  base_env "${DEBUG[@]}" "${MODE_ENV[@]}" "${off[@]}" \
     timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-off.log" 2>&1
   ran b $? "$op plugin off" "b-$coll-off.log"
   record b tuning "$OUT/b-$coll-rules.log" --coll "$coll" --nranks 2 --expect 0-65535=ring/simple --expect 64K-=ring/ll
