@@ -15,4 +15,17 @@ out=$("$d" --devices); rc=$?
 echo "$out"
 case $rc in 0|3) ;; *) echo "FAIL: --devices exit $rc"; exit 1 ;; esac
 grep -q '^devices [0-9]' <<<"$out" || { echo "FAIL: --devices printed no count"; exit 1; }
+if [ $rc -eq 3 ]; then
+  # No GPU: a rank that cannot start must end the run, not leave the others waiting in NCCL.
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  TMPDIR=$tmp timeout 60 "$d" --ranks-per-gpu 2 -e 64K > "$tmp/threads.out" 2>&1
+  r=$?
+  [ $r -eq 1 ] && grep -q 'stopping every rank' "$tmp/threads.out" ||
+    { echo "FAIL: threads without a GPU: exit $r"; cat "$tmp/threads.out"; exit 1; }
+  TMPDIR=$tmp timeout 60 "$d" --procs --hostid-per-rank --ranks-per-gpu 2 -e 64K > "$tmp/procs.out" 2>&1
+  r=$?
+  [ $r -eq 1 ] || { echo "FAIL: --procs without a GPU: exit $r"; cat "$tmp/procs.out"; exit 1; }
+  ! compgen -G "$tmp/nn_coll_driver.*" >/dev/null || { echo "FAIL: --procs left its id directory"; exit 1; }
+  echo "no GPU: threads and --procs runs end with exit 1 and clean up"
+fi
 echo "passed: nn_coll_driver built with $(echo $vars) and runs"
