@@ -108,7 +108,7 @@ coverage_files() {
   case $1 in
     config) echo "plugin/core/config_*.c plugin/core/policy.c plugin/core/topology.c plugin/core/topo_xml.c" ;;
     csv_rules) echo "plugin/core/csv_rules.c" ;;
-    env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
+    env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
     nccltests) echo "cli/nccltests.c cli/json.c" ;;
     proxmox) echo "cli/proxmox.c" ;;
     topo_validate) echo "cli/topo_validate.c" ;;
