@@ -42,6 +42,7 @@ struct nn_segs {
 struct nn_policy {
   int scope;
   int n_rules;
+  unsigned coll_mask;   /* bit c: some segment of collective c has a rule */
   struct nn_crule *rules;
   struct nn_segs coll[NN_COLL_COUNT];
 };
@@ -146,6 +147,8 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   s->n = n;
   assign_first_rules(p, coll, s, parent);
   fill_buckets(s);
+  for (uint32_t i = 0; i < n; i++)
+    if (s->seg[i].first >= 0) p->coll_mask |= 1u << coll;
   return 0;
 }
 
@@ -189,13 +192,7 @@ void nn_policy_free(struct nn_policy *p) {
 int nn_policy_scope(const struct nn_policy *p) { return p ? p->scope : NN_SCOPE_UNKNOWN; }
 int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules : 0; }
 
-unsigned nn_policy_coll_mask(const struct nn_policy *p) {
-  unsigned mask = 0;
-  for (int c = 0; p && c < NN_COLL_COUNT; c++)
-    for (uint32_t i = 0; i < p->coll[c].n; i++)
-      if (p->coll[c].seg[i].first >= 0) mask |= 1u << c;
-  return mask;
-}
+unsigned nn_policy_coll_mask(const struct nn_policy *p) { return p ? p->coll_mask : 0; }
 
 /* ---- the hot path ---- */
 
