@@ -44,7 +44,7 @@ const char *nn_cfgver_path(const struct nn_cfgver *v);
 int nn_cfgver_status(const struct nn_cfgver *v);
 
 /* Eight hex digits naming the content the version was built from (the mapping and every
- * CSV it pulled in, FNV-1a): ranks that read different versions log different hashes. */
+ * CSV it pulled in; see snapshot.h): ranks that read different versions log different hashes. */
 const char *nn_cfgver_hash(const struct nn_cfgver *v);
 
 /* Returns 1 exactly once per version: callers use it to warn once about a bad file. */

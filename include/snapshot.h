@@ -64,7 +64,7 @@ struct nn_snap_record {
   int n, cap;
   int moving;             /* some file changed under every read: 1 + its index in files */
   int incomplete;         /* out of memory while recording: the key cannot be trusted */
-  uint64_t hash;          /* FNV-1a over the lengths and contents of the files, in order */
+  uint64_t hash;          /* FNV-1a (8-byte words) over the lengths and contents of the files, in order */
 };
 
 /* Starts recording on this thread (one recording at a time). */

@@ -5,6 +5,7 @@
  */
 #include "config_parser.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,8 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
     }
     *eq = 0;
     int k = 0;
-    while (k < nkeys && strcasecmp(keys[k].key, p->f[i])) k++;
+    int letter = tolower((unsigned char)p->f[i][0]);   /* the first letter first: cheaper than strcasecmp */
+    while (k < nkeys && (tolower((unsigned char)keys[k].key[0]) != letter || strcasecmp(keys[k].key, p->f[i]))) k++;
     if (k == nkeys) {
       nn_perr(p, "%s: unknown key '%s'", dir, nn_quote(p, p->f[i]));
       bad++;

@@ -35,8 +35,8 @@ static const char *name_at(const char *const *names, int n, int i) {
 
 static int index_of(const char *const *names, int n, const char *s) {
   if (!s) return -2;
-  for (int i = 0; i < n; i++)
-    if (!strcasecmp(names[i], s)) return i;
+  for (int i = 0; i < n; i++)   /* the first letter first: parsing a rule line was mostly strcasecmp */
+    if (tolower((unsigned char)names[i][0]) == tolower((unsigned char)s[0]) && !strcasecmp(names[i], s)) return i;
   return -2;
 }
 

@@ -114,9 +114,20 @@ static int read_once(int fd, const char *path, size_t max, char **buf, size_t *l
   return 1;
 }
 
+/* FNV-1a over 8-byte little-endian words (the tail zero-padded): a byte at a time cost
+ * 60 us for a 100 KB mapping, most of an init after a write. Names versions, not a secret. */
 static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 1099511628211ULL;
+  }
+  if (n) {
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 1099511628211ULL;
+  }
   return h;
 }
 

@@ -74,15 +74,19 @@ static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, 
 
 #define IDX(a, p) ((a) * NP + (p))
 
-/* The version the plugin names: FNV-1a over the file's length (8 bytes) and bytes, folded
- * to 32 bits (cache.h), so a rank's log says which content it used. */
+/* The version the plugin names: FNV-1a over the file's length and its bytes in 8-byte
+ * little-endian words, folded to 32 bits (snapshot.h), so a rank's log says which content it used. */
 static void expected_version(const char *cfg, char *out, size_t size) {
   static char text[1 << 16];
   FILE *f = fopen(cfg, "rb");
   uint64_t n = f ? fread(text, 1, sizeof text, f) : 0, h = 14695981039346656037ULL;
   if (f) fclose(f);
-  for (size_t i = 0; i < sizeof n; i++) h = (h ^ ((const unsigned char *)&n)[i]) * 1099511628211ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+  h = (h ^ n) * 1099511628211ULL;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w = 0;
+    memcpy(&w, text + i, n - i < 8 ? n - i : 8);
+    h = (h ^ w) * 1099511628211ULL;
+  }
   snprintf(out, size, "\"configHash\":\"%08x\"", (unsigned)(h ^ (h >> 32)));
 }
 
