@@ -7,6 +7,7 @@
 
 #include "cli/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/costview.h"
 #include "cli/ncclver.h"
 #include "nccl_model.h"
 #include "nn_config.h"
@@ -82,8 +83,19 @@ static void print_protocols(const struct nn_nccl_release *r, int sm) {
   printf("protocols:    NCCL %s enables %s by default between PCIe-only GPUs\n", r->name, list);
 }
 
-static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
-                         const struct nn_ncclver *ver) {
+/* NCCL's cost model for the communicator (costview.h); 1 when *m was filled. */
+static int print_cost_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
+                            size_t ranks, size_t nodes, struct nn_cost_model *m) {
+  char desc[512];
+  int ok = nn_costview_model(v, cpu, cfg, (int)ranks, (int)nodes, m, desc, sizeof desc) == 0;
+  printf("cost model:   %s\n", desc);
+  if (ok)
+    printf("              * = a rule overrides NCCL's choice; vs NCCL = the rule's choice under NCCL's model\n");
+  return ok;
+}
+
+static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
+                        const struct nn_ncclver *ver, struct nn_cost_model *m) {
   const struct nn_config *cfg = cc->cfg;
   char sockets[256];
   nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
@@ -99,7 +111,7 @@ static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t no
   char err[512];
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     printf("topology:     %s\n", err);
-    return;
+    return 0;
   }
   struct nn_topo_verdict v;
   nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
@@ -112,6 +124,7 @@ static void print_header(const struct nn_cli_config *cc, size_t ranks, size_t no
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
     if (nn_nccl_constants_ignored(ver->code, why, sizeof why)) printf("              %s\n", why);
   }
+  return print_cost_model(&v, &cpu, cfg, ranks, nodes, m);
 }
 
 static int parse_count(const char *s, size_t *out) {
@@ -166,11 +179,14 @@ int nn_cmd_explain(int argc, char **argv) {
   if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
   struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
-  print_header(&cc, ranks, nodes, p, &ver);
+  struct nn_cost_model model;
+  int modelled = print_header(&cc, ranks, nodes, p, &ver, &model);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};
-    if (only < 0 || only == order[coll]) explain_coll(cfg, p, order[coll]);
+    if (only >= 0 && only != order[coll]) continue;
+    if (modelled) nn_costview_print(stdout, cfg, &model, p, order[coll], NN_EXPLAIN_MAX_LOG2);
+    else explain_coll(cfg, p, order[coll]);
   }
   nn_policy_free(p);
   nn_cli_config_free(&cc);

@@ -3,9 +3,54 @@
 
 #include <string.h>
 
+#include "nccl_model.h"
+#include "nccl_search.h"
+
 void nn_costview_pair_name(int algo, int proto, char *buf, size_t size) {
   if (algo < 0 || proto < 0) snprintf(buf, size, "-");
   else snprintf(buf, size, "%s/%s", nn_algo_name(algo), nn_proto_name(proto));
+}
+
+static void graph_of(const struct nn_graph_pred *g, int nchannels, int is_tree, struct nn_cost_graph *out) {
+  nn_cost_graph_set(out, nchannels, g->bw_intra, g->bw_inter, g->type_intra, is_tree);
+}
+
+static int cpu_of(const struct nn_cpu_kind *cpu) {
+  if (!cpu) return NN_COST_CPU_X86_OTHER;
+  if (!strcmp(cpu->vendor, "AuthenticAMD")) return NN_COST_CPU_X86_AMD;
+  if (!strcmp(cpu->vendor, "GenuineIntel")) return NN_COST_CPU_X86_INTEL;
+  return NN_COST_CPU_X86_OTHER;
+}
+
+int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
+                      int ranks, int nodes, struct nn_cost_model *m, char *desc, size_t desc_size) {
+  if (!v->predicted || !v->rel) {
+    snprintf(desc, desc_size, "no prediction of NCCL's search for this mapping: NCCL's choice not modelled");
+    return -1;
+  }
+  const struct nn_search_pred *pr = v->serve ? &v->served : &v->own;
+  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks, .nnodes = nodes, .cc_min = v->sm,
+                           .cc_max = v->sm, .cpu = cpu_of(cpu), .ll128 = v->rel->ll128_pcie_default,
+                           .pci_latency_us = cfg ? cfg->pci_latency_us : 0};
+  graph_of(&pr->ring, pr->ring.nchannels, 0, &c.ring);
+  graph_of(&pr->tree, pr->tree.nchannels, 1, &c.tree);
+  char err[256];
+  if (nn_cost_model_init(&c, m, err, sizeof err)) {
+    snprintf(desc, desc_size, "NCCL's choice not modelled: %s", err);
+    return -1;
+  }
+  char ver[16], lat[160] = "NCCL's default constants";
+  nn_cost_version_name(v->version, ver, sizeof ver);
+  if (c.pci_latency_us > 0)
+    snprintf(lat, sizeof lat, m->pci_latency_applied ? "`model pci-latency-us=%.2f` in effect"
+                                                     : "`model pci-latency-us=%.2f` has no effect on this release",
+             c.pci_latency_us);
+  int n = snprintf(desc, desc_size, "NCCL %s on %s: ring %d x %.1f GB/s, tree %d x %.1f GB/s; LL128 %s; %s", ver,
+                   v->serve ? "the served file" : "its own view", m->nranks >= 2 ? pr->model_nchannels : 0,
+                   pr->ring.bw_intra, pr->model_nchannels, pr->tree.bw_intra, m->ll128_enabled ? "on" : "off", lat);
+  if (cfg && ranks != cfg->n_gpus && n > 0 && (size_t)n < desc_size)
+    snprintf(desc + n, desc_size - (size_t)n, " (graphs predicted for the mapping's %d GPUs)", cfg->n_gpus);
+  return 0;
 }
 
 int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
@@ -100,7 +145,8 @@ static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_c
   penalty(b, pen, sizeof pen);
   if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
     snprintf(where, sizeof where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
-             cfg->rules[b->rule].line, b->overrides ? "" : " (same as NCCL's)");
+             cfg->rules[b->rule].line,
+             b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
   fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
           pen, where);
 }

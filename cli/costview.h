@@ -15,6 +15,15 @@
 #include "nccl_cost.h"
 #include "nn_config.h"
 #include "policy.h"
+#include "topology.h"
+
+/* NCCL's cost model for explain: the graphs of the verdict's prediction NCCL will use (the
+ * served file when the verdict serves it, else NCCL's own view), `ranks` on `nodes`, the
+ * release's LL128 default and, where the release honours it, the mapping's `model
+ * pci-latency-us`. desc gets one line saying which graphs and constants. Returns 0, or -1
+ * with the reason in desc (no prediction, or a shape NCCL models nothing for). */
+int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
+                      int ranks, int nodes, struct nn_cost_model *m, char *desc, size_t desc_size);
 
 /* One size band. Times are at the band's two ends (lo, hi). */
 struct nn_costview_band {
