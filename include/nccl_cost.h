@@ -85,10 +85,10 @@ struct nn_cost_choice {
   float time_us;
 };
 
-/* Whether a release lets a tuner's init change the cost-model constants: 2.28-2.30 do,
- * 2.31.x copies NCCL's defaults over them afterwards (src/tuning/cost_model.cc on dev:
- * ncclTuningCostModelInit), 2.32 copies them before loading the tuner; older releases hand
- * a tuner no constants. */
+/* Whether a release lets a tuner's init change the cost-model constants: from 2.28 (tuner
+ * v5, the first handed them) unless nccl_model's table says the release overwrites them
+ * (2.31.x copies NCCL's defaults over them afterwards: src/tuning/cost_model.cc on dev,
+ * ncclTuningCostModelInit; 2.32 copies them before loading the tuner). */
 int nn_cost_constants_honoured(int version_code);
 
 /* Fills a graph from a search prediction's numbers: nchannels, bandwidths and typeIntra as

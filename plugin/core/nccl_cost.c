@@ -7,6 +7,8 @@
  * runs on a PCIe-only single node without CollNet or NVLS). */
 #include "nccl_cost.h"
 
+#include "nccl_model.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -53,7 +55,9 @@ struct tune {
 };
 
 int nn_cost_constants_honoured(int v) {
-  return (v >= 22800 && v < 23100) || v >= 23200;
+  /* tuner v5 (2.28) is the first to be handed the constants; the release table says which
+   * later releases overwrite them */
+  return v >= 22800 && !nn_nccl_constants_ignored(v, NULL, 0);
 }
 
 void nn_cost_version_name(int v, char *buf, size_t size) {
