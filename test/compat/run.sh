@@ -23,7 +23,7 @@ CC=${CC:-cc}
 SO="$BUILD/libnccl-tuner-numa.so"
 LOADER="$BUILD/compat/nccl_loader"
 CACHE=${NN_COMPAT_CACHE:-$HOME/.cache/nccl-numa/compat}
-RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.27.7 2.28.9 2.30.7 2.32.3}
+RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.27.7 2.28.9 2.30.7 2.31.2 2.32.3}
 PKG=nvidia-nccl-cu12
 
 die() { echo "compat: $*" >&2; exit 1; }
@@ -68,13 +68,14 @@ PY
   [ -s "$dir/libnccl.so.2" ]
 }
 
-# "5 4 3 2": versions of symbol family $2 (Tuner|Env) in a file's strings ($1) or our exports.
+# "5 4 3 2": versions of symbol family $2 (Tuner|Env|Profiler) in a file's strings ($1) or our exports.
 # The plugin symbol names of a libnccl.so.2, cached next to it (strings on 300 MB is slow).
 symbols_of() {
-  [ -s "$1.symbols" ] || strings -a "$1" | grep -oE "nccl(Tuner|Env)Plugin_v[0-9]+" | sort -u > "$1.symbols"
+  [ -s "$1.symbols" ] && grep -q Profiler "$1.symbols" ||
+    strings -a "$1" | grep -oE "nccl(Tuner|Env)Plugin_v[0-9]+|ncclProfiler_v[0-9]+" | sort -u > "$1.symbols"
   cat "$1.symbols"
 }
-versions_in() { symbols_of "$1" | grep -oE "nccl$2Plugin_v[0-9]+" | sed 's/.*_v//' | sort -rnu | tr '\n' ' '; }
+versions_in() { symbols_of "$1" | grep -oE "nccl$2(Plugin)?_v[0-9]+" | sed 's/.*_v//' | sort -rnu | tr '\n' ' '; }
 exported() { nm -D --defined-only "$SO" | grep -oE "nccl$1Plugin_v[0-9]+" | sed 's/.*_v//' | sort -rnu | tr '\n' ' '; }
 newest_common() { local v; for v in $1; do case " $2 " in *" $v "*) echo "$v"; return;; esac; done; echo "-"; }
 max_of() { echo "${1%% *}"; }
@@ -109,10 +110,10 @@ status=0 rows=() notes=()
 for rel in $RELEASES; do
   if ! obtain "$rel"; then
     if [ "${COMPAT_CACHED_ONLY:-0}" = 1 ]; then notes+=("$rel: not cached, skipped"); continue; fi
-    rows+=("| $rel | - | - | - | - | FAIL (cannot obtain $PKG==$rel) |"); status=1; continue
+    rows+=("| $rel | - | - | - | - | - | FAIL (cannot obtain $PKG==$rel) |"); status=1; continue
   fi
   lib="$CACHE/$rel/libnccl.so.2"
-  t=$(versions_in "$lib" Tuner); e=$(versions_in "$lib" Env)
+  t=$(versions_in "$lib" Tuner); e=$(versions_in "$lib" Env); p=$(versions_in "$lib" Profiler)
   tu=$(newest_common "$t" "$our_tuner"); eu=$(newest_common "$e" "$our_env")
   if [ -n "$t" ] && [ "$(max_of "$t")" -gt "$(max_of "$our_tuner")" ]; then
     notes+=("$rel looks for ncclTunerPlugin_v$(max_of "$t"), newer than ours (v$(max_of "$our_tuner"))"); status=1
@@ -121,7 +122,7 @@ for rel in $RELEASES; do
     notes+=("$rel looks for ncclEnvPlugin_v$(max_of "$e"), newer than ours (v$(max_of "$our_env"))"); status=1
   fi
   s=$(smoke "$lib" "$eu") || status=1
-  rows+=("| $rel | $(fmt "$t") | $(fmt "$e") | ${tu/#[0-9]/v&} | ${eu/#[0-9]/v&} | $s |")
+  rows+=("| $rel | $(fmt "$t") | $(fmt "$e") | $(fmt "$p") | ${tu/#[0-9]/v&} | ${eu/#[0-9]/v&} | $s |")
 done
 
 if [ ${#rows[@]} -eq 0 ]; then
@@ -129,8 +130,8 @@ if [ ${#rows[@]} -eq 0 ]; then
   exit 0
 fi
 table=$(
-  echo "| NCCL | tuner symbols it looks for | env symbols it looks for | tuner used | env plugin used | smoke (ncclGetUniqueId, no GPU) |"
-  echo "|---|---|---|---|---|---|"
+  echo "| NCCL | tuner symbols it looks for | env symbols it looks for | profiler symbols (not ours) | tuner used | env plugin used | smoke (ncclGetUniqueId, no GPU) |"
+  echo "|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 )
 echo "Our $SO exports tuner v${our_tuner// /, v} env v${our_env// /, v}" | sed 's/, v$//; s/, v env/ env/'
@@ -146,6 +147,7 @@ if [ "${COMPAT_DOCS:-0}" = 1 ]; then
     echo "$(git describe --always --dirty 2>/dev/null || echo '?'), from PyPI's $PKG wheels (libnccl.so.2 of each release)."
     echo
     echo "- *looks for*: the plugin symbols in that libnccl.so.2's own strings (NCCL takes the newest it knows)."
+    echo "  nccl-numa is no profiler plugin; that column shows what else the release can load."
     echo "- *tuner used*: the newest tuner version both NCCL and nccl-numa know. NCCL loads the tuner only"
     echo "  when it creates a communicator, which needs a GPU, so this column comes from the symbols."
     echo "- *smoke*: test/compat/nccl_loader dlopens that libnccl.so.2 and calls ncclGetUniqueId with"
