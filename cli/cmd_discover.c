@@ -13,6 +13,8 @@
 #include "cli/discover.h"
 #include "cli/guest.h"
 #include "cli/mapwrite.h"
+#include "nccl_model.h"
+#include "nccl_search.h"
 #include "cli/proxmox.h"
 #include "errbuf.h"
 #include "nn_config.h"
@@ -247,6 +249,16 @@ static int add_node(int *nodes, int n, int node) {
   return n + 1;
 }
 
+/* pcie=: the GPU's PCIe link as sysfs gives its maximum (the lower of the GPU and its port), when
+ * the topology is this machine's. */
+static void fill_pcie(int thissystem, const struct nn_busid *bus, struct nn_mapwrite_gpu *g) {
+  struct nn_pcie_link l;
+  if (thissystem && nn_search_read_sysfs_link(nn_nccl_release_find(0, NULL), NULL, bus, 1, &l) == 0) {
+    g->pcie_gen = l.gen;
+    g->pcie_width = l.width;
+  }
+}
+
 static void write_head(FILE *out, const char *what, const struct nn_discovery *d) {
   char when[64];
   nn_mapwrite_timestamp(when, sizeof when);
@@ -275,6 +287,7 @@ static int run_host(struct opts *o) {
     g[k] = (struct nn_mapwrite_gpu){.index = k, .has_bus = 1, .bus = p->bus, .has_host = 1, .host = p->bus};
     g[k].numa = place_gpu(o, p, "", &assumed[k]);
     g[k].sm = nn_cudaprobe_sm(sm.probe, &p->bus);
+    fill_pcie(d.thissystem, &p->bus, &g[k]);
     g[k].comment = assumed[k] ? "numa= assumed by the user (--assume-numa)" : NULL;
     n_sm += g[k].sm > 0;
     if (g[k].numa < 0) bad = 1;
@@ -376,6 +389,7 @@ static int pve_entry(struct opts *o, const struct nn_discovery *d, const struct 
   *g = (struct nn_mapwrite_gpu){.index = po->n, .has_host = 1, .host = p->bus};
   g->numa = place_gpu(o, p, label, &assumed);
   g->sm = nn_cudaprobe_sm(sm->probe, &p->bus);
+  fill_pcie(d->thissystem, &p->bus, g);
   snprintf(po->comments[po->n], sizeof po->comments[0], "hostpci%d%s", h->index,
            assumed ? ", numa= assumed by the user (--assume-numa)" : "");
   g->comment = po->comments[po->n];
@@ -595,6 +609,8 @@ static void guest_write(const struct opts *o, const struct nn_config *cfg, const
                                       .has_host = h->has_host, .host = h->host, .comment = rows[i].comment};
     out[i].sm = nn_cudaprobe_sm(sm.probe, &rows[i].pci->bus);
     if (!out[i].sm && h->sm > 0) out[i].sm = h->sm;
+    out[i].pcie_gen = h->pcie_gen;     /* the physical link, as the host read it */
+    out[i].pcie_width = h->pcie_width;
     n_sm += out[i].sm > 0;
   }
   nn_mapwrite_timestamp(when, sizeof when);

@@ -49,6 +49,7 @@ void nn_mapwrite_gpu(FILE *out, const struct nn_mapwrite_gpu *g) {
     fprintf(out, " host=%s", id);
   }
   if (g->sm > 0) fprintf(out, " sm=%d", g->sm);
+  if (g->pcie_gen > 0 && g->pcie_width > 0) fprintf(out, " pcie=%dx%d", g->pcie_gen, g->pcie_width);
   if (g->comment && g->comment[0]) fprintf(out, "   # %s", g->comment);
   fputc('\n', out);
 }

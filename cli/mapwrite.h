@@ -25,6 +25,7 @@ struct nn_mapwrite_gpu {
   struct nn_busid host;
   int numa;
   int sm;                   /* major*10+minor; 0: leave sm= out */
+  int pcie_gen, pcie_width; /* the GPU's PCIe link; 0: leave pcie= out */
   const char *comment;      /* trailing comment without '#', or NULL */
 };
 

@@ -74,6 +74,12 @@ timeout 30 "$cli" check --no-cuda --sysfs-root "$tmp/ref" --config "$tmp/guest.c
   && grep -qx "Result: 0 problems" "$tmp/check" && echo "ok check accepts the guest mapping" \
   || fail "check on the guest mapping: $(cat "$tmp/check")"
 
+# pcie= of the host map (the physical link, as discover read it on the host) is carried over.
+sed 's/^\(gpu 2 [^#]*[^ #]\)/\1 pcie=4x16/' "$tmp/host.map" >"$tmp/pcie.map"
+run --guest --host-map "$tmp/pcie.map" --sysfs-root "$tmp/ref"
+grep -q '^gpu 6 bus=0000:07:00.0 numa=0 host=0000:11:00.0 pcie=4x16 ' <<<"$out" && echo "ok pcie= carried from the host map" \
+  || fail "pcie= from the host map: $out"
+
 # Config space readable only in its first 64 bytes (not root): the address table decides.
 { ports short; echo "node 0 cpus=0-15"; } | nn_sysfs_tree "$tmp/short"
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/short"

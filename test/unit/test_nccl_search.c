@@ -385,6 +385,16 @@ static void test_build_from_mapping(void **state) {
   assert_int_equal(t.n_cpus, 1);
   assert_int_equal(t.cpu_numa[0], -1);
   nn_config_free(cfg);
+  const char *bad_keys[] = {"pcie=7x16", "pcie=4x3", "pcie=4", "pcie=x16", "pcie=4x16x", "pcie=gen4x16"};
+  for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
+    char text[128];
+    struct nn_config *c2 = NULL;
+    struct nn_diag d = {0};
+    snprintf(text, sizeof text, "gpu 0 bus=01:00.0 numa=0 %s\n", bad_keys[i]);
+    assert_int_equal(nn_config_parse("t.conf", text, strlen(text), NULL, &c2, &d), -1);
+    assert_true(d.n >= 1 && strstr(d.msgs[0], "t.conf:1: gpu: bad pcie"));
+    nn_diag_clear(&d);
+  }
   struct nn_search_topo bad = {0};
   struct nn_search_pred p;
   assert_int_equal(nn_search_predict(r, &bad, &p), -1);
