@@ -163,6 +163,12 @@ int nn_costm_point_at(const struct nn_rundir *rd, const struct nn_series *s, int
       out->best_arm = &rd->arms[i];
     }
   }
+  /* the forced arm of NCCL's own pair measured its choice too: that is no better choice */
+  if (out->best_arm && out->pred.algo >= 0 && out->best_arm->kind == NN_ARM_FORCED &&
+      out->best_arm == arm_of_kind(rd, NN_ARM_FORCED, out->pred.algo, out->pred.proto)) {
+    out->pred_pt = out->best_pt;
+    out->pred_arm = out->best_arm;
+  }
   if (out->pred_pt && out->best_pt) {
     out->loss_us = out->pred_pt->median - out->best_pt->median;
     out->loss_pct = out->best_pt->median > 0 ? 100.0 * out->loss_us / out->best_pt->median : 0;
