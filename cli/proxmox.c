@@ -246,6 +246,9 @@ static int vm_scalar(struct nn_pve_vm *vm, const char *key, const char *value, c
   } else if (!strcmp(key, "args")) {
     free(vm->args);
     vm->args = strdup(value);
+  } else if (!strcmp(key, "cpu")) {
+    free(vm->cpu);
+    vm->cpu = strdup(value);
   } else if (!strcmp(key, "sockets") || !strcmp(key, "cores") || !strcmp(key, "numa") ||
              !strcmp(key, "memory")) {
     if (parse_int(value, 1L << 40, &v)) {
@@ -324,6 +327,7 @@ void nn_pve_vm_free(struct nn_pve_vm *vm) {
   free(vm->path);
   free(vm->machine);
   free(vm->args);
+  free(vm->cpu);
   memset(vm, 0, sizeof *vm);
 }
 

@@ -61,6 +61,7 @@ struct nn_pve_vm {
   long memory_mb;           /* 0 when absent */
   int numa;                 /* `numa: 1` */
   char *args;               /* raw `args:` (QEMU arguments) or NULL */
+  char *cpu;                /* raw `cpu:` (the guest's CPU type, e.g. "host") or NULL: Proxmox's default */
   struct nn_pve_numa_line numa_lines[NN_PVE_MAX_NUMA];
   int n_numa_lines;
   struct nn_pve_hostpci hostpci[NN_PVE_MAX_HOSTPCI];  /* ascending index */

@@ -598,6 +598,21 @@ static int has_mapping(const struct plan *p) {
   return 0;
 }
 
+/* The CPU kind NCCL will detect in the guest: the guest's CPUID, set by the VM's CPU type. */
+static void write_cpu_note(const struct nn_pve_vm *vm, struct sbuf *b) {
+  const char *t = vm->cpu ? vm->cpu : "";
+  int host = !strncmp(t, "host", 4) && (!t[4] || t[4] == ',');
+  sb_printf(b, "# CPU type %s%s: NCCL in the guest models the socket link by the guest's CPUID.\n", t[0] ? "cpu: " : "",
+            t[0] ? t : "Proxmox's default (no cpu: line)");
+  if (host)
+    sb_printf(b, "#  `cpu: host` passes the host's family through: NCCL 2.31+ models AMD Zen 3/4 at 24 GB/s and\n"
+                 "#  Zen 5 at 32 GB/s; older NCCL every AMD CPU at 16 GB/s.\n");
+  else
+    sb_printf(b, "#  Proxmox's default and named types may hide the host's family (`cpu: host` passes it\n"
+                 "#  through); with another family NCCL 2.31+ models an AMD guest at 16 GB/s, as older NCCL\n"
+                 "#  does every AMD CPU. `nccl-numa check` in the guest shows the kind NCCL detects.\n");
+}
+
 static void write_header(struct ctx *c, struct sbuf *b) {
   const struct plan *p = &c->plan;
   const char *vmid = c->in->vmid ? c->in->vmid : "<vmid>";
@@ -643,6 +658,7 @@ static void write_header(struct ctx *c, struct sbuf *b) {
   else if (p->vcpus % p->n_nodes)
     sb_printf(b, "#  sockets %d x cores %d unchanged: %d vCPUs do not split into %d equal sockets.\n", p->sockets,
               p->cores, p->vcpus, p->n_nodes);
+  write_cpu_note(c->in->vm, b);
   sb_printf(b, "# By hand now:\n"
                "#  1. Proxmox no longer manages these GPUs: bind them to vfio-pci on the host before the VM\n"
                "#     starts (see nccl-numa's docs/proxmox.md, \"Binding the GPUs to vfio-pci\").\n"
