@@ -563,21 +563,22 @@ static void print_init_table(const struct bench *b) {
 }
 
 /* Prints the ratios and the verdict against the targets; returns the number missed. The
- * rule-count ratio is taken on the fastest run of each (interference on a shared machine
- * only ever adds time, so the minimum is the best estimate of the cost itself); the
- * median ratio is printed beside it. */
+ * call ratios are taken on the fastest run of each (interference on a shared machine only
+ * ever adds time, so the minimum is the best estimate of the cost itself); the median
+ * ratios are printed beside them. */
 static int print_verdict(const struct bench *b) {
   const int r1 = 1, r1000 = N_RULE_COUNTS - 1;
   double worst_floor = 0, worst_ratio = 0, worst_cached = 0, worst_first = 0;
   printf("\n## ratios and targets\n\n");
   for (int m = 1; m >= 0; m--) {
     double ours = b->call_ns[r1000][m][0], flo = b->call_ns[r1000][m][2];
+    double floor_ratio = b->call_st[r1000][m][0].lo / b->call_st[r1000][m][2].lo;
     double ratio_med = ours / b->call_ns[r1][m][0];
     double ratio = b->call_st[r1000][m][0].lo / b->call_st[r1][m][0].lo;
-    printf("- %s calls: ours/floor at 1000 rules %.2f (medians); 1000-rule/1-rule %.2f (fastest runs), "
-           "%.2f (medians); linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching", ours / flo,
-           ratio, ratio_med, b->call_ns[r1000][m][1] / ours);
-    if (ours / flo > worst_floor) worst_floor = ours / flo;
+    printf("- %s calls: ours/floor at 1000 rules %.2f (fastest runs), %.2f (medians); 1000-rule/1-rule %.2f "
+           "(fastest runs), %.2f (medians); linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching",
+           floor_ratio, ours / flo, ratio, ratio_med, b->call_ns[r1000][m][1] / ours);
+    if (floor_ratio > worst_floor) worst_floor = floor_ratio;
     if (ratio > worst_ratio) worst_ratio = ratio;
   }
   for (int ri = 0; ri < N_RULE_COUNTS; ri++) {
@@ -585,9 +586,10 @@ static int print_verdict(const struct bench *b) {
     if (b->init_reread[ri].median > worst_first) worst_first = b->init_reread[ri].median;
   }
   int missed = (worst_floor > 3.0) + (worst_ratio > 1.1) + (worst_cached > 5.0) + (worst_first > 1000.0);
-  printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst (%s)\n", worst_floor,
+  printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst, fastest runs (%s)\n", worst_floor,
          worst_floor <= 3.0 ? "met" : "MISSED");
-  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst (%s)\n", worst_ratio, worst_ratio <= 1.1 ? "met" : "MISSED");
+  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst, fastest runs (%s)\n", worst_ratio,
+         worst_ratio <= 1.1 ? "met" : "MISSED");
   printf("- target first init after a write <= 1 ms: %.0f us worst median (%s)\n", worst_first,
          worst_first <= 1000.0 ? "met" : "MISSED");
   printf("- target cached init <= 5 us: %.2f us worst median (%s)\n", worst_cached,
