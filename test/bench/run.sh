@@ -71,12 +71,13 @@ if [ "${BENCH_INSTR:-1}" = 1 ] && command -v valgrind >/dev/null; then
 fi
 
 if [ "${BENCH_DOCS:-0}" = 1 ]; then
+  rev=$(git describe --always --dirty 2>/dev/null || echo '?')   # before the doc itself is rewritten
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   {
     echo "# Benchmarks"
     echo
     echo "Produced by \`BENCH_DOCS=1 make bench${BENCH_ARGS:+ BENCH_ARGS=\"$BENCH_ARGS\"}\` (test/bench/run.sh, test/bench/bench_tuner.c)"
-    echo "on $(date -u +%Y-%m-%d), commit $(git describe --always --dirty 2>/dev/null || echo '?'),"
+    echo "on $(date -u +%Y-%m-%d), commit $rev,"
     echo "$cpu, $(nproc) CPUs, $("$CC" --version | head -1), -O2."
     echo
     echo "The benchmark dlopens the built library (RTLD_NOW|RTLD_LOCAL) and drives ncclTunerPlugin_v5"
