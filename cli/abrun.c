@@ -517,6 +517,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
 int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
   char **bins[NN_AB_MAX_COLLS] = {0};
   int rc = -1, failed = 0;
+  if (o->n_colls < 1) return -1;   /* the option parser never leaves none */
   for (int c = 0; c < o->n_colls; c++) {
     if (!(bins[c] = bench_argv(o, o->colls[c], rd->kind))) goto out;
   }

@@ -363,7 +363,7 @@ int nn_compare_files(int n, char **files, FILE *out, FILE *err) {
             "(NCCL_DEBUG_SUBSYS=INIT,TUNING for the tables)\n", n);
     rc = 1;
   }
-  qsort(s.r, (size_t)s.n, sizeof *s.r, by_comm);
+  if (s.n) qsort(s.r, (size_t)s.n, sizeof *s.r, by_comm);
   int comms = 0, bad = 0;
   for (int i = 0, j; i < s.n; i = j) {
     for (j = i; j < s.n && s.r[j].comm == s.r[i].comm; j++) {}

@@ -287,7 +287,7 @@ int nn_launch_record(const char *rundir, const char *out_path, const char *arm, 
   int n = read_placement(out_path, &p);
   summary[0] = 0;
   if (n < 0) return -1;
-  qsort(p, (size_t)n, sizeof *p, by_rank);
+  if (n > 0) qsort(p, (size_t)n, sizeof *p, by_rank);
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/placement.tsv", rundir);
   FILE *f = fopen(path, "a");
@@ -295,7 +295,8 @@ int nn_launch_record(const char *rundir, const char *out_path, const char *arm, 
     free(p);
     return -1;
   }
-  if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0) fprintf(f, "arm\tseq\tcoll\trank\thost\tpid\tdevice\n");
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && st.st_size == 0) fprintf(f, "arm\tseq\tcoll\trank\thost\tpid\tdevice\n");
   for (int i = 0; i < n; i++)
     fprintf(f, "%s\t%d\t%s\t%d\t%s\t%d\t%d\n", arm, seq, coll, p[i].rank, p[i].host, p[i].pid,
             p[i].device);
