@@ -81,7 +81,11 @@ exec env -i PATH=/usr/bin:/bin HOME="\$HOME" TMPDIR="$T/ompi/\$host" PMIX_MCA_gd
 SH
 chmod +x "$T/fake-ssh"
 printf 'node-a slots=2\nnode-b slots=2\n' > "$T/hostfile"
-MPI="mpirun --oversubscribe --allow-run-as-root --hostfile $T/hostfile --mca plm_rsh_agent $T/fake-ssh -x FAKE_LOG_DIR -x FAKE_MODEL"
+# mpirun as the launcher sees it: a wrapper named mpirun records its arguments, then runs Open MPI's
+mkdir -p "$T/wrap"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" -- >> "%s/mpirun.argv"\nexec %s "$@"\n' "$T" "$(command -v mpirun)" > "$T/wrap/mpirun"
+chmod +x "$T/wrap/mpirun"
+MPI="$T/wrap/mpirun --oversubscribe --allow-run-as-root --hostfile $T/hostfile --mca plm_rsh_agent $T/fake-ssh -x FAKE_LOG_DIR -x FAKE_MODEL"
 # control: without -x, a variable of mpirun's environment does not reach the ranks
 NCCL_NUMA_CONFIG=/control.conf timeout 60 mpirun --oversubscribe --allow-run-as-root --hostfile "$T/hostfile" \
   --mca plm_rsh_agent "$T/fake-ssh" -np 2 sh -c 'echo "${NCCL_NUMA_CONFIG:-unset}"' >"$T/control" 2>&1
@@ -103,6 +107,11 @@ check "mpirun: 4 ranks per run, 2 per node, in every run" \
 check "placement.tsv (mpirun): numa ranks 0,1 on node-a, 2,3 on node-b in both repeats" \
   "[ \"\$(awk -F'\t' '\$1 == \"numa\" {print \$4 \"@\" \$5}' '$T/mpi/placement.tsv' | tr '\n' ' ')\" = '0@node-a 1@node-a 2@node-b 3@node-b 0@node-a 1@node-a 2@node-b 3@node-b ' ]"
 check "mpirun: the report was written" "[ -s '$T/mpi/report.md' ]"
+mcall() { awk -v n="$1" '$0 == "--" {k++; next} k == n - 1' "$T/mpirun.argv" | tr '\n' ' '; }
+check "mpirun argv: your options, then -np 4 --map-by ppr:2:node" "[[ \"\$(mcall 3)\" == '--oversubscribe --allow-run-as-root '*' -x FAKE_MODEL -np 4 --map-by ppr:2:node '* ]]"
+check "mpirun argv (numa arm): -x for the plugin, env plugin and mapping, then the benchmark" \
+  "[[ \"\$(mcall 3)\" == *' -x NCCL_TUNER_PLUGIN '* && \"\$(mcall 3)\" == *' -x NCCL_ENV_PLUGIN '* && \"\$(mcall 3)\" == *' -x NCCL_NUMA_CONFIG $T/tests/all_reduce_perf -b 8 '* ]]"
+check "mpirun argv (stock arm): -x NCCL_TUNER_PLUGIN, no mapping" "[[ \"\$(mcall 2)\" == *' -x NCCL_TUNER_PLUGIN '* && \"\$(mcall 2)\" != *NCCL_NUMA_CONFIG* ]]"
 
 # calibrate through the same launcher: the rules' header says 2 nodes
 export FAKE_LOG_DIR=$T/clog FAKE_MODEL=calibrate
