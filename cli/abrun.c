@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/nccltests.h"
+#include "fileread.h"
 #include "nn_config.h"
 #include "numparse.h"
 
@@ -117,8 +118,17 @@ oom:
 
 /* ---------- the run directory ---------- */
 
+/* Opens a file for reading by the bounded reader's rules (a regular file, never blocks
+ * on a FIFO); callers read a bounded part of it, so any size is accepted. */
+static FILE *open_text(const char *path) {
+  int fd = nn_file_open(AT_FDCWD, path, 0, (size_t)1 << 40, NULL, 0);
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
 static void read_cpu_model(char *buf, size_t size) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = open_text("/proc/cpuinfo");
   char line[512];
   buf[0] = 0;
   if (!f) return;
@@ -382,11 +392,15 @@ static int build_argv(char **av, int cap, char **cmd, const struct nn_ab_opts *o
 
 /* Finds the NCCL version a run printed. */
 static int version_in_output(const char *path, char *text, size_t size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  char *buf = malloc(1 << 20);
-  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-  fclose(f);
+  char *buf = NULL;
+  size_t n = 0;
+  /* the head of the output is enough: the version is printed first */
+  FILE *f = open_text(path);
+  if (f) {
+    buf = malloc(1 << 20);
+    n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+  }
   if (!buf) return 0;
   buf[n] = 0;
   struct nn_nt_result r;
@@ -465,7 +479,7 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
 
 /* The first error line of a failed run's output (else its last line), for the progress line. */
 static void last_line(const char *path, char *buf, size_t size) {
-  FILE *f = fopen(path, "r");
+  FILE *f = open_text(path);
   char line[512];
   int found = 0;
   if (!f) return;

@@ -2,6 +2,7 @@
  * for bare metal / a host (hwloc), for a Proxmox VM's passthrough on its host
  * (--proxmox-vm), or inside the guest from a host-side map (--guest). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "nccl_search.h"
 #include "cli/proxmox.h"
 #include "errbuf.h"
+#include "fileread.h"
 #include "nn_config.h"
 #include "numparse.h"
 
@@ -476,7 +478,9 @@ out_vm:
 
 /* The hostpci number recorded on a host map's gpu line ("# hostpciN"), else the index. */
 static int hostpci_of_line(const char *path, const struct nn_gpu *gpu) {
-  FILE *f = fopen(path, "r");
+  int fd = nn_file_open(AT_FDCWD, path, 0, (size_t)1 << 30, NULL, 0);   /* never a FIFO */
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  if (!f && fd >= 0) close(fd);
   char line[NN_MAX_LINE_BYTES + 2];
   int no = 0, n = gpu->index;
   while (f && fgets(line, sizeof line, f)) {

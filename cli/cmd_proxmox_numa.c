@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "cli/proxmox.h"
 #include "cli/proxmox_numa.h"
 #include "fdio.h"
+#include "fileread.h"
 
 #define PROG "nccl-numa proxmox-numa"
 /* qemu-server serialises config changes with an flock on this file per VM. */
@@ -87,33 +89,14 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
   return -1;
 }
 
-/* Reads the whole config (a regular file within Proxmox's size limit). */
+/* Reads the whole config (a regular file within Proxmox's size limit); st gets its mode. */
 static char *read_config(const char *path, size_t *len, struct stat *st) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    fprintf(stderr, PROG ": %s: cannot open: %s\n", path, strerror(errno));
-    return NULL;
-  }
-  if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_size > (off_t)NN_PVE_MAX_FILE) {
-    fprintf(stderr, PROG ": %s: not a regular file of at most %u bytes\n", path, NN_PVE_MAX_FILE);
-    close(fd);
-    return NULL;
-  }
-  char *buf = malloc((size_t)st->st_size + 1);
-  size_t got = 0;
-  ssize_t n = 1;
-  while (buf && n > 0 && got < (size_t)st->st_size) {
-    n = read(fd, buf + got, (size_t)st->st_size - got);
-    if (n > 0) got += (size_t)n;
-  }
-  close(fd);
-  if (!buf || n < 0) {
-    fprintf(stderr, PROG ": %s: cannot read: %s\n", path, buf ? strerror(errno) : "out of memory");
-    free(buf);
-    return NULL;
-  }
-  buf[got] = 0;
-  *len = got;
+  char err[PATH_MAX + 128], *buf = NULL;
+  int fd = nn_file_open(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, err, sizeof err);
+  if (fd >= 0 && fstat(fd, st)) snprintf(err, sizeof err, "%s: cannot stat: %s", path, strerror(errno));
+  else if (fd >= 0 && !nn_file_read_fd(fd, path, NN_PVE_MAX_FILE, &buf, len, err, sizeof err)) err[0] = 0;
+  if (fd >= 0) close(fd);
+  if (!buf) fprintf(stderr, PROG ": %s\n", err);
   return buf;
 }
 
@@ -182,17 +165,10 @@ static int vm_locked(const char *text, char *why, size_t size) {
 
 /* Whether the file at path holds exactly `text` (a missing file does not). */
 static int same_content(const char *path, const char *text, size_t len) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) return 0;
-  int same = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size == (off_t)len;
-  char buf[65536];
-  for (size_t at = 0; same && at < len;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0 || (size_t)n > len - at || memcmp(buf, text + at, (size_t)n)) same = 0;
-    else at += (size_t)n;
-  }
-  close(fd);
+  char *buf = NULL;
+  size_t got = 0;
+  int same = !nn_file_read(AT_FDCWD, path, 0, len, &buf, &got, NULL, 0) && got == len && !memcmp(buf, text, len);
+  free(buf);
   return same;
 }
 

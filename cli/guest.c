@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/discover.h"
+#include "fileread.h"
 #include "numparse.h"
 
 int nn_guest_config_port_number(const unsigned char *cfg, size_t len) {
@@ -62,12 +63,15 @@ int nn_guest_hostpci(const struct nn_guest_pci *p, const char **method, char *no
 
 /* Reads a small sysfs file into buf (NUL-terminated, trailing newline cut). */
 static int read_small(const char *path, char *buf, size_t size) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, size - 1);
-  close(fd);
-  if (n < 0) return -1;
-  buf[n] = 0;
+  char *text = NULL;
+  size_t len = 0;
+  /* sysfs attributes say 4096 bytes whatever they hold: cap at a page or more, keep what fits */
+  if (nn_file_read(AT_FDCWD, path, 0, size > 65536 ? size : 65536, &text, &len, NULL, 0)) return -1;
+  if (len > size - 1) len = size - 1;
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  free(text);
+  ssize_t n = (ssize_t)len;
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = 0;
   return 0;
 }
@@ -118,9 +122,11 @@ static void read_port(struct nn_guest_pci *p, const char *real, const char *self
   if (find_root_port(real, self, dir, sizeof dir, &p->port)) return;
   p->has_port = 1;
   snprintf(path, sizeof path, "%s/config", dir);
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  ssize_t n = fd < 0 ? -1 : read(fd, cfg, sizeof cfg);
-  if (fd >= 0) close(fd);
+  char *space = NULL;
+  size_t got = 0;
+  ssize_t n = nn_file_read(AT_FDCWD, path, 0, sizeof cfg, &space, &got, NULL, 0) ? -1 : (ssize_t)got;
+  if (space) memcpy(cfg, space, got);
+  free(space);
   if (n < 0) {
     snprintf(p->port_note, sizeof p->port_note, "root port config space unreadable");
     return;

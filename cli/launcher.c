@@ -2,6 +2,7 @@
 #include "cli/launcher.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <wordexp.h>
 
 #include "errbuf.h"
+#include "fileread.h"
 #include "numparse.h"
 
 #define NN_LAUNCH_MAX_NODES 65536
@@ -199,10 +201,19 @@ int nn_launch_write(const struct nn_launch *l, const char *rundir) {
   return fclose(f);
 }
 
+/* Opens a file of a run directory for reading by the bounded reader's rules: a run
+ * directory is shared, and `calibrate --from` reads someone else's (never a FIFO). */
+static FILE *open_run_file(const char *path) {
+  int fd = nn_file_open(AT_FDCWD, path, NN_FILE_NOFOLLOW, 64u << 20, NULL, 0);
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
 int nn_launch_nodes(const char *rundir) {
   char path[PATH_MAX], line[256];
   snprintf(path, sizeof path, "%s/launch", rundir);
-  FILE *f = fopen(path, "r");
+  FILE *f = open_run_file(path);
   int nodes = 1;
   while (f && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
@@ -255,7 +266,7 @@ static void summarize(const struct placement *p, int n, char *buf, size_t size) 
 
 /* The distinct ranks listed in a run's output; malloc'd in *out. */
 static int read_placement(const char *out_path, struct placement **out) {
-  FILE *f = fopen(out_path, "r");
+  FILE *f = open_run_file(out_path);
   if (!f) return -1;
   struct placement *p = NULL, cur;
   int n = 0, cap = 0;

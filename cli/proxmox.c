@@ -20,33 +20,13 @@
 #include <unistd.h>
 
 #include "cli/text.h"
+#include "fileread.h"
 
 #define LINE_MAX_BYTES 4096
 
-/* Reads a regular file of at most `cap` bytes; rejects NUL bytes. */
+/* Reads a regular file of at most NN_PVE_MAX_FILE bytes (the one bounded reader). */
 static int read_text(const char *path, char **buf, size_t *len, char *err, size_t err_size) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) {
-    snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-    return -1;
-  }
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)NN_PVE_MAX_FILE) {
-    snprintf(err, err_size, "%s: not a regular file of at most %u bytes", path, NN_PVE_MAX_FILE);
-    close(fd);
-    return -1;
-  }
-  *buf = malloc((size_t)st.st_size + 1);
-  ssize_t n = *buf ? read(fd, *buf, (size_t)st.st_size) : -1;
-  close(fd);
-  if (n < 0) {
-    snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
-    free(*buf);
-    return -1;
-  }
-  (*buf)[n] = 0;
-  *len = (size_t)n;
-  return 0;
+  return nn_file_read(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, buf, len, err, err_size) ? -1 : 0;
 }
 
 /* Line iterator over a buffer: copies the next line (CR stripped) into `line`. */

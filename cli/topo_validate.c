@@ -14,6 +14,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include "fileread.h"
 #include "topo_xml.h"
 
 /* ---------------------------------------------------------------- findings */
@@ -731,40 +732,12 @@ int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
   return rep->errors;
 }
 
-/* Reads at most cap bytes of a regular file; returns a malloc'd buffer or NULL. */
+/* Reads a regular file of at most NN_TOPO_VALIDATE_MAX_BYTES (the one bounded reader);
+ * returns a malloc'd buffer, or NULL with the reason reported. */
 static char *read_capped(const char *path, size_t *len, struct nn_topo_report *rep) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    rep_add(rep, 0, 0, "cannot open: %s", strerror(errno));
-    return NULL;
-  }
-  struct stat st;
-  char *buf = NULL;
-  if (fstat(fd, &st)) rep_add(rep, 0, 0, "cannot stat: %s", strerror(errno));
-  else if (!S_ISREG(st.st_mode)) rep_add(rep, 0, 0, "not a regular file: refused");
-  else if ((unsigned long long)st.st_size > NN_TOPO_VALIDATE_MAX_BYTES)
-    rep_add(rep, 0, 0, "%lld bytes, larger than the %u-byte limit: refused", (long long)st.st_size,
-            NN_TOPO_VALIDATE_MAX_BYTES);
-  else if (!(buf = malloc(NN_TOPO_VALIDATE_MAX_BYTES + 1))) rep_add(rep, 0, 0, "out of memory");
-  size_t n = 0;
-  while (buf && n <= NN_TOPO_VALIDATE_MAX_BYTES) {
-    ssize_t r = read(fd, buf + n, NN_TOPO_VALIDATE_MAX_BYTES + 1 - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      rep_add(rep, 0, 0, "cannot read: %s", strerror(errno));
-      free(buf);
-      buf = NULL;
-    }
-    if (r <= 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  if (buf && n > NN_TOPO_VALIDATE_MAX_BYTES) {   /* it grew while we read */
-    rep_add(rep, 0, 0, "larger than the %u-byte limit: refused", NN_TOPO_VALIDATE_MAX_BYTES);
-    free(buf);
-    buf = NULL;
-  }
-  *len = n;
+  char *buf = NULL, why[512];
+  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, NN_TOPO_VALIDATE_MAX_BYTES, &buf, len, why, sizeof why))
+    rep_add(rep, 0, 0, "%s", why);
   return buf;
 }
 

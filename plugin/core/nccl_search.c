@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "fileread.h"
 #include "topology.h"
 
 /* NCCL's patterns (src/include/graph.h) */
@@ -580,14 +581,18 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
 
 /* ---- sysfs ---- */
 
+/* A small sysfs attribute (they say 4096 bytes whatever they hold): what fits in buf. */
 static int read_text(const char *path, char *buf, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return -1;
-  ssize_t n;
-  do n = read(fd, buf, size - 1); while (n < 0 && errno == EINTR);
-  close(fd);
-  if (n <= 0) return -1;
+  char *text = NULL;
+  size_t n = 0;
+  if (nn_file_read(AT_FDCWD, path, 0, 65536, &text, &n, NULL, 0) || n == 0) {
+    free(text);
+    return -1;
+  }
+  if (n > size - 1) n = size - 1;
+  memcpy(buf, text, n);
   buf[n] = 0;
+  free(text);
   return 0;
 }
 

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileread.h"
+
 /* The thread's active recording. A pthread key rather than _Thread_local: TLS in a
  * dlopen'd library would make the plugin depend on the dynamic loader's __tls_get_addr. */
 static pthread_key_t g_record_key;
@@ -48,15 +50,6 @@ int nn_file_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) 
          a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-static const char *file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  return "not a regular file";
-}
-
 /* Reads up to want + 1 bytes: one byte more than fstat promised means the file grew. */
 static ssize_t read_upto(int fd, char *buf, size_t want) {
   size_t got = 0;
@@ -80,7 +73,7 @@ static int read_once(int fd, const char *path, size_t max, char **buf, size_t *l
   }
   key_from_stat(&st, key);
   if (!S_ISREG(st.st_mode)) {
-    snprintf(err, errsz, "%s: cannot open: %s, not a regular file", path, file_kind(st.st_mode));
+    snprintf(err, errsz, "%s: cannot open: %s, not a regular file", path, nn_file_kind(st.st_mode));
     return -1;
   }
   if ((uint64_t)st.st_size > max) {

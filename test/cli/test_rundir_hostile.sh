@@ -127,6 +127,10 @@ else
   echo "note: mknod not permitted here: the device node case was not run"
 fi
 mkrun "$R"
+mkfifo "$R/launch"   # optional (ab --launcher writes it): a FIFO is ignored, never waited on
+nn_run $L calibrate --from "$R"
+check "calibrate --from: a FIFO as launch: no hang" "[ $rc -ne 124 ]"
+mkrun "$R"
 mv "$R/runs" "$T/elsewhere" && ln -s "$T/elsewhere" "$R/runs"
 nn_run $L report --no-plot "$R"
 expect_rc 1 "runs/ a link out of the run directory"

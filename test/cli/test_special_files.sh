@@ -38,6 +38,10 @@ unset HWLOC_XMLFILE
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\ncpu vendor=GenuineIntel\n' >"$T/intel.conf"
 nn_run $L topo --config "$T/intel.conf" --cpuinfo "$T/fifo"
 check "topo --cpuinfo FIFO: no hang" "[ $rc -ne 124 ]"
+refused "proxmox-numa --vm FIFO" "$T/fifo: cannot open: a FIFO, not a regular file: refused" proxmox-numa --vm "$T/fifo"
+refused "discover --proxmox-vm FIFO" "$T/fifo: cannot open: a FIFO, not a regular file: refused" discover --proxmox-vm "$T/fifo"
+refused "discover --guest --host-map FIFO" "$T/fifo: cannot open: a FIFO, not a regular file" discover --guest --host-map "$T/fifo"
+refused "topo --validate /dev/zero" "/dev/zero: cannot open: a character device, not a regular file: refused" topo --validate /dev/zero
 refused "check-config of a FIFO" "$T/fifo: cannot open: a FIFO, not a regular file" check-config "$T/fifo"
 
 nn_finish "special files refused without hanging"
