@@ -117,7 +117,7 @@ static int find_root_port(const char *real, const char *self, char *port_dir, si
 
 static void read_port(struct nn_guest_pci *p, const char *real, const char *self) {
   char dir[PATH_MAX], path[PATH_MAX + 16];
-  unsigned char cfg[4096];
+  unsigned char cfg[4096] = {0};
   p->port_number = -1;
   if (find_root_port(real, self, dir, sizeof dir, &p->port)) return;
   p->has_port = 1;

@@ -24,6 +24,13 @@ static void copy(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src);
 }
 
+/* Text from a run directory is printed to a terminal and into report.md: its control
+ * characters (a terminal escape sequence, say) become '?'; newlines and tabs stay. */
+static void printable(char *s) {
+  for (unsigned char *p = (unsigned char *)s; *p; p++)
+    if ((*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') || *p == 0x7f) *p = '?';
+}
+
 static char *join(const char *dir, const char *name) {
   size_t n = strlen(dir) + strlen(name) + 2;
   char *p = malloc(n);
@@ -228,6 +235,7 @@ static char *next_line(char **cursor) {
 static int read_meta(int dfd, struct nn_rundir *rd, char *err, size_t errsz) {
   char *buf = read_rundir_file(dfd, rd, "meta", MAX_META_BYTES, err, errsz);
   if (!buf) return -1;
+  printable(buf);
   int lineno = 0, rc = 0;
   char *cursor = buf;
   for (char *line; (line = next_line(&cursor));) {
@@ -373,6 +381,8 @@ static int add_rows(struct nn_series *s, const struct nn_nt_result *r, int max_v
     s->ranks = r->n_gpus * (r->n_threads ? r->n_threads : 1);
   if (!s->device[0]) copy(s->device, sizeof s->device, r->device_name);
   if (!s->nccl[0]) copy(s->nccl, sizeof s->nccl, r->nccl_version);
+  printable(s->device);
+  printable(s->nccl);
   return 0;
 }
 

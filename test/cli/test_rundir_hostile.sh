@@ -63,6 +63,13 @@ else
   echo "note: gnuplot missing: the script was checked, not run"
 fi
 
+# --- terminal escapes in meta's free text never reach the terminal or report.md
+mkrun "$R" "$(printf 'vm\033]0;pwned\007\033[2J')"
+nn_run $L report --no-plot "$R"
+expect_rc 0 "report with escape sequences in the host name"
+check "escape sequences: none printed, none in report.md" \
+  "! grep -q \$'\\033' '$tmp/out' && ! grep -q \$'\\033' '$R/report.md' && grep -qF 'vm?]0;pwned??[2J' '$R/report.md'"
+
 # --- 2. names outside letters, digits, _ . - are refused, naming the line
 mkrun "$R"
 sed -i "s/^arm ring.ll /arm ring'll /" "$R/meta"

@@ -16,7 +16,7 @@ FILES=${LINT_FILES:-$(git ls-files -co --exclude-standard -- 'plugin/*.c' 'cli/*
 INCLUDES=(-Iinclude -Iplugin/abi -I. -Itest/unit -Itest/abi -Itest/stress
   "-DNN_VERSION=\"$(cat VERSION)\"")   # as the Makefile passes it
 # shellcheck disable=SC2207
-EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null))
+EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null) -DNN_VERSION=\"lint\")
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 status=0
@@ -24,7 +24,7 @@ status=0
 if command -v cppcheck >/dev/null; then
   # shellcheck disable=SC2086
   cppcheck --std=c11 --enable=warning,performance,portability --inline-suppr --quiet \
-    --suppressions-list=test/lint/cppcheck-suppressions.txt -D_GNU_SOURCE -D__GNUC__ "${INCLUDES[@]}" \
+    --suppressions-list=test/lint/cppcheck-suppressions.txt -D_GNU_SOURCE -D__GNUC__ -DNN_VERSION=\"lint\" "${INCLUDES[@]}" \
     --template='{file}:{line}: cppcheck {severity}: {message} [{id}]' $FILES 2>"$OUT/cppcheck.txt"
   n=$(grep -c 'cppcheck' "$OUT/cppcheck.txt")
   cat "$OUT/cppcheck.txt"
