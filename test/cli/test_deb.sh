@@ -79,6 +79,18 @@ else
   check "real NCCL uses the installed plugin (test/nccl/run_smoke.sh $SO)" "[ $src -eq 0 ] && grep -q 'passed: .*$SO' <<<\"\$smoke\"" || echo "$smoke" | tail -n 20
 fi
 
+# NCCL_ENV_PLUGIN=numa: NCCL opens libnccl-env-numa.so from the library path, which is
+# the package's link (here the fresh root's library directory is the only place with it).
+if [ $src -ne 77 ] && ! ldconfig -p 2>/dev/null | grep -q libnccl-env-numa; then
+  printf 'env NCCL_SOCKET_IFNAME=lo\n' > "$tmp/byname.conf"
+  byname=$(env -u NCCL_SOCKET_IFNAME -u NCCL_TOPO_FILE -u NCCL_DEBUG_SUBSYS XDG_RUNTIME_DIR="$tmp" \
+    LD_LIBRARY_PATH="$R/usr/lib/$ma${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NCCL_ENV_PLUGIN=numa \
+    NCCL_NUMA_CONFIG="$tmp/byname.conf" NCCL_DEBUG=INFO build/tools/nccl_smoke 2>&1)
+  check "NCCL_ENV_PLUGIN=numa loads the installed plugin by its libnccl-env-numa.so name" \
+    "grep -q 'ENV/Plugin: Using nccl-numa' <<<\"\$byname\" && grep -q 'nccl-numa $version: env plugin' <<<\"\$byname\" && grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<\"\$byname\"" ||
+    echo "$byname" | tail -n 15
+fi
+
 # ---- purge: nothing of it left
 dpk --purge nccl-numa >"$tmp/purge.out" 2>&1
 check "dpkg --purge" "[ $? -eq 0 ]" || cat "$tmp/purge.out"
