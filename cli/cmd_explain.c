@@ -116,8 +116,10 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
   struct nn_topo_verdict v;
   nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
   nn_ncclver_print(stdout, "topology:     ", ver, &v, NULL);
-  printf("              (CPU %s family %d model %d%s; modelled socket link %.0f GB/s)\n", cpu.vendor,
-         cpu.family, cpu.model, cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", v.link_gbps);
+  char link[64] = "one CPU node: no socket link";
+  if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled socket link %.0f GB/s", v.link_gbps);
+  printf("              (CPU %s family %d model %d%s; %s)\n", cpu.vendor, cpu.family, cpu.model,
+         cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", link);
   print_protocols(v.rel, v.sm);
   if (cfg->pci_latency_us > 0) {
     char why[200];

@@ -117,9 +117,10 @@ static void print_verdict(const struct topo_args *a, const struct nn_config *cfg
   struct nn_topo_verdict v;
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
-  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s, modelled CPU link %.0f GB/s\n",
-          nn_topo_mode_name(v.mode), v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from cpuinfo)" : "",
-          v.link_gbps);
+  char link[64] = "one CPU node: no socket link";
+  if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
+  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s, %s\n", nn_topo_mode_name(v.mode),
+          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from cpuinfo)" : "", link);
 }
 
 /* Temporary file next to `path`, then rename: readers never see half a file. */
