@@ -29,18 +29,23 @@ CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(sort $(wildcard plugin/abi/*.c plugin/core/*.c plugin/util/*.c))
+ABI_SRC := $(sort $(wildcard plugin/abi/*.c))
+CORE_SRC := $(sort $(wildcard plugin/core/*.c plugin/util/*.c))
+LIB_SRC := $(ABI_SRC) $(CORE_SRC)
 CLI_SRC := $(sort $(wildcard cli/*.c))
 CLI_MAIN := cli/main.c
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+ABI_OBJ := $(ABI_SRC:%.c=$(BUILD)/obj/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(filter-out $(BUILD)/obj/$(CLI_MAIN:.c=.o),$(CLI_SRC:%.c=$(BUILD)/obj/%.o))
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 SO := $(BUILD)/libnccl-tuner-numa.so
 CLI := $(BUILD)/nccl-numa
 CORE_A := $(BUILD)/libnn-core.a
+ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
 .PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb
@@ -50,7 +55,12 @@ $(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
 
-$(CORE_A): $(LIB_OBJ)
+# The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
+# adapters and front ends (plugin/abi) are an archive of their own over it.
+$(CORE_A): $(CORE_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(ABI_A): $(ABI_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 $(CLI_A): $(CLI_OBJ)
@@ -64,9 +74,9 @@ $(SO): $(LIB_OBJ) plugin/abi/exports.map
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
-$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(CORE_A) test/unit/nn_test.h
+$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) test/unit/nn_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(CORE_A) \
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
 		$(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
 unit-bins: $(UNIT_BIN)
@@ -165,7 +175,7 @@ bench:
 clean:
 	rm -rf build
 
-# ---- release checks (issue 5): compatibility, fuzzing, stress and leaks, static analysis.
+# ---- release checks: compatibility, fuzzing, stress and leaks, static analysis.
 # `make bench` is above. Each script documents its variables (BUILD is passed through).
 .PHONY: compat stress
 compat:

@@ -1,7 +1,7 @@
 /* check.c - `nccl-numa check` diagnosis; see check.h.
  *
- * NCCL facts relied on (../shared/docs/nccl-plugin-abi.md sections 8 and the
- * contract notes 21-26): NCCL_TOPO_FILE (asked through the env plugin, so the
+ * NCCL facts relied on (NCCL 2.28.9: src/graph/topo.cc, xml.cc, search.cc):
+ * NCCL_TOPO_FILE (asked through the env plugin, so the
  * real environment wins over what nccl-numa serves) is read before NCCL's own
  * detection; without it NCCL reads the virtualTopology.xml that
  * nvidia-topologyd writes, when present; a file that exists but does not parse

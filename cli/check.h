@@ -2,7 +2,7 @@
  * check.h - `nccl-numa check`: diagnoses the machine it runs on (bare metal or a
  * guest) as a person would: its NVIDIA GPUs and their sysfs numa_node, the OS's
  * NUMA nodes, topology files NCCL will read, whether the mapping matches the
- * machine, NCCL's socket-link hazard (contract notes 22, 23, 26), GPU peer
+ * machine, NCCL's socket-link hazard (see topology.h), GPU peer
  * access when a driver is there, and what to do next.
  */
 #ifndef NCCL_NUMA_CLI_CHECK_H

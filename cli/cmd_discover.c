@@ -151,7 +151,7 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
   return 0;
 }
 
-/* ---- compute capability (contract note 25) ---- */
+/* ---- compute capability (sm=, from the CUDA driver when it can tell) ---- */
 
 struct sm_source {
   struct nn_cudaprobe *probe;

@@ -2,8 +2,8 @@
  * cudaprobe.h - what the CUDA driver can tell the CLI about GPUs, by PCI bus id.
  *
  * libcuda.so.1 is dlopen'd, never linked: the CLI must run on machines without
- * a driver (the Proxmox host, CI). Used for `sm=` on discovered gpu lines
- * (contract note 25) and for peer access in `check`.
+ * a driver (the Proxmox host, CI). Used for `sm=` on discovered gpu lines (the
+ * topology verdict depends on the compute capability) and for peer access in `check`.
  */
 #ifndef NCCL_NUMA_CLI_CUDAPROBE_H
 #define NCCL_NUMA_CLI_CUDAPROBE_H

@@ -8,7 +8,7 @@
  *
  * Inside a Proxmox q35 guest with pcie=1 each passed-through device sits alone
  * behind its own root port, and the port tells which hostpci entry it is (facts
- * from issue 3, which cites qemu-server 9.x; see nn_guest_hostpci_from_port_address):
+ * from qemu-server 9.x, PVE/QemuServer/PCI.pm; see nn_guest_hostpci_from_port_address):
  * hostpci0-3 behind ich9-pcie-port-1..4 at 00:1c.0-3, hostpci4-11 behind
  * ich9-pcie-port-5..12 at 00:10.0-7, hostpci12-15 behind ports 13..16 at
  * 00:11.0-3; each port's PCIe port number (LnkCap bits 31:24) is hostpci + 1.

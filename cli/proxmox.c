@@ -1,7 +1,6 @@
 /* proxmox.c - Proxmox VM configs and the cluster PCI mapping; see proxmox.h.
  *
- * Relied on (summaries in ../shared/docs/ecosystem-facts.md and issue 3, from
- * qemu-server's PVE/QemuServer/PCI.pm, pve-guest-common's PVE/Mapping/PCI.pm
+ * Relied on (from qemu-server's PVE/QemuServer/PCI.pm, pve-guest-common's PVE/Mapping/PCI.pm
  * and pve-docs' qm.adoc): hostpci ids are `[domain:]bus:dev[.func]`, several
  * joined by `;`; the default key of a hostpci value is `host`; `host` and
  * `mapping` exclude each other; PCI.pm's device choice at VM start first marks

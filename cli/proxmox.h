@@ -1,9 +1,8 @@
 /*
  * proxmox.h - Proxmox VE configuration read by the host-side steps.
  *
- * Two files (formats checked against ../shared/docs/ecosystem-facts.md and issue 3,
- * which summarise qemu-server's PVE/QemuServer/PCI.pm, pve-guest-common's
- * PVE/Mapping/PCI.pm and the pve-docs):
+ * Two files (formats as qemu-server's PVE/QemuServer/PCI.pm, pve-guest-common's
+ * PVE/Mapping/PCI.pm and the pve-docs define them):
  *  - a VM config, /etc/pve/qemu-server/<vmid>.conf: `key: value` lines; the
  *    current configuration ends at the first `[section]` (snapshots, pending);
  *    passthrough is `hostpciN: [host=]<id[;id...]>[,pcie=1][,mapping=<name>][,...]`
@@ -12,7 +11,7 @@
  *    mapping, a line with its name, then indented property lines, among them
  *    `map node=<node>,path=<id[;id...]>,id=<vendor:device>[,...]`, one per device
  *    and node; a blank line ends the section.
- * The API keeps everything a later consumer (proxmox-numa, issue 6) needs: per
+ * The API keeps everything a later consumer (proxmox-numa) needs: per
  * hostpci entry its index, ids, pcie flag, mapping name and raw text; for the VM
  * machine type, sockets, cores, memory, numa, numaN lines and args.
  */

@@ -2,7 +2,7 @@
  * see proxmox_numa.h.
  *
  * Proxmox facts relied on (qemu-server: PVE/QemuServer.pm, PVE/QemuServer/PCI.pm,
- * PVE/QemuServer/Memory.pm; summaries in ../shared/docs/ecosystem-facts.md):
+ * PVE/QemuServer/Memory.pm):
  *  - config keys are `^[a-z][a-z_-]*\d*:`; Proxmox writes them sorted; `#` lines
  *    of the current config are the VM's description (Notes) and are written back
  *    at the top; `[name]` starts a snapshot, `[PENDING]` pending changes;

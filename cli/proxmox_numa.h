@@ -12,7 +12,7 @@
  * config text, so every rule is unit-testable; reading, writing and diffing
  * files is cmd_proxmox_numa.c's job.
  *
- * The rules (issue 6):
+ * The rules:
  *  - every hostpciN entry that resolves (host= or mapping=, Proxmox's
  *    assignment order, nn_pve_assign) to an NVIDIA GPU (hwloc: vendor 0x10de,
  *    class 0x03xx) is removed; guest node K = K-th host NUMA node holding such

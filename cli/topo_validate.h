@@ -1,6 +1,8 @@
 /*
  * topo_validate.h - checks an existing NCCL topology XML (NCCL_TOPO_FILE) against
- * the rules of NCCL's own small parser (ABI doc section 8) and, optionally,
+ * the rules of NCCL's own small parser (NCCL 2.28.9 src/graph/xml.cc: no declaration,
+ * no tabs between elements, an element's attributes on one line, names and values of
+ * at most 255 bytes, 16 attributes and 128 children) and, optionally,
  * against a mapping (CLI only; libxml2 is linked directly).
  *
  * The file is untrusted: it is size-capped, must be a regular file, and is parsed

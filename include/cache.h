@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "config_source.h"
-#include "nccl_abi.h"
+#include "log.h"
 #include "nn_config.h"
 #include "policy.h"
 
@@ -31,7 +31,7 @@ struct nn_cfgver;
  * nn_config_resolve (config_source.h). Reads the files again when they changed; when they kept
  * changing during the reads, WARNs through `logger` (NULL: see log.h) once until a new
  * version is published. Returns NULL only when out of memory. */
-struct nn_cfgver *nn_cache_acquire(nn_ncclDebugLogger_t logger);
+struct nn_cfgver *nn_cache_acquire(const struct nn_logger *logger);
 
 /* Adds a reference to `v` (NULL is accepted) and returns it. */
 struct nn_cfgver *nn_cfgver_ref(struct nn_cfgver *v);
@@ -52,7 +52,7 @@ int nn_cfgver_claim_warning(struct nn_cfgver *v);
 
 /* For a rejected version, once per version (shared by the tuner and the env plugin): one
  * WARN line per problem ("FILE:LINE: problem"), then "config PATH rejected: <consequence>". */
-void nn_cfgver_warn_rejected(struct nn_cfgver *v, nn_ncclDebugLogger_t logger, const char *consequence);
+void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger, const char *consequence);
 
 /* The compiled policy for a communicator shape, shared by every communicator of that
  * shape on this version; owned by the version. NULL when out of memory. */

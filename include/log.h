@@ -1,19 +1,33 @@
 /*
- * log.h - messages of the plugin: through NCCL's logger when NCCL gave one, else to
- * stderr only when NCCL_DEBUG is set (env plugin v1 has no logger). Never call these
- * per collective: NCCL's logger takes a global mutex.
+ * log.h - messages of the plugin, through the core's own logger type: the front ends
+ * adapt NCCL's logger to it (plugin/abi/nccl_log.h), so the core knows no NCCL ABI.
+ * Without a logger (env plugin v1 has none) messages go to stderr, only when NCCL_DEBUG
+ * is set. Never call these per collective: NCCL's logger takes a global mutex.
  */
 #ifndef NCCL_NUMA_LOG_H
 #define NCCL_NUMA_LOG_H
 
-#include "nccl_abi.h"
+#include <stddef.h>
 
-/* One INFO line with the given NCCL subsystem flags (NN_NCCL_INIT, NN_NCCL_TUNING, ...). */
-void nn_log_info(nn_ncclDebugLogger_t logger, unsigned long flags, const char *fmt, ...)
+/* How serious a line is. */
+enum nn_log_level { NN_LOG_WARN = 1, NN_LOG_INFO = 2 };
+
+/* Which part of the plugin speaks (a set of these; NCCL_DEBUG_SUBSYS filters INFO lines). */
+enum nn_log_subsys { NN_LOG_INIT = 0x1, NN_LOG_ENV = 0x2, NN_LOG_TUNING = 0x4 };
+
+/* Where lines go: `line` gets one finished message (no newline) with its level and
+ * subsystems. */
+struct nn_logger {
+  void (*line)(const struct nn_logger *self, int level, unsigned subsys, const char *msg);
+};
+
+/* One INFO line for the given subsystems (NN_LOG_INIT, NN_LOG_TUNING, ...). NULL logger:
+ * stderr when NCCL_DEBUG is INFO or TRACE. */
+void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* One WARN line. */
-void nn_log_warn(nn_ncclDebugLogger_t logger, const char *fmt, ...)
+/* One WARN line (subsystem INIT). NULL logger: stderr when NCCL_DEBUG is set. */
+void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Appends one line (a JSON object, newline added) to `path`, opened O_APPEND without

@@ -36,12 +36,15 @@ unsigned nn_policy_coll_mask(const struct nn_policy *p);
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels);
 
-/* Tuner v2 (no cost table, NCCL 2.21 runs what it is given unchecked): only rules that
- * name both algorithm and protocol in the safe set (ring x {ll, simple}; tree x {ll,
- * simple} for allreduce) are possible (contract note 16). Writes *algo, *proto and, when
- * the rule sets it, *n_channels. Returns the rule index or -1. */
-int nn_policy_apply_v2(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                       int *algo, int *proto, int *n_channels);
+/* Whether `algo` x `proto` may be chosen for collective `coll` when NCCL gives no cost
+ * table to say what is enabled: what the caller (an ABI adapter) knows of its release. */
+typedef int (*nn_choice_allowed_fn)(int coll, int algo, int proto);
+
+/* Without a cost table: only rules naming both algorithm and protocol that `allowed`
+ * accepts are possible. Writes *algo, *proto and, when the rule sets it, *n_channels.
+ * Returns the rule index or -1 (nothing written). */
+int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                          nn_choice_allowed_fn allowed, int *algo, int *proto, int *n_channels);
 
 /* The rule that would fire for a table in which `table` marks enabled entries (>= 0),
  * without changing anything: for `explain`. Returns the rule index or -1. */

@@ -1,6 +1,7 @@
 /*
  * privdir.h - the private per-user directory and atomic, content-addressed files
- * in it (contract note 20).
+ * in it: every rank of a job writes the same content to the same name, so they all
+ * converge on one file, and no other user can plant or swap it.
  *
  * The directory is $XDG_RUNTIME_DIR/nccl-numa when XDG_RUNTIME_DIR is set and
  * absolute, else ${TMPDIR:-/tmp}/nccl-numa-<euid> (TMPDIR only when absolute). It

@@ -1,8 +1,11 @@
 /*
- * topo_xml.h - the NCCL topology XML generated from a mapping (ABI doc section 8,
- * contract notes 19 and 21).
+ * topo_xml.h - the NCCL topology XML generated from a mapping: one <cpu> per NUMA node
+ * with GPUs, ascending numaid, its <pci> children in GPU-index order with busid and
+ * class only (NCCL fills link speed and width for the local GPU from sysfs), in the
+ * form NCCL's small parser reads (NCCL 2.28.9 src/graph/xml.cc, xml.h).
  *
- * The plugin must not depend on libxml2 at link time (note 19): the library is
+ * The plugin must not depend on libxml2 at link time (NCCL loads the plugin with
+ * RTLD_NOW and mentions a missing library only at INFO level): the library is
  * dlopen'd on first use ("libxml2.so.2", then "libxml2.so.16") and every call goes
  * through a function table filled once, under pthread_once. When it cannot be
  * loaded, generation fails with a reason starting "libxml2 not found" that the
@@ -31,7 +34,7 @@
 /* NCCL's parser keeps at most 255 bytes per name or value including the byte that
  * ends it, so 253 characters is the longest value it reads back intact. */
 #define NN_TOPO_XML_MAX_VALUE 253
-/* NCCL's limits per element (ABI doc section 8). */
+/* NCCL's limits per element (MAX_ATTR_COUNT, MAX_SUBS in NCCL 2.28.9 src/graph/xml.h). */
 #define NN_TOPO_XML_MAX_ATTRS 16
 #define NN_TOPO_XML_MAX_CHILDREN 128
 

@@ -60,7 +60,7 @@ run_case gpu/kit-rehearsal bash test/gpu/test_kit_rehearsal.sh
 run_case gpu/driver-build bash test/gpu/build_driver.sh
 run_case gpu/kit bash test/gpu/run.sh
 
-# Release checks (issue 5): leaks and races under load, a short fuzz pass over every
+# Release checks: leaks and races under load, a short fuzz pass over every
 # target (regressions replayed first), static analysis, and real NCCL releases when cached.
 run_case release/stress make -s stress
 run_case release/fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" make -s fuzz

@@ -12,6 +12,7 @@
 #include "cudrv.h"
 #include "log.h"
 #include "nccl_model.h"
+#include "nccl_log.h"
 #include "nn_version.h"
 #include "privdir.h"
 #include "topo_xml.h"
@@ -85,7 +86,7 @@ static int runtime_sm_if_needed(const struct nn_config *cfg) {
 
 /* The name NCCL opens for a stored file's descriptor; NULL (fd closed) when /proc does not
  * lead back to it: the file is then not served at all rather than served by a name. */
-static int serve_descriptor(int fd, const char *stored, struct nn_topo *t, nn_ncclDebugLogger_t logger) {
+static int serve_descriptor(int fd, const char *stored, struct nn_topo *t, const struct nn_logger *logger) {
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
   struct stat a, b;
@@ -111,7 +112,7 @@ static int topo_intact(const struct nn_topo *t) {
 
 /* Runs without g_env.lock: it reads sysfs and cpuinfo and writes the topology file.
  * Fills t (path NULL: nothing served). */
-static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_ncclDebugLogger_t logger,
+static void generate_topo(const struct nn_config *cfg, const char *cfg_path, const struct nn_logger *logger,
                           struct nn_topo *t) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
@@ -127,7 +128,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_
   nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
   nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
   if (!verdict.serve) {
-    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", verdict.reason);
+    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", verdict.reason);
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
     return;
   }
@@ -137,7 +138,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_
     nn_log_warn(logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
     return;
   }
-  if (err[0]) nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: %s", err);
+  if (err[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", err);
   char path[4096];
   int fd = -1;
   int rc = nn_privdir_store_topo(xml, len, path, sizeof path, &fd, err, sizeof err);
@@ -147,7 +148,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, nn_
     return;
   }
   if (serve_descriptor(fd, path, t, logger) == 0)
-    nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
+    nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
                 t->path, path, verdict.reason);
 }
 
@@ -172,14 +173,15 @@ static void retire_topo(struct nn_topo *t, int *done) {
  * Called without g_env.lock; takes it only around the bookkeeping. */
 static const char *served_topo_file(void) {
   pthread_mutex_lock(&g_env.lock);
-  nn_ncclDebugLogger_t logger = g_env.logger;
+  struct nn_nccl_logger nl;
+  const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   const char *real = getenv("NCCL_TOPO_FILE");
   int tell = real && !g_env.told_user_topo;
   if (real) g_env.told_user_topo = 1;
   pthread_mutex_unlock(&g_env.lock);
   if (real) {
     if (tell)
-      nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV,
+      nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
                   "nccl-numa: NCCL_TOPO_FILE is set in the environment (%s): the user's file wins", real);
     return real;
   }
@@ -218,19 +220,21 @@ static const char *served_value(const char *name) {
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
-                            nn_ncclDebugLogger_t logger, int abi_version) {
+                            nn_ncclDebugLogger_t nccl_logger, int abi_version) {
+  struct nn_nccl_logger nl;
+  const struct nn_logger *logger = nn_nccl_logger(&nl, nccl_logger);
   struct nn_cfgver *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
   const struct nn_config *cfg = nn_cfgver_config(v);
   int status = nn_cfgver_status(v);
   pthread_mutex_lock(&g_env.lock);
-  g_env.logger = logger;
+  g_env.logger = nccl_logger;
   g_env.initialized = 1;
   g_env.version = NN_NCCL_VERSION(major, minor, patch);
   nn_nccl_set_loaded_version(g_env.version);
   hold_version(nn_cfgver_ref(v));
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
-  nn_log_info(logger, NN_NCCL_INIT | NN_NCCL_ENV,
+  nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
               abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cfgver_path(v) : "-",
               cfg ? "ok" : status == NN_CFG_INVALID ? "rejected" : status == NN_CFG_MOVING ? "changing" : "absent",

@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "log.h"
+#include "nccl_log.h"
 #include "nccl_model.h"
 #include "nn_version.h"
 #include "numparse.h"
@@ -44,7 +45,7 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
     snprintf(note + used, size - used, "; %s", why);
     static atomic_flag warned = ATOMIC_FLAG_INIT;
     if (ignored == 1 && !atomic_flag_test_and_set(&warned))
-      nn_log_warn(a->logger, "nccl-numa: `model pci-latency-us` (%s:%d): %s", cfg->path ? cfg->path : "?",
+      nn_log_warn(a->log, "nccl-numa: `model pci-latency-us` (%s:%d): %s", cfg->path ? cfg->path : "?",
                   cfg->model_line, why);
   }
 }
@@ -53,7 +54,7 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
  * at most NN_LOG_TABLE_LINES of them. */
 struct table_text {
   const struct nn_config *cfg;
-  nn_ncclDebugLogger_t logger;
+  const struct nn_logger *logger;
   int lines;
 };
 
@@ -65,7 +66,7 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
   nn_policy_format_bytes(lo, l, sizeof l);
   nn_policy_format_bytes(hi, h, sizeof h);
   nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
-  nn_log_info(t->logger, NN_NCCL_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
+  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
               choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
 }
 
@@ -153,10 +154,10 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
     whole = format_json_record(a, v, p, &t) == 0;
   }
   if (!whole)
-    nn_log_warn(a->logger, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
+    nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
                 (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 64 MiB");
   else if (nn_log_append_line(path, t.buf) != 0)
-    nn_log_warn(a->logger, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
+    nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
                 "NCCL_NUMA_LOG_FILE %s: %s", (unsigned long long)a->comm_id, path, strerror(errno));
   free(t.buf);
 }
@@ -187,16 +188,16 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
   if (info_wanted(cfg)) {
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
-    nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
+    nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
                 "nccl-numa " NN_VERSION ": tuner v%d, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
                 "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), nn_cfgver_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
     if (tuning_wanted(cfg)) {
-      struct table_text t = {.cfg = cfg, .logger = a->logger};
+      struct table_text t = {.cfg = cfg, .logger = a->log};
       nn_policy_visit(p, log_segment, &t);
       if (t.lines > NN_LOG_TABLE_LINES)
-        nn_log_info(a->logger, NN_NCCL_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
+        nn_log_info(a->log, NN_LOG_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
                     t.lines - NN_LOG_TABLE_LINES);
     }
   }
@@ -209,22 +210,27 @@ static int env_forces_choice(void) {
   return (algo && *algo) || (proto && *proto);
 }
 
-nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *a, void **ctx) {
+nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void **ctx) {
   if (!ctx) return nn_ncclSuccess;
+  /* NCCL's logger, seen by the core as its own; init is the only place the tuner logs. */
+  struct nn_nccl_logger nl;
+  struct nn_tuner_init_args args = *nccl_args;
+  args.log = nn_nccl_logger(&nl, nccl_args->logger);
+  const struct nn_tuner_init_args *a = &args;
   struct nn_tuner_ctx *c = calloc(1, sizeof *c);
   *ctx = c;
   if (!c) return nn_ncclSuccess;
-  c->version = nn_cache_acquire(a->logger);
+  c->version = nn_cache_acquire(a->log);
   int status = nn_cfgver_status(c->version);
   if (status == NN_CFG_INVALID) {
-    nn_cfgver_warn_rejected(c->version, a->logger,
+    nn_cfgver_warn_rejected(c->version, a->log,
                             "the plugin is a pass-through (no topology, no overrides, constants untouched)");
     return nn_ncclSuccess;
   }
   if (status == NN_CFG_MOVING) return nn_ncclSuccess;   /* the cache has said so */
   if (status == NN_CFG_ABSENT) {
     if (nn_cfgver_claim_warning(c->version))
-      nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
+      nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
                   "pass-through", NN_DEFAULT_CONFIG_PATH);
     return nn_ncclSuccess;
   }
@@ -235,8 +241,8 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *a, void **ctx) {
   apply_model(nn_cfgver_config(c->version), a, model_note, sizeof model_note);
   if (c->policy) log_init(a, c->version, c->policy, model_note);
   if (c->v2_blocked)
-    nn_log_info(a->logger, NN_NCCL_INIT | NN_NCCL_TUNING,
-                "nccl-numa: NCCL_ALGO/NCCL_PROTO set: tuner v2 makes no choices (contract note 16)");
+    nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
+                "nccl-numa: NCCL_ALGO/NCCL_PROTO set: tuner v2 makes no choices (NCCL 2.21 would run them unchecked)");
   return nn_ncclSuccess;
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "nccl_abi.h"
 #include "policy.h"
 
@@ -19,8 +20,9 @@ struct nn_tuner_init_args {
   int abi_version;                      /* 2..6 */
   uint64_t comm_id;                     /* v5+; 0 before */
   size_t n_ranks, n_nodes;
-  nn_ncclDebugLogger_t logger;
+  nn_ncclDebugLogger_t logger;          /* NCCL's */
   nn_ncclTunerConstants_v5_t *constants; /* v5+; NULL before */
+  const struct nn_logger *log;          /* the core's view of logger (set by nn_tuner_init) */
 };
 
 /* The per-communicator context. Fields are read on the hot path without locking:
@@ -49,16 +51,6 @@ static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t
   if (c && coll >= 0 && coll < 32 && (c->coll_mask >> coll & 1u))
     nn_policy_apply(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table,
                     num_algo, num_proto, n_channels);
-  return nn_ncclSuccess;
-}
-
-/* The hot path for v2. */
-static inline nn_ncclResult_t nn_tuner_get_coll_info_v2(void *ctx, int coll, size_t n_bytes,
-                                                        int pipe_ops, int *algo, int *proto,
-                                                        int *n_channels) {
-  const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
-  if (c && coll >= 0 && coll < 32 && (c->coll_mask >> coll & 1u) && !c->v2_blocked)
-    nn_policy_apply_v2(c->policy, coll, n_bytes, pipe_ops, algo, proto, n_channels);
   return nn_ncclSuccess;
 }
 

@@ -124,7 +124,7 @@ static struct nn_cfgver *publish(struct nn_cfgver *fresh) {
   return held;
 }
 
-static void warn_moving(nn_ncclDebugLogger_t logger, const struct nn_cfgver *fresh, const struct nn_cfgver *kept) {
+static void warn_moving(const struct nn_logger *logger, const struct nn_cfgver *fresh, const struct nn_cfgver *kept) {
   int at = fresh->files.moving - 1;
   const char *what = at >= 0 && at < fresh->files.n ? fresh->files.files[at].path : fresh->path;
   pthread_mutex_lock(&g_lock);
@@ -140,7 +140,7 @@ static void warn_moving(nn_ncclDebugLogger_t logger, const struct nn_cfgver *fre
                 "is still (replace files by rename)", what, NN_SNAP_READS);
 }
 
-struct nn_cfgver *nn_cache_acquire(nn_ncclDebugLogger_t logger) {
+struct nn_cfgver *nn_cache_acquire(const struct nn_logger *logger) {
   struct nn_config_source src;
   nn_config_source_find(NULL, &src);
   pthread_mutex_lock(&g_lock);
@@ -198,7 +198,7 @@ int nn_cfgver_claim_warning(struct nn_cfgver *v) {
   return first;
 }
 
-void nn_cfgver_warn_rejected(struct nn_cfgver *v, nn_ncclDebugLogger_t logger, const char *consequence) {
+void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger, const char *consequence) {
   if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
   for (int i = 0; i < v->diag.n; i++) nn_log_warn(logger, "nccl-numa: %s", v->diag.msgs[i]);
   if (v->diag.dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", v->diag.dropped);

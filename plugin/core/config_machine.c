@@ -198,7 +198,8 @@ void nn_dir_gpu(struct nn_parser *p) {
   gpu_remember(p, &g);
 }
 
-/* Every index 0..N-1 exactly once; reported at the last gpu line (note 9). */
+/* Every index 0..N-1 exactly once; a missing index has no line of its own, so it is
+ * reported at the last gpu line. */
 void nn_gpus_finish(struct nn_parser *p) {
   if (!p->n_gpus || p->gpu_line_errors) return;
   unsigned char seen[NN_MAX_GPUS] = {0};

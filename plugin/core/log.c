@@ -12,31 +12,30 @@
 #include "fdio.h"
 
 __attribute__((format(printf, 4, 0)))
-static void emit(nn_ncclDebugLogger_t logger, int level, unsigned long flags, const char *fmt,
-                 va_list ap) {
+static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  if (logger) {
-    logger(level, flags, __FILE__, __LINE__, "%s", msg);
+  if (logger && logger->line) {
+    logger->line(logger, level, subsys, msg);
     return;
   }
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
-  if (level == NN_NCCL_LOG_INFO && strcasecmp(debug, "INFO") && strcasecmp(debug, "TRACE")) return;
-  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_NCCL_LOG_WARN ? "WARN" : "INFO", msg);
+  if (level == NN_LOG_INFO && strcasecmp(debug, "INFO") && strcasecmp(debug, "TRACE")) return;
+  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", msg);
 }
 
-void nn_log_info(nn_ncclDebugLogger_t logger, unsigned long flags, const char *fmt, ...) {
+void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_NCCL_LOG_INFO, flags, fmt, ap);
+  emit(logger, NN_LOG_INFO, subsys, fmt, ap);
   va_end(ap);
 }
 
-void nn_log_warn(nn_ncclDebugLogger_t logger, const char *fmt, ...) {
+void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_NCCL_LOG_WARN, NN_NCCL_INIT, fmt, ap);
+  emit(logger, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
   va_end(ap);
 }
 

@@ -218,11 +218,6 @@ static inline int resolve_choice(int algo, int proto, const float *t, int na, in
   return 1;
 }
 
-static int v2_safe(int coll, int algo, int proto) {
-  if (proto != NN_PROTO_LL && proto != NN_PROTO_SIMPLE) return 0;
-  return algo == NN_ALGO_RING || (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE);
-}
-
 static inline const struct nn_segs *segs_for(const struct nn_policy *p, int coll) {
   return (p && coll >= 0 && coll < NN_COLL_COUNT && p->n_rules) ? &p->coll[coll] : NULL;
 }
@@ -236,12 +231,13 @@ static inline int call_matches(const struct nn_crule *r, int pipe_ops, int reg_b
   return (r->pipeops < 0 || r->pipeops == pipe_ops) && (r->regbuff < 0 || r->regbuff == reg_buff);
 }
 
-static inline int possible(int coll, int algo, int proto, const float *t, int na, int np, int v2,
-                           int *a, int *pr) {
-  if (!v2) return resolve_choice(algo, proto, t, na, np, a, pr);
+/* With a cost table (allowed NULL) what the table enables; without, what `allowed` says. */
+static inline int possible(int coll, int algo, int proto, const float *t, int na, int np,
+                           nn_choice_allowed_fn allowed, int *a, int *pr) {
+  if (!allowed) return resolve_choice(algo, proto, t, na, np, a, pr);
   *a = algo;
   *pr = proto;
-  return algo >= 0 && proto >= 0 && v2_safe(coll, algo, proto);
+  return algo >= 0 && proto >= 0 && allowed(coll, algo, proto);
 }
 
 /* What fired: the rule's index in the config (-1: none) and its channels. */
@@ -252,12 +248,12 @@ struct nn_hit {
 
 /* Later rules covering this size, tried only when the segment's first one cannot fire. */
 static int fall_through(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
-                        int reg_buff, const float *t, int na, int np, int v2, int *a, int *pr,
-                        struct nn_hit *hit) {
+                        int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
+                        int *a, int *pr, struct nn_hit *hit) {
   for (int i = from; i < p->n_rules; i++) {
     const struct nn_crule *r = &p->rules[i];
     if (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi)) continue;
-    if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, v2, a, pr)) {
+    if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, allowed, a, pr)) {
       *hit = (struct nn_hit){r->rule, r->channels};
       return 1;
     }
@@ -265,21 +261,22 @@ static int fall_through(const struct nn_policy *p, int from, int coll, uint64_t 
   return 0;
 }
 
-/* The rule that fires for this call, if any. `v2` selects the safe-set test. */
+/* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
 static inline __attribute__((always_inline)) int find_rule(const struct nn_policy *p, int coll,
                                                            uint64_t n_bytes, int pipe_ops, int reg_buff,
-                                                           const float *t, int na, int np, int v2,
-                                                           int *a, int *pr, struct nn_hit *hit) {
+                                                           const float *t, int na, int np,
+                                                           nn_choice_allowed_fn allowed, int *a, int *pr,
+                                                           struct nn_hit *hit) {
   const struct nn_segs *s = segs_for(p, coll);
   if (!s) return 0;
   const struct nn_seg *g = segment_of(s, n_bytes);
   if (g->first < 0) return 0;
   int first_ok = g->plain ? 1 : call_matches(&p->rules[g->first], pipe_ops, reg_buff);
-  if (first_ok && possible(coll, g->algo, g->proto, t, na, np, v2, a, pr)) {
+  if (first_ok && possible(coll, g->algo, g->proto, t, na, np, allowed, a, pr)) {
     *hit = (struct nn_hit){g->rule, g->channels};
     return 1;
   }
-  return fall_through(p, g->first + 1, coll, n_bytes, pipe_ops, reg_buff, t, na, np, v2, a, pr, hit);
+  return fall_through(p, g->first + 1, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
 }
 
 /* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
@@ -298,18 +295,18 @@ int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int p
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
   struct nn_hit hit;
-  if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr, &hit))
+  if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit))
     return -1;
   if (a >= 0 && pr >= 0) choose(table, num_proto, a, pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
 }
 
-int nn_policy_apply_v2(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                       int *algo, int *proto, int *n_channels) {
+int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                          nn_choice_allowed_fn allowed, int *algo, int *proto, int *n_channels) {
   int a, pr;
   struct nn_hit hit;
-  if (!find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, 1, &a, &pr, &hit)) return -1;
+  if (!allowed || !find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, allowed, &a, &pr, &hit)) return -1;
   if (algo) *algo = a;
   if (proto) *proto = pr;
   if (hit.channels && n_channels) *n_channels = hit.channels;
@@ -321,7 +318,7 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
   struct nn_hit hit;
-  return find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, 0, &a, &pr, &hit)
+  return find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit)
              ? hit.rule : -1;
 }
 

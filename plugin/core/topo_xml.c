@@ -20,7 +20,9 @@
 #include "fileread.h"
 
 /* Only the types come from the headers; every call goes through this table so
- * that the plugin has no link-time dependency on libxml2 (note 19). */
+ * that the plugin has no link-time dependency on libxml2: NCCL dlopens the plugin with
+ * RTLD_NOW and says only at INFO level when a library is missing, so a hard dependency
+ * could make NCCL drop the whole plugin unnoticed. */
 struct nn_xml_api {
   __typeof__(xmlInitParser) *init_parser;
   __typeof__(xmlBufferCreate) *buffer_create;

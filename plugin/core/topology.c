@@ -1,4 +1,4 @@
-/* topology.c - scope of a communicator and the CPU-link hazard (contract notes 12, 22, 23). */
+/* topology.c - scope of a communicator and the CPU-link hazard (see topology.h). */
 #include "topology.h"
 
 #include <limits.h>

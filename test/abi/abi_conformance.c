@@ -162,7 +162,8 @@ static void test_v5_decisions(void *h, const char *cfg) {
   CHECK(t->finalize(NULL) == nn_ncclSuccess, "finalize(NULL)");
 }
 
-/* Chosen entries win even when another enabled entry is 0.0 (note 14). */
+/* Chosen entries win even when another enabled entry is 0.0: NCCL breaks ties by the lower
+ * index, so any other 0.0 is raised above the choice. */
 static void test_tie_break(void *h) {
   const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
   void *ctx = NULL;

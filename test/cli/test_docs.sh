@@ -99,4 +99,11 @@ sys.exit(1 if fails or not checked else 0)
 PY
 rc=$?
 [ $rc -eq 0 ] || fails=$((fails + 1))
+
+# Comments are self-contained: none cites a document outside the repository (the shared
+# contract notes, the ABI notes, an issue) instead of giving the reason.
+cited=$(git -C "$root" grep -nE 'contract notes?|\.\./shared/docs|ABI doc|\(notes? [0-9]+|issue [0-9]+\)?[:,)]' \
+  -- '*.c' '*.h' '*.sh' '*.py' Makefile 2>/dev/null | grep -v '^test/cli/test_docs.sh:')
+if [ -z "$cited" ]; then echo "ok no comment cites a document outside the repository"
+else fail "comments citing documents outside the repository:"; echo "$cited"; fi
 nn_finish "all passed"

@@ -34,7 +34,7 @@ fi
 # The project's libraries, instrumented for coverage and sanitizers.
 SAN=address,undefined
 if ! make -s -j"$JOBS" CC="$CLANG" BUILD="$FB" SAN="$SAN" OPT="-O1 -g" CFLAGS="-fsanitize=fuzzer-no-link" \
-     "$FB/libnn-core.a" "$FB/libnn-cli.a" >"$BUILD-fuzz.log" 2>&1; then
+     "$FB/libnn-core.a" "$FB/libnn-abi.a" "$FB/libnn-cli.a" >"$BUILD-fuzz.log" 2>&1; then
   echo "fuzz: cannot build the instrumented libraries:"; tail -n 30 "$BUILD-fuzz.log"; exit 1
 fi
 XML_LIBS=$(pkg-config --libs libxml-2.0 2>/dev/null); HWLOC_LIBS=$(pkg-config --libs hwloc 2>/dev/null)
@@ -44,7 +44,7 @@ for t in $TARGETS; do
   # shellcheck disable=SC2086
   "$CLANG" -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wmissing-prototypes \
     -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all -Iinclude -Iplugin/abi -I. $XML_CFLAGS \
-    "test/fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-core.a" \
+    "test/fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-abi.a" "$FB/libnn-core.a" \
     $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || { echo "fuzz: cannot build $t"; exit 1; }
 done
 
@@ -120,7 +120,7 @@ if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
   PROFDATA=$(command -v llvm-profdata || command -v llvm-profdata-14)
   COV=$(command -v llvm-cov || command -v llvm-cov-14)
   if [ -z "$PROFDATA" ] || [ -z "$COV" ] || ! make -s -j"$JOBS" CC="$CLANG" BUILD="$CB" OPT="-O0 -g" \
-       CFLAGS="-fprofile-instr-generate -fcoverage-mapping" "$CB/libnn-core.a" "$CB/libnn-cli.a" >"$CB.log" 2>&1; then
+       CFLAGS="-fprofile-instr-generate -fcoverage-mapping" "$CB/libnn-core.a" "$CB/libnn-abi.a" "$CB/libnn-cli.a" >"$CB.log" 2>&1; then
     echo "fuzz: coverage skipped (llvm-profdata/llvm-cov missing or build failed, see $CB.log)"
   else
     mkdir -p "$CB/fuzz"
@@ -128,7 +128,7 @@ if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
       # shellcheck disable=SC2086
       "$CLANG" -std=c11 -D_GNU_SOURCE -O0 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
         -Iinclude -Iplugin/abi -I. $XML_CFLAGS "test/fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
-        "$CB/libnn-core.a" $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || continue
+        "$CB/libnn-abi.a" "$CB/libnn-core.a" $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || continue
       rm -f "$CB/fuzz/$t".*.profraw
       LLVM_PROFILE_FILE="$CB/fuzz/$t.%p.profraw" "$CB/fuzz/$t" -runs=0 "$FB/fuzz/corpus/$t" "test/fuzz/corpus/$t" \
         >"$CB/fuzz/$t.log" 2>&1

@@ -15,16 +15,13 @@ static char dir[64];
 static int warns;
 static char first_warn[1024], last_warn[1024];   /* since warns was last set to 0 */
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
-  if (level != 2) return;   /* NCCL_LOG_WARN */
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(last_warn, sizeof last_warn, fmt, ap);
-  va_end(ap);
+static void log_line(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
+  (void)self; (void)subsys;
+  if (level != NN_LOG_WARN) return;
+  snprintf(last_warn, sizeof last_warn, "%s", msg);
   if (!warns++) memcpy(first_warn, last_warn, sizeof first_warn);
 }
+static const struct nn_logger the_logger = {log_line};
 
 static const char *in_dir(const char *name) {
   static char paths[4][256];
@@ -99,11 +96,11 @@ static void test_reuse_and_reload(void **state) {
   assert_null(nn_cfgver_config(d));
   assert_null(nn_cfgver_policy(d, 4, 1));
   warns = 0;
-  nn_cfgver_warn_rejected(d, logger, "pass-through");
+  nn_cfgver_warn_rejected(d, &the_logger, "pass-through");
   assert_int_equal(warns, 2);                                 /* the problem, then the verdict */
   assert_non_null(strstr(first_warn, "m.conf:1:"));
   assert_non_null(strstr(last_warn, "rejected: pass-through"));
-  nn_cfgver_warn_rejected(d, logger, "pass-through");
+  nn_cfgver_warn_rejected(d, &the_logger, "pass-through");
   assert_int_equal(warns, 2);                                 /* warn once per version */
   assert_int_equal(nn_cfgver_claim_warning(d), 0);
   nn_cache_release(a);
@@ -185,19 +182,19 @@ static void test_moving_file_keeps_the_previous_version(void **state) {
   (void)state;
   const char *good = replace("good.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=tree\n");
   setenv("NCCL_NUMA_CONFIG", relink("link.conf", good), 1);
-  struct nn_cfgver *a = nn_cache_acquire(logger);
+  struct nn_cfgver *a = nn_cache_acquire(&the_logger);
   assert_int_equal(nn_cfgver_status(a), NN_CFG_OK);
   relink("link.conf", "/proc/self/status");
   warns = 0;
-  struct nn_cfgver *b = nn_cache_acquire(logger);
-  struct nn_cfgver *c = nn_cache_acquire(logger);
+  struct nn_cfgver *b = nn_cache_acquire(&the_logger);
+  struct nn_cfgver *c = nn_cache_acquire(&the_logger);
   assert_ptr_equal(b, a);                                     /* kept whole */
   assert_ptr_equal(c, a);
   assert_int_equal(warns, 1);                                 /* said once */
   assert_non_null(strstr(last_warn, "changed while being read"));
   assert_non_null(strstr(last_warn, nn_cfgver_hash(a)));
   relink("link.conf", good);
-  struct nn_cfgver *d = nn_cache_acquire(logger);
+  struct nn_cfgver *d = nn_cache_acquire(&the_logger);
   assert_ptr_equal(d, a);                                     /* the same files again: the same version */
   nn_cache_release(b);
   nn_cache_release(c);
@@ -205,7 +202,7 @@ static void test_moving_file_keeps_the_previous_version(void **state) {
 
   /* An include that keeps changing counts the same way. */
   setenv("NCCL_NUMA_CONFIG", replace("inc2.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv /proc/self/status\n"), 1);
-  b = nn_cache_acquire(logger);
+  b = nn_cache_acquire(&the_logger);
   assert_int_equal(nn_cfgver_status(b), NN_CFG_MOVING);       /* a new path: nothing older to keep */
   assert_null(nn_cfgver_config(b));
   assert_non_null(strstr(last_warn, "pass-through"));
@@ -225,7 +222,7 @@ static void test_missing_default_is_quiet(void **state) {
   v = nn_cache_acquire(NULL);
   assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);     /* an explicit path that is missing warns */
   warns = 0;
-  nn_cfgver_warn_rejected(v, logger, "pass-through");
+  nn_cfgver_warn_rejected(v, &the_logger, "pass-through");
   assert_non_null(strstr(first_warn, "/nonexistent/x.conf: cannot open"));
   nn_cache_release(v);
   unsetenv("NCCL_NUMA_CONFIG");

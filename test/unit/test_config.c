@@ -165,7 +165,7 @@ static void test_defaults_and_empty(void **state) {
   assert_int_equal(nn_config_numa_count(c), 0);
   assert_int_equal(nn_config_max_gpus_per_numa(c), 0);
   nn_config_free(c);
-  /* rules and env only: valid (note 9) */
+  /* rules and env only: valid (a mapping may only override, serving no topology) */
   c = parse_ok("rule algo=ring\nenv NCCL_DEBUG=INFO");
   assert_int_equal(c->n_rules, 1);
   assert_int_equal(c->n_gpus, 0);

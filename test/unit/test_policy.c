@@ -99,6 +99,12 @@ static void test_matches_naive_scan(void **state) {
   }
 }
 
+/* A caller's choice predicate for the table-less path (the v2 adapter has its own). */
+static int ll_simple_only(int coll, int algo, int proto) {
+  (void)coll; (void)algo;
+  return proto == NN_PROTO_LL || proto == NN_PROTO_SIMPLE;
+}
+
 static void test_apply_semantics(void **state) {
   (void)state;
   char text[2048];
@@ -142,12 +148,13 @@ static void test_apply_semantics(void **state) {
   assert_true(small[0 * 2 + 1] == 0.0f && small[0] == 1 && small[2] == 3 && small[3] == 4);
   int a = -1, pr = -1;
   ch = 0;
-  assert_int_equal(nn_policy_apply_v2(p, NN_COLL_ALLREDUCE, 10, 1, &a, &pr, &ch), 0);
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, ll_simple_only, &a, &pr, &ch), 0);
   assert_int_equal(a, NN_ALGO_RING);
   assert_int_equal(pr, NN_PROTO_SIMPLE);
   a = pr = -1;
-  assert_int_equal(nn_policy_apply_v2(p, NN_COLL_ALLGATHER, 10, 1, &a, &pr, &ch), -1);
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLGATHER, 10, 1, ll_simple_only, &a, &pr, &ch), -1);
   assert_int_equal(a, -1);
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, NULL, &a, &pr, &ch), -1);  /* no predicate */
   nn_policy_free(p);
   nn_config_free(cfg);
 }

@@ -1,4 +1,5 @@
-/* test_topology.c - scope of communicators (contract note 12) and the CPU-link verdict (notes 22-23). */
+/* test_topology.c - scope of communicators (decided from facts equal on every rank) and the
+ * CPU-link verdict (served only where NCCL's graph search survives the two-socket file). */
 #include "nn_config.h"
 #include "nn_test.h"
 #include "topology.h"
