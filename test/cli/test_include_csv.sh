@@ -24,10 +24,10 @@ printf "${gpus}include-csv fire.csv\nrule coll=broadcast algo=ring proto=simple\
 "$CLI" explain --config "$T/fire.conf" --ranks 2 --nodes 1 > "$T/ex" 2>&1
 sect() { awk -v c="$1" '$0 == c {on = 1; next} /^[a-z]+$/ {on = 0} on' "$T/ex"; }
 check "allreduce 1 B - 64 KiB: ring/ll from fire.csv:1" "sect allreduce | grep -q '1 B - 64 KiB .*ring/ll .*fire.csv:1'"
-check "allreduce above 64 KiB: NCCL default" "sect allreduce | grep -q '128 KiB - 4 GiB .*NCCL default'"
-check "allgather from 1 KiB: ring/simple, 4 channels (fire.csv:2, first match wins)" "sect allgather | grep -q '1 KiB - 4 GiB .*ring/simple, 4 channels .*fire.csv:2'"
+check "allreduce above 64 KiB: NCCL's choice" "! sect allreduce | grep -v '^ *1 B - 64 KiB' | grep -q fire.csv && sect allreduce | grep -q '512 KiB - 4 GiB .*NCCL.s choice\$'"
+check "allgather from 1 KiB: ring/simple, 4 channels (fire.csv:2, first match wins)" "sect allgather | grep -q '1 KiB - 256 KiB .*ring/simple ch=4 .*fire.csv:2\$' && sect allgather | grep -q '512 KiB - 4 GiB .*ring/simple ch=4 .*fire.csv:2 '"
 check "allgather below 1 KiB: the next matching CSV line (fire.csv:3)" "sect allgather | grep -q '1 B - 512 B .*fire.csv:3'"
-check "reducescatter: nRanks 8 does not match 2 ranks" "sect reducescatter | grep -q 'NCCL default' && ! sect reducescatter | grep -q fire.csv"
+check "reducescatter: nRanks 8 does not match 2 ranks" "sect reducescatter | grep -q 'NCCL.s choice' && ! sect reducescatter | grep -q fire.csv"
 check "rules after include-csv keep file order" "sect broadcast | grep -q 'ring/simple .*fire.conf:4'"
 printf "${gpus}include-csv /nonexistent/rules.csv\n" > "$T/missing.conf"
 "$CLI" check-config "$T/missing.conf" > "$T/out" 2>&1

@@ -165,7 +165,7 @@ static void issue_figures(void **state) {
   /* LL128 is not a candidate between PCIe-only GPUs on 2.28 */
   assert_true(nn_cost_time(&m, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, 1 << 20) < 0);
   assert_int_equal(m.ll128_enabled, 0);
-  /* pci-latency-us 13 (issue 11): 189 us at 8 KB, and 64 KB .. 1 MB move to Simple */
+  /* pci-latency-us 13 (the reference machine's host-memory hop): 189 us at 8 KB, and 64 KB .. 1 MB move to Simple */
   c.pci_latency_us = 13;
   assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
   assert_int_equal(m.pci_latency_applied, 1);
