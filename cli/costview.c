@@ -28,6 +28,11 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
     snprintf(desc, desc_size, "no prediction of NCCL's search for this mapping: NCCL's choice not modelled");
     return -1;
   }
+  if (nodes > 1) {
+    snprintf(desc, desc_size, "NCCL's choice not modelled for %d nodes: the inter-node graphs (NICs) are not "
+             "predicted", nodes);
+    return -1;
+  }
   const struct nn_search_pred *pr = v->serve ? &v->served : &v->own;
   struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks, .nnodes = nodes, .cc_min = v->sm,
                            .cc_max = v->sm, .cpu = cpu_of(cpu), .ll128 = v->rel->ll128_pcie_default,

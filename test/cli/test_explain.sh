@@ -57,6 +57,8 @@ expect "cross allgather" "allgather
   1 B - 512 KiB       ring/ll              9.6-29.3 * ring/simple              25.5-35.3 +166%..+21%   $F:11
   1 MiB - 4 GiB       ring/simple      45.2-80556.1   ring/simple           45.2-80556.1               $F:11 (same as NCCL's)" "$out"
 
+out=$($CLI explain --config $F --ranks 4 --nodes 2 --coll allreduce --nccl-version 2.28.9 | grep '^cost model')
+expect "two nodes: NCCL's choice not modelled, said" "cost model:   NCCL's choice not modelled for 2 nodes: the inter-node graphs (NICs) are not predicted" "$out"
 out=$($CLI explain --config $F --ranks 3 --nodes 2 --coll allreduce | sed -n 2p)
 expect "unknown scope" "communicator: 3 ranks on 2 node(s): scope unknown; 1 of 3 rules can apply" "$out"
 
