@@ -64,7 +64,9 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, co
                         char **argv);
 
 /* Runs every repeat x collective x arm of rd's arms, writing meta and
- * runs.tsv. Detects NCCL's version first when o->nccl_code is 0. Returns the
+ * runs.tsv. Detects NCCL's version first when o->nccl_code is 0, with a probe
+ * that also logs NCCL's tuning table (runs/probe.out: report predicts NCCL's
+ * choice from it). Returns the
  * number of failed runs, or -1 when nothing could be run (missing binary...). */
 int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
 
