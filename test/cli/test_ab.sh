@@ -51,6 +51,8 @@ check "meta records NCCL's version and the config sha256" "grep -qx 'nccl 2.28.9
 R=$T/run/report.md
 check "report printed and written" "[ -s '$R' ] && diff -q '$R' '$T/stdout' >/dev/null"
 check "report states NCCL version, GPUs, config sha256" "grep -q 'NCCL version: 2.28.9' '$R' && grep -q 'NVIDIA SYNTHETIC GPU' '$R' && grep -q \"\$(sha256sum '$T/a.conf' | cut -d' ' -f1)\" '$R'"
+check "the version probe logged NCCL's tuning table; report predicts NCCL's choice from it" \
+  "grep -q 'Algorithm   |' '$T/run/runs/probe.out' && grep -q '^### all_reduce: NCCL.s predicted choice against the measurements' '$R' && grep -qE '^\| 8 B \| tree/simple \| 5.5 \| [0-9.]+ \| stock \| numa \|' '$R'"
 row() { awk -v c="## $1" -v s="| $2 |" '$0 == c {on = 1; next} /^## / {on = 0} on && index($0, s) == 1' "$R"; }
 # columns: size | stock | numa | ratio | spread stock | spread numa | verdict numa | off | ratio | spread | spread | verdict off |
 check "all_reduce 8 B: numa faster (15 vs 20 us)" "row all_reduce '8 B' | awk -F'|' '{exit !(\$8 ~ /faster/)}'"
