@@ -536,9 +536,10 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
     if (!(bins[c] = bench_argv(o, o->colls[c], rd->kind))) goto out;
   }
   char probe_out[PATH_MAX];
-  /* the version probe logs NCCL's tuning table too: report predicts NCCL's choice from it */
+  /* ab's version probe logs NCCL's tuning table too: report predicts NCCL's choice from it
+   * (calibrate's own probe does that; with --algos/--protos it wants none) */
   if (!o->nccl_code && !o->probed &&
-      probe_with(rd, o, bins[0], NULL, 1, probe_out, sizeof probe_out) < 0)
+      probe_with(rd, o, bins[0], NULL, !strcmp(rd->kind, "ab"), probe_out, sizeof probe_out) < 0)
     goto out;
   if (o->nccl_code && !rd->nccl[0])
     snprintf(rd->nccl, sizeof rd->nccl, "%d.%d.%d", o->nccl_code / 10000,

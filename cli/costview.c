@@ -122,9 +122,11 @@ static void human_size(int log2, char *buf, size_t size) {
 }
 
 static void time_range(float lo, float hi, int same, char *buf, size_t size) {
+  char h[24];
+  snprintf(buf, size, "%.1f", lo);
+  snprintf(h, sizeof h, "%.1f", hi);
   if (lo < 0 || hi < 0) snprintf(buf, size, "-");
-  else if (same) snprintf(buf, size, "%.1f", lo);
-  else snprintf(buf, size, "%.1f-%.1f", lo, hi);
+  else if (!same && strcmp(buf, h)) snprintf(buf, size, "%.1f-%.1f", lo, hi);
 }
 
 /* The plugin's choice as NCCL's model rates it: + is slower than NCCL's own choice. */
