@@ -83,12 +83,17 @@ static void print_protocols(const struct nn_nccl_release *r, int sm) {
   printf("protocols:    NCCL %s enables %s by default between PCIe-only GPUs\n", r->name, list);
 }
 
+/* The candidates the rules are resolved against when NCCL's cost model is not available. */
+#define PCIE_ONLY_TABLE \
+  "NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)"
+
 /* NCCL's cost model for the communicator (costview.h); 1 when *m was filled. */
 static int print_cost_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
                             size_t ranks, size_t nodes, struct nn_cost_model *m) {
   char desc[512];
   int ok = nn_costview_model(v, cpu, cfg, (int)ranks, (int)nodes, m, desc, sizeof desc) == 0;
   printf("cost model:   %s\n", desc);
+  if (!ok) printf("table:        %s\n", PCIE_ONLY_TABLE);
   if (ok)
     printf("              * = a rule overrides NCCL's choice; vs NCCL = the rule's choice under NCCL's model\n");
   return ok;
@@ -106,11 +111,11 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
                ? "used: the mapping has no rules of its own" : "not used: the mapping has rules");
   printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
          nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
-  printf("table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)\n");
   struct nn_cpu_kind cpu;
   char err[512];
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     printf("topology:     %s\n", err);
+    printf("table:        %s\n", PCIE_ONLY_TABLE);
     return 0;
   }
   struct nn_topo_verdict v;

@@ -14,7 +14,6 @@ expect() {  # expect NAME EXPECTED ACTUAL
 out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
-table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)
 topology:     release: NCCL 2.28.9, from --nccl-version
 topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). A/B with \`topology mode=numa\` and \`nccl-numa ab\` to serve it anyway
 topology:     GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 9.0; search floor 3 GB/s
@@ -59,6 +58,8 @@ expect "cross allgather" "allgather
 
 out=$($CLI explain --config $F --ranks 4 --nodes 2 --coll allreduce --nccl-version 2.28.9 | grep '^cost model')
 expect "two nodes: NCCL's choice not modelled, said" "cost model:   NCCL's choice not modelled for 2 nodes: the inter-node graphs (NICs) are not predicted" "$out"
+out=$($CLI explain --config $F --ranks 4 --nodes 2 --coll allreduce --nccl-version 2.28.9 | grep '^table:')
+expect "two nodes: the rules on the PCIe-only table" "table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)" "$out"
 out=$($CLI explain --config $F --ranks 3 --nodes 2 --coll allreduce | sed -n 2p)
 expect "unknown scope" "communicator: 3 ranks on 2 node(s): scope unknown; 1 of 3 rules can apply" "$out"
 
