@@ -593,13 +593,10 @@ void nn_ab_opts_init(struct nn_ab_opts *o) {
 }
 
 static int int_arg(const char *opt, const char *v, int lo, int hi, int *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) {
+  if (nn_int_parse(v, lo, hi, out)) {
     fprintf(stderr, "nccl-numa: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
     return -1;
   }
-  *out = (int)x;
   return 0;
 }
 

@@ -11,8 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +20,7 @@
 #include "cli/cudaprobe.h"
 #include "cli/discover.h"
 #include "cli/guest.h"
+#include "cli/topo_validate.h"
 #include "config_source.h"
 #include "fileread.h"
 #include "cli/ncclver.h"
@@ -100,89 +99,12 @@ static void section_gpus(struct ctx *c) {
 
 /* ---- topology files ---- */
 
-struct topo_summary {
-  int n_cpus_with_gpus;
-  char vendor[16];
-  int family, model;
-  int n_gpus;
-  struct nn_busid gpus[MAX_TOPO_GPUS];
-  int gpu_numa[MAX_TOPO_GPUS];
-};
-
-static int attr_int(xmlNodePtr n, const char *name, int fallback) {
-  xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-  char *end;
-  long x = v ? strtol((const char *)v, &end, 0) : fallback;
-  if (v && (*end || end == (const char *)v)) x = fallback;
-  xmlFree(v);
-  return (int)x;
-}
-
-static void collect_pci(xmlNodePtr n, int numa, struct topo_summary *s, int *count) {
-  for (xmlNodePtr k = n->children; k; k = k->next) {
-    if (k->type != XML_ELEMENT_NODE || xmlStrcmp(k->name, (const xmlChar *)"pci")) continue;
-    xmlChar *bus = xmlGetProp(k, (const xmlChar *)"busid"), *cls = xmlGetProp(k, (const xmlChar *)"class");
-    struct nn_busid b;
-    if (bus && cls && !strncmp((const char *)cls, "0x03", 4) && !nn_busid_parse((const char *)bus, &b) &&
-        s->n_gpus < MAX_TOPO_GPUS) {
-      s->gpus[s->n_gpus] = b;
-      s->gpu_numa[s->n_gpus++] = numa;
-      (*count)++;
-    }
-    xmlFree(bus);
-    xmlFree(cls);
-    collect_pci(k, numa, s, count);
-  }
-}
-
-static void summarise(xmlNodePtr root, struct topo_summary *s) {
-  for (xmlNodePtr n = root->children; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, (const xmlChar *)"cpu")) continue;
-    int count = 0;
-    collect_pci(n, attr_int(n, "numaid", -1), s, &count);
-    if (!count) continue;
-    s->n_cpus_with_gpus++;
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)"vendor");
-    snprintf(s->vendor, sizeof s->vendor, "%s", v ? (const char *)v : "");
-    xmlFree(v);
-    s->family = attr_int(n, "familyid", -1);
-    s->model = attr_int(n, "modelid", -1);
-  }
-}
-
-/* Reads a topology file safely (size cap, no network, no entities, no DOCTYPE).
- * Returns 0 with *s filled, or -1 with the reason in why. */
-static int read_topo(const char *path, struct topo_summary *s, char *why, size_t why_size) {
-  char *buf = NULL;
-  size_t len = 0;
-  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, NN_CHECK_MAX_TOPO_BYTES, &buf, &len, why, why_size)) return -1;
-  int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-#if LIBXML_VERSION >= 21300
-  opts |= XML_PARSE_NO_XXE;
-#endif
-  xmlDocPtr doc = len > 0 ? xmlReadMemory(buf, (int)len, path, NULL, opts) : NULL;   /* len <= 1 MiB */
-  free(buf);
-  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
-  int rc = -1;
-  if (!doc || !root) snprintf(why, why_size, "does not parse as XML (NCCL then fails communicator creation)");
-  else if (doc->intSubset) snprintf(why, why_size, "has a DOCTYPE, which nccl-numa does not read");
-  else if (xmlStrcmp(root->name, (const xmlChar *)"system"))
-    snprintf(why, why_size, "root element is <%.40s>, not <system>", (const char *)root->name);
-  else {
-    memset(s, 0, sizeof *s);
-    summarise(root, s);
-    rc = 0;
-  }
-  if (doc) xmlFreeDoc(doc);
-  return rc;
-}
-
-static void compare_topo(struct ctx *c, const char *label, const struct topo_summary *s) {
+static void compare_topo(struct ctx *c, const char *label, const struct nn_topo_summary *s) {
   char id[32];
   for (int i = 0; i < s->n_gpus; i++) {
-    nn_busid_format(&s->gpus[i], id, sizeof id);
-    fprintf(c->out, "    GPU %s on cpu numaid %d\n", id, s->gpu_numa[i]);
-    const struct nn_guest_pci *p = nn_guest_find(&c->g, &s->gpus[i]);
+    nn_busid_format(&s->gpus[i].bus, id, sizeof id);
+    fprintf(c->out, "    GPU %s on cpu numaid %d\n", id, s->gpus[i].numaid);
+    const struct nn_guest_pci *p = nn_guest_find(&c->g, &s->gpus[i].bus);
     if (!p || !p->is_gpu)
       problem(c, STEP_TOPO_FILE, "%s lists GPU %s, which is %s on this machine", label, id,
               p ? "not an NVIDIA GPU" : "not present");
@@ -190,18 +112,18 @@ static void compare_topo(struct ctx *c, const char *label, const struct topo_sum
   for (int i = 0; i < c->g.n_pcis; i++) {
     int seen = 0;
     if (!c->g.pcis[i].is_gpu) continue;
-    for (int j = 0; j < s->n_gpus; j++) seen |= !nn_discovery_busid_compare(&s->gpus[j], &c->g.pcis[i].bus);
+    for (int j = 0; j < s->n_gpus; j++) seen |= !nn_discovery_busid_compare(&s->gpus[j].bus, &c->g.pcis[i].bus);
     nn_busid_format(&c->g.pcis[i].bus, id, sizeof id);
     if (!seen) fprintf(c->out, "    GPU %s is not in it: NCCL attaches it from sysfs, with no socket\n", id);
   }
 }
 
-static void topo_hazard(struct ctx *c, const char *label, const struct topo_summary *s);
+static void topo_hazard(struct ctx *c, const char *label, const struct nn_topo_summary *s);
 
 static void check_topo_file(struct ctx *c, const char *label, const char *path, int decides) {
-  static struct topo_summary s;   /* large; the CLI is single-threaded */
+  static struct nn_topo_summary s;   /* large; the CLI is single-threaded */
   char why[256];
-  if (read_topo(path, &s, why, sizeof why)) {
+  if (nn_topo_summarise_file(path, NN_CHECK_MAX_TOPO_BYTES, &s, why, sizeof why)) {
     problem(c, STEP_TOPO_FILE, "%s %s: %s", label, path, why);
     return;
   }
@@ -447,13 +369,13 @@ static void view_add(struct view_cfg *w, const struct nn_busid *bus, int numa) {
   w->cfg.n_gpus++;
 }
 
-static void topo_hazard(struct ctx *c, const char *label, const struct topo_summary *s) {
+static void topo_hazard(struct ctx *c, const char *label, const struct nn_topo_summary *s) {
   static struct view_cfg w;
   struct nn_cpu_kind cpu = {.family = s->family, .model = s->model};
   struct nn_topo_verdict v;
   memset(&w, 0, sizeof w);
   w.cfg.topo_mode = NN_TOPO_NUMA;
-  for (int i = 0; i < s->n_gpus; i++) view_add(&w, &s->gpus[i], s->gpu_numa[i]);
+  for (int i = 0; i < s->n_gpus; i++) view_add(&w, &s->gpus[i].bus, s->gpus[i].numaid);
   snprintf(cpu.vendor, sizeof cpu.vendor, "%s", s->vendor);
   c->topo_env_used = 2;
   fprintf(c->out, "Socket link (NCCL's graph search):\n  NCCL will read %s (%d CPU nodes holding GPUs)\n", label,

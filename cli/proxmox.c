@@ -9,6 +9,10 @@
  * whose ids are all still free. */
 #include "cli/proxmox.h"
 
+#include <stdint.h>
+
+#include "numparse.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -200,10 +204,8 @@ static int parse_hostpci(struct nn_pve_vm *vm, int index, const char *value, int
 }
 
 static int parse_int(const char *s, long max, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < 0 || v > max) return -1;
+  int v;
+  if (*s == '+' || *s == '-' || nn_int_parse(s, 0, max > INT32_MAX ? INT32_MAX : (int)max, &v)) return -1;
   *out = v;
   return 0;
 }

@@ -14,7 +14,9 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include "errbuf.h"
 #include "fileread.h"
+#include "numparse.h"
 #include "topo_xml.h"
 
 /* ---------------------------------------------------------------- findings */
@@ -497,9 +499,11 @@ static long check_cpu(struct tree *t, xmlNodePtr n) {
   int line = line_of(n);
   const char *id = attr(n, "numaid");
   long numaid = -1;
+  int v;
   if (!id) rep_add(t->rep, line, 0, "cpu without numaid (NCCL requires it)");
-  else if (!is_uint_text(id, 0)) rep_add(t->rep, line, 0, "numaid '%s' is not a non-negative integer", id);
-  else numaid = strtol(id, NULL, 10);
+  else if (!is_uint_text(id, 0) || nn_int_parse(id, 0, INT32_MAX, &v))
+    rep_add(t->rep, line, 0, "numaid '%s' is not a non-negative integer", id);
+  else numaid = v;
   for (int i = 0; numaid >= 0 && i < t->n_cpus; i++)
     if (t->cpus[i].numaid == numaid)
       rep_add(t->rep, line, 0, "numaid %ld is already used by the cpu at line %d: each cpu needs its own",
@@ -749,4 +753,72 @@ int nn_topo_validate_file(const char *path, const struct nn_config *cfg,
   nn_topo_validate_buffer(path, buf, len, cfg, rep);
   free(buf);
   return rep->errors;
+}
+
+/* ---- the summary `check` reads ---- */
+
+/* A decimal or 0x-hex attribute value, else `fallback`. */
+static int attr_int(xmlNodePtr n, const char *name, int fallback) {
+  const char *v = attr(n, name);
+  int x = fallback;
+  if (!v) return fallback;
+  if (nn_int_parse(v, 0, INT32_MAX, &x) == 0) return x;
+  if (v[0] != '0' || (v[1] != 'x' && v[1] != 'X') || !v[2] || strlen(v + 2) > 7) return fallback;
+  long h = 0;
+  for (const char *p = v + 2; *p; p++) {
+    if (!isxdigit((unsigned char)*p)) return fallback;
+    h = h * 16 + (isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10);
+  }
+  return (int)h;
+}
+
+static void collect_pci(xmlNodePtr n, int numa, struct nn_topo_summary *s, int *count) {
+  for (xmlNodePtr k = n->children; k; k = k->next) {
+    if (k->type != XML_ELEMENT_NODE || xmlStrcmp(k->name, (const xmlChar *)"pci")) continue;
+    const char *bus = attr(k, "busid"), *cls = attr(k, "class");
+    struct nn_busid b;
+    if (bus && cls && !strncmp(cls, "0x03", 4) && !nn_busid_parse(bus, &b) && s->n_gpus < NN_TOPO_SUMMARY_MAX_GPUS) {
+      s->gpus[s->n_gpus].bus = b;
+      s->gpus[s->n_gpus++].numaid = numa;
+      (*count)++;
+    }
+    collect_pci(k, numa, s, count);
+  }
+}
+
+static void summarise(xmlNodePtr root, struct nn_topo_summary *s) {
+  for (xmlNodePtr n = root->children; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE || xmlStrcmp(n->name, (const xmlChar *)"cpu")) continue;
+    int count = 0;
+    collect_pci(n, attr_int(n, "numaid", -1), s, &count);
+    if (!count) continue;
+    s->n_cpus_with_gpus++;
+    const char *v = attr(n, "vendor");
+    snprintf(s->vendor, sizeof s->vendor, "%s", v ? v : "");
+    s->family = attr_int(n, "familyid", -1);
+    s->model = attr_int(n, "modelid", -1);
+  }
+}
+
+int nn_topo_summarise_file(const char *path, size_t max, struct nn_topo_summary *s, char *why, size_t whysz) {
+  char *buf = NULL;
+  size_t len = 0;
+  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, max, &buf, &len, why, whysz)) return -1;
+  int doctype = memmem(buf, len, "<!DOCTYPE", 9) || memmem(buf, len, "<!ENTITY", 8);
+  xmlDocPtr doc = len > 0 && !doctype && len <= INT32_MAX ? xmlReadMemory(buf, (int)len, path, NULL, parse_options()) : NULL;
+  free(buf);
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  int rc = -1;
+  if (doctype) nn_errbuf_set(why, whysz, "has a DOCTYPE, which nccl-numa does not read");
+  else if (!doc || !root) nn_errbuf_set(why, whysz, "does not parse as XML (NCCL then fails communicator creation)");
+  else if (xmlStrcmp(root->name, (const xmlChar *)"system"))
+    nn_errbuf_set(why, whysz, "root element is <%.40s>, not <system>", (const char *)root->name);
+  else {
+    memset(s, 0, sizeof *s);
+    s->family = s->model = -1;
+    summarise(root, s);
+    rc = 0;
+  }
+  if (doc) xmlFreeDoc(doc);
+  return rc;
 }

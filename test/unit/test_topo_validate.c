@@ -161,8 +161,41 @@ static void test_mangled_inputs_do_not_crash(void **state) {
   }
 }
 
+/* The summary `check` reads: GPUs per <cpu numaid>, the CPU kind; refusals named. */
+static void test_summary(void **state) {
+  (void)state;
+  static struct nn_topo_summary s;
+  char why[256] = "";
+  char *f = nn_test_write_file(
+      "<system version=\"1\">\n <cpu numaid=\"1\" vendor=\"AuthenticAMD\" familyid=\"0x19\" modelid=\"17\">\n"
+      "  <pci busid=\"0000:41:00.0\" class=\"0x060400\">\n   <pci busid=\"0000:42:00.0\" class=\"0x030000\"/>\n"
+      "  </pci>\n  <pci busid=\"0000:43:00.0\" class=\"0x020000\"/>\n </cpu>\n <cpu numaid=\"0\"/>\n</system>\n");
+  assert_int_equal(nn_topo_summarise_file(f, 1 << 20, &s, why, sizeof why), 0);
+  assert_int_equal(s.n_cpus_with_gpus, 1);
+  assert_int_equal(s.n_gpus, 1);                 /* the display class below a bridge; not the NIC */
+  assert_int_equal(s.gpus[0].numaid, 1);
+  assert_int_equal(s.gpus[0].bus.bus, 0x42);
+  assert_string_equal(s.vendor, "AuthenticAMD");
+  assert_int_equal(s.family, 25);                /* 0x19 */
+  assert_int_equal(s.model, 17);
+  nn_test_remove_file(f);
+  f = nn_test_write_file("<!DOCTYPE system [<!ENTITY x \"y\">]><system>&x;</system>\n");
+  assert_int_equal(nn_topo_summarise_file(f, 1 << 20, &s, why, sizeof why), -1);
+  assert_string_equal(why, "has a DOCTYPE, which nccl-numa does not read");
+  nn_test_remove_file(f);
+  f = nn_test_write_file("<topology/>\n");
+  assert_int_equal(nn_topo_summarise_file(f, 1 << 20, &s, why, sizeof why), -1);
+  assert_string_equal(why, "root element is <topology>, not <system>");
+  nn_test_remove_file(f);
+  f = nn_test_write_file("<system");
+  assert_int_equal(nn_topo_summarise_file(f, 1 << 20, &s, why, sizeof why), -1);
+  assert_non_null(strstr(why, "does not parse as XML"));
+  nn_test_remove_file(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_summary),
     cmocka_unit_test(test_good),
     cmocka_unit_test(test_raw_rules),
     cmocka_unit_test(test_doctype_never_parsed),
