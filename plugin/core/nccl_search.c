@@ -227,6 +227,8 @@ static int next_sorted(const struct nn_sys *s, const struct nn_graph *gr, int gp
     sc[n] = (struct nn_score){g, i, s->path[gpu][g].count, (int)s->path[gpu][g].bw};
     n++;
   }
+  /* only the n entries filled above are read (cppcheck cannot see the bound) */
+  // cppcheck-suppress uninitvar
   qsort(sc, (size_t)n, sizeof sc[0], cmp_score);
   for (int i = 0; i < n; i++) next[i] = sc[i].g;
   return n;
@@ -368,7 +370,7 @@ static int pass1_next(struct nn_compute *k, int time) {
     return 1;
   }
   int i = 0;
-  while (sp[i] > k->s->max_bw && i < n - 1) i++;
+  while (i < n - 1 && sp[i] > k->s->max_bw) i++;
   set_speed(k, i);
   return 0;
 }
@@ -379,7 +381,7 @@ static void pass2_start(struct nn_compute *k) {
   int n = k->steps->n, i = 0;
   dup_channels(k->graph, k->s->sm, k->s->ng);
   k->tmp = *k->graph;
-  while (sp[i] > k->graph->bw_inter && i < n - 1) i++;
+  while (i < n - 1 && sp[i] > k->graph->bw_inter) i++;
   set_speed(k, i);
   k->tmp.min_ch = k->graph->nch;
 }
@@ -422,7 +424,7 @@ static void compute(struct nn_sys *s, struct nn_graph *graph) {
   float total = s->total_bw;
   if (s->ng > 1 && graph->pattern != NN_PAT_RING) total = (float)(total * (s->ng * 1.0 / (s->ng - 1)));
   int i = 0;
-  while ((sp[i] > s->max_bw || sp[i] * (float)graph->min_ch > total) && i < k.steps->n - 1) i++;
+  while (i < k.steps->n - 1 && (sp[i] > s->max_bw || sp[i] * (float)graph->min_ch > total)) i++;
   set_speed(&k, i);
   int pass = 1;
   for (;;) {
@@ -552,6 +554,8 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
     int best = INT_MAX;
     for (int i = 0; i < cfg->n_gpus; i++) {
       int m = view_numa(cfg, numa_of, i);
+      /* numa[nc - 1] was set by the previous round */
+      // cppcheck-suppress uninitvar
       if ((nc == 0 || m > numa[nc - 1]) && m < best) best = m;
     }
     if (best == INT_MAX) break;
