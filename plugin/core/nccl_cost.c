@@ -193,8 +193,8 @@ static float tree_lat(const struct tune *t, int p) {
   float intra = (float)t->hw[ih][NN_ALGO_TREE][p], inter;
   if (t->subsystem) inter = nn == 1 ? intra : (float)t->hw[HW_NET][NN_ALGO_TREE][p];
   else inter = (float)t->hw[HW_NET][NN_ALGO_TREE][p];
-  return (float)base_lat[NN_ALGO_TREE][p] +
-         2.0f * ((float)(c->nranks / nn - 1) * intra + (float)log2_nodes(nn) * inter);
+  int ppn = c->nranks / nn;   /* NCCL divides in integers too (nRanks/nNodes) */
+  return (float)base_lat[NN_ALGO_TREE][p] + 2.0f * ((float)(ppn - 1) * intra + (float)log2_nodes(nn) * inter);
 }
 
 /* NCCL's default LL128 rule per release. 2.28/2.30 (ncclTopoTuneModel): only over

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "nccl_cost.h"
+#include "numparse.h"
 
 #define FACTS "test/fixtures/nccl-cost/oracle-facts.txt"
 
@@ -26,13 +27,41 @@ static int proto_index(const char *s) {
   return !strcmp(s, "LL") ? NN_PROTO_LL : !strcmp(s, "LL128") ? NN_PROTO_LL128 : !strcmp(s, "Simple") ? NN_PROTO_SIMPLE : -1;
 }
 
+/* Splits a line (modified) at blanks and commas; returns the field count. */
+static int fields(char *line, char **f, int max) {
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(line, " ,\t", &save); t && n < max; t = strtok_r(NULL, " ,\t", &save)) f[n++] = t;
+  return n;
+}
+
+static int int_field(const char *s) {
+  int v;
+  if (nn_int_parse(s, -1000000, 1000000, &v)) fail_msg("not an integer: '%s'", s);
+  return v;
+}
+
+static double num_field(const char *s) {
+  double v;
+  if (nn_double_parse(s, &v)) fail_msg("not a number: '%s'", s);
+  return v;
+}
+
 static void parse_graph(const char *line, const char *tag, struct nn_cost_graph *g) {
-  char want[8];
-  snprintf(want, sizeof want, "%s ", tag);
-  assert_int_equal(strncmp(line, want, strlen(want)), 0);
-  int n = sscanf(line + strlen(want), "%d,%f,%f,%d,%d,%d,%d", &g->nchannels, &g->bw_intra, &g->bw_inter,
-                 &g->type_intra, &g->type_inter, &g->same_channels, &g->pattern);
-  assert_int_equal(n, 7);
+  char buf[256], *f[8];
+  size_t len = strcspn(line, "\n");
+  assert_true(len < sizeof buf);
+  memcpy(buf, line, len);
+  buf[len] = 0;
+  if (fields(buf, f, 8) != 8) fail_msg("not a %s line: %s", tag, line);
+  assert_string_equal(f[0], tag);
+  g->nchannels = int_field(f[1]);
+  g->bw_intra = (float)num_field(f[2]);
+  g->bw_inter = (float)num_field(f[3]);
+  g->type_intra = int_field(f[4]);
+  g->type_inter = int_field(f[5]);
+  g->same_channels = int_field(f[6]);
+  g->pattern = int_field(f[7]);
 }
 
 struct stats {
@@ -59,18 +88,20 @@ static void check_time(struct stats *st, const char *where, float mine, double w
 
 static void check_row(struct stats *st, const struct nn_cost_model *m, const char *name, const char *line) {
   /* name: at most 127 characters (replay_case) */
-  char coll[32], algo[16], proto[16];
-  unsigned long long bytes;
-  double t, want[5];
-  int n = sscanf(line, "%31s %llu %15s %15s %lf %lf %lf %lf %lf %lf", coll, &bytes, algo, proto, &t, &want[0],
-                 &want[1], &want[2], &want[3], &want[4]);
-  assert_int_equal(n, 10);
+  char buf[256], *f[12];
+  snprintf(buf, sizeof buf, "%s", line);
+  if (fields(buf, f, 12) != 10) fail_msg("not a choice line: %s", line);
+  const char *coll = f[0], *algo = f[2], *proto = f[3];
+  uint64_t bytes;
+  assert_int_equal(nn_u64_parse(f[1], 0, UINT64_MAX, &bytes), 0);
+  double t = num_field(f[4]), want[5];
+  for (int i = 0; i < 5; i++) want[i] = num_field(f[5 + i]);
   int c = coll_index(coll);
   assert_true(c >= 0);
   struct nn_cost_choice ch;
   assert_int_equal(nn_cost_choose(m, c, bytes, &ch), 0);
   char where[256];
-  snprintf(where, sizeof where, "%.100s %.31s %llu B", name, coll, bytes);
+  snprintf(where, sizeof where, "%.100s %.31s %llu B", name, coll, (unsigned long long)bytes);
   if (ch.algo != algo_index(algo) || ch.proto != proto_index(proto))
     fail_msg("%s: NCCL picks %s/%s, the model %s/%s", where, algo, proto, nn_algo_name(ch.algo), nn_proto_name(ch.proto));
   check_time(st, where, ch.time_us, t);
@@ -86,12 +117,22 @@ static void check_row(struct stats *st, const struct nn_cost_model *m, const cha
 
 /* One "case" block: header, ring, tree, then choice rows until the next case. */
 static char *replay_case(struct stats *st, char *line) {
-  char name[96], rel[16];
-  int ranks, sm, vendor;
-  double pci;
-  assert_int_equal(sscanf(line, "case %95s %15s %d %d %d %lf", name, rel, &ranks, &sm, &vendor, &pci), 6);
+  char head[256], *f[8];
+  size_t hl = strcspn(line, "\n");
+  assert_true(hl < sizeof head);
+  memcpy(head, line, hl);
+  head[hl] = 0;
+  if (fields(head, f, 8) != 7) fail_msg("not a case line: %s", head);
+  assert_string_equal(f[0], "case");
+  const char *name = f[1], *rel = f[2];
+  int ranks = int_field(f[3]), sm = int_field(f[4]), vendor = int_field(f[5]);
+  double pci = num_field(f[6]);
+  char *dot1 = strchr(rel, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+  assert_non_null(dot2);
   int maj, min, pat;
-  assert_int_equal(sscanf(rel, "%d.%d.%d", &maj, &min, &pat), 3);
+  assert_int_equal(nn_int_parse_prefix(rel, 0, 99, &maj, NULL), 0);
+  assert_int_equal(nn_int_parse_prefix(dot1 + 1, 0, 99, &min, NULL), 0);
+  assert_int_equal(nn_int_parse(dot2 + 1, 0, 99, &pat), 0);
   struct nn_cost_comm c = {.version_code = maj * 10000 + min * 100 + pat, .nranks = ranks, .nnodes = 1,
                            .cc_min = sm, .cc_max = sm, .pci_latency_us = pci, .ll128 = NN_COST_LL128_RULE,
                            .cpu = vendor == 1 ? NN_COST_CPU_X86_AMD : NN_COST_CPU_X86_INTEL};
@@ -222,7 +263,7 @@ static void set_pci_latency(void **state) {
         for (int p = 0; p < NN_PROTO_COUNT; p++)
           for (int e = 0; e <= 30; e += 5) {
             float x = nn_cost_time(&a, coll, al, p, (uint64_t)1 << e), y = nn_cost_time(&b, coll, al, p, (uint64_t)1 << e);
-            assert_true(fabs(x - y) <= 1e-3 * fabs(y) + 1e-3);
+            assert_true(fabs((double)x - (double)y) <= 1e-3 * fabs((double)y) + 1e-3);
             compared += y > 0;
           }
     assert_int_equal(compared, 12 * 7);   /* 12 candidate pairs, 7 sizes */
