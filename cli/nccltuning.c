@@ -88,14 +88,16 @@ static int split_cells(char *s, char **cell, int max) {
   }
 }
 
-/* "latency/bandwidth" -> both; -1 when not that shape. */
+/* "latency/bandwidth" -> both; -1 when not that shape. 2.31 prints "-1.0/  -1.0" for a
+ * model it hard-disables (src/tuning/: generalLatencies/generalBandwidths of -1): disabled,
+ * like a bandwidth of 0. */
 static int lat_bw(const char *c, double *lat, double *bw) {
   char *end;
   *lat = strtod(c, &end);
   if (end == c || *end != '/') return -1;
   const char *b = end + 1;
   *bw = strtod(b, &end);
-  if (end == b || *end || !isfinite(*lat) || !isfinite(*bw) || *bw < 0) return -1;
+  if (end == b || *end || !isfinite(*lat) || !isfinite(*bw) || (*bw < 0 && *bw != -1.0)) return -1;
   return 0;
 }
 

@@ -15,7 +15,7 @@
  *     " Max NThreads |" then one integer cell per algorithm x protocol
  *     then per collective "%13s |" (name) and one "latency/bandwidth |" cell
  *                      per algorithm x protocol of the block.
- * A bandwidth of 0 means NCCL disabled that combination (by its own rules, or
+ * A bandwidth of 0 (2.31: -1.0, and its " Max NThreads" row is missing) means NCCL disabled that combination (by its own rules, or
  * because NCCL_ALGO/NCCL_PROTO excluded it). Names are NCCL's: Tree, Ring,
  * CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; LL, LL128, Simple;
  * Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.

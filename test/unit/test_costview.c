@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "cli/costmeasure.h"
 #include "cli/costview.h"
 
 static const char *conf =
@@ -136,7 +137,41 @@ static void channels_and_print(void **state) {
   teardown(&fx);
 }
 
+/* NCCL's model from its own tuning table: 2.31 prints LL128's numbers even where its enable
+ * check turns LL128 off (released 2.31.2); the dev branch's 2.31.0 runs it. */
+static void from_tuning_231(void **state) {
+  (void)state;
+  const char *log =
+    "h:1:2 [0] NCCL INFO   Algorithm   |                            Tree                  |                            Ring                  |\n"
+    "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
+    "h:1:2 [0] NCCL INFO     Broadcast |    -1.0/  -1.0 |    -1.0/  -1.0 |    -1.0/  -1.0 |     7.6/  24.0 |    16.5/  44.2 |    14.1/  48.0 |\n"
+    "h:1:2 [0] NCCL INFO     AllReduce |    20.8/   5.8 |    40.6/  17.2 |    64.4/  22.1 |    20.6/  13.7 |    49.0/  25.2 |    88.2/  27.4 |\n";
+  struct nn_tuning t;
+  char err[256] = "";
+  assert_int_equal(nn_tuning_parse(log, strlen(log), &t, err, sizeof err), NN_TUNING_FOUND);
+  struct nn_cost_model m;
+  struct nn_cost_choice ch;
+  assert_int_equal(nn_costm_from_tuning(&t, 23102, 8, &m, err, sizeof err), 0);
+  assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
+  assert_int_equal(ch.proto, NN_PROTO_LL);                  /* 20.6 + 1 MiB / 13.7 GB/s */
+  assert_true(fabs(ch.time_us - 97.1) < 1.0);
+  assert_true(nn_cost_time(&m, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, 1 << 20) < 0);
+  assert_int_equal(nn_costm_from_tuning(&t, 23100, 8, &m, err, sizeof err), 0);
+  assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
+  assert_int_equal(ch.proto, NN_PROTO_LL128);               /* 49.0 + 1 MiB / 25.2 GB/s: 90.6 */
+  assert_true(fabs(ch.time_us - 90.6) < 1.0);
+  /* an enabled algorithm this model leaves out: no prediction */
+  const char *nvls =
+    "h:1:2 [0] NCCL INFO   Algorithm   |                            Ring                  |                            NVLS                  |\n"
+    "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
+    "h:1:2 [0] NCCL INFO     AllReduce |    20.6/  13.7 |    49.0/   0.0 |    88.2/  27.4 |     0.0/   0.0 |     0.0/   0.0 |    25.0/ 300.0 |\n";
+  assert_int_equal(nn_tuning_parse(nvls, strlen(nvls), &t, err, sizeof err), NN_TUNING_FOUND);
+  assert_int_equal(nn_costm_from_tuning(&t, 22809, 8, &m, err, sizeof err), -1);
+  assert_non_null(strstr(err, "NVLS"));
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(allreduce_bands), cmocka_unit_test(channels_and_print)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(allreduce_bands), cmocka_unit_test(channels_and_print),
+                                     cmocka_unit_test(from_tuning_231)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,6 +147,23 @@ static void bare_rows(void **state) {
   assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Ring", "Simple"), 0);
 }
 
+/* NCCL 2.31 (src/tuning/tuning.cc): -1.0/-1.0 for the models it hard-disables, and no
+ * " Max NThreads" row (built but never logged). Shape from nccl-oracle on the dev branch. */
+static void release_231(void **state) {
+  (void)state;
+  const char *log =
+    "h:1:2 [0] NCCL INFO   Algorithm   |                            Tree                  |                            Ring                  |\n"
+    "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
+    "h:1:2 [0] NCCL INFO     Broadcast |    -1.0/  -1.0 |    -1.0/  -1.0 |    -1.0/  -1.0 |     7.6/  24.0 |    16.5/  44.2 |    14.1/  48.0 |\n"
+    "h:1:2 [0] NCCL INFO     AllReduce |    20.8/   5.8 |    40.6/  17.2 |    64.4/  22.1 |    20.6/  13.7 |    49.0/  25.2 |    88.2/  27.4 |\n";
+  struct nn_tuning t;
+  char err[256] = "";
+  assert_int_equal(nn_tuning_parse(log, strlen(log), &t, err, sizeof err), NN_TUNING_FOUND);
+  assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Tree", "LL"), 0);
+  assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Ring", "LL"), 1);
+  assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Tree", "Simple"), 1);
+}
+
 static void hostile(void **state) {
   (void)state;
   struct nn_tuning t;
@@ -154,7 +171,7 @@ static void hostile(void **state) {
   const char *cases[] = {
     "|", "||||", "  Algorithm   |", "  Algorithm   ||||\n  Protocol |||\n",
     "  Protocol    | LL |\n    AllReduce | 1/1 |\n",
-    "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | 1/-1 |\n",
+    "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | 1/-2 |\n",
     "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | nan/1 |\n",
     "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | 1/1 | 2/2 |\n",
     "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | 1/1 |\n    AllReduce | 1/1 |\n",
@@ -187,7 +204,7 @@ int main(void) {
     cmocka_unit_test(one_table),         cmocka_unit_test(no_table),
     cmocka_unit_test(truncated),         cmocka_unit_test(two_communicators),
     cmocka_unit_test(same_thread_twice), cmocka_unit_test(bare_rows),
-    cmocka_unit_test(hostile),
+    cmocka_unit_test(hostile),           cmocka_unit_test(release_231),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
