@@ -78,7 +78,8 @@ struct nn_search_pred {
 
 /* Predicts NCCL's ring search, then its tree search (limited to the ring's channels).
  * Returns 0, or -1 when the topology is outside the class (no GPUs, too many, a GPU
- * without a CPU). */
+ * without a CPU). The last few answers are remembered: asking again for the same system and
+ * release costs a compare, not a search. Thread-safe. */
 int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_topo *t,
                       struct nn_search_pred *out);
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,8 +477,8 @@ static void reset_links(struct nn_sys *s, const struct nn_search_topo *t) {
   memset(s->used, 0, sizeof s->used);
 }
 
-int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_topo *t,
-                      struct nn_search_pred *out) {
+static int predict_uncached(const struct nn_nccl_release *r, const struct nn_search_topo *t,
+                            struct nn_search_pred *out) {
   /* the search state is large: keep it off small thread stacks */
   struct nn_state { struct nn_sys s; struct nn_graph ring, tree; } *st = malloc(sizeof *st);
   if (!st) return -1;
@@ -499,6 +500,48 @@ int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_to
                                                                     : out->tree.nchannels;
   free(st);
   return 0;
+}
+
+/* A search that fails spends NCCL's whole step budget (tens of milliseconds, a second under
+ * valgrind), and every new config version or env-plugin init asks again for the same few
+ * systems: the last answers are kept. The lock covers only the compare and the copies. */
+#define NN_PREDICT_MEMO 4
+static struct nn_predict_memo {
+  const struct nn_nccl_release *rel;
+  struct nn_search_topo topo;
+  struct nn_search_pred pred;
+} g_memo[NN_PREDICT_MEMO];
+static int g_memo_used, g_memo_next;
+static pthread_mutex_t g_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int memo_find(const struct nn_nccl_release *r, const struct nn_search_topo *t,
+                     struct nn_search_pred *out) {
+  int found = 0;
+  pthread_mutex_lock(&g_memo_lock);
+  for (int i = 0; i < g_memo_used && !found; i++)
+    if (g_memo[i].rel == r && !memcmp(&g_memo[i].topo, t, sizeof *t)) {
+      *out = g_memo[i].pred;
+      found = 1;
+    }
+  pthread_mutex_unlock(&g_memo_lock);
+  return found;
+}
+
+static void memo_add(const struct nn_nccl_release *r, const struct nn_search_topo *t,
+                     const struct nn_search_pred *p) {
+  pthread_mutex_lock(&g_memo_lock);
+  g_memo[g_memo_next] = (struct nn_predict_memo){.rel = r, .topo = *t, .pred = *p};
+  g_memo_next = (g_memo_next + 1) % NN_PREDICT_MEMO;
+  if (g_memo_used < NN_PREDICT_MEMO) g_memo_used++;
+  pthread_mutex_unlock(&g_memo_lock);
+}
+
+int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_topo *t,
+                      struct nn_search_pred *out) {
+  if (r && memo_find(r, t, out)) return 0;
+  int rc = predict_uncached(r, t, out);
+  if (rc == 0) memo_add(r, t, out);
+  return rc;
 }
 
 float nn_search_ring_gbps(const struct nn_search_pred *p) {
