@@ -43,6 +43,8 @@ struct nn_verdict_in {
   const int *own_numa;               /* NUMA node NCCL's own detection reads per GPU; NULL = none
                                         (-1 for all: a guest without NUMA, NCCL's flat view) */
   const struct nn_cpu_kind *own_cpu; /* CPU kind NCCL detects itself; NULL = the served one */
+  int decide_only;                   /* 1: skip the predictions the decision does not need
+                                        (mode numa/off, one NUMA node): the env plugin */
 };
 
 /* The facts of this machine a verdict reads, gathered once (nn_topology_gather). */

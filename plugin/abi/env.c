@@ -126,6 +126,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, con
   struct nn_topo_verdict verdict;
   struct nn_verdict_facts facts;
   nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
+  facts.in.decide_only = 1;
   nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
   if (!verdict.serve) {
     if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", verdict.reason);

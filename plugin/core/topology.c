@@ -257,7 +257,8 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   v->floor_gbps = nn_nccl_search_floor(v->rel, v->sm);
   const char *m = mode_name(v->mode);
   int known_cpu = cpu && cpu->vendor[0];
-  if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu) {
+  int needed = !(in && in->decide_only) || (v->mode == NN_TOPO_AUTO && v->numa_nodes >= 2);
+  if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu && needed) {
     gpu_links(cfg, in, v);
     predict(cfg, cpu, in, v, err, sizeof err);
   }
