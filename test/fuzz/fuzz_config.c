@@ -47,6 +47,12 @@ static void fill(float *t, int kind) {
   }
 }
 
+/* A table-less choice predicate like the v2 adapter's: only what it allows may come out. */
+static int v2_like(int coll, int algo, int proto) {
+  if (proto != NN_PROTO_LL && proto != NN_PROTO_SIMPLE) return 0;
+  return algo == NN_ALGO_RING || (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE);
+}
+
 static void apply_checked(const struct nn_policy *p, int coll, uint64_t bytes, int kind, int na, int np) {
   float t[NA * NP + 8], before[NA * NP + 8];
   fill(t, kind);
@@ -62,7 +68,7 @@ static void apply_checked(const struct nn_policy *p, int coll, uint64_t bytes, i
   if (channels < 0 || channels > NN_MAX_CHANNELS) abort();
   int a = -1, pr = -1;
   channels = 0;
-  if (nn_policy_apply_v2(p, coll, bytes, 1, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
+  if (nn_policy_apply_fixed(p, coll, bytes, 1, v2_like, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
     if (pr != NN_PROTO_LL && pr != NN_PROTO_SIMPLE) abort();
     if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE)) abort();
   }
