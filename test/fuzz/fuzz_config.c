@@ -4,7 +4,7 @@
  *
  * Input: a mapping file. Accepted mappings are checked against the format's bounds,
  * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
- * and nn_policy_apply_v2 with NCCL-like tables, asserting the ABI rules: a disabled
+ * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
  * numProto, nChannels stays within 0..64, v2 writes only safe pairs. The scope, the
  * topology verdict and the topology XML (when libxml2 loads) are produced as well.
