@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nn_config.h"
+#include "numparse.h"
 
 /* Intra-node search steps, src/graph/search.cc speedArrayIntra / sm90SpeedArrayIntra /
  * sm100SpeedArrayIntra. The first two are the same from v2.21.5-1 to dev (2.31). */
@@ -23,7 +24,7 @@ static const float steps_sm100_227[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f
 static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f, 40.0f,
                                         30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
 
-#define NN_STEPS(a) {a, (int)(sizeof a / sizeof a[0])}
+#define NN_STEPS(a) {(a), (int)(sizeof(a) / sizeof((a)[0]))}
 #define NN_NO_STEPS {NULL, 0}
 
 /* Values common to every row (src/graph/topo.h of v2.21.5-1 .. dev): BDW_QPI_BW 6, SKL_QPI_BW 10,
@@ -302,10 +303,12 @@ void nn_nccl_set_loaded_version(int version_code) {
 
 int nn_nccl_version_parse(const char *s) {
   if (!s) return -1;
-  int x, y, z, n = 0;
-  if (sscanf(s, "%d.%d.%d%n", &x, &y, &z, &n) != 3) return -1;
-  if (s[n] && s[n] != '-' && s[n] != '+') return -1;
-  if (x < 2 || x > 99 || y < 0 || y > 99 || z < 0 || z > 99) return -1;
+  int x, y, z;
+  const char *p = s;
+  if (nn_int_parse_prefix(p, 2, 99, &x, &p) || *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &y, &p) ||
+      *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &z, &p))
+    return -1;
+  if (*p && *p != '-' && *p != '+') return -1;
   return NN_NCCL_VERSION(x, y, z);
 }
 

@@ -21,6 +21,7 @@
 
 #include "errbuf.h"
 #include "fileread.h"
+#include "numparse.h"
 #include "topology.h"
 
 /* NCCL's patterns (src/include/graph.h) */
@@ -336,7 +337,10 @@ static void set_speed(struct nn_compute *k, int i) {
 
 /* One search at the current settings; returns the time left (-1: optimal, 0: timed out). */
 static int run_search(struct nn_compute *k) {
-  int time = k->tmp.same ? NN_TIMEOUT_SAME : k->tmp.pattern == NN_PAT_TREE ? NN_TIMEOUT_TREE : NN_TIMEOUT;
+  /* NCCL keeps a budget of its own for trees, equal to the ring's in every release so far */
+  int time = k->tmp.same ? NN_TIMEOUT_SAME
+             : k->tmp.pattern == NN_PAT_TREE ? NN_TIMEOUT_TREE  // NOLINT(bugprone-branch-clone)
+                                             : NN_TIMEOUT;
   k->tmp.nch = 0;
   k->global -= time;
   struct nn_search c = {k->s, k->graph, &time};
@@ -672,6 +676,12 @@ static int speed_gen(const char *s) {
   return 0;
 }
 
+/* sysfs link width ("16\n") -> 16, 0 when unreadable */
+static int link_width(const char *s) {
+  int w = 0;
+  return nn_int_parse_prefix(s, 1, 64, &w, NULL) == 0 ? w : 0;
+}
+
 static int read_attr(const char *dev, const char *name, char *buf, size_t size) {
   char path[PATH_MAX];
   int w = snprintf(path, sizeof path, "%s/%s", dev, name);
@@ -686,11 +696,11 @@ int nn_search_read_sysfs_link(const struct nn_nccl_release *r, const char *sysfs
   int cur = !stable && r->gpulink == NN_GPULINK_NVML_CURRENT;
   int gen = 0, width = 0;
   if (read_attr(dev, cur ? "current_link_speed" : "max_link_speed", v, sizeof v) == 0) gen = speed_gen(v);
-  if (read_attr(dev, cur ? "current_link_width" : "max_link_width", v, sizeof v) == 0) width = atoi(v);
+  if (read_attr(dev, cur ? "current_link_width" : "max_link_width", v, sizeof v) == 0) width = link_width(v);
   if (!cur) {   /* the lower of the GPU and the port above it */
     int pg = 0, pw = 0;
     if (read_attr(dev, "../max_link_speed", v, sizeof v) == 0) pg = speed_gen(v);
-    if (read_attr(dev, "../max_link_width", v, sizeof v) == 0) pw = atoi(v);
+    if (read_attr(dev, "../max_link_width", v, sizeof v) == 0) pw = link_width(v);
     if (pg > 0 && (gen == 0 || pg < gen)) gen = pg;
     if (pw > 0 && (width == 0 || pw < width)) width = pw;
   }

@@ -240,7 +240,7 @@ static int init_line_facts(char *hash, size_t size, int *n_rules) {
   const char *h = strstr(g_init_line, " hash "), *r = strstr(g_init_line, " rules apply");
   if (!h || !r) return -1;
   while (r > g_init_line && r[-1] >= '0' && r[-1] <= '9') r--;
-  *n_rules = atoi(r);
+  *n_rules = (int)strtol(r, NULL, 10);
   snprintf(hash, size, "%.8s", h + 6);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "nccl_search.h"
 #include "nn_config.h"
 #include "nn_test.h"
+#include "numparse.h"
 #include "topology.h"
 
 struct fact {
@@ -293,10 +294,10 @@ static void build(const struct fact *f, struct nn_search_topo *t, const struct n
   memset(t, 0, sizeof *t);
   int groups[NN_SEARCH_MAX_CPUS], ng = 0;
   if (f->layout[0] == 'f') {
-    groups[ng++] = atoi(f->layout + 1);
+    assert_int_equal(nn_int_parse_prefix(f->layout + 1, 1, NN_SEARCH_MAX_GPUS, &groups[ng++], NULL), 0);
   } else {
     for (const char *p = f->layout; *p; p++) {
-      groups[ng++] = atoi(p);
+      assert_int_equal(nn_int_parse_prefix(p, 1, NN_SEARCH_MAX_GPUS, &groups[ng++], NULL), 0);
       while (p[1] && p[1] != '+') p++;
       if (p[1] == '+') p++;
     }
