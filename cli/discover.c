@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "fileread.h"
+#include "numparse.h"
 
 #define NN_DISCOVERY_XML_MAX_BYTES (64u << 20)
 
@@ -39,10 +40,9 @@ static void copy_info(hwloc_obj_t obj, const char *name, char *dst, size_t size)
 
 static int info_int(hwloc_obj_t obj, const char *name) {
   const char *v = obj ? hwloc_obj_get_info_by_name(obj, name) : NULL;
-  if (!v || !*v) return -1;
-  char *end;
-  long n = strtol(v, &end, 0);
-  return (*end || n < 0 || n > 1000000) ? -1 : (int)n;
+  int n;
+  /* Base 0: hwloc writes these in decimal, but a hand-made topology may use 0x. */
+  return v && !nn_int_parse_base(v, 0, 0, 1000000, &n) ? n : -1;
 }
 
 /* DMI strings that QEMU/KVM, VMware, VirtualBox, Hyper-V and Xen report. */

@@ -13,6 +13,13 @@
  * Returns 0, or -1 (NULL, empty, junk, out of range) with *out unchanged. */
 int nn_int_parse(const char *s, int min, int max, int *out);
 
+/* nn_int_parse in another base, for the numbers sysfs, hwloc and XML attributes
+ * write in hex: base 16 (digits 0-9a-fA-F, an optional 0x or 0X before them), or
+ * 0 (C's rule, as strtol: 0x hex, a leading 0 octal, else decimal), or 10. An
+ * optional sign, then the whole rest a number; "0x" with no digit after it is
+ * refused, not read as 0. Returns 0, or -1 (also for another base) with *out unchanged. */
+int nn_int_parse_base(const char *s, int base, int min, int max, int *out);
+
 /* Parses the decimal integer at the start of s (blanks before it are skipped,
  * anything after the digits is left) into *out when it lies in [min, max].
  * *end (when end is not NULL) gets the first character after the digits.

@@ -7,13 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* strtol with the checks it leaves to the caller: digits present, no overflow, in range. */
-static int int_at(const char *s, int min, int max, int *out, const char **end) {
+/* strtol with the checks it leaves to the caller: digits present, no overflow, in range.
+ * strtol would skip blanks and read "0x" alone as 0; both are refused here. */
+static int int_at(const char *s, int base, int min, int max, int *out, const char **end) {
   const char *digits = s + (*s == '+' || *s == '-');
-  if (!isdigit((unsigned char)*digits)) return -1;
+  int hex = base != 10 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+  if (!(hex ? isxdigit((unsigned char)digits[2]) : base == 16 ? isxdigit((unsigned char)*digits)
+                                                              : isdigit((unsigned char)*digits)))
+    return -1;
   char *e;
   errno = 0;
-  long v = strtol(s, &e, 10);
+  long v = strtol(s, &e, base);
   if (errno || v < min || v > max) return -1;
   *out = (int)v;
   *end = e;
@@ -23,7 +27,15 @@ static int int_at(const char *s, int min, int max, int *out, const char **end) {
 int nn_int_parse(const char *s, int min, int max, int *out) {
   const char *end;
   int v;
-  if (!s || int_at(s, min, max, &v, &end) || *end) return -1;
+  if (!s || int_at(s, 10, min, max, &v, &end) || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+int nn_int_parse_base(const char *s, int base, int min, int max, int *out) {
+  const char *end;
+  int v;
+  if (!s || (base != 0 && base != 10 && base != 16) || int_at(s, base, min, max, &v, &end) || *end) return -1;
   *out = v;
   return 0;
 }
@@ -32,7 +44,7 @@ int nn_int_parse_prefix(const char *s, int min, int max, int *out, const char **
   const char *e;
   if (!s) return -1;
   while (*s == ' ' || *s == '\t') s++;
-  if (int_at(s, min, max, out, &e)) return -1;
+  if (int_at(s, 10, min, max, out, &e)) return -1;
   if (end) *end = e;
   return 0;
 }

@@ -55,6 +55,40 @@ static void test_int_prefix(void **state) {
   assert_string_equal(end, "unchanged");
 }
 
+static void test_int_base(void **state) {
+  (void)state;
+  int v = 7;
+  assert_int_equal(nn_int_parse_base("1f", 16, 0, 255, &v), 0);
+  assert_int_equal(v, 0x1f);
+  assert_int_equal(nn_int_parse_base("0x1F", 16, 0, 255, &v), 0);
+  assert_int_equal(v, 0x1f);
+  assert_int_equal(nn_int_parse_base("0x19", 0, 0, 255, &v), 0);
+  assert_int_equal(v, 25);
+  assert_int_equal(nn_int_parse_base("010", 0, 0, 255, &v), 0);   /* C's octal, as strtol(.., 0) */
+  assert_int_equal(v, 8);
+  assert_int_equal(nn_int_parse_base("25", 0, 0, 255, &v), 0);
+  assert_int_equal(v, 25);
+  assert_int_equal(nn_int_parse_base("0", 0, 0, 255, &v), 0);
+  assert_int_equal(v, 0);
+  assert_int_equal(nn_int_parse_base("-0x10", 16, -16, 0, &v), 0);
+  assert_int_equal(v, -16);
+  assert_int_equal(nn_int_parse_base("0010", 10, 0, 255, &v), 0);
+  assert_int_equal(v, 10);
+  v = 7;
+  const char *bad[] = {"", " 1", "1 ", "0x", "0xg", "x10", "g", "1.5", "0x1 ", "0x80000000", "-"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(nn_int_parse_base(bad[i], 16, INT_MIN, INT_MAX, &v), -1);
+    assert_int_equal(nn_int_parse_base(bad[i], 0, INT_MIN, INT_MAX, &v), -1);
+  }
+  assert_int_equal(nn_int_parse_base("09", 0, 0, 255, &v), -1);    /* not octal */
+  assert_int_equal(nn_int_parse_base("ff", 10, 0, 255, &v), -1);
+  assert_int_equal(nn_int_parse_base("0x10", 10, 0, 255, &v), -1);
+  assert_int_equal(nn_int_parse_base("100", 16, 0, 255, &v), -1);  /* 256: out of range */
+  assert_int_equal(nn_int_parse_base("10", 8, 0, 255, &v), -1);    /* no such base here */
+  assert_int_equal(nn_int_parse_base(NULL, 16, 0, 255, &v), -1);
+  assert_int_equal(v, 7);
+}
+
 static void test_double(void **state) {
   (void)state;
   double d = 7;
@@ -99,6 +133,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_int_whole),
     cmocka_unit_test(test_int_prefix),
+    cmocka_unit_test(test_int_base),
     cmocka_unit_test(test_double),
     cmocka_unit_test(test_u64),
   };
