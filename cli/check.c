@@ -20,7 +20,7 @@
 #include "cli/cudaprobe.h"
 #include "cli/discover.h"
 #include "cli/guest.h"
-#include "cli/topo_validate.h"
+#include "cli/topo_summary.h"
 #include "config_source.h"
 #include "fileread.h"
 #include "cli/ncclver.h"

@@ -54,23 +54,7 @@ int nn_topo_validate_file(const char *path, const struct nn_config *cfg,
  * warnings as "NAME:LINE: warning: problem"), then a count of dropped ones. */
 void nn_topo_report_print(const struct nn_topo_report *rep, const char *name, FILE *out);
 
+/* Frees the findings and zeroes rep, ready for the next validation. */
 void nn_topo_report_free(struct nn_topo_report *rep);
-
-/* What a topology file says about the GPUs, for `check`: the <cpu> elements holding
- * GPUs (display-class <pci> at any depth below them) with the last one's CPU kind. */
-#define NN_TOPO_SUMMARY_MAX_GPUS 1024
-struct nn_topo_summary {
-  int n_cpus_with_gpus;
-  char vendor[16];
-  int family, model;          /* -1 when absent or not a number */
-  int n_gpus;
-  struct { struct nn_busid bus; int numaid; } gpus[NN_TOPO_SUMMARY_MAX_GPUS];
-};
-
-/* Reads `path` safely (regular file of at most `max` bytes, network and entities off, a
- * DOCTYPE refused) and summarises it into *s. Returns 0, or -1 with the reason in why
- * ("does not parse as XML ...", "has a DOCTYPE ...", "root element is <x>, not <system>"
- * or the reader's). */
-int nn_topo_summarise_file(const char *path, size_t max, struct nn_topo_summary *s, char *why, size_t whysz);
 
 #endif

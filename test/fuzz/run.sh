@@ -111,7 +111,7 @@ coverage_files() {
     env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
     nccltests) echo "cli/nccltests.c cli/json.c" ;;
     proxmox) echo "cli/proxmox.c" ;;
-    topo_validate) echo "cli/topo_validate.c" ;;
+    topo_validate) echo "cli/topo_validate.c cli/topo_scan.c cli/topo_tree.c" ;;
     *) ls plugin/*/"$1.c" "cli/$1.c" 2>/dev/null ;;
   esac
 }

@@ -2,6 +2,7 @@
  * and on thousands of mangled ones (no crash, no leak under ASan). */
 #include "nn_test.h"
 
+#include "cli/topo_summary.h"
 #include "cli/topo_validate.h"
 
 static const char good[] =
