@@ -81,13 +81,9 @@ static int table_add(struct cmp_rec *r, const char *line, size_t n) {
   return 0;
 }
 
+/* "0x..." at the start of s (a log line goes on after it). */
 static int parse_hex64(const char *s, uint64_t *out) {
-  if (strncmp(s, "0x", 2)) return -1;
-  char *end;
-  unsigned long long v = strtoull(s + 2, &end, 16);
-  if (end == s + 2) return -1;
-  *out = v;
-  return 0;
+  return strncmp(s, "0x", 2) ? -1 : nn_hex_parse_prefix(s + 2, UINT64_MAX, out, NULL);
 }
 
 /* ---------- JSON records ---------- */
@@ -149,12 +145,14 @@ static int log_prefix(const char *line, struct log_prefix *lp) {
   const char *c1 = strchr(line, ':');
   if (!info || !c1 || c1 > info || (size_t)(c1 - line) >= sizeof lp->host) return -1;
   snprintf(lp->host, sizeof lp->host, "%.*s", (int)(c1 - line), line);
-  char *end;
-  lp->pid = strtol(c1 + 1, &end, 10);
-  if (end == c1 + 1 || *end != ':') return -1;
-  lp->tid = strtol(end + 1, &end, 10);
+  const char *end;
+  int pid, tid = 0, dev;
+  if (nn_int_parse_prefix(c1 + 1, 0, INT_MAX, &pid, &end) || *end != ':') return -1;
+  (void)nn_int_parse_prefix(end + 1, 0, INT_MAX, &tid, &end);   /* no TID: 0, end stays */
   const char *br = strchr(end, '[');
-  lp->dev = br && br < info ? (int)strtol(br + 1, NULL, 10) : -1;
+  lp->pid = pid;
+  lp->tid = tid;
+  lp->dev = br && br < info && !nn_int_parse_prefix(br + 1, 0, INT_MAX, &dev, NULL) ? dev : -1;
   lp->msg = info + strlen(" NCCL INFO ");
   return 0;
 }

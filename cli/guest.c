@@ -76,13 +76,15 @@ static int read_small(const char *path, char *buf, size_t size) {
   return 0;
 }
 
+/* A sysfs number: "0x10de" (vendor, class) or decimal ("-1" for numa_node). */
 static long read_number(const char *dir, const char *file, long fallback) {
-  char path[PATH_MAX + 64], buf[64], *end;
+  char path[PATH_MAX + 64], buf[64];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   if (read_small(path, buf, sizeof buf) || !buf[0]) return fallback;
-  errno = 0;
-  long v = strtol(buf, &end, 0);
-  return (errno || *end) ? fallback : v;
+  uint64_t hex;
+  int dec;
+  if (!strncmp(buf, "0x", 2)) return nn_hex_parse(buf + 2, LONG_MAX, &hex) ? fallback : (long)hex;
+  return nn_int_parse(buf, INT_MIN, INT_MAX, &dec) ? fallback : dec;
 }
 
 /* Whether s starts with "DDDD:BB/" (hex digits): a PCI root bus directory's name. */

@@ -190,11 +190,8 @@ const struct nn_jv *nn_json_get(const struct nn_json *p, const struct nn_jv *obj
 double nn_json_num(const struct nn_jv *v) {
   if (!v) return NAN;
   if (v->type == NN_JV_NUM) return v->num;
-  if (v->type == NN_JV_STR) {
-    char *end;
-    double d = strtod(v->str, &end);
-    if (end != v->str) return d;
-  }
+  double d;   /* nccl-tests -J quotes some numbers ("    -1", "nan") */
+  if (v->type == NN_JV_STR && !nn_double_parse_prefix(v->str, &d, NULL)) return d;
   return NAN;
 }
 

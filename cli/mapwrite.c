@@ -2,9 +2,12 @@
 #include "cli/mapwrite.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "numparse.h"
 
 void nn_mapwrite_comment(FILE *out, const char *fmt, ...) {
   char line[1024];
@@ -57,11 +60,8 @@ void nn_mapwrite_gpu(FILE *out, const struct nn_mapwrite_gpu *g) {
 void nn_mapwrite_timestamp(char *buf, size_t size) {
   time_t t = time(NULL);
   const char *sde = getenv("SOURCE_DATE_EPOCH");
-  if (sde && *sde) {
-    char *end;
-    long long v = strtoll(sde, &end, 10);
-    if (!*end && v >= 0) t = (time_t)v;
-  }
+  uint64_t v;
+  if (sde && !nn_u64_parse(sde, 0, INT64_MAX, &v)) t = (time_t)v;
   struct tm tm;
   if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
     snprintf(buf, size, "unknown time");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/json.h"
 #include "errbuf.h"
@@ -32,22 +33,16 @@ static int all_digits(const char *s) {
 }
 
 static int parse_u64(const char *s, uint64_t *out) {
-  if (!all_digits(s)) return -1;
-  uint64_t v = 0;
-  for (; *s; s++) {
-    unsigned d = (unsigned)(*s - '0');
-    if (v > (UINT64_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return 0;
+  return nn_u64_parse(s, 0, UINT64_MAX, out) ? -1 : 0;
 }
 
+/* A measurement column. nccl-tests prints "nan" (or "inf") where it could not time
+ * the operation: a value the row is then marked failed for, not a malformed row. */
 static int parse_double(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end) return -1;
-  *out = v;
+  if (!nn_double_parse(s, out)) return 0;
+  const char *t = s + (*s == '-' || *s == '+');
+  if (strcasecmp(t, "nan") && strcasecmp(t, "inf") && strcasecmp(t, "infinity")) return -1;
+  *out = tolower((unsigned char)*t) == 'n' ? NAN : *s == '-' ? -INFINITY : INFINITY;
   return 0;
 }
 

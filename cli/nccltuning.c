@@ -9,6 +9,7 @@
 
 #include "cli/text.h"
 #include "errbuf.h"
+#include "numparse.h"
 
 #define MAX_STREAMS 16        /* threads printing tables at the same time */
 #define MAX_LINE 4096         /* NCCL's messages are at most 1023 bytes */
@@ -92,12 +93,9 @@ static int split_cells(char *s, char **cell, int max) {
  * model it hard-disables (src/tuning/: generalLatencies/generalBandwidths of -1): disabled,
  * like a bandwidth of 0. */
 static int lat_bw(const char *c, double *lat, double *bw) {
-  char *end;
-  *lat = strtod(c, &end);
-  if (end == c || *end != '/') return -1;
-  const char *b = end + 1;
-  *bw = strtod(b, &end);
-  if (end == b || *end || !isfinite(*lat) || !isfinite(*bw) || (*bw < 0 && *bw != -1.0)) return -1;
+  const char *end;
+  if (nn_double_parse_prefix(c, lat, &end) || *end != '/') return -1;
+  if (nn_double_parse_prefix(end + 1, bw, &end) || *end || (*bw < 0 && *bw != -1.0)) return -1;
   return 0;
 }
 

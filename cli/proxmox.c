@@ -58,15 +58,12 @@ static int next_line(struct lines *it, char *line, size_t size, char *err, size_
   return 1;
 }
 
+/* The n hex digits at s (a field ended by ':' or '.', or the end of the text). */
 static int hex_field(const char *s, size_t n, unsigned max, unsigned *out) {
-  unsigned v = 0;
-  if (n == 0 || n > 8) return -1;
-  for (size_t i = 0; i < n; i++) {
-    if (!isxdigit((unsigned char)s[i])) return -1;
-    v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
-  }
-  if (v > max) return -1;
-  *out = v;
+  uint64_t v;
+  const char *end;
+  if (n == 0 || n > 8 || nn_hex_parse_prefix(s, max, &v, &end) || end != s + n) return -1;
+  *out = (unsigned)v;
   return 0;
 }
 

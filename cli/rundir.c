@@ -51,24 +51,12 @@ void nn_size_format(uint64_t b, char *buf, size_t size) {
 }
 
 int nn_size_parse(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !isdigit((unsigned char)*s)) return -1;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno) return -1;
-  int shift = 0;
-  switch (toupper((unsigned char)*end)) {
-    case 0: break;
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
-    default: return -1;
-  }
-  if (*end == 'B' || *end == 'b') end++;
-  if (*end || (shift && v > (UINT64_MAX >> shift))) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
+  char buf[64];
+  size_t n;
+  if (!s || (n = strlen(s)) >= sizeof buf) return -1;
+  memcpy(buf, s, n + 1);
+  if (n >= 2 && strchr("Bb", buf[n - 1]) && strchr("KkMmGgTt", buf[n - 2])) buf[n - 1] = 0;   /* "64KB" */
+  return nn_u64_parse(buf, 1, UINT64_MAX, out) ? -1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b) {

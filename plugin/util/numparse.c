@@ -49,13 +49,32 @@ int nn_int_parse_prefix(const char *s, int min, int max, int *out, const char **
   return 0;
 }
 
-int nn_double_parse(const char *s, double *out) {
-  if (!s || !*s || isspace((unsigned char)*s)) return -1;
-  char *end;
+/* strtod with the checks it leaves to the caller: a number present, finite, in range. */
+static int double_at(const char *s, double *out, const char **end) {
+  if (!*s || isspace((unsigned char)*s)) return -1;
+  char *e;
   errno = 0;
-  double v = strtod(s, &end);
-  if (*end || errno == ERANGE || !isfinite(v)) return -1;
+  double v = strtod(s, &e);
+  if (e == s || errno == ERANGE || !isfinite(v)) return -1;
   *out = v;
+  *end = e;
+  return 0;
+}
+
+int nn_double_parse(const char *s, double *out) {
+  const char *end;
+  double v;
+  if (!s || double_at(s, &v, &end) || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+int nn_double_parse_prefix(const char *s, double *out, const char **end) {
+  const char *e;
+  if (!s) return -1;
+  while (*s == ' ' || *s == '\t') s++;
+  if (double_at(s, out, &e)) return -1;
+  if (end) *end = e;
   return 0;
 }
 
@@ -78,6 +97,30 @@ int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out) {
     }
   }
   if (too_big || v > max) return -2;
+  *out = v;
+  return 0;
+}
+
+int nn_hex_parse_prefix(const char *s, uint64_t max, uint64_t *out, const char **end) {
+  if (!s || !isxdigit((unsigned char)*s)) return -1;
+  uint64_t v = 0;
+  int too_big = 0;
+  for (; isxdigit((unsigned char)*s); s++) {
+    int c = tolower((unsigned char)*s);
+    unsigned d = (unsigned)(isdigit(c) ? c - '0' : c - 'a' + 10);
+    if (v > (UINT64_MAX - d) / 16) too_big = 1;
+    else v = v * 16 + d;
+  }
+  if (too_big || v > max) return -1;
+  *out = v;
+  if (end) *end = s;
+  return 0;
+}
+
+int nn_hex_parse(const char *s, uint64_t max, uint64_t *out) {
+  const char *end;
+  uint64_t v;
+  if (nn_hex_parse_prefix(s, max, &v, &end) || *end) return -1;
   *out = v;
   return 0;
 }

@@ -157,6 +157,14 @@ static void hostile_input(void **state) {
   assert_true(fabs(r.rows[1].oop.time_us - 11.5) < 1e-9);
   assert_true(fabs(r.rows[1].inplace.time_us - 11.4) < 1e-9);
   nn_nccltests_free(&r);
+  /* a timing nccl-tests could not take ("nan", "-nan", "inf"): the row is failed, not malformed */
+  const char *untimed = "  8 2 float sum nan 0 0 0 -nan 0 0 0\n  16 4 float sum inf 0 0 0 11.4 0 0 0\n";
+  assert_int_equal(nn_nccltests_parse(untimed, strlen(untimed), &r, err, sizeof err), 0);
+  assert_int_equal(r.n_rows, 2);
+  assert_true(r.rows[0].oop.failed && r.rows[0].inplace.failed && r.rows[1].oop.failed);
+  assert_false(r.rows[1].inplace.failed);
+  nn_nccltests_free(&r);
+  expect_error("  8 2 float sum nanx 0 0 0 1 1 1 0\n", "not numbers");
 }
 
 static void version_codes(void **state) {

@@ -129,6 +129,57 @@ static void test_u64(void **state) {
   assert_true(v == 7);
 }
 
+static void test_hex(void **state) {
+  (void)state;
+  uint64_t v = 7;
+  const char *end = NULL;
+  assert_int_equal(nn_hex_parse("10de", UINT64_MAX, &v), 0);
+  assert_true(v == 0x10de);
+  assert_int_equal(nn_hex_parse("FFFFffffFFFFffff", UINT64_MAX, &v), 0);
+  assert_true(v == UINT64_MAX);
+  assert_int_equal(nn_hex_parse_prefix("1f:00.0", 0xff, &v, &end), 0);
+  assert_true(v == 0x1f);
+  assert_string_equal(end, ":00.0");
+  assert_int_equal(nn_hex_parse_prefix("a", 0xf, &v, NULL), 0);
+  assert_true(v == 0xa);
+  /* what strtoull would have taken (blanks, sign, 0x, junk after) or cut: refused, v untouched */
+  v = 7;
+  end = "unchanged";
+  const char *bad[] = {"", " 1", "1 ", "-1", "+1", "0x10", "12g", "g", "10000000000000000"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(nn_hex_parse(bad[i], UINT64_MAX, &v), -1);
+  assert_int_equal(nn_hex_parse("100", 0xff, &v), -1);                       /* over max */
+  assert_int_equal(nn_hex_parse(NULL, 0xff, &v), -1);
+  assert_int_equal(nn_hex_parse_prefix(":1", 0xff, &v, &end), -1);
+  assert_int_equal(nn_hex_parse_prefix("100:", 0xff, &v, &end), -1);
+  assert_int_equal(nn_hex_parse_prefix("10000000000000000", UINT64_MAX, &v, &end), -1);
+  assert_int_equal(nn_hex_parse_prefix(NULL, 0xff, &v, &end), -1);
+  assert_true(v == 7);
+  assert_string_equal(end, "unchanged");
+}
+
+static void test_double_prefix(void **state) {
+  (void)state;
+  double d = 7;
+  const char *end = NULL;
+  assert_int_equal(nn_double_parse_prefix("4.6/  -1.0", &d, &end), 0);
+  assert_true(d == 4.6);
+  assert_string_equal(end, "/  -1.0");
+  assert_int_equal(nn_double_parse_prefix("  -1.0", &d, &end), 0);
+  assert_true(d == -1.0);
+  assert_string_equal(end, "");
+  assert_int_equal(nn_double_parse_prefix("\t2e3us", &d, NULL), 0);
+  assert_true(d == 2000);
+  d = 7;
+  end = "unchanged";
+  const char *bad[] = {"", " ", "/1", "x1", "nan", " inf", "-infinity", "1e999", "\n1"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(nn_double_parse_prefix(bad[i], &d, &end), -1);
+    assert_true(d == 7);
+  }
+  assert_int_equal(nn_double_parse_prefix(NULL, &d, &end), -1);
+  assert_string_equal(end, "unchanged");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_int_whole),
@@ -136,6 +187,8 @@ int main(void) {
     cmocka_unit_test(test_int_base),
     cmocka_unit_test(test_double),
     cmocka_unit_test(test_u64),
+    cmocka_unit_test(test_hex),
+    cmocka_unit_test(test_double_prefix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

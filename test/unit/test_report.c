@@ -162,6 +162,16 @@ static void verdict_rules(void **state) {
   assert_true(v == 256u << 20);
   assert_int_equal(nn_size_parse("99999999999999999999T", &v), -1);
   assert_int_equal(nn_size_parse("8X", &v), -1);
+  assert_int_equal(nn_size_parse("64kB", &v), 0);   /* a B after the unit is allowed */
+  assert_true(v == 64u << 10);
+  assert_int_equal(nn_size_parse("8", &v), 0);
+  assert_true(v == 8);
+  assert_int_equal(nn_size_parse("16777216T", &v), -1);   /* 2^64 */
+  v = 7;
+  const char *bad[] = {"", "8B", "B", "K", " 8", "8 ", "-8", "8KBB", "0x10"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(nn_size_parse(bad[i], &v), -1);
+  assert_int_equal(nn_size_parse(NULL, &v), -1);
+  assert_true(v == 7);
 }
 
 static void markdown(void **state) {
