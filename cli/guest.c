@@ -81,10 +81,8 @@ static long read_number(const char *dir, const char *file, long fallback) {
   char path[PATH_MAX + 64], buf[64];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   if (read_small(path, buf, sizeof buf) || !buf[0]) return fallback;
-  uint64_t hex;
-  int dec;
-  if (!strncmp(buf, "0x", 2)) return nn_hex_parse(buf + 2, LONG_MAX, &hex) ? fallback : (long)hex;
-  return nn_int_parse(buf, INT_MIN, INT_MAX, &dec) ? fallback : dec;
+  int v;
+  return nn_int_parse_base(buf, 0, INT_MIN, INT_MAX, &v) ? fallback : v;
 }
 
 /* Whether s starts with "DDDD:BB/" (hex digits): a PCI root bus directory's name. */

@@ -37,14 +37,11 @@ int nn_double_parse(const char *s, double *out);
 int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out);
 
 /* Parses the hexadecimal digits at the start of s (no blanks, sign or "0x" before
- * them; either case) into *out when the value is at most max. *end (when end is not
+ * them; either case) into *out when the value is at most max: 64-bit identifiers
+ * (NCCL's commId) and fields inside a longer text (a PCI address). *end (when end is not
  * NULL) gets the first character after the digits. Returns 0, or -1 (no digits, over
  * max or 64 bits) with *out and *end unchanged. */
 int nn_hex_parse_prefix(const char *s, uint64_t max, uint64_t *out, const char **end);
-
-/* Parses s as whole hexadecimal digits (nothing before or after, no "0x") into *out
- * when the value is at most max. Returns 0, or -1 with *out unchanged. */
-int nn_hex_parse(const char *s, uint64_t max, uint64_t *out);
 
 /* Parses the finite decimal floating-point number at the start of s (strtod syntax;
  * blanks before it are skipped, anything after it is left) into *out. *end (when end

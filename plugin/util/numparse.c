@@ -116,11 +116,3 @@ int nn_hex_parse_prefix(const char *s, uint64_t max, uint64_t *out, const char *
   if (end) *end = s;
   return 0;
 }
-
-int nn_hex_parse(const char *s, uint64_t max, uint64_t *out) {
-  const char *end;
-  uint64_t v;
-  if (nn_hex_parse_prefix(s, max, &v, &end) || *end) return -1;
-  *out = v;
-  return 0;
-}
