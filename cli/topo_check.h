@@ -37,8 +37,13 @@ const char *nn_topo_xml_attr(xmlNodePtr n, const char *name);
 /* The source line of `n`, 0 when libxml2 does not know it. */
 int nn_topo_xml_line(xmlNodePtr n);
 
-/* libxml2 options for reading a topology file: no network, no messages on stderr, line
- * numbers past 65535, the bytes taken as UTF-8 as the raw pass read them, no XXE. */
-int nn_topo_xml_parse_options(void);
+/* The one place a topology file is parsed (the validator and the summary): `len` bytes
+ * named `name` with the network, messages on stderr and XXE off, line numbers past 65535,
+ * the encoding a declaration names ignored (`encoding` NULL: libxml2 detects it). The
+ * caller has refused a DOCTYPE already. Returns the tree (free with xmlFreeDoc), or NULL
+ * with the reason in why and in *line libxml2's line of it (0: none), or -1 when the
+ * text was never parsed (out of memory, too large). */
+xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding, char *why,
+                           size_t whysz, int *line);
 
 #endif

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-
 #include "cli/topo_check.h"
 #include "errbuf.h"
 #include "fileread.h"
@@ -59,7 +57,9 @@ int nn_topo_summarise_file(const char *path, size_t max, struct nn_topo_summary 
   size_t len = 0;
   if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, max, &buf, &len, why, whysz)) return -1;
   int doctype = memmem(buf, len, "<!DOCTYPE", 9) || memmem(buf, len, "<!ENTITY", 8);
-  xmlDocPtr doc = len > 0 && !doctype && len <= INT32_MAX ? xmlReadMemory(buf, (int)len, path, NULL, nn_topo_xml_parse_options()) : NULL;
+  char perr[256];
+  int pline;
+  xmlDocPtr doc = len > 0 && !doctype ? nn_topo_xml_read(path, buf, len, NULL, perr, sizeof perr, &pline) : NULL;
   free(buf);
   xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
   int rc = -1;

@@ -74,8 +74,7 @@ void nn_topo_report_free(struct nn_topo_report *rep) {
 
 /* ---------------------------------------------------------------- driver */
 
-int nn_topo_xml_parse_options(void) {
-  /* IGNORE_ENC with UTF-8 forced: libxml2 reads exactly the bytes the raw scan saw. */
+static int parse_options(void) {
   int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
              XML_PARSE_IGNORE_ENC;
 #if LIBXML_VERSION >= 21300
@@ -84,25 +83,38 @@ int nn_topo_xml_parse_options(void) {
   return opts;
 }
 
-static void parse_and_check(const char *name, const char *buf, size_t len,
-                            const struct nn_config *cfg, struct nn_topo_report *rep) {
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding, char *why,
+                           size_t whysz, int *line) {
+  xmlParserCtxtPtr ctxt = len <= INT32_MAX ? xmlNewParserCtxt() : NULL;
+  *line = -1;
   if (!ctxt) {
-    nn_topo_report_add(rep, 0, 0, "out of memory");
-    return;
+    snprintf(why, whysz, "%s", len <= INT32_MAX ? "out of memory" : "too large");
+    return NULL;
   }
-  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, "UTF-8", nn_topo_xml_parse_options());
+  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, encoding, parse_options());
   if (!doc) {
     const xmlError *e = xmlCtxtGetLastError(ctxt);
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "unknown error");
-    msg[strcspn(msg, "\r\n")] = 0;
-    nn_topo_report_add(rep, e ? e->line : 0, 0, "not well-formed XML: %s", msg);
-  } else {
-    nn_topo_check_tree(doc, cfg, rep);
-    xmlFreeDoc(doc);
+    snprintf(why, whysz, "%s", e && e->message ? e->message : "unknown error");
+    why[strcspn(why, "\r\n")] = 0;
+    *line = e && e->line > 0 ? e->line : 0;
   }
   xmlFreeParserCtxt(ctxt);
+  return doc;
+}
+
+static void parse_and_check(const char *name, const char *buf, size_t len,
+                            const struct nn_config *cfg, struct nn_topo_report *rep) {
+  char msg[256];
+  int line;
+  /* UTF-8 forced (and the declaration's encoding ignored): libxml2 reads exactly the
+   * bytes the raw scan saw. */
+  xmlDocPtr doc = nn_topo_xml_read(name, buf, len, "UTF-8", msg, sizeof msg, &line);
+  if (!doc) {
+    nn_topo_report_add(rep, line > 0 ? line : 0, 0, "%s%s", line >= 0 ? "not well-formed XML: " : "", msg);
+    return;
+  }
+  nn_topo_check_tree(doc, cfg, rep);
+  xmlFreeDoc(doc);
 }
 
 int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
