@@ -524,3 +524,22 @@ int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, cons
       return -1;
   return 0;
 }
+
+int nn_pve_mappings_for_vm(const struct nn_pve_vm *vm, const char *path, struct nn_pve_mappings *m, int *have,
+                           char *err, size_t err_size) {
+  *have = path != NULL;
+  for (int i = 0; i < vm->n_hostpci; i++)
+    if (vm->hostpci[i].mapping) *have = 1;
+  if (!*have) return 0;
+  if (nn_pve_mappings_load(path ? path : "/etc/pve/mapping/pci.cfg", m, err, err_size)) {
+    *have = 0;
+    return -1;
+  }
+  return 0;
+}
+
+void nn_pve_node_name(char *buf, size_t size) {
+  if (gethostname(buf, size)) snprintf(buf, size, "localhost");
+  buf[size - 1] = 0;
+  buf[strcspn(buf, ".")] = 0;
+}

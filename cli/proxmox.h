@@ -106,6 +106,17 @@ int nn_pve_mappings_parse(const char *name, const char *buf, size_t len,
                           struct nn_pve_mappings *m, char *err, size_t err_size);
 void nn_pve_mappings_free(struct nn_pve_mappings *m);
 
+/* Loads the cluster PCI mapping a VM needs: the file at `path` (NULL: the cluster's
+ * /etc/pve/mapping/pci.cfg) when some hostpci entry has mapping= or `path` was given,
+ * else nothing. *have says whether m was loaded (free it then). Returns 0, or -1 with
+ * the loader's message in err and *have 0. */
+int nn_pve_mappings_for_vm(const struct nn_pve_vm *vm, const char *path, struct nn_pve_mappings *m, int *have,
+                           char *err, size_t err_size);
+
+/* This host's name as Proxmox names its cluster node (the short host name; "localhost"
+ * when it has none), for mapping= entries. */
+void nn_pve_node_name(char *buf, size_t size);
+
 /* The mapping called `name`, or NULL. */
 const struct nn_pve_mapping *nn_pve_mappings_find(const struct nn_pve_mappings *m,
                                                   const char *name);
