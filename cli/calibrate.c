@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/costmeasure.h"
 #include "cli/nccltuning.h"
+#include "errbuf.h"
 #include "fileread.h"
 #include "nn_config.h"
 #include "topology.h"
@@ -236,11 +237,11 @@ double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_seri
 /* ---------- the sweep ---------- */
 
 static int split_names(char *list, const char *what, int (*lookup)(const char *), char **out,
-                       int max) {
+                       int max, char *err, size_t errsz) {
   int n = 0;
   for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     if (lookup(t) < 0 || n >= max) {
-      fprintf(stderr, "nccl-numa calibrate: unknown %s '%s'\n", what, t);
+      nn_errbuf_set(err, errsz, "unknown %s '%s'", what, t);
       return -1;
     }
     out[n++] = t;
@@ -270,13 +271,14 @@ static void arm_list(const struct nn_rundir *rd, char *buf, size_t size) {
 }
 
 /* The fixed candidates, or those --algos/--protos give. */
-static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config) {
+static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, char *err,
+                    size_t errsz) {
   char dalgos[] = FIXED_ALGOS, dprotos[] = FIXED_PROTOS;
   char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
   int na = split_names(c->algos ? c->algos : dalgos, "algorithm", nn_algo_from_name, algos,
-                       NN_ALGO_COUNT);
-  int np = split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name, protos,
-                       NN_PROTO_COUNT);
+                       NN_ALGO_COUNT, err, errsz);
+  int np = na <= 0 ? -1 : split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name,
+                                      protos, NN_PROTO_COUNT, err, errsz);
   if (na <= 0 || np <= 0) return -1;
   for (int i = 0; i < na; i++)
     for (int k = 0; k < np; k++)
@@ -345,7 +347,7 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   }
   rd->n_arms = 0;
   struct nn_cal_cli fixed = {0};
-  if (cal_arms(rd, &fixed, config)) return -1;
+  if (cal_arms(rd, &fixed, config, NULL, 0)) return -1;
   arm_list(rd, list, sizeof list);
   fprintf(stderr, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
           "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
@@ -365,27 +367,24 @@ static void meta_note(const struct nn_rundir *rd, const char *line) {
 }
 
 int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
-                   struct nn_rundir *rd, char *config, int *gpus) {
-  char err[PATH_MAX + 128];
+                     struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz) {
   if (!o->tests_dir && !o->bench_cmd) {
-    fprintf(stderr, "nccl-numa calibrate: give --nccl-tests DIR (or set NCCL_TESTS_DIR), "
-            "--bench-cmd 'PATH ARGS', or --from RUNDIR\n");
+    nn_errbuf_set(err, errsz, "give --nccl-tests DIR (or set NCCL_TESTS_DIR), --bench-cmd 'PATH ARGS', "
+                  "or --from RUNDIR");
     return NN_EXIT_USAGE;
   }
-  if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+  if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, errsz))
     return NN_EXIT_INVALID;
-  }
   o->plugin = config[0] ? c->plugin_path : NULL;
   const char *cfg = config[0] ? config : NULL;
   int from_nccl = !c->algos && !c->protos;
   char note[1024] = "candidates given";
   if (!from_nccl) {
-    if (cal_arms(rd, c, cfg)) return NN_EXIT_USAGE;
+    if (cal_arms(rd, c, cfg, err, errsz)) return NN_EXIT_USAGE;
     strcat(note, ": ");
     arm_list(rd, note, sizeof note);
   }
-  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, "calibrate")) return NN_EXIT_USAGE;
+  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_EXIT_USAGE;
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
   rd->gpus = o->gpus;
@@ -410,8 +409,8 @@ int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
   /* read back what was recorded: the same path as --from */
   char *path = strdup(rd->path);
   nn_rundir_free(rd);
-  int rc = path ? nn_rundir_read(path, rd, err, sizeof err) : -1;
-  if (rc) fprintf(stderr, "nccl-numa calibrate: %s\n", path ? err : "out of memory");
+  int rc = path ? nn_rundir_read(path, rd, err, errsz) : -1;
+  if (!path) nn_errbuf_set(err, errsz, "out of memory");
   free(path);
   return rc ? NN_EXIT_INVALID : 0;
 }

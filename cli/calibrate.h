@@ -66,10 +66,11 @@ struct nn_cal_cli {
 
 /* Runs the forced sweeps that c and o describe into a new run directory (the mapping
  * `config`, "" for none, gives the runs the topology; *gpus the default GPU count, set to
- * the count used), then reads the run back into rd as `--from` would. Returns 0, or an
- * exit code (NN_EXIT_*) after saying why on stderr. */
+ * the count used), then reads the run back into rd as `--from` would. The candidates
+ * chosen, and the sweep's progress (abrun.h), go to stderr as it runs. Returns 0, or an
+ * exit code (NN_EXIT_*) with the problem in err (empty when the sweep itself said it). */
 int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
-                     struct nn_rundir *rd, char *config, int *gpus);
+                     struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz);
 
 /* The scope (intra or cross) of `ranks` ranks on `nodes` nodes by the mapping `config`,
  * or NULL when it does not decide it or there is no mapping; *gpus (when not NULL and 0)

@@ -271,8 +271,9 @@ static int runtime_sm(struct ctx *c) {
 static const struct nn_ncclver *release_of(struct ctx *c) {
   static struct nn_ncclver ver;
   static int done;
-  if (!done && nn_ncclver_resolve("check", c->o->nccl_version, c->o->nccl_lib, &ver) != 0)
-    snprintf(ver.source, sizeof ver.source, "not resolved (see above)");
+  char err[sizeof ver.source - 16];
+  if (!done && nn_ncclver_resolve(c->o->nccl_version, c->o->nccl_lib, &ver, err, sizeof err) != 0)
+    snprintf(ver.source, sizeof ver.source, "not resolved: %s", err);
   done = 1;
   return &ver;
 }

@@ -163,7 +163,8 @@ int nn_cmd_ab(int argc, char **argv) {
     nn_rundir_free(&rd);
     return NN_EXIT_INVALID;
   }
-  if (nn_launch_finish(&o.launch, &o.gpus, gpus, "ab")) {
+  if (nn_launch_finish(&o.launch, &o.gpus, gpus, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa ab: %s\n", err);
     nn_rundir_free(&rd);
     return NN_EXIT_USAGE;
   }

@@ -133,9 +133,11 @@ int nn_cmd_calibrate(int argc, char **argv) {
   } else {
     int gpus = 0;
     nn_calibrate_scope(config, 0, 1, &gpus);
-    rc = nn_calibrate_run(argc, argv, &o, &c, &rd, config, &gpus);
+    err[0] = 0;
+    rc = nn_calibrate_run(argc, argv, &o, &c, &rd, config, &gpus, err, sizeof err);
     nn_launch_free(&o.launch);
     if (rc) {
+      if (err[0]) fprintf(stderr, "nccl-numa calibrate: %s\n", err);
       nn_rundir_free(&rd);
       return rc;
     }

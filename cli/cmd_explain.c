@@ -179,7 +179,11 @@ int nn_cmd_explain(int argc, char **argv) {
     return NN_EXIT_USAGE;
   }
   struct nn_ncclver ver;
-  if (nn_ncclver_resolve("explain", version, lib, &ver)) return NN_EXIT_USAGE;
+  char verr[512];
+  if (nn_ncclver_resolve(version, lib, &ver, verr, sizeof verr)) {
+    fprintf(stderr, "nccl-numa explain: %s\n", verr);
+    return NN_EXIT_USAGE;
+  }
   struct nn_cli_config cc;
   if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
   struct nn_config *cfg = cc.cfg;

@@ -143,7 +143,11 @@ static int write_atomically(const char *path, const char *data, size_t len) {
 
 static int generate(const struct topo_args *a) {
   struct nn_ncclver ver;
-  if (nn_ncclver_resolve("topo", a->nccl_version, a->nccl_lib, &ver)) return NN_EXIT_USAGE;
+  char verr[512];
+  if (nn_ncclver_resolve(a->nccl_version, a->nccl_lib, &ver, verr, sizeof verr)) {
+    fprintf(stderr, "nccl-numa topo: %s\n", verr);
+    return NN_EXIT_USAGE;
+  }
   struct nn_config *cfg = load_mapping(a);
   if (!cfg) return NN_EXIT_INVALID;
   struct nn_cpu_kind cpu;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/discover.h"
+#include "errbuf.h"
 #include "fileread.h"
 #include "numparse.h"
 
@@ -165,7 +166,7 @@ static int scan_pci(struct nn_guest *g, char *err, size_t err_size) {
   snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices", g->root);
   DIR *d = opendir(dir);
   if (!d) {
-    snprintf(err, err_size, "%s: cannot read: %s", dir, strerror(errno));
+    nn_errbuf_set(err, err_size, "%s: cannot read: %s", dir, strerror(errno));
     return -1;
   }
   g->pcis = calloc(NN_GUEST_MAX_PCI, sizeof *g->pcis);
@@ -173,7 +174,7 @@ static int scan_pci(struct nn_guest *g, char *err, size_t err_size) {
     if (e->d_name[0] != '.') read_device(g, dir, e->d_name);
   closedir(d);
   if (!g->pcis) {
-    snprintf(err, err_size, "out of memory");
+    nn_errbuf_set(err, err_size, "out of memory");
     return -1;
   }
   qsort(g->pcis, (size_t)g->n_pcis, sizeof *g->pcis, pci_cmp);

@@ -61,45 +61,47 @@ static enum nn_launch_style style_of(const char *word) {
   return !strcmp(base, "srun") ? NN_LAUNCH_SRUN : NN_LAUNCH_OTHER;
 }
 
-static int split_spec(struct nn_launch *l, const char *kind) {
+static int split_spec(struct nn_launch *l, char *err, size_t errsz) {
   wordexp_t we;
   if (wordexp(l->spec, &we, WRDE_NOCMD) != 0) {
-    fprintf(stderr, "nccl-numa %s: --launcher '%s': cannot split into words (unbalanced quotes, "
-            "or a $(...) or `...`, which are not run)\n", kind, l->spec);
+    nn_errbuf_set(err, errsz, "--launcher '%s': cannot split into words (unbalanced quotes, "
+                  "or a $(...) or `...`, which are not run)", l->spec);
     return -1;
   }
   int rc = 0;
   if (we.we_wordc == 0 || we.we_wordc > NN_LAUNCH_MAX_WORDS) {
-    fprintf(stderr, "nccl-numa %s: --launcher '%s': %s\n", kind, l->spec,
-            we.we_wordc ? "too many words" : "empty command");
+    nn_errbuf_set(err, errsz, "--launcher '%s': %s", l->spec, we.we_wordc ? "too many words" : "empty command");
     rc = -1;
   }
   for (size_t w = 0; !rc && w < we.we_wordc; w++)
-    if (!(l->words[l->n_words++] = strdup(we.we_wordv[w]))) rc = -1;
+    if (!(l->words[l->n_words++] = strdup(we.we_wordv[w]))) {
+      nn_errbuf_set(err, errsz, "out of memory");
+      rc = -1;
+    }
   wordfree(&we);
   return rc;
 }
 
-int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, const char *kind) {
+int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, char *err, size_t errsz) {
   if (!l->spec) {
     if (!l->nodes && !l->ranks_per_node) return 0;
-    fprintf(stderr, "nccl-numa %s: --nodes and --ranks-per-node need --launcher\n", kind);
+    nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node need --launcher");
     return -1;
   }
-  if (split_spec(l, kind)) return -1;
+  if (split_spec(l, err, errsz)) return -1;
   l->style = style_of(l->words[0]);
   char *path = resolve(l->words[0]);
   if (!path) {
-    fprintf(stderr, "nccl-numa %s: --launcher: '%s' is not an executable%s\n", kind, l->words[0],
-            strchr(l->words[0], '/') ? "" : " on PATH");
+    nn_errbuf_set(err, errsz, "--launcher: '%s' is not an executable%s", l->words[0],
+                  strchr(l->words[0], '/') ? "" : " on PATH");
     return -1;
   }
   free(l->words[0]);
   l->words[0] = path;
   if (l->style == NN_LAUNCH_OTHER) {
     if (l->nodes || l->ranks_per_node) {
-      fprintf(stderr, "nccl-numa %s: --nodes and --ranks-per-node work with mpirun and srun; "
-              "the command '%s' must start its ranks itself\n", kind, l->spec);
+      nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node work with mpirun and srun; "
+                    "the command '%s' must start its ranks itself", l->spec);
       return -1;
     }
     return 0;

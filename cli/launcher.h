@@ -45,9 +45,9 @@ int nn_launch_parse_opt(struct nn_launch *l, int argc, char **argv, int *i);
  * --ranks-per-node against it; fills the defaults. With a launcher, -g (*gpus)
  * is per rank and defaults to 1, and the ranks per node default to the mapping's
  * GPU count (mapping_gpus, else 1) when -g was not given, else to 1.
- * Returns 0, or -1 (message on stderr). Without a launcher it only refuses
+ * Returns 0, or -1 with the problem in err. Without a launcher it only refuses
  * --nodes/--ranks-per-node. */
-int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, const char *kind);
+int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, char *err, size_t errsz);
 
 /* The launcher's argv around `prog` (NULL-terminated) for a run in `env`: the
  * launcher words, the style's rank and environment options, then prog. Returns

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
 
@@ -34,12 +35,13 @@ static int ask_library(const char *lib, struct nn_ncclver *out) {
   return 0;
 }
 
-int nn_ncclver_resolve(const char *cmd, const char *version_arg, const char *lib_arg, struct nn_ncclver *out) {
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
+                       size_t errsz) {
   memset(out, 0, sizeof *out);
   if (version_arg) {
     out->code = nn_nccl_version_parse(version_arg);
     if (out->code <= 0) {
-      fprintf(stderr, "nccl-numa %s: --nccl-version '%s': expected X.Y.Z (e.g. 2.28.9)\n", cmd, version_arg);
+      nn_errbuf_set(err, errsz, "--nccl-version '%s': expected X.Y.Z (e.g. 2.28.9)", version_arg);
       return -1;
     }
     snprintf(out->source, sizeof out->source, "--nccl-version");
@@ -47,7 +49,7 @@ int nn_ncclver_resolve(const char *cmd, const char *version_arg, const char *lib
   }
   if (lib_arg) {
     if (ask_library(lib_arg, out) != 0) {
-      fprintf(stderr, "nccl-numa %s: --nccl-lib: %s\n", cmd, out->source);
+      nn_errbuf_set(err, errsz, "--nccl-lib: %s", out->source);
       return -1;
     }
     return 0;

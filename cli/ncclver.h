@@ -18,9 +18,10 @@ struct nn_ncclver {
 };
 
 /* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else dlopen("libnccl.so.2").
- * Returns 0 (out->code may be 0 when no library is found; out->source says why), or -1 with a
- * message on stderr when --nccl-version is malformed or --nccl-lib cannot be loaded. */
-int nn_ncclver_resolve(const char *cmd, const char *version_arg, const char *lib_arg, struct nn_ncclver *out);
+ * Returns 0 (out->code may be 0 when no library is found; out->source says why), or -1 with
+ * the problem in err when --nccl-version is malformed or --nccl-lib cannot be loaded. */
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
+                       size_t errsz);
 
 /* The core verdict for release `ver` on this machine: GPU links and NCCL's own view from sysfs
  * under `sysfs_root` (NULL = /) as that release reads them, the CPU NCCL detects from `cpuinfo`

@@ -9,13 +9,10 @@
  * whose ids are all still free. */
 #include "cli/proxmox.h"
 
-#include <stdint.h>
-
-#include "numparse.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +20,9 @@
 #include <unistd.h>
 
 #include "cli/text.h"
+#include "errbuf.h"
 #include "fileread.h"
+#include "numparse.h"
 
 #define LINE_MAX_BYTES 4096
 
@@ -44,11 +43,11 @@ static int next_line(struct lines *it, char *line, size_t size, char *err, size_
   size_t n = (size_t)((nl ? nl : it->end) - it->p);
   it->no++;
   if (memchr(it->p, 0, n)) {
-    snprintf(err, err_size, "%s:%d: NUL byte", it->name, it->no);
+    nn_errbuf_set(err, err_size, "%s:%d: NUL byte", it->name, it->no);
     return -1;
   }
   if (n >= size) {
-    snprintf(err, err_size, "%s:%d: line longer than %zu bytes", it->name, it->no, size - 1);
+    nn_errbuf_set(err, err_size, "%s:%d: line longer than %zu bytes", it->name, it->no, size - 1);
     return -1;
   }
   memcpy(line, it->p, n);
@@ -277,7 +276,7 @@ int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve
     if (!*s || *s == '#') continue;
     if (*s == '[') break;                 /* snapshots and pending changes follow */
     if (vm_line(vm, s, it.no, bad, sizeof bad)) {
-      snprintf(err, err_size, "%s:%d: %s", name, it.no, bad);
+      nn_errbuf_set(err, err_size, "%s:%d: %s", name, it.no, bad);
       r = -1;
       break;
     }
@@ -416,7 +415,7 @@ int nn_pve_mappings_parse(const char *name, const char *buf, size_t len, struct 
   ms->path = strdup(name);
   while ((r = next_line(&it, line, sizeof line, err, err_size)) > 0) {
     if (mapping_line(ms, &cur, line, it.no, bad, sizeof bad)) {
-      snprintf(err, err_size, "%s:%d: %s", name, it.no, bad);
+      nn_errbuf_set(err, err_size, "%s:%d: %s", name, it.no, bad);
       r = -1;
       break;
     }
@@ -482,7 +481,7 @@ static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
   const struct nn_pve_mapping *m = nn_pve_mappings_find(maps, h->mapping);
   int for_node = 0;
   if (!m) {
-    snprintf(err, err_size, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
+    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
              h->index, h->mapping, maps ? maps->path : "the PCI mapping file (none given: --pci-mapping)");
     return -1;
   }
@@ -498,10 +497,10 @@ static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
     return 0;
   }
   if (!for_node)
-    snprintf(err, err_size, "%s:%d: hostpci%d: mapping '%s' (%s:%d) has no device on node '%s'",
+    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: mapping '%s' (%s:%d) has no device on node '%s'",
              vm->path, h->line, h->index, h->mapping, maps->path, m->line, node);
   else
-    snprintf(err, err_size, "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
+    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
              "used by another hostpci entry", vm->path, h->line, h->index, h->mapping, node);
   return -1;
 }
@@ -514,7 +513,7 @@ int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, cons
     struct nn_pve_hostpci *h = &vm->hostpci[i];
     if (h->mapping) continue;
     if (is_used(&u, h->ids, h->n_ids)) {
-      snprintf(err, err_size, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
+      nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
       return -1;
     }
     mark_used(&u, h->ids, h->n_ids);

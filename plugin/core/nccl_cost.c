@@ -7,6 +7,7 @@
  * runs on a PCIe-only single node without CollNet or NVLS). */
 #include "nccl_cost.h"
 
+#include "errbuf.h"
 #include "nccl_model.h"
 
 #include <stdio.h>
@@ -216,7 +217,7 @@ static int ll128_rule(const struct tune *t, const struct nn_cost_graph *g) {
 
 static int check_graph(const char *name, const struct nn_cost_graph *g, char *err, size_t n) {
   if (g->nchannels < 1 || !(g->bw_intra > 0)) {
-    snprintf(err, n, "%s graph has %d channel(s) x %.1f GB/s: NCCL's search always leaves at least 1 x 0.1",
+    nn_errbuf_set(err, n, "%s graph has %d channel(s) x %.1f GB/s: NCCL's search always leaves at least 1 x 0.1",
              name, g->nchannels, g->bw_intra);
     return -1;
   }
@@ -224,13 +225,13 @@ static int check_graph(const char *name, const struct nn_cost_graph *g, char *er
 }
 
 static int check_comm(const struct nn_cost_comm *c, char *err, size_t n) {
-  if (c->nranks < 2) { snprintf(err, n, "%d rank(s): NCCL models nothing below 2 ranks", c->nranks); return -1; }
+  if (c->nranks < 2) { nn_errbuf_set(err, n, "%d rank(s): NCCL models nothing below 2 ranks", c->nranks); return -1; }
   if (c->nnodes < 1 || c->nranks % c->nnodes) {
-    snprintf(err, n, "%d ranks on %d nodes: ranks must be a multiple of nodes", c->nranks, c->nnodes);
+    nn_errbuf_set(err, n, "%d ranks on %d nodes: ranks must be a multiple of nodes", c->nranks, c->nnodes);
     return -1;
   }
   if (c->cc_min <= 0 || c->cc_max < c->cc_min) {
-    snprintf(err, n, "compute capability %d..%d is not a range", c->cc_min, c->cc_max);
+    nn_errbuf_set(err, n, "compute capability %d..%d is not a range", c->cc_min, c->cc_max);
     return -1;
   }
   if (check_graph("ring", &c->ring, err, n) || check_graph("tree", &c->tree, err, n)) return -1;

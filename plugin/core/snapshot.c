@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "fileread.h"
 
 /* The thread's active recording. A pthread key rather than _Thread_local: TLS in a
@@ -68,28 +69,28 @@ static int read_once(int fd, const char *path, size_t max, char **buf, size_t *l
                      struct nn_file_key *key, char *err, size_t errsz) {
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    snprintf(err, errsz, "%s: cannot open: %s", path, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
   key_from_stat(&st, key);
   if (!S_ISREG(st.st_mode)) {
-    snprintf(err, errsz, "%s: cannot open: %s, not a regular file", path, nn_file_kind(st.st_mode));
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s, not a regular file", path, nn_file_kind(st.st_mode));
     return -1;
   }
   if ((uint64_t)st.st_size > max) {
-    snprintf(err, errsz, "%s: file is %lld bytes, over the %zu MiB limit", path, (long long)st.st_size,
+    nn_errbuf_set(err, errsz, "%s: file is %lld bytes, over the %zu MiB limit", path, (long long)st.st_size,
              max >> 20);
     return -1;
   }
   size_t size = (size_t)st.st_size;
   char *b = malloc(size + 2);
   if (!b) {
-    snprintf(err, errsz, "%s: cannot read: out of memory", path);
+    nn_errbuf_set(err, errsz, "%s: cannot read: out of memory", path);
     return -1;
   }
   ssize_t got = lseek(fd, 0, SEEK_SET) == 0 ? read_upto(fd, b, size) : -1;
   if (got < 0) {
-    snprintf(err, errsz, "%s: cannot read: %s", path, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot read: %s", path, strerror(errno));
     free(b);
     return -1;
   }
@@ -153,7 +154,7 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     int e = errno ? errno : EIO;
-    snprintf(err, errsz, "%s: cannot open: %s", path, strerror(e));
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
     nn_file_key_of(path, &key);   /* what the next look will compare: stat may work where open did not */
     record(path, &key, NULL, 0, 0);
     return NN_SNAP_ERROR;
@@ -161,7 +162,7 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
   int rc = 0;
   for (int i = 0; i < NN_SNAP_READS && rc == 0; i++) rc = read_once(fd, path, max, buf, len, &key, err, errsz);
   close(fd);
-  if (rc == 0) snprintf(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
+  if (rc == 0) nn_errbuf_set(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
   record(path, &key, *buf, *len, rc == 0);
   return rc == 1 ? NN_SNAP_OK : rc == 0 ? NN_SNAP_MOVING : NN_SNAP_ERROR;
 }

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cpuinfo.h"
+#include "errbuf.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
   return nn_config_numa_count(cfg) == 1;
@@ -72,13 +73,13 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
     return 0;
   }
   if (read_cpuinfo(cpuinfo_path, out) != 0) {
-    snprintf(err, err_size, "CPU kind unknown: %s unreadable and no `cpu` line in the mapping",
+    nn_errbuf_set(err, err_size, "CPU kind unknown: %s unreadable and no `cpu` line in the mapping",
              cpuinfo_path ? cpuinfo_path : "/proc/cpuinfo");
     return -1;
   }
   out->from_cpuinfo = 1;
   if (strcmp(out->vendor, "AuthenticAMD") && strcmp(out->vendor, "GenuineIntel")) {
-    snprintf(err, err_size, "CPU vendor '%s' from cpuinfo is not one NCCL models on x86; "
+    nn_errbuf_set(err, err_size, "CPU vendor '%s' from cpuinfo is not one NCCL models on x86; "
              "declare it with a `cpu vendor=` line", out->vendor);
     return -1;
   }
@@ -157,11 +158,11 @@ static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, c
   const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
   if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, links, NULL, &t, err, errsz)) return -1;
   v->link_gbps = t.n_cpus > 1 ? t.cpu_link_gbps : 0.0;
-  if (nn_search_predict(v->rel, &t, &v->served)) { snprintf(err, errsz, "prediction failed"); return -1; }
+  if (nn_search_predict(v->rel, &t, &v->served)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
   const int *own = in && in->own_numa ? in->own_numa : flat;
   if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, own, &t, err, errsz)) return -1;
-  if (nn_search_predict(v->rel, &t, &v->own)) { snprintf(err, errsz, "prediction failed"); return -1; }
+  if (nn_search_predict(v->rel, &t, &v->own)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   /* fails whatever is served: even one flat CPU, with no socket link at all, fails */
   struct nn_search_pred flat_pred = v->own;
   if (own != flat) {

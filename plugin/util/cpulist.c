@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "numparse.h"
 
 static void mask_set_range(uint32_t *mask, int lo, int hi) {
@@ -18,15 +19,15 @@ static int list_item(char *item, uint64_t *lo, uint64_t *hi, char *err, size_t e
   int r2 = dash ? nn_u64_parse(dash + 1, 0, NN_MAX_CPU, hi) : r1;
   if (!dash) *hi = *lo;
   if (r1 == -2 || r2 == -2) {
-    if (err) snprintf(err, err_size, "CPU numbers go up to %d", NN_MAX_CPU);
+    nn_errbuf_set(err, err_size, "CPU numbers go up to %d", NN_MAX_CPU);
     return -1;
   }
   if (r1 || r2) {
-    if (err) snprintf(err, err_size, "expected N or N-M items separated by commas");
+    nn_errbuf_set(err, err_size, "expected N or N-M items separated by commas");
     return -1;
   }
   if (*lo > *hi) {
-    if (err) snprintf(err, err_size, "range %llu-%llu is inverted", (unsigned long long)*lo,
+    nn_errbuf_set(err, err_size, "range %llu-%llu is inverted", (unsigned long long)*lo,
                       (unsigned long long)*hi);
     return -1;
   }
@@ -37,7 +38,7 @@ int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t err_siz
   if (mask) memset(mask, 0, NN_CPUMASK_WORDS * sizeof *mask);
   if (err && err_size) err[0] = 0;
   if (!list || !*list) {
-    if (err) snprintf(err, err_size, "the list is empty");
+    nn_errbuf_set(err, err_size, "the list is empty");
     return -1;
   }
   int highest = -1;
@@ -46,7 +47,7 @@ int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t err_siz
     char item[32];
     size_t n = strcspn(p, ",");
     if (n == 0 || n >= sizeof item) {
-      if (err) snprintf(err, err_size, n ? "an item is too long" : "an item is empty");
+      nn_errbuf_set(err, err_size, n ? "an item is too long" : "an item is empty");
       return -1;
     }
     memcpy(item, p, n);

@@ -81,8 +81,14 @@ rm -rf "$T/log"
 check "--protos overrides NCCL's table (no tuning probe; ll128 is run)" \
   "! grep -q TUNING '$T/log/run-1.env' && [ \"\$(sed -n 's/^arm \\([^ ]*\\) kind=forced.*/\\1/p' '$T/over/meta' | tr '\\n' ' ')\" = 'ring.ll128 tree.ll128 ' ] && grep -q '^candidates given: ring.ll128 tree.ll128' '$T/over/meta'"
 
-"$CLI" calibrate --nccl-tests "$T/tests" --algos ring,warp -g 4 --out "$T/bad" >/dev/null 2>&1
-check "unknown algorithm is a usage error" "[ $? -eq 2 ]"
+"$CLI" calibrate --nccl-tests "$T/tests" --algos ring,warp -g 4 --out "$T/bad" >/dev/null 2>"$T/bad.err"
+check "unknown algorithm is a usage error, named" \
+  "[ $? -eq 2 ] && grep -qx \"nccl-numa calibrate: unknown algorithm 'warp'\" '$T/bad.err'"
+"$CLI" calibrate --nccl-tests "$T/tests" --nodes 2 -g 4 --out "$T/bad2" >/dev/null 2>"$T/bad2.err"
+check "--nodes without --launcher: usage error, named" \
+  "[ $? -eq 2 ] && grep -qx 'nccl-numa calibrate: --nodes and --ranks-per-node need --launcher' '$T/bad2.err'"
+"$CLI" calibrate -g 4 --out "$T/bad3" >/dev/null 2>"$T/bad3.err"
+check "no benchmark given: usage error, named" "[ $? -eq 2 ] && grep -q '^nccl-numa calibrate: give --nccl-tests DIR' '$T/bad3.err'"
 "$CLI" calibrate --from "$T/nowhere" >/dev/null 2>&1
 check "--from a missing directory fails" "[ $? -eq 1 ]"
 # --from an `ab` run: no forced arms, so no rules can come from it: say so, exit 1.
