@@ -74,7 +74,7 @@ $(SO): $(LIB_OBJ) plugin/abi/exports.map
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
-$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) test/unit/nn_test.h
+$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(wildcard test/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
 		$(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm

@@ -1,5 +1,6 @@
 /* test_costview.c - explain's bands: NCCL's choice, the plugin's, both under NCCL's model. */
 #include "nn_test.h"
+#include "nn_tuning_fixture.h"
 
 #include <math.h>
 
@@ -141,13 +142,9 @@ static void channels_and_print(void **state) {
  * check turns LL128 off (released 2.31.2); the dev branch's 2.31.0 runs it. */
 static void from_tuning_231(void **state) {
   (void)state;
-  size_t len;
-  /* synthetic: two blocks cut from nccl-oracle's dev-branch table (8 GPUs flat, gen5 x16) */
-  char *log = nn_test_slurp("test/fixtures/nccl-tests/synthetic-tuning-2.31.txt", &len);
   struct nn_tuning t;
   char err[256] = "";
-  assert_int_equal(nn_tuning_parse(log, len, &t, err, sizeof err), NN_TUNING_FOUND);
-  free(log);
+  nn_test_tuning_231(&t);
   struct nn_cost_model m;
   struct nn_cost_choice ch;
   assert_int_equal(nn_costm_from_tuning(&t, 23102, 8, &m, err, sizeof err), 0);

@@ -1,24 +1,13 @@
 /* test_nccltuning.c - NCCL's tuning table read from synthetic logs: found, missing,
  * truncated, two communicators interleaved, hostile input. */
 #include "nn_test.h"
-
-#include "cli/nccltuning.h"
-
-#define FIX "test/fixtures/nccl-tests/"
-
-static int parse_file(const char *path, struct nn_tuning *t, char *err, size_t errsz) {
-  size_t len;
-  char *b = nn_test_slurp(path, &len);
-  int rc = nn_tuning_parse(b, len, t, err, errsz);
-  free(b);
-  return rc;
-}
+#include "nn_tuning_fixture.h"
 
 static void one_table(void **state) {
   (void)state;
   struct nn_tuning t;
   char err[256] = "";
-  assert_int_equal(parse_file(FIX "synthetic-tuning-info.txt", &t, err, sizeof err), NN_TUNING_FOUND);
+  assert_int_equal(nn_test_tuning_file(NN_TUNING_FIX "synthetic-tuning-info.txt", &t, err, sizeof err), NN_TUNING_FOUND);
   assert_int_equal(t.n_tables, 1);
   assert_int_equal(t.n_truncated, 0);
   assert_int_equal(t.n_funcs, 5);
@@ -52,7 +41,7 @@ static void no_table(void **state) {
   (void)state;
   struct nn_tuning t;
   char err[256] = "";
-  assert_int_equal(parse_file(FIX "synthetic-allreduce-info.txt", &t, err, sizeof err), NN_TUNING_NONE);
+  assert_int_equal(nn_test_tuning_file(NN_TUNING_FIX "synthetic-allreduce-info.txt", &t, err, sizeof err), NN_TUNING_NONE);
   assert_non_null(strstr(err, "no NCCL tuning table"));
   assert_int_equal(t.n_tables, 0);
   assert_int_equal(nn_tuning_parse("", 0, &t, err, sizeof err), NN_TUNING_NONE);
@@ -67,7 +56,7 @@ static void truncated(void **state) {
   (void)state;
   struct nn_tuning t;
   char err[256] = "";
-  assert_int_equal(parse_file(FIX "synthetic-tuning-truncated.txt", &t, err, sizeof err),
+  assert_int_equal(nn_test_tuning_file(NN_TUNING_FIX "synthetic-tuning-truncated.txt", &t, err, sizeof err),
                    NN_TUNING_TRUNCATED);
   assert_non_null(strstr(err, "line 25:"));   /* the cut AllGather row of block 2 */
   assert_non_null(strstr(err, "breaks off"));
@@ -76,7 +65,7 @@ static void truncated(void **state) {
 
   /* cut at the end of a row: the first block lacks AllReduce */
   size_t len;
-  char *b = nn_test_slurp(FIX "synthetic-tuning-info.txt", &len);
+  char *b = nn_test_slurp(NN_TUNING_FIX "synthetic-tuning-info.txt", &len);
   char *cut = strstr(b, "ReduceScatter |");
   assert_non_null(cut);
   cut = strchr(cut, '\n');
@@ -99,7 +88,7 @@ static void two_communicators(void **state) {
   (void)state;
   struct nn_tuning t;
   char err[256] = "";
-  assert_int_equal(parse_file(FIX "synthetic-tuning-two-comms.txt", &t, err, sizeof err),
+  assert_int_equal(nn_test_tuning_file(NN_TUNING_FIX "synthetic-tuning-two-comms.txt", &t, err, sizeof err),
                    NN_TUNING_FOUND);
   assert_int_equal(t.n_tables, 2);
   assert_int_equal(t.n_truncated, 0);
@@ -114,7 +103,7 @@ static void two_communicators(void **state) {
 static void same_thread_twice(void **state) {
   (void)state;
   size_t len;
-  char *b = nn_test_slurp(FIX "synthetic-tuning-info.txt", &len);
+  char *b = nn_test_slurp(NN_TUNING_FIX "synthetic-tuning-info.txt", &len);
   char *two = malloc(2 * len);
   assert_non_null(two);
   memcpy(two, b, len);
@@ -151,13 +140,8 @@ static void bare_rows(void **state) {
  * " Max NThreads" row (built but never logged). Shape from nccl-oracle on the dev branch. */
 static void release_231(void **state) {
   (void)state;
-  size_t len;
-  /* synthetic: two blocks cut from nccl-oracle's dev-branch table (8 GPUs flat, gen5 x16) */
-  char *log = nn_test_slurp("test/fixtures/nccl-tests/synthetic-tuning-2.31.txt", &len);
   struct nn_tuning t;
-  char err[256] = "";
-  assert_int_equal(nn_tuning_parse(log, len, &t, err, sizeof err), NN_TUNING_FOUND);
-  free(log);
+  nn_test_tuning_231(&t);
   assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Tree", "LL"), 0);
   assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Ring", "LL"), 1);
   assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Tree", "Simple"), 1);

@@ -1,0 +1,29 @@
+/* nn_tuning_fixture.h - NCCL's logged tuning tables (cli/nccltuning.h) as the unit tests
+ * read them from test/fixtures/nccl-tests/. */
+#ifndef NCCL_NUMA_TUNING_FIXTURE_H
+#define NCCL_NUMA_TUNING_FIXTURE_H
+
+#include "nn_test.h"
+
+#include "cli/nccltuning.h"
+
+#define NN_TUNING_FIX "test/fixtures/nccl-tests/"
+
+/* Parses the log at path into t; returns nn_tuning_parse's result (NN_TUNING_*). */
+static inline int nn_test_tuning_file(const char *path, struct nn_tuning *t, char *err, size_t errsz) {
+  size_t len;
+  char *b = nn_test_slurp(path, &len);
+  int rc = nn_tuning_parse(b, len, t, err, errsz);
+  free(b);
+  return rc;
+}
+
+/* NCCL 2.31's table (synthetic: two blocks cut from nccl-oracle's dev-branch table, 8 GPUs
+ * flat, gen5 x16) into t; fails the test unless it is read as one complete table. */
+static inline void nn_test_tuning_231(struct nn_tuning *t) {
+  char err[256] = "";
+  int rc = nn_test_tuning_file(NN_TUNING_FIX "synthetic-tuning-2.31.txt", t, err, sizeof err);
+  if (rc != NN_TUNING_FOUND) fail_msg("2.31 tuning fixture: %d (%s)", rc, err);
+}
+
+#endif
