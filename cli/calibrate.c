@@ -286,9 +286,11 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
   return 0;
 }
 
-/* Whether NCCL enabled algo x proto for one of the swept collectives it tunes. */
+/* Whether NCCL runs algo x proto for one of the swept collectives it tunes: enabled in
+ * its table, and for the release between PCIe-only GPUs (2.31.2 logs LL128 it turns off). */
 static int tuning_enables(const struct nn_tuning *t, const struct nn_ab_opts *o, int algo,
                           int proto) {
+  if (!nn_tuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
   for (int c = 0; c < o->n_colls; c++) {
     const char *f = nn_tuning_func_of(o->colls[c]);
     if (f && nn_tuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;

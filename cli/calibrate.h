@@ -9,7 +9,8 @@
  *  - candidates: --algos x --protos when given; otherwise what NCCL enables on
  *    the machine for the swept collectives, read (nccltuning.h) from the
  *    tuning table of one probe run with NCCL_DEBUG=INFO
- *    NCCL_DEBUG_SUBSYS=TUNING (kept as RUNDIR/runs/probe.out), falling back to
+ *    NCCL_DEBUG_SUBSYS=TUNING (kept as RUNDIR/runs/probe.out; LL128 only where
+ *    the release runs it over PCIe, nn_tuning_proto_runs_pcie), falling back to
  *    ring,tree x ll,ll128,simple when no complete table is found; the choice
  *    and its reason go to stderr and to a `candidates` line in RUNDIR/meta;
  *  - per collective and size, the candidates whose every run succeeded are

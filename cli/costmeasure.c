@@ -73,9 +73,6 @@ int nn_costm_from_tuning(const struct nn_tuning *t, int version_code, int nranks
   /* the probe ran without a tuner: NCCL's default PCI hops (tuning.cc, 2.28.9) */
   static const float hops[2][NN_PROTO_COUNT] = {{1.0f, 1.9f, 4.0f}, {1.0f, 2.5f, 5.7f}};
   memcpy(m->pci_hop, hops, sizeof hops);
-  /* 2.31+ prints every model's numbers, also LL128 that its enable check then turns off:
-   * the release table says whether LL128 runs between PCIe-only GPUs */
-  int ll128 = m->version_code < 23100 || nn_nccl_release_find(m->version_code, NULL)->ll128_pcie_default;
   int cells = 0;
   for (int c = 0; c < NN_COLL_COUNT; c++) {
     int f = find_name((const char (*)[NN_TUNING_NAME_MAX])t->funcs, t->n_funcs, nccl_func[c]);
@@ -83,7 +80,7 @@ int nn_costm_from_tuning(const struct nn_tuning *t, int version_code, int nranks
       int ta = find_name((const char (*)[NN_TUNING_NAME_MAX])t->algos, t->n_algos, nccl_algo[a]);
       for (int p = 0; p < NN_PROTO_COUNT && ta >= 0; p++) {
         int tp = find_name((const char (*)[NN_TUNING_NAME_MAX])t->protos, t->n_protos, nccl_proto[p]);
-        if (tp < 0 || !t->enabled[f][ta][tp] || (p == NN_PROTO_LL128 && !ll128)) continue;
+        if (tp < 0 || !t->enabled[f][ta][tp] || !nn_tuning_proto_runs_pcie(m->version_code, p)) continue;
         m->lat[c][a][p] = t->lat[f][ta][tp];
         m->bw[c][a][p] = t->bw[f][ta][tp];
         cells++;

@@ -9,6 +9,7 @@
 
 #include "cli/text.h"
 #include "errbuf.h"
+#include "nccl_model.h"
 #include "numparse.h"
 
 #define MAX_STREAMS 16        /* threads printing tables at the same time */
@@ -330,4 +331,9 @@ const char *nn_tuning_func_of(const char *tests_coll) {
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (tests_coll && !strcmp(map[i][0], tests_coll)) return map[i][1];
   return NULL;
+}
+
+int nn_tuning_proto_runs_pcie(int version_code, int proto) {
+  if (version_code < NN_NCCL_VERSION(2, 31, 0)) return 1;
+  return nn_nccl_proto_enabled_pcie(nn_nccl_release_find(version_code, NULL), proto, 0);
 }

@@ -74,6 +74,13 @@ int nn_tuning_parse(const char *buf, size_t len, struct nn_tuning *t, char *err,
 int nn_tuning_enabled(const struct nn_tuning *t, const char *func, const char *algo,
                       const char *proto);
 
+/* Whether a cell that NCCL `version_code` logs as enabled for `proto` (enum nn_proto)
+ * also runs between PCIe-only GPUs. 2.31 and later log every model's numbers, LL128's
+ * too where their enable check then turns LL128 off: there the release table decides
+ * (nn_nccl_proto_enabled_pcie, nccl_model.h). Earlier releases log a disabled cell as
+ * such, and an unknown release (0) is taken at its table's word: 1 for those. */
+int nn_tuning_proto_runs_pcie(int version_code, int proto);
+
 /* NCCL's name of an nccl-tests collective ("all_reduce" -> "AllReduce"), or
  * NULL for one NCCL does not tune (alltoall, sendrecv, gather, ...). */
 const char *nn_tuning_func_of(const char *tests_coll);

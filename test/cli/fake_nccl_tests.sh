@@ -8,7 +8,9 @@
 #   FAKE_MODEL      ab (default) or calibrate: how times depend on the environment
 #   FAKE_TUNING     with NCCL_DEBUG=INFO and TUNING in NCCL_DEBUG_SUBSYS, the tuning
 #                   table it prints: pcie (default; LL128 disabled, Tree for AllReduce
-#                   only), cut (the same, cut off in a row), none (no table)
+#                   only), cut (the same, cut off in a row), ll128 (the same but with
+#                   LL128's numbers, as 2.31 logs them also where it turns LL128 off),
+#                   none (no table)
 # Under a launcher (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, else SLURM_PROCID
 # from srun) every rank prints its own "Rank" lines (what real nccl-tests built with
 # MPI=1 gathers on rank 0) on host NN_FAKE_NODE (set by the tests' fake ssh), else
@@ -89,6 +91,9 @@ tuning_table() {
           bw=0
           case ${algos[a]}:$p:$f in Ring:LL:*) bw=3.4 ;; Ring:Simple:*) bw=11.2 ;;
             Tree:LL:AllReduce) bw=2.9 ;; Tree:Simple:AllReduce) bw=9.8 ;; esac
+          if [ "${FAKE_TUNING:-pcie}" = ll128 ]; then
+            case ${algos[a]}:$p:$f in Ring:LL128:*) bw=8.6 ;; Tree:LL128:AllReduce) bw=7.4 ;; esac
+          fi
           line+=$(printf "%8.1f/%6.1f |" "$((5 + a)).5" "$bw")
         done
       done

@@ -3,6 +3,9 @@
 #include "nn_test.h"
 #include "nn_tuning_fixture.h"
 
+#include "nccl_model.h"
+#include "nn_config.h"
+
 static void one_table(void **state) {
   (void)state;
   struct nn_tuning t;
@@ -145,6 +148,14 @@ static void release_231(void **state) {
   assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Tree", "LL"), 0);
   assert_int_equal(nn_tuning_enabled(&t, "Broadcast", "Ring", "LL"), 1);
   assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Tree", "Simple"), 1);
+  /* LL128 logged with numbers; whether it runs over PCIe is the release's (nccl_model.h) */
+  assert_int_equal(nn_tuning_enabled(&t, "AllReduce", "Ring", "LL128"), 1);
+  assert_int_equal(nn_tuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 2), NN_PROTO_LL128), 0);
+  assert_int_equal(nn_tuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 0), NN_PROTO_LL128), 1);
+  assert_int_equal(nn_tuning_proto_runs_pcie(NN_NCCL_VERSION(2, 28, 9), NN_PROTO_LL128), 1);   /* its table's word */
+  assert_int_equal(nn_tuning_proto_runs_pcie(0, NN_PROTO_LL128), 1);
+  for (int p = 0; p < NN_PROTO_COUNT; p++)
+    if (p != NN_PROTO_LL128) assert_int_equal(nn_tuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 2), p), 1);
 }
 
 static void hostile(void **state) {
