@@ -26,6 +26,7 @@
 #include "cli/ncclver.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
+#include "nccl_search_topo.h"
 #include "nn_config.h"
 #include "topology.h"
 

@@ -10,6 +10,7 @@
 #include "errbuf.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
+#include "nccl_search_topo.h"
 #include "numparse.h"
 
 int nn_discover_assume_add(struct nn_discover_opts *o, const char *arg, char *why, size_t whysz) {

@@ -6,7 +6,8 @@
  * directly under one or more CPUs, no NVLink, no GPU peer access (P2P through the CPU),
  * no NIC in the search (a single-node communicator). The search is exact for that class,
  * including its step counts and time limits; tests compare it with NCCL's own code.
- * Nothing here allocates, locks or does I/O except nn_search_read_sysfs_link.
+ * Nothing here allocates or does I/O (a mutex guards the memo of recent predictions);
+ * the system it searches is built by nccl_search_topo.h.
  */
 #ifndef NCCL_NUMA_NCCL_SEARCH_H
 #define NCCL_NUMA_NCCL_SEARCH_H
@@ -15,8 +16,6 @@
 
 #include "nccl_model.h"
 #include "nn_config.h"
-
-struct nn_cpu_kind;   /* topology.h */
 
 #define NN_SEARCH_MAX_GPUS 32
 #define NN_SEARCH_MAX_CPUS 16
@@ -86,29 +85,6 @@ int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_to
 /* Channels x bandwidth the cost model reads for the ring and the tree (GB/s). */
 float nn_search_ring_gbps(const struct nn_search_pred *p);
 float nn_search_tree_gbps(const struct nn_search_pred *p);
-
-/* Builds the system NCCL makes of the mapping `cfg` for release `r`: one CPU per distinct value
- * of numa[i] (numaid ascending, -1 included: NCCL's flat view of a guest without NUMA), GPU i of
- * the mapping under the CPU of numa[i] (numa NULL: the mapping's own NUMA nodes, i.e. the file
- * nccl-numa serves), CPU kind `cpu`, compute capability `sm`, GPU links `links` (cfg->n_gpus
- * entries, indexed like cfg->gpus; NULL = all unknown). A link of unknown gen is assumed
- * NN_ASSUMED_PCIE_GEN x NN_ASSUMED_PCIE_WIDTH. Returns 0, or -1 with a reason in err. */
-int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config *cfg,
-                         const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
-                         const int *numa, struct nn_search_topo *out, char *err, size_t errsz);
-
-/* The NUMA node sysfs gives the GPU at `bus` (what NCCL reads for its own topology), or -1 when
- * the file says -1 or is missing. */
-int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus);
-
-/* The PCIe link release `r` of NCCL reads for the GPU at `bus` from sysfs under `sysfs_root`
- * (NULL or "" = "/"): max_link_* of the GPU and its upstream port (the lower) for releases that
- * read sysfs, current_link_* of the GPU for those that ask NVML (NVML reports the current link,
- * which a GPU may lower while idle). `stable` = 1 reads the maximum for every release: what the
- * env plugin uses, so that every rank decides alike. Returns 0 and fills *out (origin
- * NN_LINK_SYSFS), or -1 when not readable. */
-int nn_search_read_sysfs_link(const struct nn_nccl_release *r, const char *sysfs_root,
-                              const struct nn_busid *bus, int stable, struct nn_pcie_link *out);
 
 /* "8 GPUs: 2 x 24.0 GB/s, 0 crossings" style one-line summary of a graph. */
 void nn_search_describe(const struct nn_graph_pred *g, char *buf, size_t size);

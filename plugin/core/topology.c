@@ -9,6 +9,7 @@
 
 #include "cpuinfo.h"
 #include "errbuf.h"
+#include "nccl_search_topo.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
   return nn_config_numa_count(cfg) == 1;

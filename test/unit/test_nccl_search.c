@@ -5,6 +5,7 @@
  * (one <cpu numaid="-1">), each GPU with link_speed/link_width of PCIe GEN x WIDTH. */
 #include "nccl_model.h"
 #include "nccl_search.h"
+#include "nccl_search_topo.h"
 #include "nn_config.h"
 #include "nn_test.h"
 #include "numparse.h"
