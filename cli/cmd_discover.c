@@ -90,15 +90,28 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
   return 0;
 }
 
+/* The library's messages, as every command prints them; a host map's parse problems
+ * name their file and line already. */
+static void print_messages(const struct nn_discover_opts *o) {
+  for (int i = 0; i < o->map_problems.n; i++) fprintf(stderr, "%s\n", o->map_problems.msgs[i]);
+  for (int i = 0; i < o->msgs.n; i++) fprintf(stderr, "nccl-numa discover: %s\n", o->msgs.msgs[i]);
+  if (o->msgs.dropped) fprintf(stderr, "nccl-numa discover: ... and %d more messages\n", o->msgs.dropped);
+}
+
 int nn_cmd_discover(int argc, char **argv) {
   struct nn_discover_opts *o = calloc(1, sizeof *o);   /* large: the assumptions */
   int guest = 0, rc = NN_EXIT_USAGE;
   if (!o) return NN_EXIT_INVALID;
-  if (parse_opts(argc, argv, o, &guest) == 0)
-    rc = (guest ? nn_discover_guest(o) : o->vm ? nn_discover_proxmox(o) : nn_discover_host(o)) ? NN_EXIT_INVALID
-                                                                                              : NN_EXIT_OK;
-  else
+  o->out = stdout;
+  if (parse_opts(argc, argv, o, &guest) == 0) {
+    int bad = guest ? nn_discover_guest(o) : o->vm ? nn_discover_proxmox(o) : nn_discover_host(o);
+    print_messages(o);
+    rc = bad ? NN_EXIT_INVALID : NN_EXIT_OK;
+  } else {
     usage(stderr);
+  }
+  nn_diag_clear(&o->msgs);
+  nn_diag_clear(&o->map_problems);
   free(o);
   return rc;
 }

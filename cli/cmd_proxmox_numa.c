@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/proxmox_numa_apply.h"
+#include "nn_config.h"
 
 #define PROG "nccl-numa proxmox-numa"
 
@@ -69,7 +70,12 @@ static int parse_opts(int argc, char **argv, struct nn_pxn_apply_opts *o) {
 
 int nn_cmd_proxmox_numa(int argc, char **argv) {
   struct nn_pxn_apply_opts o;
+  struct nn_diag msgs = {0};
   int rc = parse_opts(argc, argv, &o);
   if (rc >= 0) return rc;
-  return nn_pxn_apply(&o) ? NN_EXIT_INVALID : NN_EXIT_OK;
+  rc = nn_pxn_apply(&o, stdout, &msgs) ? NN_EXIT_INVALID : NN_EXIT_OK;
+  for (int i = 0; i < msgs.n; i++) fprintf(stderr, PROG ": %s\n", msgs.msgs[i]);
+  if (msgs.dropped) fprintf(stderr, PROG ": ... and %d more messages\n", msgs.dropped);
+  nn_diag_clear(&msgs);
+  return rc;
 }

@@ -33,20 +33,18 @@ static int hostpci_of_line(const char *path, const struct nn_gpu *gpu) {
   return n;
 }
 
-static int load_host_map(const char *path, struct nn_config **cfg) {
+static int load_host_map(struct nn_discover_opts *o, struct nn_config **cfg) {
   struct nn_parse_opts po = {.flags = NN_PARSE_HOST_SIDE, .cpuinfo_path = NULL};
-  struct nn_diag diag = {0};
-  if (nn_config_load(path, &po, cfg, &diag)) {
-    for (int i = 0; i < diag.n; i++) fprintf(stderr, "%s\n", diag.msgs[i]);
-    if (!diag.n) fprintf(stderr, "nccl-numa discover: %s: cannot load the host map\n", path);
-    nn_diag_clear(&diag);
+  const char *path = o->host_map;
+  if (nn_config_load(path, &po, cfg, &o->map_problems)) {
+    if (!o->map_problems.n) nn_diag_add(&o->msgs, "%s: cannot load the host map", path);
     return -1;
   }
-  nn_diag_clear(&diag);
+  nn_diag_clear(&o->map_problems);   /* a loaded map's diagnostics were never printed either */
   if (!(*cfg)->host_side) {
-    fprintf(stderr, "nccl-numa discover: %s: not a host-side mapping (no \"%s\" line); make one on the "
-            "Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf\n",
-            path, NN_MAPWRITE_HOST_SIDE_MARKER);
+    nn_diag_add(&o->msgs, "%s: not a host-side mapping (no \"%s\" line); make one on the "
+                "Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf",
+                path, NN_MAPWRITE_HOST_SIDE_MARKER);
     nn_config_free(*cfg);
     return -1;
   }
@@ -62,14 +60,14 @@ struct guest_row {
 };
 
 /* Matches one guest GPU to its host map entry. */
-static int guest_match(const struct nn_guest_pci *p, const struct nn_config *cfg, const int *hp,
+static int guest_match(struct nn_discover_opts *o, const struct nn_guest_pci *p, const struct nn_config *cfg, const int *hp,
                        struct guest_row *row) {
   char id[32];
   nn_busid_format(&p->bus, id, sizeof id);
   row->pci = p;
   row->hostpci = nn_guest_hostpci(p, &row->method, row->note, sizeof row->note);
   if (row->hostpci < 0) {
-    fprintf(stderr, "nccl-numa discover: guest GPU %s: cannot tell its hostpci entry: %s\n", id,
+    nn_diag_add(&o->msgs, "guest GPU %s: cannot tell its hostpci entry: %s", id,
             p->has_port ? "its root port is neither a Proxmox q35 port nor has a port number"
                         : "it sits on the root bus, not behind a PCIe root port (needs machine: q35 and pcie=1)");
     return -1;
@@ -77,7 +75,7 @@ static int guest_match(const struct nn_guest_pci *p, const struct nn_config *cfg
   for (int i = 0; i < cfg->n_gpus; i++)
     if (hp[i] == row->hostpci) row->host = &cfg->gpus[i];
   if (!row->host) {
-    fprintf(stderr, "nccl-numa discover: guest GPU %s is hostpci%d (%s), which %s does not list\n", id,
+    nn_diag_add(&o->msgs, "guest GPU %s is hostpci%d (%s), which %s does not list", id,
             row->hostpci, row->method, cfg->path);
     return -1;
   }
@@ -86,29 +84,29 @@ static int guest_match(const struct nn_guest_pci *p, const struct nn_config *cfg
   return 0;
 }
 
-static int check_unique(const struct guest_row *rows, int n) {
+static int check_unique(struct nn_discover_opts *o, const struct guest_row *rows, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < i; j++)
       if (rows[i].hostpci == rows[j].hostpci) {
-        fprintf(stderr, "nccl-numa discover: two guest GPUs claim hostpci%d\n", rows[i].hostpci);
+        nn_diag_add(&o->msgs, "two guest GPUs claim hostpci%d", rows[i].hostpci);
         return -1;
       }
   return 0;
 }
 
-static void warn_unmatched(const struct nn_config *cfg, const int *hp, const struct guest_row *rows, int n) {
+static void warn_unmatched(struct nn_discover_opts *o, const struct nn_config *cfg, const int *hp, const struct guest_row *rows, int n) {
   for (int i = 0; i < cfg->n_gpus; i++) {
     int seen = 0;
     for (int j = 0; j < n; j++) seen |= rows[j].host == &cfg->gpus[i];
     if (!seen) {
-      fprintf(stderr, "nccl-numa discover: warning: %s:%d: hostpci%d has no GPU in this guest\n", cfg->path,
+      nn_diag_add(&o->msgs, "warning: %s:%d: hostpci%d has no GPU in this guest", cfg->path,
               cfg->gpus[i].line, hp[i]);
-      nn_mapwrite_comment(stdout, "hostpci%d of the host map has no GPU in this guest", hp[i]);
+      nn_mapwrite_comment(o->out, "hostpci%d of the host map has no GPU in this guest", hp[i]);
     }
   }
 }
 
-static void guest_numa_lines(const struct nn_guest *g, const struct guest_row *rows, int n) {
+static void guest_numa_lines(struct nn_discover_opts *o, const struct nn_guest *g, const struct guest_row *rows, int n) {
   int nodes[NN_MAX_NUMA_NODES + 1], n_nodes = 0;
   for (int i = 0; i < n && n_nodes < NN_MAX_NUMA_NODES; i++) n_nodes = nn_discover_add_node(nodes, n_nodes, rows[i].host->numa);
   if (g->n_numas < 2) {
@@ -116,28 +114,28 @@ static void guest_numa_lines(const struct nn_guest *g, const struct guest_row *r
      * take its CPUs alone (the plugin would read guest node N's cpulist for host node N). */
     const char *all = g->n_numas == 1 && g->numas[0].cpus[0] ? g->numas[0].cpus : NULL;
     if (all) {
-      nn_mapwrite_comment(stdout, "the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host");
-      nn_mapwrite_comment(stdout, "node's numa line lists all of them and NCCL pins its threads to no socket.");
+      nn_mapwrite_comment(o->out, "the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host");
+      nn_mapwrite_comment(o->out, "node's numa line lists all of them and NCCL pins its threads to no socket.");
     } else {
-      nn_mapwrite_comment(stdout, "the guest has no NUMA nodes: no numa lines, so NCCL gets no CPU affinity.");
+      nn_mapwrite_comment(o->out, "the guest has no NUMA nodes: no numa lines, so NCCL gets no CPU affinity.");
     }
-    nn_mapwrite_comment(stdout, "To pin ranks near their GPUs' sockets give the VM NUMA nodes backed by the");
-    nn_mapwrite_comment(stdout, "host's (numa: 1, numaN: cpus=...,hostnodes=N) and run this step again.");
-    for (int i = 0; all && i < n_nodes; i++) nn_mapwrite_numa(stdout, nodes[i], all);
+    nn_mapwrite_comment(o->out, "To pin ranks near their GPUs' sockets give the VM NUMA nodes backed by the");
+    nn_mapwrite_comment(o->out, "host's (numa: 1, numaN: cpus=...,hostnodes=N) and run this step again.");
+    for (int i = 0; all && i < n_nodes; i++) nn_mapwrite_numa(o->out, nodes[i], all);
     return;
   }
-  nn_mapwrite_comment(stdout, "numa lines: guest NUMA node N is taken to be backed by host node N");
-  nn_mapwrite_comment(stdout, "(Proxmox numaN: hostnodes=N); check the VM config if it is not.");
+  nn_mapwrite_comment(o->out, "numa lines: guest NUMA node N is taken to be backed by host node N");
+  nn_mapwrite_comment(o->out, "(Proxmox numaN: hostnodes=N); check the VM config if it is not.");
   for (int i = 0; i < n_nodes; i++) {
     const struct nn_guest_numa *m = NULL;
     for (int j = 0; j < g->n_numas; j++)
       if (g->numas[j].node == nodes[i]) m = &g->numas[j];
-    if (m && m->cpus[0]) nn_mapwrite_numa(stdout, m->node, m->cpus);
-    else nn_mapwrite_comment(stdout, "numa %d: the guest has no such node (or it has no CPUs)", nodes[i]);
+    if (m && m->cpus[0]) nn_mapwrite_numa(o->out, m->node, m->cpus);
+    else nn_mapwrite_comment(o->out, "numa %d: the guest has no such node (or it has no CPUs)", nodes[i]);
   }
 }
 
-static void guest_write(const struct nn_discover_opts *o, const struct nn_config *cfg, const struct nn_guest *g,
+static void guest_write(struct nn_discover_opts *o, const struct nn_config *cfg, const struct nn_guest *g,
                         struct guest_row *rows, int n, const int *hp) {
   char when[64];
   struct nn_discover_sm sm;
@@ -155,16 +153,16 @@ static void guest_write(const struct nn_discover_opts *o, const struct nn_config
     n_sm += out[i].sm > 0;
   }
   nn_mapwrite_timestamp(when, sizeof when);
-  nn_mapwrite_comment(stdout, "nccl-numa discover --guest: sysfs under %s, host map %s, %s", o->root, cfg->path, when);
-  nn_mapwrite_comment(stdout, "GPU indices follow the guest's PCI bus order: nvidia-smi's order, and CUDA's for");
-  nn_mapwrite_comment(stdout, "identical GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID; numa= and host= come from");
-  nn_mapwrite_comment(stdout, "the host map, matched through each GPU's root port.");
-  nn_discover_sm_header(stdout, &sm, n_sm, n);
-  if (cfg->cpu.present) nn_mapwrite_cpu(stdout, cfg->cpu.vendor, cfg->cpu.family, cfg->cpu.model);
-  else nn_mapwrite_comment(stdout, "no cpu line in the host map: the plugin will read this guest's /proc/cpuinfo");
-  guest_numa_lines(g, rows, n);
-  warn_unmatched(cfg, hp, rows, n);
-  for (int i = 0; out && i < n; i++) nn_mapwrite_gpu(stdout, &out[i]);
+  nn_mapwrite_comment(o->out, "nccl-numa discover --guest: sysfs under %s, host map %s, %s", o->root, cfg->path, when);
+  nn_mapwrite_comment(o->out, "GPU indices follow the guest's PCI bus order: nvidia-smi's order, and CUDA's for");
+  nn_mapwrite_comment(o->out, "identical GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID; numa= and host= come from");
+  nn_mapwrite_comment(o->out, "the host map, matched through each GPU's root port.");
+  nn_discover_sm_header(o->out, &sm, n_sm, n);
+  if (cfg->cpu.present) nn_mapwrite_cpu(o->out, cfg->cpu.vendor, cfg->cpu.family, cfg->cpu.model);
+  else nn_mapwrite_comment(o->out, "no cpu line in the host map: the plugin will read this guest's /proc/cpuinfo");
+  guest_numa_lines(o, g, rows, n);
+  warn_unmatched(o, cfg, hp, rows, n);
+  for (int i = 0; out && i < n; i++) nn_mapwrite_gpu(o->out, &out[i]);
   free(out);
   nn_cudaprobe_close(sm.probe);
 }
@@ -174,9 +172,9 @@ int nn_discover_guest(struct nn_discover_opts *o) {
   struct nn_guest g;
   char err[512];
   if (!o->root) o->root = "/";
-  if (load_host_map(o->host_map, &cfg)) return -1;
+  if (load_host_map(o, &cfg)) return -1;
   if (nn_guest_scan(o->root, &g, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     nn_config_free(cfg);
     return -1;
   }
@@ -185,13 +183,13 @@ int nn_discover_guest(struct nn_discover_opts *o) {
   int *hp = calloc(cfg->n_gpus ? (size_t)cfg->n_gpus : 1, sizeof *hp);
   for (int i = 0; hp && i < cfg->n_gpus; i++) hp[i] = hostpci_of_line(o->host_map, &cfg->gpus[i]);
   for (int i = 0; rows && hp && i < g.n_pcis; i++)
-    if (g.pcis[i].is_gpu) bad |= guest_match(&g.pcis[i], cfg, hp, &rows[k++]) != 0;
+    if (g.pcis[i].is_gpu) bad |= guest_match(o, &g.pcis[i], cfg, hp, &rows[k++]) != 0;
   if (!rows || !hp) bad = 1;
   if (!bad && !k) {
-    fprintf(stderr, "nccl-numa discover: no NVIDIA GPU under %s/sys/bus/pci/devices\n", g.root);
+    nn_diag_add(&o->msgs, "no NVIDIA GPU under %s/sys/bus/pci/devices", g.root);
     bad = 1;
   }
-  if (!bad) bad = check_unique(rows, k) != 0;
+  if (!bad) bad = check_unique(o, rows, k) != 0;
   if (!bad) guest_write(o, cfg, &g, rows, k, hp);
   free(rows);
   free(hp);

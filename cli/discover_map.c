@@ -77,7 +77,7 @@ int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_
   *assumed = 0;
   if (p->numa >= 0) {
     if (a && a->numa != p->numa) {
-      fprintf(stderr, "nccl-numa discover: %sGPU %s: --assume-numa says %d but hwloc places it on NUMA node %d\n",
+      nn_diag_add(&o->msgs, "%sGPU %s: --assume-numa says %d but hwloc places it on NUMA node %d",
               label, id, a->numa, p->numa);
       return -1;
     }
@@ -87,28 +87,28 @@ int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_
     *assumed = 1;
     return a->numa;
   }
-  fprintf(stderr, "nccl-numa discover: %sGPU %s: NUMA node unknown: %s%s\n", label, id, p->unknown_why,
+  nn_diag_add(&o->msgs, "%sGPU %s: NUMA node unknown: %s%s", label, id, p->unknown_why,
           o->allow_unknown ? " (and no --assume-numa for it)" : "");
   o->n_unknown++;
   return -1;
 }
 
-void nn_discover_unknown_advice(const struct nn_discover_opts *o) {
+void nn_discover_unknown_advice(struct nn_discover_opts *o) {
   if (!o->n_unknown) return;
-  fprintf(stderr,
-          "nccl-numa discover: run discover where the sockets are visible: on bare metal, or on the\n"
+  nn_diag_add(&o->msgs,
+          "run discover where the sockets are visible: on bare metal, or on the\n"
           "  Proxmox host with --proxmox-vm /etc/pve/qemu-server/<vmid>.conf, then in the guest with\n"
           "  --guest --host-map FILE. If you know the sockets, pass --allow-unknown with\n"
-          "  --assume-numa BUSID=NODE for each GPU listed above.\n");
+          "  --assume-numa BUSID=NODE for each GPU listed above.");
 }
 
-int nn_discover_unused_assumptions(const struct nn_discover_opts *o) {
+int nn_discover_unused_assumptions(struct nn_discover_opts *o) {
   int bad = 0;
   for (int i = 0; i < o->n_assumed; i++)
     if (!o->assumed[i].used) {
       char id[32];
       nn_busid_format(&o->assumed[i].bus, id, sizeof id);
-      fprintf(stderr, "nccl-numa discover: --assume-numa %s: no such GPU\n", id);
+      nn_diag_add(&o->msgs, "--assume-numa %s: no such GPU", id);
       bad = 1;
     }
   return bad;
@@ -157,7 +157,7 @@ int nn_discover_host(struct nn_discover_opts *o) {
   struct nn_discovery d;
   char err[512];
   if (nn_discovery_load(o->xml, &d, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     return -1;
   }
   int n = nn_discovery_gpu_count(&d), bad = 0, k = 0, n_nodes = 0, n_sm = 0;
@@ -180,19 +180,19 @@ int nn_discover_host(struct nn_discover_opts *o) {
     k++;
   }
   bad |= nn_discover_unused_assumptions(o);
-  if (!g || !nodes || !assumed) fprintf(stderr, "nccl-numa discover: out of memory\n");
+  if (!g || !nodes || !assumed) nn_diag_add(&o->msgs, "out of memory");
   else if (!n) {
-    fprintf(stderr, "nccl-numa discover: no NVIDIA GPU (vendor 0x10de, class 0x03xx) in %s\n", d.source);
+    nn_diag_add(&o->msgs, "no NVIDIA GPU (vendor 0x10de, class 0x03xx) in %s", d.source);
     bad = 1;
   } else if (bad) nn_discover_unknown_advice(o);
   else {
-    nn_discover_write_head(stdout, "", &d);
-    nn_mapwrite_comment(stdout, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
-    nn_mapwrite_comment(stdout, "GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.");
-    nn_discover_sm_header(stdout, &sm, n_sm, n);
-    nn_mapwrite_cpu(stdout, d.cpu_vendor, d.cpu_family, d.cpu_model);
-    write_numa_lines(stdout, &d, nodes, n_nodes);
-    for (int i = 0; i < k; i++) nn_mapwrite_gpu(stdout, &g[i]);
+    nn_discover_write_head(o->out, "", &d);
+    nn_mapwrite_comment(o->out, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
+    nn_mapwrite_comment(o->out, "GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.");
+    nn_discover_sm_header(o->out, &sm, n_sm, n);
+    nn_mapwrite_cpu(o->out, d.cpu_vendor, d.cpu_family, d.cpu_model);
+    write_numa_lines(o->out, &d, nodes, n_nodes);
+    for (int i = 0; i < k; i++) nn_mapwrite_gpu(o->out, &g[i]);
   }
   int rc = (!g || !nodes || !assumed || bad) ? -1 : 0;
   nn_cudaprobe_close(sm.probe);

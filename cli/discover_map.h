@@ -4,13 +4,14 @@
  * passthrough (--proxmox-vm: the VM's hostpci GPUs with their host NUMA node, a
  * host-side mapping), and inside that VM's guest (--guest: each guest GPU matched to its
  * hostpci entry through its root port, guest.h). Each writes a complete mapping
- * (format 1, mapwrite.h) on stdout only when every GPU could be placed, and explains
- * on stderr what it could not.
+ * (format 1, mapwrite.h) to o->out only when every GPU could be placed, and says in
+ * o->msgs what it could not (they print nothing else: the command prints the messages).
  */
 #ifndef NCCL_NUMA_CLI_DISCOVER_MAP_H
 #define NCCL_NUMA_CLI_DISCOVER_MAP_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "nn_config.h"
 
@@ -33,6 +34,11 @@ struct nn_discover_opts {
   const char *root;         /* guest mode: sysfs root, NULL for "/" */
   int allow_unknown;        /* GPUs hwloc cannot place take their node from assumed[] */
   int no_cuda;              /* never ask the CUDA driver for sm= */
+  FILE *out;                /* where the mapping goes (stdout); nothing unless every GPU is placed */
+  struct nn_diag msgs;      /* out: what to tell the user, one message each (a warning starts with
+                               "warning: "), without the program's name; nn_diag_clear it */
+  struct nn_diag map_problems;  /* out: the host map's parse problems ("FILE:LINE: ..."), shown as
+                               they are; nn_diag_clear it */
   int n_unknown;            /* out: GPUs left without a NUMA node */
   struct nn_discover_assume assumed[NN_DISCOVER_MAX_ASSUME];
   int n_assumed;
@@ -44,17 +50,17 @@ struct nn_discover_opts {
 int nn_discover_assume_add(struct nn_discover_opts *o, const char *arg, char *why, size_t whysz);
 
 /* This machine's mapping: NVIDIA GPUs in PCI bus order with their NUMA node, the CPU
- * kind, the numa lines of the nodes used. Returns 0, or -1 (messages on stderr). */
+ * kind, the numa lines of the nodes used. Returns 0, or -1 (the reasons in o->msgs). */
 int nn_discover_host(struct nn_discover_opts *o);
 
 /* On a Proxmox host, the host-side mapping of VM o->vm: one gpu line per passed-through
  * NVIDIA GPU in hostpci order with its host NUMA node; bus= and the numa lines are the
- * guest step's. Returns 0, or -1 (messages on stderr). */
+ * guest step's. Returns 0, or -1 (the reasons in o->msgs). */
 int nn_discover_proxmox(struct nn_discover_opts *o);
 
 /* In the guest, the complete mapping from the host map o->host_map: each guest GPU's
  * numa= and host= from the hostpci entry its root port names, the guest's own CPUs in
- * the numa lines. Returns 0, or -1 (messages on stderr). */
+ * the numa lines. Returns 0, or -1 (the reasons in o->msgs). */
 int nn_discover_guest(struct nn_discover_opts *o);
 
 #endif

@@ -28,17 +28,17 @@ void nn_discover_sm_open(struct nn_discover_sm *s, int live, const char *not_liv
 void nn_discover_sm_header(FILE *out, const struct nn_discover_sm *s, int n_with_sm, int n_gpus);
 
 /* A GPU's NUMA node: hwloc's (an --assume-numa that disagrees is an error), else the
- * user's when --allow-unknown, else -1 with the reason on stderr (o->n_unknown counts
+ * user's when --allow-unknown, else -1 with the reason in o->msgs (o->n_unknown counts
  * it). `label` prefixes the messages ("hostpci3: " or ""); *assumed says the user's
  * word was taken. Marks the assumption used. */
 int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_pci *p, const char *label,
                           int *assumed);
 
-/* After GPUs without a node: where discover can see the sockets, on stderr. */
-void nn_discover_unknown_advice(const struct nn_discover_opts *o);
+/* After GPUs without a node: where discover can see the sockets (one message). */
+void nn_discover_unknown_advice(struct nn_discover_opts *o);
 
-/* Reports each --assume-numa no GPU took; returns 1 when there was one. */
-int nn_discover_unused_assumptions(const struct nn_discover_opts *o);
+/* Adds a message for each --assume-numa no GPU took; returns 1 when there was one. */
+int nn_discover_unused_assumptions(struct nn_discover_opts *o);
 
 /* Inserts `node` into the ascending set nodes[0..n) unless present; returns the new count. */
 int nn_discover_add_node(int *nodes, int n, int node);

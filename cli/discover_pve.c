@@ -38,7 +38,7 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
   snprintf(label, sizeof label, "hostpci%d: ", h->index);
   if (missing >= 0) {
     nn_pve_pciid_format(&h->ids[missing], id, sizeof id);
-    fprintf(stderr, "nccl-numa discover: %s:%d: hostpci%d: %s is not a PCI device of this host (%s)\n",
+    nn_diag_add(&o->msgs, "%s:%d: hostpci%d: %s is not a PCI device of this host (%s)",
             vm->path, h->line, h->index, id, d->source);
     return -1;
   }
@@ -48,8 +48,8 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
     return 0;
   }
   if (!h->pcie || !nn_pve_vm_is_q35(vm))
-    fprintf(stderr, "nccl-numa discover: warning: %s:%d: hostpci%d is not a PCIe device of a q35 VM "
-            "(machine: q35 and pcie=1): the guest step cannot find its root port\n", vm->path, h->line, h->index);
+    nn_diag_add(&o->msgs, "warning: %s:%d: hostpci%d is not a PCIe device of a q35 VM "
+            "(machine: q35 and pcie=1): the guest step cannot find its root port", vm->path, h->line, h->index);
   struct nn_mapwrite_gpu *g = &po->g[po->n];
   *g = (struct nn_mapwrite_gpu){.index = po->n, .has_host = 1, .host = p->bus};
   g->numa = nn_discover_place_gpu(o, p, label, &assumed);
@@ -65,17 +65,17 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
   return 0;
 }
 
-static void pve_head(const struct nn_discovery *d, const struct nn_pve_vm *vm, const char *node,
+static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_pve_vm *vm, const char *node,
                      const struct pve_out *po, const struct nn_discover_sm *sm) {
-  nn_discover_write_head(stdout, " --proxmox-vm", d);
-  puts(NN_MAPWRITE_HOST_SIDE_MARKER);
-  nn_mapwrite_comment(stdout, "VM config %s, Proxmox node %s", vm->path, node);
-  nn_mapwrite_comment(stdout, "One gpu line per passed-through NVIDIA GPU in hostpci order; the trailing");
-  nn_mapwrite_comment(stdout, "comment names its hostpci entry. bus= is filled in the guest:");
-  nn_mapwrite_comment(stdout, "  nccl-numa discover --guest --host-map THIS_FILE");
-  nn_mapwrite_comment(stdout, "numa lines (the guest's CPUs) come from that step too.");
-  nn_discover_sm_header(stdout, sm, po->n_sm, po->n);
-  nn_mapwrite_cpu(stdout, d->cpu_vendor, d->cpu_family, d->cpu_model);
+  nn_discover_write_head(o->out, " --proxmox-vm", d);
+  fprintf(o->out, "%s\n", NN_MAPWRITE_HOST_SIDE_MARKER);
+  nn_mapwrite_comment(o->out, "VM config %s, Proxmox node %s", vm->path, node);
+  nn_mapwrite_comment(o->out, "One gpu line per passed-through NVIDIA GPU in hostpci order; the trailing");
+  nn_mapwrite_comment(o->out, "comment names its hostpci entry. bus= is filled in the guest:");
+  nn_mapwrite_comment(o->out, "  nccl-numa discover --guest --host-map THIS_FILE");
+  nn_mapwrite_comment(o->out, "numa lines (the guest's CPUs) come from that step too.");
+  nn_discover_sm_header(o->out, sm, po->n_sm, po->n);
+  nn_mapwrite_cpu(o->out, d->cpu_vendor, d->cpu_family, d->cpu_model);
 }
 
 static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn_pve_vm *vm, const char *node) {
@@ -84,22 +84,22 @@ static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn
   int bad = 0;
   if (!po) return -1;
   nn_discover_sm_open(&sm, d->thissystem, "the topology is not this machine's", o->no_cuda);
-  /* Notes on skipped entries follow the head, and nothing reaches stdout unless
+  /* Notes on skipped entries follow the head, and nothing reaches o->out unless
    * every entry is good: collect them first. */
   FILE *tmp = tmpfile();
   for (int i = 0; i < vm->n_hostpci; i++) bad |= pve_entry(o, d, vm, &vm->hostpci[i], po, &sm, tmp) != 0;
   bad |= nn_discover_unused_assumptions(o);
   if (!bad && !po->n) {
-    fprintf(stderr, "nccl-numa discover: %s: no hostpci entry is an NVIDIA GPU of this host\n", vm->path);
+    nn_diag_add(&o->msgs, "%s: no hostpci entry is an NVIDIA GPU of this host", vm->path);
     bad = 1;
   } else if (bad) nn_discover_unknown_advice(o);
   else {
-    pve_head(d, vm, node, po, &sm);
+    pve_head(o, d, vm, node, po, &sm);
     if (tmp) {
       rewind(tmp);
-      for (int c; (c = fgetc(tmp)) != EOF;) putchar(c);
+      for (int c; (c = fgetc(tmp)) != EOF;) fputc(c, o->out);
     }
-    for (int i = 0; i < po->n; i++) nn_mapwrite_gpu(stdout, &po->g[i]);
+    for (int i = 0; i < po->n; i++) nn_mapwrite_gpu(o->out, &po->g[i]);
   }
   if (tmp) fclose(tmp);
   nn_cudaprobe_close(sm.probe);
@@ -116,19 +116,19 @@ int nn_discover_proxmox(struct nn_discover_opts *o) {
   if (o->node) snprintf(node, sizeof node, "%s", o->node);
   else nn_pve_node_name(node, sizeof node);
   if (nn_pve_vm_load(o->vm, &vm, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     return -1;
   }
   if (nn_pve_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     goto out_vm;
   }
   if (nn_pve_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     goto out_maps;
   }
   if (nn_discovery_load(o->xml, &d, err, sizeof err)) {
-    fprintf(stderr, "nccl-numa discover: %s\n", err);
+    nn_diag_add(&o->msgs, "%s", err);
     goto out_maps;
   }
   rc = pve_run(o, &d, &vm, node);

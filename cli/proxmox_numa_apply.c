@@ -21,36 +21,35 @@
 #include "fdio.h"
 #include "fileread.h"
 
-#define PROG "nccl-numa proxmox-numa"
 /* qemu-server serialises config changes with an flock on this file per VM. */
 #define PVE_LOCK_DIR "/var/lock/qemu-server"
 
 extern char **environ;
 
 /* Reads the whole config (a regular file within Proxmox's size limit); st gets its mode. */
-static char *read_config(const char *path, size_t *len, struct stat *st) {
+static char *read_config(struct nn_diag *msgs, const char *path, size_t *len, struct stat *st) {
   char err[PATH_MAX + 128], *buf = NULL;
   int fd = nn_file_open(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, err, sizeof err);
   if (fd >= 0 && fstat(fd, st)) snprintf(err, sizeof err, "%s: cannot stat: %s", path, strerror(errno));
   else if (fd >= 0 && !nn_file_read_fd(fd, path, NN_PVE_MAX_FILE, &buf, len, err, sizeof err)) err[0] = 0;
   if (fd >= 0) close(fd);
-  if (!buf) fprintf(stderr, PROG ": %s\n", err);
+  if (!buf) nn_diag_add(msgs, "%s", err);
   return buf;
 }
 
 /* Writes `text` to a new file next to `path` and renames it over `dst`. */
-static int replace_file(const char *dst, const char *text, size_t len, mode_t mode) {
+static int replace_file(struct nn_diag *msgs, const char *dst, const char *text, size_t len, mode_t mode) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
   if (fd < 0) {
-    fprintf(stderr, PROG ": %s: cannot create: %s\n", tmp, strerror(errno));
+    nn_diag_add(msgs, "%s: cannot create: %s", tmp, strerror(errno));
     return -1;
   }
   int bad = nn_fd_write_all(fd, text, len) != 0 || fsync(fd) != 0;
   if (close(fd)) bad = 1;
   if (bad || rename(tmp, dst)) {
-    fprintf(stderr, PROG ": %s: cannot write: %s\n", dst, strerror(errno));
+    nn_diag_add(msgs, "%s: cannot write: %s", dst, strerror(errno));
     unlink(tmp);
     return -1;
   }
@@ -59,7 +58,7 @@ static int replace_file(const char *dst, const char *text, size_t len, mode_t mo
 
 /* Takes qemu-server's per-VM config lock when this is a Proxmox host; -1 when
  * another holder keeps it for 10 s. *fd stays -1 where there is no such lock. */
-static int take_lock(const char *vmid, int *fd) {
+static int take_lock(struct nn_diag *msgs, const char *vmid, int *fd) {
   char path[256];
   struct stat st;
   *fd = -1;
@@ -67,7 +66,7 @@ static int take_lock(const char *vmid, int *fd) {
   snprintf(path, sizeof path, PVE_LOCK_DIR "/lock-%s.conf", vmid);
   *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (*fd < 0) {
-    fprintf(stderr, PROG ": %s: cannot open the VM's config lock: %s\n", path, strerror(errno));
+    nn_diag_add(msgs, "%s: cannot open the VM's config lock: %s", path, strerror(errno));
     return -1;
   }
   for (int i = 0; i < 100; i++) {
@@ -75,8 +74,8 @@ static int take_lock(const char *vmid, int *fd) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  fprintf(stderr, PROG ": %s: the VM's config is locked by another process (a backup, migration or qm "
-          "command); try again later\n", path);
+  nn_diag_add(msgs, "%s: the VM's config is locked by another process (a backup, migration or qm "
+          "command); try again later", path);
   close(*fd);
   *fd = -1;
   return -1;
@@ -104,31 +103,31 @@ static int same_content(const char *path, const char *text, size_t len) {
   return same;
 }
 
-static int write_config(const struct nn_pxn_apply_opts *o, const char *orig, size_t orig_len, const char *text,
+static int write_config(struct nn_diag *msgs, const struct nn_pxn_apply_opts *o, const char *orig, size_t orig_len, const char *text,
                         mode_t mode) {
   char bak[4200], why[64];
   struct stat st;
   if (lstat(o->vm, &st) || S_ISLNK(st.st_mode)) {
-    fprintf(stderr, PROG ": %s: --write needs the config file itself, not a symbolic link to it\n", o->vm);
+    nn_diag_add(msgs, "%s: --write needs the config file itself, not a symbolic link to it", o->vm);
     return -1;
   }
   if (vm_locked(orig, why, sizeof why)) {
-    fprintf(stderr, PROG ": %s: the VM is locked (lock:%s); wait for the operation or clear it, then retry\n",
+    nn_diag_add(msgs, "%s: the VM is locked (lock:%s); wait for the operation or clear it, then retry",
             o->vm, why);
     return -1;
   }
   if (!same_content(o->vm, orig, orig_len)) {
-    fprintf(stderr, PROG ": %s: changed while it was being read; nothing written, run again\n", o->vm);
+    nn_diag_add(msgs, "%s: changed while it was being read; nothing written, run again", o->vm);
     return -1;
   }
   snprintf(bak, sizeof bak, "%s.bak", o->vm);
   if (!access(bak, F_OK) && !same_content(bak, orig, orig_len)) {
-    fprintf(stderr, PROG ": %s exists and differs from the current config; move it away first (it may be "
-            "the only copy of an earlier config)\n", bak);
+    nn_diag_add(msgs, "%s exists and differs from the current config; move it away first (it may be "
+            "the only copy of an earlier config)", bak);
     return -1;
   }
-  if (replace_file(bak, orig, orig_len, mode) || replace_file(o->vm, text, strlen(text), mode)) return -1;
-  fprintf(stderr, PROG ": wrote %s (the previous config is %s)\n", o->vm, bak);
+  if (replace_file(msgs, bak, orig, orig_len, mode) || replace_file(msgs, o->vm, text, strlen(text), mode)) return -1;
+  nn_diag_add(msgs, "wrote %s (the previous config is %s)", o->vm, bak);
   return 0;
 }
 
@@ -143,28 +142,28 @@ static int temp_text(const char *dir, const char *name, const char *text, size_t
 }
 
 /* `diff -u` of the two texts, labelled with the config's name. */
-static int print_diff(const char *name, const char *orig, size_t orig_len, const char *text) {
+static int print_diff(struct nn_diag *msgs, const char *name, const char *orig, size_t orig_len, const char *text) {
   const char *tmpdir = getenv("TMPDIR");
   char dir[4096], a[4200], b[4200], label_b[4200];
   int rc = -1, status;
   pid_t pid;
   snprintf(dir, sizeof dir, "%s/nccl-numa-diff-XXXXXX", tmpdir && *tmpdir == '/' ? tmpdir : "/tmp");
   if (!mkdtemp(dir)) {
-    fprintf(stderr, PROG ": cannot create a temporary directory: %s\n", strerror(errno));
+    nn_diag_add(msgs, "cannot create a temporary directory: %s", strerror(errno));
     return -1;
   }
   snprintf(label_b, sizeof label_b, "%s (nccl-numa proxmox-numa)", name);
   if (!temp_text(dir, "a", orig, orig_len, a, sizeof a) && !temp_text(dir, "b", text, strlen(text), b, sizeof b)) {
     char *argv[] = {"diff", "-u", "--label", (char *)name, "--label", label_b, a, b, NULL};
-    fflush(stdout);
+    fflush(stdout);   /* diff writes to the same standard output */
     if (posix_spawnp(&pid, "diff", NULL, NULL, argv, environ))
-      fprintf(stderr, PROG ": cannot run diff (diffutils)\n");
+      nn_diag_add(msgs, "cannot run diff (diffutils)");
     else if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1)
       rc = 0;
     else
-      fprintf(stderr, PROG ": diff failed\n");
+      nn_diag_add(msgs, "diff failed");
   } else {
-    fprintf(stderr, PROG ": cannot write temporary files under %s\n", dir);
+    nn_diag_add(msgs, "cannot write temporary files under %s", dir);
   }
   unlink(a);
   unlink(b);
@@ -172,16 +171,16 @@ static int print_diff(const char *name, const char *orig, size_t orig_len, const
   return rc;
 }
 
-static void print_notes(const char *notes) {
+static void print_notes(struct nn_diag *msgs, const char *notes) {
   for (const char *p = notes; *p;) {
     size_t n = strcspn(p, "\n");
-    fprintf(stderr, PROG ": note: %.*s\n", (int)n, p);
+    nn_diag_add(msgs, "note: %.*s", (int)n, p);
     p += n + (p[n] == '\n');
   }
 }
 
 /* Everything after the options: load, rewrite, output. */
-static int run(const struct nn_pxn_apply_opts *o, const char *vmid) {
+static int run(struct nn_diag *msgs, FILE *out, const struct nn_pxn_apply_opts *o, const char *vmid) {
   struct nn_pve_vm vm;
   struct nn_pve_mappings ms = {0};
   struct nn_discovery d;
@@ -192,39 +191,39 @@ static int run(const struct nn_pxn_apply_opts *o, const char *vmid) {
   int have_maps = 0, rc = -1;
   if (o->node) snprintf(node, sizeof node, "%s", o->node);
   else nn_pve_node_name(node, sizeof node);
-  char *text = read_config(o->vm, &len, &st);
+  char *text = read_config(msgs, o->vm, &len, &st);
   if (!text) return -1;
   if (memchr(text, 0, len)) {
-    fprintf(stderr, PROG ": %s: contains a NUL byte; not a Proxmox config\n", o->vm);
+    nn_diag_add(msgs, "%s: contains a NUL byte; not a Proxmox config", o->vm);
     free(text);
     return -1;
   }
   if (nn_pve_vm_parse(o->vm, text, len, &vm, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    nn_diag_add(msgs, "%s", err);
     free(text);
     return -1;
   }
   if (nn_pve_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    nn_diag_add(msgs, "%s", err);
     goto out_vm;
   }
   if (nn_pve_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
   if (nn_discovery_load(o->xml, &d, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
   struct nn_pxn_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d};
   if (nn_pxn_rewrite(&in, &res, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    nn_diag_add(msgs, "%s", err);
   } else {
-    print_notes(res.notes);
+    print_notes(msgs, res.notes);
     rc = 0;
-    if (o->diff && print_diff(o->vm, text, len, res.text)) rc = -1;
-    if (rc == 0 && o->write && write_config(o, text, len, res.text, st.st_mode)) rc = -1;
-    if (!o->diff && !o->write) fputs(res.text, stdout);
+    if (o->diff && print_diff(msgs, o->vm, text, len, res.text)) rc = -1;
+    if (rc == 0 && o->write && write_config(msgs, o, text, len, res.text, st.st_mode)) rc = -1;
+    if (!o->diff && !o->write) fputs(res.text, out);
     nn_pxn_output_free(&res);
   }
   nn_discovery_free(&d);
@@ -236,11 +235,11 @@ out_vm:
   return rc;
 }
 
-int nn_pxn_apply(const struct nn_pxn_apply_opts *o) {
+int nn_pxn_apply(const struct nn_pxn_apply_opts *o, FILE *out, struct nn_diag *msgs) {
   char vmid[16];
   int lock_fd, have_vmid = !nn_pxn_vmid_from_path(o->vm, vmid, sizeof vmid);
-  if (o->write && take_lock(have_vmid ? vmid : NULL, &lock_fd)) return -1;
-  int rc = run(o, have_vmid ? vmid : NULL);
+  if (o->write && take_lock(msgs, have_vmid ? vmid : NULL, &lock_fd)) return -1;
+  int rc = run(msgs, out, o, have_vmid ? vmid : NULL);
   if (o->write && lock_fd >= 0) close(lock_fd);
   return rc;
 }

@@ -11,6 +11,10 @@
 #ifndef NCCL_NUMA_CLI_PROXMOX_NUMA_APPLY_H
 #define NCCL_NUMA_CLI_PROXMOX_NUMA_APPLY_H
 
+#include <stdio.h>
+
+#include "nn_config.h"
+
 /* What the command was asked for. */
 struct nn_pxn_apply_opts {
   const char *vm;           /* --vm-config: the VM's config file */
@@ -21,9 +25,10 @@ struct nn_pxn_apply_opts {
   int diff;                 /* print `diff -u` against the current file instead of the new config */
 };
 
-/* Does what `o` asks: the new config on stdout (unless diff or write), notes and every
- * problem on stderr ("nccl-numa proxmox-numa: ..."). Returns 0, or -1 when the VM
- * cannot be rewritten or the result not shown or written. */
-int nn_pxn_apply(const struct nn_pxn_apply_opts *o);
+/* Does what `o` asks: the new config to `out` (unless diff or write), `diff -u` to
+ * standard output, and into msgs what to tell the user, one message each without the
+ * program's name: notes ("note: ..."), what was written, every problem. Returns 0, or
+ * -1 when the VM cannot be rewritten or the result not shown or written. */
+int nn_pxn_apply(const struct nn_pxn_apply_opts *o, FILE *out, struct nn_diag *msgs);
 
 #endif
