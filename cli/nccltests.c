@@ -465,7 +465,7 @@ static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct 
     copy_str(r->test_name, sizeof r->test_name, prog, strlen(prog));
   }
   double oob = nn_json_num(nn_json_get(p, nn_json_get(p, root, "out_of_bounds"), "count"));
-  r->oob_count = (oob >= 0 && oob < 1e12) ? (int)oob : -1;
+  r->oob_count = (oob >= 0 && oob <= INT_MAX) ? (int)oob : -1;
   r->concluded = nn_json_get(p, root, "end_time") != NULL || nn_json_get(p, root, "average_bus_bandwidth") != NULL;
 }
 

@@ -117,6 +117,30 @@ static void json_output(void **state) {
   assert_non_null(strstr(err, "truncated JSON"));
 }
 
+/* A count beyond int (found by fuzzing: the conversion was undefined) reads as absent. */
+static void json_oob_count_out_of_range(void **state) {
+  (void)state;
+  size_t len;
+  char *b = nn_test_slurp(FIX "synthetic-allgather.json", &len);
+  const char *from = "\"out_of_bounds\":{\"count\":2,";
+  char *at = strstr(b, from);
+  assert_non_null(at);
+  size_t head = (size_t)(at - b), tail = len - head - strlen(from);
+  char *big = malloc(len + 32);
+  assert_non_null(big);
+  int n = snprintf(big, len + 32, "%.*s\"out_of_bounds\":{\"count\":5555555552,%s", (int)head, b,
+                   at + strlen(from));
+  assert_int_equal((size_t)n, head + tail + strlen("\"out_of_bounds\":{\"count\":5555555552,"));
+  struct nn_nt_result r;
+  char err[256];
+  assert_int_equal(nn_nccltests_parse(big, (size_t)n, &r, err, sizeof err), 0);
+  assert_int_equal(r.n_rows, 4);
+  assert_int_equal(r.oob_count, -1);
+  nn_nccltests_free(&r);
+  free(big);
+  free(b);
+}
+
 static void expect_error(const char *text, const char *needle) {
   struct nn_nt_result r;
   char err[256];
@@ -179,6 +203,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(text_with_info_lines), cmocka_unit_test(text_old_float_error),
     cmocka_unit_test(text_truncated),       cmocka_unit_test(json_output),
+    cmocka_unit_test(json_oob_count_out_of_range),
     cmocka_unit_test(hostile_input),        cmocka_unit_test(version_codes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
