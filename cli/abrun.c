@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/nccltests.h"
+#include "errbuf.h"
 #include "fileread.h"
 #include "nn_config.h"
 #include "numparse.h"
@@ -677,4 +678,22 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
     return -1;
   }
   return 1;
+}
+
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, nn_ab_own_opt take, void *own,
+                     char *err, size_t errsz) {
+  for (int i = 1; i < argc; i++) {
+    int r = nn_ab_parse_common(argc, argv, &i, o);
+    if (r < 0) return NN_AB_USAGE;
+    if (r == 2) break;
+    if (r > 0) continue;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return NN_AB_HELP;
+    r = take(argc, argv, &i, own);
+    if (r < 0) return NN_AB_USAGE;
+    if (r == 0) {
+      nn_errbuf_set(err, errsz, "unknown or incomplete option '%s'", argv[i]);
+      return NN_AB_UNKNOWN;
+    }
+  }
+  return 0;
 }

@@ -88,33 +88,39 @@ struct ab_cli {
   int n_arms, plots;
 };
 
-static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *c) {
-  for (int i = 1; i < argc; i++) {
-    int r = nn_ab_parse_common(argc, argv, &i, o);
-    if (r < 0) return NN_EXIT_USAGE;
-    if (r == 2) break;
-    if (r > 0) continue;
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      ab_usage(stdout);
-      return -1;
-    } else if (!strcmp(a, "--no-plot")) {
-      c->plots = 0;
-    } else if (i + 1 < argc && (!strcmp(a, "--config") || !strcmp(a, "--plugin") ||
-                                !strcmp(a, "--out") || !strcmp(a, "--arm"))) {
-      const char *v = argv[++i];
-      if (a[2] == 'c') c->config = v;
-      else if (a[2] == 'p') c->plugin = v;
-      else if (a[2] == 'o') c->out = v;
-      else if (c->n_arms < NN_MAX_ARMS) c->arms[c->n_arms++] = v;
-      else return NN_EXIT_USAGE;
-    } else {
-      fprintf(stderr, "nccl-numa ab: unknown or incomplete option '%s'\n", a);
-      ab_usage(stderr);
-      return NN_EXIT_USAGE;
-    }
+/* ab's own options (nn_ab_own_opt). */
+static int ab_opt(int argc, char **argv, int *i, void *own) {
+  struct ab_cli *c = own;
+  const char *a = argv[*i];
+  if (!strcmp(a, "--no-plot")) {
+    c->plots = 0;
+    return 1;
   }
-  return 0;
+  if (*i + 1 >= argc || (strcmp(a, "--config") && strcmp(a, "--plugin") && strcmp(a, "--out") &&
+                         strcmp(a, "--arm")))
+    return 0;
+  const char *v = argv[++*i];
+  if (a[2] == 'c') c->config = v;
+  else if (a[2] == 'p') c->plugin = v;
+  else if (a[2] == 'o') c->out = v;
+  else if (c->n_arms < NN_MAX_ARMS) c->arms[c->n_arms++] = v;
+  else {
+    fprintf(stderr, "nccl-numa ab: --arm given more than %d times\n", NN_MAX_ARMS);
+    return -1;
+  }
+  return 1;
+}
+
+/* 0, -1 after --help, or an exit code. */
+static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *c) {
+  char err[256];
+  int rc = nn_ab_parse_args(argc, argv, o, ab_opt, c, err, sizeof err);
+  if (rc == NN_AB_HELP) ab_usage(stdout);
+  if (rc == NN_AB_UNKNOWN) {
+    fprintf(stderr, "nccl-numa ab: %s\n", err);
+    ab_usage(stderr);
+  }
+  return rc == NN_AB_HELP ? -1 : rc ? NN_EXIT_USAGE : 0;
 }
 
 static int ab_arms(struct nn_rundir *rd, const struct ab_cli *c, int *gpus) {

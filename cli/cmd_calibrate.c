@@ -33,29 +33,29 @@ static void cal_usage(FILE *f) {
     "A combination that fails is skipped.\n");
 }
 
+/* calibrate's own options (nn_ab_own_opt): each takes a value. */
+static int cal_opt(int argc, char **argv, int *i, void *own) {
+  struct nn_cal_cli *c = own;
+  const char *a = argv[*i];
+  const char **s = !strcmp(a, "--from") ? &c->from : !strcmp(a, "--config") ? &c->config
+                 : !strcmp(a, "--plugin") ? &c->plugin : !strcmp(a, "--out") ? &c->out : NULL;
+  char **l = !strcmp(a, "--algos") ? &c->algos : !strcmp(a, "--protos") ? &c->protos : NULL;
+  if ((!s && !l) || *i + 1 >= argc) return 0;
+  if (s) *s = argv[++*i];
+  else *l = argv[++*i];
+  return 1;
+}
+
+/* 0, -1 after --help, or an exit code. */
 static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c) {
-  for (int i = 1; i < argc; i++) {
-    int r = nn_ab_parse_common(argc, argv, &i, o);
-    if (r < 0) return NN_EXIT_USAGE;
-    if (r == 2) break;
-    if (r > 0) continue;
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      cal_usage(stdout);
-      return -1;
-    } else if (i + 1 < argc && !strcmp(a, "--from")) c->from = argv[++i];
-    else if (i + 1 < argc && !strcmp(a, "--config")) c->config = argv[++i];
-    else if (i + 1 < argc && !strcmp(a, "--plugin")) c->plugin = argv[++i];
-    else if (i + 1 < argc && !strcmp(a, "--out")) c->out = argv[++i];
-    else if (i + 1 < argc && !strcmp(a, "--algos")) c->algos = argv[++i];
-    else if (i + 1 < argc && !strcmp(a, "--protos")) c->protos = argv[++i];
-    else {
-      fprintf(stderr, "nccl-numa calibrate: unknown or incomplete option '%s'\n", a);
-      cal_usage(stderr);
-      return NN_EXIT_USAGE;
-    }
+  char err[256];
+  int rc = nn_ab_parse_args(argc, argv, o, cal_opt, c, err, sizeof err);
+  if (rc == NN_AB_HELP) cal_usage(stdout);
+  if (rc == NN_AB_UNKNOWN) {
+    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+    cal_usage(stderr);
   }
-  return 0;
+  return rc == NN_AB_HELP ? -1 : rc ? NN_EXIT_USAGE : 0;
 }
 
 static int cal_print(const struct nn_rundir *rd, const char *config) {
