@@ -1,15 +1,12 @@
 /* abrun.c - the A/B harness over nccl-tests (and the run engine of calibrate). */
 #include "cli/abrun.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,102 +19,7 @@
 
 extern char **environ;
 
-#define NCCL_TUNER_NONE_CODE 22800   /* "none" disables tuners from NCCL 2.28 on */
 #define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
-
-/* ---------- names ---------- */
-
-const char *nn_ab_coll_name(const char *s) {
-  static const char *const alias[][2] = {{"allreduce", "all_reduce"}, {"allgather", "all_gather"},
-                                         {"reducescatter", "reduce_scatter"}};
-  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-    if (!strcmp(s, alias[i][0])) return alias[i][1];
-  if (!*s || strlen(s) > 24) return NULL;
-  for (const char *p = s; *p; p++)
-    if (!islower((unsigned char)*p) && *p != '_' && !isdigit((unsigned char)*p)) return NULL;
-  return s;
-}
-
-const char *nn_ab_rule_coll(const char *c) {
-  static const char *const map[][2] = {{"all_reduce", "allreduce"}, {"all_gather", "allgather"},
-                                       {"reduce_scatter", "reducescatter"},
-                                       {"broadcast", "broadcast"}, {"reduce", "reduce"}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (!strcmp(c, map[i][0])) return map[i][1];
-  return NULL;
-}
-
-/* ---------- environments ---------- */
-
-void nn_ab_env_free(char **env) {
-  if (!env) return;
-  for (char **e = env; *e; e++) free(*e);
-  free(env);
-}
-
-static int env_is(const char *entry, const char *name) {
-  size_t n = strlen(name);
-  return !strncmp(entry, name, n) && entry[n] == '=';
-}
-
-/* Drops NAME from env (in place). */
-static void env_unset(char **env, const char *name) {
-  char **w = env;
-  for (char **r = env; *r; r++) {
-    if (env_is(*r, name)) free(*r);
-    else *w++ = *r;
-  }
-  *w = NULL;
-}
-
-/* Sets NAME=value at the end of env, which has room for it. */
-static int env_set(char **env, const char *name, const char *value) {
-  env_unset(env, name);
-  char **e = env;
-  while (*e) e++;
-  size_t n = strlen(name) + strlen(value) + 2;
-  if (!(*e = malloc(n))) return -1;
-  snprintf(*e, n, "%s=%s", name, value);
-  e[1] = NULL;
-  return 0;
-}
-
-char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
-                     int nccl_code) {
-  size_t n = 0;
-  while (base && base[n]) n++;
-  char **env = calloc(n + 8, sizeof *env);
-  if (!env) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (!(env[i] = strdup(base[i]))) goto oom;
-  static const char *const drop[] = {"NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_TOPO_FILE",
-                                     "NCCL_NUMA_CONFIG"};
-  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) env_unset(env, drop[i]);
-  int rc = 0;
-  int tuner_none = nccl_code == 0 || nccl_code >= NCCL_TUNER_NONE_CODE;
-  if (arm->kind == NN_ARM_NUMA) {
-    rc |= env_set(env, "NCCL_TUNER_PLUGIN", plugin ? plugin : "");
-    rc |= env_set(env, "NCCL_ENV_PLUGIN", plugin ? plugin : "");
-    rc |= env_set(env, "NCCL_NUMA_CONFIG", arm->config ? arm->config : "");
-  } else {
-    if (tuner_none) rc |= env_set(env, "NCCL_TUNER_PLUGIN", "none");
-    if (arm->kind == NN_ARM_FORCED && arm->config && plugin) {
-      rc |= env_set(env, "NCCL_ENV_PLUGIN", plugin);
-      rc |= env_set(env, "NCCL_NUMA_CONFIG", arm->config);
-    }
-  }
-  if (arm->kind == NN_ARM_FORCED) {
-    rc |= env_set(env, "NCCL_ALGO", arm->algo);
-    rc |= env_set(env, "NCCL_PROTO", arm->proto);
-  }
-  if (rc) goto oom;
-  return env;
-oom:
-  nn_ab_env_free(env);
-  return NULL;
-}
-
-/* ---------- the run directory ---------- */
 
 /* Opens a file for reading by the bounded reader's rules (a regular file, never blocks
  * on a FIFO); callers read a bounded part of it, so any size is accepted. */
@@ -126,94 +28,6 @@ static FILE *open_text(const char *path) {
   FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
   if (!f && fd >= 0) close(fd);
   return f;
-}
-
-static void read_cpu_model(char *buf, size_t size) {
-  FILE *f = open_text("/proc/cpuinfo");
-  char line[512];
-  buf[0] = 0;
-  if (!f) return;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10)) continue;
-    char *c = strchr(line, ':');
-    if (c) {
-      c += 1 + strspn(c + 1, " \t");
-      c[strcspn(c, "\n")] = 0;
-      snprintf(buf, size, "%s", c);
-    }
-    break;
-  }
-  fclose(f);
-}
-
-static int count_numa_nodes(void) {
-  int n = 0;
-  char path[64];
-  for (int i = 0; i < 1024; i++) {
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d", i);
-    if (!access(path, F_OK)) n++;
-  }
-  return n;
-}
-
-/* mkdir of path, or with `numbered` of the first free path-N; the name made goes to made. */
-static int make_rundir(const char *path, int numbered, char *made, size_t size) {
-  snprintf(made, size, "%s", path);
-  for (int n = 2; mkdir(made, 0755) != 0; n++) {
-    if (errno != EEXIST || !numbered || n > 99) return -1;
-    snprintf(made, size, "%s-%d", path, n);
-  }
-  return 0;
-}
-
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
-                        char **argv) {
-  char made[PATH_MAX];
-  if (make_rundir(path, numbered, made, sizeof made)) {
-    fprintf(stderr, "nccl-numa %s: cannot create %s: %s%s\n", kind, made, strerror(errno),
-            errno == EEXIST ? " (choose another --out; runs are never overwritten)" : "");
-    return -1;
-  }
-  path = made;
-  char runs[PATH_MAX + 8];
-  snprintf(runs, sizeof runs, "%s/runs", path);
-  if (mkdir(runs, 0755)) {
-    fprintf(stderr, "nccl-numa %s: cannot create %s: %s\n", kind, runs, strerror(errno));
-    return -1;
-  }
-  rd->path = realpath(path, NULL);
-  if (!rd->path) return -1;
-  snprintf(rd->kind, sizeof rd->kind, "%s", kind);
-  gethostname(rd->host, sizeof rd->host - 1);
-  struct utsname u;
-  if (!uname(&u))
-    snprintf(rd->machine, sizeof rd->machine, "%s %s %s, %d NUMA nodes", u.sysname, u.release,
-             u.machine, count_numa_nodes());
-  read_cpu_model(rd->cpu, sizeof rd->cpu);
-  time_t now = time(NULL);
-  struct tm tm;
-  strftime(rd->date, sizeof rd->date, "%Y-%m-%d %H:%M:%S %z", localtime_r(&now, &tm));
-  size_t used = 0;
-  for (int i = 0; i < argc && used < sizeof rd->command - 1; i++) {
-    int w = snprintf(rd->command + used, sizeof rd->command - used, "%s%s", i ? " " : "nccl-numa ",
-                     argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-  return 0;
-}
-
-void nn_ab_rundir_discard_empty(const struct nn_rundir *rd) {
-  if (!rd->path) return;
-  char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/runs", rd->path);
-  if (rmdir(p) != 0) return;   /* something ran: keep it */
-  static const char *const written[] = {"meta", "runs.tsv"};
-  for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
-    snprintf(p, sizeof p, "%s/%s", rd->path, written[i]);
-    unlink(p);
-  }
-  if (rmdir(rd->path) == 0) fprintf(stderr, "nccl-numa: nothing ran; %s removed\n", rd->path);
 }
 
 /* ---------- running ---------- */
@@ -433,15 +247,15 @@ static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuni
   }
   char **env = nn_ab_arm_env(environ, &arm, o->plugin, 0);
   if (!env) return NULL;
-  env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
-  env_unset(env, "NCCL_ALGO");
-  env_unset(env, "NCCL_PROTO");
+  nn_ab_env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
+  nn_ab_env_unset(env, "NCCL_ALGO");
+  nn_ab_env_unset(env, "NCCL_PROTO");
   if (tuning) {
-    if (env_set(env, "NCCL_DEBUG", "INFO") || env_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
+    if (nn_ab_env_set(env, "NCCL_DEBUG", "INFO") || nn_ab_env_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
       nn_ab_env_free(env);
       return NULL;
     }
-  } else if (env_set(env, "NCCL_DEBUG", "VERSION")) {
+  } else if (nn_ab_env_set(env, "NCCL_DEBUG", "VERSION")) {
     nn_ab_env_free(env);
     return NULL;
   }

@@ -4,21 +4,17 @@
  * within every repeat (A B A B ...) so that drift hits all of them, and
  * records each run's environment and output in a run directory (rundir.h).
  *
- * Environment of each arm, starting from the caller's environment:
- *  - stock:  NCCL_ENV_PLUGIN, NCCL_TOPO_FILE, NCCL_NUMA_CONFIG removed;
- *            NCCL_TUNER_PLUGIN=none on NCCL >= 2.28, removed on older NCCL
- *            (which does not know "none");
- *  - numa:   NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN = the plugin's absolute path,
- *            NCCL_NUMA_CONFIG = the arm's mapping; NCCL_TOPO_FILE removed (it
- *            would win over the served topology);
- *  - forced: as stock, or with a mapping as numa but without the tuner
- *            (NCCL_TUNER_PLUGIN as in stock), plus NCCL_ALGO and NCCL_PROTO.
+ * Each arm's environment is abenv.h's, the run directory's making abdir.h's; both are
+ * included here because every caller of the engine names collectives and makes the
+ * directory it runs into.
  */
 #ifndef NCCL_NUMA_CLI_ABRUN_H
 #define NCCL_NUMA_CLI_ABRUN_H
 
 #include <stdio.h>
 
+#include "cli/abdir.h"
+#include "cli/abenv.h"
 #include "cli/launcher.h"
 #include "cli/rundir.h"
 
@@ -41,27 +37,6 @@ struct nn_ab_opts {
   int probed;                       /* nn_ab_probe ran: nn_ab_execute runs no second probe */
   struct nn_launch launch;          /* --launcher, --nodes, --ranks-per-node (launcher.h) */
 };
-
-/* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a
- * plausible nccl-tests name. */
-const char *nn_ab_coll_name(const char *s);
-/* The rule-file name of an nccl-tests collective ("all_reduce" -> "allreduce"),
- * NULL for collectives NCCL's tuner never sees (alltoall, sendrecv, ...). */
-const char *nn_ab_rule_coll(const char *tests_coll);
-
-/* Builds the environment of one arm from `base` (NULL-terminated). Returns a
- * malloc'd NULL-terminated array of malloc'd strings (free with
- * nn_ab_env_free), or NULL when out of memory. */
-char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
-                     int nccl_code);
-void nn_ab_env_free(char **env);
-
-/* Creates the run directory (must not exist) with runs/ inside, fills rd's
- * machine description and command line. With `numbered` (a default name the user did
- * not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried instead, so a
- * second run in the same second works. Returns 0 or -1 (message on stderr). */
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
-                        char **argv);
 
 /* Runs every repeat x collective x arm of rd's arms, writing meta and
  * runs.tsv. Detects NCCL's version first when o->nccl_code is 0, with a probe
@@ -112,9 +87,5 @@ void nn_ab_opts_init(struct nn_ab_opts *o);
 
 /* nccl-numa ab ... */
 int nn_cmd_ab(int argc, char **argv);
-
-/* After a run that failed before any result: removes the run directory when it holds
- * nothing but the empty runs/ and what nn_ab_rundir_create wrote, so no empty run is left. */
-void nn_ab_rundir_discard_empty(const struct nn_rundir *rd);
 
 #endif
