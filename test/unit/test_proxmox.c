@@ -233,12 +233,35 @@ static void test_load_files(void **state) {
   nn_pve_vm_free(&vm);
 }
 
+/* The mapping a VM needs is loaded only when an entry has mapping= or a path was given. */
+static void test_mappings_for_vm(void **state) {
+  (void)state;
+  struct nn_pve_vm vm;
+  struct nn_pve_mappings m;
+  int have = 7;
+  assert_int_equal(parse_vm("hostpci0: host=01:00.0,pcie=1\n", &vm), 0);
+  assert_int_equal(nn_pve_mappings_for_vm(&vm, NULL, &m, &have, err, sizeof err), 0);
+  assert_int_equal(have, 0);
+  err[0] = 0;
+  assert_int_equal(nn_pve_mappings_for_vm(&vm, "/nonexistent/pci.cfg", &m, &have, err, sizeof err), -1);
+  assert_int_equal(have, 0);
+  assert_string_equal(err, "/nonexistent/pci.cfg: cannot open: No such file or directory");
+  assert_int_equal(nn_pve_mappings_for_vm(&vm, "test/fixtures/proxmox/pci.cfg", &m, &have, err, sizeof err), 0);
+  assert_int_equal(have, 1);
+  assert_non_null(nn_pve_mappings_find(&m, "gpus-numa1"));
+  nn_pve_mappings_free(&m);
+  nn_pve_vm_free(&vm);
+  char node[64];
+  nn_pve_node_name(node, sizeof node);
+  assert_true(node[0] && !strchr(node, '.'));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pciid),        cmocka_unit_test(test_vm_fields),
     cmocka_unit_test(test_vm_errors),    cmocka_unit_test(test_mappings),
     cmocka_unit_test(test_assign_order), cmocka_unit_test(test_assign_errors),
-    cmocka_unit_test(test_load_files),
+    cmocka_unit_test(test_load_files),   cmocka_unit_test(test_mappings_for_vm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
