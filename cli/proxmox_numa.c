@@ -86,10 +86,6 @@ int nn_pxn_fail(struct nn_pxn_ctx *c, int line, const char *fmt, ...) {
   return -1;
 }
 
-void nn_pxn_fmt_bus(const struct nn_busid *b, char *buf, size_t size) {
-  snprintf(buf, size, "%04x:%02x:%02x.%x", b->domain, b->bus, b->dev, b->func);
-}
-
 int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, char *err, size_t err_size) {
   struct nn_pxn_ctx *c = calloc(1, sizeof *c);
   int rc = -1;

@@ -23,6 +23,7 @@ struct nn_pxn_line {
   size_t value_n;
 };
 
+/* The config split into lines, and where its current part ends. */
 struct nn_pxn_lines {
   struct nn_pxn_line *v;
   int n;
@@ -30,12 +31,11 @@ struct nn_pxn_lines {
   int last_key;              /* last key line before main_end, or -1 */
 };
 
-
 /* One GPU entry of the VM and where the rewrite puts it. */
 struct nn_pxn_gpu {
   int hostpci, line;
   struct nn_busid gpu;                 /* the GPU function */
-  struct nn_busid funcs[NN_PXN_MAX_FUNCS];    /* functions passed, ascending */
+  struct nn_busid funcs[NN_PXN_MAX_FUNCS]; /* functions passed, ascending */
   int n_funcs;
   int node;                            /* host NUMA node */
   int guest_node, port_index;          /* K and J of nnrpK_J */
@@ -73,9 +73,6 @@ struct nn_pxn_ctx {
 /* Puts "NAME:LINE: message" (line > 0) or "NAME: message" into the context's error
  * buffer; returns -1, so a check can `return nn_pxn_fail(...)`. */
 int nn_pxn_fail(struct nn_pxn_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* A bus id as dddd:bb:dd.f (lowercase), the form QEMU's host= and NCCL both use. */
-void nn_pxn_fmt_bus(const struct nn_busid *b, char *buf, size_t size);
 
 /* The value of `key` in the current config (not a snapshot or [PENDING]) into buf and
  * its 1-based line into *line; 0 when the key is absent. */

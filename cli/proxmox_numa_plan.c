@@ -163,7 +163,7 @@ static int classify_entry(struct nn_pxn_ctx *c, const struct nn_pve_hostpci *h, 
   }
   if (!n_gpus) return 0;
   char id[32];
-  nn_pxn_fmt_bus(&g->gpu, id, sizeof id);
+  nn_busid_format(&g->gpu, id, sizeof id);
   if (n_gpus > 1) return nn_pxn_fail(c, h->line, "hostpci%d%s passes %d NVIDIA GPUs in one entry; give each GPU its own hostpci entry", h->index, g->via, n_gpus);
   for (int i = 0; i < g->n_funcs; i++)
     if (!same_device(&g->funcs[i], &g->gpu))

@@ -37,7 +37,7 @@ static void write_args(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
                 g->port_index, k, g->chassis, g->chassis);
       for (int f = 0; f < g->n_funcs; f++) {
         char id[32];
-        nn_pxn_fmt_bus(&g->funcs[f], id, sizeof id);
+        nn_busid_format(&g->funcs[f], id, sizeof id);
         nn_strbuf_printf(b, " -device vfio-pci,host=%s,bus=nnrp%d_%d", id, k, g->port_index);
         if (g->n_funcs > 1) nn_strbuf_printf(b, ",addr=0.%d%s", f, f == 0 ? ",multifunction=on" : "");
         if (f == 0) nn_strbuf_printf(b, "%s", g->extra);
@@ -48,7 +48,7 @@ static void write_args(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
 
 static void gpu_label(const struct nn_pxn_gpu *g, char *buf, size_t size) {
   char id[32];
-  nn_pxn_fmt_bus(&g->funcs[0], id, sizeof id);
+  nn_busid_format(&g->funcs[0], id, sizeof id);
   if (g->n_funcs == 1) {
     snprintf(buf, size, "%s", id);
     return;

@@ -195,8 +195,7 @@ static const struct nn_gpu *mapping_gpu(const struct nn_config *cfg, const char 
     const struct nn_gpu *g = &cfg->gpus[i];
     char b[16];
     if (!g->has_bus) continue;
-    snprintf(b, sizeof b, "%04x:%02x:%02x.%x", (unsigned)g->bus.domain, (unsigned)g->bus.bus,
-             (unsigned)g->bus.dev, (unsigned)g->bus.func);
+    nn_busid_format(&g->bus, b, sizeof b);
     if (!strcmp(b, busid)) return g;
   }
   return NULL;
@@ -299,8 +298,7 @@ static void check_mapping(struct tree *t, int root_line) {
     const struct nn_gpu *g = &cfg->gpus[i];
     if (!g->has_bus) continue;
     char b[16];
-    snprintf(b, sizeof b, "%04x:%02x:%02x.%x", (unsigned)g->bus.domain, (unsigned)g->bus.bus,
-             (unsigned)g->bus.dev, (unsigned)g->bus.func);
+    nn_busid_format(&g->bus, b, sizeof b);
     const struct seen_pci *p = NULL;
     for (int k = 0; k < t->n_pcis && !p; k++)
       if (!strcmp(t->pcis[k].busid, b)) p = &t->pcis[k];
