@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/costmeasure.h"
+#include "cli/strbuf.h"
 #include "errbuf.h"
 
 #define MAX_COLLS 16
@@ -40,36 +40,6 @@ const char *nn_verdict_name(int v) {
   }
 }
 
-/* A growable text buffer: the report is built once, then written twice. */
-struct text {
-  char *s;
-  size_t len, cap;
-  int oom;
-};
-
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct text *t, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (t->s && t->len + (size_t)n < t->cap) {
-      t->len += (size_t)n;
-      return;
-    }
-    size_t ncap = (t->cap + (size_t)n + 1) * 2;
-    char *g = realloc(t->s, ncap);
-    if (!g) {
-      t->oom = 1;
-      return;
-    }
-    t->s = g;
-    t->cap = ncap;
-  }
-}
-
 static const char *baseline_arm(const struct nn_rundir *rd) {
   if (nn_rundir_arm(rd, "stock")) return "stock";
   return rd->n_arms ? rd->arms[0].name : "";
@@ -86,7 +56,7 @@ static int list_colls(const struct nn_rundir *rd, const char *colls[MAX_COLLS]) 
   return n;
 }
 
-static void header(struct text *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
+static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
   const char *dev = "", *nccl = rd->nccl;
   int ranks = 0;
   for (int i = 0; i < ns; i++) {
@@ -94,48 +64,48 @@ static void header(struct text *t, const struct nn_rundir *rd, const struct nn_s
     if (!nccl[0]) nccl = s[i].nccl;
     if (s[i].ranks > ranks) ranks = s[i].ranks;
   }
-  put(t, "# nccl-numa %s report\n\n", !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
-  put(t, "- Run directory: `%s`\n", rd->path);
-  put(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? rd->host : "?",
+  nn_strbuf_printf(t, "# nccl-numa %s report\n\n", !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
+  nn_strbuf_printf(t, "- Run directory: `%s`\n", rd->path);
+  nn_strbuf_printf(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? rd->host : "?",
       rd->machine[0] ? rd->machine : "?", rd->cpu[0] ? rd->cpu : "?");
-  put(t, "- GPUs: %d per run (-g), %d ranks reported; model: %s\n", rd->gpus, ranks,
+  nn_strbuf_printf(t, "- GPUs: %d per run (-g), %d ranks reported; model: %s\n", rd->gpus, ranks,
       dev[0] ? dev : "not reported");
-  put(t, "- NCCL version: %s\n", nccl[0] ? nccl : "unknown");
-  put(t, "- Date: %s\n- Command: `%s`\n", rd->date, rd->command);
-  put(t, "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
+  nn_strbuf_printf(t, "- NCCL version: %s\n", nccl[0] ? nccl : "unknown");
+  nn_strbuf_printf(t, "- Date: %s\n- Command: `%s`\n", rd->date, rd->command);
+  nn_strbuf_printf(t, "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
       "in each repeat\n", rd->sizes, rd->iters, rd->warmup, rd->repeats);
-  put(t, "- Arms:\n");
+  nn_strbuf_printf(t, "- Arms:\n");
   for (int i = 0; i < rd->n_arms; i++) {
     const struct nn_arm *a = &rd->arms[i];
     if (a->kind == NN_ARM_STOCK)
-      put(t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
+      nn_strbuf_printf(t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
     else if (a->kind == NN_ARM_NUMA)
-      put(t, "  - `%s`: nccl-numa, config `%s`, sha256 `%s`\n", a->name,
+      nn_strbuf_printf(t, "  - `%s`: nccl-numa, config `%s`, sha256 `%s`\n", a->name,
           a->config ? a->config : "?", a->sha256[0] ? a->sha256 : "?");
     else
-      put(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, a->algo, a->proto,
+      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, a->algo, a->proto,
           a->config ? ", topology from config `" : "", a->config ? a->config : "",
           a->config ? "`" : "");
   }
-  put(t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
+  nn_strbuf_printf(t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
       "the repeats; spread is max - min over the repeats. Verdict: faster (slower) when the "
       "arm's median beats (trails) the baseline's by more than the larger spread; otherwise "
       "within noise; n/a with fewer than 2 good repeats. A size where any run failed "
       "(#wrong > 0, non-zero exit, unreadable output) is FAILED and never a speed result.\n");
 }
 
-static void cell_time(struct text *t, const struct nn_point *p, int n_runs) {
-  if (!p) put(t, " - |");
-  else if (p->failed) put(t, " FAILED (%d/%d good) |", p->n_ok, n_runs);
-  else put(t, " %.2f |", p->median);
+static void cell_time(struct nn_strbuf *t, const struct nn_point *p, int n_runs) {
+  if (!p) nn_strbuf_printf(t, " - |");
+  else if (p->failed) nn_strbuf_printf(t, " FAILED (%d/%d good) |", p->n_ok, n_runs);
+  else nn_strbuf_printf(t, " %.2f |", p->median);
 }
 
-static void cell_spread(struct text *t, const struct nn_point *p) {
-  if (!p || p->failed || p->n_ok < 2) put(t, " - |");
-  else put(t, " %.2f (%.1f%%) |", p->max - p->min, 100 * (p->max - p->min) / p->median);
+static void cell_spread(struct nn_strbuf *t, const struct nn_point *p) {
+  if (!p || p->failed || p->n_ok < 2) nn_strbuf_printf(t, " - |");
+  else nn_strbuf_printf(t, " %.2f (%.1f%%) |", p->max - p->min, 100 * (p->max - p->min) / p->median);
 }
 
-static void coll_table(struct text *t, const struct nn_rundir *rd, const struct nn_series *s,
+static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
                        int ns, const char *coll, const char *base, int plots) {
   int nsz = 0;
   uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
@@ -145,25 +115,25 @@ static void coll_table(struct text *t, const struct nn_rundir *rd, const struct 
   }
   const struct nn_series *bs = nn_series_find(s, ns, base, coll);
   if (!nsz) {
-    put(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
+    nn_strbuf_printf(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
     free(sizes);
     return;
   }
-  put(t, "\n## %s\n\n| size | %s (us) |", coll, base);
+  nn_strbuf_printf(t, "\n## %s\n\n| size | %s (us) |", coll, base);
   for (int a = 0; a < rd->n_arms; a++)
     if (strcmp(rd->arms[a].name, base))
-      put(t, " %s (us) | %s/%s | spread %s | spread %s | verdict %s |", rd->arms[a].name, base,
+      nn_strbuf_printf(t, " %s (us) | %s/%s | spread %s | spread %s | verdict %s |", rd->arms[a].name, base,
           rd->arms[a].name, base, rd->arms[a].name, rd->arms[a].name);
-  put(t, "\n|---:|---:|");
+  nn_strbuf_printf(t, "\n|---:|---:|");
   for (int a = 0; a < rd->n_arms; a++)
-    if (strcmp(rd->arms[a].name, base)) put(t, "---:|---:|---:|---:|:---|");
-  put(t, "\n");
+    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, "---:|---:|---:|---:|:---|");
+  nn_strbuf_printf(t, "\n");
   int counts[MAX_COLLS][5] = {{0}};
   for (int i = 0; i < nsz; i++) {
     char sz[32];
     nn_size_format(sizes[i], sz, sizeof sz);
     const struct nn_point *bp = nn_series_point(bs, sizes[i]);
-    put(t, "| %s |", sz);
+    nn_strbuf_printf(t, "| %s |", sz);
     cell_time(t, bp, bs ? bs->n_runs : 0);
     for (int a = 0, k = 0; a < rd->n_arms; a++) {
       if (!strcmp(rd->arms[a].name, base)) continue;
@@ -171,27 +141,27 @@ static void coll_table(struct text *t, const struct nn_rundir *rd, const struct 
       const struct nn_point *ap = nn_series_point(as, sizes[i]);
       cell_time(t, ap, as ? as->n_runs : 0);
       if (bp && ap && !bp->failed && !ap->failed && ap->median > 0)
-        put(t, " %.3f |", bp->median / ap->median);
+        nn_strbuf_printf(t, " %.3f |", bp->median / ap->median);
       else
-        put(t, " - |");
+        nn_strbuf_printf(t, " - |");
       cell_spread(t, bp);
       cell_spread(t, ap);
       int v = nn_report_verdict(bp, ap);
-      put(t, " %s |", nn_verdict_name(v));
+      nn_strbuf_printf(t, " %s |", nn_verdict_name(v));
       if (k < MAX_COLLS) counts[k++][v]++;
     }
-    put(t, "\n");
+    nn_strbuf_printf(t, "\n");
   }
-  put(t, "\n");
+  nn_strbuf_printf(t, "\n");
   for (int a = 0, k = 0; a < rd->n_arms; a++) {
     if (!strcmp(rd->arms[a].name, base) || k >= MAX_COLLS) continue;
-    put(t, "%s vs %s: faster at %d sizes, slower at %d, within noise at %d, failed at %d, "
+    nn_strbuf_printf(t, "%s vs %s: faster at %d sizes, slower at %d, within noise at %d, failed at %d, "
         "n/a at %d.\n\n", rd->arms[a].name, base, counts[k][NN_VERDICT_FASTER],
         counts[k][NN_VERDICT_SLOWER], counts[k][NN_VERDICT_NOISE], counts[k][NN_VERDICT_FAILED],
         counts[k][NN_VERDICT_UNKNOWN]);
     k++;
   }
-  if (plots) put(t, "![%s: time vs size](plot-%s.svg)\n", coll, coll);
+  if (plots) nn_strbuf_printf(t, "![%s: time vs size](plot-%s.svg)\n", coll, coll);
   free(sizes);
 }
 
@@ -363,30 +333,30 @@ static int commit_plot(const struct stage *st, const char *coll) {
   return rc;
 }
 
-static void draw_plots(struct text *t, const struct stage *st, const struct nn_rundir *rd,
+static void draw_plots(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd,
                        const struct nn_series *s, int ns, const char **colls, int nc, FILE *log) {
   int missing = 0;
   for (int c = 0; c < nc; c++) {
     char script[128];
     snprintf(script, sizeof script, "plot-%s.gp", colls[c]);
     if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, colls[c])) {
-      put(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
+      nn_strbuf_printf(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
       continue;
     }
     int rc = run_gnuplot(st, rd->path, script, log);
     if (rc == 1) missing = 1;
-    else if (rc < 0) put(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
+    else if (rc < 0) nn_strbuf_printf(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
     if (commit_plot(st, colls[c]))
-      put(t, "\nPlot files for %s could not be moved into the run directory: %s\n", colls[c],
+      nn_strbuf_printf(t, "\nPlot files for %s could not be moved into the run directory: %s\n", colls[c],
           strerror(errno));
   }
   if (missing)
-    put(t, "\ngnuplot is not installed: the plots were not drawn. Install it and run "
+    nn_strbuf_printf(t, "\ngnuplot is not installed: the plots were not drawn. Install it and run "
         "`gnuplot plot-COLL.gp` inside the run directory.\n");
 }
 
 /* NCCL's predicted choice beside the measurements (costmeasure.h). */
-static void cost_section(struct text *t, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns,
                          const char *const *colls, int nc) {
   char *buf = NULL;
   size_t len = 0;
@@ -396,12 +366,12 @@ static void cost_section(struct text *t, const struct nn_rundir *rd, const struc
     return;
   }
   nn_costm_report_section(f, rd, s, ns, colls, nc);
-  if (fclose(f) == 0 && buf) put(t, "%s", buf);
+  if (fclose(f) == 0 && buf) nn_strbuf_printf(t, "%s", buf);
   else t->oom = 1;
   free(buf);
 }
 
-static int build_report(struct text *t, const struct stage *st, const struct nn_rundir *rd, int plots,
+static int build_report(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd, int plots,
                         FILE *log, char *err, size_t errsz) {
   struct nn_series *s = NULL;
   int ns = 0;
@@ -415,7 +385,7 @@ static int build_report(struct text *t, const struct stage *st, const struct nn_
   int failed_runs = 0;
   for (int i = 0; i < ns; i++) failed_runs += s[i].n_failed_runs;
   if (failed_runs)
-    put(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
+    nn_strbuf_printf(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
         "runs/*.out.\n", failed_runs);
   if (plots) draw_plots(t, st, rd, s, ns, colls, nc, log);
   nn_series_free(s, ns);
@@ -424,7 +394,7 @@ static int build_report(struct text *t, const struct stage *st, const struct nn_
 }
 
 /* report.md: staged, then renamed into place. */
-static int write_report_md(const struct stage *st, const char *rundir, const struct text *t,
+static int write_report_md(const struct stage *st, const char *rundir, const struct nn_strbuf *t,
                            char *err, size_t errsz) {
   FILE *f = stage_file(st, "report.md");
   int bad = !f || fwrite(t->s, 1, t->len, f) != t->len;
@@ -442,7 +412,7 @@ int nn_report_write(const char *rundir, int plots, FILE *out, FILE *log, char *e
     nn_rundir_free(&rd);
     return -1;
   }
-  struct text t = {0};
+  struct nn_strbuf t = {0};   /* built once, then written twice */
   int rc = build_report(&t, &st, &rd, plots, log, err, errsz);
   if (!rc) rc = write_report_md(&st, rundir, &t, err, errsz);
   if (!rc && out) fwrite(t.s, 1, t.len, out);
