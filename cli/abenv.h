@@ -20,6 +20,7 @@
 /* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a
  * plausible nccl-tests name. */
 const char *nn_ab_coll_name(const char *s);
+
 /* The rule-file name of an nccl-tests collective ("all_reduce" -> "allreduce"),
  * NULL for collectives NCCL's tuner never sees (alltoall, sendrecv, ...). */
 const char *nn_ab_rule_coll(const char *tests_coll);
@@ -29,6 +30,8 @@ const char *nn_ab_rule_coll(const char *tests_coll);
  * nn_ab_env_free), or NULL when out of memory. */
 char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
                      int nccl_code);
+
+/* Frees an environment nn_ab_arm_env built (every string, then the array); NULL is ignored. */
 void nn_ab_env_free(char **env);
 
 /* Drops every NAME=... entry from the NULL-terminated env (in place, freeing them). */
