@@ -407,39 +407,41 @@ void nn_ab_opts_init(struct nn_ab_opts *o) {
   o->progress = stderr;
 }
 
-static int int_arg(const char *opt, const char *v, int lo, int hi, int *out) {
-  if (nn_int_parse(v, lo, hi, out)) {
-    fprintf(stderr, "nccl-numa: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
-    return -1;
-  }
-  return 0;
+/* A number option's value: 1 taken, -1 (err says why). */
+static int int_arg(const char *opt, const char *v, int lo, int hi, int *out, char *err, size_t errsz) {
+  if (!nn_int_parse(v, lo, hi, out)) return 1;
+  nn_errbuf_set(err, errsz, "%s: '%s' is not a number in %d..%d", opt, v, lo, hi);
+  return -1;
 }
 
-static int parse_colls(char *list, struct nn_ab_opts *o) {
+static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->n_colls = 0;
   for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const char *c = nn_ab_coll_name(t);
     if (!c || o->n_colls >= NN_AB_MAX_COLLS) {
-      fprintf(stderr, "nccl-numa: --colls: bad collective '%s'\n", t);
+      nn_errbuf_set(err, errsz, "--colls: bad collective '%s'", t);
       return -1;
     }
     o->colls[o->n_colls++] = c;
   }
+  if (!o->n_colls) nn_errbuf_set(err, errsz, "--colls: no collective given");
   return o->n_colls ? 0 : -1;
 }
 
 /* "--": everything after it goes to nccl-tests as is. */
-static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o) {
+static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->extra = argv + i + 1;
   o->n_extra = argc - i - 1;
-  return o->n_extra > NN_AB_MAX_EXTRA ? -1 : 2;
+  if (o->n_extra <= NN_AB_MAX_EXTRA) return 2;
+  nn_errbuf_set(err, errsz, "--: more than %d arguments for nccl-tests", NN_AB_MAX_EXTRA);
+  return -1;
 }
 
-int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
-  int launch = nn_launch_parse_opt(&o->launch, argc, argv, i);
+int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char *err, size_t errsz) {
+  int launch = nn_launch_parse_opt(&o->launch, argc, argv, i, err, errsz);
   if (launch) return launch;
   const char *a = argv[*i];
-  if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o);
+  if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o, err, errsz);
   static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
                                            "--colls", "--nccl-tests", "--timeout",
                                            "--nccl-version", "--bench-cmd"};
@@ -447,14 +449,14 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
   for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) known |= !strcmp(a, with_value[k]);
   if (!known) return 0;
   if (*i + 1 >= argc) {
-    fprintf(stderr, "nccl-numa: %s needs a value\n", a);
+    nn_errbuf_set(err, errsz, "%s needs a value", a);
     return -1;
   }
   char *v = argv[++*i];
   uint64_t bytes;
   if (!strcmp(a, "-b") || !strcmp(a, "-e")) {
     if (nn_size_parse(v, &bytes)) {
-      fprintf(stderr, "nccl-numa: %s: '%s' is not a size (e.g. 8, 64K, 256M)\n", a, v);
+      nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", a, v);
       return -1;
     }
     if (a[1] == 'b') o->minb = v;
@@ -463,23 +465,23 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
   }
   if (!strcmp(a, "-f")) {
     int f;
-    if (int_arg(a, v, 2, 1 << 20, &f)) return -1;
+    if (int_arg(a, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
     o->factor = v;
     return 1;
   }
-  if (!strcmp(a, "-g")) return int_arg(a, v, 1, 1024, &o->gpus) ? -1 : 1;
-  if (!strcmp(a, "-n")) return int_arg(a, v, 1, 1 << 24, &o->iters) ? -1 : 1;
-  if (!strcmp(a, "-w")) return int_arg(a, v, 0, 1 << 24, &o->warmup) ? -1 : 1;
-  if (!strcmp(a, "--repeats")) return int_arg(a, v, 1, NN_RUN_MAX_REPEATS, &o->repeats) ? -1 : 1;
-  if (!strcmp(a, "--timeout")) return int_arg(a, v, 0, 1 << 24, &o->timeout_s) ? -1 : 1;
-  if (!strcmp(a, "--colls")) return parse_colls(v, o) ? -1 : 1;
+  if (!strcmp(a, "-g")) return int_arg(a, v, 1, 1024, &o->gpus, err, errsz);
+  if (!strcmp(a, "-n")) return int_arg(a, v, 1, 1 << 24, &o->iters, err, errsz);
+  if (!strcmp(a, "-w")) return int_arg(a, v, 0, 1 << 24, &o->warmup, err, errsz);
+  if (!strcmp(a, "--repeats")) return int_arg(a, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
+  if (!strcmp(a, "--timeout")) return int_arg(a, v, 0, 1 << 24, &o->timeout_s, err, errsz);
+  if (!strcmp(a, "--colls")) return parse_colls(v, o, err, errsz) ? -1 : 1;
   if (!strcmp(a, "--nccl-tests")) {
     o->tests_dir = v;
     return 1;
   }
   if (!strcmp(a, "--bench-cmd")) {
     if (!strstr(v, "{coll}")) {
-      fprintf(stderr, "nccl-numa: --bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)\n", v);
+      nn_errbuf_set(err, errsz, "--bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)", v);
       return -1;
     }
     o->bench_cmd = v;
@@ -488,7 +490,7 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
   /* --nccl-version */
   o->nccl_code = nn_nccl_version_code(v);
   if (!o->nccl_code) {
-    fprintf(stderr, "nccl-numa: --nccl-version: '%s' is not a version like 2.28.9\n", v);
+    nn_errbuf_set(err, errsz, "--nccl-version: '%s' is not a version like 2.28.9", v);
     return -1;
   }
   return 1;
@@ -496,8 +498,9 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o) {
 
 int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, nn_ab_own_opt take, void *own,
                      char *err, size_t errsz) {
+  nn_errbuf_set(err, errsz, "%s", "");
   for (int i = 1; i < argc; i++) {
-    int r = nn_ab_parse_common(argc, argv, &i, o);
+    int r = nn_ab_parse_common(argc, argv, &i, o, err, errsz);
     if (r < 0) return NN_AB_USAGE;
     if (r == 2) break;
     if (r > 0) continue;

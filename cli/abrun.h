@@ -60,21 +60,21 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
                 char *out, size_t out_size);
 
 /* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
- * --timeout --nccl-version) at argv[*i]; returns 1 consumed, 0 not one of
- * them, -1 bad value (message on stderr). --bench-cmd 'PATH ARGS' names a
+ * --timeout --nccl-version, and launcher.h's) at argv[*i]; returns 1 consumed, 0 not
+ * one of them, -1 a bad value (the problem in err). --bench-cmd 'PATH ARGS' names a
  * benchmark run instead of nccl-tests' COLL_perf: split at blanks, {coll}
  * (required) replaced by the nccl-tests collective name, then nccl-tests'
  * -b -e -f -g -n -w options and the extra arguments appended. "--" returns 2 with the rest of argv
  * in o->extra (-1 when that is more than NN_AB_MAX_EXTRA): stop parsing. */
-int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o);
+int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char *err, size_t errsz);
 /* A sweep command's own option at argv[*i] for nn_ab_parse_args (own: the command's
  * state); moves *i past a value it takes. Returns 1 taken, 0 not one of them (nor
- * complete), -1 a bad value (said on stderr). */
+ * complete), -1 a bad value (the command says why). */
 typedef int (*nn_ab_own_opt)(int argc, char **argv, int *i, void *own);
 
 #define NN_AB_HELP 1      /* -h or --help: show the usage, exit 0 */
 #define NN_AB_UNKNOWN 2   /* an option neither knows: err names it */
-#define NN_AB_USAGE 3     /* a bad value, already said on stderr */
+#define NN_AB_USAGE 3     /* a bad value: err says why (empty when the command's own said it) */
 
 /* The option loop of ab and calibrate: argv[1..] through nn_ab_parse_common, then -h and
  * --help, then the command's own (take) until "--". Returns 0, or one of NN_AB_HELP,

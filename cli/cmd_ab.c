@@ -116,10 +116,8 @@ static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *
   char err[256];
   int rc = nn_ab_parse_args(argc, argv, o, ab_opt, c, err, sizeof err);
   if (rc == NN_AB_HELP) ab_usage(stdout);
-  if (rc == NN_AB_UNKNOWN) {
-    fprintf(stderr, "nccl-numa ab: %s\n", err);
-    ab_usage(stderr);
-  }
+  else if (rc && err[0]) fprintf(stderr, "nccl-numa ab: %s\n", err);
+  if (rc == NN_AB_UNKNOWN) ab_usage(stderr);
   return rc == NN_AB_HELP ? -1 : rc ? NN_EXIT_USAGE : 0;
 }
 

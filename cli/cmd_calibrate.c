@@ -51,10 +51,8 @@ static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
   char err[256];
   int rc = nn_ab_parse_args(argc, argv, o, cal_opt, c, err, sizeof err);
   if (rc == NN_AB_HELP) cal_usage(stdout);
-  if (rc == NN_AB_UNKNOWN) {
-    fprintf(stderr, "nccl-numa calibrate: %s\n", err);
-    cal_usage(stderr);
-  }
+  else if (rc && err[0]) fprintf(stderr, "nccl-numa calibrate: %s\n", err);
+  if (rc == NN_AB_UNKNOWN) cal_usage(stderr);
   return rc == NN_AB_HELP ? -1 : rc ? NN_EXIT_USAGE : 0;
 }
 

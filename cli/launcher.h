@@ -38,8 +38,8 @@ struct nn_launch {
 };
 
 /* Parses --launcher, --nodes, --ranks-per-node at argv[*i] (the value follows).
- * Returns 1 consumed, 0 not one of them, -1 bad value (message on stderr). */
-int nn_launch_parse_opt(struct nn_launch *l, int argc, char **argv, int *i);
+ * Returns 1 consumed, 0 not one of them, -1 bad value (the problem in err). */
+int nn_launch_parse_opt(struct nn_launch *l, int argc, char **argv, int *i, char *err, size_t errsz);
 
 /* After all options: splits and resolves the launcher and checks --nodes and
  * --ranks-per-node against it; fills the defaults. With a launcher, -g (*gpus)

@@ -102,6 +102,9 @@ check "unknown algorithm is a usage error, named" \
 "$CLI" calibrate --nccl-tests "$T/tests" --nodes 2 -g 4 --out "$T/bad2" >/dev/null 2>"$T/bad2.err"
 check "--nodes without --launcher: usage error, named" \
   "[ $? -eq 2 ] && grep -qx 'nccl-numa calibrate: --nodes and --ranks-per-node need --launcher' '$T/bad2.err'"
+"$CLI" calibrate --nccl-tests "$T/tests" -b 8x --out "$T/bad4" >/dev/null 2>"$T/bad4.err"
+check "a bad shared option: usage error naming the command and the value" \
+  "[ $? -eq 2 ] && grep -qx \"nccl-numa calibrate: -b: '8x' is not a size (e.g. 8, 64K, 256M)\" '$T/bad4.err' && [ ! -e '$T/bad4' ]"
 "$CLI" calibrate -g 4 --out "$T/bad3" >/dev/null 2>"$T/bad3.err"
 check "no benchmark given: usage error, named" "[ $? -eq 2 ] && grep -q '^nccl-numa calibrate: give --nccl-tests DIR' '$T/bad3.err'"
 "$CLI" calibrate --from "$T/nowhere" >/dev/null 2>&1
