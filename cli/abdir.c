@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "fileread.h"
 
 /* Opens a file for reading by the bounded reader's rules (a regular file, never blocks
@@ -62,22 +63,25 @@ static int make_rundir(const char *path, int numbered, char *made, size_t size) 
 }
 
 int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
-                        char **argv) {
+                        char **argv, char *err, size_t errsz) {
   char made[PATH_MAX];
   if (make_rundir(path, numbered, made, sizeof made)) {
-    fprintf(stderr, "nccl-numa %s: cannot create %s: %s%s\n", kind, made, strerror(errno),
-            errno == EEXIST ? " (choose another --out; runs are never overwritten)" : "");
+    nn_errbuf_set(err, errsz, "cannot create %s: %s%s", made, strerror(errno),
+                  errno == EEXIST ? " (choose another --out; runs are never overwritten)" : "");
     return -1;
   }
   path = made;
   char runs[PATH_MAX + 8];
   snprintf(runs, sizeof runs, "%s/runs", path);
   if (mkdir(runs, 0755)) {
-    fprintf(stderr, "nccl-numa %s: cannot create %s: %s\n", kind, runs, strerror(errno));
+    nn_errbuf_set(err, errsz, "cannot create %s: %s", runs, strerror(errno));
     return -1;
   }
   rd->path = realpath(path, NULL);
-  if (!rd->path) return -1;
+  if (!rd->path) {
+    nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
+    return -1;
+  }
   snprintf(rd->kind, sizeof rd->kind, "%s", kind);
   gethostname(rd->host, sizeof rd->host - 1);
   struct utsname u;
@@ -98,15 +102,15 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, co
   return 0;
 }
 
-void nn_ab_rundir_discard_empty(const struct nn_rundir *rd) {
-  if (!rd->path) return;
+int nn_ab_rundir_discard_empty(const struct nn_rundir *rd) {
+  if (!rd->path) return 0;
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/runs", rd->path);
-  if (rmdir(p) != 0) return;   /* something ran: keep it */
+  if (rmdir(p) != 0) return 0;   /* something ran: keep it */
   static const char *const written[] = {"meta", "runs.tsv"};
   for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
     snprintf(p, sizeof p, "%s/%s", rd->path, written[i]);
     unlink(p);
   }
-  if (rmdir(rd->path) == 0) fprintf(stderr, "nccl-numa: nothing ran; %s removed\n", rd->path);
+  return rmdir(rd->path) == 0;
 }

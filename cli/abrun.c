@@ -82,14 +82,13 @@ static char **split_bench_cmd(const char *cmd, const char *coll) {
 
 /* The command of one collective's runs, without the size and iteration options:
  * --bench-cmd's words, else nccl-tests' COLL_perf. NULL-terminated, free with
- * nn_ab_env_free; NULL when there is none (message on stderr). */
-static char **bench_argv(const struct nn_ab_opts *o, const char *coll, const char *kind) {
+ * nn_ab_env_free; NULL when there is none (err says why). */
+static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err, size_t errsz) {
   if (o->bench_cmd) {
     char **av = split_bench_cmd(o->bench_cmd, coll);
     if (av && av[0] && !access(av[0], X_OK)) return av;
-    fprintf(stderr, "nccl-numa %s: --bench-cmd '%s': %s\n", kind, o->bench_cmd,
-            !av ? "out of memory" : !av[0] ? "empty command" :
-            "the first word is not an executable path");
+    nn_errbuf_set(err, errsz, "--bench-cmd '%s': %s", o->bench_cmd,
+                  !av ? "out of memory" : !av[0] ? "empty command" : "the first word is not an executable path");
     nn_ab_env_free(av);
     return NULL;
   }
@@ -100,9 +99,9 @@ static char **bench_argv(const struct nn_ab_opts *o, const char *coll, const cha
     return av;
   }
   free(bin);
-  fprintf(stderr, "nccl-numa %s: no executable %s_perf in %s or %s/build "
-          "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)\n", kind, coll,
-          o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
+  nn_errbuf_set(err, errsz, "no executable %s_perf in %s or %s/build "
+                "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)", coll,
+                o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
   return NULL;
 }
 
@@ -161,8 +160,8 @@ static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char
   if (!o->launch.style) return spawn(av, env, out, o->timeout_s);
   char err[256];
   char **lav = nn_launch_argv(&o->launch, env, av, err, sizeof err);
-  if (!lav) {
-    fprintf(stderr, "nccl-numa: --launcher: %s\n", err);
+  if (!lav) {   /* this run fails; the progress line says so */
+    fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
     return 127;
   }
   int rc = spawn(lav, env, out, o->timeout_s);
@@ -175,7 +174,7 @@ static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts
                              const struct nn_run_rec *rec) {
   char where[512];
   int n = nn_launch_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
-  if (n < 0) fprintf(stderr, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
+  if (n < 0) fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
   else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
   else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
 }
@@ -284,10 +283,11 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, co
 }
 
 int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
-                char *out, size_t out_size) {
-  char **bin = bench_argv(o, o->n_colls > 0 ? o->colls[0] : "all_reduce", rd->kind);
+                char *out, size_t out_size, char *err, size_t errsz) {
+  char **bin = bench_argv(o, o->n_colls > 0 ? o->colls[0] : "all_reduce", err, errsz);
   if (!bin) return -1;
   int rc = probe_with(rd, o, bin, config, tuning, out, out_size);
+  if (rc < 0) nn_errbuf_set(err, errsz, "cannot run the probe (out of memory)");
   nn_ab_env_free(bin);
   return rc;
 }
@@ -309,7 +309,7 @@ static void last_line(const char *path, char *buf, size_t size) {
 }
 
 static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin, const char *coll,
-                   const struct nn_arm *arm, int seq, int repeat, int total) {
+                   const struct nn_arm *arm, int seq, int repeat, int total, char *err, size_t errsz) {
   struct nn_run_rec rec = {.seq = seq, .repeat = repeat};
   snprintf(rec.arm, sizeof rec.arm, "%s", arm->name);
   snprintf(rec.coll, sizeof rec.coll, "%s", coll);
@@ -321,7 +321,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   char **env = nn_ab_arm_env(environ, arm, o->plugin, o->nccl_code);
   if (!env || write_env_file(envp, env)) {
     nn_ab_env_free(env);
-    fprintf(stderr, "nccl-numa %s: cannot write %s\n", rd->kind, envp);
+    nn_errbuf_set(err, errsz, "cannot write %s", envp);
     return -1;
   }
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
@@ -331,7 +331,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   rec.seconds = now_s() - t0;
   nn_ab_env_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
-    fprintf(stderr, "nccl-numa %s: cannot append to %s/runs.tsv\n", rd->kind, rd->path);
+    nn_errbuf_set(err, errsz, "cannot append to %s/runs.tsv", rd->path);
     return -1;
   }
   char last[160] = "";
@@ -343,13 +343,15 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   return rec.rc ? 1 : 0;
 }
 
-int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
+int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t errsz) {
   char **bins[NN_AB_MAX_COLLS] = {0};
   int rc = -1, failed = 0;
-  if (o->n_colls < 1) return -1;   /* the option parser never leaves none */
+  nn_errbuf_set(err, errsz, "no collective to run");   /* the option parser never leaves none */
+  if (o->n_colls < 1) return -1;
   for (int c = 0; c < o->n_colls; c++) {
-    if (!(bins[c] = bench_argv(o, o->colls[c], rd->kind))) goto out;
+    if (!(bins[c] = bench_argv(o, o->colls[c], err, errsz))) goto out;
   }
+  nn_errbuf_set(err, errsz, "cannot run the probe (out of memory)");
   char probe_out[PATH_MAX];
   /* ab's version probe logs NCCL's tuning table too: report predicts NCCL's choice from it
    * (calibrate's own probe does that; with --algos/--protos it wants none) */
@@ -367,18 +369,18 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o) {
         break;
       }
   if (nn_rundir_write_meta(rd)) {
-    fprintf(stderr, "nccl-numa %s: cannot write %s/meta\n", rd->kind, rd->path);
+    nn_errbuf_set(err, errsz, "cannot write %s/meta", rd->path);
     goto out;
   }
   if (o->launch.style && nn_launch_write(&o->launch, rd->path)) {
-    fprintf(stderr, "nccl-numa %s: cannot write %s/launch\n", rd->kind, rd->path);
+    nn_errbuf_set(err, errsz, "cannot write %s/launch", rd->path);
     goto out;
   }
   int total = o->repeats * o->n_colls * rd->n_arms, seq = 0;
   for (int r = 1; r <= o->repeats; r++)
     for (int c = 0; c < o->n_colls; c++)
       for (int a = 0; a < rd->n_arms; a++) {
-        int x = run_one(rd, o, bins[c], o->colls[c], &rd->arms[a], ++seq, r, total);
+        int x = run_one(rd, o, bins[c], o->colls[c], &rd->arms[a], ++seq, r, total, err, errsz);
         if (x < 0) goto out;
         failed += x;
       }

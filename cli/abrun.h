@@ -42,8 +42,9 @@ struct nn_ab_opts {
  * runs.tsv. Detects NCCL's version first when o->nccl_code is 0, with a probe
  * that also logs NCCL's tuning table (runs/probe.out: report predicts NCCL's
  * choice from it). Returns the
- * number of failed runs, or -1 when nothing could be run (missing binary...). */
-int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
+ * number of failed runs, or -1 when nothing could be run (missing binary...; err
+ * says why). Each run's line, and what it notices on the way, go to o->progress. */
+int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t errsz);
 
 /* Runs one short probe: the first collective's binary at 8 bytes, 1 iteration,
  * no warm-up, in the stock environment (with `config`, and o->plugin set, the
@@ -53,11 +54,11 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o);
  * table, nccltuning.h). Its output goes to RUNDIR/runs/probe.out, whose path
  * is put in out. Sets o->nccl_code and rd->nccl from the output when
  * o->nccl_code is 0 (a line on o->progress either way), and o->probed.
- * Returns the probe's exit code, or -1 when it could not run (no binary:
- * message on stderr; out of memory). nn_ab_execute calls it (without
- * tuning) when o->nccl_code is 0 and no probe ran yet. */
+ * Returns the probe's exit code, or -1 when it could not run (no binary, out
+ * of memory: err says which). nn_ab_execute calls it (without tuning) when
+ * o->nccl_code is 0 and no probe ran yet. */
 int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
-                char *out, size_t out_size);
+                char *out, size_t out_size, char *err, size_t errsz);
 
 /* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
  * --timeout --nccl-version, and launcher.h's) at argv[*i]; returns 1 consumed, 0 not

@@ -282,7 +282,10 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
   if (na <= 0 || np <= 0) return -1;
   for (int i = 0; i < na; i++)
     for (int k = 0; k < np; k++)
-      if (add_arm(rd, algos[i], protos[k], config)) return -1;
+      if (add_arm(rd, algos[i], protos[k], config)) {
+        nn_errbuf_set(err, errsz, "more than %d candidates, or out of memory", NN_MAX_ARMS);
+        return -1;
+      }
   return 0;
 }
 
@@ -320,11 +323,12 @@ static int tuning_arms(struct nn_rundir *rd, const struct nn_tuning *t,
 
 /* The default candidates: what NCCL enables here for the swept collectives,
  * read from the tuning table a probe run logs; the fixed set when the table
- * cannot be read. `note` gets one line for the run's meta. Returns 0 or -1. */
+ * cannot be read. `note` gets one line for the run's meta. Returns 0, or -1
+ * (fail says why when the probe could not run). */
 static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config,
-                            char *note, size_t note_size) {
+                            char *note, size_t note_size, char *fail, size_t failsz) {
   char out[PATH_MAX], err[256] = "", left[128] = "", list[512] = "";
-  int rc = nn_ab_probe(rd, o, config, 1, out, sizeof out);
+  int rc = nn_ab_probe(rd, o, config, 1, out, sizeof out, fail, failsz);
   if (rc < 0) return -1;
   size_t len = 0;
   char *buf = NULL;
@@ -334,13 +338,16 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   free(buf);
   if (!err[0] && found != NN_TUNING_FOUND) snprintf(err, sizeof err, "cannot read it");
   if (found == NN_TUNING_FOUND) {
-    if (tuning_arms(rd, &t, o, config, left, sizeof left)) return -1;
+    if (tuning_arms(rd, &t, o, config, left, sizeof left)) {
+      nn_errbuf_set(fail, failsz, "out of memory");
+      return -1;
+    }
     if (!rd->n_arms) snprintf(err, sizeof err, "NCCL's tuning table enables no algorithm x "
                               "protocol for the swept collectives");
   }
   if (found == NN_TUNING_FOUND && rd->n_arms) {
     arm_list(rd, list, sizeof list);
-    fprintf(stderr, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
+    fprintf(o->progress, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
             "swept collectives, from its tuning table in runs/probe.out%s%s)\n", list,
             left[0] ? "; NCCL disables" : "", left);
     snprintf(note, note_size, "candidates nccl-tuning-table runs/probe.out tables=%d: %s",
@@ -349,9 +356,9 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   }
   rd->n_arms = 0;
   struct nn_cal_cli fixed = {0};
-  if (cal_arms(rd, &fixed, config, NULL, 0)) return -1;
+  if (cal_arms(rd, &fixed, config, fail, failsz)) return -1;
   arm_list(rd, list, sizeof list);
-  fprintf(stderr, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
+  fprintf(o->progress, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
           "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
   snprintf(note, note_size, "candidates fixed (probe exit %d, runs/probe.out: %s): %s", rc, err,
            list);
@@ -402,9 +409,13 @@ int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
              localtime_r(&now, &tm));
     c->out = c->default_out;
   }
-  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", argc, argv)) return NN_EXIT_INVALID;
-  if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note)) || nn_ab_execute(rd, o) < 0) {
-    nn_ab_rundir_discard_empty(rd);
+  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", argc, argv, err, errsz))
+    return NN_EXIT_INVALID;
+  if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
+      nn_ab_execute(rd, o, err, errsz) < 0) {
+    size_t n = err ? strlen(err) : 0;
+    if (nn_ab_rundir_discard_empty(rd) && n < errsz)
+      snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);
     return NN_EXIT_INVALID;
   }
   meta_note(rd, note);

@@ -192,14 +192,17 @@ int nn_cmd_ab(int argc, char **argv) {
   if (getenv("NCCL_ALGO") || getenv("NCCL_PROTO"))
     fprintf(stderr, "nccl-numa ab: note: NCCL_ALGO/NCCL_PROTO are set and apply to every arm; "
             "rules that need another choice fall through\n");
-  if (nn_ab_rundir_create(&rd, c.out, numbered, "ab", argc, argv)) {
+  if (nn_ab_rundir_create(&rd, c.out, numbered, "ab", argc, argv, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa ab: %s\n", err);
     nn_rundir_free(&rd);
     nn_launch_free(&o.launch);
     return NN_EXIT_INVALID;
   }
-  int failed = nn_ab_execute(&rd, &o);
+  int failed = nn_ab_execute(&rd, &o, err, sizeof err);
   int exit_code = failed < 0 ? NN_EXIT_INVALID : NN_EXIT_OK;
-  if (failed < 0) nn_ab_rundir_discard_empty(&rd);
+  if (failed < 0) fprintf(stderr, "nccl-numa ab: %s\n", err);
+  if (failed < 0 && nn_ab_rundir_discard_empty(&rd))
+    fprintf(stderr, "nccl-numa ab: nothing ran; %s removed\n", rd.path);
   if (failed >= 0) {
     if (nn_report_write(rd.path, c.plots, stdout, stderr, err, sizeof err)) {
       fprintf(stderr, "nccl-numa ab: %s\n", err);
