@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "errbuf.h"
 #include "fileread.h"
 #include "numparse.h"
 
@@ -149,13 +150,13 @@ static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char 
   char *xml = NULL, why[768];
   size_t len = 0;
   if (nn_file_read(AT_FDCWD, path, 0, NN_DISCOVERY_XML_MAX_BYTES, &xml, &len, why, sizeof why)) {
-    snprintf(err, err_size, "%s%s", from_env ? "HWLOC_XMLFILE: " : "", why);
+    nn_errbuf_set(err, err_size, "%s%s", from_env ? "HWLOC_XMLFILE: " : "", why);
     return -1;
   }
   /* The length counts the final NUL, as hwloc_topology_export_xmlbuffer gives it. */
   int rc = len < INT_MAX ? hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) : -1;
   free(xml);   /* hwloc copied it */
-  if (rc) snprintf(err, err_size, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
+  if (rc) nn_errbuf_set(err, err_size, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
   return rc ? -1 : 0;
 }
 
@@ -166,7 +167,7 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
   int from_env = !xml_path && env && *env;
   if (from_env) xml_path = env;
   if (hwloc_topology_init(&topo)) {
-    snprintf(err, err_size, "hwloc: cannot initialise a topology");
+    nn_errbuf_set(err, err_size, "hwloc: cannot initialise a topology");
     return -1;
   }
   hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
@@ -175,7 +176,7 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
     return -1;
   }
   if (hwloc_topology_load(topo)) {
-    snprintf(err, err_size, "hwloc: cannot load the topology%s%s", xml_path ? " from " : "",
+    nn_errbuf_set(err, err_size, "hwloc: cannot load the topology%s%s", xml_path ? " from " : "",
              xml_path ? xml_path : "");
     hwloc_topology_destroy(topo);
     return -1;
@@ -186,7 +187,7 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
   int rc = (read_numas(topo, out) || read_pcis(topo, out)) ? -1 : 0;
   hwloc_topology_destroy(topo);
   if (rc) {
-    snprintf(err, err_size, "out of memory reading the topology");
+    nn_errbuf_set(err, err_size, "out of memory reading the topology");
     nn_discovery_free(out);
   }
   return rc;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/proxmox_numa_parts.h"
+#include "errbuf.h"
 
 /* ---- the config's lines ---- */
 
@@ -91,7 +92,7 @@ int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, cha
   int rc = -1;
   memset(out, 0, sizeof *out);
   if (!c) {
-    snprintf(err, err_size, "out of memory");
+    nn_errbuf_set(err, err_size, "out of memory");
     return -1;
   }
   c->in = in;
