@@ -3,15 +3,16 @@
  *
  * nn_policy_compile() keeps only the rules that can match a communicator of this
  * shape (ranks, nodes, scope) and splits each collective's byte axis into segments,
- * each knowing its first matching rule. A call then costs a bucket lookup by the
- * highest set bit of nBytes plus a search over the few segments in that bucket:
- * the same with 1 or 1,000 rules, with no allocation, locking, I/O or string work.
+ * each carrying its first matching rule's choice. A call then costs one bucket load
+ * (by the top bits of nBytes) and one compare for almost every file: the same work
+ * with 1 or 1,000 rules, with no allocation, locking, I/O or string work.
  */
 #ifndef NCCL_NUMA_POLICY_H
 #define NCCL_NUMA_POLICY_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nn_config.h"
 
@@ -70,5 +71,95 @@ void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, c
 /* Byte counts as the config writes them: 0, 512, 64K, 1M, 4G (exact multiples only). */
 void nn_policy_format_bytes(uint64_t v, char *buf, size_t size);
 
-#endif
+/* ---- the hot path, inline so that a tuner adapter pays no call for the common case ----
+ * The layout below is policy.c's; only these inline functions read it. */
 
+/* One segment in 16 bytes: its start and its first rule's choice, so a call reads the
+ * segment it lands in and the start of the next, and no rule record. */
+struct nn_seg {
+  uint64_t start;       /* the segment covers [start, next segment's start) */
+  int32_t rule;         /* config index of the first kept rule covering it, or -1 */
+  int8_t algo, proto;
+  uint8_t channels;     /* 0: leave NCCL's */
+  uint8_t fixed;        /* algo and proto both named, no numPipeOps/regBuff condition */
+};
+
+/* One collective's segments and the buckets that find them (see policy.c). */
+struct nn_segs {
+  const struct nn_seg *seg;  /* n segments */
+  const uint16_t *bucket;    /* per key from key_lo: the segment holding its top value */
+  const int32_t *first;      /* per segment: index of its first rule in the kept rules, or -1 */
+  uint64_t key_lo, key_hi;
+  uint32_t n;
+  uint32_t shift;            /* sub-octave bits of the bucket key */
+  uint32_t unit;             /* 1 << shift */
+};
+
+/* The first member of struct nn_policy. */
+struct nn_policy_hot {
+  struct nn_segs coll[NN_COLL_COUNT];
+};
+
+/* Monotonic in v: values below 2^(shift+1) are their own key; above, each octave has
+ * 2^shift keys. unit is 1 << shift: a multiply leaves the one shift register to v's shift.
+ * Branch-free, so random sizes cost no mispredictions. */
+static inline uint64_t nn_policy_key(uint64_t v, unsigned shift, uint64_t unit) {
+  unsigned e = 63u - (unsigned)__builtin_clzll(v | 1);
+  unsigned d = (e > shift ? e : shift) - shift;
+  return d * unit + (v >> d);
+}
+
+/* The segment holding v, or a record with `fixed` 0 that sends the call to the general
+ * path. A bucket names the segment holding its top value and one branch-free compare steps
+ * back to the one before; a bucket with more segments (1-byte-wide ranges, say) names a
+ * copy of its top segment preceded by such a record. */
+static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
+  uint64_t k = nn_policy_key(v, s->shift, s->unit);
+  k = k < s->key_lo ? s->key_lo : k;
+  k = k > s->key_hi ? s->key_hi : k;
+  uint32_t i = s->bucket[k - s->key_lo];
+  return &s->seg[i - (v < s->seg[i].start)];
+}
+
+/* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result. */
+int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                            int reg_buff, float *table, int num_algo, int num_proto, int *n_channels);
+
+typedef float nn_policy_f4 __attribute__((vector_size(16)));
+typedef int32_t nn_policy_i4 __attribute__((vector_size(16)));
+
+/* Whether the first 8 entries of t hold a +-0.0, which could win NCCL's lowest-index tie
+ * with the chosen 0.0 (NCCL's own tables hold positive times): a few vector instructions
+ * and no branch on which entry is chosen. */
+static inline int nn_policy_zero_in_8(const float *t) {
+  nn_policy_f4 lo, hi, zero = {0, 0, 0, 0};
+  memcpy(&lo, t, sizeof lo);
+  memcpy(&hi, t + 4, sizeof hi);
+  nn_policy_i4 z = (lo == zero) | (hi == zero);
+  uint64_t w[2];
+  memcpy(w, &z, sizeof w);
+  return (w[0] | w[1]) != 0;
+}
+
+/* The common call of nn_policy_apply, for a policy and collective known valid (p non-NULL,
+ * 0 <= coll < NN_COLL_COUNT): answered from the segment alone when its first rule names
+ * algo and proto, has no numPipeOps/regBuff condition, its entry is enabled and among the
+ * table's first 9 (tree, ring, collnet_direct with NCCL's 3 protocols), and none of the
+ * first 8 entries is +-0.0. Returns the rule index, or -1 with nothing changed: then
+ * nn_policy_apply_general decides. No call is made, so the caller needs no stack frame. */
+static inline int nn_policy_apply_fast(const struct nn_policy *p, int coll, uint64_t n_bytes, float *table,
+                                       int num_algo, int num_proto, int *n_channels) {
+  const struct nn_seg *g = nn_policy_segment_fast(&((const struct nn_policy_hot *)(const void *)p)->coll[coll],
+                                                  n_bytes);
+  if (!g->fixed || g->algo >= num_algo || g->proto >= num_proto || !table) return -1;
+  int k = g->algo * num_proto + g->proto;
+  if (!(table[k] >= 0.0f) || num_algo * num_proto < 8 || k > 8 || nn_policy_zero_in_8(table)) return -1;
+  table[k] = 0.0f;
+  if (n_channels) {
+    int ch = g->channels, old = *n_channels;
+    *n_channels = ch | (old & -(ch == 0));   /* branch-free: which segments set it varies */
+  }
+  return g->rule;
+}
+
+#endif

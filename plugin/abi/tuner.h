@@ -41,17 +41,20 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *args, void **ctx)
 /* Releases a context; NULL is accepted. */
 nn_ncclResult_t nn_tuner_finalize(void *ctx);
 
-/* The hot path for v3-v6: no allocation, locking, I/O or string work. */
-static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t n_bytes,
-                                                     int pipe_ops, int reg_buff, float **table,
-                                                     int num_algo, int num_proto, int *n_channels) {
+/* getCollInfo for a collective that has rules (tuner.c): the same arguments. */
+nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
+                                             int num_algo, int num_proto, int reg_buff, int *n_channels);
+
+/* The hot path for v3-v6: no allocation, locking, I/O or string work. Collectives without a
+ * rule (most calls of a typical mapping) return here; the others jump on with the same
+ * arguments in NCCL's order (v4-v6). */
+static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t n_bytes, int pipe_ops,
+                                                     float **table, int num_algo, int num_proto, int reg_buff,
+                                                     int *n_channels) {
   const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
-  /* NCCL passes a contiguous float[numAlgo][numProto] behind a float**. */
-  /* Collectives without a rule (most calls of a typical mapping) return here. */
-  if (c && coll >= 0 && coll < 32 && (c->coll_mask >> coll & 1u))
-    nn_policy_apply(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table,
-                    num_algo, num_proto, n_channels);
-  return nn_ncclSuccess;
+  if (!c || (unsigned)coll >= 32u || !(c->coll_mask >> coll & 1u)) return nn_ncclSuccess;
+  return nn_tuner_get_coll_info_ruled(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff,
+                                      n_channels);
 }
 
 #endif

@@ -8,7 +8,7 @@ static nn_ncclResult_t init_v3(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogge
 
 static nn_ncclResult_t get_coll_info_v3(void *ctx, nn_ncclFunc_t coll, size_t n_bytes, int pipe_ops,
                                         float **table, int num_algo, int num_proto, int *n_channels) {
-  return nn_tuner_get_coll_info(ctx, coll, n_bytes, pipe_ops, NN_ANY, table, num_algo, num_proto,
+  return nn_tuner_get_coll_info(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, NN_ANY,
                                 n_channels);
 }
 

@@ -13,7 +13,7 @@ static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, siz
 static nn_ncclResult_t get_coll_info_v5(void *ctx, nn_ncclFunc_t coll, size_t n_bytes, int pipe_ops,
                                         float **table, int num_algo, int num_proto, int reg_buff,
                                         int *n_channels) {
-  return nn_tuner_get_coll_info(ctx, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
+  return nn_tuner_get_coll_info(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff,
                                 n_channels);
 }
 

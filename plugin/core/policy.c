@@ -7,13 +7,22 @@
 
 #include "topology.h"
 
-/* Buckets split the byte axis by the highest set bit and the 3 bits below it (values
- * below 8 get one bucket each): a bucket spans 1/8 of an octave, so a call rarely has
- * more than one segment to search, whatever the number of rules. */
-#define NN_SUB_BITS 3
-#define NN_SMALL (1u << NN_SUB_BITS)
-#define NN_BUCKETS (NN_SMALL + (64 - NN_SUB_BITS) * NN_SMALL + 1)  /* + a sentinel */
+/* A collective's byte axis is cut into buckets by a key that keeps the top `shift + 1`
+ * bits of nBytes (sizes below 2^(shift+1) get a bucket each). Each bucket names the
+ * segment holding its top value; one branch-free compare steps back to the segment before,
+ * so a bucket that holds at most two segments answers every call with the same work,
+ * whatever the number of rules. The shift is chosen per collective at compile time to
+ * leave as few sizes as possible in "crowded" buckets (three or more segments, e.g.
+ * ranges 1 byte wide at 2 GiB, which no affordable shift separates); a size below such a
+ * bucket's last two segments takes an out-of-line binary search instead. Only keys between
+ * the collective's first and last boundary have buckets; sizes outside clamp to the end
+ * buckets, which stay correct because no boundary lies beyond them. */
+#define NN_MAX_SHIFT 24
+#define NN_MAX_BUCKETS 2048u    /* per collective: a bucket index is 2 bytes */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
+
+/* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
+_Static_assert(2 * NN_MAX_RULES + 1 + 2 * NN_MAX_BUCKETS < UINT16_MAX, "a segment index must fit a bucket");
 
 struct nn_crule {
   uint64_t lo, hi;
@@ -23,28 +32,12 @@ struct nn_crule {
   uint8_t channels;
 };
 
-/* A segment's first rule, copied inline so the common call touches no rule record. */
-struct nn_seg {
-  int32_t first;        /* index into p->rules of the first kept rule covering it, or -1 */
-  int32_t rule;         /* that rule's index in the config */
-  int8_t algo, proto;
-  uint8_t channels;
-  uint8_t plain;        /* no numPipeOps/regBuff condition */
-};
-
-struct nn_segs {
-  uint32_t n;
-  uint64_t *start;      /* segment i covers [start[i], start[i+1]) */
-  struct nn_seg *seg;
-  uint32_t bucket[NN_BUCKETS];
-};
-
 struct nn_policy {
+  struct nn_policy_hot hot;   /* first: the inline hot path in policy.h reads it */
   int scope;
   int n_rules;
-  unsigned coll_mask;   /* bit c: some segment of collective c has a rule */
+  unsigned coll_mask;         /* bit c: some segment of collective c has a rule */
   struct nn_crule *rules;
-  struct nn_segs coll[NN_COLL_COUNT];
 };
 
 static int in_range(uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; }
@@ -62,19 +55,6 @@ static int rule_has_coll(const struct nn_crule *r, int coll) {
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
-}
-
-/* Index of the segment holding `v`: the last start <= v in [lo, hi] (start[lo] <= v).
- * Branch-free, so random sizes cost no mispredictions: the compiler emits cmov. */
-static inline uint32_t seg_find(const uint64_t *start, uint32_t lo, uint32_t hi, uint64_t v) {
-  const uint64_t *base = start + lo;
-  uint32_t n = hi - lo + 1;
-  while (n > 1) {
-    uint32_t half = n / 2;
-    base = base[half] <= v ? base + half : base;
-    n -= half;
-  }
-  return (uint32_t)(base - start);
 }
 
 static uint32_t dsu_find(uint32_t *parent, uint32_t i) {
@@ -99,56 +79,142 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
   return u;
 }
 
-/* First rule per segment in file order; a union-find over unassigned segments keeps
- * this O((rules + segments) log) instead of rules x segments. */
-static void assign_first_rules(const struct nn_policy *p, int coll, struct nn_segs *s,
-                               uint32_t *parent) {
-  for (uint32_t i = 0; i <= s->n; i++) parent[i] = i;
-  for (uint32_t i = 0; i < s->n; i++) s->seg[i] = (struct nn_seg){.first = -1, .rule = -1};
+/* Index of the last start <= v among b[0..n) (b[0] = 0), for compiling. */
+static uint32_t bound_find(const uint64_t *b, uint32_t n, uint64_t v) {
+  uint32_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (b[mid] <= v) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+/* The segment holding v, by binary search: the general path. */
+static uint32_t segment_index(const struct nn_segs *s, uint64_t v) {
+  uint32_t lo = 0, hi = s->n;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->seg[mid].start <= v) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+/* First rule per segment in file order, as its choice and its index in p->rules; a
+ * union-find over unassigned segments keeps this O((rules + segments) log) instead of
+ * rules x segments. */
+static void assign_first_rules(const struct nn_policy *p, int coll, const uint64_t *b, uint32_t n,
+                               struct nn_seg *seg, int32_t *first, uint32_t *parent) {
+  for (uint32_t i = 0; i <= n; i++) parent[i] = i;
+  for (uint32_t i = 0; i < n; i++) {
+    seg[i] = (struct nn_seg){.start = b[i], .rule = -1};
+    first[i] = -1;
+  }
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
-    uint32_t j = dsu_find(parent, seg_find(s->start, 0, s->n - 1, r->lo));
-    while (j < s->n && s->start[j] <= r->hi) {
-      s->seg[j] = (struct nn_seg){.first = ri, .rule = r->rule, .algo = r->algo, .proto = r->proto,
-                                  .channels = r->channels, .plain = r->pipeops < 0 && r->regbuff < 0};
+    uint32_t j = dsu_find(parent, bound_find(b, n, r->lo));
+    while (j < n && b[j] <= r->hi) {
+      first[j] = ri;
+      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .algo = r->algo, .proto = r->proto,
+                               .channels = r->channels,
+                               .fixed = r->pipeops < 0 && r->regbuff < 0 && r->algo >= 0 && r->proto >= 0};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
     }
   }
 }
 
-static inline uint32_t bucket_of(uint64_t v) {
-  if (v < NN_SMALL) return (uint32_t)v;
-  int bits = 64 - __builtin_clzll(v);
-  uint32_t sub = (uint32_t)(v >> (bits - 1 - NN_SUB_BITS)) & (NN_SMALL - 1);
-  return NN_SMALL + (uint32_t)(bits - 1 - NN_SUB_BITS) * NN_SMALL + sub;
+static uint64_t key_of(uint64_t v, unsigned shift) { return nn_policy_key(v, shift, 1ull << shift); }
+
+/* The smallest value with the key of v. */
+static uint64_t bucket_low(uint64_t v, unsigned shift) {
+  unsigned e = 63u - (unsigned)__builtin_clzll(v | 1);
+  return e <= shift ? v : v >> (e - shift) << (e - shift);
 }
 
-/* The smallest value in bucket i (the inverse of bucket_of). */
-static uint64_t bucket_low(uint32_t i) {
-  if (i < NN_SMALL) return i;
-  uint32_t bits = (i - NN_SMALL) / NN_SMALL + 1 + NN_SUB_BITS, sub = (i - NN_SMALL) % NN_SMALL;
-  return (uint64_t)1 << (bits - 1) | (uint64_t)sub << (bits - 1 - NN_SUB_BITS);
+/* Boundaries b[i..j) share one bucket: the width of its part that the inline step cannot
+ * answer (below its top segment), 0 when it holds at most two segments. */
+static uint64_t slow_width(const uint64_t *b, uint32_t i, uint32_t j, unsigned shift) {
+  uint64_t low = bucket_low(b[i], shift);
+  if (j - i < 2 || (j - i == 2 && b[i] == low)) return 0;
+  return b[j - 1] - low;
 }
 
-static void fill_buckets(struct nn_segs *s) {
-  for (uint32_t b = 0; b < NN_BUCKETS - 1; b++) s->bucket[b] = seg_find(s->start, 0, s->n - 1, bucket_low(b));
-  s->bucket[NN_BUCKETS - 1] = s->n - 1;
+/* End of the run of boundaries from b[i] on with b[i]'s key. */
+static uint32_t same_key_end(const uint64_t *b, uint32_t n, uint32_t i, unsigned shift) {
+  uint32_t j = i + 1;
+  while (j < n && key_of(b[j], shift) == key_of(b[i], shift)) j++;
+  return j;
+}
+
+/* For sizes spread evenly over the octaves, the share of calls that would take the
+ * out-of-line search with this shift; a negative value when it needs too many buckets. */
+static double slow_share(const uint64_t *b, uint32_t n, unsigned shift) {
+  if (key_of(b[n - 1], shift) - key_of(b[1], shift) + 2 > NN_MAX_BUCKETS) return -1;
+  double share = 0;
+  for (uint32_t i = 1, j; i < n; i = j) {
+    j = same_key_end(b, n, i, shift);
+    share += (double)slow_width(b, i, j, shift) / (double)(1ull << (63 - __builtin_clzll(b[i])));
+  }
+  return share;
+}
+
+/* The shift whose buckets send the fewest calls out of line, then the fewest buckets. */
+static unsigned pick_shift(const uint64_t *b, uint32_t n) {
+  if (n < 2) return 0;
+  unsigned best = 0;
+  double best_share = slow_share(b, n, 0);   /* one bucket per octave: always fits */
+  for (unsigned shift = 1; shift <= NN_MAX_SHIFT && best_share > 0; shift++) {
+    double share = slow_share(b, n, shift);
+    if (share >= 0 && share < best_share) { best = shift; best_share = share; }
+  }
+  return best;
+}
+
+/* Buckets for keys key_lo..key_hi: each names the segment holding its top value (the
+ * number of boundaries with a key up to its own). A crowded bucket names instead a copy
+ * of that segment appended at seg[*extra + 1], after a record that sends the call to the
+ * general path; with seg NULL this only counts them into *extra. */
+static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint16_t *bucket, struct nn_seg *seg,
+                         uint32_t *extra) {
+  uint32_t i = 1;
+  for (uint64_t k = s->key_lo; k <= s->key_hi; k++) {
+    uint32_t from = i;
+    while (i < s->n && key_of(b[i], s->shift) <= k) i++;
+    bucket[k - s->key_lo] = (uint16_t)(i - 1);
+    if (!slow_width(b, from, i, s->shift)) continue;
+    if (seg) {
+      seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1};
+      seg[*extra + 1] = seg[i - 1];
+    }
+    bucket[k - s->key_lo] = (uint16_t)(*extra + 1);
+    *extra += 2;
+  }
 }
 
 static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32_t *parent) {
-  struct nn_segs *s = &p->coll[coll];
-  uint32_t n = collect_bounds(p, coll, scratch);
-  s->start = malloc(n * sizeof *s->start);
-  s->seg = malloc(n * sizeof *s->seg);
-  if (!s->start || !s->seg) return -1;
-  memcpy(s->start, scratch, n * sizeof *s->start);
-  s->n = n;
-  assign_first_rules(p, coll, s, parent);
-  fill_buckets(s);
-  for (uint32_t i = 0; i < n; i++)
-    if (s->seg[i].first >= 0) p->coll_mask |= 1u << coll;
+  struct nn_segs *s = &p->hot.coll[coll];
+  s->n = collect_bounds(p, coll, scratch);
+  s->shift = pick_shift(scratch, s->n);
+  s->unit = 1u << s->shift;
+  /* One bucket below the first boundary's key holds every smaller size (segment 0). */
+  s->key_lo = s->n > 1 ? key_of(scratch[1], s->shift) - 1 : 0;
+  s->key_hi = s->n > 1 ? key_of(scratch[s->n - 1], s->shift) : 0;
+  uint16_t *bucket = malloc((size_t)(s->key_hi - s->key_lo + 1) * sizeof *bucket);
+  s->bucket = bucket;
+  if (!bucket) return -1;
+  uint32_t total = s->n;
+  fill_buckets(s, scratch, bucket, NULL, &total);
+  struct nn_seg *seg = malloc(total * sizeof *seg);
+  int32_t *first = malloc(s->n * sizeof *first);
+  s->seg = seg;
+  s->first = first;
+  if (!seg || !first) return -1;
+  assign_first_rules(p, coll, scratch, s->n, seg, first, parent);
+  total = s->n;
+  fill_buckets(s, scratch, bucket, seg, &total);
+  for (uint32_t i = 0; i < s->n; i++)
+    if (first[i] >= 0) p->coll_mask |= 1u << coll;
   return 0;
 }
 
@@ -165,10 +231,11 @@ static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t 
 }
 
 struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes) {
+  int total = cfg ? cfg->n_rules : 0;
+  if (total < 0 || total > NN_MAX_RULES) return NULL;
   struct nn_policy *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->scope = nn_topology_scope(cfg, n_ranks, n_nodes);
-  int total = cfg ? cfg->n_rules : 0;
   p->rules = malloc((size_t)(total ? total : 1) * sizeof *p->rules);
   uint64_t *scratch = malloc((2 * (size_t)total + 1) * sizeof *scratch);
   uint32_t *parent = malloc((2 * (size_t)total + 2) * sizeof *parent);
@@ -184,7 +251,11 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
 
 void nn_policy_free(struct nn_policy *p) {
   if (!p) return;
-  for (int c = 0; c < NN_COLL_COUNT; c++) { free(p->coll[c].start); free(p->coll[c].seg); }
+  for (int c = 0; c < NN_COLL_COUNT; c++) {
+    free((void *)p->hot.coll[c].seg);
+    free((void *)p->hot.coll[c].first);
+    free((void *)p->hot.coll[c].bucket);
+  }
   free(p->rules);
   free(p);
 }
@@ -208,7 +279,7 @@ static int cheapest(const float *t, int count, int stride) {
 
 /* Resolves a choice (algo, proto; -1 = any) in this table: 1 with a and pr set (-1 = keep
  * NCCL's), 0 if impossible. */
-static inline int resolve_choice(int algo, int proto, const float *t, int na, int np, int *a, int *pr) {
+static int resolve_choice(int algo, int proto, const float *t, int na, int np, int *a, int *pr) {
   *a = algo;
   *pr = proto;
   if (algo >= na || proto >= np) return 0;
@@ -218,22 +289,13 @@ static inline int resolve_choice(int algo, int proto, const float *t, int na, in
   return 1;
 }
 
-static inline const struct nn_segs *segs_for(const struct nn_policy *p, int coll) {
-  return (p && coll >= 0 && coll < NN_COLL_COUNT && p->n_rules) ? &p->coll[coll] : NULL;
-}
-
-static inline const struct nn_seg *segment_of(const struct nn_segs *s, uint64_t n_bytes) {
-  uint32_t b = bucket_of(n_bytes);
-  return &s->seg[seg_find(s->start, s->bucket[b], s->bucket[b + 1], n_bytes)];
-}
-
-static inline int call_matches(const struct nn_crule *r, int pipe_ops, int reg_buff) {
+static int call_matches(const struct nn_crule *r, int pipe_ops, int reg_buff) {
   return (r->pipeops < 0 || r->pipeops == pipe_ops) && (r->regbuff < 0 || r->regbuff == reg_buff);
 }
 
 /* With a cost table (allowed NULL) what the table enables; without, what `allowed` says. */
-static inline int possible(int coll, int algo, int proto, const float *t, int na, int np,
-                           nn_choice_allowed_fn allowed, int *a, int *pr) {
+static int possible(int coll, int algo, int proto, const float *t, int na, int np,
+                    nn_choice_allowed_fn allowed, int *a, int *pr) {
   if (!allowed) return resolve_choice(algo, proto, t, na, np, a, pr);
   *a = algo;
   *pr = proto;
@@ -246,11 +308,12 @@ struct nn_hit {
   int channels;
 };
 
-/* Later rules covering this size, tried only when the segment's first one cannot fire. */
-static int fall_through(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
-                        int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
-                        int *a, int *pr, struct nn_hit *hit) {
-  for (int i = from; i < p->n_rules; i++) {
+/* The kept rules covering this size from p->rules[from] on, in file order: the first whose
+ * conditions hold and whose choice is possible fires. */
+static int first_possible(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
+                          int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
+                          int *a, int *pr, struct nn_hit *hit) {
+  for (int i = from; i >= 0 && i < p->n_rules; i++) {
     const struct nn_crule *r = &p->rules[i];
     if (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi)) continue;
     if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, allowed, a, pr)) {
@@ -262,44 +325,43 @@ static int fall_through(const struct nn_policy *p, int from, int coll, uint64_t 
 }
 
 /* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
-static inline __attribute__((always_inline)) int find_rule(const struct nn_policy *p, int coll,
-                                                           uint64_t n_bytes, int pipe_ops, int reg_buff,
-                                                           const float *t, int na, int np,
-                                                           nn_choice_allowed_fn allowed, int *a, int *pr,
-                                                           struct nn_hit *hit) {
-  const struct nn_segs *s = segs_for(p, coll);
-  if (!s) return 0;
-  const struct nn_seg *g = segment_of(s, n_bytes);
-  if (g->first < 0) return 0;
-  int first_ok = g->plain ? 1 : call_matches(&p->rules[g->first], pipe_ops, reg_buff);
-  if (first_ok && possible(coll, g->algo, g->proto, t, na, np, allowed, a, pr)) {
-    *hit = (struct nn_hit){g->rule, g->channels};
-    return 1;
-  }
-  return fall_through(p, g->first + 1, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
+static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops, int reg_buff,
+                     const float *t, int na, int np, nn_choice_allowed_fn allowed, int *a, int *pr,
+                     struct nn_hit *hit) {
+  if (!p || coll < 0 || coll >= NN_COLL_COUNT) return 0;
+  const struct nn_segs *s = &p->hot.coll[coll];
+  int from = s->first[segment_index(s, n_bytes)];
+  if (from < 0) return 0;
+  return first_possible(p, from, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
 }
 
 /* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
- * far (topoGetAlgoInfo, src/enqueue.cc, NCCL 2.28.3 and 2.30.7): only a +-0.0 before the
- * chosen entry could win the tie, so only those are raised. NCCL's tables hold positive
- * times: the loop almost never writes, and it reads only up to the chosen entry. */
-static inline void choose(float *t, int np, int a, int pr) {
-  int k = a * np + pr;
+ * far (topoGetAlgoInfo, src/enqueue.cc, NCCL 2.28.3 and 2.30.7): the chosen entry becomes
+ * 0.0 and only a +-0.0 before it could win the tie, so only those are raised. */
+static void choose(float *t, int k) {
   for (int i = 0; i < k; i++)
     if (t[i] == 0.0f) t[i] = NN_RAISED;
   t[k] = 0.0f;
 }
 
-int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                    int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
+int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                            int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
   struct nn_hit hit;
   if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit))
     return -1;
-  if (a >= 0 && pr >= 0) choose(table, num_proto, a, pr);
+  if (a >= 0 && pr >= 0) choose(table, a * num_proto + pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
+}
+
+int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                    int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
+  if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
+  int rule = nn_policy_apply_fast(p, coll, n_bytes, table, num_algo, num_proto, n_channels);
+  return rule >= 0 ? rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo,
+                                                    num_proto, n_channels);
 }
 
 int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
@@ -324,12 +386,12 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
 
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
   for (int c = 0; p && c < NN_COLL_COUNT; c++) {
-    const struct nn_segs *s = &p->coll[c];
+    const struct nn_segs *s = &p->hot.coll[c];
     for (uint32_t i = 0, j; i < s->n; i = j) {
       /* Adjacent segments with the same first rule read as one range. */
-      for (j = i + 1; j < s->n && s->seg[j].first == s->seg[i].first; j++) {}
-      uint64_t hi = j < s->n ? s->start[j] - 1 : UINT64_MAX;
-      fn(arg, c, s->start[i], hi, s->seg[i].rule);
+      for (j = i + 1; j < s->n && s->first[j] == s->first[i]; j++) {}
+      uint64_t hi = j < s->n ? s->seg[j].start - 1 : UINT64_MAX;
+      fn(arg, c, s->seg[i].start, hi, s->seg[i].rule);
     }
   }
 }
