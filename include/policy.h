@@ -74,25 +74,31 @@ void nn_policy_format_bytes(uint64_t v, char *buf, size_t size);
 /* ---- the hot path, inline so that a tuner adapter pays no call for the common case ----
  * The layout below is policy.c's; only these inline functions read it. */
 
-/* One segment in 16 bytes: its start and its first rule's choice, so a call reads the
- * segment it lands in and the start of the next, and no rule record. */
+/* NCCL's NCCL_NUM_PROTOCOLS (LL, LL128, Simple) in every release the adapters support: a
+ * segment stores its choice's table index for that width. */
+#define NN_FAST_PROTOS 3
+#define NN_SEG_GENERAL 0xffu   /* nn_seg.entry: only the general path can answer */
+
+/* One segment in 16 bytes: its start and its first rule's choice, so a call reads one
+ * bucket and one segment (and the start of the one after), and no rule record. */
 struct nn_seg {
   uint64_t start;       /* the segment covers [start, next segment's start) */
   int32_t rule;         /* config index of the first kept rule covering it, or -1 */
-  int8_t algo, proto;
   uint8_t channels;     /* 0: leave NCCL's */
-  uint8_t fixed;        /* algo and proto both named, no numPipeOps/regBuff condition */
+  uint8_t entry;        /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
+                           numPipeOps/regBuff condition and the entry is among the first 9
+                           (tree, ring, collnet_direct); else NN_SEG_GENERAL */
+  uint16_t unused;
 };
 
-/* One collective's segments and the buckets that find them (see policy.c). */
+/* One collective's buckets and segments, all a fast call reads (32 bytes). */
 struct nn_segs {
-  const struct nn_seg *seg;  /* n segments */
-  const uint16_t *bucket;    /* per key from key_lo: the segment holding its top value */
-  const int32_t *first;      /* per segment: index of its first rule in the kept rules, or -1 */
-  uint64_t key_lo, key_hi;
-  uint32_t n;
+  const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
+  const uint16_t *bucket;    /* per key 0..key_hi: the segment holding its top value */
+  uint32_t key_hi;
   uint32_t shift;            /* sub-octave bits of the bucket key */
   uint32_t unit;             /* 1 << shift */
+  uint32_t unused;
 };
 
 /* The first member of struct nn_policy. */
@@ -109,15 +115,13 @@ static inline uint64_t nn_policy_key(uint64_t v, unsigned shift, uint64_t unit) 
   return d * unit + (v >> d);
 }
 
-/* The segment holding v, or a record with `fixed` 0 that sends the call to the general
- * path. A bucket names the segment holding its top value and one branch-free compare steps
- * back to the one before; a bucket with more segments (1-byte-wide ranges, say) names a
- * copy of its top segment preceded by such a record. */
+/* The segment holding v, or a record with entry NN_SEG_GENERAL that sends the call to the
+ * general path. A bucket names the segment holding its top value and one branch-free
+ * compare steps back to the one before; a bucket with more segments (1-byte-wide ranges,
+ * say) names a copy of its top segment preceded by such a record. */
 static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
   uint64_t k = nn_policy_key(v, s->shift, s->unit);
-  k = k < s->key_lo ? s->key_lo : k;
-  k = k > s->key_hi ? s->key_hi : k;
-  uint32_t i = s->bucket[k - s->key_lo];
+  uint32_t i = s->bucket[k < s->key_hi ? k : s->key_hi];
   return &s->seg[i - (v < s->seg[i].start)];
 }
 
@@ -141,25 +145,38 @@ static inline int nn_policy_zero_in_8(const float *t) {
   return (w[0] | w[1]) != 0;
 }
 
-/* The common call of nn_policy_apply, for a policy and collective known valid (p non-NULL,
- * 0 <= coll < NN_COLL_COUNT): answered from the segment alone when its first rule names
- * algo and proto, has no numPipeOps/regBuff condition, its entry is enabled and among the
- * table's first 9 (tree, ring, collnet_direct with NCCL's 3 protocols), and none of the
- * first 8 entries is +-0.0. Returns the rule index, or -1 with nothing changed: then
- * nn_policy_apply_general decides. No call is made, so the caller needs no stack frame. */
-static inline int nn_policy_apply_fast(const struct nn_policy *p, int coll, uint64_t n_bytes, float *table,
-                                       int num_algo, int num_proto, int *n_channels) {
-  const struct nn_seg *g = nn_policy_segment_fast(&((const struct nn_policy_hot *)(const void *)p)->coll[coll],
-                                                  n_bytes);
-  if (!g->fixed || g->algo >= num_algo || g->proto >= num_proto || !table) return -1;
-  int k = g->algo * num_proto + g->proto;
-  if (!(table[k] >= 0.0f) || num_algo * num_proto < 8 || k > 8 || nn_policy_zero_in_8(table)) return -1;
-  table[k] = 0.0f;
+/* Whether the fast path may answer with segment g: its entry is set, the table has NCCL's
+ * shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the first 8
+ * entries is +-0.0. */
+static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
+  unsigned k = g->entry;
+  return k != NN_SEG_GENERAL && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table && table[k] >= 0.0f &&
+         !nn_policy_zero_in_8(table);
+}
+
+/* Writes the segment's choice: its entry becomes 0.0 and its channels, when set, replace
+ * NCCL's (branch-free: which segments set them varies from call to call). */
+static inline void nn_policy_fast_write(const struct nn_seg *g, float *table, int *n_channels) {
+  table[g->entry] = 0.0f;
   if (n_channels) {
     int ch = g->channels, old = *n_channels;
-    *n_channels = ch | (old & -(ch == 0));   /* branch-free: which segments set it varies */
+    *n_channels = ch | (old & -(ch == 0));
   }
-  return g->rule;
+}
+
+/* The common call of nn_policy_apply, for a policy and collective known valid (p non-NULL,
+ * 0 <= coll < NN_COLL_COUNT) and NCCL's table shape (3 protocols, at least 3 algorithms):
+ * answered from the segment alone when its entry is set, enabled in the table, and none of
+ * the table's first 8 entries is +-0.0. Returns the segment that decided, or NULL with
+ * nothing changed: then nn_policy_apply_general decides. It makes no call. */
+static inline const struct nn_seg *nn_policy_apply_fast(const struct nn_policy *p, int coll, uint64_t n_bytes,
+                                                        float *table, int num_algo, int num_proto,
+                                                        int *n_channels) {
+  const struct nn_seg *g = nn_policy_segment_fast(&((const struct nn_policy_hot *)(const void *)p)->coll[coll],
+                                                  n_bytes);
+  if (!nn_policy_fast_ok(g, table, num_algo, num_proto)) return NULL;
+  nn_policy_fast_write(g, table, n_channels);
+  return g;
 }
 
 #endif

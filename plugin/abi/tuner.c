@@ -246,15 +246,14 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   return nn_ncclSuccess;
 }
 
-/* What the fast path leaves: out of line, so the fast path's caller needs no frame. */
-__attribute__((noinline)) static nn_ncclResult_t get_coll_info_general(void *ctx, int coll, size_t n_bytes,
+/* What the fast path leaves: out of line, so the fast path keeps few registers saved. */
+__attribute__((noinline)) static void get_coll_info_general(void *ctx, int coll, size_t n_bytes,
                                                                         int pipe_ops, float **table, int num_algo,
                                                                         int num_proto, int reg_buff,
                                                                         int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
   nn_policy_apply_general(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table, num_algo,
                           num_proto, n_channels);
-  return nn_ncclSuccess;
 }
 
 /* A set bit of coll_mask (checked by the caller) means a policy and a collective below
@@ -263,9 +262,9 @@ __attribute__((noinline)) static nn_ncclResult_t get_coll_info_general(void *ctx
 nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
                                              int num_algo, int num_proto, int reg_buff, int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
-  if (nn_policy_apply_fast(c->policy, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels) >= 0)
-    return nn_ncclSuccess;
-  return get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  if (!nn_policy_apply_fast(c->policy, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
+    get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  return nn_ncclSuccess;
 }
 
 nn_ncclResult_t nn_tuner_finalize(void *ctx) {

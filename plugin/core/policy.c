@@ -32,8 +32,15 @@ struct nn_crule {
   uint8_t channels;
 };
 
+/* What the general path and the walks need beside a collective's struct nn_segs. */
+struct nn_coll_more {
+  int32_t *first;       /* per segment: index into p->rules of its first rule, or -1 */
+  uint32_t n;           /* segments (the crowded buckets' records come after them) */
+};
+
 struct nn_policy {
   struct nn_policy_hot hot;   /* first: the inline hot path in policy.h reads it */
+  struct nn_coll_more more[NN_COLL_COUNT];
   int scope;
   int n_rules;
   unsigned coll_mask;         /* bit c: some segment of collective c has a rule */
@@ -90,13 +97,20 @@ static uint32_t bound_find(const uint64_t *b, uint32_t n, uint64_t v) {
 }
 
 /* The segment holding v, by binary search: the general path. */
-static uint32_t segment_index(const struct nn_segs *s, uint64_t v) {
-  uint32_t lo = 0, hi = s->n;
+static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) {
+  uint32_t lo = 0, hi = n;
   while (hi - lo > 1) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (s->seg[mid].start <= v) lo = mid; else hi = mid;
+    if (seg[mid].start <= v) lo = mid; else hi = mid;
   }
   return lo;
+}
+
+/* The table index a segment of rule r stores for the fast path, or NN_SEG_GENERAL. */
+static uint8_t fast_entry(const struct nn_crule *r) {
+  int k = r->algo * NN_FAST_PROTOS + r->proto;
+  int plain = r->pipeops < 0 && r->regbuff < 0 && r->algo >= 0 && r->proto >= 0 && r->proto < NN_FAST_PROTOS;
+  return plain && k <= 8 ? (uint8_t)k : NN_SEG_GENERAL;
 }
 
 /* First rule per segment in file order, as its choice and its index in p->rules; a
@@ -115,9 +129,7 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
     uint32_t j = dsu_find(parent, bound_find(b, n, r->lo));
     while (j < n && b[j] <= r->hi) {
       first[j] = ri;
-      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .algo = r->algo, .proto = r->proto,
-                               .channels = r->channels,
-                               .fixed = r->pipeops < 0 && r->regbuff < 0 && r->algo >= 0 && r->proto >= 0};
+      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r)};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
     }
@@ -135,9 +147,9 @@ static uint64_t bucket_low(uint64_t v, unsigned shift) {
 /* Boundaries b[i..j) share one bucket: the width of its part that the inline step cannot
  * answer (below its top segment), 0 when it holds at most two segments. */
 static uint64_t slow_width(const uint64_t *b, uint32_t i, uint32_t j, unsigned shift) {
+  if (j - i < 2) return 0;
   uint64_t low = bucket_low(b[i], shift);
-  if (j - i < 2 || (j - i == 2 && b[i] == low)) return 0;
-  return b[j - 1] - low;
+  return j - i == 2 && b[i] == low ? 0 : b[j - 1] - low;
 }
 
 /* End of the run of boundaries from b[i] on with b[i]'s key. */
@@ -150,7 +162,7 @@ static uint32_t same_key_end(const uint64_t *b, uint32_t n, uint32_t i, unsigned
 /* For sizes spread evenly over the octaves, the share of calls that would take the
  * out-of-line search with this shift; a negative value when it needs too many buckets. */
 static double slow_share(const uint64_t *b, uint32_t n, unsigned shift) {
-  if (key_of(b[n - 1], shift) - key_of(b[1], shift) + 2 > NN_MAX_BUCKETS) return -1;
+  if (key_of(b[n - 1], shift) + 1 > NN_MAX_BUCKETS) return -1;
   double share = 0;
   for (uint32_t i = 1, j; i < n; i = j) {
     j = same_key_end(b, n, i, shift);
@@ -171,49 +183,46 @@ static unsigned pick_shift(const uint64_t *b, uint32_t n) {
   return best;
 }
 
-/* Buckets for keys key_lo..key_hi: each names the segment holding its top value (the
- * number of boundaries with a key up to its own). A crowded bucket names instead a copy
- * of that segment appended at seg[*extra + 1], after a record that sends the call to the
- * general path; with seg NULL this only counts them into *extra. */
-static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint16_t *bucket, struct nn_seg *seg,
-                         uint32_t *extra) {
+/* Buckets for keys 0..key_hi over the n segments starting at b: each names the segment
+ * holding its top value (the number of boundaries with a key up to its own). A crowded
+ * bucket names instead a copy of that segment appended at seg[*extra + 1], after a record
+ * that sends the call to the general path; with seg NULL this only counts them. */
+static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint32_t n, uint16_t *bucket,
+                         struct nn_seg *seg, uint32_t *extra) {
   uint32_t i = 1;
-  for (uint64_t k = s->key_lo; k <= s->key_hi; k++) {
+  for (uint32_t k = 0; k <= s->key_hi; k++) {
     uint32_t from = i;
-    while (i < s->n && key_of(b[i], s->shift) <= k) i++;
-    bucket[k - s->key_lo] = (uint16_t)(i - 1);
+    while (i < n && key_of(b[i], s->shift) <= k) i++;
+    bucket[k] = (uint16_t)(i - 1);
     if (!slow_width(b, from, i, s->shift)) continue;
     if (seg) {
-      seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1};
+      seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1, .entry = NN_SEG_GENERAL};
       seg[*extra + 1] = seg[i - 1];
     }
-    bucket[k - s->key_lo] = (uint16_t)(*extra + 1);
+    bucket[k] = (uint16_t)(*extra + 1);
     *extra += 2;
   }
 }
 
 static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32_t *parent) {
   struct nn_segs *s = &p->hot.coll[coll];
-  s->n = collect_bounds(p, coll, scratch);
-  s->shift = pick_shift(scratch, s->n);
+  uint32_t n = p->more[coll].n = collect_bounds(p, coll, scratch);
+  s->shift = pick_shift(scratch, n);
   s->unit = 1u << s->shift;
-  /* One bucket below the first boundary's key holds every smaller size (segment 0). */
-  s->key_lo = s->n > 1 ? key_of(scratch[1], s->shift) - 1 : 0;
-  s->key_hi = s->n > 1 ? key_of(scratch[s->n - 1], s->shift) : 0;
-  uint16_t *bucket = malloc((size_t)(s->key_hi - s->key_lo + 1) * sizeof *bucket);
+  s->key_hi = (uint32_t)key_of(scratch[n - 1], s->shift);   /* below NN_MAX_BUCKETS */
+  uint16_t *bucket = malloc((s->key_hi + 1) * sizeof *bucket);
   s->bucket = bucket;
   if (!bucket) return -1;
-  uint32_t total = s->n;
-  fill_buckets(s, scratch, bucket, NULL, &total);
+  uint32_t total = n;
+  fill_buckets(s, scratch, n, bucket, NULL, &total);
   struct nn_seg *seg = malloc(total * sizeof *seg);
-  int32_t *first = malloc(s->n * sizeof *first);
+  int32_t *first = p->more[coll].first = malloc(n * sizeof *first);
   s->seg = seg;
-  s->first = first;
   if (!seg || !first) return -1;
-  assign_first_rules(p, coll, scratch, s->n, seg, first, parent);
-  total = s->n;
-  fill_buckets(s, scratch, bucket, seg, &total);
-  for (uint32_t i = 0; i < s->n; i++)
+  assign_first_rules(p, coll, scratch, n, seg, first, parent);
+  total = n;
+  fill_buckets(s, scratch, n, bucket, seg, &total);
+  for (uint32_t i = 0; i < n; i++)
     if (first[i] >= 0) p->coll_mask |= 1u << coll;
   return 0;
 }
@@ -253,8 +262,8 @@ void nn_policy_free(struct nn_policy *p) {
   if (!p) return;
   for (int c = 0; c < NN_COLL_COUNT; c++) {
     free((void *)p->hot.coll[c].seg);
-    free((void *)p->hot.coll[c].first);
     free((void *)p->hot.coll[c].bucket);
+    free(p->more[c].first);
   }
   free(p->rules);
   free(p);
@@ -329,8 +338,8 @@ static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
                      const float *t, int na, int np, nn_choice_allowed_fn allowed, int *a, int *pr,
                      struct nn_hit *hit) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return 0;
-  const struct nn_segs *s = &p->hot.coll[coll];
-  int from = s->first[segment_index(s, n_bytes)];
+  const struct nn_coll_more *m = &p->more[coll];
+  int from = m->first[segment_index(p->hot.coll[coll].seg, m->n, n_bytes)];
   if (from < 0) return 0;
   return first_possible(p, from, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
 }
@@ -359,9 +368,9 @@ int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_byte
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
-  int rule = nn_policy_apply_fast(p, coll, n_bytes, table, num_algo, num_proto, n_channels);
-  return rule >= 0 ? rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo,
-                                                    num_proto, n_channels);
+  const struct nn_seg *g = nn_policy_apply_fast(p, coll, n_bytes, table, num_algo, num_proto, n_channels);
+  return g ? g->rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
+                                               n_channels);
 }
 
 int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
@@ -386,12 +395,13 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
 
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
   for (int c = 0; p && c < NN_COLL_COUNT; c++) {
-    const struct nn_segs *s = &p->hot.coll[c];
-    for (uint32_t i = 0, j; i < s->n; i = j) {
+    const struct nn_seg *seg = p->hot.coll[c].seg;
+    const struct nn_coll_more *m = &p->more[c];
+    for (uint32_t i = 0, j; i < m->n; i = j) {
       /* Adjacent segments with the same first rule read as one range. */
-      for (j = i + 1; j < s->n && s->first[j] == s->first[i]; j++) {}
-      uint64_t hi = j < s->n ? s->seg[j].start - 1 : UINT64_MAX;
-      fn(arg, c, s->seg[i].start, hi, s->seg[i].rule);
+      for (j = i + 1; j < m->n && m->first[j] == m->first[i]; j++) {}
+      uint64_t hi = j < m->n ? seg[j].start - 1 : UINT64_MAX;
+      fn(arg, c, seg[i].start, hi, seg[i].rule);
     }
   }
 }

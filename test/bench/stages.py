@@ -12,12 +12,15 @@ import sys
 
 STAGES = [  # (stage, functions whose lines it sums)
     ("benchmark harness: refill the table, indirect call (the floor's work)", {"time_calls"}),
-    ("ABI adapter (tuner_v5.c, tuner.h: context and collective mask)", {"get_coll_info_v5", "nn_tuner_get_coll_info"}),
-    ("nn_policy_apply: entry, argument checks, exit", {"nn_policy_apply"}),
-    ("rule lookup: segments of the collective, first rule", {"segs_for", "find_rule", "fall_through"}),
-    ("segment search: bucket of nBytes, binary search in it", {"bucket_of", "segment_of", "seg_find"}),
-    ("choice check: possible in this table", {"possible", "resolve_choice", "call_matches", "cheapest", "enabled"}),
-    ("write the choice: raise earlier 0.0 entries, set 0.0", {"choose"}),
+    ("ABI adapter (tuner_v5.c, tuner.h: context, collective mask, jump)", {"get_coll_info_v5", "nn_tuner_get_coll_info"}),
+    ("ruled collective: entry, saved registers, exit (tuner.c)", {"nn_tuner_get_coll_info_ruled", "nn_policy_apply_fast"}),
+    ("segment lookup: key of nBytes, bucket, one compare", {"nn_policy_key", "nn_policy_segment_fast"}),
+    ("choice check: entry set, table shape, entry enabled", {"nn_policy_fast_ok"}),
+    ("no +-0.0 among the first 8 entries (vector compare)", {"nn_policy_zero_in_8"}),
+    ("write the choice: entry 0.0, channels", {"nn_policy_fast_write"}),
+    ("general path (crowded buckets, conditions, open choices)",
+     {"get_coll_info_general", "nn_policy_apply_general", "find_rule", "first_possible", "segment_index",
+      "possible", "resolve_choice", "call_matches", "cheapest", "enabled", "choose", "rule_has_coll", "in_range"}),
 ]
 FUNC = re.compile(r"^(?:static\s+|inline\s+|__attribute__\(\([^)]*\)\)\s+|const\s+|struct\s+\w+\s*\*?\s*|"
                   r"unsigned\s+|int\s+|void\s+|double\s+|nn_ncclResult_t\s+|uint32_t\s+|uint64_t\s+)+\**(\w+)\(")

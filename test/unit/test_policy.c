@@ -159,6 +159,45 @@ static void test_apply_semantics(void **state) {
   nn_config_free(cfg);
 }
 
+/* Ranges 1 byte wide (a "crowded" bucket: the fast path sends sizes below its top segment
+ * to the general path) at 100 B and at 2 GiB, among wide ones: every size around them, in
+ * tables that take the fast path and tables that cannot (a 0.0 entry, 2 algorithms). */
+static void test_crowded_buckets(void **state) {
+  (void)state;
+  char text[4096];
+  size_t len = (size_t)snprintf(text, sizeof text, "%srule coll=allreduce bytes=0-99 algo=ring proto=ll channels=2\n",
+                                MAP4x4);
+  uint64_t bases[] = {100, 1ull << 31};
+  for (int b = 0; b < 2; b++)
+    for (int j = 0; j < 8; j++)
+      len += (size_t)snprintf(text + len, sizeof text - len, "rule coll=allreduce bytes=%llu-%llu algo=%s proto=%s%s\n",
+                              (unsigned long long)(bases[b] + (uint64_t)j), (unsigned long long)(bases[b] + (uint64_t)j),
+                              j % 2 ? "ring" : "tree", j % 3 ? "simple" : "ll", j % 4 ? "" : " channels=5");
+  snprintf(text + len, sizeof text - len, "rule coll=allreduce algo=tree proto=simple\n");
+  struct nn_config *cfg = nn_test_parse(text);
+  struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
+  assert_non_null(p);
+  int scope = nn_topology_scope(cfg, 4, 1);
+  for (int b = 0; b < 2; b++)
+    for (uint64_t v = bases[b] - 4; v < bases[b] + 12; v++)
+      for (int kind = 0; kind < 3; kind++) {
+        float t[NA * NP];
+        int ch = 0;
+        pcie_table(t);
+        if (kind == 1) t[NN_ALGO_COLLNET_DIRECT * NP + NN_PROTO_LL] = 0.0f;   /* after every choice */
+        int want = naive(cfg, scope, 4, 1, NN_COLL_ALLREDUCE, v, t);
+        int got = nn_policy_apply(p, NN_COLL_ALLREDUCE, v, 1, 0, t, kind == 2 ? 2 : NA, NP, &ch);
+        assert_true(got >= 0);
+        assert_int_equal(got, want);
+        const struct nn_rule *r = &cfg->rules[got];
+        assert_true(v >= r->bytes_lo && v <= r->bytes_hi);
+        assert_true(t[r->algo * NP + r->proto] == 0.0f);
+        assert_int_equal(ch, r->channels);
+      }
+  nn_policy_free(p);
+  nn_config_free(cfg);
+}
+
 static void test_empty_and_null(void **state) {
   (void)state;
   struct nn_policy *p = nn_policy_compile(NULL, 4, 1);
@@ -215,6 +254,7 @@ static void test_format_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
+    cmocka_unit_test(test_crowded_buckets),
     cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
   };
