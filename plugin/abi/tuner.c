@@ -247,7 +247,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
 }
 
 /* What the fast path leaves: out of line, so the fast path keeps few registers saved. */
-__attribute__((noinline)) static void get_coll_info_general(void *ctx, int coll, size_t n_bytes,
+__attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, int coll, size_t n_bytes,
                                                                         int pipe_ops, float **table, int num_algo,
                                                                         int num_proto, int reg_buff,
                                                                         int *n_channels) {

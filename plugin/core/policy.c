@@ -11,14 +11,13 @@
  * bits of nBytes (sizes below 2^(shift+1) get a bucket each). Each bucket names the
  * segment holding its top value; one branch-free compare steps back to the segment before,
  * so a bucket that holds at most two segments answers every call with the same work,
- * whatever the number of rules. The shift is chosen per collective at compile time to
- * leave as few sizes as possible in "crowded" buckets (three or more segments, e.g.
- * ranges 1 byte wide at 2 GiB, which no affordable shift separates); a size below such a
- * bucket's last two segments takes an out-of-line binary search instead. Only keys between
- * the collective's first and last boundary have buckets; sizes outside clamp to the end
- * buckets, which stay correct because no boundary lies beyond them. */
-#define NN_MAX_SHIFT 24
-#define NN_MAX_BUCKETS 2048u    /* per collective: a bucket index is 2 bytes */
+ * whatever the number of rules. The shift is chosen per collective at compile time to send
+ * as few sizes as possible to the general path, which answers sizes below the top segment
+ * of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB, which no
+ * affordable shift separates) by binary search. Buckets cover keys 0 to the last
+ * boundary's; larger sizes clamp to the last bucket, whose top segment reaches the end. */
+#define NN_MAX_SHIFT 10         /* beyond, 1,024 buckets cannot reach past 2 KiB */
+#define NN_MAX_BUCKETS 1024u    /* per collective: at most 2 KB of buckets, to stay in L1 */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 /* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
@@ -86,17 +85,7 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
   return u;
 }
 
-/* Index of the last start <= v among b[0..n) (b[0] = 0), for compiling. */
-static uint32_t bound_find(const uint64_t *b, uint32_t n, uint64_t v) {
-  uint32_t lo = 0, hi = n;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (b[mid] <= v) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
-/* The segment holding v, by binary search: the general path. */
+/* The segment holding v, by binary search: the general path, and compiling. */
 static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) {
   uint32_t lo = 0, hi = n;
   while (hi - lo > 1) {
@@ -126,7 +115,7 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
-    uint32_t j = dsu_find(parent, bound_find(b, n, r->lo));
+    uint32_t j = dsu_find(parent, segment_index(seg, n, r->lo));
     while (j < n && b[j] <= r->hi) {
       first[j] = ri;
       seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r)};
