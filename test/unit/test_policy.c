@@ -91,6 +91,12 @@ static void test_matches_naive_scan(void **state) {
         if (want != got) fprintf(stderr, "round %d shape %zu coll %d bytes %llu: want %d got %d\n", round, s, coll,
                                  (unsigned long long)bytes, want, got);
         assert_int_equal(want, got);
+        float before[NA * NP];   /* applying (the fast path where it can) fires the same rule */
+        int ch = 0;
+        memcpy(before, t, sizeof t);
+        assert_int_equal(nn_policy_apply(p, coll, bytes, 1, 0, t, NA, NP, &ch), want);
+        if (want < 0) assert_memory_equal(t, before, sizeof t);
+        if (want < 0) assert_int_equal(ch, 0);
       }
       nn_policy_free(p);
     }
