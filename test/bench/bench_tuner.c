@@ -78,9 +78,10 @@ static const char *const coll_name[] = {"broadcast", "reduce", "allgather", "red
 static const char *const algo_name[] = {"tree", "ring"};
 static const char *const proto_name[] = {"ll", "ll128", "simple"};
 
-/* n rules; those of one collective split 0..open into contiguous log-spaced ranges, so
- * every size of a ruled collective matches exactly one rule of it and a first-match
- * scan has to walk, on average, half of the list. */
+/* n rules; those of one collective split 0..open into contiguous ranges, so every size of
+ * a ruled collective matches exactly one rule of it and a first-match scan has to walk, on
+ * average, half of the list. Rule j starts at 2^e + j (e = 32j/k rounded down): each octave
+ * begins with a cluster of ranges 1 byte wide, the last of which reaches the next octave. */
 static struct bench_rule *make_rules(int n) {
   struct bench_rule *r = calloc((size_t)(n ? n : 1), sizeof *r);
   if (!r) return NULL;

@@ -175,10 +175,11 @@ static void test_crowded_buckets(void **state) {
                                 MAP4x4);
   uint64_t bases[] = {100, 1ull << 31};
   for (int b = 0; b < 2; b++)
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < 8; j++) {
+      unsigned long long at = bases[b] + (unsigned)j;
       len += (size_t)snprintf(text + len, sizeof text - len, "rule coll=allreduce bytes=%llu-%llu algo=%s proto=%s%s\n",
-                              (unsigned long long)(bases[b] + (uint64_t)j), (unsigned long long)(bases[b] + (uint64_t)j),
-                              j % 2 ? "ring" : "tree", j % 3 ? "simple" : "ll", j % 4 ? "" : " channels=5");
+                              at, at, j % 2 ? "ring" : "tree", j % 3 ? "simple" : "ll", j % 4 ? "" : " channels=5");
+    }
   snprintf(text + len, sizeof text - len, "rule coll=allreduce algo=tree proto=simple\n");
   struct nn_config *cfg = nn_test_parse(text);
   struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
