@@ -97,6 +97,12 @@ static void test_matches_naive_scan(void **state) {
         assert_int_equal(nn_policy_apply(p, coll, bytes, 1, 0, t, NA, NP, &ch), want);
         if (want < 0) assert_memory_equal(t, before, sizeof t);
         if (want < 0) assert_int_equal(ch, 0);
+        const struct nn_rule *r = want >= 0 ? &cfg->rules[want] : NULL;
+        if (r && r->algo >= 0 && r->proto >= 0) {   /* no 0.0 in these tables: only the choice changes */
+          before[r->algo * NP + r->proto] = 0.0f;
+          assert_memory_equal(t, before, sizeof t);
+          assert_int_equal(ch, r->channels);
+        }
       }
       nn_policy_free(p);
     }
