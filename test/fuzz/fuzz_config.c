@@ -6,7 +6,9 @@
  * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
  * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
- * numProto, nChannels stays within 0..64, v2 writes only safe pairs. The scope, the
+ * numProto, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
+ * equals a linear first-match scan over the rules written here (the rule, its channels, the
+ * entry NCCL then takes, nothing written when no choice is made). The scope, the
  * topology verdict and the topology XML (when libxml2 loads) are produced as well.
  */
 #include <math.h>
@@ -53,24 +55,74 @@ static int v2_like(int coll, int algo, int proto) {
   return algo == NN_ALGO_RING || (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE);
 }
 
-static void apply_checked(const struct nn_policy *p, int coll, uint64_t bytes, int kind, int na, int np) {
+/* The communicator and call a decision is checked for. */
+struct call {
+  const struct nn_config *cfg;
+  size_t ranks, nodes;
+  int scope, coll, reg_buff;
+  uint64_t bytes;
+};
+
+/* Cheapest enabled entry of a row (stride 1) or column (stride np), first on ties; -1: none. */
+static int cheapest_of(const float *t, int count, int stride) {
+  int best = -1;
+  for (int i = 0; i < count; i++)
+    if (t[i * stride] >= 0.0f && (best < 0 || t[i * stride] < t[best * stride])) best = i;
+  return best;
+}
+
+/* The reference decision, written independently of policy.c: a linear first-match scan over
+ * the config's rules, as NCCL's example tuner does. Returns the rule index (-1: none) and the
+ * table entry it chooses in *entry (-1: NCCL keeps its own choice). */
+static int reference(const struct call *c, const float *t, int na, int np, int *entry) {
+  *entry = -1;
+  if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1;   /* a collective NCCL may add later */
+  for (int i = 0; i < c->cfg->n_rules; i++) {
+    const struct nn_rule *r = &c->cfg->rules[i];
+    if ((r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo || c->bytes > r->bytes_hi) continue;
+    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
+    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
+    if ((r->regbuff >= 0 && r->regbuff != c->reg_buff) || r->algo >= na || r->proto >= np) continue;
+    int a = r->algo, pr = r->proto;
+    if (a >= 0 && pr < 0) pr = cheapest_of(t + a * np, np, 1);
+    else if (pr >= 0 && a < 0) a = cheapest_of(t + pr, na, np);
+    if ((r->algo >= 0 || r->proto >= 0) && (a < 0 || pr < 0 || !(t[a * np + pr] >= 0.0f))) continue;
+    if (a >= 0) *entry = a * np + pr;
+    return i;
+  }
+  return -1;
+}
+
+/* The entry NCCL takes from a table: the first >= 0 strictly below every earlier one. */
+static int nccl_pick(const float *t, int n) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (t[i] >= 0.0f && (best < 0 || t[i] < t[best])) best = i;
+  return best;
+}
+
+static void apply_checked(const struct nn_policy *p, const struct call *c, int kind, int na, int np) {
   float t[NA * NP + 8], before[NA * NP + 8];
   fill(t, kind);
   memcpy(before, t, sizeof t);
-  int channels = 0;
-  nn_policy_apply(p, coll, bytes, 1, kind & 1, t, na, np, &channels);
+  int channels = 0, entry;
+  int want = reference(c, before, na, np, &entry);
+  int got = nn_policy_apply(p, c->coll, c->bytes, 1, c->reg_buff, t, na, np, &channels);
+  if (got != want) abort();                                          /* another rule fired */
+  if (want >= 0 && entry >= 0 && nccl_pick(t, na * np) != entry) abort();   /* NCCL would not take it */
+  if (channels != (want >= 0 ? c->cfg->rules[want].channels : 0)) abort();
   for (int i = 0; i < NA * NP + 8; i++) {
     int outside = i >= na * np;
     int was_enabled = !outside && before[i] >= 0.0f;
-    if (outside && memcmp(&t[i], &before[i], sizeof t[i])) abort();   /* wrote past the table */
+    if ((outside || want < 0 || entry < 0) && memcmp(&t[i], &before[i], sizeof t[i])) abort();  /* wrote where no choice was made */
     if (!outside && !was_enabled && t[i] >= 0.0f) abort();            /* enabled a disabled entry */
   }
-  if (channels < 0 || channels > NN_MAX_CHANNELS) abort();
+  if (nn_policy_lookup(p, c->coll, c->bytes, 1, c->reg_buff, before, na, np) != want) abort();
   int a = -1, pr = -1;
   channels = 0;
-  if (nn_policy_apply_fixed(p, coll, bytes, 1, v2_like, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
+  if (nn_policy_apply_fixed(p, c->coll, c->bytes, 1, v2_like, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
     if (pr != NN_PROTO_LL && pr != NN_PROTO_SIMPLE) abort();
-    if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE)) abort();
+    if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && c->coll == NN_COLL_ALLREDUCE)) abort();
   }
 }
 
@@ -86,12 +138,21 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
   int segments = 0;
   nn_policy_visit(p, visit_count, &segments);
   static const uint64_t sizes[] = {0, 1, 1023, 1024, 65535, 65536, 1u << 20, 1ull << 32, UINT64_MAX};
-  for (int coll = -1; coll <= NN_COLL_COUNT; coll++) {
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-      apply_checked(p, coll, sizes[s], (int)s % 3, (s & 1) ? NA : 6, NP);
+  struct call c = {.cfg = cfg, .ranks = ranks, .nodes = nodes, .scope = nn_policy_scope(p)};
+  for (c.coll = -1; c.coll <= NN_COLL_COUNT; c.coll++) {
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+      c.bytes = sizes[s];
+      c.reg_buff = ((int)s % 3) & 1;
+      apply_checked(p, &c, (int)s % 3, (s & 1) ? NA : 6, NP);
+    }
     for (int r = 0; r < cfg->n_rules && r < 16; r++) {
-      apply_checked(p, coll, cfg->rules[r].bytes_lo, r % 3, NA, NP);
-      apply_checked(p, coll, cfg->rules[r].bytes_hi, (r + 1) % 3, NA, r % 2 ? NP : 2);
+      uint64_t edges[] = {cfg->rules[r].bytes_lo, cfg->rules[r].bytes_hi, cfg->rules[r].bytes_lo - 1,
+                          cfg->rules[r].bytes_hi + 1};
+      for (int e = 0; e < 4; e++) {
+        c.bytes = edges[e];
+        c.reg_buff = (r + e) & 1;
+        apply_checked(p, &c, (r + e) % 3, NA, (r + e) % 4 == 3 ? 2 : NP);
+      }
     }
   }
   nn_policy_free(p);
