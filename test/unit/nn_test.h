@@ -73,6 +73,13 @@ static void nn_test_line(const struct nn_logger *self, int level, unsigned subsy
   nn_test_warns++;
 }
 
+/* Removes a directory tree a test made (rm -rf, which needs no walk of our own); 0 or -1. */
+static inline int nn_test_remove_tree(const char *dir) {
+  char cmd[1100];
+  if (snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir) >= (int)sizeof cmd) return -1;
+  return system(cmd) == 0 ? 0 : -1;
+}
+
 /* Removes a file made by nn_test_write_file and its directory. */
 static inline void nn_test_remove_file(char *path) {
   if (!path) return;

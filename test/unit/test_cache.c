@@ -64,10 +64,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   unsetenv("NCCL_NUMA_CONFIG");
-  return system(cmd) == 0 ? 0 : -1;
+  return nn_test_remove_tree(dir);
 }
 
 static void test_reuse_and_reload(void **state) {

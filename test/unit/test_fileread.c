@@ -14,24 +14,15 @@ static void path_of(char *out, size_t size, const char *name) {
   snprintf(out, size, "%s/%s", dir, name);
 }
 
-static void put(const char *name, const char *text) {
-  char p[128];
-  path_of(p, sizeof p, name);
-  FILE *f = fopen(p, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 static int setup(void **state) {
   (void)state;
   snprintf(dir, sizeof dir, "/tmp/nn-fileread-XXXXXX");
   if (!mkdtemp(dir)) return -1;
-  put("a.txt", "hello\n");
+  nn_test_put(dir, "a.txt", "hello\n");
   char p[128], q[128];
   path_of(p, sizeof p, "sub");
   mkdir(p, 0755);
-  put("sub/b.txt", "beneath\n");
+  nn_test_put(dir, "sub/b.txt", "beneath\n");
   path_of(p, sizeof p, "link.txt");
   if (symlink("a.txt", p)) return -1;
   path_of(p, sizeof p, "linkdir");
@@ -47,9 +38,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return nn_test_remove_tree(dir);
 }
 
 /* Reads path with flags and cap; expects rc, and for failures a message containing want. */

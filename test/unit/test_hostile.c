@@ -293,12 +293,6 @@ static void test_case(void **state) {
   if (WEXITSTATUS(status) != 0) fail_msg("%s: failed (see above)", c->name);
 }
 
-static int remove_tree(const char *dir) {
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd);
-}
-
 static int find_library(void) {
   char self[3072];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -324,6 +318,6 @@ int main(void) {
     tests[i] = t;
   }
   int failed = _cmocka_run_group_tests("hostile", tests, sizeof cases / sizeof cases[0], NULL, NULL);
-  remove_tree(g_dir);
+  nn_test_remove_tree(g_dir);
   return failed ? 1 : 0;
 }

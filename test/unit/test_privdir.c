@@ -31,11 +31,9 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   struct tdir *t = *state;
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->base);
-  int rc = system(cmd);
+  int rc = nn_test_remove_tree(t->base);
   free(t);
-  return rc == 0 ? 0 : -1;
+  return rc;
 }
 
 static void expect_open_refused(const char *dir, const char *needle) {

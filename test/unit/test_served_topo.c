@@ -93,9 +93,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   (void)state;
   if (!base[0]) return 0;
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-  return system(cmd) == 0 ? 0 : -1;
+  return nn_test_remove_tree(base);
 }
 
 static void need_root(void) {
@@ -163,7 +161,7 @@ static void test_xdg_of_another_user(void **state) {
 static void test_sticky_tmpdir_after_a_cleaner(void **state) {
   (void)state;
   need_root();
-  char tmpdir[128], priv[160], name[256], their[420], c1[65536], cmd[256];
+  char tmpdir[128], priv[160], name[256], their[420], c1[65536];
   snprintf(tmpdir, sizeof tmpdir, "%s/tmp", base);
   assert_int_equal(mkdir(tmpdir, 0700), 0);
   assert_int_equal(chmod(tmpdir, 01777), 0);
@@ -173,8 +171,7 @@ static void test_sticky_tmpdir_after_a_cleaner(void **state) {
   first_communicator(c1, sizeof c1, &st1);
   snprintf(priv, sizeof priv, "%s/nccl-numa-0", tmpdir);
   stored_name(priv, name, sizeof name);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", priv);   /* the cleaner */
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(nn_test_remove_tree(priv), 0);   /* the cleaner */
   assert_int_equal(attack(priv, NULL, name), 0);
   snprintf(their, sizeof their, "%s/%s", priv, name);
   expect_unswapped(c1, &st1, their);

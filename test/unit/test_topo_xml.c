@@ -309,9 +309,7 @@ static void test_affinity_from_sysfs(void **state) {
   assert_non_null(strstr(xml, "<cpu numaid=\"0\" affinity=\"ffffffff,00000000,ffffffff\""));
   assert_string_equal(err, "");
   free(xml);
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(nn_test_remove_tree(root), 0);
 }
 
 static void expect_refused(const struct fixture *f, const char *needle) {
