@@ -1,6 +1,7 @@
 # nccl-numa build. `make` builds the plugin and the CLI; `make test` runs every test.
 #
-# Variables: CC, PREFIX (install), BUILD (output dir), SAN (e.g. address,undefined or thread).
+# Variables: CC, PREFIX (install), BUILD (output dir), SAN (e.g. address,undefined or thread),
+# SEARCH_CFLAGS (extra flags for NCCL's search port alone; test/fuzz/run.sh uses it).
 
 CC ?= cc
 PREFIX ?= /usr/local
@@ -54,6 +55,7 @@ all: $(SO) $(CLI)
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
+$(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
 # adapters and front ends (plugin/abi) are an archive of their own over it.
