@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "nn_config.h"
 
@@ -94,7 +97,8 @@ struct nn_seg {
 /* One collective's buckets and segments, all a fast call reads (32 bytes). */
 struct nn_segs {
   const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
-  const uint16_t *bucket;    /* per key 0..key_hi: the segment holding its top value */
+  const uint16_t *bucket;    /* per key 0..key_hi, every key of a 64-bit size: the segment
+                                holding its top value */
   uint32_t key_hi;
   uint32_t shift;            /* sub-octave bits of the bucket key */
   uint32_t unit;             /* 1 << shift */
@@ -106,13 +110,19 @@ struct nn_policy_hot {
   struct nn_segs coll[NN_COLL_COUNT];
 };
 
+/* What a fast call reads of p (non-NULL), for a caller to copy next to its own hot data,
+ * one dependent load closer to the call: the copy is valid while p lives. */
+static inline const struct nn_policy_hot *nn_policy_hot_of(const struct nn_policy *p) {
+  return (const struct nn_policy_hot *)(const void *)p;
+}
+
 /* Monotonic in v: values below 2^(shift+1) are their own key; above, each octave has
  * 2^shift keys. unit is 1 << shift: a multiply leaves the one shift register to v's shift.
  * Branch-free, so random sizes cost no mispredictions. */
-static inline uint64_t nn_policy_key(uint64_t v, unsigned shift, uint64_t unit) {
-  unsigned e = 63u - (unsigned)__builtin_clzll(v | 1);
-  unsigned d = (e > shift ? e : shift) - shift;
-  return d * unit + (v >> d);
+static inline uint32_t nn_policy_key(uint64_t v, uint32_t shift, uint32_t unit) {
+  uint32_t e = 63u - (uint32_t)__builtin_clzll(v | 1);
+  uint32_t d = (e > shift ? e : shift) - shift;
+  return d * unit + (uint32_t)(v >> d);   /* v >> d < 2^(shift + 1): 32 bits hold the key */
 }
 
 /* The segment holding v, or a record with entry NN_SEG_GENERAL that sends the call to the
@@ -120,21 +130,27 @@ static inline uint64_t nn_policy_key(uint64_t v, unsigned shift, uint64_t unit) 
  * compare steps back to the one before; a bucket with more segments (1-byte-wide ranges,
  * say) names a copy of its top segment preceded by such a record. */
 static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
-  uint64_t k = nn_policy_key(v, s->shift, s->unit);
-  uint32_t i = s->bucket[k < s->key_hi ? k : s->key_hi];
-  return &s->seg[i - (v < s->seg[i].start)];
+  const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(v, s->shift, s->unit)];
+  return g - (v < g->start);
 }
 
 /* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result. */
 int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                             int reg_buff, float *table, int num_algo, int num_proto, int *n_channels);
 
-typedef float nn_policy_f4 __attribute__((vector_size(16)));
-typedef int32_t nn_policy_i4 __attribute__((vector_size(16)));
-
 /* Whether the first 8 entries of t hold a +-0.0, which could win NCCL's lowest-index tie
  * with the chosen 0.0 (NCCL's own tables hold positive times): a few vector instructions
  * and no branch on which entry is chosen. */
+#if defined(__SSE__)
+static inline int nn_policy_zero_in_8(const float *t) {
+  __m128 zero = _mm_setzero_ps();
+  __m128 z = _mm_or_ps(_mm_cmpeq_ps(_mm_loadu_ps(t), zero), _mm_cmpeq_ps(_mm_loadu_ps(t + 4), zero));
+  return _mm_movemask_ps(z) != 0;
+}
+#else
+typedef float nn_policy_f4 __attribute__((vector_size(16)));
+typedef int32_t nn_policy_i4 __attribute__((vector_size(16)));
+
 static inline int nn_policy_zero_in_8(const float *t) {
   nn_policy_f4 lo, hi, zero = {0, 0, 0, 0};
   memcpy(&lo, t, sizeof lo);
@@ -144,13 +160,23 @@ static inline int nn_policy_zero_in_8(const float *t) {
   memcpy(w, &z, sizeof w);
   return (w[0] | w[1]) != 0;
 }
+#endif
+
+/* Whether a cost is +0.0 to +inf: one integer compare of its bits. NaN and negative
+ * entries are disabled; -0.0, which NCCL would take, is left to the general path. */
+static inline int nn_policy_enabled_fast(const float *cost) {
+  uint32_t bits;
+  memcpy(&bits, cost, sizeof bits);
+  return bits <= 0x7f800000u;
+}
 
 /* Whether the fast path may answer with segment g: its entry is set, the table has NCCL's
  * shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the first 8
  * entries is +-0.0. */
 static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
   unsigned k = g->entry;
-  return k != NN_SEG_GENERAL && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table && table[k] >= 0.0f &&
+  return k != NN_SEG_GENERAL && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
+         nn_policy_enabled_fast(&table[k]) &&
          !nn_policy_zero_in_8(table);
 }
 
@@ -164,16 +190,15 @@ static inline void nn_policy_fast_write(const struct nn_seg *g, float *table, in
   }
 }
 
-/* The common call of nn_policy_apply, for a policy and collective known valid (p non-NULL,
- * 0 <= coll < NN_COLL_COUNT) and NCCL's table shape (3 protocols, at least 3 algorithms):
+/* The common call of nn_policy_apply, for a policy's hot data (nn_policy_hot_of or a copy)
+ * and a collective known valid (0 <= coll < NN_COLL_COUNT) and NCCL's table shape:
  * answered from the segment alone when its entry is set, enabled in the table, and none of
  * the table's first 8 entries is +-0.0. Returns the segment that decided, or NULL with
  * nothing changed: then nn_policy_apply_general decides. It makes no call. */
-static inline const struct nn_seg *nn_policy_apply_fast(const struct nn_policy *p, int coll, uint64_t n_bytes,
+static inline const struct nn_seg *nn_policy_apply_fast(const struct nn_policy_hot *h, int coll, uint64_t n_bytes,
                                                         float *table, int num_algo, int num_proto,
                                                         int *n_channels) {
-  const struct nn_seg *g = nn_policy_segment_fast(&((const struct nn_policy_hot *)(const void *)p)->coll[coll],
-                                                  n_bytes);
+  const struct nn_seg *g = nn_policy_segment_fast(&h->coll[coll], n_bytes);
   if (!nn_policy_fast_ok(g, table, num_algo, num_proto)) return NULL;
   nn_policy_fast_write(g, table, n_channels);
   return g;

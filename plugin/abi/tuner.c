@@ -1,4 +1,5 @@
 /* tuner.c - communicator init and finalize: load the mapping, compile, log, edit constants. */
+#include "ascii.h"
 #include "tuner.h"
 
 #include <errno.h>
@@ -6,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,7 +172,7 @@ static const char *nccl_setting(const struct nn_config *cfg, const char *name) {
 
 static int info_wanted(const struct nn_config *cfg) {
   const char *level = nccl_setting(cfg, "NCCL_DEBUG");
-  return level && (!strcasecmp(level, "INFO") || !strcasecmp(level, "TRACE"));
+  return level && (nn_ascii_caseeq(level, "INFO") || nn_ascii_caseeq(level, "TRACE"));
 }
 
 static int tuning_wanted(const struct nn_config *cfg) {
@@ -236,6 +236,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   }
   c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
+  if (c->policy) c->hot = *nn_policy_hot_of(c->policy);
   c->v2_blocked = a->abi_version == 2 && env_forces_choice();
   char model_note[256];
   apply_model(nn_cfgver_config(c->version), a, model_note, sizeof model_note);
@@ -262,7 +263,7 @@ __attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, int
 nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
                                              int num_algo, int num_proto, int reg_buff, int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
-  if (!nn_policy_apply_fast(c->policy, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
+  if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
     get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
   return nn_ncclSuccess;
 }

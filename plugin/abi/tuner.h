@@ -28,10 +28,11 @@ struct nn_tuner_init_args {
 /* The per-communicator context. Fields are read on the hot path without locking:
  * they never change after init. */
 struct nn_tuner_ctx {
-  const struct nn_policy *policy;       /* NULL: pass-through */
   unsigned coll_mask;                   /* bit c: some rule can match collective c here */
   int v2_blocked;                       /* NCCL_ALGO/NCCL_PROTO set: v2 may not choose */
+  const struct nn_policy *policy;       /* NULL: pass-through */
   struct nn_cfgver *version;            /* keeps the policy alive */
+  struct nn_policy_hot hot;             /* the policy's, copied: one load less per call */
 };
 
 /* Creates a context. Never fails toward NCCL: on any problem the context is a

@@ -3,14 +3,13 @@
  * recording a problem, quoting hostile text back safely, KEY=VALUE fields,
  * growing arrays, and the file names a config owns (see config_parser.h).
  */
+#include "ascii.h"
 #include "config_parser.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 void nn_perr(struct nn_parser *p, const char *fmt, ...) {
   char msg[1024];
@@ -59,8 +58,7 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
     }
     *eq = 0;
     int k = 0;
-    int letter = tolower((unsigned char)p->f[i][0]);   /* the first letter first: cheaper than strcasecmp */
-    while (k < nkeys && (tolower((unsigned char)keys[k].key[0]) != letter || strcasecmp(keys[k].key, p->f[i]))) k++;
+    while (k < nkeys && !nn_ascii_caseeq(keys[k].key, p->f[i])) k++;
     if (k == nkeys) {
       nn_perr(p, "%s: unknown key '%s'", dir, nn_quote(p, p->f[i]));
       bad++;

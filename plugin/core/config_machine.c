@@ -3,13 +3,13 @@
  * bus id, NUMA node), `numa` (a node's CPUs) and `cpu` (the CPU kind NCCL's
  * socket-link model needs). See config_parser.h.
  */
+#include "ascii.h"
 #include "config_parser.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cpuinfo.h"
 #include "cpulist.h"
@@ -286,7 +286,7 @@ static int parse_dec_or_hex(const char *s, long max, long *out) {
   long v = 0;
   for (; *s; s++) {
     int c = (unsigned char)*s;
-    int d = isdigit(c) ? c - '0' : (base == 16 && isxdigit(c) ? tolower(c) - 'a' + 10 : -1);
+    int d = isdigit(c) ? c - '0' : (base == 16 && isxdigit(c) ? nn_ascii_lower(c) - 'a' + 10 : -1);
     if (d < 0) return -1;
     v = v * base + d;
     if (v > max) return -2;
@@ -333,8 +333,8 @@ void nn_dir_cpu(struct nn_parser *p) {
   if (!k[0].val) {
     nn_perr(p, "cpu: missing vendor=");
     bad++;
-  } else if (!strcasecmp(k[0].val, "AuthenticAMD") || !strcasecmp(k[0].val, "GenuineIntel")) {
-    strcpy(c.vendor, tolower((unsigned char)k[0].val[0]) == 'a' ? "AuthenticAMD" : "GenuineIntel");
+  } else if (nn_ascii_caseeq(k[0].val, "AuthenticAMD") || nn_ascii_caseeq(k[0].val, "GenuineIntel")) {
+    strcpy(c.vendor, nn_ascii_lower((unsigned char)k[0].val[0]) == 'a' ? "AuthenticAMD" : "GenuineIntel");
   } else {
     nn_perr(p, "cpu: unknown vendor '%s' (expected AuthenticAMD or GenuineIntel)", nn_quote(p, k[0].val));
     bad++;

@@ -3,14 +3,13 @@
  * vocabulary: the names of collectives, algorithms, protocols, scopes and
  * topology modes; bus ids; and the diagnostics list every parser reports into.
  */
+#include "ascii.h"
 #include "nn_config.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define NN_DIAG_CAP 100
 
@@ -35,8 +34,8 @@ static const char *name_at(const char *const *names, int n, int i) {
 
 static int index_of(const char *const *names, int n, const char *s) {
   if (!s) return -2;
-  for (int i = 0; i < n; i++)   /* the first letter first: parsing a rule line was mostly strcasecmp */
-    if (tolower((unsigned char)names[i][0]) == tolower((unsigned char)s[0]) && !strcasecmp(names[i], s)) return i;
+  for (int i = 0; i < n; i++)
+    if (nn_ascii_caseeq(names[i], s)) return i;
   return -2;
 }
 
@@ -57,7 +56,7 @@ const char *nn_topo_mode_name(int mode) {
 }
 
 int nn_coll_from_name(const char *s) {
-  if (s && !strcasecmp(s, "any")) return NN_ANY;
+  if (s && nn_ascii_caseeq(s, "any")) return NN_ANY;
   int c = index_of(coll_names, NN_COLL_COUNT, s);
   return c >= 0 ? c : index_of(coll_alt_names, NN_COLL_COUNT, s);
 }
@@ -107,7 +106,7 @@ void nn_diag_clear(struct nn_diag *d) {
 
 static int hex_digit(int c) {
   if (c >= '0' && c <= '9') return c - '0';
-  c = tolower((unsigned char)c);
+  c = nn_ascii_lower((unsigned char)c);
   return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
 }
 

@@ -8,11 +8,11 @@
  * numbers and counts are bounded before they are used, and text quoted back in
  * messages is escaped and shortened so a hostile file cannot flood a terminal.
  */
+#include "ascii.h"
 #include "config_parser.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* Splits the line in p->buf into fields; a field starting with '#' ends the line. */
 static void split_fields(struct nn_parser *p) {
@@ -62,19 +62,19 @@ static void parse_line(struct nn_parser *p, const char *s, size_t len) {
     comment_line(p, s + lead, len - lead);
     return;
   }
-  for (size_t i = 0; i < len; i++) {
+  for (size_t i = 0; i < len; i++) {   /* one pass checks and copies */
     unsigned char c = (unsigned char)s[i];
     if ((c < 0x20 && c != '\t') || c == 0x7f) {
       nn_perr(p, "control character \\x%02x at column %zu (not a text file?)", c, i + 1);
       return;
     }
+    p->buf[i] = (char)c;
   }
-  memcpy(p->buf, s, len);
   p->buf[len] = 0;
   split_fields(p);
   if (!p->nf) return;
   for (int i = 0; i < NN_COUNT_OF(directives); i++)
-    if (!strcasecmp(p->f[0], directives[i].name)) {
+    if (nn_ascii_caseeq(p->f[0], directives[i].name)) {
       directives[i].run(p);
       return;
     }

@@ -4,18 +4,18 @@
  * format of NCCL's example tuner), `env` (defaults the env plugin serves),
  * `model` and `topology`. See config_parser.h.
  */
+#include "ascii.h"
 #include "config_parser.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "csv_rules.h"
 #include "numparse.h"
 
-static int is_any(const char *v) { return !strcasecmp(v, "any"); }
+static int is_any(const char *v) { return nn_ascii_caseeq(v, "any"); }
 
 /* ------------------------------------------------------------------ rule */
 

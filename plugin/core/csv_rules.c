@@ -1,11 +1,11 @@
 /* csv_rules.c - NCCL example-tuner CSV rule files, read into nccl-numa rules. */
+#include "ascii.h"
 #include "csv_rules.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "snapshot.h"
 
@@ -160,7 +160,7 @@ static int parse_fields(const struct csv_line *c, char **f, int n, struct nn_rul
 }
 
 static int is_header(char **f, int n) {
-  return n >= 1 && (!strncasecmp(f[0], "collective", 10) || !strcasecmp(f[0], "coll"));
+  return n >= 1 && (nn_ascii_caseeq_n(f[0], "collective", 10) || nn_ascii_caseeq(f[0], "coll"));
 }
 
 /* One line of text (NUL-terminated, no newline). Returns -1 on error, 0 skipped, 1 rule. */

@@ -1,4 +1,5 @@
 /* log.c - one formatting path for NCCL's logger and for stderr. */
+#include "ascii.h"
 #include "log.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ static void emit(const struct nn_logger *logger, int level, unsigned subsys, con
   }
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
-  if (level == NN_LOG_INFO && strcasecmp(debug, "INFO") && strcasecmp(debug, "TRACE")) return;
+  if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE")) return;
   fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", msg);
 }
 

@@ -14,10 +14,10 @@
  * whatever the number of rules. The shift is chosen per collective at compile time to send
  * as few sizes as possible to the general path, which answers sizes below the top segment
  * of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB, which no
- * affordable shift separates) by binary search. Buckets cover keys 0 to the last
- * boundary's; larger sizes clamp to the last bucket, whose top segment reaches the end. */
-#define NN_MAX_SHIFT 10         /* beyond, 1,024 buckets cannot reach past 2 KiB */
-#define NN_MAX_BUCKETS 1024u    /* per collective: at most 2 KB of buckets, to stay in L1 */
+ * affordable shift separates) by binary search. Buckets cover every key up to that of
+ * 2^64 - 1, so a call needs no clamp: at most (65 - 4) << 4 = 976 of them. */
+#define NN_MAX_SHIFT 4          /* 16 buckets per octave; more would leave L1 */
+#define NN_MAX_BUCKETS 976u     /* per collective, at the largest shift: under 2 KB */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 /* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
@@ -125,7 +125,7 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
   }
 }
 
-static uint64_t key_of(uint64_t v, unsigned shift) { return nn_policy_key(v, shift, 1ull << shift); }
+static uint32_t key_of(uint64_t v, unsigned shift) { return nn_policy_key(v, shift, 1u << shift); }
 
 /* The smallest value with the key of v. */
 static uint64_t bucket_low(uint64_t v, unsigned shift) {
@@ -149,9 +149,8 @@ static uint32_t same_key_end(const uint64_t *b, uint32_t n, uint32_t i, unsigned
 }
 
 /* For sizes spread evenly over the octaves, the share of calls that would take the
- * out-of-line search with this shift; a negative value when it needs too many buckets. */
+ * out-of-line search with this shift. */
 static double slow_share(const uint64_t *b, uint32_t n, unsigned shift) {
-  if (key_of(b[n - 1], shift) + 1 > NN_MAX_BUCKETS) return -1;
   double share = 0;
   for (uint32_t i = 1, j; i < n; i = j) {
     j = same_key_end(b, n, i, shift);
@@ -164,10 +163,10 @@ static double slow_share(const uint64_t *b, uint32_t n, unsigned shift) {
 static unsigned pick_shift(const uint64_t *b, uint32_t n) {
   if (n < 2) return 0;
   unsigned best = 0;
-  double best_share = slow_share(b, n, 0);   /* one bucket per octave: always fits */
+  double best_share = slow_share(b, n, 0);   /* one bucket per octave */
   for (unsigned shift = 1; shift <= NN_MAX_SHIFT && best_share > 0; shift++) {
     double share = slow_share(b, n, shift);
-    if (share >= 0 && share < best_share) { best = shift; best_share = share; }
+    if (share < best_share) { best = shift; best_share = share; }
   }
   return best;
 }
@@ -198,7 +197,7 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   uint32_t n = p->more[coll].n = collect_bounds(p, coll, scratch);
   s->shift = pick_shift(scratch, n);
   s->unit = 1u << s->shift;
-  s->key_hi = (uint32_t)key_of(scratch[n - 1], s->shift);   /* below NN_MAX_BUCKETS */
+  s->key_hi = key_of(UINT64_MAX, s->shift);   /* below NN_MAX_BUCKETS */
   uint16_t *bucket = malloc((s->key_hi + 1) * sizeof *bucket);
   s->bucket = bucket;
   if (!bucket) return -1;
@@ -357,7 +356,7 @@ int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_byte
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
-  const struct nn_seg *g = nn_policy_apply_fast(p, coll, n_bytes, table, num_algo, num_proto, n_channels);
+  const struct nn_seg *g = nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels);
   return g ? g->rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
                                                n_channels);
 }

@@ -1,4 +1,5 @@
 /* numparse.c - checked text-to-number conversion (see numparse.h). */
+#include "ascii.h"
 #include "numparse.h"
 
 #include <ctype.h>
@@ -89,7 +90,7 @@ int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out) {
   }
   if (*s) {
     static const char sfx[] = "kmgt";
-    const char *p = allow_suffix ? strchr(sfx, tolower((unsigned char)*s)) : NULL;
+    const char *p = allow_suffix ? strchr(sfx, nn_ascii_lower((unsigned char)*s)) : NULL;
     if (!p || s[1]) return -1;
     for (int shift = (int)(p - sfx) + 1; shift > 0; shift--) {
       if (v > UINT64_MAX / 1024) too_big = 1;
@@ -106,7 +107,7 @@ int nn_hex_parse_prefix(const char *s, uint64_t max, uint64_t *out, const char *
   uint64_t v = 0;
   int too_big = 0;
   for (; isxdigit((unsigned char)*s); s++) {
-    int c = tolower((unsigned char)*s);
+    int c = nn_ascii_lower((unsigned char)*s);
     unsigned d = (unsigned)(isdigit(c) ? c - '0' : c - 'a' + 10);
     if (v > (UINT64_MAX - d) / 16) too_big = 1;
     else v = v * 16 + d;
