@@ -15,9 +15,9 @@
  * as few sizes as possible to the general path, which answers sizes below the top segment
  * of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB, which no
  * affordable shift separates) by binary search. Buckets cover every key up to that of
- * 2^64 - 1, so a call needs no clamp: at most (65 - 4) << 4 = 976 of them. */
-#define NN_MAX_SHIFT 4          /* 16 buckets per octave; more would leave L1 */
-#define NN_MAX_BUCKETS 976u     /* per collective, at the largest shift: under 2 KB */
+ * 2^64 - 1, so a call needs no clamp: at most (65 - 5) << 5 = 1,920 of them. */
+#define NN_MAX_SHIFT 5          /* 32 buckets per octave; more would crowd L1 */
+#define NN_MAX_BUCKETS 1920u    /* per collective, at the largest shift: under 4 KB */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 /* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
