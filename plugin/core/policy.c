@@ -198,7 +198,7 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   s->shift = pick_shift(scratch, n);
   s->unit = 1u << s->shift;
   s->key_hi = key_of(UINT64_MAX, s->shift);   /* below NN_MAX_BUCKETS */
-  uint16_t *bucket = malloc((s->key_hi + 1) * sizeof *bucket);
+  uint16_t *bucket = malloc(((size_t)s->key_hi + 1) * sizeof *bucket);
   s->bucket = bucket;
   if (!bucket) return -1;
   uint32_t total = n;
