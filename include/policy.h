@@ -97,12 +97,11 @@ struct nn_seg {
 /* One collective's buckets and segments, all a fast call reads (32 bytes). */
 struct nn_segs {
   const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
-  const uint16_t *bucket;    /* per key 0..key_hi, every key of a 64-bit size: the segment
-                                holding its top value */
-  uint32_t key_hi;
+  const uint16_t *bucket;    /* per key, every key of a 64-bit size: the segment holding its
+                                top value */
   uint32_t shift;            /* sub-octave bits of the bucket key */
   uint32_t unit;             /* 1 << shift */
-  uint32_t unused;
+  uint64_t unused;
 };
 
 /* The first member of struct nn_policy. */

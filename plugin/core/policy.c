@@ -171,14 +171,18 @@ static unsigned pick_shift(const uint64_t *b, uint32_t n) {
   return best;
 }
 
-/* Buckets for keys 0..key_hi over the n segments starting at b: each names the segment
+/* The number of bucket keys for a shift: every key up to that of 2^64 - 1. */
+static size_t bucket_count(unsigned shift) { return (size_t)key_of(UINT64_MAX, shift) + 1; }
+
+/* Buckets for every key over the n segments starting at b: each names the segment
  * holding its top value (the number of boundaries with a key up to its own). A crowded
  * bucket names instead a copy of that segment appended at seg[*extra + 1], after a record
  * that sends the call to the general path; with seg NULL this only counts them. */
 static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint32_t n, uint16_t *bucket,
                          struct nn_seg *seg, uint32_t *extra) {
   uint32_t i = 1;
-  for (uint32_t k = 0; k <= s->key_hi; k++) {
+  size_t keys = bucket_count(s->shift);
+  for (uint32_t k = 0; k < keys; k++) {
     uint32_t from = i;
     while (i < n && key_of(b[i], s->shift) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
@@ -197,8 +201,7 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   uint32_t n = p->more[coll].n = collect_bounds(p, coll, scratch);
   s->shift = pick_shift(scratch, n);
   s->unit = 1u << s->shift;
-  s->key_hi = key_of(UINT64_MAX, s->shift);   /* below NN_MAX_BUCKETS */
-  uint16_t *bucket = malloc(((size_t)s->key_hi + 1) * sizeof *bucket);
+  uint16_t *bucket = malloc(bucket_count(s->shift) * sizeof *bucket);   /* <= NN_MAX_BUCKETS */
   s->bucket = bucket;
   if (!bucket) return -1;
   uint32_t total = n;
