@@ -12,6 +12,13 @@
 /* c with A-Z lowered, any other value unchanged. */
 static inline int nn_ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
 
+/* The value of the hexadecimal digit c (0-9, a-f, A-F), or -1. */
+static inline int nn_ascii_hex_digit(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = nn_ascii_lower(c);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* Whether the first n bytes of a and b agree ignoring ASCII case, stopping at a NUL both share. */
 static inline int nn_ascii_caseeq_n(const char *a, const char *b, size_t n) {
   for (size_t i = 0; i < n; i++) {

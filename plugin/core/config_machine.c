@@ -286,7 +286,7 @@ static int parse_dec_or_hex(const char *s, long max, long *out) {
   long v = 0;
   for (; *s; s++) {
     int c = (unsigned char)*s;
-    int d = isdigit(c) ? c - '0' : (base == 16 && isxdigit(c) ? nn_ascii_lower(c) - 'a' + 10 : -1);
+    int d = base == 16 ? nn_ascii_hex_digit(c) : isdigit(c) ? c - '0' : -1;
     if (d < 0) return -1;
     v = v * base + d;
     if (v > max) return -2;

@@ -104,19 +104,13 @@ void nn_diag_clear(struct nn_diag *d) {
 
 /* ------------------------------------------------------------------ bus ids */
 
-static int hex_digit(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  c = nn_ascii_lower((unsigned char)c);
-  return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-}
-
 /* Hex digits from s to end, between min and max of them. */
 static int hex_field(const char *s, const char *end, int min, int max, unsigned long *out) {
   int n = (int)(end - s);
   if (n < min || n > max) return -1;
   unsigned long v = 0;
   for (int i = 0; i < n; i++) {
-    int d = hex_digit((unsigned char)s[i]);
+    int d = nn_ascii_hex_digit((unsigned char)s[i]);
     if (d < 0) return -1;
     v = v * 16 + (unsigned long)d;
   }

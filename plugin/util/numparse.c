@@ -103,12 +103,11 @@ int nn_u64_parse(const char *s, int allow_suffix, uint64_t max, uint64_t *out) {
 }
 
 int nn_hex_parse_prefix(const char *s, uint64_t max, uint64_t *out, const char **end) {
-  if (!s || !isxdigit((unsigned char)*s)) return -1;
+  if (!s || nn_ascii_hex_digit((unsigned char)*s) < 0) return -1;
   uint64_t v = 0;
   int too_big = 0;
-  for (; isxdigit((unsigned char)*s); s++) {
-    int c = nn_ascii_lower((unsigned char)*s);
-    unsigned d = (unsigned)(isdigit(c) ? c - '0' : c - 'a' + 10);
+  for (int digit; (digit = nn_ascii_hex_digit((unsigned char)*s)) >= 0; s++) {
+    unsigned d = (unsigned)digit;
     if (v > (UINT64_MAX - d) / 16) too_big = 1;
     else v = v * 16 + d;
   }
