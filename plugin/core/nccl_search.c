@@ -201,15 +201,17 @@ static int better(const struct nn_graph *gr, const struct nn_graph *ref) {
 
 struct nn_score { int g, start, hops, bw; };
 
-static int cmp_score(const void *a, const void *b) {
-  const struct nn_score *x = a, *y = b;
-  if (y->bw != x->bw) return y->bw - x->bw;
-  if (x->hops != y->hops) return x->hops - y->hops;
-  return x->start - y->start;
+/* Widest first, then fewest hops, then the earlier start: a total order (starts differ). */
+static int score_before(const struct nn_score *x, const struct nn_score *y) {
+  if (x->bw != y->bw) return x->bw > y->bw;
+  if (x->hops != y->hops) return x->hops < y->hops;
+  return x->start < y->start;
 }
 
 /* ncclTopoSearchNextGpuSort without NICs: widest path first, then fewest hops, then the
- * order after `gpu`; bandwidth compared as an integer, as NCCL stores it. */
+ * order after `gpu`; bandwidth compared as an integer, as NCCL stores it. An insertion sort:
+ * at most 31 candidates, sorted in every step of the search, where qsort's call overhead
+ * dominated. */
 static int next_sorted(const struct nn_sys *s, const struct nn_graph *gr, int gpu, int *next) {
   struct nn_score sc[NN_SEARCH_MAX_GPUS];
   uint64_t flag = 1ull << gr->nch;
@@ -217,12 +219,11 @@ static int next_sorted(const struct nn_sys *s, const struct nn_graph *gr, int gp
   for (int i = 1; i < s->ng; i++) {
     int g = (gpu + i) % s->ng;
     if (s->used[g] & flag) continue;
-    sc[n] = (struct nn_score){g, i, s->path[gpu][g].count, (int)s->path[gpu][g].bw};
-    n++;
+    struct nn_score x = {g, i, s->path[gpu][g].count, (int)s->path[gpu][g].bw};
+    int j = n++;
+    for (; j > 0 && score_before(&x, &sc[j - 1]); j--) sc[j] = sc[j - 1];
+    sc[j] = x;
   }
-  /* only the n entries filled above are read (cppcheck cannot see the bound) */
-  // cppcheck-suppress uninitvar
-  qsort(sc, (size_t)n, sizeof sc[0], cmp_score);
   for (int i = 0; i < n; i++) next[i] = sc[i].g;
   return n;
 }
