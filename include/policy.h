@@ -99,8 +99,7 @@ struct nn_segs {
   const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
   const uint16_t *bucket;    /* per key, every key of a 64-bit size: the segment holding its
                                 top value */
-  uint32_t shift;            /* sub-octave bits of the bucket key */
-  uint32_t unit;             /* 1 << shift */
+  const uint32_t *octave;    /* per octave of a size, its word for nn_policy_key */
   uint64_t unused;
 };
 
@@ -115,13 +114,13 @@ static inline const struct nn_policy_hot *nn_policy_hot_of(const struct nn_polic
   return (const struct nn_policy_hot *)(const void *)p;
 }
 
-/* Monotonic in v: values below 2^(shift+1) are their own key; above, each octave has
- * 2^shift keys. unit is 1 << shift: a multiply leaves the one shift register to v's shift.
+/* Monotonic in v. The octave of v (0 for 0 and 1, else floor(log2 v)) has 2^s keys, s
+ * chosen per octave; its word holds the base its keys count from (upper 26 bits) and the
+ * right shift that leaves the top s + 1 bits of v (lower 6), which add to the base.
  * Branch-free, so random sizes cost no mispredictions. */
-static inline uint32_t nn_policy_key(uint64_t v, uint32_t shift, uint32_t unit) {
-  uint32_t e = 63u - (uint32_t)__builtin_clzll(v | 1);
-  uint32_t d = (e > shift ? e : shift) - shift;
-  return d * unit + (uint32_t)(v >> d);   /* v >> d < 2^(shift + 1): 32 bits hold the key */
+static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
+  uint32_t w = octave[63u - (uint32_t)__builtin_clzll(v | 1)];
+  return (w >> 6) + (uint32_t)(v >> (w & 63));   /* v >> (w & 63) < 2^(s + 1) */
 }
 
 /* The segment holding v, or a record with entry NN_SEG_GENERAL that sends the call to the
@@ -129,7 +128,7 @@ static inline uint32_t nn_policy_key(uint64_t v, uint32_t shift, uint32_t unit) 
  * compare steps back to the one before; a bucket with more segments (1-byte-wide ranges,
  * say) names a copy of its top segment preceded by such a record. */
 static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
-  const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(v, s->shift, s->unit)];
+  const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(s->octave, v)];
   return g - (v < g->start);
 }
 

@@ -7,17 +7,21 @@
 
 #include "topology.h"
 
-/* A collective's byte axis is cut into buckets by a key that keeps the top `shift + 1`
- * bits of nBytes (sizes below 2^(shift+1) get a bucket each). Each bucket names the
- * segment holding its top value; one branch-free compare steps back to the segment before,
- * so a bucket that holds at most two segments answers every call with the same work,
- * whatever the number of rules. The shift is chosen per collective at compile time to send
- * as few sizes as possible to the general path, which answers sizes below the top segment
- * of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB, which no
- * affordable shift separates) by binary search. Buckets cover every key up to that of
- * 2^64 - 1, so a call needs no clamp: at most (65 - 5) << 5 = 1,920 of them. */
-#define NN_MAX_SHIFT 5          /* 32 buckets per octave; more would crowd L1 */
-#define NN_MAX_BUCKETS 1920u    /* per collective, at the largest shift: under 4 KB */
+/* A collective's byte axis is cut into octaves (0 and 1, then [2^e, 2^(e+1))) and each
+ * octave into 2^s buckets by the top s + 1 bits of nBytes. Each bucket names the segment
+ * holding its top value; one branch-free compare steps back to the segment before, so a
+ * bucket that holds at most two segments answers every call with the same work, whatever
+ * the number of rules. The shift s is chosen per octave at compile time: the smallest that
+ * sends the fewest of its sizes to the general path, which answers sizes below the top
+ * segment of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB,
+ * which no affordable shift separates) by binary search. An octave without boundaries is
+ * one bucket: what a call touches grows with the octaves that need the detail, not with
+ * the largest shift. Buckets cover every key of a 64-bit size, so a call needs no clamp. */
+#define NN_OCTAVES 64
+#define NN_MAX_SHIFT 5          /* at most 32 buckets per octave */
+#define NN_LOW_KEYS 32u         /* octave 0 owns keys 0..31 (uses 0 and 1): every later base,
+                                   its first key less 2^s, is then >= 0 */
+#define NN_MAX_BUCKETS (NN_LOW_KEYS + 30u + 59u * 32u)   /* 1,950: under 4 KB */
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 /* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
@@ -33,6 +37,7 @@ struct nn_crule {
 
 /* What the general path and the walks need beside a collective's struct nn_segs. */
 struct nn_coll_more {
+  uint32_t octave[NN_OCTAVES];   /* the words nn_policy_key reads */
   int32_t *first;       /* per segment: index into p->rules of its first rule, or -1 */
   uint32_t n;           /* segments (the crowded buckets' records come after them) */
 };
@@ -125,11 +130,11 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
   }
 }
 
-static uint32_t key_of(uint64_t v, unsigned shift) { return nn_policy_key(v, shift, 1u << shift); }
+static unsigned octave_of(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v | 1); }
 
-/* The smallest value with the key of v. */
+/* The smallest value sharing v's bucket when v's octave has `shift` sub-octave bits. */
 static uint64_t bucket_low(uint64_t v, unsigned shift) {
-  unsigned e = 63u - (unsigned)__builtin_clzll(v | 1);
+  unsigned e = octave_of(v);
   return e <= shift ? v : v >> (e - shift) << (e - shift);
 }
 
@@ -141,52 +146,53 @@ static uint64_t slow_width(const uint64_t *b, uint32_t i, uint32_t j, unsigned s
   return j - i == 2 && b[i] == low ? 0 : b[j - 1] - low;
 }
 
-/* End of the run of boundaries from b[i] on with b[i]'s key. */
-static uint32_t same_key_end(const uint64_t *b, uint32_t n, uint32_t i, unsigned shift) {
-  uint32_t j = i + 1;
-  while (j < n && key_of(b[j], shift) == key_of(b[i], shift)) j++;
-  return j;
-}
-
-/* For sizes spread evenly over the octaves, the share of calls that would take the
- * out-of-line search with this shift. */
-static double slow_share(const uint64_t *b, uint32_t n, unsigned shift) {
-  double share = 0;
-  for (uint32_t i = 1, j; i < n; i = j) {
-    j = same_key_end(b, n, i, shift);
-    share += (double)slow_width(b, i, j, shift) / (double)(1ull << (63 - __builtin_clzll(b[i])));
+/* The sizes of one octave, holding boundaries b[i..j), that `shift` sends out of line. */
+static uint64_t octave_slow_width(const uint64_t *b, uint32_t i, uint32_t j, unsigned shift) {
+  uint64_t width = 0;
+  for (uint32_t k = i, m; k < j; k = m) {
+    for (m = k + 1; m < j && bucket_low(b[m], shift) == bucket_low(b[k], shift); m++) {}
+    width += slow_width(b, k, m, shift);
   }
-  return share;
+  return width;
 }
 
-/* The shift whose buckets send the fewest calls out of line, then the fewest buckets. */
-static unsigned pick_shift(const uint64_t *b, uint32_t n) {
-  if (n < 2) return 0;
-  unsigned best = 0;
-  double best_share = slow_share(b, n, 0);   /* one bucket per octave */
-  for (unsigned shift = 1; shift <= NN_MAX_SHIFT && best_share > 0; shift++) {
-    double share = slow_share(b, n, shift);
-    if (share < best_share) { best = shift; best_share = share; }
+/* Per octave, the smallest shift that sends the fewest of its sizes out of line. */
+static void pick_shifts(const uint64_t *b, uint32_t n, uint8_t *shift) {
+  memset(shift, 0, NN_OCTAVES);
+  for (uint32_t i = 1, j; i < n; i = j) {   /* b[0] is 0 */
+    unsigned e = octave_of(b[i]), max = e < NN_MAX_SHIFT ? e : NN_MAX_SHIFT;
+    for (j = i + 1; j < n && octave_of(b[j]) == e; j++) {}
+    uint64_t best = octave_slow_width(b, i, j, 0);
+    for (unsigned s = 1; s <= max && best > 0; s++) {
+      uint64_t width = octave_slow_width(b, i, j, s);
+      if (width < best) { best = width; shift[e] = (uint8_t)s; }
+    }
   }
-  return best;
 }
 
-/* The number of bucket keys for a shift: every key up to that of 2^64 - 1. */
-static size_t bucket_count(unsigned shift) { return (size_t)key_of(UINT64_MAX, shift) + 1; }
+/* Each octave's word (policy.h, nn_policy_key) for these shifts; returns the number of keys. */
+static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
+  uint32_t first = NN_LOW_KEYS;
+  octave[0] = 0;   /* 0 and 1 are their own keys */
+  for (unsigned e = 1; e < NN_OCTAVES; e++) {
+    octave[e] = (first - (1u << shift[e])) << 6 | (e - shift[e]);
+    first += 1u << shift[e];
+  }
+  return first;
+}
 
 /* Buckets for every key over the n segments starting at b: each names the segment
  * holding its top value (the number of boundaries with a key up to its own). A crowded
  * bucket names instead a copy of that segment appended at seg[*extra + 1], after a record
  * that sends the call to the general path; with seg NULL this only counts them. */
-static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint32_t n, uint16_t *bucket,
-                         struct nn_seg *seg, uint32_t *extra) {
+static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys, const uint64_t *b,
+                         uint32_t n, uint16_t *bucket, struct nn_seg *seg, uint32_t *extra) {
   uint32_t i = 1;
-  size_t keys = bucket_count(s->shift);
   for (uint32_t k = 0; k < keys; k++) {
     uint32_t from = i;
-    while (i < n && key_of(b[i], s->shift) <= k) i++;
+    while (i < n && nn_policy_key(s->octave, b[i]) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
-    if (!slow_width(b, from, i, s->shift)) continue;
+    if (i - from < 2 || !slow_width(b, from, i, shift[octave_of(b[from])])) continue;
     if (seg) {
       seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1, .entry = NN_SEG_GENERAL};
       seg[*extra + 1] = seg[i - 1];
@@ -199,20 +205,22 @@ static void fill_buckets(const struct nn_segs *s, const uint64_t *b, uint32_t n,
 static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32_t *parent) {
   struct nn_segs *s = &p->hot.coll[coll];
   uint32_t n = p->more[coll].n = collect_bounds(p, coll, scratch);
-  s->shift = pick_shift(scratch, n);
-  s->unit = 1u << s->shift;
-  uint16_t *bucket = malloc(bucket_count(s->shift) * sizeof *bucket);   /* <= NN_MAX_BUCKETS */
+  uint8_t shift[NN_OCTAVES];
+  pick_shifts(scratch, n, shift);
+  uint32_t keys = lay_out_keys(shift, p->more[coll].octave);   /* <= NN_MAX_BUCKETS */
+  s->octave = p->more[coll].octave;
+  uint16_t *bucket = malloc(keys * sizeof *bucket);
   s->bucket = bucket;
   if (!bucket) return -1;
   uint32_t total = n;
-  fill_buckets(s, scratch, n, bucket, NULL, &total);
+  fill_buckets(s, shift, keys, scratch, n, bucket, NULL, &total);
   struct nn_seg *seg = malloc(total * sizeof *seg);
   int32_t *first = p->more[coll].first = malloc(n * sizeof *first);
   s->seg = seg;
   if (!seg || !first) return -1;
   assign_first_rules(p, coll, scratch, n, seg, first, parent);
   total = n;
-  fill_buckets(s, scratch, n, bucket, seg, &total);
+  fill_buckets(s, shift, keys, scratch, n, bucket, seg, &total);
   for (uint32_t i = 0; i < n; i++)
     if (first[i] >= 0) p->coll_mask |= 1u << coll;
   return 0;
