@@ -129,7 +129,10 @@ static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
  * say) names a copy of its top segment preceded by such a record. */
 static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
   const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(s->octave, v)];
-  return g - (v < g->start);
+  uint64_t difference;
+  /* The borrow of v - start, not a compare: gcc turns `g - (v < g->start)` into a branch,
+   * which sizes just below a boundary mispredict. */
+  return g - __builtin_sub_overflow(v, g->start, &difference);
 }
 
 /* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result. */
