@@ -331,6 +331,13 @@ struct opts {
   int check;          /* -Q: verify every rule count, time one row, no targets */
 };
 
+/* A workload kept with its live communicator, to be timed again beside another. */
+struct kept {
+  void *ctx;
+  struct call calls[CALLS_MASK + 1];
+  float tmpl[CALLS_MASK + 1][NA][NP];
+};
+
 struct bench {
   struct opts o;
   const nn_ncclTuner_v5_t *ours;
@@ -343,6 +350,8 @@ struct bench {
   struct stat_line init_cached[N_RULE_COUNTS], init_reread[N_RULE_COUNTS];
   double mem_comm[N_RULE_COUNTS], mem_policy[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
   long serial;                             /* files written so far */
+  struct kept one_rule[2];                 /* [match]: the 1-rule communicator and its calls */
+  struct stat_line pair_st[2][2];          /* [match][1 rule, 1000 rules], interleaved runs */
 };
 
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
@@ -406,6 +415,19 @@ static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, vo
     b->call_st[ri][match][k] = summarize(v[k], b->o.runs);
     b->call_ns[ri][match][k] = b->call_st[ri][match][k].median;
   }
+}
+
+/* The 1-rule and the 1000-rule communicators (each over its own calls) timed in alternate
+ * runs, so that drift between the two phases of the benchmark does not enter their ratio. */
+static void measure_pair(struct bench *b, int match, void *ctx_1000) {
+  struct kept *k = &b->one_rule[match];
+  const nn_ncclTuner_v5_t *volatile tuner = b->ours;
+  double v[2][MAX_RUNS] = {{0}};
+  for (int run = 0; run < b->o.runs; run++) {
+    v[0][run] = time_calls(&tuner, k->ctx, k->calls, b->o.calls, k->tmpl);
+    v[1][run] = time_calls(&tuner, ctx_1000, b->calls, b->o.calls, b->tmpl);
+  }
+  for (int i = 0; i < 2; i++) b->pair_st[match][i] = summarize(v[i], b->o.runs);
 }
 
 /* -I: each tuner over the same calls, one callgrind dump each, named
@@ -515,7 +537,17 @@ static int bench_rule_count(struct bench *b, int ri) {
     int timed_row = !b->o.check || (ri == N_RULE_COUNTS - 1 && match);
     if (rc == 0 && b->o.instr) count_instructions(b, ri, match, ours_ctx, ref_ctx);
     else if (rc == 0 && timed_row) measure_calls(b, ri, match, ours_ctx, ref_ctx);
-    b->ours->finalize(ours_ctx);
+    int pairs = rc == 0 && !b->o.instr && !b->o.check;
+    if (pairs && n == 1000 && b->one_rule[match].ctx) measure_pair(b, match, ours_ctx);
+    if (pairs && n == 1) {   /* kept for measure_pair */
+      struct kept *k = &b->one_rule[match];
+      k->ctx = ours_ctx;
+      memcpy(k->calls, b->calls, sizeof k->calls);
+      memcpy(k->tmpl, b->tmpl, sizeof k->tmpl);
+    } else {
+      b->ours->finalize(ours_ctx);
+    }
+    if (n == 1000 && b->one_rule[match].ctx) b->ours->finalize(b->one_rule[match].ctx), b->one_rule[match].ctx = NULL;
     ref_tuner.finalize(ref_ctx);
   }
   if (rc == 0 && !b->o.instr) rc = measure_init(b, ri, rules);
@@ -566,7 +598,9 @@ static void print_init_table(const struct bench *b) {
 /* Prints the ratios and the verdict against the targets; returns the number missed. The
  * call ratios are taken on the fastest run of each (interference on a shared machine only
  * ever adds time, so the minimum is the best estimate of the cost itself); the median
- * ratios are printed beside them. */
+ * ratios are printed beside them. The 1000-rule/1-rule target is judged on the runs that
+ * alternate the two communicators (measure_pair); the ratio of the two table rows, timed
+ * minutes apart, is printed for comparison. */
 static int print_verdict(const struct bench *b) {
   const int r1 = 1, r1000 = N_RULE_COUNTS - 1;
   double worst_floor = 0, worst_ratio = 0, worst_cached = 0, worst_first = 0;
@@ -574,11 +608,13 @@ static int print_verdict(const struct bench *b) {
   for (int m = 1; m >= 0; m--) {
     double ours = b->call_ns[r1000][m][0], flo = b->call_ns[r1000][m][2];
     double floor_ratio = b->call_st[r1000][m][0].lo / b->call_st[r1000][m][2].lo;
-    double ratio_med = ours / b->call_ns[r1][m][0];
-    double ratio = b->call_st[r1000][m][0].lo / b->call_st[r1][m][0].lo;
+    const struct stat_line *p1 = &b->pair_st[m][0], *p1000 = &b->pair_st[m][1];
+    double ratio = p1000->lo / p1->lo, ratio_med = p1000->median / p1->median;
+    double rows = b->call_st[r1000][m][0].lo / b->call_st[r1][m][0].lo;
     printf("- %s calls: ours/floor at 1000 rules %.2f (fastest runs), %.2f (medians); 1000-rule/1-rule %.2f "
-           "(fastest runs), %.2f (medians); linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching",
-           floor_ratio, ours / flo, ratio, ratio_med, b->call_ns[r1000][m][1] / ours);
+           "(fastest runs), %.2f (medians) in alternate runs (%.2f ns, %.2f ns fastest), %.2f from the table's "
+           "rows; linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching", floor_ratio, ours / flo,
+           ratio, ratio_med, p1->lo, p1000->lo, rows, b->call_ns[r1000][m][1] / ours);
     if (floor_ratio > worst_floor) worst_floor = floor_ratio;
     if (ratio > worst_ratio) worst_ratio = ratio;
   }
@@ -589,7 +625,7 @@ static int print_verdict(const struct bench *b) {
   int missed = (worst_floor > 3.0) + (worst_ratio > 1.1) + (worst_cached > 5.0) + (worst_first > 1000.0);
   printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst, fastest runs (%s)\n", worst_floor,
          worst_floor <= 3.0 ? "met" : "MISSED");
-  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst, fastest runs (%s)\n", worst_ratio,
+  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst, fastest of alternate runs (%s)\n", worst_ratio,
          worst_ratio <= 1.1 ? "met" : "MISSED");
   printf("- target first init after a write <= 1 ms: %.0f us worst median (%s)\n", worst_first,
          worst_first <= 1000.0 ? "met" : "MISSED");
