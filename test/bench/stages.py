@@ -39,6 +39,8 @@ def per_function(text):
             intrin = line.rstrip().endswith("intrin.h")
             in_src, width, func = True, None, "intrinsics" if intrin else None
             continue
+        if line.startswith("The following files") or line.rstrip().endswith("events annotated"):
+            in_src = False   # the trailer: its total must not join the last file's last function
         if not in_src or "=>" in line or line.startswith("----") or line.startswith("Ir"):
             continue
         m = COUNT.match(line)
