@@ -18,10 +18,10 @@
  * one bucket: what a call touches grows with the octaves that need the detail, not with
  * the largest shift. Buckets cover every key of a 64-bit size, so a call needs no clamp. */
 #define NN_OCTAVES 64
-#define NN_MAX_SHIFT 5          /* at most 32 buckets per octave */
-#define NN_LOW_KEYS 32u         /* octave 0 owns keys 0..31 (uses 0 and 1): every later base,
-                                   its first key less 2^s, is then >= 0 */
-#define NN_MAX_BUCKETS (NN_LOW_KEYS + 30u + 59u * 32u)   /* 1,950: under 4 KB */
+#define NN_MAX_SHIFT 6          /* at most 64 buckets per octave (8 and more crowded L1) */
+/* Keys: 0 and 1 (octave 0), unused ones so that every later octave's base, its first key
+ * less 2^s, is >= 0 (fewer than 2^NN_MAX_SHIFT), then 2^s per octave: 3,840 at most. */
+#define NN_MAX_BUCKETS (2u + (1u << NN_MAX_SHIFT) + 62u + 58u * (1u << NN_MAX_SHIFT))
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
 /* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
@@ -170,9 +170,17 @@ static void pick_shifts(const uint64_t *b, uint32_t n, uint8_t *shift) {
   }
 }
 
+/* The unused keys after 0 and 1 that keep every octave's base (its first key less 2^s) >= 0. */
+static uint32_t unused_keys(const uint8_t *shift) {
+  uint32_t first = 2, unused = 0;
+  for (unsigned e = 1; e < NN_OCTAVES; first += 1u << shift[e], e++)
+    if (first + unused < 1u << shift[e]) unused = (1u << shift[e]) - first;
+  return unused;
+}
+
 /* Each octave's word (policy.h, nn_policy_key) for these shifts; returns the number of keys. */
 static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
-  uint32_t first = NN_LOW_KEYS;
+  uint32_t first = 2 + unused_keys(shift);
   octave[0] = 0;   /* 0 and 1 are their own keys */
   for (unsigned e = 1; e < NN_OCTAVES; e++) {
     octave[e] = (first - (1u << shift[e])) << 6 | (e - shift[e]);
