@@ -9,6 +9,8 @@
 #                      nice on a busy machine, where a starved process otherwise reports a timeout)
 #   FUZZ_TARGETS="..." targets to run (default: all test/fuzz/fuzz_*.c)
 #   FUZZ_JOBS=n        targets fuzzed at the same time (default: number of CPUs)
+#   FUZZ_FORK=n        each target fuzzed by n worker processes of one libFuzzer run
+#                      (-fork=n: one target's long run on n CPUs; FUZZ_RUNS counts them all)
 #   FUZZ_COVERAGE=1    afterwards, replay each target's corpus through a source-coverage build
 #                      and print the line coverage of the files it exercises (llvm-cov)
 #
@@ -81,6 +83,7 @@ fuzz_one() {
   [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="test/fuzz/dict/$t.dict")
   local limit=(-max_total_time="$SECONDS_EACH")
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+  [ -n "${FUZZ_FORK:-}" ] && limit+=(-fork="$FUZZ_FORK")
   "$FB/fuzz/$t" "${dict[@]}" "${limit[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" "$work" "test/fuzz/corpus/$t" >"$log" 2>&1
 }
@@ -94,8 +97,10 @@ wait
 
 for t in $TARGETS; do
   log="$FB/fuzz/$t.log"
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -oE '(DONE|pulse|NEW|REDUCE|INITED) +cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[^ ]+' "$log" | tail -1 | sed -E 's/^[A-Z]+ +//')
+  # A single process ends with final stats and "Done N runs in S second(s)"; a -fork run
+  # with "fuzzed for N iterations" and "exiting: 0 time: Ss", its progress lines "#N: cov: ...".
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p; s/^INFO: fuzzed for \([0-9]*\) iterations.*/\1/p' "$log" | tail -1)
+  cov=$(grep -oE '((DONE|pulse|NEW|REDUCE|INITED) +|^#[0-9]+: )cov: [0-9]+ ft: [0-9]+ corp: [0-9]+(/[^ ]+)?' "$log" | tail -1 | sed -E 's/^([A-Z]+ +|#[0-9]+: )//')
   crashes=$(ls "$FB/artifacts/$t/" 2>/dev/null | grep -E '^(crash|leak|timeout|oom)-' || true)
   if [ -n "$crashes" ]; then
     mkdir -p "test/fuzz/regressions/$t"
@@ -104,8 +109,10 @@ for t in $TARGETS; do
     grep -m3 -E "^==[0-9]+==ERROR|SUMMARY|runtime error" "$log"
     status=1
   else
-    secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    echo "PASS test/fuzz/$t: ${execs:-?} execs in ${secs:-$SECONDS_EACH}s, $cov"
+    secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p; s/^INFO: exiting: 0 time: \([0-9]*\)s.*/\1/p' "$log" | tail -1)
+    # A run that ended early (killed) has neither line: its time is unknown, not FUZZ_SECONDS.
+    [ -z "$secs" ] && [ -z "${FUZZ_RUNS:-}" ] && secs=$SECONDS_EACH
+    echo "PASS test/fuzz/$t: ${execs:-?} execs in ${secs:-?}s, $cov"
   fi
 done
 
