@@ -21,14 +21,9 @@ extern char **environ;
 
 #define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
 
-/* Opens a file for reading by the bounded reader's rules (a regular file, never blocks
- * on a FIFO); callers read a bounded part of it, so any size is accepted. */
-static FILE *open_text(const char *path) {
-  int fd = nn_file_open(AT_FDCWD, path, 0, (size_t)1 << 40, NULL, 0);
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f && fd >= 0) close(fd);
-  return f;
-}
+/* Files read by the bounded reader's rules (a regular file, never blocks on a FIFO); the
+ * callers read a bounded part of each. */
+static FILE *open_text(const char *path) { return nn_file_fopen(path, 0, NN_FILE_ANY_SIZE); }
 
 /* ---------- running ---------- */
 

@@ -312,9 +312,7 @@ static void gpu_links(struct ctx *c, const struct nn_nccl_release *rel) {
 static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
   char path[4096], line[512], cls[128];
   const char *ci = c->cpuinfo[0] ? c->cpuinfo : rooted(c, "/proc/cpuinfo", path, sizeof path);
-  int fd = nn_file_open(AT_FDCWD, ci, 0, (size_t)64 << 20, NULL, 0);   /* --cpuinfo: never a FIFO */
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f && fd >= 0) close(fd);
+  FILE *f = nn_file_fopen(ci, 0, (size_t)64 << 20);   /* --cpuinfo: never a FIFO */
   int vm = 0;
   while (f && fgets(line, sizeof line, f))
     if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor")) { vm = 1; break; }

@@ -1,7 +1,6 @@
 /* discover_guest.c - `discover --guest`: inside the VM, the complete mapping from the
  * host map discover --proxmox-vm wrote; see discover_map.h. Each guest GPU is matched
  * to its hostpci entry through its root port (guest.h). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,7 @@
 
 /* The hostpci number recorded on a host map's gpu line ("# hostpciN"), else the index. */
 static int hostpci_of_line(const char *path, const struct nn_gpu *gpu) {
-  int fd = nn_file_open(AT_FDCWD, path, 0, (size_t)1 << 30, NULL, 0);   /* never a FIFO */
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f && fd >= 0) close(fd);
+  FILE *f = nn_file_fopen(path, 0, (size_t)1 << 30);   /* never a FIFO */
   char line[NN_MAX_LINE_BYTES + 2];
   int no = 0, n = gpu->index;
   while (f && fgets(line, sizeof line, f)) {

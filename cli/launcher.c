@@ -206,10 +206,7 @@ int nn_launch_write(const struct nn_launch *l, const char *rundir) {
 /* Opens a file of a run directory for reading by the bounded reader's rules: a run
  * directory is shared, and `calibrate --from` reads someone else's (never a FIFO). */
 static FILE *open_run_file(const char *path) {
-  int fd = nn_file_open(AT_FDCWD, path, NN_FILE_NOFOLLOW, 64u << 20, NULL, 0);
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f && fd >= 0) close(fd);
-  return f;
+  return nn_file_fopen(path, NN_FILE_NOFOLLOW, 64u << 20);
 }
 
 int nn_launch_nodes(const char *rundir) {

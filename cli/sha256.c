@@ -1,10 +1,8 @@
 /* sha256.c - SHA-256 written from FIPS 180-4. */
 #include "cli/sha256.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fileread.h"
 
@@ -88,12 +86,8 @@ static void to_hex(const unsigned char d[32], char hex[65]) {
 
 int nn_sha256_file_hex(const char *path, char hex[65]) {
   /* Never blocks on a FIFO; a mapping is far smaller than this. */
-  int fd = nn_file_open(AT_FDCWD, path, 0, (size_t)1 << 30, NULL, 0);
-  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
+  FILE *f = nn_file_fopen(path, 0, (size_t)1 << 30);
+  if (!f) return -1;
   struct nn_sha256 s;
   unsigned char buf[65536], d[32];
   size_t n;

@@ -11,6 +11,7 @@
 #define NCCL_NUMA_FILEREAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Flags of nn_file_open / nn_file_read. */
@@ -18,6 +19,9 @@
 #define NN_FILE_BENEATH 2    /* path relative to dirfd, no "..", no symbolic link anywhere */
 #define NN_FILE_MISSING_OK 4 /* a missing file (ENOENT) is no error: returns 1, no message */
 #define NN_FILE_BARE 8       /* messages without the leading "PATH: " (the caller names the file) */
+
+/* A cap for callers that read only a bounded part of a file themselves. */
+#define NN_FILE_ANY_SIZE ((size_t)1 << 40)
 
 /* What a file mode says the file is: "a directory", "a FIFO", "a socket", ... */
 const char *nn_file_kind(mode_t mode);
@@ -39,5 +43,10 @@ int nn_file_read_fd(int fd, const char *name, size_t cap, char **buf, size_t *le
  * NN_FILE_MISSING_OK; *buf NULL) or -1 (err set). */
 int nn_file_read(int dirfd, const char *path, int flags, size_t cap, char **buf, size_t *len,
                  char *err, size_t errsz);
+
+/* nn_file_open (relative to the working directory), then a stdio stream on the descriptor
+ * for reading, for callers that read line by line. Returns the stream (the caller
+ * fcloses it) or NULL with errno set; no message. */
+FILE *nn_file_fopen(const char *path, int flags, size_t cap);
 
 #endif

@@ -2,11 +2,9 @@
 #include "cpuinfo.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fileread.h"
 #include "numparse.h"
@@ -16,12 +14,8 @@
 
 int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) {
   /* --cpuinfo may name any file: opened by the bounded reader's rules (never a FIFO). */
-  int fd = nn_file_open(AT_FDCWD, path ? path : "/proc/cpuinfo", 0, NN_CPUINFO_MAX_BYTES, NULL, 0);
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
+  FILE *f = nn_file_fopen(path ? path : "/proc/cpuinfo", 0, NN_CPUINFO_MAX_BYTES);
+  if (!f) return -1;
   vendor[0] = 0;
   *family = *model = -1;
   char line[512];

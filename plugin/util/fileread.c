@@ -178,3 +178,14 @@ int nn_file_read(int dirfd, const char *path, int flags, size_t cap, char **buf,
   errno = e;
   return rc;
 }
+
+FILE *nn_file_fopen(const char *path, int flags, size_t cap) {
+  int fd = nn_file_open(AT_FDCWD, path, flags, cap, NULL, 0);
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  if (!f && fd >= 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}

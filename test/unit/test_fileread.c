@@ -146,6 +146,31 @@ static void test_bare_and_kind(void **state) {
   close(fd);
 }
 
+/* nn_file_fopen: a stream over a file checked by the same rules, errno kept on refusal. */
+static void test_fopen(void **state) {
+  (void)state;
+  char p[128], line[32];
+  path_of(p, sizeof p, "a.txt");
+  FILE *f = nn_file_fopen(p, 0, 100);
+  assert_non_null(f);
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_string_equal(line, "hello\n");
+  assert_int_equal(fcntl(fileno(f), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+  fclose(f);
+  path_of(p, sizeof p, "fifo");
+  errno = 0;
+  assert_null(nn_file_fopen(p, 0, 100));
+  assert_int_equal(errno, EINVAL);
+  path_of(p, sizeof p, "big");
+  assert_null(nn_file_fopen(p, 0, 1 << 20));
+  assert_int_equal(errno, EFBIG);
+  assert_non_null(f = nn_file_fopen(p, 0, NN_FILE_ANY_SIZE));
+  fclose(f);
+  path_of(p, sizeof p, "link.txt");
+  assert_null(nn_file_fopen(p, NN_FILE_NOFOLLOW, 100));
+  assert_int_equal(errno, ELOOP);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_regular),
@@ -153,6 +178,7 @@ int main(void) {
     cmocka_unit_test(test_proc_files),
     cmocka_unit_test(test_links_and_beneath),
     cmocka_unit_test(test_bare_and_kind),
+    cmocka_unit_test(test_fopen),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
