@@ -114,12 +114,16 @@ static inline const struct nn_policy_hot *nn_policy_hot_of(const struct nn_polic
   return (const struct nn_policy_hot *)(const void *)p;
 }
 
-/* Monotonic in v. The octave of v (0 for 0 and 1, else floor(log2 v)) has 2^s keys, s
- * chosen per octave; its word holds the base its keys count from (upper 26 bits) and the
+/* The octave of a size: 0 for 0 and 1, else floor(log2 v). */
+static inline uint32_t nn_policy_octave(uint64_t v) {
+  return 63u - (uint32_t)__builtin_clzll(v | 1);
+}
+
+/* Monotonic in v. The octave of v has 2^s keys, s chosen per octave; its word holds the base its keys count from (upper 26 bits) and the
  * right shift that leaves the top s + 1 bits of v (lower 6), which add to the base.
  * Branch-free, so random sizes cost no mispredictions. */
 static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
-  uint32_t w = octave[63u - (uint32_t)__builtin_clzll(v | 1)];
+  uint32_t w = octave[nn_policy_octave(v)];
   return (w >> 6) + (uint32_t)(v >> (w & 63));   /* v >> (w & 63) < 2^(s + 1) */
 }
 

@@ -130,11 +130,9 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
   }
 }
 
-static unsigned octave_of(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v | 1); }
-
 /* The smallest value sharing v's bucket when v's octave has `shift` sub-octave bits. */
 static uint64_t bucket_low(uint64_t v, unsigned shift) {
-  unsigned e = octave_of(v);
+  unsigned e = nn_policy_octave(v);
   return e <= shift ? v : v >> (e - shift) << (e - shift);
 }
 
@@ -160,8 +158,8 @@ static uint64_t octave_slow_width(const uint64_t *b, uint32_t i, uint32_t j, uns
 static void pick_shifts(const uint64_t *b, uint32_t n, uint8_t *shift) {
   memset(shift, 0, NN_OCTAVES);
   for (uint32_t i = 1, j; i < n; i = j) {   /* b[0] is 0 */
-    unsigned e = octave_of(b[i]), max = e < NN_MAX_SHIFT ? e : NN_MAX_SHIFT;
-    for (j = i + 1; j < n && octave_of(b[j]) == e; j++) {}
+    unsigned e = nn_policy_octave(b[i]), max = e < NN_MAX_SHIFT ? e : NN_MAX_SHIFT;
+    for (j = i + 1; j < n && nn_policy_octave(b[j]) == e; j++) {}
     uint64_t best = octave_slow_width(b, i, j, 0);
     for (unsigned s = 1; s <= max && best > 0; s++) {
       uint64_t width = octave_slow_width(b, i, j, s);
@@ -200,7 +198,8 @@ static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t
     uint32_t from = i;
     while (i < n && nn_policy_key(s->octave, b[i]) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
-    if (i - from < 2 || !slow_width(b, from, i, shift[octave_of(b[from])])) continue;
+    /* slow_width says 0 for fewer than two boundaries too; tested first, b[from] may be b[n] */
+    if (i - from < 2 || !slow_width(b, from, i, shift[nn_policy_octave(b[from])])) continue;
     if (seg) {
       seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1, .entry = NN_SEG_GENERAL};
       seg[*extra + 1] = seg[i - 1];
