@@ -58,6 +58,7 @@
 #define ANY (-1)
 
 static const int rule_counts[N_RULE_COUNTS] = {0, 1, 10, 100, 1000};
+enum { RI_ONE = 1, RI_MANY = N_RULE_COUNTS - 1 };   /* the 1-rule and the 1,000-rule rows */
 
 /* ------------------------------------------------------------------ rules */
 
@@ -517,6 +518,19 @@ static int measure_memory(struct bench *b, int ri, const struct bench_rule *rule
   return 0;
 }
 
+/* Keeps the 1-rule communicator and its calls until the 1,000-rule one is timed beside it. */
+static void keep_one_rule(struct bench *b, int match, void *ctx) {
+  struct kept *k = &b->one_rule[match];
+  k->ctx = ctx;
+  memcpy(k->calls, b->calls, sizeof k->calls);
+  memcpy(k->tmpl, b->tmpl, sizeof k->tmpl);
+}
+
+static void release_one_rule(struct bench *b, int match) {
+  if (b->one_rule[match].ctx) b->ours->finalize(b->one_rule[match].ctx);
+  b->one_rule[match].ctx = NULL;
+}
+
 static int bench_rule_count(struct bench *b, int ri) {
   int n = rule_counts[ri];
   struct bench_rule *rules = make_rules(n);
@@ -534,20 +548,14 @@ static int bench_rule_count(struct bench *b, int ri) {
     for (unsigned i = 0; i <= CALLS_MASK; i++) fill_table(b->tmpl[i], b->calls[i].bytes);
     rc = init_pair(b, &ours_ctx, &ref_ctx, n);
     if (rc == 0) rc = verify(b, ours_ctx, ref_ctx, match, n);
-    int timed_row = !b->o.check || (ri == N_RULE_COUNTS - 1 && match);
+    int timed_row = !b->o.check || (ri == RI_MANY && match);
     if (rc == 0 && b->o.instr) count_instructions(b, ri, match, ours_ctx, ref_ctx);
     else if (rc == 0 && timed_row) measure_calls(b, ri, match, ours_ctx, ref_ctx);
     int pairs = rc == 0 && !b->o.instr && !b->o.check;
-    if (pairs && n == 1000 && b->one_rule[match].ctx) measure_pair(b, match, ours_ctx);
-    if (pairs && n == 1) {   /* kept for measure_pair */
-      struct kept *k = &b->one_rule[match];
-      k->ctx = ours_ctx;
-      memcpy(k->calls, b->calls, sizeof k->calls);
-      memcpy(k->tmpl, b->tmpl, sizeof k->tmpl);
-    } else {
-      b->ours->finalize(ours_ctx);
-    }
-    if (n == 1000 && b->one_rule[match].ctx) b->ours->finalize(b->one_rule[match].ctx), b->one_rule[match].ctx = NULL;
+    if (pairs && ri == RI_MANY && b->one_rule[match].ctx) measure_pair(b, match, ours_ctx);
+    if (pairs && ri == RI_ONE) keep_one_rule(b, match, ours_ctx);
+    else b->ours->finalize(ours_ctx);
+    if (ri == RI_MANY) release_one_rule(b, match);
     ref_tuner.finalize(ref_ctx);
   }
   if (rc == 0 && !b->o.instr) rc = measure_init(b, ri, rules);
@@ -602,7 +610,7 @@ static void print_init_table(const struct bench *b) {
  * alternate the two communicators (measure_pair); the ratio of the two table rows, timed
  * minutes apart, is printed for comparison. */
 static int print_verdict(const struct bench *b) {
-  const int r1 = 1, r1000 = N_RULE_COUNTS - 1;
+  const int r1 = RI_ONE, r1000 = RI_MANY;
   double worst_floor = 0, worst_ratio = 0, worst_cached = 0, worst_first = 0;
   printf("\n## ratios and targets\n\n");
   for (int m = 1; m >= 0; m--) {
