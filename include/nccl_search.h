@@ -86,7 +86,4 @@ int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_to
 float nn_search_ring_gbps(const struct nn_search_pred *p);
 float nn_search_tree_gbps(const struct nn_search_pred *p);
 
-/* "8 GPUs: 2 x 24.0 GB/s, 0 crossings" style one-line summary of a graph. */
-void nn_search_describe(const struct nn_graph_pred *g, char *buf, size_t size);
-
 #endif

@@ -168,8 +168,6 @@ const char *nn_scope_name(int scope);
 /* Collectives by either spelling, "allreduce" or NCCL's and nccl-tests' "all_reduce":
  * -2 when unknown, NN_ANY for "any". */
 int nn_coll_from_name(const char *s);
-/* The nccl-tests spelling ("all_reduce", "broadcast"), "?" for an unknown index. */
-const char *nn_coll_alt_name(int coll);
 /* The valid collective names, for messages. */
 #define NN_COLL_NAMES "allreduce, allgather, reducescatter, broadcast or reduce " \
                       "(all_reduce, all_gather and reduce_scatter also work)"

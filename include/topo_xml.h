@@ -66,9 +66,4 @@ int nn_cpulist_to_cpumap(const char *list, char *out, size_t outsz);
  * Returns 0, or -1 with "libxml2 not found ..." in err. */
 int nn_topo_xml_available(char *err, size_t errsz);
 
-/* Tries to load libxml2 from `names` (NULL-terminated list of sonames) into a
- * throw-away table, without touching the process-wide one. For tests of the
- * missing-library path. Returns 0, or -1 with the reason in err. */
-int nn_topo_xml_probe(const char *const *names, char *err, size_t errsz);
-
 #endif

@@ -60,7 +60,6 @@ int nn_coll_from_name(const char *s) {
   int c = index_of(coll_names, NN_COLL_COUNT, s);
   return c >= 0 ? c : index_of(coll_alt_names, NN_COLL_COUNT, s);
 }
-const char *nn_coll_alt_name(int coll) { return name_at(coll_alt_names, NN_COLL_COUNT, coll); }
 int nn_algo_from_name(const char *s) { return index_of(algo_names, NN_ALGO_COUNT, s); }
 int nn_proto_from_name(const char *s) { return index_of(proto_names, NN_PROTO_COUNT, s); }
 int nn_scope_from_name(const char *s) {

@@ -547,11 +547,3 @@ float nn_search_ring_gbps(const struct nn_search_pred *p) {
 float nn_search_tree_gbps(const struct nn_search_pred *p) {
   return (float)p->model_nchannels * p->tree.bw_intra;
 }
-
-void nn_search_describe(const struct nn_graph_pred *g, char *buf, size_t size) {
-  if (!g->ok)
-    snprintf(buf, size, "search fails: 1 channel x %.1f GB/s (simple order)", (double)g->bw_intra);
-  else
-    snprintf(buf, size, "%d x %.1f GB/s, %d socket crossing%s", g->nchannels, (double)g->bw_intra,
-             g->crossings, g->crossings == 1 ? "" : "s");
-}

@@ -113,14 +113,6 @@ int nn_topo_xml_available(char *err, size_t errsz) {
   return -1;
 }
 
-int nn_topo_xml_probe(const char *const *names, char *err, size_t errsz) {
-  struct nn_xml_api a;
-  void *h = nn_xml_open(names, &a, err, errsz);
-  if (!h) return -1;
-  dlclose(h);
-  return 0;
-}
-
 /* ---- CPU lists ---- */
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

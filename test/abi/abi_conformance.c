@@ -2,7 +2,10 @@
  * abi_conformance.c - loads the built plugin with dlopen(RTLD_NOW|RTLD_LOCAL) as NCCL
  * does, resolves every symbol and drives tuner v2-v6 and env v1/v2 with realistic
  * tables, asserting the contract. Usage: abi_conformance path/to/libnccl-tuner-numa.so
+ * With --no-libxml2 (run where libxml2 cannot load): only that the env plugin then serves
+ * no topology, says why, and still serves the mapping's env defaults.
  */
+#include <stdarg.h>
 #include <math.h>
 #include <sys/stat.h>
 
@@ -342,8 +345,50 @@ static void test_env(void *h, const char *dir, const char *cfg_amd) {
   e1->finalize();
 }
 
+static char g_warning[1024];
+
+__attribute__((format(printf, 5, 6)))
+static void keep_warning(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != NN_NCCL_LOG_WARN || g_warning[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_warning, sizeof g_warning, fmt, ap);
+  va_end(ap);
+}
+
+static void test_no_libxml2(void *h, const char *dir) {
+  const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
+  char text[4096], path[512];
+  snprintf(text, sizeof text, "%stopology mode=numa\nenv NCCL_SOCKET_IFNAME=lo\n", REFERENCE);
+  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "numa.conf", text, path, sizeof path), 1);
+  unsetenv("NCCL_SOCKET_IFNAME");
+  unsetenv("NCCL_TOPO_FILE");
+  CHECK(e2->init(2, 30, 7, "", keep_warning) == nn_ncclSuccess, "env v2 init");
+  CHECK(e2->getEnv("NCCL_TOPO_FILE") == NULL, "no topology without libxml2");
+  CHECK(strstr(g_warning, "libxml2 not found (tried libxml2.so.2, libxml2.so.16): no topology served") != NULL,
+        "the warning names the libraries tried (%s)", g_warning);
+  const char *v = e2->getEnv("NCCL_SOCKET_IFNAME");
+  CHECK(v && !strcmp(v, "lo"), "env defaults still served");
+  CHECK(e2->finalize() == nn_ncclSuccess, "env v2 finalize");
+}
+
+static void test_all(void *h, const char *dir) {
+  char text[8192], path[512];
+  snprintf(text, sizeof text, "%s%s", REFERENCE, RULES);
+  const char *cfg = nn_abi_write_config(dir, "ref.conf", text, path, sizeof path);
+  test_v5_decisions(h, cfg);
+  test_tie_break(h);
+  test_v2_v3_v4_v6(h);
+  test_never_enable(h);
+  char cfg_copy[512];
+  snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
+  test_env(h, dir, cfg_copy);
+  test_bad_configs(h, dir);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s plugin.so\n", argv[0]); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: %s plugin.so [--no-libxml2]\n", argv[0]); return 2; }
   char dir[] = "/tmp/nn-abi-XXXXXX";
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   setenv("XDG_RUNTIME_DIR", dir, 1);
@@ -356,17 +401,8 @@ int main(int argc, char **argv) {
     const char *const *name = nn_abi_symbol(h, names[i]);
     CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);
   }
-  char text[8192], path[512];
-  snprintf(text, sizeof text, "%s%s", REFERENCE, RULES);
-  const char *cfg = nn_abi_write_config(dir, "ref.conf", text, path, sizeof path);
-  test_v5_decisions(h, cfg);
-  test_tie_break(h);
-  test_v2_v3_v4_v6(h);
-  test_never_enable(h);
-  char cfg_copy[512];
-  snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
-  test_env(h, dir, cfg_copy);
-  test_bad_configs(h, dir);
+  if (argc > 2 && !strcmp(argv[2], "--no-libxml2")) test_no_libxml2(h, dir);
+  else test_all(h, dir);
   dlclose(h);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
