@@ -77,7 +77,8 @@ done
 
 # 2. Fuzzing, a few targets at a time.
 fuzz_one() {
-  local t=$1 work="$FB/fuzz/corpus/$t" art="$FB/artifacts/$t/" log="$FB/fuzz/$t.log"
+  local t=$1
+  local work="$FB/fuzz/corpus/$t" art="$FB/artifacts/$t/" log="$FB/fuzz/$t.log"
   mkdir -p "$work" "$art"
   local dict=()
   [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="test/fuzz/dict/$t.dict")
