@@ -15,12 +15,8 @@
 #include "errbuf.h"
 #include "fileread.h"
 
-/* Files read by the bounded reader's rules (a regular file, never blocks on a FIFO); the
- * callers read a bounded part of each. */
-static FILE *open_text(const char *path) { return nn_file_fopen(path, 0, NN_FILE_ANY_SIZE); }
-
 static void read_cpu_model(char *buf, size_t size) {
-  FILE *f = open_text("/proc/cpuinfo");
+  FILE *f = nn_file_fopen("/proc/cpuinfo", 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
   char line[512];
   buf[0] = 0;
   if (!f) return;

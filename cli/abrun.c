@@ -21,10 +21,6 @@ extern char **environ;
 
 #define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
 
-/* Files read by the bounded reader's rules (a regular file, never blocks on a FIFO); the
- * callers read a bounded part of each. */
-static FILE *open_text(const char *path) { return nn_file_fopen(path, 0, NN_FILE_ANY_SIZE); }
-
 /* ---------- running ---------- */
 
 static char *find_binary(const char *dir, const char *coll) {
@@ -204,7 +200,7 @@ static int version_in_output(const char *path, char *text, size_t size) {
   char *buf = NULL;
   size_t n = 0;
   /* the head of the output is enough: the version is printed first */
-  FILE *f = open_text(path);
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
   if (f) {
     buf = malloc(1 << 20);
     n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
@@ -289,7 +285,7 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
 
 /* The first error line of a failed run's output (else its last line), for the progress line. */
 static void last_line(const char *path, char *buf, size_t size) {
-  FILE *f = open_text(path);
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
   char line[512];
   int found = 0;
   if (!f) return;

@@ -119,8 +119,9 @@ static inline uint32_t nn_policy_octave(uint64_t v) {
   return 63u - (uint32_t)__builtin_clzll(v | 1);
 }
 
-/* Monotonic in v. The octave of v has 2^s keys, s chosen per octave; its word holds the base its keys count from (upper 26 bits) and the
- * right shift that leaves the top s + 1 bits of v (lower 6), which add to the base.
+/* Monotonic in v. The octave of v has 2^s keys, s chosen per octave; its word holds the
+ * base its keys count from (upper 26 bits) and the right shift that leaves the top s + 1
+ * bits of v (lower 6), which add to the base.
  * Branch-free, so random sizes cost no mispredictions. */
 static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
   uint32_t w = octave[nn_policy_octave(v)];
