@@ -22,6 +22,7 @@
 #include "cli/guest.h"
 #include "cli/topo_summary.h"
 #include "config_source.h"
+#include "cpuinfo.h"
 #include "fileread.h"
 #include "cli/ncclver.h"
 #include "nccl_model.h"
@@ -311,7 +312,7 @@ static void gpu_links(struct ctx *c, const struct nn_nccl_release *rel) {
 /* In a VM, the CPU kind NCCL detects is the guest's CPUID: say what it is and what NCCL makes of it. */
 static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
   char path[4096], line[512], cls[128];
-  const char *ci = c->cpuinfo[0] ? c->cpuinfo : rooted(c, "/proc/cpuinfo", path, sizeof path);
+  const char *ci = c->cpuinfo[0] ? c->cpuinfo : rooted(c, nn_cpuinfo_default(), path, sizeof path);
   FILE *f = nn_file_fopen(ci, 0, (size_t)64 << 20);   /* --cpuinfo: never a FIFO */
   int vm = 0;
   while (f && fgets(line, sizeof line, f))
@@ -403,7 +404,7 @@ static void own_detection(struct ctx *c, int sm) {
   if (nn_topology_cpu_kind(&none, cpuinfo, &cpu, err, sizeof err)) {
     if (c->cfg && c->cfg->cpu.present && nn_topology_cpu_kind(c->cfg, cpuinfo, &cpu, err, sizeof err) == 0)
       fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
-              c->cfg->cpu.line, cpuinfo ? cpuinfo : "/proc/cpuinfo");
+              c->cfg->cpu.line, cpuinfo ? cpuinfo : nn_cpuinfo_default());
     else
       fprintf(c->out, "  %s\n", err);
   }
@@ -434,7 +435,7 @@ static void section_hazard(struct ctx *c) {
   memset(&none, 0, sizeof none);
   if (nn_topology_cpu_kind(&none, cpuinfo, &own, err, sizeof err) && c->cfg->cpu.present)
     fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
-            c->cfg->cpu.line, cpuinfo ? cpuinfo : "/proc/cpuinfo");
+            c->cfg->cpu.line, cpuinfo ? cpuinfo : nn_cpuinfo_default());
   nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
   fprintf(c->out, "  plugin (the one verdict auto mode uses):\n");
   report(c, &v, v.serve, NULL);

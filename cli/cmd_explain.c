@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/costview.h"
 #include "cli/ncclver.h"
+#include "cpuinfo.h"
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "numparse.h"
@@ -20,7 +21,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n"
-          "                         [--nccl-version X.Y.Z | --nccl-lib PATH]\n\n"
+          "                         [--nccl-version X.Y.Z | --nccl-lib PATH] [--cpuinfo FILE]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
           "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
@@ -31,7 +32,9 @@ static void usage(FILE *out) {
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
-          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the one on the library path)\n");
+          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the one on the library path)\n"
+          "  --cpuinfo FILE  the CPU kind NCCL would see, from FILE (default: NCCL_NUMA_CPUINFO, else\n"
+          "                  /proc/cpuinfo); a `cpu` line in the mapping takes precedence\n");
 }
 
 /* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
@@ -99,6 +102,18 @@ static int print_cost_model(const struct nn_topo_verdict *v, const struct nn_cpu
   return ok;
 }
 
+/* NCCL's own view is built for the CPU NCCL runs on, which a `cpu` line does not change. */
+static void print_own_cpu(const struct nn_cpu_kind *served) {
+  struct nn_cpu_kind own;
+  char err[512];
+  if (served->from_cpuinfo) return;
+  if (nn_topology_cpu_kind(NULL, NULL, &own, err, sizeof err) != 0)
+    printf("              (NCCL's own view: %s)\n", err);
+  else
+    printf("              (NCCL's own view: CPU %s family %d model %d from %s)\n", own.vendor, own.family,
+           own.model, nn_cpuinfo_default());
+}
+
 static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
                         const struct nn_ncclver *ver, struct nn_cost_model *m) {
   const struct nn_config *cfg = cc->cfg;
@@ -123,8 +138,9 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
   nn_ncclver_print(stdout, "topology:     ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled socket link %.0f GB/s", v.link_gbps);
-  printf("              (CPU %s family %d model %d%s; %s)\n", cpu.vendor, cpu.family, cpu.model,
-         cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", link);
+  printf("              (CPU %s family %d model %d%s%s; %s)\n", cpu.vendor, cpu.family, cpu.model,
+         cpu.from_cpuinfo ? " from " : "", cpu.from_cpuinfo ? nn_cpuinfo_default() : "", link);
+  print_own_cpu(&cpu);
   print_protocols(v.rel, v.sm);
   if (cfg->pci_latency_us > 0) {
     char why[200];
@@ -145,7 +161,7 @@ int nn_cmd_explain(int argc, char **argv) {
   static const struct option opts[] = {{"config", required_argument, 0, 'c'}, {"ranks", required_argument, 0, 'r'},
                                        {"nodes", required_argument, 0, 'n'}, {"coll", required_argument, 0, 'l'},
                                        {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+                                       {"cpuinfo", required_argument, 0, 'i'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   const char *path = NULL, *version = NULL, *lib = NULL;
   size_t ranks = 0, nodes = 1;
   int only = -1, c;
@@ -156,6 +172,7 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'c': path = optarg; break;
     case 'V': version = optarg; break;
     case 'L': lib = optarg; break;
+    case 'i': nn_cpuinfo_set_default(optarg); break;
     case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "nccl-numa explain: bad --ranks '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "nccl-numa explain: bad --nodes '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'l':

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/ncclver.h"
+#include "cpuinfo.h"
 #include "cli/topo_validate.h"
 #include "fdio.h"
 #include "nn_config.h"
@@ -119,8 +120,9 @@ static void print_verdict(const struct topo_args *a, const struct nn_config *cfg
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
-  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s, %s\n", nn_topo_mode_name(v.mode),
-          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from cpuinfo)" : "", link);
+  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n", nn_topo_mode_name(v.mode),
+          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from " : "",
+          cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
 }
 
 /* Temporary file next to `path`, then rename: readers never see half a file. */
