@@ -33,7 +33,7 @@ LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 ABI_SRC := $(sort $(wildcard plugin/abi/*.c))
 CORE_SRC := $(sort $(wildcard plugin/core/*.c plugin/util/*.c))
 LIB_SRC := $(ABI_SRC) $(CORE_SRC)
-CLI_SRC := $(sort $(wildcard cli/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c cli/*/*.c))
 CLI_MAIN := cli/main.c
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 
@@ -52,7 +52,7 @@ CLI_A := $(BUILD)/libnn-cli.a
 .PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb
 all: $(SO) $(CLI)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h cli/*/*.h) VERSION
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
 $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)

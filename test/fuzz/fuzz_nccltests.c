@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

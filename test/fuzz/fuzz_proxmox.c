@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/proxmox.h"
+#include "cli/proxmox/proxmox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "nn_config.h"
-#include "cli/topo_validate.h"
+#include "cli/topo/topo_validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -34,8 +34,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/nccltests.h"
-#include "cli/rundir.h"
+#include "cli/sweep/nccltests.h"
+#include "cli/sweep/rundir.h"
 #include "nclog.h"
 #include "nccl_model.h"
 #include "numparse.h"

@@ -11,7 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 #include "numparse.h"
 
 /* ---------- lines ---------- */

@@ -3,7 +3,7 @@
  * NCCL 2.28.9 and 2.30.7 (test/fixtures/nccl-logs). Run from the repository root. */
 #include "nn_test.h"
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 #include "driver_format.h"
 #include "nclog.h"
 

@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-#include "cli/costmeasure.h"
-#include "cli/costview.h"
+#include "cli/sweep/costmeasure.h"
+#include "cli/predict/costview.h"
 
 static const char *conf =
   "cpu vendor=AuthenticAMD family=25 model=17\n"

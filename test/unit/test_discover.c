@@ -1,5 +1,5 @@
 /* test_discover.c - hwloc discovery on the XML fixtures under test/fixtures/hwloc. */
-#include "cli/discover.h"
+#include "cli/discover/discover.h"
 #include "nn_test.h"
 
 #define FIX "test/fixtures/hwloc/"

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 #define FIX "test/fixtures/nccl-tests/"
 

@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 static const char *shared_dir(void) {
   const char *d = getenv("NN_SHARED_DIR");

@@ -1,5 +1,5 @@
 /* test_proxmox.c - Proxmox VM configs, the cluster PCI mapping and Proxmox's device choice. */
-#include "cli/proxmox.h"
+#include "cli/proxmox/proxmox.h"
 #include "nn_test.h"
 
 static char err[1024];

@@ -5,7 +5,7 @@
 #include "nn_config.h"
 #include "nn_test.h"
 
-#include "cli/proxmox_numa.h"
+#include "cli/proxmox/proxmox_numa.h"
 
 /* One made-up PCI function: "0000:01:00.0", vendor, class, NUMA node. */
 struct fake_pci {

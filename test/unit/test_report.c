@@ -6,8 +6,8 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "cli/report.h"
-#include "cli/rundir.h"
+#include "cli/sweep/report.h"
+#include "cli/sweep/rundir.h"
 
 static char dir[64];
 
