@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa build. `make` builds the plugin and the CLI; `make test` runs every test.
 #
 # Variables: CC, PREFIX (install), BUILD (output dir), SAN (e.g. address,undefined or thread),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* main.c - the nccl-numa command: dispatches to one subcommand. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cpuinfo.h - the CPU vendor, family and model as /proc/cpuinfo states them
  * (NCCL models the inter-socket link by CPU kind).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topology.h - sockets and scope: where a communicator's ranks sit, which CPU kind
  * NCCL will model, and whether serving the topology is no worse for NCCL's own graph

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every test of nccl-numa; `make test` calls this. Each case passes, fails,
 # or is skipped (exit 77) with its reason. The last line is the summary.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* check.c - `nccl-numa check` diagnosis; see check.h.
  *
  * NCCL facts relied on (NCCL 2.28.9: src/graph/topo.cc, xml.cc, search.cc):

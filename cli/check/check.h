@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check.h - `nccl-numa check`: diagnoses the machine it runs on (bare metal or a
  * guest) as a person would: its NVIDIA GPUs and their sysfs numa_node, the OS's

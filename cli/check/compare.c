@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compare.c - check --compare: one mapping and one decision table per communicator. */
 #include "cli/check/compare.h"
 

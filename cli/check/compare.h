@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * compare.h - `nccl-numa check --compare FILE...`: did every rank of a job use the
  * same mapping? Reads what the plugin wrote on each host: NCCL_NUMA_LOG_FILE JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_ab.c - `nccl-numa ab`: its options and arms; the runs are abrun.c's, the report
  * report.c's. */
 #include <limits.h>

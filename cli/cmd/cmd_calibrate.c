@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_calibrate.c - `nccl-numa calibrate`: its options, the run directory it reads
  * (--from) or makes (calibrate.c's sweep), and the rules printed from it. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_check.c - `nccl-numa check`: see check.h. */
 #include <getopt.h>
 #include <stdio.h>

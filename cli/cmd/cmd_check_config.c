@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_check_config.c - `nccl-numa check-config FILE [--host-side]`: validates a mapping file
  * with the plugin's own parser and prints every problem as FILE:LINE: problem. */
 #include <stdio.h>

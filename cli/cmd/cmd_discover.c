@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_discover.c - `nccl-numa discover`: prints a complete mapping (format 1)
  * for bare metal / a host (hwloc), for a Proxmox VM's passthrough on its host
  * (--proxmox-vm), or inside the guest from a host-side map (--guest); the three

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_exec.c - nccl-numa exec / env: run a command with nccl-numa switched on. */
 #include "cli/cmd/cmd_exec.h"
 

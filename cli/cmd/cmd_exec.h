@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_exec.h - `nccl-numa exec` and `nccl-numa env`: switch nccl-numa on for one
  * command (e.g. an SGLang server) by setting NCCL_TUNER_PLUGIN and

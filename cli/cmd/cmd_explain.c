@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_explain.c - `nccl-numa explain`: the plugin's decision per collective and size,
  * computed by the plugin's own policy module on NCCL's usual PCIe-only table. */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_proxmox_numa.c - `nccl-numa proxmox-numa`: rewrites a Proxmox VM config so
  * the guest sees each passed-through GPU on its NUMA node (proxmox_numa.h has
  * the rules, proxmox_numa_apply.h the reading and writing). Prints the new config,

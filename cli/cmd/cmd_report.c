@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_report.c - `nccl-numa report RUNDIR [--no-plot]`: the report of an ab or calibrate
  * run directory (the work is report.c's). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_topo.c - `nccl-numa topo`: writes the NCCL topology XML the env plugin would
  * serve (same modules), or validates an existing one with --validate. */
 #include <errno.h>

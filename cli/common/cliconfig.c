@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cliconfig.c - the configuration for a command, as the plugin finds it (cliconfig.h). */
 #include "cli/common/cliconfig.h"
 

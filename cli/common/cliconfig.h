@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cliconfig.h - the configuration for a command, found and loaded exactly as the plugin
  * does (config_source.h: --config, else NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* json.c - the JSON reader of the CLI: see json.h. */
 #include "cli/common/json.h"
 

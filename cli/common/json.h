@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * json.h - a small JSON reader for what the CLI reads: nccl-tests' -J output and
  * the plugin's NCCL_NUMA_LOG_FILE records. The whole document becomes an array of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sha256.c - SHA-256 written from FIPS 180-4. */
 #include "cli/common/sha256.h"
 

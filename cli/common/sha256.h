@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sha256.h - SHA-256 (FIPS 180-4), for naming the exact configuration a
  * measurement was taken with. Small and self-contained: no crypto library is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* strbuf.c - a growing string; see strbuf.h. */
 #include "cli/common/strbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * strbuf.h - a growing string for text built piece by piece (a rewritten config,
  * notes for the user). Writers never check each append: the first allocation failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* text.c - small in-place string helpers shared by the CLI's parsers. */
 #include "cli/common/text.h"
 

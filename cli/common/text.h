@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * text.h - small in-place string helpers shared by the CLI's parsers.
  */

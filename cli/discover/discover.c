@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover.c - GPUs and NUMA nodes from hwloc; see discover.h.
  *
  * hwloc facts relied on (hwloc 2.x API, Debian 12 ships 2.9): I/O objects are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * discover.h - the host's GPUs and their NUMA nodes, read with hwloc.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover_guest.c - `discover --guest`: inside the VM, the complete mapping from the
  * host map discover --proxmox-vm wrote; see discover_map.h. Each guest GPU is matched
  * to its hostpci entry through its root port (guest.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover_map.c - the mapping of this machine (bare metal or a host), and what the
  * three discover modes share; see discover_map.h and discover_parts.h. */
 #include "cli/discover/discover_map.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * discover_map.h - the mapping `nccl-numa discover` prints, in its three places: this
  * machine (bare metal or a host, from hwloc: discover.h), a Proxmox host for one VM's

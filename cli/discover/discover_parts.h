@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * discover_parts.h - what the three discover modes (discover_map.h) share, and nothing
  * else uses: the CUDA driver as the source of sm=, placing a GPU on its NUMA node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover_pve.c - `discover --proxmox-vm`: on the Proxmox host, the host-side mapping
  * of one VM's passthrough; see discover_map.h. Proxmox's config and its PCI mapping are
  * proxmox.h's; the host's devices hwloc's (discover.h). */

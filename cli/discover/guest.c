@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* guest.c - PCI devices and NUMA nodes from sysfs; see guest.h.
  *
  * Config-space layout used (PCI Local Bus / PCI Express Base specifications):

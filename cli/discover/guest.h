@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * guest.h - the PCI devices and NUMA nodes a (guest) Linux shows in sysfs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mapwrite.c - mapping file (format 1) writer; see mapwrite.h. */
 #include "cli/discover/mapwrite.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mapwrite.h - writing mapping files (format 1) from discovered facts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* costview.c - NCCL's choice beside the plugin's, under NCCL's cost model (costview.h). */
 #include "cli/predict/costview.h"
 

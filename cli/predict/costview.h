@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * costview.h - NCCL's choice beside the plugin's, under NCCL's own cost model.
  *

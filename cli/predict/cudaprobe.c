@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cudaprobe.c - CUDA driver queries through dlopen; see cudaprobe.h.
  *
  * Only the driver API's C entry points are used, declared here by hand with

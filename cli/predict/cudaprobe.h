@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cudaprobe.h - what the CUDA driver can tell the CLI about GPUs, by PCI bus id.
  *

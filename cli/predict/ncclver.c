@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ncclver.c - the NCCL release for predictions; see ncclver.h. */
 #include "cli/predict/ncclver.h"
 

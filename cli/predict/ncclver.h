@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ncclver.h - which NCCL release the CLI predicts for: `--nccl-version X.Y.Z`, else the
  * libnccl.so.2 that `exec` would run with (`--nccl-lib PATH`, else the library search path),

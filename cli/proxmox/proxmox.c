@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* proxmox.c - Proxmox VM configs and the cluster PCI mapping; see proxmox.h.
  *
  * Relied on (from qemu-server's PVE/QemuServer/PCI.pm, pve-guest-common's PVE/Mapping/PCI.pm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proxmox.h - Proxmox VE configuration read by the host-side steps.
  *

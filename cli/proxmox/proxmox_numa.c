@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* proxmox_numa.c - the Proxmox VM config rewrite for NUMA-aware GPU passthrough;
  * see proxmox_numa.h. The driver and the config's lines; the plan is
  * proxmox_numa_plan.c's, the new text proxmox_numa_text.c's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proxmox_numa.h - rewriting a Proxmox VM config for NUMA-aware GPU passthrough.
  *

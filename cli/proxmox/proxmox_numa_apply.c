@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* proxmox_numa_apply.c - reading, rewriting and writing a real VM config; see
  * proxmox_numa_apply.h. */
 #include "cli/proxmox/proxmox_numa_apply.h"

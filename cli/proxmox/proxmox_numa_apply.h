@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proxmox_numa_apply.h - `nccl-numa proxmox-numa` on a real VM: reads the VM config,
  * the cluster PCI mapping and the host's topology, runs the rewrite (proxmox_numa.h)

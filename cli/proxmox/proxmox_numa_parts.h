@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proxmox_numa_parts.h - the pieces of the Proxmox config rewrite (proxmox_numa.h),
  * shared by its files and nothing else: proxmox_numa.c reads the config's lines and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* proxmox_numa_plan.c - what the Proxmox config rewrite moves where: which hostpci
  * entries are GPUs, their guest NUMA nodes, root ports and expander buses, the vCPU and
  * memory split, and the settings it refuses; see proxmox_numa.h for the rules.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* proxmox_numa_text.c - the rewritten Proxmox config from the plan: the args: devices,
  * the numaN lines, the header comment that says what changed and what is left to do by
  * hand, all merged into the original lines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abdir.c - making and discarding a sweep's run directory; see abdir.h. */
 #include "cli/sweep/abdir.h"
 

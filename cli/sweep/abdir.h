@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * abdir.h - the run directory a sweep (`ab`, `calibrate`) writes into (rundir.h has its
  * format): made fresh for every run, never over an old one, and removed again when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abenv.c - the environments of ab's arms and the names of collectives; see abenv.h. */
 #include "cli/sweep/abenv.h"
 

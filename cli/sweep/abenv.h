@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * abenv.h - what an arm of `ab` (and of calibrate's sweep) runs in: its environment,
  * built from the caller's, and the names of the collectives it measures.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abrun.c - the A/B harness over nccl-tests (and the run engine of calibrate). */
 #include "cli/sweep/abrun.h"
 

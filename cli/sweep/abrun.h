@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * abrun.h - `nccl-numa ab`, and the engine it shares with `calibrate`: runs
  * nccl-tests binaries in several arms (environments), alternating the arms

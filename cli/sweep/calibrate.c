@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* calibrate.c - forced algorithm/protocol sweeps turned into rules. */
 #include "cli/sweep/calibrate.h"
 

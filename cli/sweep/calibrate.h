@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * calibrate.h - `nccl-numa calibrate`: forced NCCL_ALGO x NCCL_PROTO sweeps
  * with nccl-tests (or `--from RUNDIR`), turned into `rule` lines and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* costmeasure.c - NCCL's predicted choice beside what a run measured (costmeasure.h). */
 #include "cli/sweep/costmeasure.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * costmeasure.h - NCCL's predicted choice beside what a run measured (report, calibrate).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launcher.c - ab and calibrate through mpirun, srun or another job launcher. */
 #include "cli/sweep/launcher.h"
 

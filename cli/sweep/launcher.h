@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * launcher.h - running the benchmark of `ab` and `calibrate` across several
  * nodes through a job launcher, as cluster operators run nccl-tests built with

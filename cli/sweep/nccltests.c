@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccltests.c - parser of nccl-tests output (text table of every era, and -J JSON). */
 #include "cli/sweep/nccltests.h"
 

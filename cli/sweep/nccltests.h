@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccltests.h - reading the results of one nccl-tests run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccltuning.c - NCCL's tuning table (NCCL_DEBUG_SUBSYS=TUNING) read from a log. */
 #include "cli/sweep/nccltuning.h"
 

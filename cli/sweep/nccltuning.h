@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccltuning.h - reading NCCL's tuning table from its log: which algorithm x
  * protocol NCCL enabled, per collective, on this machine.

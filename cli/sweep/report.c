@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report.c - markdown report and gnuplot plots of an A/B run directory. */
 #include "cli/sweep/report.h"
 

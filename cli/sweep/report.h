@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.h - `nccl-numa report RUNDIR`: the markdown report and the plots of a
  * measurement run (also written at the end of `nccl-numa ab`).

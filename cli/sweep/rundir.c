@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rundir.c - reading and writing a measurement run directory. */
 #include "cli/sweep/rundir.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rundir.h - the directory a measurement run (`ab`, `calibrate`) writes and
  * `report` / `calibrate --from` read back.

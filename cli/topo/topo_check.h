@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_check.h - the parts of the topology validator (topo_validate.h) and of the
  * summary `check` reads (topo_summary.h), shared between their files and nothing else:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_scan.c - the raw pass of the topology validator (topo_check.h): the text as
  * NCCL's own reader sees it, before and apart from libxml2's tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_summary.c - what a topology file says about the GPUs, for `check`; see
  * topo_summary.h. It reads the same files as the validator, with the same limits,
  * but only for the facts check compares with the mapping. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_summary.h - what a topology file (NCCL_TOPO_FILE, or the virtual topology a
  * hypervisor provides) says about the GPUs, for `check` to compare with the mapping

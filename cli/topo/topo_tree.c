@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_tree.c - the tree pass of the topology validator (topo_check.h): what NCCL
  * makes of the elements and attributes once the file parses, and whether it agrees
  * with the mapping.

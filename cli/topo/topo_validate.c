@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_validate.c - checks a topology XML against NCCL's parser rules and a mapping:
  * the findings and the two passes over one file (the raw text, topo_scan.c; the parsed
  * tree, topo_tree.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_validate.h - checks an existing NCCL topology XML (NCCL_TOPO_FILE) against
  * the rules of NCCL's own small parser (NCCL 2.28.9 src/graph/xml.cc: no declaration,

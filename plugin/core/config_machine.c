@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_machine.c - the directives that describe the machine: `gpu` (index,
  * bus id, NUMA node), `numa` (a node's CPUs) and `cpu` (the CPU kind NCCL's

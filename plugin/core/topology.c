@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topology.c - scope of a communicator and the CPU-link hazard (see topology.h). */
 #include "topology.h"
 

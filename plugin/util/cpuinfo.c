@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuinfo.c - the first processor's vendor, family and model (see cpuinfo.h). */
 #include "cpuinfo.h"
 

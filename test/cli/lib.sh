@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - the prologue and helpers the CLI shell tests (test/cli/test_*.sh) share.
 #
 # Source it first:  . "$(dirname "$0")/lib.sh"

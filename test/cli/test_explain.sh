@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # explain: exact tables for an intra and a cross communicator; usage and errors.
 set -u
 cd "$(dirname "$0")/../.."

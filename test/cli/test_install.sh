@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `make install` into a temporary prefix and the installed CLI, through the same
 # script the Docker image's build stage runs (docker/build-install.sh).
 set -u

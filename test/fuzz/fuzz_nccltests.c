@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_nccltests.c - libFuzzer target: the nccl-tests output parser (text and -J JSON),
  * which reads what a benchmark run printed.

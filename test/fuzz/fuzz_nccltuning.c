@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_nccltuning.c - libFuzzer target: the reader of NCCL's tuning table
  * (NCCL_DEBUG_SUBSYS=TUNING log), which calibrate runs on a probe's output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_topo_validate.c - libFuzzer target: the NCCL topology XML validator
  * (`nccl-numa check-topo`), which reads files it did not write.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/fuzz/run.sh - `make fuzz`: builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,
 # undefined), replays every saved regression input, then fuzzes each target for a while.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * driver_format.h - the text nn_coll_driver prints, in nccl-tests' layout (header
  * lines starting with '#', one row per size: size count type redop root, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpucheck.c - nn_gpucheck: the assertions of the GPU kit (test/gpu/run.sh), each
  * over files a real run left (NCCL's log, its topology dump, the driver's output).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nclog.c - parsers of NCCL's INFO log lines for the GPU kit (formats in nclog.h). */
 #include "nclog.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Real NCCL, no GPU: ncclGetUniqueId loads our env plugin, which serves NCCL_SOCKET_IFNAME=lo
 # from the mapping's `env` line. Passes only when NCCL's own log says so.
 # usage: run_smoke.sh [PLUGIN.so]   (default: the build tree's, built first; test_deb.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nn_tuning_fixture.h - NCCL's logged tuning tables (cli/sweep/nccltuning.h) as the unit tests
  * read them from test/fixtures/nccl-tests/. */
 #ifndef NCCL_NUMA_TUNING_FIXTURE_H

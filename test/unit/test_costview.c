@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_costview.c - explain's bands: NCCL's choice, the plugin's, both under NCCL's model. */
 #include "nn_test.h"
 #include "nn_tuning_fixture.h"

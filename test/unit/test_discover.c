@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_discover.c - hwloc discovery on the XML fixtures under test/fixtures/hwloc. */
 #include "cli/discover/discover.h"
 #include "nn_test.h"

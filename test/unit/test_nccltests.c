@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccltests.c - the nccl-tests output parser on synthetic fixtures and hostile input. */
 #include "nn_test.h"
 

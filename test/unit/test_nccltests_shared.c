@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccltests_shared.c - CI-only: the parser on the real nccl-tests outputs kept in
  * ../shared/fixtures/nccl-tests (next to the repository); skipped when absent. */
 #include "nn_test.h"

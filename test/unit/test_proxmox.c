@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_proxmox.c - Proxmox VM configs, the cluster PCI mapping and Proxmox's device choice. */
 #include "cli/proxmox/proxmox.h"
 #include "nn_test.h"

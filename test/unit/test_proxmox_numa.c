@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_proxmox_numa.c - the Proxmox VM config rewrite (proxmox_numa.h) as a pure
  * function: made-up hosts built in memory (no hwloc), configs parsed with
  * proxmox.h, and the rules checked on the text that comes out. The CLI test

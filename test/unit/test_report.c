@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_report.c - run directories read back, failure marking, verdicts and the
  * markdown report, on a synthetic run directory built here (text and JSON outputs,
  * a failed exit, a truncated output). */

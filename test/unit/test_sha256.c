@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sha256.c - SHA-256 against the FIPS 180-4 example vectors. */
 #include "nn_test.h"
 

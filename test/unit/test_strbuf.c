@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_strbuf.c - the growing string (cli/common/strbuf.h). */
 #include "cli/common/strbuf.h"
 #include "nn_test.h"

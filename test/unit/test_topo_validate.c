@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_topo_validate.c - the topology XML validator on in-memory documents,
  * and on thousands of mangled ones (no crash, no leak under ASan). */
 #include "nn_test.h"
