@@ -362,7 +362,7 @@ static void test_store_topo_default_dir(void **state) {
   struct tdir *t = *state;
   setenv("XDG_RUNTIME_DIR", t->base, 1);
   char out[256], err[256], want[256];
-  assert_int_equal(nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, NULL, 0, err, sizeof err), 0);
   snprintf(want, sizeof want, "%s/nccl-numa/topo-", t->base);
   assert_memory_equal(out, want, strlen(want));
   assert_int_equal(strlen(out), strlen(want) + 16 + 4);
