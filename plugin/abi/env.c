@@ -272,17 +272,16 @@ static const char *store_and_serve(const struct nn_cfgver *v, char *xml, size_t 
     pthread_mutex_unlock(&g_env.lock);
     return NULL;
   }
-  int closing = -1, i;
+  int closing = fd, i;
   const char *name = NULL, *out = NULL;
   pthread_mutex_lock(&g_env.lock);
-  if ((i = slot_find(xml, len)) >= 0) {
-    closing = fd;                 /* another thread served the same content first */
-  } else if ((name = fd_name(fd))) {
+  /* Ours is closed again when another thread served the same content first, or when out
+   * of memory (nothing served). */
+  if ((i = slot_find(xml, len)) < 0 && (name = fd_name(fd))) {
+    closing = -1;
     i = slot_take(&closing);
     g_env.slots[i] = (struct nn_topo_slot){xml, len, fd, dev, ino, name, 0, g_env.slots[i].gen};
     xml = NULL;
-  } else {
-    closing = fd;                 /* out of memory: nothing served */
   }
   if (i >= 0) out = slot_hand_out(i);
   mark_served(v, i);
