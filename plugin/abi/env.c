@@ -31,10 +31,10 @@
  * safe for NCCL's use: NCCL looks NCCL_TOPO_FILE up in ncclTopoGetSystem during one
  * communicator's init and passes it straight to ncclTopoGetXmlFromFile, which opens it
  * (graph/topo.cc and graph/xml.cc, 2.28.9): once opened, NCCL holds its own open file and
- * no longer needs ours. A slot is closed only after NN_TOPO_SLOTS - 1 other contents were
- * each generated and handed out after its last hand-out, which takes a config rewrite, a
- * parse and an XML generation each: far longer than a lookup-to-fopen on another thread.
- * A content served again after its slot was closed is simply stored and opened anew. */
+ * no longer needs ours. A slot is closed only when NN_TOPO_SLOTS - 1 other contents were
+ * handed out since its last hand-out and yet another content was made, which takes config
+ * rewrites, parses and an XML generation: far longer than a lookup-to-fopen on another
+ * thread. A content served again after its slot was closed is stored and opened anew. */
 #define NN_TOPO_SLOTS 4
 
 struct nn_topo_slot {
