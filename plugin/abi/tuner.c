@@ -22,6 +22,21 @@
 
 #define NN_LOG_TABLE_LINES 64
 
+/* The core indexes NCCL's cost table and ncclFunc_t with its own enums (nn_config.h), so
+ * that it knows no ABI: here, where both are known, they are tied. */
+#define NN_SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(NN_SAME(NN_ALGO_TREE, NN_NCCL_ALGO_TREE) && NN_SAME(NN_ALGO_RING, NN_NCCL_ALGO_RING) &&
+                   NN_SAME(NN_ALGO_COLLNET_DIRECT, NN_NCCL_ALGO_COLLNET_DIRECT) &&
+                   NN_SAME(NN_ALGO_COLLNET_CHAIN, NN_NCCL_ALGO_COLLNET_CHAIN) &&
+                   NN_SAME(NN_ALGO_NVLS, NN_NCCL_ALGO_NVLS) && NN_SAME(NN_ALGO_NVLS_TREE, NN_NCCL_ALGO_NVLS_TREE) &&
+                   NN_SAME(NN_ALGO_PAT, NN_NCCL_ALGO_PAT) && NN_SAME(NN_ALGO_COUNT, NN_NCCL_NUM_ALGORITHMS),
+               "enum nn_algo must equal NCCL's algorithm indices");
+_Static_assert(NN_SAME(NN_PROTO_LL, NN_NCCL_PROTO_LL) && NN_SAME(NN_PROTO_LL128, NN_NCCL_PROTO_LL128) &&
+                   NN_SAME(NN_PROTO_SIMPLE, NN_NCCL_PROTO_SIMPLE) &&
+                   NN_SAME(NN_PROTO_COUNT, NN_NCCL_NUM_PROTOCOLS) && NN_SAME(NN_FAST_PROTOS, NN_NCCL_NUM_PROTOCOLS),
+               "enum nn_proto must equal NCCL's protocol indices");
+#undef NN_SAME
+
 static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
                         char *note, size_t size) {
   if (cfg->pci_latency_us <= 0) { snprintf(note, size, "constants unchanged"); return; }
