@@ -122,11 +122,25 @@ NCCL_LIB ?= $(CUDA_HOME)/lib64
 CUDART_INC ?= $(CUDA_HOME)/include
 CUDART_LIB ?= $(CUDA_HOME)/lib64
 CUDART_SO ?= -lcudart
-$(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.c test/gpu/driver_format.h
+# DRIVER_RPATH: where the driver looks for NCCL first (make gpu-bundle empties it, so the
+# NCCL of the machine it runs on is the one LD_LIBRARY_PATH names).
+DRIVER_RPATH ?= -Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDART_LIB)
+# What the driver is built against, rewritten only when that changed: pointed at another
+# NCCL (or the same path holding another release), the driver is rebuilt, not reused.
+DRIVER_STAMP := $(BUILD)/tools/nn_coll_driver.settings
+$(DRIVER_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '$(CC) | $(NCCL_INC) | $(NCCL_LIB) | $(CUDART_INC) | $(CUDART_LIB) | $(CUDART_SO) | $(DRIVER_RPATH)'; \
+	  grep -h '^#define NCCL_\(MAJOR\|MINOR\|PATCH\|SUFFIX\)\b' $(NCCL_INC)/nccl.h 2>/dev/null; \
+	  stat -L -c '%n %s %Y' $(NCCL_LIB)/libnccl.so.2 2>/dev/null; } > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+.PHONY: FORCE
+FORCE:
+$(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.c test/gpu/driver_format.h $(DRIVER_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Itest/gpu -isystem $(NCCL_INC) -isystem $(CUDART_INC) \
 		$< test/gpu/driver_format.c -o $@ -L$(NCCL_LIB) -L$(CUDART_LIB) \
-		-Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDART_LIB) -l:libnccl.so.2 $(CUDART_SO) -lpthread
+		$(DRIVER_RPATH) -l:libnccl.so.2 $(CUDART_SO) -lpthread
 # test-gpu: a machine without a GPU, CUDA runtime or NCCL prints "skipped: <reason>" and
 # passes (test/run.sh runs the script itself and counts that as skipped).
 .PHONY: test-gpu

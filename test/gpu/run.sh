@@ -156,7 +156,8 @@ left() { echo $((DEADLINE - SECONDS)); }
 timed_out() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
 share() {   # share WEIGHT: $lim, this run's part of the time left, or 1 (not run) when none is
   local w=$1
-  lim=$(( $(left) * w / (UNITS > 0 ? UNITS : 1) - 5 ))   # 5: timeout's grace before KILL
+  avail=$(left)
+  lim=$(( avail * w / (UNITS > 0 ? UNITS : 1) - 5 ))   # 5: timeout's grace before KILL
   UNITS=$((UNITS - w))
   [ $lim -gt $((60 * w)) ] && lim=$((60 * w))
   [ -z "$stopped" ] && [ $lim -ge 1 ]
@@ -170,42 +171,45 @@ drv() {   # drv STEP WEIGHT WHAT LOG CMD...: one run and its verdict; 1 when it 
   fi
   run_in "$lim" "$OUT/$log" "$OUT/$log" "$@"
   rc=$?
-  if [ $rc -eq 0 ]; then note "$step" "PASS run: $what, exit 0"
+  if [ $rc -eq 0 ]; then note "$step" "PASS run: $what, exit 0 (limit $lim s of $avail s left)"
   elif timed_out $rc; then
     stopped="$step: $what timed out after $lim s"
     note "$step" "FAIL run: $what, timed out after $lim s and killed, see $log: $(lastlines "$OUT/$log" 2)"
   else
-    note "$step" "FAIL run: $what, exit $rc, see $log: $(grep -m1 -E 'WARN|nn_coll_driver:|error while loading' "$OUT/$log" || lastlines "$OUT/$log" 2)"
+    note "$step" "FAIL run: $what, exit $rc (limit $lim s of $avail s left), see $log: $(grep -m1 -E 'WARN|nn_coll_driver:|error while loading' "$OUT/$log" || lastlines "$OUT/$log" 2)"
   fi
   return 0
 }
 record() {   # record STEP CHECK ARGS...: runs nn_gpucheck, keeps its verdict line
   local step=$1 rc
   shift
-  timeout 60 "$CHK" "$@" > "$OUT/.check" 2>&1
+  timeout --foreground 60 "$CHK" "$@" > "$OUT/.check" 2>&1
   rc=$?
   [ $rc -eq 0 ] || [ $rc -eq 77 ] || [ $rc -eq 1 ] ||
     { note "$step" "FAIL $1: nn_gpucheck exit $rc: $(lastlines "$OUT/.check" 3)"; return; }
   note "$step" "$(tail -n 1 "$OUT/.check")"
 }
 
+# Short steps run in the foreground with timeout --foreground: it stays in this process
+# group, so the kit's own limit reaches it (a plain timeout makes a group of its own).
+
 # ---------- is there anything to run on? ----------
 [ -z "${NN_GPU_OUT:-}" ] || open_out   # a folder named: even a skip is recorded there
 command -v nvidia-smi >/dev/null || skip "no nvidia-smi (no NVIDIA driver here)"
-smi=$(timeout 30 nvidia-smi -L 2>&1)
+smi=$(timeout --foreground 30 nvidia-smi -L 2>&1)
 rc=$?
 timed_out $rc && { open_out; fatal "nvidia-smi -L did not answer within 30 s"; }
 grep -q '^GPU ' <<<"$smi" || skip "nvidia-smi lists no GPU (exit $rc: $(head -n 1 <<<"$smi"))"
 # From here on there is a GPU: whatever fails is a FAIL, not a skip.
 open_out
 echo "$smi" | sed 's/^/nvidia-smi: /' >> "$OUT/machine.txt"
-timeout 30 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>&1 |
+timeout --foreground 30 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>&1 |
   sed 's/^/nvidia-smi: /' >> "$OUT/machine.txt"
 
 runs() {   # runs NAME CMD...: a program the kit uses starts (its libraries load); FAIL with its output
   local name=$1 rc
   shift
-  timeout 30 "$@" > "$OUT/.check" 2>&1
+  timeout --foreground 30 "$@" > "$OUT/.check" 2>&1
   rc=$?
   [ $rc -lt 126 ] || fatal "$name cannot run (exit $rc): $(lastlines "$OUT/.check" 3)"
 }
@@ -332,11 +336,11 @@ if share 8; then
     failed=$(grep -c 'FAILED' "$OUT/ab-stderr.log")
     plots=$(ls "$OUT"/ab/*.png "$OUT"/ab/*.svg 2>/dev/null | wc -l)
     if [ "$failed" -eq 0 ] && [ "$runs" -eq 8 ]; then
-      note c "PASS ab: $runs runs (stock, numa x 2 collectives x 2 repeats, A B A B, at most $per s each), report ab/report.md, $plots plot(s)"
+      note c "PASS ab: $runs runs (stock, numa x 2 collectives x 2 repeats, A B A B, at most $per s each) (limit $lim s of $avail s left), report ab/report.md, $plots plot(s)"
     else
       note c "FAIL ab: $runs runs recorded, $failed failed (ab-stderr.log: $(grep -m1 FAILED "$OUT/ab-stderr.log"))"
     fi
-    if timeout 60 "$CLI" report "$OUT/ab" > "$OUT/report.md" 2>> "$OUT/ab-stderr.log"; then write_results
+    if timeout --foreground 60 "$CLI" report "$OUT/ab" > "$OUT/report.md" 2>> "$OUT/ab-stderr.log"; then write_results
     else note c "FAIL report: nccl-numa report ab failed (ab-stderr.log)"; fi
   else
     note c "FAIL ab: exit $rc (ab-stderr.log: $(lastlines "$OUT/ab-stderr.log" 2))"
