@@ -17,8 +17,12 @@ MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 
 XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
-HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
-HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null)
+# hwloc: reading a machine's topology (discover, and what uses it) alone needs it. HWLOC=0,
+# or no pkg-config entry for it, builds everything else without it, and discover says so
+# (use a BUILD directory of its own: objects are not rebuilt when HWLOC changes).
+HWLOC ?= $(if $(shell $(PKG_CONFIG) --exists hwloc 2>/dev/null && echo y),1,0)
+HWLOC_CFLAGS := $(if $(filter 1,$(HWLOC)),$(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null) -DNN_HAVE_HWLOC,)
+HWLOC_LIBS := $(if $(filter 1,$(HWLOC)),$(or $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null),-lhwloc),)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
