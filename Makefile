@@ -145,6 +145,11 @@ $(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Itest/gpu -isystem $(NCCL_INC) -isystem $(CUDART_INC) \
 		$< test/gpu/driver_format.c -o $@ -L$(NCCL_LIB) -L$(CUDART_LIB) \
 		$(DRIVER_RPATH) -l:libnccl.so.2 $(CUDART_SO) -lpthread
+# gpu-bundle: the GPU kit in one folder ($(BUILD)/gpu-bundle) for a GPU machine without
+# network or -dev packages; there: bash DIR/run.sh --bundle DIR (docs/gpu-check.md).
+.PHONY: gpu-bundle
+gpu-bundle:
+	@BUILD=$(BUILD) bash test/gpu/make_bundle.sh
 # test-gpu: a machine without a GPU, CUDA runtime or NCCL prints "skipped: <reason>" and
 # passes (test/run.sh runs the script itself and counts that as skipped).
 .PHONY: test-gpu

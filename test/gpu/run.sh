@@ -214,7 +214,9 @@ runs() {   # runs NAME CMD...: a program the kit uses starts (its libraries load
   [ $rc -lt 126 ] || fatal "$name cannot run (exit $rc): $(lastlines "$OUT/.check" 3)"
 }
 if [ -n "$BUNDLE" ]; then
-  fatal "--bundle: not yet"
+  # shellcheck source=test/gpu/bundle_env.sh
+  . "$here/bundle_env.sh" || fatal "no $here/bundle_env.sh"
+  nn_bundle_env "$BUNDLE"
 else
   # A GPU machine may lack the -dev packages: binaries built elsewhere and brought along
   # ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck) are used as they are.
