@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2034,SC2154
 # bundle_env.sh - sourced by run.sh --bundle DIR: the programs of the folder `make
 # gpu-bundle` wrote, and the libraries they run with. NCCL and the CUDA runtime are the
 # machine's (find_cuda.sh --runtime: NCCL_HOME, python3's nvidia wheels, CUDA_HOME, the

@@ -50,11 +50,23 @@ kill_session() {   # kill_session SIGNAL SID: every process of session SID (read
 if [ -z "${NN_GPU_KIT_INNER:-}" ]; then
   # The kit runs under a time limit; its runs are sessions of their own, which a signal to
   # this process group does not reach: the one running is in $sids, killed here too.
+  # timeout is a process group of its own, which a Ctrl-C does not reach: passed on here.
   sids=$(mktemp) || exit 1
-  NN_GPU_KIT_INNER=1 NN_GPU_KIT_SIDS=$sids timeout -k 10 "$LIMIT" bash "$0" "$@"
-  rc=$?
-  { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && echo "FAIL: the kit ran past its time limit of $LIMIT s (NN_GPU_TIMEOUT)"
-  while read -r s; do kill_session KILL "$s"; done < "$sids"
+  NN_GPU_KIT_INNER=1 NN_GPU_KIT_SIDS=$sids timeout -k 10 "$LIMIT" bash "$0" "$@" &
+  tpid=$!
+  sig=''
+  trap 'sig=1; kill -TERM "$tpid" 2>/dev/null' INT TERM
+  while :; do
+    wait "$tpid"
+    rc=$?
+    kill -0 "$tpid" 2>/dev/null || break   # else wait was cut short by the trap
+  done
+  if [ -n "$sig" ]; then echo "FAIL: the kit was interrupted"; rc=130
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "FAIL: the kit ran past its time limit of $LIMIT s (NN_GPU_TIMEOUT)"
+  fi
+  if [ -n "$sig" ] || [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    while read -r s; do kill_session KILL "$s"; done < "$sids"
+  fi
   rm -f "$sids"
   exit $rc
 fi
@@ -73,6 +85,8 @@ open_out() {
   local base=$root/$BUILD
   [ -n "$BUNDLE" ] && base=$root
   OUT=${NN_GPU_OUT:-$base/gpu-check-$(date +%Y%m%d-%H%M%S)}
+  # a second kit in the same folder would mix its logs with the first's (and ab refuses)
+  [ ! -e "$OUT/summary.txt" ] || { echo "FAIL: $OUT already holds a kit's output: name another NN_GPU_OUT"; OUT=''; exit 1; }
   mkdir -p "$OUT" || { OUT=''; echo "FAIL: cannot create the output folder ${NN_GPU_OUT:-}"; exit 1; }
   OUT=$(cd "$OUT" && pwd -P)   # the plugin logs real paths; the checks compare with them
   mkdir -p "$OUT/xdg" && chmod 0700 "$OUT/xdg"   # the plugin's private directory for served topologies
@@ -135,7 +149,7 @@ finish() {
   echo "$verdict; $OUT/results.md"
 }
 trap finish EXIT
-trap 'note kit "FAIL time: stopped at the time limit of $LIMIT s (NN_GPU_TIMEOUT)"; exit 124' TERM
+trap 'note kit "FAIL time: stopped at the time limit of $LIMIT s (NN_GPU_TIMEOUT) or by a signal"; exit 124' TERM
 trap 'note kit "FAIL interrupted"; exit 130' INT
 
 # ---------- runs: sessions of their own, each with its share of the time ----------

@@ -108,6 +108,10 @@ ln -s "$T/real2" "$T/outlink"
 kit outlink
 check "NN_GPU_OUT itself a symlink: the kit passes" "[ $rc -eq 0 ] && verdict_row outlink 'PASS: '"
 
+kit outlink
+check "NN_GPU_OUT holding a kit's output already: FAIL, the first left as it was" \
+  "[ $rc -eq 1 ] && grep -q 'already holds a kit.s output' '$T/outlink.stdout' && verdict_row outlink 'PASS: '"
+
 # ---- the driver is rebuilt when the NCCL it is built against changes ----
 if vars=$(bash test/gpu/find_cuda.sh); then
   eval "$(sed 's/^/local_/' <<<"$vars")"
