@@ -73,6 +73,7 @@ fi
 
 if [ -n "$BUNDLE" ]; then root=$(pwd); else cd "$here/../.." || exit 1; root=$(pwd); fi
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 # Time for the checks and results.md after the last run; runs share the rest.
 RESERVE=$((LIMIT / 5 < 15 ? LIMIT / 5 : 15))
 DEADLINE=$((LIMIT - RESERVE))
@@ -82,7 +83,7 @@ OUT='' SUM='' code='' cur='' stopped='' fails=0 verdict=''
 # ---------- the output folder, summary.txt and results.md ----------
 open_out() {
   [ -z "$OUT" ] || return 0
-  local base=$root/$BUILD
+  local base=$BUILD
   [ -n "$BUNDLE" ] && base=$root
   OUT=${NN_GPU_OUT:-$base/gpu-check-$(date +%Y%m%d-%H%M%S)}
   # a second kit in the same folder would mix its logs with the first's (and ab refuses)
@@ -156,6 +157,7 @@ trap 'note kit "FAIL interrupted"; exit 130' INT
 run_in() {   # run_in SECONDS OUT ERR CMD...: CMD in a new session; all of it killed after SECONDS
   local lim=$1 out=$2 err=$3 rc
   shift 3
+  [ "$lim" -ge 1 ] || lim=1   # timeout 0 would mean no limit at all
   if [ "$err" = "$out" ]; then setsid timeout -k 5 "$lim" "$@" > "$out" 2>&1 < /dev/null &
   else setsid timeout -k 5 "$lim" "$@" > "$out" 2> "$err" < /dev/null & fi
   cur=$!
@@ -232,15 +234,18 @@ if [ -n "$BUNDLE" ]; then
   . "$here/bundle_env.sh" || fatal "no $here/bundle_env.sh"
   nn_bundle_env "$BUNDLE"
 else
-  # A GPU machine may lack the -dev packages: binaries built elsewhere and brought along
-  # ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck) are used as they are.
-  if ! run_in "$(left)" "$OUT/build.log" "$OUT/build.log" make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck"; then
+  # A failed build is a FAIL; where the plugin, CLI and nn_gpucheck were built before
+  # ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck), the kit goes on with them
+  # so that the run still tells what they do (a machine that cannot build: the bundle).
+  run_in "$(left)" "$OUT/build.log" "$OUT/build.log" make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck"
+  rc=$?
+  if [ $rc -ne 0 ]; then
     for f in libnccl-tuner-numa.so nccl-numa tools/nn_gpucheck; do
-      [ -e "$BUILD/$f" ] || fatal "build: make failed and there is no prebuilt $BUILD/$f: $(lastlines "$OUT/build.log" 3)"
+      [ -e "$BUILD/$f" ] || fatal "build: make failed (exit $rc) and there is no prebuilt $BUILD/$f: $(lastlines "$OUT/build.log" 3)"
     done
-    echo "build: make failed (build.log); using the prebuilt plugin, CLI and nn_gpucheck in $BUILD" | tee -a "$OUT/machine.txt"
+    note setup "FAIL build: make failed (exit $rc), going on with what $BUILD holds (build.log: $(lastlines "$OUT/build.log" 2))"
   fi
-  CHK=$root/$BUILD/tools/nn_gpucheck CLI=$root/$BUILD/nccl-numa
+  CHK=$BUILD/tools/nn_gpucheck CLI=$BUILD/nccl-numa
   SO=$(readlink -f "$BUILD/libnccl-tuner-numa.so")
   if [ -n "${NN_GPU_DRIVER:-}" ]; then   # a driver given (the CPU rehearsal's stand-in)
     DRV=$NN_GPU_DRIVER vars="driver: $DRV"
@@ -253,13 +258,14 @@ else
     # shellcheck disable=SC2086
     run_in "$(left)" "$OUT/build-driver.log" "$OUT/build-driver.log" make -s BUILD="$BUILD" $vars "$BUILD/tools/nn_coll_driver" ||
       fatal "building the driver ($(echo $vars)): $(lastlines "$OUT/build-driver.log" 3)"
-    DRV=$root/$BUILD/tools/nn_coll_driver
+    DRV=$BUILD/tools/nn_coll_driver
   fi
 fi
 echo "$vars" | sed 's/^/build: /' >> "$OUT/machine.txt"
 runs "nccl-numa" "$CLI" --version
 runs "nn_gpucheck" "$CHK" --help
-run_in 60 "$OUT/devices.log" "$OUT/devices.log" "$DRV" --devices
+probe=$(left); [ "$probe" -le 60 ] || probe=60; [ "$probe" -ge 1 ] || probe=1
+run_in "$probe" "$OUT/devices.log" "$OUT/devices.log" "$DRV" --devices
 rc=$?
 case $rc in
   0) ;;

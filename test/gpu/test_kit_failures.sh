@@ -69,7 +69,14 @@ check "nvidia-smi lists no GPU: results.md says SKIPPED" "verdict_row nogpu 'SKI
 # ---- the build fails and nothing prebuilt is there ----
 kit nobuild BUILD="$T/empty-build" CC=false
 check "failed build without prebuilt binaries: FAIL with make's message" \
-  "[ $rc -eq 1 ] && grep -q '^setup FAIL build: make failed and there is no prebuilt .*: .*Error' '$T/nobuild/summary.txt'"
+  "[ $rc -eq 1 ] && grep -q '^setup FAIL build: make failed (exit 2) and there is no prebuilt .*: .*Error' '$T/nobuild/summary.txt'"
+mkdir -p "$T/pre-build/tools"
+cp build/libnccl-tuner-numa.so build/nccl-numa "$T/pre-build/"
+cp build/tools/nn_gpucheck "$T/pre-build/tools/"
+kit prebuilt BUILD="$T/pre-build" CC=false
+check "failed build with prebuilt binaries: one FAIL, and the kit goes on with them" \
+  "[ $rc -eq 1 ] && grep -q '^setup FAIL build: make failed (exit 2), going on with what' '$T/prebuilt/summary.txt' &&
+   grep -q '^c PASS ab:' '$T/prebuilt/summary.txt' && verdict_row prebuilt 'FAIL: [0-9]* passed, 1 failed'"
 
 # ---- a run hangs: killed at its limit with its session, the rest not run ----
 kit hang STANDIN_HANG=ranks2 STANDIN_PIDS="$T/hang.pids" NN_GPU_TIMEOUT=100
