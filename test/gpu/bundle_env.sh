@@ -17,7 +17,8 @@ nn_bundle_has_lib() {   # nn_bundle_has_lib SONAME EXTRA_DIR...: whether the mac
     read -r -a sys <<<"$NN_GPU_SYSLIBS"
     dirs+=("${sys[@]}")
   else
-    ldconfig -p 2>/dev/null | awk -v so="$so" '$1 == so {f = 1} END {exit !f}' && return 0
+    # not on a user's PATH on Debian: /sbin/ldconfig
+    { command -v ldconfig >/dev/null && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | awk -v so="$so" '$1 == so {f = 1} END {exit !f}' && return 0
     local m
     m=$(uname -m)-linux-gnu
     dirs+=("/lib/$m" "/usr/lib/$m" /lib64 /usr/lib64 /lib /usr/lib /usr/local/lib)

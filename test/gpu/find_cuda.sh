@@ -26,7 +26,7 @@ PY
 
 cached_dir() {   # cached_dir SONAME: the directory the loader's cache has it in, or nothing
   [ -z "${NN_GPU_SYSLIBS+set}" ] || return 0
-  ldconfig -p 2>/dev/null | awk -v so="$1" '$1 == so {sub(/\/[^\/]*$/, "", $NF); print $NF; exit}'
+  { command -v ldconfig >/dev/null && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | awk -v so="$1" '$1 == so {sub(/\/[^\/]*$/, "", $NF); print $NF; exit}'
 }
 lib_dirs() {   # lib_dirs DIR: where a prefix keeps its libraries
   printf '%s\n' "$1/lib" "$1/lib64" "$1/lib/x86_64-linux-gnu" "$1/lib/aarch64-linux-gnu"

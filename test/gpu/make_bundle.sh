@@ -64,10 +64,9 @@ cp "$BUILD/libnccl-tuner-numa.so" "$BUILD/nccl-numa" "$BUILD/tools/nn_gpucheck" 
   "$BUILD/gpu-bundle-driver/tools/nn_coll_driver" "$BUNDLE/" || die "copy failed"
 cp test/gpu/run.sh test/gpu/find_cuda.sh test/gpu/bundle_env.sh "$BUNDLE/" || die "copy failed"
 strip --strip-debug "$BUNDLE/libnccl-tuner-numa.so" "$BUNDLE/nccl-numa" "$BUNDLE/nn_gpucheck" "$BUNDLE/nn_coll_driver"
-xml=$(ldconfig -p | awk '$1 == "libxml2.so.2" {print $NF; exit}')
-[ -n "$xml" ] || die "no libxml2.so.2 here (the plugin opens it at run time)"
+xml=$(ldd "$BUNDLE/nccl-numa" | awk '$1 == "libxml2.so.2" {print $3; exit}')   # the plugin opens it too
+[ -e "$xml" ] || die "nccl-numa does not load libxml2.so.2 from a file here"
 copy_deps "$BUNDLE/nccl-numa" "$BUNDLE/nn_gpucheck" "$xml" || die "copying the libraries failed"
-cp -L "$xml" "$BUNDLE/lib/libxml2.so.2"
 cudart=$(readelf -d "$BUNDLE/nn_coll_driver" | sed -n 's/.*NEEDED.*\[\(libcudart[^]]*\)\].*/\1/p')
 cudart_lib=$(sed -n 's/^CUDART_LIB=//p' <<<"$vars")
 [ -n "$cudart" ] && [ -e "$cudart_lib/$cudart" ] || die "the driver needs ${cudart:-no libcudart?}, not in $cudart_lib"
