@@ -15,16 +15,17 @@
 #   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
 #   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build)
 #
-# Everything goes to one folder: $NN_GPU_OUT (may be or pass through a symlink), default
-# build/gpu-check-DATE-TIME (./gpu-check-DATE-TIME with --bundle): summary.txt (a line per
-# check), results.md (the same as a table), every log; both are rewritten after each line
-# and completed on exit, however the kit ends. Each run of the driver or of ab gets its
-# share of the time left (its weight: step a 3, each run of b 2, each run of ab 1) and runs
-# in a session of its own, killed whole at its limit; after a run times out the rest are
-# not run. Once nvidia-smi lists a GPU, whatever fails (a build, a library load, the driver)
-# is a FAIL with its output. Exit 0 all passed, 1 a check failed, 77 skipped (no GPU, CUDA
-# runtime or NCCL: "skipped: <reason>"). NN_GPU_DRIVER: use that driver instead of building
-# one (test/gpu/test_kit_rehearsal.sh runs the kit on stand-ins).
+# Everything goes to one folder: $NN_GPU_OUT (may be or pass through a symlink; not one a
+# kit already wrote to), default build/gpu-check-DATE-TIME (./gpu-check-DATE-TIME with
+# --bundle): summary.txt (a line per check), results.md (the same as a table), every log;
+# both are rewritten after each line and completed on exit, however the kit ends. Each run
+# of the driver or of ab gets its share of the time left (its weight: step a 3, each run of
+# b 2, each run of ab 1) and runs in a session of its own, killed whole at its limit; after
+# a run times out the rest are not run. Once nvidia-smi lists a GPU, whatever fails (a
+# build, a library load, the driver) is a FAIL with its output. Exit 0 all passed, 1 a
+# check failed, 77 skipped (no GPU, CUDA runtime or NCCL: "skipped: <reason>").
+# NN_GPU_DRIVER: use that driver instead of building one (test/gpu/test_kit_rehearsal.sh
+# runs the kit on stand-ins).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${NN_GPU_TIMEOUT:-300}
