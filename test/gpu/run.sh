@@ -20,10 +20,10 @@
 # --bundle): summary.txt (a line per check), results.md (the same as a table), every log;
 # both are rewritten after each line and completed on exit, however the kit ends. Each run
 # of the driver or of ab gets its share of the time left (its weight: step a 3, each run of
-# b 2, each run of ab 1) and runs in a session of its own, killed whole at its limit; after
-# a run times out the rest are not run. Once nvidia-smi lists a GPU, whatever fails (a
-# build, a library load, the driver) is a FAIL with its output. Exit 0 all passed, 1 a
-# check failed, 77 skipped (no GPU, CUDA runtime or NCCL: "skipped: <reason>").
+# b 2, ab 8 for its 8 runs and its probe) and runs in a session of its own, killed whole at
+# its limit; after a run times out the rest are not run. Once nvidia-smi lists a GPU,
+# whatever fails (a build, a library load, the driver) is a FAIL with its output. Exit 0
+# all passed, 1 a check failed, 77 skipped (no GPU, CUDA runtime or NCCL: "skipped: <reason>").
 # NN_GPU_DRIVER: use that driver instead of building one (test/gpu/test_kit_rehearsal.sh
 # runs the kit on stand-ins).
 set -u
@@ -346,7 +346,7 @@ done
 
 # ---------- c. A/B through nccl-numa ab, and its report ----------
 if share 8; then
-  per=$(( (lim - 5) / 8 )); [ $per -ge 1 ] || per=1   # ab's limit for each of its 8 runs
+  per=$(( (lim - 5) / 9 )); [ $per -ge 1 ] || per=1   # ab's limit for each of its 8 runs and its probe
   run_in "$lim" "$OUT/ab-stdout.md" "$OUT/ab-stderr.log" env "${MODE_ENV[@]}" XDG_RUNTIME_DIR="$OUT/xdg" \
     "$CLI" ab --bench-cmd "$DRV --op {coll} ${MODE[*]}" --plugin "$SO" --config "$OUT/b.conf" \
     --colls all_reduce,all_gather -b 8 -e 16M -f 4 -n 10 -w 2 --repeats 2 --timeout "$per" --out "$OUT/ab"
