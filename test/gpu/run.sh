@@ -13,7 +13,8 @@
 #   c. nccl-numa ab (stock against the plugin, A B A B) with the driver, and its report.
 #
 #   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
-#   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build)
+#   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build;
+#                                   BUNDLE/run.sh alone does the same)
 #
 # Everything goes to one folder: $NN_GPU_OUT (may be or pass through a symlink; not one a
 # kit already wrote to), default build/gpu-check-DATE-TIME (./gpu-check-DATE-TIME with
@@ -35,6 +36,8 @@ if [ "${1:-}" = --bundle ]; then
   BUNDLE=$(cd "$2" && pwd -P)
 elif [ $# -gt 0 ]; then
   echo "usage: run.sh [--bundle DIR]" >&2; exit 2
+elif [ -e "$here/BUNDLE.txt" ]; then   # the copy make gpu-bundle put in a bundle: that bundle
+  BUNDLE=$(cd "$here" && pwd -P)
 fi
 case $LIMIT in ''|*[!0-9]*) echo "NN_GPU_TIMEOUT=$LIMIT: a number of seconds" >&2; exit 2 ;; esac
 

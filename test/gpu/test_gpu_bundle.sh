@@ -40,6 +40,9 @@ check "the bundle's kit passes on the stand-ins (2.28.9)" "[ $rc -eq 0 ] || { ta
 check "machine.txt: the machine's libraries, none of the bundle's" "grep -q 'libraries of its own used (missing here): none' '$T/good/machine.txt'"
 check "machine.txt: the bundle and the NCCL it runs" "grep -q '^build: bundle $B .*NCCL from ' '$T/good/machine.txt'"
 
+(cd "$T" && env PATH="$S:$PATH" NN_GPU_OUT="$T/plain" NN_GPU_DRIVER="$S/nn_coll_driver" bash "$B/run.sh" > "$T/plain.stdout" 2>&1)
+check "the bundle's run.sh without --bundle uses its own folder" "[ $? -eq 0 ] && grep -q '^build: bundle $B ' '$T/plain/machine.txt'"
+
 mkdir -p "$T/empty"
 kit lacks NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_SYSLIBS="$T/empty"
 check "a machine lacking the libraries: the kit passes with the bundle's" "[ $rc -eq 0 ] || { tail -n 20 '$T/lacks.stdout'; false; }"
