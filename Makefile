@@ -49,7 +49,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb
+.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb wheel
 all: $(SO) $(CLI)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
@@ -170,6 +170,11 @@ man: $(CLI)
 # A Debian binary package (debian/make-deb.sh: dpkg-buildpackage, debhelper, lintian).
 deb:
 	@bash debian/make-deb.sh $(BUILD)/pkg
+
+# The pip wheel, manylinux-tagged (python/make-wheel.sh: hatchling, auditwheel repair); the
+# tools are a venv of their own (make deps makes it). Prints the wheel's path as its last line.
+wheel: all man
+	@bash python/make-wheel.sh $(BUILD) $(BUILD)/wheel
 
 bench:
 	@bash test/bench/run.sh
