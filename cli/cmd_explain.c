@@ -31,7 +31,8 @@ static void usage(FILE *out) {
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
-          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the one on the library path)\n");
+          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the Python environment's\n"
+          "                  nvidia-nccl wheel, else the one on the library path)\n");
 }
 
 /* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
