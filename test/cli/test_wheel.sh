@@ -34,8 +34,8 @@ grep -q "is consistent with" "$BUILD/wheel/auditwheel-show.txt" || fail "auditwh
 mkdir -p "$tmp/unz" && (cd "$tmp/unz" && python3 -m zipfile -e "$whl" .) || fail "unzip $name"
 needed=$(readelf -d "$tmp/unz/nccl_numa/lib/libnccl-tuner-numa.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 [ "$needed" = "libc.so.6 " ] && echo "ok   the plugin in the wheel needs libc only" || fail "the plugin needs: $needed"
-ls "$tmp/unz"/nccl_numa.libs/libhwloc-*.so* "$tmp/unz"/nccl_numa.libs/libxml2-*.so* >/dev/null 2>&1 \
-  && echo "ok   hwloc and libxml2 are vendored" || fail "hwloc or libxml2 not vendored in nccl_numa.libs"
+ls "$tmp/unz"/nccl_numa.libs/libhwloc-*.so* "$tmp/unz"/nccl_numa/lib/libxml2.so.* >/dev/null 2>&1 \
+  && echo "ok   hwloc and libxml2 are in the wheel" || fail "hwloc or libxml2 not in the wheel"
 
 # ---- a fresh venv, installed from the file alone
 venv=$tmp/venv
@@ -60,6 +60,14 @@ want="NCCL_ENV_PLUGIN=$so NCCL_NUMA_CONFIG=$tmp/with-env.conf NCCL_TUNER_PLUGIN=
 [ "$got" = "$want" ] && echo "ok   nccl_numa.env(): $got" || fail "nccl_numa.env(): $got, wanted $want"
 "$venv/bin/python" -c "import nccl_numa; nccl_numa.env('$tmp/none.conf')" 2>"$tmp/err" && fail "env() of a missing mapping did not raise"
 grep -q "NcclNumaError: nccl-numa env: config $tmp/none.conf" "$tmp/err" || fail "env() error: $(tail -n1 "$tmp/err")"
+# the installed plugin writes its topology with the wheel's libxml2 (the one beside it), not the
+# system's: abi_conformance's --no-libxml2 checks then fail on the topology served, as in
+# test_no_libxml2.sh's control, and the loader names the file it initialised
+make -s BUILD="$BUILD" "$BUILD/tools/abi_conformance" || fail "make abi_conformance"
+LD_LIBRARY_PATH='' LD_DEBUG=libs "$BUILD/tools/abi_conformance" "$so" --no-libxml2 >"$tmp/xml.log" 2>&1
+grep -q "no topology without libxml2" "$tmp/xml.log" && grep -qE "calling init: $site/nccl_numa/lib/(\.\./lib/)?libxml2\.so" "$tmp/xml.log" \
+  && echo "ok   the installed plugin serves its topology with the wheel's libxml2" \
+  || fail "the plugin did not use the wheel's libxml2: $(grep -E 'init: .*libxml2|libxml2 not found' "$tmp/xml.log" | head -n2)"
 # exec from the venv's bin (not activated): the bundled binary finds the bundled plugin
 got=$("$venv/bin/nccl-numa" exec --config "$tmp/with-env.conf" -- sh -c 'echo "$NCCL_TUNER_PLUGIN $NCCL_ENV_PLUGIN"')
 [ "$got" = "$so $so" ] && echo "ok   exec sets the bundled plugin" || fail "exec: plugin $got, wanted $so"
