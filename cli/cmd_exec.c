@@ -214,7 +214,7 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
     return argv + o->cmd;
   }
   int have = argc - o->cmd;
-  char **v = calloc((size_t)(have + n + 1), sizeof *v);
+  char **v = calloc((size_t)have + (size_t)n + 1, sizeof *v);
   if (!v) return NULL;
   memcpy(v, argv + o->cmd, (size_t)have * sizeof *v);
   fprintf(stderr, "nccl-numa exec: --bind-for %s: appended", names[o->bind]);
@@ -240,8 +240,10 @@ int nn_cmd_exec(int argc, char **argv) {
   char **cmd = o.bind ? bound_argv(&o, argc, argv, cfg) : argv + o.cmd;
   if (!cmd) return NN_EXIT_INVALID;
   execvp(cmd[0], cmd);
-  fprintf(stderr, "nccl-numa exec: %s: %s\n", cmd[0], strerror(errno));
-  return errno == ENOENT ? 127 : 126;
+  int e = errno;
+  fprintf(stderr, "nccl-numa exec: %s: %s\n", cmd[0], strerror(e));
+  if (cmd != argv + o.cmd) free(cmd);
+  return e == ENOENT ? 127 : 126;
 }
 
 /* Single-quoted for POSIX shells. */
