@@ -65,3 +65,17 @@ int nn_bind_args(const struct nn_config *cfg, int engine, const char *sysfs_root
   }
   return n;
 }
+
+int nn_bind_applies(const struct nn_config *cfg, const char *sysfs_root, char *nodes, size_t size) {
+  char path[PATH_MAX];
+  int distinct = 0;
+  if (cfg->host_side || cfg->n_gpus == 0 || missing_node(cfg, sysfs_root, path, sizeof path) >= 0) return 0;
+  size_t used = 0;
+  nodes[0] = 0;
+  for (int i = 0; i < cfg->n_gpus; i++) {
+    if (cfg->gpus[i].numa != cfg->gpus[0].numa) distinct = 1;
+    int w = snprintf(nodes + used, size - used, "%s%d", i ? " " : "", cfg->gpus[i].numa);
+    if (w > 0 && (size_t)w < size - used) used += (size_t)w;
+  }
+  return distinct;
+}

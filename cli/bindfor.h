@@ -32,4 +32,9 @@ int nn_bind_engine_parse(const char *name);
 int nn_bind_args(const struct nn_config *cfg, int engine, const char *sysfs_root, char *const *args,
                  const char **out, char *why, size_t whysz);
 
+/* Whether --bind-for has something to bind: cfg's GPUs on at least two NUMA nodes, every one a
+ * node of this OS (under sysfs_root, NULL = /). Then fills `nodes` with the list ("0 0 1 1")
+ * and returns 1; else 0. For explain and check to mention it. */
+int nn_bind_applies(const struct nn_config *cfg, const char *sysfs_root, char *nodes, size_t size);
+
 #endif

@@ -8,6 +8,7 @@
 #include "cli/cliconfig.h"
 #include "cli/commands.h"
 #include "cli/costview.h"
+#include "cli/bindfor.h"
 #include "cli/ncclver.h"
 #include "nccl_model.h"
 #include "nn_config.h"
@@ -132,6 +133,10 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
     if (nn_nccl_constants_ignored(ver->code, why, sizeof why)) printf("              %s\n", why);
   }
+  char list[NN_MAX_GPUS * 6];
+  if (nn_bind_applies(cfg, NULL, list, sizeof list))
+    printf("binding:      this OS has the mapping's NUMA nodes: `exec --bind-for sglang` adds --numa-node %s,\n"
+           "              `--bind-for vllm` adds --numa-bind --numa-bind-nodes %s\n", list, list);
   return print_cost_model(&v, &cpu, cfg, ranks, nodes, m);
 }
 

@@ -59,4 +59,16 @@ run "$tmp/m.conf" --bind-for
 check "--bind-for without a value: exit 2" "[ $rc -eq 2 ] && grep -q -- '--bind-for needs a value' <<<\"\$err\""
 "$CLI" env --config "$tmp/m.conf" --bind-for sglang >/dev/null 2>"$tmp/err"
 check "env has no --bind-for" "[ $? -eq 2 ] && grep -q \"unknown option '--bind-for'\" '$tmp/err'"
+# check mentions it when this OS has every node of a mapping on two or more nodes, not otherwise
+if command -v python3 >/dev/null; then
+  spec='port 0000:00:1c.0 portnum=1\ndev 0000:00:1c.0/0000:01:00.0\ndev 0000:00:1c.0/0000:02:00.0\nnode 0 cpus=0-3\n'
+  printf "${spec}node 1 cpus=4-7\n" | nn_sysfs_tree "$tmp/g2"
+  printf "$spec" | nn_sysfs_tree "$tmp/g1"
+  printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n' >"$tmp/g.conf"
+  "$CLI" check --no-cuda --nccl-version 2.28.9 --sysfs-root "$tmp/g2" --config "$tmp/g.conf" >"$tmp/c2" 2>&1
+  "$CLI" check --no-cuda --nccl-version 2.28.9 --sysfs-root "$tmp/g1" --config "$tmp/g.conf" >"$tmp/c1" 2>&1
+  check "check: --bind-for mentioned where this OS has nodes 0 and 1" \
+    "grep -q 'node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list 0 1)' '$tmp/c2'"
+  check "check: not mentioned where this OS lacks node 1" "! grep -q -- '--bind-for' '$tmp/c1'"
+fi
 nn_finish "passed: --bind-for appends each engine's own NUMA binding, only where this OS has the nodes"
