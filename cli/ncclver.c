@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli/pyenv.h"
-
 #include "errbuf.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
