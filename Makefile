@@ -54,7 +54,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb
+.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
 all: $(SO) $(CLI)
 
 # Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
@@ -218,6 +218,11 @@ man: $(CLI)
 # A Debian binary package (debian/make-deb.sh: dpkg-buildpackage, debhelper, lintian).
 deb:
 	@bash debian/make-deb.sh $(BUILD)/pkg
+
+# The pip wheel, manylinux-tagged (python/make-wheel.sh: hatchling, auditwheel repair); the
+# tools are a venv of their own (make deps makes it). Prints the wheel's path as its last line.
+wheel:
+	@bash python/make-wheel.sh $(BUILD)/wheel-build $(BUILD)/wheel
 
 bench:
 	@bash test/bench/run.sh
