@@ -18,6 +18,7 @@
 #include "privdir.h"
 #include "topo_xml.h"
 #include "topology.h"
+#include "visible.h"
 
 /* The topology served: NCCL gets /proc/self/fd/N of a descriptor the plugin keeps on
  * the file it wrote and read back. The private directory's parent may belong to someone
@@ -48,6 +49,7 @@ static struct {
   int n_retired;            /* still be reading the string, so it lives until finalize */
   int n_held, cap_held;
   int told_user_topo;
+  int told_visible;         /* the visible set's decision was logged */
   int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -113,12 +115,29 @@ static int topo_intact(const struct nn_topo *t) {
 
 /* Runs without g_env.lock: it reads sysfs and cpuinfo and writes the topology file.
  * Fills t (path NULL: nothing served). */
-static void generate_topo(const struct nn_config *cfg, const char *cfg_path, const struct nn_logger *logger,
+/* Logs, once per process, what CUDA_VISIBLE_DEVICES decided when it is set. */
+static void tell_visible(const struct nn_visible *vis, const struct nn_logger *logger) {
+  pthread_mutex_lock(&g_env.lock);
+  int tell = vis->why[0] && !g_env.told_visible;
+  g_env.told_visible = 1;
+  pthread_mutex_unlock(&g_env.lock);
+  if (tell) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", vis->why);
+}
+
+static void generate_topo(const struct nn_config *mapping, const char *cfg_path, const struct nn_logger *logger,
                           struct nn_topo *t) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
   *t = (struct nn_topo){.fd = -1};
-  if (cfg->n_gpus == 0) return;
+  if (mapping->n_gpus == 0) return;
+  /* NCCL keeps only the communicator's GPUs of the file (visible.h): judge and serve those */
+  struct nn_visible vis;
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_of_process(mapping, &vis);
+  nn_visible_view(mapping, &vis, own, &view);
+  tell_visible(&vis, logger);
+  const struct nn_config *cfg = &view;
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return;
@@ -260,6 +279,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.n_held = g_env.cap_held = 0;
   g_env.initialized = 0;
   g_env.told_user_topo = 0;
+  g_env.told_visible = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }
