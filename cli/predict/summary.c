@@ -27,7 +27,7 @@ static void add(struct text *t, const char *fmt, ...) {
 static void size_words(int log2, char *buf, size_t size) {
   static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
   int u = log2 / 10 > 3 ? 3 : log2 / 10;
-  snprintf(buf, size, "%llu\x01%s", 1ULL << (log2 - 10 * u), unit[u]);   /* \x01: a space wrap keeps */
+  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
 }
 
 static void add_where(struct nn_summary_rules *out, int coll, int lo, int hi) {
@@ -146,18 +146,27 @@ static int topo_words(const struct nn_summary_in *in, struct text *t, char *ver)
 }
 
 /* The rules part. Returns 1 when they change NCCL's choice, -1 when unknown. */
-static int rules_words(const struct nn_summary_rules *r, struct text *t) {
-  if (!r || r->applying == 0) { add(t, "no rule applies to this communicator"); return 0; }
+static int rules_words(const struct nn_config *cfg, const struct nn_summary_rules *r, struct text *t) {
+  if (!cfg || cfg->n_rules == 0) { add(t, "the mapping has no rules"); return 0; }
+  if (!r || r->applying == 0) { add(t, "none of its %d rules applies to this communicator", cfg->n_rules); return 0; }
   if (!r->modelled) {
     add(t, "%d rule%s can apply, and whether %s NCCL's own choice is not modelled for this shape", r->applying,
         r->applying == 1 ? "" : "s", r->applying == 1 ? "it changes" : "they change");
     return -1;
   }
   if (r->changing == 0) {
-    add(t, "the %d rule%s that apply pick what NCCL picks itself at every size", r->applying, r->applying == 1 ? "" : "s");
+    if (r->applying == 1) add(t, "the one rule that applies picks what NCCL picks itself at every size");
+    else add(t, "the %d rules that apply pick what NCCL picks itself at every size", r->applying);
     return 0;
   }
-  add(t, "%d of the %d rules that apply change NCCL's own choice (%s)", r->changing, r->applying, r->where);
+  char where[sizeof r->where];
+  for (size_t i = 0; i < sizeof where; i++)   /* "1 MiB" stays on one line (wrap) */
+    if ((where[i] = r->where[i]) == ' ' && i > 0 && r->where[i - 1] >= '0' && r->where[i - 1] <= '9') where[i] = '\x01';
+  if (r->changing == r->applying)
+    add(t, "%s %d rule%s that apply change%s NCCL's own choice (%s)", r->applying == 1 ? "the" : "all", r->applying,
+        r->applying == 1 ? "" : "s", r->applying == 1 ? "s" : "", where);
+  else
+    add(t, "%d of the %d rules that apply change NCCL's own choice (%s)", r->changing, r->applying, where);
   return 1;
 }
 
@@ -210,17 +219,17 @@ void nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
               ep = {parts[2], sizeof parts[2], 0};
   parts[0][0] = parts[1][0] = parts[2][0] = 0;
   int topo = topo_words(in, &tp, ver);
-  int rules = rules_words(in->rules, &rp);
+  int rules = rules_words(in->cfg, in->rules, &rp);
   int env = env_words(in, &ep, ver);
   int nothing = !topo && rules == 0 && env == 0;
   struct text t = {line, sizeof line, 0};
   add(&t, "summary: %s for this job on %s%s: %s; %s; %s.", nothing ? "nccl-numa changes nothing" :
       "what nccl-numa changes", in->nccl_version > 0 ? "NCCL " : "", ver, parts[0], parts[1], parts[2]);
   if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST)
-    add(&t, " Next: NCCL 2.28.7 or later, or `nccl-numa topo` into a file named by NCCL_TOPO_FILE, then measure "
-        "with `nccl-numa calibrate` on the GPUs.");
+    add(&t, " Next: NCCL 2.28.7 or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
+        "with `nccl-numa\x01" "calibrate` on the GPUs.");
   else
-    add(&t, " Next: measure on the GPUs with `nccl-numa calibrate`, whose rules change NCCL's choice only where "
-        "the measurements beat it%s.", topo ? ", and compare with and without the plugin with `nccl-numa ab`" : "");
+    add(&t, " Next: measure on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where "
+        "the measurements beat it%s.", topo ? ", and compare with and without the plugin with `nccl-numa\x01" "ab`" : "");
   wrap(line, buf, size, 100);
 }
