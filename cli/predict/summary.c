@@ -71,7 +71,7 @@ static void graph_words(const char *name, const struct nn_graph_pred *g, char *b
 static void pred_words(const struct nn_search_pred *p, char *buf, size_t size) {
   char r[80], t[80];
   if (!p->ring.ok && !p->tree.ok) {
-    snprintf(buf, size, "failed ring and tree searches, after which NCCL falls back to 1 x 0.1 GB/s");
+    snprintf(buf, size, "failed ring and tree searches (1 x 0.1 GB/s)");
     return;
   }
   graph_words("ring", &p->ring, r, sizeof r);
@@ -147,7 +147,8 @@ static int topo_words(const struct nn_summary_in *in, struct text *t, char *ver)
 
 /* The rules part. Returns 1 when they change NCCL's choice, -1 when unknown. */
 static int rules_words(const struct nn_config *cfg, const struct nn_summary_rules *r, struct text *t) {
-  if (!cfg || cfg->n_rules == 0) { add(t, "the mapping has no rules"); return 0; }
+  if (!cfg) { add(t, "there are no rules"); return 0; }
+  if (cfg->n_rules == 0) { add(t, "the mapping has no rules"); return 0; }
   if (!r || r->applying == 0) { add(t, "none of its %d rules applies to this communicator", cfg->n_rules); return 0; }
   if (!r->modelled) {
     add(t, "%d rule%s can apply, and whether %s NCCL's own choice is not modelled for this shape", r->applying,
@@ -225,7 +226,10 @@ void nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
   struct text t = {line, sizeof line, 0};
   add(&t, "summary: %s for this job on %s%s: %s; %s; %s.", nothing ? "nccl-numa changes nothing" :
       "what nccl-numa changes", in->nccl_version > 0 ? "NCCL " : "", ver, parts[0], parts[1], parts[2]);
-  if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST)
+  if (!in->cfg)
+    add(&t, " Next: make a mapping (`nccl-numa\x01" "discover`), then measure on the GPUs with `nccl-numa\x01"
+        "calibrate`.");
+  else if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST)
     add(&t, " Next: NCCL 2.28.7 or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
         "with `nccl-numa\x01" "calibrate` on the GPUs.");
   else
