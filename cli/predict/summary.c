@@ -64,14 +64,15 @@ static int same_graph(const struct nn_graph_pred *a, const struct nn_graph_pred 
 }
 
 static void graph_words(const char *name, const struct nn_graph_pred *g, char *buf, size_t size) {
-  if (g->ok) snprintf(buf, size, "%s %d x %.1f GB/s", name, g->nchannels, (double)g->bw_intra);
-  else snprintf(buf, size, "a failed %s search (1 x 0.1 GB/s)", name);
+  /* \x01: a space the wrap keeps ("2 x 24.0 GB/s" stays on one line) */
+  if (g->ok) snprintf(buf, size, "%s\x01%d\x01x\x01%.1f\x01GB/s", name, g->nchannels, (double)g->bw_intra);
+  else snprintf(buf, size, "a failed %s search (1\x01x\x01" "0.1\x01GB/s)", name);
 }
 
 static void pred_words(const struct nn_search_pred *p, char *buf, size_t size) {
   char r[80], t[80];
   if (!p->ring.ok && !p->tree.ok) {
-    snprintf(buf, size, "failed ring and tree searches (1 x 0.1 GB/s)");
+    snprintf(buf, size, "failed ring and tree searches (1\x01x\x01" "0.1\x01GB/s)");
     return;
   }
   graph_words("ring", &p->ring, r, sizeof r);

@@ -68,12 +68,12 @@ Next steps:
   - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute
     path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain
 summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because
-  with it NCCL's own model would give this job slower graphs (failed ring and tree searches (1 x 0.1
-  GB/s) instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view, which has no
-  CPU affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES set to one
-  socket's GPUs, gets the file); the mapping has no rules; there are no \`env\` lines. Next: measure
-  on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's choice only where the
-  measurements beat it."
+  with it NCCL's own model would give this job slower graphs (failed ring and tree searches
+  (1 x 0.1 GB/s) instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view,
+  which has no CPU affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES
+  set to one socket's GPUs, gets the file); the mapping has no rules; there are no \`env\` lines.
+  Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's choice only where
+  the measurements beat it."
 if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then echo "ok good guest: exact report, exit 0"
 else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
 
