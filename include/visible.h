@@ -31,6 +31,7 @@ struct nn_visible {
   int n;                  /* visible mapping GPUs, in CUDA's order (the process's device 0 first) */
   int gpu[NN_VISIBLE_MAX];/* their positions in cfg->gpus */
   int numa;               /* ONE_NODE: their NUMA node */
+  int set;                /* CUDA_VISIBLE_DEVICES was set */
   char list[128];         /* the value as given, for messages ("" when unset) */
   char why[400];          /* for the log and the CLI: what was decided and why */
 };
@@ -39,10 +40,12 @@ struct nn_visible {
  * nn_cudrv_visible_busids gives them: returns the count, or -1 when unknown. */
 typedef int (*nn_visible_busids_fn)(struct nn_busid *out, int max);
 
-/* Resolves `value` (CUDA_VISIBLE_DEVICES; NULL = unset) against `cfg`. Index entries are the
- * mapping's gpu indices; an entry CUDA would reject ends the list there, as CUDA does. UUID
- * (GPU-...) and MIG (MIG-...) entries need the driver's view: `busids` (NULL = none), whose
- * bus ids are matched to the mapping's bus=. Without it, or when a visible device is not in the
+/* Resolves the process's devices against `cfg`. With the driver's view (`busids`, NULL = none,
+ * or returning -1) its bus ids are matched to the mapping's bus=, whatever `value` says (UUID
+ * GPU-... and MIG-... entries included, and a container that shows only some GPUs with
+ * CUDA_VISIBLE_DEVICES unset). Without it `value` (CUDA_VISIBLE_DEVICES; NULL = unset: the whole
+ * mapping) is read: index entries are the mapping's gpu indices, and an entry CUDA would reject
+ * ends the list there, as CUDA does. When a UUID needs the driver, a device is not in the
  * mapping, or only one GPU is visible (its communicator may hold other processes' GPUs on other
  * nodes), the whole mapping applies and `why` says so. Never fails. */
 void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,

@@ -43,10 +43,18 @@ static int entry_index(const char *s, size_t len) {
   return v;
 }
 
+/* "CUDA_VISIBLE_DEVICES=0,1" or, when it is unset, what the driver enumerates. */
+static void who(const struct nn_visible *v, char *buf, size_t size) {
+  if (v->set) snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%.127s", v->list);
+  else snprintf(buf, size, "the CUDA devices of this process");
+}
+
 static void whole(struct nn_visible *v, const char *what) {
+  char w[160];
+  who(v, w, sizeof w);
   v->kind = NN_VISIBLE_ALL;
   v->n = 0;
-  snprintf(v->why, sizeof v->why, "CUDA_VISIBLE_DEVICES=%.127s: %.200s; the whole mapping is judged", v->list, what);
+  snprintf(v->why, sizeof v->why, "%s: %.200s; the whole mapping is judged", w, what);
 }
 
 /* Index entries, up to the first one CUDA would reject. Returns 0, or -1 (whole() called). */
@@ -89,6 +97,8 @@ static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const 
 }
 
 static void classify(const struct nn_config *cfg, struct nn_visible *v) {
+  char w[160];
+  who(v, w, sizeof w);
   if (v->n == 0) { whole(v, "no mapped GPU visible"); return; }
   if (v->n == 1) {
     whole(v, "one GPU visible, whose communicator may hold other processes' GPUs on other NUMA nodes");
@@ -99,22 +109,27 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
   for (int i = 1; i < v->n; i++)
     if (cfg->gpus[v->gpu[i]].numa != v->numa) v->kind = NN_VISIBLE_SPANS;
   if (v->kind == NN_VISIBLE_SPANS)
-    snprintf(v->why, sizeof v->why, "CUDA_VISIBLE_DEVICES=%.127s: %d GPUs on more than one NUMA node; the whole "
-             "mapping is judged", v->list, v->n);
+    snprintf(v->why, sizeof v->why, "%s: %d GPUs on more than one NUMA node; the whole mapping is judged", w, v->n);
   else
-    snprintf(v->why, sizeof v->why, "CUDA_VISIBLE_DEVICES=%.127s: %d GPUs, all on NUMA node %d; NCCL keeps only "
-             "them of the file, so those GPUs are judged", v->list, v->n, v->numa);
+    snprintf(v->why, sizeof v->why, "%s: %d GPUs, all on NUMA node %d; NCCL keeps only them of the file, so "
+             "those GPUs are judged", w, v->n, v->numa);
 }
 
 void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
                         struct nn_visible *out) {
   memset(out, 0, sizeof *out);
   out->numa = -1;
-  if (!value || !cfg || cfg->n_gpus == 0) return;
-  snprintf(out->list, sizeof out->list, "%s", value);
+  if (!cfg || cfg->n_gpus == 0) return;
   struct nn_busid bus[NN_VISIBLE_MAX];
   int n = busids ? busids(bus, NN_VISIBLE_MAX) : -1;
+  if (!value && n < 0) return;     /* unset, and no driver to ask: the whole mapping */
+  out->set = value != NULL;
+  snprintf(out->list, sizeof out->list, "%s", value ? value : "");
   if (n >= 0 ? from_driver(cfg, out, bus, n) : from_indices(cfg, out)) return;
+  if (!value && out->n == cfg->n_gpus) {   /* the driver sees the whole mapping: nothing to say */
+    out->n = 0;
+    return;
+  }
   classify(cfg, out);
 }
 

@@ -64,6 +64,11 @@ static int fake_driver(struct nn_busid *out, int max) {
   return 3;
 }
 
+static int all_eight(struct nn_busid *out, int max) {
+  for (int i = 0; i < 8 && i < max; i++) out[i] = (struct nn_busid){0, (uint8_t)(0x11 + 0x10 * i), 0, 0};
+  return 8;
+}
+
 static int no_driver_gpu(struct nn_busid *out, int max) {
   (void)max;
   return nn_busid_parse("0000:e1:00.0", &out[0]) == 0 ? 1 : -1;
@@ -90,6 +95,13 @@ static void resolve_by_driver(void **state) {
   assert_ptr_equal(nn_visible_for_comm(cfg, &v, 8, 1, own, &view), cfg);
   assert_int_equal(nn_topology_scope(&view, 2, 1), NN_SCOPE_INTRA);
   assert_int_equal(nn_topology_scope(cfg, 8, 1), NN_SCOPE_CROSS);
+  /* CUDA_VISIBLE_DEVICES unset (a container showing only some GPUs): the driver's view decides */
+  nn_visible_resolve(cfg, NULL, fake_driver, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_non_null(strstr(v.why, "the CUDA devices of this process: 2 GPUs, all on NUMA node 1"));
+  nn_visible_resolve(cfg, NULL, all_eight, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_string_equal(v.why, "");
   nn_visible_resolve(cfg, "GPU-33", no_driver_gpu, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_non_null(strstr(v.why, "the CUDA device at 0000:e1:00.0 is not in the mapping"));
