@@ -106,7 +106,11 @@ static int served_words(const struct nn_summary_in *in, struct text *t) {
     differs = !same_graph(&v->served.ring, &v->own.ring) || !same_graph(&v->served.tree, &v->own.tree);
     pred_words(&v->served, a, sizeof a);
     pred_words(&v->own, b, sizeof b);
-    if (differs) add(t, ", and its graphs change: %s instead of its own view's %s", a, b);
+    int worse = nn_search_ring_gbps(&v->served) < nn_search_ring_gbps(&v->own) ||
+                nn_search_tree_gbps(&v->served) < nn_search_tree_gbps(&v->own);
+    if (differs)
+      add(t, ", and its graphs change: %s instead of its own view's %s, %s by NCCL's own model", a, b,
+          worse ? "slower" : "not slower");
     else add(t, " with the same graphs as its own view (%s)", a);
   }
   if (aff) add(t, ", %s the CPU affinity of %s", v->predicted && !differs ? "plus" : "with", nodes);

@@ -75,6 +75,14 @@ static void withheld_changes_nothing(void **state) {
   has(buf, "instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view, which has no CPU affinity");
   has(buf, "CUDA_VISIBLE_DEVICES set to one socket's GPUs, gets the file");
   has(buf, "the 2 rules that apply pick what NCCL picks itself at every size");
+  /* mode=numa serves the worse file: the summary says the graphs change and are slower */
+  v = verdict(1, 1, 0.1f);
+  v.mode = NN_TOPO_NUMA;
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, and its graphs "
+           "change: failed ring and tree searches (1 x 0.1 GB/s) instead of its own view's ring 2 x 24.0 GB/s, "
+           "tree 2 x 24.0 GB/s, slower by NCCL's own model");
   /* a served file without affinity and the same graphs changes nothing NCCL models either */
   v = verdict(1, 2, 24.0f);
   nn_summary_text(&in, buf, sizeof buf);
