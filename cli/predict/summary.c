@@ -106,7 +106,8 @@ static int served_words(const struct nn_summary_in *in, struct text *t) {
     differs = !same_graph(&v->served.ring, &v->own.ring) || !same_graph(&v->served.tree, &v->own.tree);
     pred_words(&v->served, a, sizeof a);
     pred_words(&v->own, b, sizeof b);
-    int worse = nn_search_ring_gbps(&v->served) < nn_search_ring_gbps(&v->own) ||
+    int worse = !v->served.ring.ok || !v->served.tree.ok ||
+                nn_search_ring_gbps(&v->served) < nn_search_ring_gbps(&v->own) ||
                 nn_search_tree_gbps(&v->served) < nn_search_tree_gbps(&v->own);
     if (differs)
       add(t, ", and its graphs change: %s instead of its own view's %s, %s by NCCL's own model", a, b,

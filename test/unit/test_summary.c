@@ -24,6 +24,8 @@ static struct nn_topo_verdict verdict(int serve, int served_ch, float served_bw)
   graph(&v.served.tree, served_bw > 0.1f, served_ch, served_bw);
   graph(&v.own.ring, 1, 2, 24.0f);
   graph(&v.own.tree, 1, 2, 24.0f);
+  v.served.model_nchannels = served_ch;
+  v.own.model_nchannels = 2;
   return v;
 }
 
