@@ -111,8 +111,8 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
   if (v->kind == NN_VISIBLE_SPANS)
     snprintf(v->why, sizeof v->why, "%s: %d GPUs on more than one NUMA node; the whole mapping is judged", w, v->n);
   else
-    snprintf(v->why, sizeof v->why, "%s: %d GPUs, all on NUMA node %d; NCCL keeps only them of the file, so "
-             "those GPUs are judged", w, v->n, v->numa);
+    snprintf(v->why, sizeof v->why, "%s: %d GPUs, all on NUMA node %d; NCCL keeps only these of the file, so they "
+             "are judged alone", w, v->n, v->numa);
 }
 
 void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,

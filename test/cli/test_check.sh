@@ -81,7 +81,7 @@ else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
 # alone, as the plugin does, and served; the summary says what that changes.
 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf" --visible-devices 4,5,6,7
 sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
-[ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only them of the file, so those GPUs are judged" "$tmp/out" \
+[ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
   && grep -qx "  topology served: mode=auto, all GPUs on one NUMA node" "$tmp/out" \
   && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node 0;" <<<"$sum" \
   && echo "ok one socket's GPUs: judged alone, served, summarised" || fail "visible devices: $out"

@@ -92,7 +92,7 @@ for vd in 0,1,2,3 4,5,6,7; do
   for rel in 2.28.9 2.31.2; do
     full=$($CLI explain --config $R --cpuinfo $T --nccl-version $rel --visible-devices $vd)
     out=$(summary <<<"$full")
-    grep -qF "devices:      CUDA_VISIBLE_DEVICES=$vd: 4 GPUs, all on NUMA node $node; NCCL keeps only them of the file, so those GPUs are judged" <<<"$full" \
+    grep -qF "devices:      CUDA_VISIBLE_DEVICES=$vd: 4 GPUs, all on NUMA node $node; NCCL keeps only these of the file, so they are judged alone" <<<"$full" \
       && grep -qF "communicator: 4 ranks on 1 node(s): scope intra" <<<"$full" \
       && grep -qF "served file (1 CPU node):  ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s" <<<"$full" \
       && grep -qF "summary: what nccl-numa changes for this job on NCCL $rel: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node $node;" <<<"$out" \
