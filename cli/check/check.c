@@ -27,11 +27,15 @@
 #include "fileread.h"
 #include "cli/common/bindfor.h"
 #include "cli/predict/ncclver.h"
+#include "cli/predict/costview.h"
+#include "cli/predict/summary.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
 #include "nccl_search_topo.h"
 #include "nn_config.h"
+#include "policy.h"
 #include "topology.h"
+#include "visible.h"
 
 #define MAX_PROBLEMS 256
 #define MAX_TOPO_GPUS 1024
@@ -53,6 +57,12 @@ struct ctx {
   int n_problems, dropped;
   unsigned steps;
   int topo_env_used;            /* NCCL_TOPO_FILE decides what NCCL sees */
+  struct nn_visible vis;        /* the job's CUDA_VISIBLE_DEVICES against the mapping */
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;        /* the mapping as the job sees it (shares c->cfg's data) */
+  struct nn_topo_verdict verdict;   /* the plugin's, for the summary */
+  struct nn_cpu_kind cpu;
+  int have_verdict;
 };
 
 static void problem(struct ctx *c, unsigned step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -438,7 +448,14 @@ static void section_hazard(struct ctx *c) {
   if (nn_topology_cpu_kind(&none, cpuinfo, &own, err, sizeof err) && c->cfg->cpu.present)
     fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
             c->cfg->cpu.line, cpuinfo ? cpuinfo : nn_cpuinfo_default());
-  nn_ncclver_verdict(c->cfg, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
+  const char *visible = c->o->visible ? c->o->visible : getenv("CUDA_VISIBLE_DEVICES");
+  nn_visible_resolve(c->cfg, visible && *visible ? visible : NULL, NULL, &c->vis);
+  nn_visible_view(c->cfg, &c->vis, c->own, &c->view);
+  if (c->vis.why[0]) fprintf(c->out, "  devices: %s\n", c->vis.why);
+  nn_ncclver_verdict(&c->view, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
+  c->verdict = v;
+  c->cpu = cpu;
+  c->have_verdict = cpu.vendor[0] != 0;
   fprintf(c->out, "  plugin (the one verdict auto mode uses):\n");
   report(c, &v, v.serve, NULL);
   char why[200];
@@ -503,6 +520,26 @@ static void next_steps(struct ctx *c) {
                     "    node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list %s)\n", list);
 }
 
+/* The summary paragraph, for the communicator of every GPU the job sees (summary.h). */
+static void summary(struct ctx *c) {
+  if (c->cfg && !c->view.gpus) nn_visible_view(c->cfg, &c->vis, c->own, &c->view);   /* not judged above */
+  const struct nn_config *cfg = c->cfg && c->cfg->n_gpus ? &c->view : NULL;
+  struct nn_cost_model m;
+  char desc[512], text[4096];
+  int ranks = cfg ? cfg->n_gpus : 0;
+  struct nn_policy *p = cfg ? nn_policy_compile(cfg, (size_t)ranks, 1) : NULL;
+  int modelled = p && c->have_verdict && nn_costview_model(&c->verdict, &c->cpu, cfg, ranks, 1, &m, desc, sizeof desc) == 0;
+  struct nn_summary_rules rules;
+  nn_summary_rules_of(modelled ? &m : NULL, p, 32, &rules);
+  struct nn_summary_in in = {.nccl_version = release_of(c)->code, .cfg = cfg,
+                             .v = c->have_verdict && !c->topo_env_used ? &c->verdict : NULL,
+                             .no_verdict = cfg ? "the CPU kind is unknown" : NULL,
+                             .user_topo = c->topo_env_used ? c->o->topo_env : NULL, .rules = &rules};
+  nn_summary_text(&in, text, sizeof text);
+  fputs(text, c->out);
+  nn_policy_free(p);
+}
+
 static void setup(struct ctx *c, const struct nn_check_opts *o, FILE *out) {
   memset(c, 0, sizeof *c);
   c->out = out;
@@ -534,6 +571,7 @@ int nn_check_run(const struct nn_check_opts *o, FILE *out) {
   fprintf(out, "Result: %d problem%s\n", c->n_problems + c->dropped, c->n_problems + c->dropped == 1 ? "" : "s");
   for (int i = 0; i < c->n_problems; i++) fprintf(out, "  %d. %s\n", i + 1, c->problems[i]);
   next_steps(c);
+  summary(c);
   int n = c->n_problems + c->dropped;
   for (int i = 0; i < c->n_problems; i++) free(c->problems[i]);
   if (c->cfg) nn_config_free(c->cfg);

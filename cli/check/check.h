@@ -4,7 +4,7 @@
  * guest) as a person would: its NVIDIA GPUs and their sysfs numa_node, the OS's
  * NUMA nodes, topology files NCCL will read, whether the mapping matches the
  * machine, NCCL's socket-link hazard (see topology.h), GPU peer
- * access when a driver is there, and what to do next.
+ * access when a driver is there, what to do next, and a `summary:` paragraph (summary.h).
  */
 #ifndef NCCL_NUMA_CLI_CHECK_H
 #define NCCL_NUMA_CLI_CHECK_H
@@ -23,6 +23,7 @@ struct nn_check_opts {
   int no_cuda;              /* never ask the CUDA driver */
   const char *nccl_version; /* --nccl-version X.Y.Z, or NULL */
   const char *nccl_lib;     /* --nccl-lib PATH, or NULL */
+  const char *visible;      /* --visible-devices LIST; NULL: CUDA_VISIBLE_DEVICES */
 };
 
 /* Runs every check, writing the report to `out`. Returns the number of

@@ -12,7 +12,7 @@
 static void usage(FILE *out) {
   fprintf(out,
     "usage: nccl-numa check [--config FILE] [--sysfs-root DIR] [--cpuinfo FILE] [--no-cuda]\n"
-    "                       [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
+    "                       [--nccl-version X.Y.Z | --nccl-lib PATH] [--visible-devices LIST]\n"
     "       nccl-numa check --compare FILE...\n"
     "\n"
     "Diagnoses this machine (bare metal or a guest): NVIDIA GPUs with bus id and sysfs numa_node,\n"
@@ -25,10 +25,13 @@ static void usage(FILE *out) {
     "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
     "  --nccl-lib PATH  ... for the release of this libnccl.so.2 (default: the Python environment's\n"
     "                   nvidia-nccl wheel, else the one on the library path)\n"
+    "  --visible-devices LIST  the job's CUDA_VISIBLE_DEVICES (default: this shell's); GPUs all on one\n"
+    "                   NUMA node are judged alone, as the plugin does\n"
     "  --compare FILE...  the ranks of one job on several hosts: reads their NCCL_NUMA_LOG_FILE\n"
     "                   records or NCCL logs (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,TUNING) and\n"
     "                   says per communicator whether every rank used the same config content\n"
     "                   and decision table; a difference names the hosts and ranks (exit 1)\n"
+    "Ends with a `summary:` paragraph: what nccl-numa changes for the job and release.\n"
     "Exit: 0 nothing wrong, 1 something is, 2 usage.\n");
 }
 
@@ -37,7 +40,7 @@ int nn_cmd_check(int argc, char **argv) {
     {"config", required_argument, 0, 'c'}, {"sysfs-root", required_argument, 0, 'r'},
     {"cpuinfo", required_argument, 0, 'i'}, {"no-cuda", no_argument, 0, 'n'},
     {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-    {"compare", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    {"compare", no_argument, 0, 'C'}, {"visible-devices", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
   int c, compare = 0;
   optind = 1;
@@ -51,6 +54,7 @@ int nn_cmd_check(int argc, char **argv) {
       case 'V': o.nccl_version = optarg; break;
       case 'L': o.nccl_lib = optarg; break;
       case 'C': compare = 1; break;
+      case 'D': o.visible = optarg; break;
       case 'h': usage(stdout); return NN_EXIT_OK;
       default:
         fprintf(stderr, "nccl-numa check: unknown or incomplete option '%s'\n", argv[optind - 1]);

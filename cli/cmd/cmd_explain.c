@@ -11,26 +11,29 @@
 #include "cli/common/bindfor.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
+#include "cli/predict/summary.h"
 #include "cpuinfo.h"
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "numparse.h"
 #include "policy.h"
 #include "topology.h"
+#include "visible.h"
 
 #define NN_EXPLAIN_MAX_LOG2 32   /* 1 B .. 4 GiB */
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n"
-          "                         [--nccl-version X.Y.Z | --nccl-lib PATH] [--cpuinfo FILE]\n\n"
+          "                         [--nccl-version X.Y.Z | --nccl-lib PATH] [--cpuinfo FILE]\n"
+          "                         [--visible-devices LIST]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
           "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
           "for allreduce; ll128, CollNet, NVLS and PAT disabled), and the topology verdict.\n\n"
           "  --config FILE   the mapping file (format 1); default: NCCL_NUMA_CONFIG, else\n"
           "                  /etc/nccl-numa.conf. NCCL_TUNER_CONFIG_FILE's rules apply as in the plugin\n"
-          "  --ranks N       ranks in the communicator (default: the mapping's GPU count, else 8)\n"
+          "  --ranks N       ranks in the communicator (default: the visible GPUs' count, else 8)\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
@@ -117,12 +120,20 @@ static void print_own_cpu(const struct nn_cpu_kind *served) {
            own.model, nn_cpuinfo_default());
 }
 
-static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
-                        const struct nn_ncclver *ver, struct nn_cost_model *m) {
-  const struct nn_config *cfg = cc->cfg;
+/* What print_header found, for the summary. */
+struct header {
+  struct nn_topo_verdict v;
+  int have_verdict;
+  char no_verdict[512];
+};
+
+static int print_header(const struct nn_cli_config *cc, const struct nn_config *cfg, const struct nn_visible *vis,
+                        size_t ranks, size_t nodes, const struct nn_policy *p, const struct nn_ncclver *ver,
+                        struct nn_cost_model *m, struct header *h) {
   char sockets[256];
-  nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
-  printf("config:       %s (%d GPUs: %s; %d rules)\n", cc->src.path, cfg->n_gpus, sockets, cfg->n_rules);
+  nn_topology_describe_sockets(cc->cfg, sockets, sizeof sockets);
+  printf("config:       %s (%d GPUs: %s; %d rules)\n", cc->src.path, cc->cfg->n_gpus, sockets, cfg->n_rules);
+  if (vis->why[0]) printf("devices:      %s\n", vis->why);
   if (cc->src.tuner_csv)
     printf("csv rules:    NCCL_TUNER_CONFIG_FILE %s (%s)\n", cc->src.tuner_csv,
            cfg->n_files > 1 && !strcmp(cfg->files[cfg->n_files - 1], cc->src.tuner_csv)
@@ -134,10 +145,13 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     printf("topology:     %s\n", err);
     printf("table:        %s\n", PCIE_ONLY_TABLE);
+    snprintf(h->no_verdict, sizeof h->no_verdict, "%s", err);
     return 0;
   }
   struct nn_topo_verdict v;
   nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
+  h->v = v;
+  h->have_verdict = 1;
   nn_ncclver_print(stdout, "topology:     ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled socket link %.0f GB/s", v.link_gbps);
@@ -168,8 +182,9 @@ int nn_cmd_explain(int argc, char **argv) {
   static const struct option opts[] = {{"config", required_argument, 0, 'c'}, {"ranks", required_argument, 0, 'r'},
                                        {"nodes", required_argument, 0, 'n'}, {"coll", required_argument, 0, 'l'},
                                        {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-                                       {"cpuinfo", required_argument, 0, 'i'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  const char *path = NULL, *version = NULL, *lib = NULL;
+                                       {"cpuinfo", required_argument, 0, 'i'}, {"visible-devices", required_argument, 0, 'D'},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  const char *path = NULL, *version = NULL, *lib = NULL, *visible = NULL;
   size_t ranks = 0, nodes = 1;
   int only = -1, c;
   optind = 1;
@@ -180,6 +195,7 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'V': version = optarg; break;
     case 'L': lib = optarg; break;
     case 'i': nn_cpuinfo_set_default(optarg); break;
+    case 'D': visible = optarg; break;
     case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "nccl-numa explain: bad --ranks '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "nccl-numa explain: bad --nodes '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'l':
@@ -210,12 +226,19 @@ int nn_cmd_explain(int argc, char **argv) {
   }
   struct nn_cli_config cc;
   if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
-  struct nn_config *cfg = cc.cfg;
+  struct nn_visible vis;
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  if (!visible) visible = getenv("CUDA_VISIBLE_DEVICES");
+  nn_visible_resolve(cc.cfg, visible && *visible ? visible : NULL, NULL, &vis);
+  nn_visible_view(cc.cfg, &vis, own, &view);
+  const struct nn_config *cfg = &view;
   if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
-  struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
+  struct nn_policy *p = nn_policy_compile(nn_visible_for_comm(cc.cfg, &vis, ranks, nodes, own, &view), ranks, nodes);
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
   struct nn_cost_model model;
-  int modelled = print_header(&cc, ranks, nodes, p, &ver, &model);
+  struct header h = {.have_verdict = 0};
+  int modelled = print_header(&cc, cfg, &vis, ranks, nodes, p, &ver, &model, &h);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};
@@ -223,6 +246,13 @@ int nn_cmd_explain(int argc, char **argv) {
     if (modelled) nn_costview_print(stdout, cfg, &model, p, order[coll], NN_EXPLAIN_MAX_LOG2);
     else explain_coll(cfg, p, order[coll]);
   }
+  struct nn_summary_rules rules;
+  nn_summary_rules_of(modelled ? &model : NULL, p, NN_EXPLAIN_MAX_LOG2, &rules);
+  struct nn_summary_in sin = {.nccl_version = ver.code, .cfg = cfg, .v = h.have_verdict ? &h.v : NULL,
+                              .no_verdict = h.no_verdict, .user_topo = getenv("NCCL_TOPO_FILE"), .rules = &rules};
+  char summary[4096];
+  nn_summary_text(&sin, summary, sizeof summary);
+  printf("\n%s", summary);
   nn_policy_free(p);
   nn_cli_config_free(&cc);
   return NN_EXIT_OK;

@@ -18,6 +18,7 @@
 #include "privdir.h"
 #include "topo_xml.h"
 #include "topology.h"
+#include "visible.h"
 
 /* The topology served: NCCL gets /proc/self/fd/N of a descriptor the plugin keeps on
  * the file it wrote and read back. The private directory's parent may belong to someone
@@ -77,6 +78,7 @@ static struct {
   char **values;            /* `env` values handed out: each distinct one once, kept until */
   int n_values;             /* finalize, so no old version needs to stay alive for them */
   int told_user_topo;
+  int told_visible;         /* the visible set's decision was logged */
   int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -223,14 +225,31 @@ static int check_descriptor(int fd, const char *stored, dev_t *dev, ino_t *ino, 
   return 0;
 }
 
-/* Runs without g_env.lock: it reads sysfs and cpuinfo. The XML to serve for cfg into
- * *xml (malloc'd) and *len, and the verdict's reason into why; -1 when none is served. */
-static int make_topo_xml(const struct nn_config *cfg, const char *cfg_path, const struct nn_logger *logger,
+/* Logs, once per process, what CUDA_VISIBLE_DEVICES decided when it is set. */
+static void tell_visible(const struct nn_visible *vis, const struct nn_logger *logger) {
+  pthread_mutex_lock(&g_env.lock);
+  int tell = vis->why[0] && !g_env.told_visible;
+  g_env.told_visible = 1;
+  pthread_mutex_unlock(&g_env.lock);
+  if (tell) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", vis->why);
+}
+
+/* Runs without g_env.lock: it reads sysfs and cpuinfo. The XML to serve for the mapping
+ * into *xml (malloc'd) and *len, and the verdict's reason into why; -1 when none is served. */
+static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, const struct nn_logger *logger,
                          char **xml, size_t *len, char *why, size_t whysz) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
   *xml = NULL;
-  if (cfg->n_gpus == 0) return -1;
+  if (mapping->n_gpus == 0) return -1;
+  /* NCCL keeps only the communicator's GPUs of the file (visible.h): judge and serve those */
+  struct nn_visible vis;
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_of_process(mapping, &vis);
+  nn_visible_view(mapping, &vis, own, &view);
+  tell_visible(&vis, logger);
+  const struct nn_config *cfg = &view;
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return -1;
@@ -395,6 +414,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.n_values = 0;
   g_env.initialized = 0;
   g_env.told_user_topo = 0;
+  g_env.told_visible = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }

@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "snapshot.h"
+#include "visible.h"
 
 struct nn_shape_policy {
   size_t n_ranks, n_nodes;
@@ -235,7 +236,13 @@ const struct nn_policy *nn_cfgver_policy(struct nn_cfgver *v, size_t n_ranks, si
   struct nn_policy *p = find_policy(v, n_ranks, n_nodes);
   pthread_mutex_unlock(&v->lock);
   if (p) return p;
-  struct nn_policy *compiled = nn_policy_compile(v->cfg, n_ranks, n_nodes);   /* no lock held */
+  /* scope on the GPUs this process can use (visible.h); the set is the process's, fixed */
+  struct nn_visible vis;
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_of_process(v->cfg, &vis);
+  const struct nn_config *scoped = nn_visible_for_comm(v->cfg, &vis, n_ranks, n_nodes, own, &view);
+  struct nn_policy *compiled = nn_policy_compile(scoped, n_ranks, n_nodes);   /* no lock held */
   if (!compiled) return NULL;
   pthread_mutex_lock(&v->lock);
   p = find_policy(v, n_ranks, n_nodes);      /* another communicator of the shape may have won */

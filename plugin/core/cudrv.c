@@ -23,3 +23,26 @@ int nn_cudrv_current_sm(void) {
   dlclose(h);
   return sm;
 }
+
+typedef int (*nn_cu_device_get_count_fn)(int *count);
+typedef int (*nn_cu_device_get_fn)(int *device, int ordinal);
+typedef int (*nn_cu_device_get_pci_bus_id_fn)(char *bus, int len, int device);
+
+int nn_cudrv_visible_busids(struct nn_busid *out, int max) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) return -1;
+  nn_cu_device_get_count_fn get_count = (nn_cu_device_get_count_fn)dlsym(h, "cuDeviceGetCount");
+  nn_cu_device_get_fn get = (nn_cu_device_get_fn)dlsym(h, "cuDeviceGet");
+  nn_cu_device_get_pci_bus_id_fn get_bus = (nn_cu_device_get_pci_bus_id_fn)dlsym(h, "cuDeviceGetPCIBusId");
+  int count = 0, n = -1;
+  /* not initialized yet (cuInit not called): CUDA_ERROR_NOT_INITIALIZED, and unknown here */
+  if (get_count && get && get_bus && get_count(&count) == 0) {
+    for (n = 0; n < count && n < max; n++) {
+      char bus[32];
+      int dev;
+      if (get(&dev, n) || get_bus(bus, (int)sizeof bus, dev) || nn_busid_parse(bus, &out[n])) { n = -1; break; }
+    }
+  }
+  dlclose(h);
+  return n;
+}

@@ -4,7 +4,7 @@
 getEnv("NCCL_TOPO_FILE"); prints "none", or "served N" with the number of <cpu> elements of
 the file served (read in this process: the path may be one of its /proc/self/fd entries). The environment gives
 NCCL_NUMA_CONFIG and XDG_RUNTIME_DIR.
-usage: env_verdict.py PLUGIN.so v1|v2 X.Y.Z"""
+usage: env_verdict.py PLUGIN.so v1|v2 X.Y.Z [show]   (show: print the served file after)"""
 import ctypes
 import sys
 
@@ -30,4 +30,7 @@ if not value:
     print("none")
 else:
     with open(value.decode()) as f:
-        print("served %d" % f.read().count("<cpu "))
+        xml = f.read()
+    print("served %d" % xml.count("<cpu "))
+    if sys.argv[4:] == ["show"]:
+        print(xml, end="")

@@ -16,6 +16,9 @@ fails=0
 # are an Intel host's: the command reads this file instead of the host's /proc/cpuinfo, so
 # a test gives the same result on any machine (test_cpu_kind.sh proves it under both).
 export NCCL_NUMA_CPUINFO="$root/test/fixtures/cpuinfo/intel-emerald-rapids"
+# explain, check and the plugin judge the GPUs CUDA_VISIBLE_DEVICES leaves: the tests set it
+# where they mean to, never inherit it from the machine.
+unset CUDA_VISIBLE_DEVICES
 
 # ---- the program under test ----
 

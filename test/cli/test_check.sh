@@ -66,9 +66,27 @@ GPU peer access:
 Result: 0 problems
 Next steps:
   - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute
-    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain"
+    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain
+summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because
+  with it NCCL's own model would give this job slower graphs (failed ring and tree searches
+  (1 x 0.1 GB/s) instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view,
+  which has no CPU affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES
+  set to one socket's GPUs, gets the file); the mapping has no rules; there are no \`env\` lines.
+  Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's choice only where
+  the measurements beat it."
 if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then echo "ok good guest: exact report, exit 0"
 else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
+
+# One socket's GPUs of the shipped example (--visible-devices, else CUDA_VISIBLE_DEVICES): judged
+# alone, as the plugin does, and served; the summary says what that changes.
+check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf" --visible-devices 4,5,6,7
+sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
+[ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
+  && grep -qx "  topology served: mode=auto, all GPUs on one NUMA node" "$tmp/out" \
+  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node 0;" <<<"$sum" \
+  && echo "ok one socket's GPUs: judged alone, served, summarised" || fail "visible devices: $out"
+CUDA_VISIBLE_DEVICES=4,5,6,7 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf"
+grep -q "devices: CUDA_VISIBLE_DEVICES=4,5,6,7" "$tmp/out" && echo "ok CUDA_VISIBLE_DEVICES honoured" || fail "CUDA_VISIBLE_DEVICES: $out"
 
 # The same mapping found through ROOT/etc/nccl-numa.conf, and through NCCL_NUMA_CONFIG.
 mkdir -p "$guest/etc" && cp "$good" "$guest/etc/nccl-numa.conf"
@@ -139,7 +157,10 @@ Result: 1 problem
 Next steps:
   - let \`topology mode=auto\` withhold a file NCCL's search rates worse (no \`mode=numa\`, no
     NCCL_TOPO_FILE), unless nccl-numa ab against \`topology mode=off\` shows a gain; a GPU link
-    below the floor is the slot's (generation x width), which no topology file changes"
+    below the floor is the slot's (generation x width), which no topology file changes
+summary: nccl-numa changes nothing for this job on NCCL 2.28.9: there is no mapping, so NCCL gets no
+  topology file; there are no rules; there are no \`env\` lines. Next: make a mapping
+  (\`nccl-numa discover\`), then measure on the GPUs with \`nccl-numa calibrate\`."
 if [ "$rc" -eq 1 ] && [ "$out" = "$want" ]; then echo "ok bare-metal AMD hazard: exact report, exit 1"
 else fail "bare metal (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
 cpuinfo "$bm" GenuineIntel 6 207

@@ -11,7 +11,7 @@ command -v python3 >/dev/null || nn_skip "python3 is needed to call the plugin"
 nn_tmp
 so=$root/build/libnccl-tuner-numa.so
 [ -f "$so" ] || nn_skip "no $so (make all)"
-unset NCCL_TOPO_FILE NCCL_DEBUG
+unset NCCL_TOPO_FILE NCCL_DEBUG CUDA_VISIBLE_DEVICES
 export XDG_RUNTIME_DIR=$tmp/run
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
@@ -72,4 +72,47 @@ for rel in 2.30.7 2.31.2 2.32.3; do
     grep -q "no effect" "$tmp/warn" && fail "model line on $rel: warned ($(cat "$tmp/warn"))" || echo "ok model line on $rel: takes effect, no warning"
   fi
 done
+# The process's own GPUs (CUDA_VISIBLE_DEVICES) on the reference 4+4 mapping (the shipped
+# example; domain 7f00 so that no device of this machine is read): one socket's four GPUs give
+# NCCL one CPU node (it trims the file to the communicator's GPUs), rated the same as its own
+# view (test_visible.c), so the file with that node's GPUs and affinity is served; all eight
+# keep the two-socket verdict, which 2.28.9's search fails.
+sed 's/bus=0000:/bus=7f00:/' "$root/docs/examples/proxmox-epyc-8gpu.conf" >"$tmp/ref.conf"
+# visible LIST VERSION WANT-FIRST-LINE [WANT-NUMAID PCI-COUNT]
+visible() {
+  local got
+  got=$(CUDA_VISIBLE_DEVICES=$1 NCCL_DEBUG=INFO NCCL_NUMA_CONFIG=$tmp/ref.conf python3 "$root/test/cli/env_verdict.py" \
+        "$so" v2 "$2" show 2>"$tmp/info") || { fail "CUDA_VISIBLE_DEVICES=$1 on $2: the loader failed: $(cat "$tmp/info")"; return; }
+  if [ "$(echo "$got" | head -1)" != "$3" ]; then fail "CUDA_VISIBLE_DEVICES=$1 on $2: wanted '$3', got '$got'"; return; fi
+  if [ -n "${4:-}" ]; then
+    echo "$got" | grep -q "<cpu numaid=\"$4\" affinity=" || { fail "CUDA_VISIBLE_DEVICES=$1: not node $4's cpu: $got"; return; }
+    [ "$(echo "$got" | grep -c '<pci ')" = "$5" ] || { fail "CUDA_VISIBLE_DEVICES=$1: not $5 GPUs: $got"; return; }
+  fi
+  echo "ok CUDA_VISIBLE_DEVICES=$1 on $2: $3${4:+ (NUMA node $4, $5 GPUs)}"
+}
+visible 0,1,2,3 2.28.9 "served 1" 1 4
+grep -qF "CUDA_VISIBLE_DEVICES=0,1,2,3: 4 GPUs, all on NUMA node 1" "$tmp/info" \
+  && echo "ok the log says which GPUs were judged" || fail "no visible-set INFO: $(cat "$tmp/info")"
+visible 4,5,6,7 2.28.9 "served 1" 0 4
+visible 4,5,6,7 2.31.2 "served 1" 0 4
+visible 0,1,2,3,4,5,6,7 2.28.9 none
+grep -qF "8 GPUs on more than one NUMA node; the whole mapping is judged" "$tmp/info" \
+  && echo "ok all eight: the whole mapping's verdict, and the log says why" || fail "no spans INFO: $(cat "$tmp/info")"
+visible 3 2.28.9 none
+visible GPU-5f3e 2.28.9 none
+grep -qF "UUID or MIG entries need the CUDA driver" "$tmp/info" && echo "ok a UUID without the driver: whole mapping, says why" \
+  || fail "no UUID INFO: $(cat "$tmp/info")"
+# The tuner's scope follows the same GPUs: on a 2+6 mapping a 4-rank communicator is "unknown"
+# (GPUs 0-3 span both nodes), but on GPUs 2-5, all on node 1, it is "intra".
+{ echo "$amd25"; for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=7f00:0$((i + 1)):00.0 numa=$((i >= 2))"; done; } >"$tmp/26.conf"
+# scope LIST WANT: the scope in the tuner's record for 4 ranks on 1 node
+scope() {
+  rm -f "$tmp/rec"
+  ( [ -n "$1" ] && export CUDA_VISIBLE_DEVICES=$1 || unset CUDA_VISIBLE_DEVICES
+    NCCL_NUMA_CONFIG=$tmp/26.conf NCCL_NUMA_LOG_FILE=$tmp/rec python3 "$root/test/cli/plugin_record.py" "$so" 0x1 4 1 )
+  grep -qF "\"scope\":\"$2\"" "$tmp/rec" 2>/dev/null && echo "ok tuner scope with CUDA_VISIBLE_DEVICES='$1': $2" \
+    || fail "tuner scope with CUDA_VISIBLE_DEVICES='$1': wanted $2 in $(cat "$tmp/rec" 2>&1)"
+}
+scope "" unknown
+scope 2,3,4,5 intra
 nn_finish "all env-verdict checks passed" "failure(s)"

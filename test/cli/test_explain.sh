@@ -7,6 +7,7 @@ CLI=${NN_CLI:-build/nccl-numa}
 F=test/fixtures/explain/two-socket.conf
 # NCCL's own view is predicted for this CPU, not the host's (see lib.sh).
 export NCCL_NUMA_CPUINFO=test/fixtures/cpuinfo/intel-emerald-rapids
+unset CUDA_VISIBLE_DEVICES NCCL_TOPO_FILE
 fail=0
 expect() {  # expect NAME EXPECTED ACTUAL
   if [ "$2" != "$3" ]; then echo "FAIL $1"; diff <(echo "$2") <(echo "$3"); fail=1; else echo "ok $1"; fi
@@ -34,7 +35,15 @@ allreduce
   1 B - 64 KiB        ring/ll              8.6-11.9   ring/ll ch=2              8.6-11.9               $F:9 (NCCL's pick, the rule's channels)
   128 KiB - 256 KiB   ring/ll             15.2-21.7   ring/ll                  15.2-21.7               NCCL's choice
   512 KiB             ring/simple              32.9   ring/simple                   32.9               NCCL's choice
-  1 MiB - 4 GiB       ring/simple     46.0-107394.0 * tree/simple         130.4-233438.5 +183%..+117%  $F:10" "$out"
+  1 MiB - 4 GiB       ring/simple     46.0-107394.0 * tree/simple         130.4-233438.5 +183%..+117%  $F:10
+
+summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets no topology file, because
+  with it NCCL's own model would give this job slower graphs (ring 2 x 11.0 GB/s, tree 2 x 20.0 GB/s
+  instead of ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s), so NCCL keeps its own view, which has no CPU
+  affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES set to one socket's
+  GPUs, gets the file); all 2 rules that apply change NCCL's own choice (allreduce 1 B - 64 KiB,
+  allreduce 1 MiB - 4 GiB); there are no \`env\` lines. Next: measure on the GPUs with
+  \`nccl-numa calibrate\`, whose rules change NCCL's choice only where the measurements beat it." "$out"
 
 # NCCL's enabled protocols per release: LL128 only on the 2.31 development branch (released 2.31.2
 # and 2.32.3 check it for the default setting too)
@@ -54,7 +63,7 @@ rm -rf "$dm"
 
 # NCCL's choice under its model (nccl_cost, checked against NCCL's own code in test_nccl_cost) beside
 # the rule's: ring 2 x 20 GB/s on 4 ranks, 2.28.9 (allgather 8 KiB ring/ll: 6.6 + 3 x 1.0 us + ...).
-out=$($CLI explain --config $F --ranks 4 --coll allgather --nccl-version 2.28.9 | tail -n 4)
+out=$($CLI explain --config $F --ranks 4 --coll allgather --nccl-version 2.28.9 | sed -n '/^allgather$/,/^$/p' | sed '$d')
 expect "cross allgather" "allgather
   size                NCCL picks        modelled us   with the plugin        modelled us vs NCCL       decided by
   1 B - 512 KiB       ring/ll              9.6-29.3 * ring/simple              25.5-35.3 +166%..+21%   $F:11
@@ -66,6 +75,39 @@ out=$($CLI explain --config $F --ranks 4 --nodes 2 --coll allreduce --nccl-versi
 expect "two nodes: the rules on the PCIe-only table" "table:        NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)" "$out"
 out=$($CLI explain --config $F --ranks 3 --nodes 2 --coll allreduce | sed -n 2p)
 expect "unknown scope" "communicator: 3 ranks on 2 node(s): scope unknown; 1 of 3 rules can apply" "$out"
+
+# The reference machine (docs/examples/proxmox-epyc-8gpu.conf, NCCL's own view on AMD Turin): all
+# eight GPUs change nothing on 2.28.9 (the two-socket file fails NCCL's search); one socket's four
+# (--visible-devices, or CUDA_VISIBLE_DEVICES) get the one-node file, which NCCL's own code rates the
+# same as its flat view (test/fixtures/nccl-cost/visible-facts.txt), with that node's affinity.
+R=docs/examples/proxmox-epyc-8gpu.conf
+T=test/fixtures/cpuinfo/amd-turin
+summary() { sed -n '/^summary:/,$p' | tr '\n' ' ' | sed 's/   */ /g'; }
+out=$($CLI explain --config $R --cpuinfo $T --nccl-version 2.28.9 | summary)
+grep -qF "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because with it NCCL's own model would give this job slower graphs (failed ring and tree searches" <<<"$out" \
+  && grep -qF "Next: measure on the GPUs with \`nccl-numa calibrate\`" <<<"$out" \
+  && echo "ok reference TP=8: changes nothing, says why and what next" || { echo "FAIL reference TP=8 summary: $out"; fail=1; }
+for vd in 0,1,2,3 4,5,6,7; do
+  node=$([ $vd = 0,1,2,3 ] && echo 1 || echo 0)
+  for rel in 2.28.9 2.31.2; do
+    full=$($CLI explain --config $R --cpuinfo $T --nccl-version $rel --visible-devices $vd)
+    out=$(summary <<<"$full")
+    grep -qF "devices:      CUDA_VISIBLE_DEVICES=$vd: 4 GPUs, all on NUMA node $node; NCCL keeps only these of the file, so they are judged alone" <<<"$full" \
+      && grep -qF "communicator: 4 ranks on 1 node(s): scope intra" <<<"$full" \
+      && grep -qF "served file (1 CPU node):  ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s" <<<"$full" \
+      && grep -qF "summary: what nccl-numa changes for this job on NCCL $rel: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node $node;" <<<"$out" \
+      && echo "ok reference TP=4 on $vd, $rel: the one-node file, same graphs, the node's affinity" \
+      || { echo "FAIL reference TP=4 on $vd, $rel: $full"; fail=1; }
+  done
+done
+a=$(CUDA_VISIBLE_DEVICES=4,5,6,7 $CLI explain --config $R --cpuinfo $T --nccl-version 2.28.9)
+b=$($CLI explain --config $R --cpuinfo $T --nccl-version 2.28.9 --visible-devices 4,5,6,7)
+[ "$a" = "$b" ] && echo "ok CUDA_VISIBLE_DEVICES is the default of --visible-devices" || { echo "FAIL CUDA_VISIBLE_DEVICES not honoured"; fail=1; }
+out=$(CUDA_VISIBLE_DEVICES=4,5,6,7 $CLI explain --config $R --cpuinfo $T --nccl-version 2.28.9 --visible-devices "" | sed -n 2p)
+expect "--visible-devices '': the whole mapping" "communicator: 8 ranks on 1 node(s): scope cross; 4 of 6 rules can apply" "$out"
+out=$($CLI explain --config $R --cpuinfo $T --nccl-version 2.27.3 | summary)
+grep -qF "nccl-numa changes nothing for this job on NCCL 2.27.3: NCCL 2.27.3 has no env plugin (it arrived in 2.28.7)" <<<"$out" \
+  && echo "ok NCCL 2.27: no env plugin, said" || { echo "FAIL 2.27 summary: $out"; fail=1; }
 
 $CLI explain --help | grep -q 'usage: nccl-numa explain' && echo "ok help" || { echo "FAIL help"; fail=1; }
 # No --config: found as the plugin finds it (NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf).

@@ -14,6 +14,8 @@
 #include "numparse.h"
 
 #define FACTS "test/fixtures/nccl-cost/oracle-facts.txt"
+/* the same for one socket's GPUs: the file nccl-numa serves and NCCL's own view (test_visible.c) */
+#define VISIBLE_FACTS "test/fixtures/nccl-cost/visible-facts.txt"
 
 static int coll_index(const char *s) {
   static const char *names[] = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
@@ -176,6 +178,20 @@ static void oracle_facts(void **state) {
   free(text);
 }
 
+static void visible_facts(void **state) {
+  (void)state;
+  size_t len;
+  char *text = nn_test_slurp(VISIBLE_FACTS, &len);
+  struct stats st = {0};
+  char *p = strstr(text, "\ncase ");
+  while (p && *p) p = replay_case(&st, *p == '\n' ? p + 1 : p);
+  assert_int_equal(st.cases, 72);   /* 3 releases x 6 subsets x 2 GPU kinds x served/own */
+  assert_true(st.rows >= 24 * st.cases);
+  printf("replayed %d one-socket cases, %d choices; largest difference %.3f%% (%s)\n", st.cases, st.rows,
+         100 * st.worst, st.worst_where);
+  free(text);
+}
+
 /* 8 GPUs, NCCL's flat view, PCIe gen5 x16, compute capability 9.0, NCCL 2.28.9: the search
  * gives 2 channels x 24 GB/s for ring and tree (oracle). Issue 15's figures. */
 static struct nn_cost_comm flat8(int version) {
@@ -301,7 +317,7 @@ static void bad_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(oracle_facts), cmocka_unit_test(issue_figures), cmocka_unit_test(releases),
+    cmocka_unit_test(oracle_facts), cmocka_unit_test(visible_facts), cmocka_unit_test(issue_figures), cmocka_unit_test(releases),
     cmocka_unit_test(set_pci_latency), cmocka_unit_test(bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

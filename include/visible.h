@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * visible.h - the GPUs this process can use (CUDA_VISIBLE_DEVICES) as a subset of the
+ * mapping, and the mapping seen through them.
+ *
+ * NCCL keeps only a communicator's own GPUs of an imported topology: ncclTopoGetSystem marks
+ * the rank's GPU keep=1 and ncclTopoTrimXml drops every cpu/pci branch without a kept GPU or
+ * NIC before the ranks' XMLs are fused (NCCL 2.28.9 src/graph/topo.cc, src/graph/xml.cc). A
+ * process whose GPUs all sit on one NUMA node therefore gives NCCL one CPU node: the verdict,
+ * the served file and the tuner's scope are computed on those GPUs only (docs/topology.md).
+ */
+#ifndef NCCL_NUMA_VISIBLE_H
+#define NCCL_NUMA_VISIBLE_H
+
+#include <stddef.h>
+
+#include "nccl_search.h"
+#include "nn_config.h"
+
+#define NN_VISIBLE_MAX NN_SEARCH_MAX_GPUS
+
+/* What applies to this process. */
+enum nn_visible_kind {
+  NN_VISIBLE_ALL = 0,     /* the whole mapping: CUDA_VISIBLE_DEVICES unset, or not usable (why) */
+  NN_VISIBLE_ONE_NODE,    /* two or more visible GPUs, all on one NUMA node: the subset applies */
+  NN_VISIBLE_SPANS,       /* visible GPUs on several NUMA nodes: the whole mapping's verdict */
+};
+
+struct nn_visible {
+  int kind;               /* enum nn_visible_kind */
+  int n;                  /* visible mapping GPUs, in CUDA's order (the process's device 0 first) */
+  int gpu[NN_VISIBLE_MAX];/* their positions in cfg->gpus */
+  int numa;               /* ONE_NODE: their NUMA node */
+  int set;                /* CUDA_VISIBLE_DEVICES was set */
+  char list[128];         /* the value as given, for messages ("" when unset) */
+  char why[400];          /* for the log and the CLI: what was decided and why */
+};
+
+/* The bus ids of the devices CUDA enumerates for this process, in CUDA's order, as
+ * nn_cudrv_visible_busids gives them: returns the count, or -1 when unknown. */
+typedef int (*nn_visible_busids_fn)(struct nn_busid *out, int max);
+
+/* Resolves the process's devices against `cfg`. With the driver's view (`busids`, NULL = none,
+ * or returning -1) its bus ids are matched to the mapping's bus=, whatever `value` says (UUID
+ * GPU-... and MIG-... entries included, and a container that shows only some GPUs with
+ * CUDA_VISIBLE_DEVICES unset). Without it `value` (CUDA_VISIBLE_DEVICES; NULL = unset: the whole
+ * mapping) is read: index entries are the mapping's gpu indices, and an entry CUDA would reject
+ * ends the list there, as CUDA does. When a UUID needs the driver, a device is not in the
+ * mapping, or only one GPU is visible (its communicator may hold other processes' GPUs on other
+ * nodes), the whole mapping applies and `why` says so. Never fails. */
+void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                        struct nn_visible *out);
+
+/* The mapping as this process sees it: a shallow copy of `cfg` whose gpus are `storage` (at
+ * least NN_VISIBLE_MAX entries) holding the visible GPUs renumbered 0..n-1 in CUDA's order;
+ * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view). For
+ * any kind but ONE_NODE, *view is *cfg unchanged. */
+void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
+                     struct nn_config *view);
+
+/* The mapping a communicator of `n_ranks` over `n_nodes` is scoped on: the view (as
+ * nn_visible_view, in `storage` and `view`) when the visible GPUs sit on one NUMA node and the
+ * ranks per node fit in them; else `cfg`. */
+const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
+                                            size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
+
+/* The process's own visible set for `cfg`: CUDA_VISIBLE_DEVICES resolved with the CUDA
+ * driver's bus ids when the process has loaded the driver. */
+void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_summary.c - the `summary:` paragraph of explain and check (cli/predict/summary.c). */
+#include "nn_config.h"
+#include "nn_test.h"
+
+#include "cli/predict/summary.h"
+#include "nccl_cost.h"
+#include "policy.h"
+
+#define AMD "cpu vendor=AuthenticAMD family=26 model=2\n"
+#define FOUR "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n"
+
+static void graph(struct nn_graph_pred *g, int ok, int ch, float bw) {
+  *g = (struct nn_graph_pred){.ok = ok, .nchannels = ch, .bw_intra = bw, .bw_inter = bw};
+}
+
+static struct nn_topo_verdict verdict(int serve, int served_ch, float served_bw) {
+  struct nn_topo_verdict v;
+  memset(&v, 0, sizeof v);
+  v.serve = serve;
+  v.predicted = 1;
+  v.numa_nodes = 1;
+  graph(&v.served.ring, served_bw > 0.1f, served_ch, served_bw);
+  graph(&v.served.tree, served_bw > 0.1f, served_ch, served_bw);
+  graph(&v.own.ring, 1, 2, 24.0f);
+  graph(&v.own.tree, 1, 2, 24.0f);
+  v.served.model_nchannels = served_ch;
+  v.own.model_nchannels = 2;
+  return v;
+}
+
+/* The text on one line (the wrap undone), for substring checks. */
+static const char *unwrapped(char *text) {
+  char *w = text;
+  for (const char *r = text; *r; r++) {
+    if (r[0] == '\n' && r[1] == ' ' && r[2] == ' ') { *w++ = ' '; r += 2; continue; }
+    *w++ = *r;
+  }
+  *w = 0;
+  return text;
+}
+
+static void has(const char *text, const char *want) {
+  if (!strstr(text, want)) fail_msg("'%s' not in:\n%s", want, text);
+}
+
+static void served_one_node(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(AMD "numa 1 cpus=0-31\n" FOUR "rule coll=allreduce algo=ring proto=ll\n");
+  struct nn_topo_verdict v = verdict(1, 2, 24.0f);
+  struct nn_summary_rules r = {.modelled = 1, .applying = 1, .changing = 0};
+  struct nn_summary_in in = {.nccl_version = 22809, .cfg = cfg, .v = &v, .rules = &r};
+  char buf[4096];
+  nn_summary_text(&in, buf, sizeof buf);
+  assert_memory_equal(buf, "summary: what nccl-numa changes for this job on NCCL 2.28.9: ", 61);
+  for (const char *l = buf; (l = strchr(l, '\n')) && l[1]; l++) assert_true(strcspn(l + 1, "\n") <= 100);
+  unwrapped(buf);
+  has(buf, "NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x "
+           "24.0 GB/s), plus the CPU affinity of NUMA node 1; the one rule that applies picks what NCCL picks "
+           "itself at every size; there are no `env` lines. Next: measure on the GPUs with `nccl-numa calibrate`");
+  assert_null(strstr(buf, "changes nothing"));
+  nn_config_free(cfg);
+}
+
+static void withheld_changes_nothing(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(AMD FOUR "rule coll=allreduce algo=ring proto=ll\nrule coll=allgather algo=ring\n");
+  struct nn_topo_verdict v = verdict(0, 1, 0.1f);
+  v.numa_nodes = 2;
+  struct nn_summary_rules r = {.modelled = 1, .applying = 2, .changing = 0};
+  struct nn_summary_in in = {.nccl_version = 22809, .cfg = cfg, .v = &v, .rules = &r};
+  char buf[4096];
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because "
+           "with it NCCL's own model would give this job slower graphs (failed ring and tree searches");
+  has(buf, "instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view, which has no CPU affinity");
+  has(buf, "CUDA_VISIBLE_DEVICES set to one socket's GPUs, gets the file");
+  has(buf, "the 2 rules that apply pick what NCCL picks itself at every size");
+  /* mode=numa serves the worse file: the summary says the graphs change and are slower */
+  v = verdict(1, 1, 0.1f);
+  v.mode = NN_TOPO_NUMA;
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, and its graphs "
+           "change: failed ring and tree searches (1 x 0.1 GB/s) instead of its own view's ring 2 x 24.0 GB/s, "
+           "tree 2 x 24.0 GB/s, slower by NCCL's own model");
+  /* a served file without affinity and the same graphs changes nothing NCCL models either */
+  v = verdict(1, 2, 24.0f);
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "changes nothing");
+  has(buf, "without CPU affinity (no `numa N cpus=` line");
+  nn_config_free(cfg);
+}
+
+static void releases_and_env(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(AMD "numa 1 cpus=0-31\n" FOUR "env NCCL_IB_DISABLE=1\nenv NCCL_P2P_LEVEL=SYS\n");
+  struct nn_topo_verdict v = verdict(1, 2, 24.0f);
+  struct nn_summary_rules r = {.modelled = 1};
+  struct nn_summary_in in = {.nccl_version = 22703, .cfg = cfg, .v = &v, .rules = &r};
+  char buf[4096];
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "nccl-numa changes nothing for this job on NCCL 2.27.3: NCCL 2.27.3 has no env plugin (it arrived in "
+           "2.28.7), so NCCL gets no topology file from nccl-numa; the mapping has no rules; the 2 `env` lines "
+           "cannot apply (no env plugin before 2.28.7). Next: NCCL 2.28.7 or later, or `nccl-numa topo`");
+  in.nccl_version = 22807;
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "the 2 `env` lines apply (NCCL 2.28.7 has the env plugin)");
+  assert_null(strstr(buf, "changes nothing"));
+  in.user_topo = "/tmp/mine.xml";
+  nn_summary_text(&in, buf, sizeof buf);
+  has(unwrapped(buf), "NCCL reads your NCCL_TOPO_FILE (/tmp/mine.xml), so nccl-numa serves none");
+  nn_config_free(cfg);
+}
+
+/* Where rules change NCCL's choice, from NCCL's cost model: 4 ranks, ring and tree 2 x 24 GB/s. */
+static void rules_from_the_model(void **state) {
+  (void)state;
+  struct nn_cost_comm c = {.version_code = 22809, .nranks = 4, .nnodes = 1, .cc_min = 120, .cc_max = 120,
+                           .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
+  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+  struct nn_cost_model m;
+  char err[256];
+  assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
+  struct nn_config *cfg = nn_test_parse(AMD FOUR "rule coll=allreduce bytes=1M- algo=tree proto=simple\n"
+                                             "rule coll=allgather bytes=0-1M algo=ring proto=ll\n"
+                                             "rule coll=broadcast bytes=64K-64K algo=ring proto=ll\n");
+  struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
+  struct nn_summary_rules r;
+  nn_summary_rules_of(&m, p, 32, &r);
+  assert_int_equal(r.modelled, 1);
+  assert_int_equal(r.applying, 3);
+  /* NCCL itself picks ring/ll for allgather up to 512 KiB (visible-facts.txt, 2.28.9), simple at 1 MiB */
+  assert_int_equal(r.changing, 2);
+  assert_string_equal(r.where, "allgather 1 MiB, allreduce 1 MiB - 4 GiB");
+  nn_summary_rules_of(NULL, p, 32, &r);
+  assert_int_equal(r.modelled, 0);
+  struct nn_summary_in in = {.nccl_version = 22809, .cfg = cfg, .no_verdict = "CPU kind unknown", .rules = &r};
+  char buf[4096];
+  nn_summary_text(&in, buf, sizeof buf);
+  unwrapped(buf);
+  has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets no topology file (CPU kind unknown); "
+           "3 rules can apply, and whether they change NCCL's own choice is not modelled");
+  nn_policy_free(p);
+  nn_config_free(cfg);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(served_one_node), cmocka_unit_test(withheld_changes_nothing),
+                                     cmocka_unit_test(releases_and_env), cmocka_unit_test(rules_from_the_model)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

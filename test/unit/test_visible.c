@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_visible.c - CUDA_VISIBLE_DEVICES against the mapping, and the verdict on one socket's
+ * GPUs against NCCL's own code: test/fixtures/nccl-cost/visible-facts.txt holds, per release
+ * and one-socket subset of the 4+4, 2+6 and 3+3 mappings, what NCCL (nccl-oracle, written by
+ * test/cost/visible_facts.py) does with the file nccl-numa serves and with its own view. */
+#include "nn_config.h"
+#include "nn_test.h"
+#include "numparse.h"
+#include "topology.h"
+#include "visible.h"
+
+#define VFACTS "test/fixtures/nccl-cost/visible-facts.txt"
+#define AMD26 "cpu vendor=AuthenticAMD family=26 model=2\n"
+
+/* A mapping of `layout` ("4+4"): GPU i at bus 0x11+0x10*i, part k on NUMA node k. */
+static struct nn_config *mapping(const char *layout, const char *cpu, int sm) {
+  char text[4096];
+  int len = snprintf(text, sizeof text, "%snuma 0 cpus=0-15\nnuma 1 cpus=16-31\n", cpu);
+  int a = layout[0] - '0', b = layout[2] - '0';
+  for (int i = 0; i < a + b; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "gpu %d bus=0000:%02x:00.0 numa=%d sm=%d\n", i,
+                    0x11 + 0x10 * i, i < a ? 0 : 1, sm);
+  return nn_test_parse(text);
+}
+
+static void resolve(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  struct nn_visible v;
+  nn_visible_resolve(cfg, NULL, NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_string_equal(v.why, "");
+  nn_visible_resolve(cfg, "4,5,6,7", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.n, 4);
+  assert_int_equal(v.numa, 1);
+  assert_int_equal(v.gpu[0], 4);
+  assert_non_null(strstr(v.why, "4 GPUs, all on NUMA node 1"));
+  /* CUDA stops at the first entry it cannot read: 2 and 1, then nothing */
+  nn_visible_resolve(cfg, "2,1,x,5", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.n, 2);
+  assert_int_equal(v.gpu[0], 2);
+  assert_int_equal(v.gpu[1], 1);
+  nn_visible_resolve(cfg, "3,4", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_SPANS);
+  nn_visible_resolve(cfg, "5", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_non_null(strstr(v.why, "one GPU visible"));
+  nn_visible_resolve(cfg, "0,9", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_non_null(strstr(v.why, "GPU 9 is not in the mapping"));
+  nn_visible_resolve(cfg, "GPU-8f2b3c1d,GPU-11", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_non_null(strstr(v.why, "need the CUDA driver"));
+  assert_non_null(strstr(v.why, "the whole mapping is judged"));
+  nn_config_free(cfg);
+}
+
+/* The driver's view: GPUs 6 and 5 of the mapping, then a MIG instance of 5 again. */
+static int fake_driver(struct nn_busid *out, int max) {
+  static const char *bus[] = {"0000:71:00.0", "0000:61:00.0", "0000:61:00.0"};
+  for (int i = 0; i < 3 && i < max; i++) assert_int_equal(nn_busid_parse(bus[i], &out[i]), 0);
+  return 3;
+}
+
+static int all_eight(struct nn_busid *out, int max) {
+  for (int i = 0; i < 8 && i < max; i++) out[i] = (struct nn_busid){0, (uint8_t)(0x11 + 0x10 * i), 0, 0};
+  return 8;
+}
+
+static int no_driver_gpu(struct nn_busid *out, int max) {
+  (void)max;
+  return nn_busid_parse("0000:e1:00.0", &out[0]) == 0 ? 1 : -1;
+}
+
+static void resolve_by_driver(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  struct nn_visible v;
+  nn_visible_resolve(cfg, "MIG-0a1b,GPU-22", fake_driver, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.n, 2);
+  assert_int_equal(v.gpu[0], 6);
+  assert_int_equal(v.gpu[1], 5);
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_view(cfg, &v, own, &view);
+  assert_int_equal(view.n_gpus, 2);
+  assert_int_equal(view.gpus[0].index, 0);
+  assert_int_equal(view.gpus[0].bus.bus, 0x71);
+  assert_int_equal(nn_config_numa_count(&view), 1);
+  /* the tuner's scope: a communicator of 2 ranks fits the view, of 8 does not */
+  assert_ptr_equal(nn_visible_for_comm(cfg, &v, 2, 1, own, &view), &view);
+  assert_ptr_equal(nn_visible_for_comm(cfg, &v, 8, 1, own, &view), cfg);
+  assert_int_equal(nn_topology_scope(&view, 2, 1), NN_SCOPE_INTRA);
+  assert_int_equal(nn_topology_scope(cfg, 8, 1), NN_SCOPE_CROSS);
+  /* CUDA_VISIBLE_DEVICES unset (a container showing only some GPUs): the driver's view decides */
+  nn_visible_resolve(cfg, NULL, fake_driver, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_non_null(strstr(v.why, "the CUDA devices of this process: 2 GPUs, all on NUMA node 1"));
+  nn_visible_resolve(cfg, NULL, all_eight, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_string_equal(v.why, "");
+  nn_visible_resolve(cfg, "GPU-33", no_driver_gpu, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_non_null(strstr(v.why, "the CUDA device at 0000:e1:00.0 is not in the mapping"));
+  nn_config_free(cfg);
+}
+
+/* One case block of the facts file: its header fields and the text of its lines after it. */
+struct block {
+  char name[128], rel[16];
+  int ranks, sm, amd;
+  char ring[96], tree[96];
+  const char *body;       /* from the ring line to the next case */
+  size_t body_len;
+};
+
+/* The number after `key` in `s` (e.g. "-node" in a case name). */
+static int int_after(const char *s, const char *key) {
+  const char *at = strstr(s, key);
+  int v;
+  if (!at || nn_int_parse_prefix(at + strlen(key), 0, 1000000, &v, NULL)) fail_msg("no number after '%s' in %s", key, s);
+  return v;
+}
+
+/* Copies the `i`th space-separated word of the line at `line` into buf. */
+static void word(const char *line, int i, char *buf, size_t size) {
+  for (; i > 0; i--) {
+    line = strpbrk(line, " \n");
+    if (!line || *line == '\n') fail_msg("line too short");
+    line++;
+  }
+  size_t len = strcspn(line, " \n");
+  if (len >= size) fail_msg("word too long");
+  memcpy(buf, line, len);
+  buf[len] = 0;
+}
+
+static int int_word(const char *line, int i) {
+  char w[32];
+  int v;
+  word(line, i, w, sizeof w);
+  if (nn_int_parse(w, 0, 1000000, &v)) fail_msg("not a number: '%s'", w);
+  return v;
+}
+
+static const char *read_block(const char *p, struct block *b) {
+  p = strstr(p, "case ");
+  if (!p) return NULL;
+  word(p, 1, b->name, sizeof b->name);
+  word(p, 2, b->rel, sizeof b->rel);
+  b->ranks = int_word(p, 3);
+  b->sm = int_word(p, 4);
+  b->amd = int_word(p, 5);
+  b->body = strchr(p, '\n') + 1;
+  assert_memory_equal(b->body, "ring ", 5);
+  word(b->body, 1, b->ring, sizeof b->ring);
+  const char *tree = strchr(b->body, '\n') + 1;
+  assert_memory_equal(tree, "tree ", 5);
+  word(tree, 1, b->tree, sizeof b->tree);
+  const char *next = strstr(b->body, "\ncase ");
+  b->body_len = next ? (size_t)(next + 1 - b->body) : strlen(b->body);
+  return b->body + b->body_len;
+}
+
+static int version_of(const char *rel) {
+  int maj, min, pat;
+  const char *e;
+  assert_int_equal(nn_int_parse_prefix(rel, 0, 99, &maj, &e), 0);
+  assert_int_equal(nn_int_parse_prefix(e + 1, 0, 99, &min, &e), 0);
+  assert_int_equal(nn_int_parse(e + 1, 0, 99, &pat), 0);
+  return NN_NCCL_VERSION(maj, min, pat);
+}
+
+/* The graph line's nChannels and bwIntra against the plugin's prediction. */
+static void expect_graph(const char *what, const char *line, int model_ch, const struct nn_graph_pred *g) {
+  int ch;
+  double bw64;
+  const char *e;
+  assert_int_equal(nn_int_parse_prefix(line, 0, 64, &ch, &e), 0);
+  assert_int_equal(nn_double_parse_prefix(e + 1, &bw64, &e), 0);
+  float bw = (float)bw64;
+  if (ch != model_ch || bw != g->bw_intra)
+    fail_msg("%s: NCCL %d x %.1f, the plugin predicts %d x %.1f", what, ch, (double)bw, model_ch, (double)g->bw_intra);
+}
+
+/* The plugin's verdict on the served block's GPUs, as the env plugin computes it. */
+static void check_verdict(const struct block *served) {
+  char layout[4];
+  snprintf(layout, sizeof layout, "%.3s", served->name);   /* "4+4" */
+  int first = int_after(served->name, "-g"), n = int_after(served->name + 4, "+");
+  assert_int_equal(served->ranks, n);   /* one rank per visible GPU */
+  struct nn_config *cfg = mapping(layout, served->amd ? AMD26 : "cpu vendor=GenuineIntel family=6 model=207\n",
+                                  served->sm);
+  char list[64] = "";
+  for (int i = first; i < first + n; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i > first ? "," : "", i);
+  struct nn_visible vis;
+  nn_visible_resolve(cfg, list, NULL, &vis);
+  assert_int_equal(vis.kind, NN_VISIBLE_ONE_NODE);
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_view(cfg, &vis, own, &view);
+  struct nn_pcie_link links[NN_SEARCH_MAX_GPUS];
+  int flat[NN_SEARCH_MAX_GPUS];
+  for (int i = 0; i < NN_SEARCH_MAX_GPUS; i++) { links[i] = (struct nn_pcie_link){5, 16, NN_LINK_SYSFS}; flat[i] = -1; }
+  struct nn_cpu_kind cpu;
+  char err[256];
+  assert_int_equal(nn_topology_cpu_kind(&view, NULL, &cpu, err, sizeof err), 0);
+  struct nn_verdict_in in = {.nccl_version = version_of(served->rel), .links = links, .own_numa = flat, .own_cpu = &cpu};
+  struct nn_topo_verdict v;
+  nn_topology_verdict(&view, &cpu, &in, &v);
+  assert_int_equal(v.serve, 1);
+  assert_int_equal(v.predicted, 1);
+  char what[200];
+  snprintf(what, sizeof what, "%s %s ring", served->rel, served->name);
+  expect_graph(what, served->ring, v.served.model_nchannels, &v.served.ring);
+  expect_graph(what, served->ring, v.own.model_nchannels, &v.own.ring);
+  snprintf(what, sizeof what, "%s %s tree", served->rel, served->name);
+  expect_graph(what, served->tree, v.served.model_nchannels, &v.served.tree);
+  /* the env plugin's path: no prediction needed, the same decision */
+  in.decide_only = 1;
+  nn_topology_verdict(&view, &cpu, &in, &v);
+  assert_int_equal(v.serve, 1);
+  /* the whole mapping keeps its verdict: both sockets, not this one's file */
+  nn_visible_resolve(cfg, NULL, NULL, &vis);
+  nn_visible_view(cfg, &vis, own, &view);
+  assert_int_equal(view.n_gpus, cfg->n_gpus);
+  nn_config_free(cfg);
+}
+
+static void oracle_subsets(void **state) {
+  (void)state;
+  size_t len;
+  char *text = nn_test_slurp(VFACTS, &len);
+  const char *p = text;
+  struct block served = {.body_len = 0}, own = {.body_len = 0};
+  int pairs = 0, releases = 0;
+  char last_rel[16] = "";
+  while ((p = read_block(p, &served)) != NULL) {
+    p = read_block(p, &own);
+    assert_non_null(p);
+    assert_non_null(strstr(served.name, "-served-"));
+    assert_non_null(strstr(own.name, "-own-"));
+    /* NCCL's fact: the served one-node file and its own view give the same graphs and choices */
+    if (!served.body || !own.body) fail_msg("a case without its lines");
+    if (served.body_len != own.body_len || memcmp(served.body, own.body, served.body_len))
+      fail_msg("%s %s: NCCL's graphs or choice differ from its own view's", served.rel, served.name);
+    check_verdict(&served);
+    releases += strcmp(last_rel, served.rel) != 0;
+    snprintf(last_rel, sizeof last_rel, "%s", served.rel);
+    pairs++;
+  }
+  /* three releases x six subsets x two GPU kinds */
+  assert_int_equal(releases, 3);
+  assert_int_equal(pairs, 36);
+  printf("%d one-socket subsets: NCCL's choice the same served and flat, the plugin's search and verdict agree\n", pairs);
+  free(text);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve), cmocka_unit_test(resolve_by_driver),
+                                     cmocka_unit_test(oracle_subsets)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
