@@ -12,11 +12,14 @@
 #include <unistd.h>
 
 #include "fdio.h"
+#include "printable.h"
 
 __attribute__((format(printf, 4, 0)))
 static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
-  char msg[1024];
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  char raw[1024], msg[2048];
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  /* Names and values from files reach here: no byte may reach NCCL's log or a terminal raw. */
+  nn_printable(msg, sizeof msg, raw, NN_PRINTABLE_CSTR, NULL);
   if (logger && logger->line) {
     logger->line(logger, level, subsys, msg);
     return;
