@@ -11,7 +11,7 @@ static int plain(unsigned char c, const char *also) {
 char *nn_printable(char *out, size_t outsz, const char *s, size_t len, const char *also) {
   static const char hex[] = "0123456789abcdef";
   if (!outsz) return out;
-  if (!s) s = "";
+  if (!s) s = "", len = 0;
   size_t room = outsz - 1, o = 0, keep = 0;   /* keep: the last whole escape with room for "..." */
   for (size_t i = 0; len == NN_PRINTABLE_CSTR ? s[i] != 0 : i < len; i++) {
     unsigned char c = (unsigned char)s[i];
