@@ -2,6 +2,8 @@
 /* test_printable.c - nn_printable (include/printable.h) and the mapping writer's use of it:
  * hostile bytes never reach a terminal raw and never become a line of a written mapping. */
 #include "cli/discover/mapwrite.h"
+#include "cache.h"
+#include "log.h"
 #include "printable.h"
 #include "nn_test.h"
 
@@ -117,6 +119,61 @@ static void test_mapwrite_numa_list(void **state) {
   free(text);
 }
 
+static int n_lines, all_printable;
+static char lines[8][2048];
+
+static void capture(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
+  (void)self; (void)level; (void)subsys;
+  for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+    if (*p < 0x20 || *p >= 0x7f) all_printable = 0;
+  if (n_lines < 8) snprintf(lines[n_lines], sizeof lines[0], "%s", msg);
+  n_lines++;
+}
+static const struct nn_logger capturing = {capture};
+
+/* The plugin's WARN and INFO lines: whatever a caller formats into them. */
+static void test_log_lines_escaped(void **state) {
+  (void)state;
+  n_lines = 0, all_printable = 1;
+  nn_log_warn(&capturing, "bad value '%s'", "\x1b[2Jok\r\a");
+  nn_log_info(&capturing, NN_LOG_INIT, "%s", "line\nforged NCCL WARN");
+  assert_int_equal(n_lines, 2);
+  assert_true(all_printable);
+  assert_string_equal(lines[0], "bad value '\\x1b[2Jok\\x0d\\x07'");
+  assert_string_equal(lines[1], "line\\x0aforged NCCL WARN");
+}
+
+/* A mapping including a CSV whose fields carry ESC, BEL and CR: the plugin's WARN lines
+ * about it (the cache's, as NCCL sees them) name the fields escaped. */
+static void test_csv_fields_in_warn_lines(void **state) {
+  (void)state;
+  char dir[] = "/tmp/nn-printable-XXXXXX", conf[64], csv[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(conf, sizeof conf, "%s/m.conf", dir);
+  snprintf(csv, sizeof csv, "%s/r.csv", dir);
+  FILE *f = fopen(csv, "w");
+  assert_non_null(f);
+  fputs("allreduce,0,64,\x1b[1A\x1b[2Kok\a,ll,-1,1,-1\nallreduce,0,64,ri\rng,ll,-1,1,-1\n", f);
+  assert_int_equal(fclose(f), 0);
+  f = fopen(conf, "w");
+  assert_non_null(f);
+  fprintf(f, "gpu 0 bus=01:00.0 numa=0\ninclude-csv %s\n", csv);
+  assert_int_equal(fclose(f), 0);
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  setenv("NCCL_NUMA_CONFIG", conf, 1);
+  n_lines = 0, all_printable = 1;
+  struct nn_cfgver *v = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);
+  nn_cfgver_warn_rejected(v, &capturing, "pass-through");
+  assert_true(n_lines >= 2);
+  assert_true(all_printable);
+  assert_non_null(strstr(lines[0], "r.csv:1: unknown algorithm '\\x1b[1A\\x1b[2Kok\\x07'"));
+  assert_non_null(strstr(lines[1], "r.csv:2: unknown algorithm 'ri\\x0dng'"));
+  nn_cache_release(v);
+  unsetenv("NCCL_NUMA_CONFIG");
+  assert_int_equal(nn_test_remove_tree(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_escapes),
@@ -124,6 +181,8 @@ int main(void) {
     cmocka_unit_test(test_bounded),
     cmocka_unit_test(test_mapwrite_no_new_line),
     cmocka_unit_test(test_mapwrite_numa_list),
+    cmocka_unit_test(test_log_lines_escaped),
+    cmocka_unit_test(test_csv_fields_in_warn_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
