@@ -83,7 +83,7 @@ nn_run 10 check --compare "$tmp/bad.json"
 expect_rc 1 "bad record"
 expect_err_has "bad record: file and line" "$tmp/bad.json:1: bad table entry"
 
-# Numbers are range-checked before they are converted (issue 24, attack 8): out of range,
+# Numbers are range-checked before they are converted: out of range,
 # negative and fractional values are each a FILE:LINE error naming the member.
 rec() { printf '{"commId":"0xabc","pid":%s,"rank":%s,"nRanks":%s,"host":"h","table":[{"coll":"allreduce","lo":%s,"hi":%s,"choice":"ring/ll"}]}\n' "$@"; }
 bad_number() {  # bad_number WHAT EXPECTED-MESSAGE PID RANK NRANKS LO HI
@@ -109,7 +109,7 @@ bad_number "huge rank" '"rank": 1e+300 is out of range' 7 1e300 1 0 10
 bad_number "fractional nRanks" '"nRanks": 2.5 is out of range (expected a whole number 1..2147483647)' 7 0 2.5 0 10
 bad_number "pid as a string" '"pid" is not a number' '"7"' 0 1 0 10
 
-# Decoded control characters never reach the terminal (issue 24, attack 6): a JSON record's
+# Decoded control characters never reach the terminal: a JSON record's
 # \u001b and \r, and raw ESC/BEL/CR in an NCCL log's host name and table line, come out escaped.
 printf '{"commId":"0xabc","nRanks":2,"host":"evil\\u001b[2J\\r","configHash":"\\u0007ok","table":[{"coll":"allreduce","lo":0,"hi":10,"choice":"ring\\u001b]0;x\\u0007"}]}\n' > "$tmp/ctl.json"
 printf 'ho\033[1mst\r:100:100 [0] NCCL INFO nccl-numa 0.1.0: tuner v5, config /c hash \a1234 (2 sockets), comm 0x0000000000000abc nRanks 2 nNodes 1\n' > "$tmp/ctl.log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# `discover` from a hostile hwloc XML (issue 24, attack 1): a HostName or CPUVendor carrying
+# `discover` from a hostile hwloc XML: a HostName or CPUVendor carrying
 # a newline and an `env` line, a HostName carrying the host-side marker, and a VM config
 # whose file name holds a newline, through `discover --xml F`, `HWLOC_XMLFILE=F discover`
 # and `discover --proxmox-vm`. The mapping written must hold no line the source did not

@@ -34,7 +34,7 @@ printf "${gpus}include-csv /nonexistent/rules.csv\n" > "$T/missing.conf"
 "$CLI" check-config "$T/missing.conf" > "$T/out" 2>&1
 check "missing CSV file: error naming it" "[ $? -eq 1 ] && grep -q '/nonexistent/rules.csv: cannot open' '$T/out'"
 
-# Fields carrying ESC, BEL and CR (issue 24, attack 6: a forged "ok" overprinted the error)
+# Fields carrying ESC, BEL and CR (a forged "ok" once overprinted the error)
 # reach check-config's output escaped, and a long field is cut.
 printf 'allreduce,0,64,\033[1A\033[2K%s: ok\a,ll,-1,1,-1\nallreduce,0,64,ri\rng,ll,-1,1,-1\nallreduce,0,64,ring,ll,%s,1,-1\n' "$T/ctl.conf" "$(printf 'x%.0s' {1..200})" > "$T/ctl.csv"
 printf "${gpus}include-csv ctl.csv\n" > "$T/ctl.conf"

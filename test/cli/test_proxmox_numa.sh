@@ -80,7 +80,7 @@ run "$tmp/vm" --vm-config 102.conf --node pve1 --write --diff
 same "$tmp/out" "$exp/102.diff" "--write --diff stdout"
 cmp -s "$tmp/vm/102.conf" "$exp/102.out" || fail "--write --diff: 102.conf is not the rewrite"
 
-# --write keeps the config's owner, group and mode (issue 24, attack 9: nobody:nogroup 0640
+# --write keeps the config's owner, group and mode (nobody:nogroup 0640 once
 # came back root:root 0640), for the new file and the .bak, whatever the umask.
 if [ "$(id -u)" = 0 ]; then
   mkdir -p "$tmp/own"

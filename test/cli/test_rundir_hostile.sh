@@ -72,7 +72,7 @@ check "escape sequences: none printed, none in report.md" \
   "! grep -q \$'\\033' '$tmp/out' && ! grep -q \$'\\033' '$R/report.md' && grep -qF 'vm?]0;pwned??[2J' '$R/report.md'"
 
 # C1 controls (U+009B is CSI to a UTF-8 terminal, 0x9b to an 8-bit one) and backquotes are
-# escaped too (issue 24); a CR ends meta's line.
+# escaped too; a CR ends meta's line.
 mkrun "$R" "$(printf 'vm \302\2332J \2331J `x`')"
 nn_run $L report --no-plot "$R"
 expect_rc 0 "report with C1 controls in the host name"
