@@ -129,11 +129,11 @@ static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct n
   int b = a < 0 ? -1 : json_whole(p, e, "hi", 0, CMP_TWO64, bytes, &hi, err, errsz);
   if (a < 0 || b < 0) return -1;
   if (!coll || coll->type != NN_JV_STR || !choice || choice->type != NN_JV_STR || a || b) {
-    nn_errbuf_set(err, errsz, "a table entry needs coll, lo, hi and choice");
+    nn_errbuf_set(err, errsz, "coll, lo, hi and choice are all needed");
     return -1;
   }
   if (hi < lo) {
-    nn_errbuf_set(err, errsz, "a table entry's lo %.10g is above its hi %.10g", lo, hi);
+    nn_errbuf_set(err, errsz, "lo %.10g is above hi %.10g", lo, hi);
     return -1;
   }
   uint64_t l = bytes_of(lo), h = bytes_of(hi);
@@ -183,6 +183,10 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
         nn_errbuf_set(err, errsz, "bad table entry: %s", why);
         rc = -1;
       }
+    }
+    if (rc) {   /* a refused record is in no report: it is the last one added */
+      free(r->table);
+      s->n--;
     }
   }
   nn_json_free(&p);

@@ -93,6 +93,7 @@ bad_number() {  # bad_number WHAT EXPECTED-MESSAGE PID RANK NRANKS LO HI
   nn_run 10 check --compare "$tmp/num.json"
   expect_rc 1 "$what"
   expect_err_has "$what: named" "$tmp/num.json:1: $want"
+  [ ! -s "$tmp/out" ] || fail "$what: the refused record was reported: $out"
 }
 rec 7 0 1 0 65536 > "$tmp/num.json"
 nn_run 10 check --compare "$tmp/num.json"
@@ -108,6 +109,7 @@ bad_number "negative pid" '"pid": -1 is out of range (expected a whole number 0.
 bad_number "huge rank" '"rank": 1e+300 is out of range' 7 1e300 1 0 10
 bad_number "fractional nRanks" '"nRanks": 2.5 is out of range (expected a whole number 1..2147483647)' 7 0 2.5 0 10
 bad_number "pid as a string" '"pid" is not a number' '"7"' 0 1 0 10
+bad_number "lo above hi" 'bad table entry: lo 20 is above hi 10' 7 0 1 20 10
 
 # Decoded control characters never reach the terminal: a JSON record's
 # \u001b and \r, and raw ESC/BEL/CR in an NCCL log's host name and table line, come out escaped.
