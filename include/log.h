@@ -36,7 +36,8 @@ void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...)
  * RLIMIT_FSIZE: EFBIG, no SIGXFSZ). Returns 0 or -1 with errno. */
 int nn_log_append_line(const char *path, const char *line);
 
-/* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped),
+/* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped; every
+ * control character, DEL included, as \uNNNN, so a record stays one printable line),
  * truncating safely at `size`. */
 void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s);
 

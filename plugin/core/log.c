@@ -76,7 +76,7 @@ void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s) {
   nn_log_appendf(buf, size, len, "\"");
   for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
     if (*p == '"' || *p == '\\') nn_log_appendf(buf, size, len, "\\%c", *p);
-    else if (*p < 0x20) nn_log_appendf(buf, size, len, "\\u%04x", *p);
+    else if (*p < 0x20 || *p == 0x7f) nn_log_appendf(buf, size, len, "\\u%04x", *p);
     else nn_log_appendf(buf, size, len, "%c", *p);
   }
   nn_log_appendf(buf, size, len, "\"");

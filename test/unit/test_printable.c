@@ -143,6 +143,16 @@ static void test_log_lines_escaped(void **state) {
   assert_string_equal(lines[1], "line\\x0aforged NCCL WARN");
 }
 
+/* A log record's strings (host name, config path) hold no control byte: the record stays
+ * one line however it is shown. */
+static void test_json_string_controls(void **state) {
+  (void)state;
+  char buf[128];
+  size_t len = 0;
+  nn_log_json_string(buf, sizeof buf, &len, "h\x1b[2J\r\n\x7f\"\\");
+  assert_string_equal(buf, "\"h\\u001b[2J\\u000d\\u000a\\u007f\\\"\\\\\"");
+}
+
 /* A mapping including a CSV whose fields carry ESC, BEL and CR: the plugin's WARN lines
  * about it (the cache's, as NCCL sees them) name the fields escaped. */
 static void test_csv_fields_in_warn_lines(void **state) {
@@ -182,6 +192,7 @@ int main(void) {
     cmocka_unit_test(test_mapwrite_no_new_line),
     cmocka_unit_test(test_mapwrite_numa_list),
     cmocka_unit_test(test_log_lines_escaped),
+    cmocka_unit_test(test_json_string_controls),
     cmocka_unit_test(test_csv_fields_in_warn_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
