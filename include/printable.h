@@ -18,7 +18,7 @@
 /* The `len` of nn_printable for a NUL-terminated string. */
 #define NN_PRINTABLE_CSTR ((size_t)-1)
 
-/* Writes s[0..len) (up to its NUL when len is NN_PRINTABLE_CSTR; NULL: "") into out, escaped
+/* Writes s[0..len) (up to its NUL when len is NN_PRINTABLE_CSTR; NULL: nothing) into out, escaped
  * as above, plus each byte of `also` (NULL: none) as \xNN: "\\" makes the result read back
  * unambiguously, "#" keeps a mapping comment from holding a marker. Never writes more than
  * outsz bytes and always terminates when outsz > 0; text that does not fit is cut at a whole
