@@ -43,7 +43,8 @@ void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...)
  * opened or written; either way "PATH: reason" is in err. */
 int nn_log_append_line(const char *path, const char *line, char *err, size_t errsz);
 
-/* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped),
+/* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped; every
+ * control character, DEL included, as \uNNNN, so a record stays one printable line),
  * truncating safely at `size`. */
 void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,11 @@
 #include "fileread.h"
 #include "numparse.h"
 #include "policy.h"
+#include "printable.h"
 
 #define CMP_FILE_CAP (256u << 20)
 #define CMP_SHOW_LINES 8
+#define CMP_TWO64 18446744073709551616.0   /* 2^64: UINT64_MAX as a double rounds to it */
 
 struct cmp_rec {
   uint64_t comm;
@@ -56,7 +59,8 @@ static struct cmp_rec *new_rec(struct cmp_set *s, const char *file, int line) {
   memset(r, 0, sizeof *r);
   r->dev = r->rank = -1;
   snprintf(r->hash, sizeof r->hash, "-");
-  snprintf(r->where, sizeof r->where, "%s:%d", file, line);
+  char f[PATH_MAX];
+  snprintf(r->where, sizeof r->where, "%s:%d", nn_printable(f, sizeof f, file, NN_PRINTABLE_CSTR, "\\"), line);
   return r;
 }
 
@@ -89,19 +93,71 @@ static int parse_hex64(const char *s, uint64_t *out) {
 
 /* ---------- JSON records ---------- */
 
-/* One table entry as the plugin's TUNING line shows it; whole-range defaults are not shown. */
-static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *e) {
-  const struct nn_jv *coll = nn_json_get(p, e, "coll"), *choice = nn_json_get(p, e, "choice");
-  double lo = nn_json_num(nn_json_get(p, e, "lo")), hi = nn_json_num(nn_json_get(p, e, "hi"));
-  if (!coll || coll->type != NN_JV_STR || !choice || choice->type != NN_JV_STR || !(lo >= 0) || !(hi >= lo))
+/* Text of a record (a host, a hash, a table line) is printed in the report: it is kept
+ * escaped, the backslash too, so that equal texts still compare equal. */
+static const char *rec_text(char *buf, size_t size, const char *s, size_t len) {
+  return nn_printable(buf, size, s, len, "\\");
+}
+
+/* The member `key` of o as a whole number in [lo, hi], checked before any conversion (a
+ * double outside an integer type's range converts to undefined behaviour): 0 with *out
+ * set, 1 when absent, -1 with a message naming the member, its value and `range`. */
+static int json_whole(const struct nn_json *p, const struct nn_jv *o, const char *key, double lo, double hi,
+                      const char *range, double *out, char *err, size_t errsz) {
+  const struct nn_jv *v = nn_json_get(p, o, key);
+  if (!v) return 1;
+  if (v->type != NN_JV_NUM) {
+    nn_errbuf_set(err, errsz, "\"%s\" is not a number (expected a whole number %s)", key, range);
     return -1;
-  uint64_t l = (uint64_t)lo, h = hi >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)hi;
+  }
+  if (!(v->num >= lo && v->num <= hi) || v->num != floor(v->num)) {
+    nn_errbuf_set(err, errsz, "\"%s\": %.10g is out of range (expected a whole number %s)", key, v->num, range);
+    return -1;
+  }
+  *out = v->num;
+  return 0;
+}
+
+static uint64_t bytes_of(double v) { return v >= CMP_TWO64 ? UINT64_MAX : (uint64_t)v; }
+
+/* One table entry as the plugin's TUNING line shows it; whole-range defaults are not shown. */
+static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *e, char *err, size_t errsz) {
+  static const char bytes[] = "0..18446744073709551615";
+  const struct nn_jv *coll = nn_json_get(p, e, "coll"), *choice = nn_json_get(p, e, "choice");
+  double lo = 0, hi = 0;
+  int a = json_whole(p, e, "lo", 0, CMP_TWO64, bytes, &lo, err, errsz);
+  int b = a < 0 ? -1 : json_whole(p, e, "hi", 0, CMP_TWO64, bytes, &hi, err, errsz);
+  if (a < 0 || b < 0) return -1;
+  if (!coll || coll->type != NN_JV_STR || !choice || choice->type != NN_JV_STR || a || b) {
+    nn_errbuf_set(err, errsz, "coll, lo, hi and choice are all needed");
+    return -1;
+  }
+  if (hi < lo) {
+    nn_errbuf_set(err, errsz, "lo %.10g is above hi %.10g", lo, hi);
+    return -1;
+  }
+  uint64_t l = bytes_of(lo), h = bytes_of(hi);
   if (l == 0 && h == UINT64_MAX && !strcmp(choice->str, "NCCL default")) return 0;
-  char ls[32], hs[32], line[256];
+  char ls[32], hs[32], line[256], cs[64], ch[160];
   nn_policy_format_bytes(l, ls, sizeof ls);
   nn_policy_format_bytes(h, hs, sizeof hs);
-  int n = snprintf(line, sizeof line, "%s %s-%s -> %s", coll->str, ls, hs, choice->str);
+  int n = snprintf(line, sizeof line, "%s %s-%s -> %s", rec_text(cs, sizeof cs, coll->str, NN_PRINTABLE_CSTR), ls,
+                   hs, rec_text(ch, sizeof ch, choice->str, NN_PRINTABLE_CSTR));
   return table_add(r, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
+}
+
+/* pid, rank and nRanks: whole numbers in range when given; -1 (nRanks 0) when absent. */
+static int json_ids(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *o, char *err, size_t errsz) {
+  static const char ints[] = "0..2147483647", counts[] = "1..2147483647";
+  double pid = -1, rank = -1, nranks = 0;
+  if (json_whole(p, o, "pid", 0, INT_MAX, ints, &pid, err, errsz) < 0 ||
+      json_whole(p, o, "rank", 0, INT_MAX, ints, &rank, err, errsz) < 0 ||
+      json_whole(p, o, "nRanks", 1, INT_MAX, counts, &nranks, err, errsz) < 0)
+    return -1;
+  r->pid = (long)pid;
+  r->rank = (int)rank;
+  r->nranks = (int)nranks;
+  return 0;
 }
 
 static int json_record(struct cmp_set *s, const char *text, size_t len, const char *file, int lineno,
@@ -118,19 +174,20 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
     nn_errbuf_set(err, errsz, "not an nccl-numa record (no commId or table)");
   } else if (root >= 0 && (r = new_rec(s, file, lineno))) {
     r->comm = id;
-    snprintf(r->host, sizeof r->host, "%s", host && host->type == NN_JV_STR ? host->str : "?");
-    if (hash && hash->type == NN_JV_STR) snprintf(r->hash, sizeof r->hash, "%s", hash->str);
-    double pid = nn_json_num(nn_json_get(&p, o, "pid")), rank = nn_json_num(nn_json_get(&p, o, "rank"));
-    double nranks = nn_json_num(nn_json_get(&p, o, "nRanks"));
-    r->pid = pid >= 0 && pid < 1e12 ? (long)pid : -1;
-    r->rank = rank >= 0 && rank < 1e9 ? (int)rank : -1;
-    r->nranks = nranks > 0 && nranks < 1e9 ? (int)nranks : 0;
-    rc = table_init(r);
-    for (int i = table->first; !rc && i >= 0; i = p.v[i].next)
-      if (json_entry(r, &p, &p.v[i])) {
-        nn_errbuf_set(err, errsz, "bad table entry");
+    rec_text(r->host, sizeof r->host, host && host->type == NN_JV_STR ? host->str : "?", NN_PRINTABLE_CSTR);
+    if (hash && hash->type == NN_JV_STR) rec_text(r->hash, sizeof r->hash, hash->str, NN_PRINTABLE_CSTR);
+    rc = json_ids(r, &p, o, err, errsz) ? -1 : table_init(r);
+    for (int i = table->first; !rc && i >= 0; i = p.v[i].next) {
+      char why[200];
+      if (json_entry(r, &p, &p.v[i], why, sizeof why)) {
+        nn_errbuf_set(err, errsz, "bad table entry: %s", why);
         rc = -1;
       }
+    }
+    if (rc) {   /* a refused record is in no report: it is the last one added */
+      free(r->table);
+      s->n--;
+    }
   }
   nn_json_free(&p);
   return rc;
@@ -145,7 +202,7 @@ static int log_prefix(const char *line, struct log_prefix *lp) {
   const char *info = strstr(line, " NCCL INFO ");
   const char *c1 = strchr(line, ':');
   if (!info || !c1 || c1 > info || (size_t)(c1 - line) >= sizeof lp->host) return -1;
-  snprintf(lp->host, sizeof lp->host, "%.*s", (int)(c1 - line), line);
+  rec_text(lp->host, sizeof lp->host, line, (size_t)(c1 - line));
   const char *end;
   int pid, tid = 0, dev;
   if (nn_int_parse_prefix(c1 + 1, 0, INT_MAX, &pid, &end) || *end != ':') return -1;
@@ -192,14 +249,14 @@ static int init_line(struct cmp_set *s, const struct log_prefix *lp, const char 
   r->tid = lp->tid;
   r->dev = lp->dev;
   r->nranks = (int)field(lp->msg, " nRanks ");
-  if (hash) snprintf(r->hash, sizeof r->hash, "%.*s", (int)strcspn(hash + 6, " ,("), hash + 6);
+  if (hash) rec_text(r->hash, sizeof r->hash, hash + 6, strcspn(hash + 6, " ,("));
   r->open = 1;
   return table_init(r);
 }
 
 /* "nccl-numa:   allreduce     0-64K -> ring/ll channels=4 from FILE:LINE" -> canonical line */
 static int table_line(struct cmp_rec *r, const char *body) {
-  char line[512];
+  char line[512], safe[1024];
   size_t n = 0;
   const char *from = strstr(body, " from ");
   size_t len = from ? (size_t)(from - body) : strcspn(body, "\r\n");
@@ -208,7 +265,8 @@ static int table_line(struct cmp_rec *r, const char *body) {
     line[n++] = body[i];
   }
   while (n && line[n - 1] == ' ') n--;
-  return table_add(r, line, n);
+  rec_text(safe, sizeof safe, line, n);
+  return table_add(r, safe, strlen(safe));
 }
 
 /* NCCL's "... comm 0x.. rank R nranks N ... commId 0x... - Init COMPLETE": the rank. */
@@ -245,7 +303,8 @@ static int read_file(struct cmp_set *s, const char *file, FILE *errf) {
   char *buf = NULL, err[PATH_MAX + 128];
   size_t len;
   if (nn_file_read(AT_FDCWD, file, 0, CMP_FILE_CAP, &buf, &len, err, sizeof err) != 0) {
-    fprintf(errf, "nccl-numa check --compare: %s\n", err);
+    char safe[sizeof err];
+    fprintf(errf, "nccl-numa check --compare: %s\n", nn_printable(safe, sizeof safe, err, NN_PRINTABLE_CSTR, NULL));
     return -1;
   }
   int rc = 0, lineno = 0;
@@ -257,9 +316,10 @@ static int read_file(struct cmp_set *s, const char *file, FILE *errf) {
     if (n && line[n - 1] == '\n') line[--n] = 0;
     const char *t = line + strspn(line, " \t");
     if (*t == '{') {
-      char jerr[256];
+      char jerr[256], f[PATH_MAX];
       if (json_record(s, t, n - (size_t)(t - line), file, lineno, jerr, sizeof jerr)) {
-        fprintf(errf, "nccl-numa check --compare: %s:%d: %s\n", file, lineno, jerr);
+        fprintf(errf, "nccl-numa check --compare: %s:%d: %s\n",
+                nn_printable(f, sizeof f, file, NN_PRINTABLE_CSTR, NULL), lineno, jerr);
         rc = -1;
       }
     } else if (log_line(s, line, file, lineno)) {

@@ -9,14 +9,25 @@
 #include <time.h>
 
 #include "numparse.h"
+#include "printable.h"
+
+/* A comment's text comes partly from outside (hwloc's HostName, a VM config's path, a file
+ * name): a newline in it would start a line of the mapping, and the host-side marker, which
+ * the parser finds anywhere in a comment line, would change what the file means. Our own
+ * comments never hold the marker, so a text that does has its ':' escaped too. */
+static const char *comment_safe(char *buf, size_t size, const char *text) {
+  nn_printable(buf, size, text, NN_PRINTABLE_CSTR, "#");
+  if (strstr(buf, NN_CONFIG_HOST_SIDE_MARKER)) nn_printable(buf, size, text, NN_PRINTABLE_CSTR, "#:");
+  return buf;
+}
 
 void nn_mapwrite_comment(FILE *out, const char *fmt, ...) {
-  char line[1024];
+  char line[1024], safe[NN_MAX_LINE_BYTES - 8];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  fprintf(out, line[0] ? "# %s\n" : "#\n", line);
+  fprintf(out, line[0] ? "# %s\n" : "#\n", comment_safe(safe, sizeof safe, line));
 }
 
 int nn_mapwrite_cpu(FILE *out, const char *vendor, int family, int model) {
@@ -37,6 +48,11 @@ int nn_mapwrite_cpu(FILE *out, const char *vendor, int family, int model) {
 }
 
 void nn_mapwrite_numa(FILE *out, int node, const char *cpus) {
+  /* The guest's list is read from files under --root: write only what a list can hold. */
+  if (!cpus[0] || cpus[strspn(cpus, "0123456789,-")]) {
+    nn_mapwrite_comment(out, "numa %d: '%.200s' is not a CPU list, left out", node, cpus);
+    return;
+  }
   fprintf(out, "numa %d cpus=%s\n", node, cpus);
 }
 
@@ -54,7 +70,8 @@ void nn_mapwrite_gpu(FILE *out, const struct nn_mapwrite_gpu *g) {
   }
   if (g->sm > 0) fprintf(out, " sm=%d", g->sm);
   if (g->pcie_gen > 0 && g->pcie_width > 0) fprintf(out, " pcie=%dx%d", g->pcie_gen, g->pcie_width);
-  if (g->comment && g->comment[0]) fprintf(out, "   # %s", g->comment);
+  char safe[1024];
+  if (g->comment && g->comment[0]) fprintf(out, "   # %s", comment_safe(safe, sizeof safe, g->comment));
   fputc('\n', out);
 }
 

@@ -27,10 +27,11 @@ struct nn_mapwrite_gpu {
   int numa;
   int sm;                   /* major*10+minor; 0: leave sm= out */
   int pcie_gen, pcie_width; /* the GPU's PCIe link; 0: leave pcie= out */
-  const char *comment;      /* trailing comment without '#', or NULL */
+  const char *comment;      /* trailing comment without '#', or NULL; written printable */
 };
 
-/* Writes "# text" (printf-style); an empty format writes a bare "#". */
+/* Writes "# text" (printf-style); an empty format writes a bare "#". The text is made
+ * printable (printable.h, '#' escaped too), so whatever it quotes stays one comment line. */
 void nn_mapwrite_comment(FILE *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -39,7 +40,8 @@ void nn_mapwrite_comment(FILE *out, const char *fmt, ...)
  * are left out. Returns 1 when a `cpu` line was written, 0 otherwise. */
 int nn_mapwrite_cpu(FILE *out, const char *vendor, int family, int model);
 
-/* Writes `numa <node> cpus=<list>`. */
+/* Writes `numa <node> cpus=<list>`; a list with anything but digits, ',' and '-' is
+ * left out with a comment saying so. */
 void nn_mapwrite_numa(FILE *out, int node, const char *cpus);
 
 /* Writes one `gpu` line. */

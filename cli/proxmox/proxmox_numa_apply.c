@@ -27,7 +27,8 @@
 
 extern char **environ;
 
-/* Reads the whole config (a regular file within Proxmox's size limit); st gets its mode. */
+/* Reads the whole config (a regular file within Proxmox's size limit); st gets its owner,
+ * group and mode, which --write keeps. */
 static char *read_config(struct nn_diag *msgs, const char *path, size_t *len, struct stat *st) {
   char err[PATH_MAX + 128], *buf = NULL;
   int fd = nn_file_open(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, err, sizeof err);
@@ -38,13 +39,36 @@ static char *read_config(struct nn_diag *msgs, const char *path, size_t *len, st
   return buf;
 }
 
-/* Writes `text` to a new file next to `path` and renames it over `dst`. */
-static int replace_file(struct nn_diag *msgs, const char *dst, const char *text, size_t len, mode_t mode) {
+/* Gives the new file the original's owner, group and mode (open's mode passed the umask,
+ * and a file root creates is root's). Only what differs is changed, so a file system that
+ * fixes owner and mode itself (Proxmox's /etc/pve) is asked for nothing; after a chown,
+ * which may clear set-id bits, the mode is set again. */
+static int keep_owner_mode(int fd, const struct stat *want) {
+  struct stat now;
+  if (fstat(fd, &now)) return -1;
+  int chown_it = now.st_uid != want->st_uid || now.st_gid != want->st_gid;
+  if (chown_it && fchown(fd, want->st_uid, want->st_gid)) return -1;
+  if ((chown_it || (now.st_mode & 07777) != (want->st_mode & 07777)) && fchmod(fd, want->st_mode & 07777))
+    return -1;
+  return 0;
+}
+
+/* Writes `text` to a new file next to `path`, with the owner, group and mode of `like`,
+ * and renames it over `dst`. */
+static int replace_file(struct nn_diag *msgs, const char *dst, const char *text, size_t len,
+                        const struct stat *like) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     nn_diag_add(msgs, "%s: cannot create: %s", tmp, strerror(errno));
+    return -1;
+  }
+  if (keep_owner_mode(fd, like)) {
+    nn_diag_add(msgs, "%s: cannot give it the config's owner %ld:%ld and mode %04o: %s; nothing written", dst,
+                (long)like->st_uid, (long)like->st_gid, (unsigned)(like->st_mode & 07777), strerror(errno));
+    close(fd);
+    unlink(tmp);
     return -1;
   }
   int bad = nn_fd_write_all(fd, text, len) != 0 || fsync(fd) != 0;
@@ -105,7 +129,7 @@ static int same_content(const char *path, const char *text, size_t len) {
 }
 
 static int write_config(struct nn_diag *msgs, const struct nn_pxn_apply_opts *o, const char *orig, size_t orig_len, const char *text,
-                        mode_t mode) {
+                        const struct stat *like) {
   char bak[4200], why[64];
   struct stat st;
   if (lstat(o->vm, &st) || S_ISLNK(st.st_mode)) {
@@ -127,7 +151,7 @@ static int write_config(struct nn_diag *msgs, const struct nn_pxn_apply_opts *o,
             "the only copy of an earlier config)", bak);
     return -1;
   }
-  if (replace_file(msgs, bak, orig, orig_len, mode) || replace_file(msgs, o->vm, text, strlen(text), mode)) return -1;
+  if (replace_file(msgs, bak, orig, orig_len, like) || replace_file(msgs, o->vm, text, strlen(text), like)) return -1;
   nn_diag_add(msgs, "wrote %s (the previous config is %s)", o->vm, bak);
   return 0;
 }
@@ -223,7 +247,7 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_pxn_apply_opts *
     print_notes(msgs, res.notes);
     rc = 0;
     if (o->diff && print_diff(msgs, o->vm, text, len, res.text)) rc = -1;
-    if (rc == 0 && o->write && write_config(msgs, o, text, len, res.text, st.st_mode)) rc = -1;
+    if (rc == 0 && o->write && write_config(msgs, o, text, len, res.text, &st)) rc = -1;
     if (!o->diff && !o->write) fputs(res.text, out);
     nn_pxn_output_free(&res);
   }

@@ -17,6 +17,7 @@
 #include "cli/sweep/costmeasure.h"
 #include "cli/common/strbuf.h"
 #include "errbuf.h"
+#include "printable.h"
 
 #define MAX_COLLS 16
 
@@ -57,6 +58,15 @@ static int list_colls(const struct nn_rundir *rd, const char *colls[MAX_COLLS]) 
   return n;
 }
 
+/* Free text of a run directory (meta's values, what nccl-tests printed, paths) goes to the
+ * terminal and into report.md: escaped, the backquote too, as some is quoted in `code`. Each
+ * call takes the next of eight buffers, enough for one line of the header. */
+static const char *txt(const char *s) {
+  static char bufs[8][4200];
+  static unsigned next;
+  return nn_printable(bufs[next++ % 8], sizeof bufs[0], s, NN_PRINTABLE_CSTR, "`");
+}
+
 static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
   const char *dev = "", *nccl = rd->nccl;
   int ranks = 0;
@@ -66,15 +76,15 @@ static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct
     if (s[i].ranks > ranks) ranks = s[i].ranks;
   }
   nn_strbuf_printf(t, "# nccl-numa %s report\n\n", !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
-  nn_strbuf_printf(t, "- Run directory: `%s`\n", rd->path);
-  nn_strbuf_printf(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? rd->host : "?",
-      rd->machine[0] ? rd->machine : "?", rd->cpu[0] ? rd->cpu : "?");
+  nn_strbuf_printf(t, "- Run directory: `%s`\n", txt(rd->path));
+  nn_strbuf_printf(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? txt(rd->host) : "?",
+      rd->machine[0] ? txt(rd->machine) : "?", rd->cpu[0] ? txt(rd->cpu) : "?");
   nn_strbuf_printf(t, "- GPUs: %d per run (-g), %d ranks reported; model: %s\n", rd->gpus, ranks,
-      dev[0] ? dev : "not reported");
-  nn_strbuf_printf(t, "- NCCL version: %s\n", nccl[0] ? nccl : "unknown");
-  nn_strbuf_printf(t, "- Date: %s\n- Command: `%s`\n", rd->date, rd->command);
+      dev[0] ? txt(dev) : "not reported");
+  nn_strbuf_printf(t, "- NCCL version: %s\n", nccl[0] ? txt(nccl) : "unknown");
+  nn_strbuf_printf(t, "- Date: %s\n- Command: `%s`\n", txt(rd->date), txt(rd->command));
   nn_strbuf_printf(t, "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
-      "in each repeat\n", rd->sizes, rd->iters, rd->warmup, rd->repeats);
+      "in each repeat\n", txt(rd->sizes), rd->iters, rd->warmup, rd->repeats);
   nn_strbuf_printf(t, "- Arms:\n");
   for (int i = 0; i < rd->n_arms; i++) {
     const struct nn_arm *a = &rd->arms[i];
@@ -82,10 +92,10 @@ static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct
       nn_strbuf_printf(t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
     else if (a->kind == NN_ARM_NUMA)
       nn_strbuf_printf(t, "  - `%s`: nccl-numa, config `%s`, sha256 `%s`\n", a->name,
-          a->config ? a->config : "?", a->sha256[0] ? a->sha256 : "?");
+          a->config ? txt(a->config) : "?", a->sha256[0] ? txt(a->sha256) : "?");
     else
-      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, a->algo, a->proto,
-          a->config ? ", topology from config `" : "", a->config ? a->config : "",
+      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, txt(a->algo),
+          txt(a->proto), a->config ? ", topology from config `" : "", a->config ? txt(a->config) : "",
           a->config ? "`" : "");
   }
   nn_strbuf_printf(t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
@@ -367,8 +377,14 @@ static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const 
     return;
   }
   nn_costm_report_section(f, rd, s, ns, colls, nc);
-  if (fclose(f) == 0 && buf) nn_strbuf_printf(t, "%s", buf);
-  else t->oom = 1;
+  char *line = fclose(f) == 0 && buf ? malloc(4 * len + 1) : NULL;
+  /* it quotes what NCCL logged (runs/probe.out): each line made printable, as txt() does */
+  for (size_t at = 0, n; line && at < len; at += n + 1) {
+    n = strcspn(buf + at, "\n");
+    nn_strbuf_printf(t, "%s\n", nn_printable(line, 4 * len + 1, buf + at, n, NULL));
+  }
+  if (!line) t->oom = 1;
+  free(line);
   free(buf);
 }
 

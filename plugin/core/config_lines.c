@@ -6,6 +6,7 @@
  */
 #include "ascii.h"
 #include "config_parser.h"
+#include "printable.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,15 +26,9 @@ void nn_perr(struct nn_parser *p, const char *fmt, ...) {
 
 const char *nn_quote(struct nn_parser *p, const char *s) {
   char *out = p->quote[p->quote_next++ % 4];
-  char *o = out;
-  int shown = 0;
-  for (; *s && shown < NN_QUOTE_MAX; s++, shown++) {
-    unsigned char c = (unsigned char)*s;
-    if (c >= 0x20 && c < 0x7f && c != '\\') *o++ = (char)c;
-    else o += sprintf(o, "\\x%02x", c);
-  }
-  if (*s) o += sprintf(o, "...");
-  *o = 0;
+  size_t n = strnlen(s, NN_QUOTE_MAX + 1);
+  nn_printable(out, sizeof p->quote[0], s, n > NN_QUOTE_MAX ? NN_QUOTE_MAX : n, "\\");
+  if (n > NN_QUOTE_MAX) strcat(out, "...");
   return out;
 }
 

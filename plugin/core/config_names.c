@@ -6,6 +6,7 @@
  */
 #include "ascii.h"
 #include "nn_config.h"
+#include "printable.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,6 +73,18 @@ int nn_topo_mode_from_name(const char *s) {
 
 /* ------------------------------------------------------------------ diag */
 
+/* A message is printed by check-config and logged as a WARN: whatever a caller put in it
+ * from a file, no raw control byte survives. Takes msg (n bytes); NULL when out of memory. */
+static char *diag_safe(char *msg, size_t n) {
+  size_t i = 0;
+  while (i < n && (unsigned char)msg[i] >= 0x20 && (unsigned char)msg[i] < 0x7f) i++;
+  if (i == n) return msg;
+  char *out = n < ((size_t)-1 - 1) / 4 ? malloc(4 * n + 1) : NULL;
+  if (out) nn_printable(out, 4 * n + 1, msg, n, NULL);
+  free(msg);
+  return out;
+}
+
 void nn_diag_add(struct nn_diag *d, const char *fmt, ...) {
   if (!d) return;
   if (d->n >= NN_DIAG_CAP) {
@@ -83,7 +96,9 @@ void nn_diag_add(struct nn_diag *d, const char *fmt, ...) {
   char *msg = NULL;
   int r = vasprintf(&msg, fmt, ap);
   va_end(ap);
-  char **grown = r < 0 ? NULL : realloc(d->msgs, (size_t)(d->n + 1) * sizeof *d->msgs);
+  if (r >= 0) msg = diag_safe(msg, (size_t)r);
+  else msg = NULL;
+  char **grown = !msg ? NULL : realloc(d->msgs, (size_t)(d->n + 1) * sizeof *d->msgs);
   if (!grown) {
     free(msg);
     d->dropped++;

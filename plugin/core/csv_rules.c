@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "printable.h"
 #include "snapshot.h"
 
 #define CSV_MIN_FIELDS 8
@@ -18,6 +19,17 @@ enum { F_COLL, F_MIN, F_MAX, F_ALGO, F_PROTO, F_CHANNELS, F_NODES, F_RANKS, F_PI
 static const char *const field_names[CSV_MAX_FIELDS] = {
   "collective", "min_bytes", "max_bytes", "algorithm", "protocol",
   "channels",   "nNodes",    "nRanks",    "numPipeOps", "regBuff"};
+
+#define CSV_QUOTE_MAX 48   /* field bytes shown in a message, as the mapping parser's nn_quote */
+
+/* A field quoted back in a message, into buf (CSV_QUOTE_BUF bytes): escaped, cut when long. */
+#define CSV_QUOTE_BUF (CSV_QUOTE_MAX * 4 + 8)
+static const char *quote(char *buf, const char *s) {
+  size_t n = strnlen(s, CSV_QUOTE_MAX + 1);
+  nn_printable(buf, CSV_QUOTE_BUF, s, n > CSV_QUOTE_MAX ? CSV_QUOTE_MAX : n, "\\");
+  if (n > CSV_QUOTE_MAX) strcat(buf, "...");
+  return buf;
+}
 
 struct csv_line {
   const char *path;
@@ -84,17 +96,19 @@ static int parse_bytes(const struct csv_line *c, const char *s, int field, uint6
   }
   *out = v;
   return 0;
-bad:
+bad:;
+  char q[CSV_QUOTE_BUF];
   nn_diag_add(c->diag, "%s:%d: %s '%s' is not a byte count (a whole number or -1)", c->path,
-              c->line, field_names[field], s);
+              c->line, field_names[field], quote(q, s));
   return -1;
 }
 
 static int parse_small(const struct csv_line *c, const char *s, int field, long long lo,
                        long long hi, long long *out) {
   if (!parse_int_any(s, hi, out) && (*out == -1 || *out >= lo)) return 0;
+  char q[CSV_QUOTE_BUF];
   nn_diag_add(c->diag, "%s:%d: %s '%s' must be -1 or %lld..%lld", c->path, c->line,
-              field_names[field], s, lo, hi);
+              field_names[field], quote(q, s), lo, hi);
   return -1;
 }
 
@@ -109,8 +123,9 @@ static int parse_name(const struct csv_line *c, const char *s, int field, int (*
     *out = v;
     return 0;
   }
+  char q[CSV_QUOTE_BUF];
   nn_diag_add(c->diag, "%s:%d: unknown %s '%s' (expected %s)", c->path, c->line,
-              field_names[field], s, valid);
+              field_names[field], quote(q, s), valid);
   return -1;
 }
 
@@ -140,7 +155,7 @@ static int parse_fields(const struct csv_line *c, char **f, int n, struct nn_rul
   if (n > F_PIPEOPS) bad |= parse_small(c, f[F_PIPEOPS], F_PIPEOPS, 1, INT32_MAX, &pipe);
   if (n > F_REGBUFF) bad |= parse_small(c, f[F_REGBUFF], F_REGBUFF, 0, 1, &reg);
   if (bad) return -1;
-  if (r->bytes_lo > r->bytes_hi) {
+  if (r->bytes_lo > r->bytes_hi) {   /* both parsed: digits only */
     nn_diag_add(c->diag, "%s:%d: min_bytes %s is above max_bytes %s", c->path, c->line, f[F_MIN],
                 f[F_MAX]);
     return -1;

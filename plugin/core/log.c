@@ -15,11 +15,14 @@
 #include "errbuf.h"
 #include "fdio.h"
 #include "fileread.h"
+#include "printable.h"
 
 __attribute__((format(printf, 4, 0)))
 static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
-  char msg[1024];
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  char raw[1024], msg[2048];
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  /* Names and values from files reach here: no byte may reach NCCL's log or a terminal raw. */
+  nn_printable(msg, sizeof msg, raw, NN_PRINTABLE_CSTR, NULL);
   if (logger && logger->line) {
     logger->line(logger, level, subsys, msg);
     return;
@@ -166,7 +169,7 @@ void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s) {
   nn_log_appendf(buf, size, len, "\"");
   for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
     if (*p == '"' || *p == '\\') nn_log_appendf(buf, size, len, "\\%c", *p);
-    else if (*p < 0x20) nn_log_appendf(buf, size, len, "\\u%04x", *p);
+    else if (*p < 0x20 || *p == 0x7f) nn_log_appendf(buf, size, len, "\\u%04x", *p);
     else nn_log_appendf(buf, size, len, "%c", *p);
   }
   nn_log_appendf(buf, size, len, "\"");

@@ -82,6 +82,44 @@ printf '{"commId":"0xabc","table":[{"coll":1}]}\n' > "$tmp/bad.json"
 nn_run 10 check --compare "$tmp/bad.json"
 expect_rc 1 "bad record"
 expect_err_has "bad record: file and line" "$tmp/bad.json:1: bad table entry"
+
+# Numbers are range-checked before they are converted: out of range,
+# negative and fractional values are each a FILE:LINE error naming the member.
+rec() { printf '{"commId":"0xabc","pid":%s,"rank":%s,"nRanks":%s,"host":"h","table":[{"coll":"allreduce","lo":%s,"hi":%s,"choice":"ring/ll"}]}\n' "$@"; }
+bad_number() {  # bad_number WHAT EXPECTED-MESSAGE PID RANK NRANKS LO HI
+  local what=$1 want=$2
+  shift 2
+  rec "$@" > "$tmp/num.json"
+  nn_run 10 check --compare "$tmp/num.json"
+  expect_rc 1 "$what"
+  expect_err_has "$what: named" "$tmp/num.json:1: $want"
+  [ ! -s "$tmp/out" ] || fail "$what: the refused record was reported: $out"
+}
+rec 7 0 1 0 65536 > "$tmp/num.json"
+nn_run 10 check --compare "$tmp/num.json"
+expect_rc 0 "whole numbers in range"
+rec 7 0 1 0 18446744073709551615 > "$tmp/num.json"
+nn_run 10 check --compare "$tmp/num.json"
+expect_rc 0 "hi = 2^64-1, as the plugin writes an open range"
+bad_number "lo 1e30" 'bad table entry: "lo": 1e+30 is out of range (expected a whole number 0..18446744073709551615)' 7 0 1 1e30 1e30
+bad_number "hi above 2^64" 'bad table entry: "hi": 3.689348815e+19 is out of range' 7 0 1 0 36893488147419103232
+bad_number "negative lo" 'bad table entry: "lo": -5 is out of range' 7 0 1 -5 10
+bad_number "fractional hi" 'bad table entry: "hi": 1.5 is out of range' 7 0 1 0 1.5
+bad_number "negative pid" '"pid": -1 is out of range (expected a whole number 0..2147483647)' -1 0 1 0 10
+bad_number "huge rank" '"rank": 1e+300 is out of range' 7 1e300 1 0 10
+bad_number "fractional nRanks" '"nRanks": 2.5 is out of range (expected a whole number 1..2147483647)' 7 0 2.5 0 10
+bad_number "pid as a string" '"pid" is not a number' '"7"' 0 1 0 10
+bad_number "lo above hi" 'bad table entry: lo 20 is above hi 10' 7 0 1 20 10
+
+# Decoded control characters never reach the terminal: a JSON record's
+# \u001b and \r, and raw ESC/BEL/CR in an NCCL log's host name and table line, come out escaped.
+printf '{"commId":"0xabc","nRanks":2,"host":"evil\\u001b[2J\\r","configHash":"\\u0007ok","table":[{"coll":"allreduce","lo":0,"hi":10,"choice":"ring\\u001b]0;x\\u0007"}]}\n' > "$tmp/ctl.json"
+printf 'ho\033[1mst\r:100:100 [0] NCCL INFO nccl-numa 0.1.0: tuner v5, config /c hash \a1234 (2 sockets), comm 0x0000000000000abc nRanks 2 nNodes 1\n' > "$tmp/ctl.log"
+printf 'ho\033[1mst\r:100:100 [0] NCCL INFO nccl-numa:   allreduce     0-10 -> tree\033[2K/ll from /c:3\n' >> "$tmp/ctl.log"
+nn_run 10 check --compare "$tmp/ctl.json" "$tmp/ctl.log"
+check "decoded and raw control bytes printed escaped" "! LC_ALL=C grep -q \$'[\\x01-\\x1f\\x7f]' '$tmp/out' '$tmp/err'"
+check "the JSON host and choice shown escaped" "grep -qF 'evil\\x1b[2J\\x0d' '$tmp/out' && grep -qF 'ring\\x1b]0;x\\x07' '$tmp/out'"
+check "the log's host and table line shown escaped" "grep -qF 'ho\\x1b[1mst\\x0d' '$tmp/out' && grep -qF 'tree\\x1b[2K/ll' '$tmp/out'"
 nn_run 10 check --compare
 expect_rc 2 "--compare without files"
 nn_finish "check --compare checks passed"

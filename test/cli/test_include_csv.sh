@@ -34,4 +34,15 @@ printf "${gpus}include-csv /nonexistent/rules.csv\n" > "$T/missing.conf"
 "$CLI" check-config "$T/missing.conf" > "$T/out" 2>&1
 check "missing CSV file: error naming it" "[ $? -eq 1 ] && grep -q '/nonexistent/rules.csv: cannot open' '$T/out'"
 
+# Fields carrying ESC, BEL and CR (a forged "ok" once overprinted the error)
+# reach check-config's output escaped, and a long field is cut.
+printf 'allreduce,0,64,\033[1A\033[2K%s: ok\a,ll,-1,1,-1\nallreduce,0,64,ri\rng,ll,-1,1,-1\nallreduce,0,64,ring,ll,%s,1,-1\n' "$T/ctl.conf" "$(printf 'x%.0s' {1..200})" > "$T/ctl.csv"
+printf "${gpus}include-csv ctl.csv\n" > "$T/ctl.conf"
+"$CLI" check-config "$T/ctl.conf" > "$T/out" 2>&1
+check "control bytes in CSV fields: rejected" "[ $? -eq 1 ]"
+check "no control byte reaches the output" "! LC_ALL=C grep -q \$'[\\x01-\\x09\\x0b-\\x1f\\x7f]' '$T/out'"
+check "ESC and BEL shown escaped" "grep -qF \"ctl.csv:1: unknown algorithm '\\x1b[1A\\x1b[2K$T/ctl.conf: ok\\x07'\" '$T/out'"
+check "CR shown escaped" "grep -qF \"ctl.csv:2: unknown algorithm 'ri\\x0dng'\" '$T/out'"
+check "a long field is cut" "grep -qE \"ctl.csv:3: channels 'x{48}\\.\\.\\.' must be\" '$T/out'"
+
 nn_finish "all include-csv checks passed"

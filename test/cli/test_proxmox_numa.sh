@@ -80,6 +80,46 @@ run "$tmp/vm" --vm-config 102.conf --node pve1 --write --diff
 same "$tmp/out" "$exp/102.diff" "--write --diff stdout"
 cmp -s "$tmp/vm/102.conf" "$exp/102.out" || fail "--write --diff: 102.conf is not the rewrite"
 
+# --write keeps the config's owner, group and mode (nobody:nogroup 0640 once
+# came back root:root 0640), for the new file and the .bak, whatever the umask.
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/own"
+  cp "$fix/101.conf" "$fix/pci.cfg" "$fix/pve-host.xml" "$tmp/own/"
+  chown 65534:65534 "$tmp/own/101.conf" && chmod 0640 "$tmp/own/101.conf"
+  (umask 077; cd "$tmp/own" && timeout 20 "$cli" proxmox-numa --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --write) \
+    >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "--write of a uid 65534 file: exit $rc: $(cat "$tmp/err")"
+  cmp -s "$tmp/own/101.conf" "$exp/101.out" || fail "--write of a uid 65534 file: not the rewrite"
+  for f in 101.conf 101.conf.bak; do
+    got=$(stat -c '%u:%g %a' "$tmp/own/$f")
+    [ "$got" = "65534:65534 640" ] && echo "ok   --write keeps $f at 65534:65534 0640" ||
+      fail "--write: $f is $got, wanted 65534:65534 640"
+  done
+  cp "$fix/102.conf" "$tmp/own/" && chown 0:0 "$tmp/own/102.conf" && chmod 0664 "$tmp/own/102.conf"
+  (umask 077; cd "$tmp/own" && timeout 20 "$cli" proxmox-numa --vm-config 102.conf --node pve1 --write) >"$tmp/out" 2>"$tmp/err"
+  got=$(stat -c '%u:%g %a' "$tmp/own/102.conf")
+  [ "$got" = "0:0 664" ] && echo "ok   --write keeps 0664 under umask 077" || fail "--write under umask 077: $got, wanted 0:0 664"
+  # Run as uid 65534, whose file's group (0) it cannot give a new file: refused, nothing written.
+  if ! command -v setpriv >/dev/null || ! setpriv --reuid 65534 --regid 65534 --clear-groups test -x "$cli"; then
+    echo "note: uid 65534 cannot run $cli here: the refused --write is left out"
+  else
+    nob=$(mktemp -d /tmp/nn-pxn-own-XXXXXX)
+    cp "$fix/101.conf" "$fix/pci.cfg" "$fix/pve-host.xml" "$nob/"
+    chmod 0755 "$nob" && chown 65534 "$nob" && chown 65534:0 "$nob/101.conf" && chmod 0640 "$nob/101.conf"
+    (cd "$nob" && timeout 20 setpriv --reuid 65534 --regid 65534 --clear-groups "$cli" proxmox-numa \
+       --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --write) >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "cannot give it the config's owner 65534:0 and mode 0640: Operation not permitted; nothing written" "$tmp/err" ||
+      fail "--write that cannot keep the group: exit $rc: $(cat "$tmp/err")"
+    cmp -s "$nob/101.conf" "$fix/101.conf" && [ "$(ls "$nob" | wc -l)" -eq 3 ] ||
+      fail "--write that cannot keep the group changed or left files: $(ls "$nob")"
+    rm -rf "$nob"
+  fi
+else
+  echo "note: not root: the owner check of --write (a uid 65534 file) is left out"
+fi
+
 # A locked VM and a symbolic link are not written.
 { cat "$fix/103.conf"; echo "lock: backup"; } >"$tmp/vm/103.conf"
 run "$tmp/vm" --vm-config 103.conf --pci-mapping pci.cfg --node pve1 --write
