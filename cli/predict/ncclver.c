@@ -80,6 +80,7 @@ void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ve
   fprintf(out, "%srelease: %s, from %s\n", prefix, rel, ver->code ? ver->source : ver->source[0] ? ver->source : "nowhere");
   if (!ver->code) fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n", prefix);
   if (!only) fprintf(out, "%s%s\n", prefix, v->reason);
+  if (!only && v->warning[0]) fprintf(out, "%sWARNING: %s\n", prefix, v->warning);
   if (!v->predicted) return;
   fprintf(out, "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor %.0f GB/s\n",
           prefix, v->gpu_link_gbps, origin_text(v->gpu_link_origin), v->sm / 10, v->sm % 10,

@@ -80,7 +80,8 @@ static struct nn_served *served_of(const struct nn_cfgver *v) {
 }
 
 static int runtime_sm_if_needed(const struct nn_config *cfg) {
-  if (cfg->topo_mode != NN_TOPO_AUTO || nn_topology_declared_sm(cfg) != 0) return 0;
+  /* mode=numa too: its WARN gives NCCL's modelled factor for this capability */
+  if (cfg->topo_mode == NN_TOPO_OFF || nn_topology_declared_sm(cfg) != 0) return 0;
   if (nn_config_numa_count(cfg) < 2) return 0;
   return nn_cudrv_current_sm();
 }
@@ -134,6 +135,7 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, con
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
     return;
   }
+  if (verdict.warning[0]) nn_log_warn(logger, "nccl-numa: %s", verdict.warning);
   char *xml = NULL;
   size_t len = 0;
   if (nn_topo_xml_generate(cfg, &cpu, NULL, &xml, &len, err, sizeof err) != 0) {

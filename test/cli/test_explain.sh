@@ -18,7 +18,7 @@ out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
 topology:     release: NCCL 2.28.9, from --nccl-version
-topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). A/B with \`topology mode=numa\` and \`nccl-numa ab\` to serve it anyway
+topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). NCCL's model makes a 64 MiB all-reduce 79% slower with this file than with its own view; serve it anyway (\`topology mode=numa\`) only where \`nccl-numa ab\` measures it faster
 topology:     GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 9.0; search floor 3 GB/s
 topology:     predicted search (NCCL 2.28.9):
 topology:       served file (2 CPU nodes):  ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s
