@@ -104,6 +104,12 @@ check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2
 grep -qx "    served file (2 CPU nodes):  ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s" "$tmp/out" \
   && echo "ok 2.31.2: Zen 3/4 passes the search" || fail "2.31.2 Zen 3/4: $out"
 has_problem "2.31.2 Zen 3/4: half the channels, 2x slower" "(NCCL 2.31.2): NCCL's model makes a 4 GiB all-reduce 2.0x slower"
+# NCCL older than 2.28.7 loads no env plugin: the verdict cannot apply, and no hazard is raised for it
+check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.27.5
+[ "$rc" -eq 0 ] && grep -qF "  no topology served: NCCL 2.27.5 has no env plugin (it came in 2.28.7), so neither the topology nor the mapping's \`env\` lines can apply" "$tmp/out" \
+  && grep -qF "nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml" "$tmp/out" \
+  && ! grep -q "topology served: mode=numa" "$tmp/out" && echo "ok 2.27.5: no env plugin, said instead of the verdict" \
+  || fail "2.27.5: $out"
 # a VM: the CPU kind NCCL detects is the guest's CPUID
 printf 'processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 15\nmodel\t\t: 107\nflags\t\t: fpu hypervisor\n\n' >"$tmp/vmcpu"
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2 --cpuinfo "$tmp/vmcpu"
