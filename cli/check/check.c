@@ -366,10 +366,11 @@ static void report(struct ctx *c, const struct nn_topo_verdict *v, int served_ma
             v->floor_gbps, v->sm / 10, v->sm % 10);
   else if (served_matters && (!v->served.ring.ok || !v->served.tree.ok) && v->link_gbps > 0)
     problem(c, STEP_HAZARD, "NCCL's graph search fails on the topology NCCL will read (%s): GPUs under %d CPU "
-            "nodes, socket link modelled at %.0f GB/s, below the %.0f GB/s floor for compute capability %d.%d%s "
-            "(ring %s, tree %s); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel%s", rel,
-            v->numa_nodes, v->link_gbps, v->floor_gbps, v->sm / 10, v->sm % 10, v->sm_assumed ? " (assumed)" : "",
-            v->served.ring.ok ? "ok" : "fails", v->served.tree.ok ? "ok" : "fails", slower);
+            "nodes, socket link modelled at %.0f GB/s, %s the %.0f GB/s floor for compute capability %d.%d%s "
+            "(ring %s, tree %s); NCCL logs \"Could not find a path for pattern %s and runs 1 channel%s", rel,
+            v->numa_nodes, v->link_gbps, v->link_gbps < v->floor_gbps ? "below" : "above", v->floor_gbps,
+            v->sm / 10, v->sm % 10, v->sm_assumed ? " (assumed)" : "", v->served.ring.ok ? "ok" : "fails",
+            v->served.tree.ok ? "ok" : "fails", v->served.ring.ok ? "N\" (a tree pattern)" : "4\"", slower);
   else if (served_matters && v->warning[0] && !only)
     problem(c, STEP_HAZARD, "%s", v->warning);
   else if (served_matters && v->warning[0])
