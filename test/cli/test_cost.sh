@@ -27,6 +27,20 @@ flip="with it NCCL would pick ring/simple instead of ring/ll for all_reduce 128 
 check "report: pci-latency estimate, not recommended, and the residual it leaves" \
   "grep -qF '\`model pci-latency-us=2.41\` is not recommended: $flip' '$tmp/report' && grep -qE '^residual over 48 forced .* median 37% \(worst 52%\) with its default constants, 26% \(worst 50%\) with pci-latency-us=2.41$' '$tmp/report'"
 
+# the plots: sizes labelled in binary units, and a ratio-to-stock plot per collective
+cp -r "$tmp/r" "$tmp/rp"
+"$CLI" report "$tmp/rp" >"$tmp/reportp" 2>/dev/null
+gp=$tmp/rp/plot-all_reduce.gp
+check "plot: x tics at the measured sizes in binary units (32 KiB, not 33kB)" \
+  "grep -qF \"set xtics ('8 B' 8, '32 B' 32, '128 B' 128, '512 B' 512, '2 KiB' 2048, '8 KiB' 8192, '32 KiB' 32768,\" '$gp' && ! grep -q '%c' '$gp'"
+check "plot: stock's time over each arm's, one line per other arm, into plot-all_reduce-ratio.*" \
+  "grep -qF \"set output 'plot-all_reduce-ratio.svg'\" '$gp' && grep -qF \"'plot-all_reduce.dat' using 1:(column(2)/column(3)) with linespoints title 'ring.ll'\" '$gp' && grep -qF '![all_reduce: stock'\"'\"'s time over each arm'\"'\"'s](plot-all_reduce-ratio.svg)' '$tmp/reportp'"
+if command -v gnuplot >/dev/null; then
+  check "plot: gnuplot drew the ratio plot" "grep -q '<svg' '$tmp/rp/plot-all_reduce-ratio.svg' && [ -s '$tmp/rp/plot-all_reduce-ratio.png' ]"
+else
+  echo "note: gnuplot missing, the ratio plot's drawing not checked"
+fi
+
 "$CLI" calibrate --from "$tmp/r" >"$tmp/cal" 2>"$tmp/cal.err"
 check "calibrate exits 0" "[ $? -eq 0 ]"
 check "calibrate: one rule, where the best beats NCCL's choice" \

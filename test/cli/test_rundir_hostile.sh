@@ -94,7 +94,8 @@ for bad in '../../x.out' 'runs/../../x.out' '/etc/passwd' 'runs//1.out'; do
 done
 
 # --- 3. outputs replace a planted link, never write through it
-for f in report.md plot-all_reduce.dat plot-all_reduce.gp plot-all_reduce.png plot-all_reduce.svg; do
+for f in report.md plot-all_reduce.dat plot-all_reduce.gp plot-all_reduce.png plot-all_reduce.svg \
+         plot-all_reduce-ratio.png plot-all_reduce-ratio.svg; do
   mkrun "$R"
   echo precious >"$T/victim"
   ln -s "$T/victim" "$R/$f"
