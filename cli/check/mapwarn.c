@@ -60,19 +60,22 @@ static void affinity(const struct nn_config *cfg, const char *path, const char *
   }
   char *m = full >= 0 && empty >= 0 ? next(w) : NULL;
   if (!m) return;
-  snprintf(m, sizeof w->msg[0], "%s: warning: GPUs of NUMA node %d get CPUs %s (%s) and those of node %d none (%s: no "
-           "`numa %d cpus=` line, nothing readable there); in a VM these are guest nodes, not the host's, so "
-           "NCCL pins one socket's ranks to every CPU and the other's to none. Add a `numa N cpus=` line per "
-           "node (nccl-numa discover --guest writes them from the host map)", path, full, full_list, full_where,
-           empty, empty_where, empty);
+  int n = snprintf(m, sizeof w->msg[0], "%s: warning: GPUs of NUMA node %d get CPUs %s (%s) and those of node %d "
+                   "none (%s: no `numa %d cpus=` line, nothing readable there); in a VM these are guest nodes, "
+                   "not the host's, so NCCL pins one socket's ranks to every CPU and the other's to none. Add a "
+                   "`numa N cpus=` line per node (nccl-numa discover --guest writes them from the host map)", path,
+                   full, full_list, full_where, empty, empty_where, empty);
+  if (n < 0 || (size_t)n >= sizeof w->msg[0]) memcpy(m + sizeof w->msg[0] - 4, "...", 4);   /* long paths */
 }
 
 void nn_mapwarn_check(const struct nn_config *cfg, const char *path, const char *sysfs_root, struct nn_mapwarn *out) {
   memset(out, 0, sizeof *out);
   char *m;
   if (cfg->n_gpus == 0 && (m = next(out))) {
-    snprintf(m, sizeof out->msg[0], "%s: warning: no `gpu` lines: the plugin maps no GPU, so it serves no topology and no "
-             "rule knows its scope (an empty file, as a failed `nccl-numa discover > %s` leaves?)", path, path);
+    int n = snprintf(m, sizeof out->msg[0], "%s: warning: no `gpu` lines: the plugin maps no GPU, so it serves no "
+                     "topology and no rule knows its scope (an empty file, as a failed `nccl-numa discover > %s` "
+                     "leaves?)", path, path);
+    if (n < 0 || (size_t)n >= sizeof out->msg[0]) memcpy(m + sizeof out->msg[0] - 4, "...", 4);
     return;
   }
   if (!cfg->host_side && nn_config_numa_count(cfg) >= 2) affinity(cfg, path, sysfs_root, out);

@@ -304,7 +304,7 @@ static void numa_warning(struct nn_topo_verdict *v) {
 
 /* The sentence for mode=auto with two or more NUMA nodes. */
 static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu) {
-  char rel[96], a[200], b[200], why[256] = "";
+  char rel[96], a[200], b[200], why[200] = "";
   nn_topology_describe_release(v, rel, sizeof rel);
   pred_text(&v->served, a, sizeof a);
   pred_text(&v->own, b, sizeof b);
@@ -320,7 +320,7 @@ static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu
   else if (v->fails_regardless)
     snprintf(why, sizeof why, "; NCCL's search fails on its own view too: the GPUs' PCIe link (%.0f GB/s "
              "modelled) is below the %.0f GB/s floor", v->gpu_link_gbps, v->floor_gbps);
-  char slower[200];
+  char slower[128];   /* its longest sentence is under 100 characters; the reason fits 1024 */
   nn_topology_describe_slower(v, slower, sizeof slower);
   if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's model of the file's all-reduce not computed");
   snprintf(v->reason, sizeof v->reason, "no topology served (mode=auto, %s): NCCL's search on the served "
