@@ -135,7 +135,6 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, con
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
     return;
   }
-  if (verdict.warning[0]) nn_log_warn(logger, "nccl-numa: %s", verdict.warning);
   char *xml = NULL;
   size_t len = 0;
   if (nn_topo_xml_generate(cfg, &cpu, NULL, &xml, &len, err, sizeof err) != 0) {
@@ -151,9 +150,11 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, con
     nn_log_warn(logger, "nccl-numa: cannot write the topology file: %s", err);
     return;
   }
-  if (serve_descriptor(fd, path, t, logger) == 0)
-    nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
-                t->path, path, verdict.reason);
+  if (serve_descriptor(fd, path, t, logger) != 0) return;
+  nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
+              t->path, path, verdict.reason);
+  /* said once the file is really served (mode=numa on a file NCCL's model rates slower) */
+  if (verdict.warning[0]) nn_log_warn(logger, "nccl-numa: %s", verdict.warning);
 }
 
 static void topo_free(struct nn_topo *t) {
