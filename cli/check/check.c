@@ -507,8 +507,9 @@ static const struct {
   const char *any, *bare, *vm;
 } next_step_advice[] = {
   {STEP_NO_GPU, "check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n", NULL, NULL},
-  {STEP_HOST_MAP, "complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n",
-   NULL, NULL},
+  {STEP_HOST_MAP,
+   "complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n", NULL,
+   NULL},
   {STEP_DISCOVER, "make a mapping: bare metal: " BARE_PATH "    Proxmox VM: " VM_PATH, "make a mapping: " BARE_PATH,
    "make a mapping " VM_PATH},
   {STEP_FIX_MAPPING, "fix the mapping (nccl-numa check-config FILE) or make it again; bare metal:\n    " BARE_PATH

@@ -239,9 +239,9 @@ int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const st
     return -1;
   }
   const struct nn_search_pred *pr = served ? &v->served : &v->own;
-  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks > 0 ? ranks : v->pred_gpus, .nnodes = 1, .cc_min = v->sm,
-                           .cc_max = v->sm, .cpu = cost_cpu(cpu), .ll128 = v->rel->ll128_pcie_default,
-                           .pci_latency_us = pci_latency_us};
+  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks > 0 ? ranks : v->pred_gpus, .nnodes = 1,
+                           .cc_min = v->sm, .cc_max = v->sm, .cpu = cost_cpu(cpu),
+                           .ll128 = v->rel->ll128_pcie_default, .pci_latency_us = pci_latency_us};
   nn_cost_graph_set(&c.ring, pr->ring.nchannels, pr->ring.bw_intra, pr->ring.bw_inter, pr->ring.type_intra, 0);
   nn_cost_graph_set(&c.tree, pr->tree.nchannels, pr->tree.bw_intra, pr->tree.bw_inter, pr->tree.type_intra, 1);
   return nn_cost_model_init(&c, m, err, errsz);
@@ -322,7 +322,7 @@ static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu
              "modelled) is below the %.0f GB/s floor", v->gpu_link_gbps, v->floor_gbps);
   char slower[128];   /* its longest sentence is under 100 characters; the reason fits 1024 */
   nn_topology_describe_slower(v, slower, sizeof slower);
-  if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's model of the file's all-reduce not computed");
+  if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's cost model could not rate the file");
   snprintf(v->reason, sizeof v->reason, "no topology served (mode=auto, %s): NCCL's search on the served "
            "file (%s) would be worse than on its own view (%s)%s. %s; serve it anyway (`topology mode=numa`) "
            "only where `nccl-numa ab` measures it faster", rel, a, b, why, slower);

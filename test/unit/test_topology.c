@@ -210,7 +210,8 @@ static void test_verdict_slower(void **state) {
   assert_string_equal(v.warning, "");
   char buf[200];
   nn_topology_describe_slower(&v, buf, sizeof buf);
-  assert_string_equal(buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its own view");
+  assert_string_equal(buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its "
+                           "own view");
   nn_config_free(cfg);
 }
 
