@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "nccl_cost.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
 #include "nn_config.h"
@@ -81,7 +82,13 @@ struct nn_topo_verdict {
   double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
   int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
   int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  int pred_gpus;          /* GPUs the predictions are for (the communicator's ranks) */
+  double slower;          /* NCCL's modelled time for its own choice of all-reduce on the served file
+                             over that on its own view, at the worst size; 0: not computed */
+  int slower_log2;        /* that size, 2^slower_log2 bytes */
   char reason[1024];      /* one sentence, for logs and the CLI */
+  char warning[512];      /* "" or one sentence: the file is served although NCCL's model rates
+                             it slower (mode=numa), with the factor */
 };
 
 /* Decides whether to serve: for mode=auto, when NCCL's predicted ring and tree search on the
@@ -89,6 +96,17 @@ struct nn_topo_verdict {
  * view, for the release in `in`; mode=numa serves regardless, mode=off never. */
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                          const struct nn_verdict_in *in, struct nn_topo_verdict *out);
+
+/* NCCL's cost model (nccl_cost.h) for one of the verdict's predictions (`served` 1: the served
+ * file, 0: NCCL's own view) on `cpu`, `ranks` on one node (0: v->pred_gpus), the release's
+ * LL128 default and `pci_latency_us` (a `model` line, 0: none). Returns 0, or -1 with a reason
+ * in err. */
+int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const struct nn_cpu_kind *cpu, int ranks,
+                           double pci_latency_us, struct nn_cost_model *m, char *err, size_t errsz);
+
+/* "NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view"
+ * (or "26% slower"; "no slower at any size" when v->slower <= 1); "" when not computed. */
+void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 /* The two predictions of a verdict side by side, one line each, prefixed by `indent`:
  *   served file  (2 CPUs):  ring 1 x 15.0 GB/s, 2 crossings | tree 1 x 15.0 GB/s

@@ -322,15 +322,26 @@ static void gpu_links(struct ctx *c, const struct nn_nccl_release *rel) {
 }
 
 /* In a VM, the CPU kind NCCL detects is the guest's CPUID: say what it is and what NCCL makes of it. */
-static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
-  char path[4096], line[512], cls[128];
-  const char *ci = c->cpuinfo[0] ? c->cpuinfo : rooted(c, nn_cpuinfo_default(), path, sizeof path);
-  FILE *f = nn_file_fopen(ci, 0, (size_t)64 << 20);   /* --cpuinfo: never a FIFO */
+static const char *cpuinfo_of(const struct ctx *c, char *path, size_t size) {
+  return c->cpuinfo[0] ? c->cpuinfo : rooted(c, nn_cpuinfo_default(), path, size);
+}
+
+/* 1 when cpuinfo's flags carry `hypervisor` (a VM), 0 when not, -1 when unreadable. */
+static int in_vm(const struct ctx *c) {
+  char path[4096], line[512];
+  FILE *f = nn_file_fopen(cpuinfo_of(c, path, sizeof path), 0, (size_t)64 << 20);   /* --cpuinfo: never a FIFO */
   int vm = 0;
-  while (f && fgets(line, sizeof line, f))
+  if (!f) return -1;
+  while (fgets(line, sizeof line, f))
     if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor")) { vm = 1; break; }
-  if (f) fclose(f);
-  if (!vm) return;
+  fclose(f);
+  return vm;
+}
+
+static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
+  char path[4096], cls[128];
+  const char *ci = cpuinfo_of(c, path, sizeof path);
+  if (in_vm(c) != 1) return;
   struct nn_config none;
   struct nn_cpu_kind k;
   char err[256];
@@ -350,9 +361,13 @@ static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
 
 /* Prints the verdict and raises the problems NCCL's search will meet. */
 static void report(struct ctx *c, const struct nn_topo_verdict *v, int served_matters, const char *only) {
-  char rel[160];
+  char rel[160], slower[240] = "";
   nn_ncclver_print(c->out, "  ", release_of(c), v, only);
   nn_topology_describe_release(v, rel, sizeof rel);
+  if (v->warning[0]) {
+    slower[0] = ';', slower[1] = ' ';
+    nn_topology_describe_slower(v, slower + 2, sizeof slower - 2);
+  }
   vm_cpu(c, v);
   if (!v->predicted) return;
   if (v->fails_regardless)
@@ -362,10 +377,15 @@ static void report(struct ctx *c, const struct nn_topo_verdict *v, int served_ma
             v->floor_gbps, v->sm / 10, v->sm % 10);
   else if (served_matters && (!v->served.ring.ok || !v->served.tree.ok) && v->link_gbps > 0)
     problem(c, STEP_HAZARD, "NCCL's graph search fails on the topology NCCL will read (%s): GPUs under %d CPU "
-            "nodes, socket link modelled at %.0f GB/s, below the %.0f GB/s floor for compute capability %d.%d%s "
-            "(ring %s, tree %s); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel", rel,
-            v->numa_nodes, v->link_gbps, v->floor_gbps, v->sm / 10, v->sm % 10, v->sm_assumed ? " (assumed)" : "",
-            v->served.ring.ok ? "ok" : "fails", v->served.tree.ok ? "ok" : "fails");
+            "nodes, socket link modelled at %.0f GB/s, %s the %.0f GB/s floor for compute capability %d.%d%s "
+            "(ring %s, tree %s); NCCL logs \"Could not find a path for pattern %s and runs 1 channel%s", rel,
+            v->numa_nodes, v->link_gbps, v->link_gbps < v->floor_gbps ? "below" : "above", v->floor_gbps,
+            v->sm / 10, v->sm % 10, v->sm_assumed ? " (assumed)" : "", v->served.ring.ok ? "ok" : "fails",
+            v->served.tree.ok ? "ok" : "fails", v->served.ring.ok ? "N\" (a tree pattern)" : "4\"", slower);
+  else if (served_matters && v->warning[0] && !only)
+    problem(c, STEP_HAZARD, "%s", v->warning);
+  else if (served_matters && v->warning[0])
+    problem(c, STEP_HAZARD, "%s, which NCCL will read, is rated worse by NCCL's model (%s): %s", only, rel, slower + 2);
 }
 
 /* A config standing for a topology file or NCCL's own detection: GPUs with their NUMA node. */
@@ -490,30 +510,53 @@ static void section_peer(struct ctx *c) {
 
 /* ---- summary ---- */
 
-/* What to do about each kind of problem, in the order they are printed. */
+/* The host-to-guest path (docs/host-to-guest.md): inside a VM only the host knows the sockets. */
+#define VM_PATH "on the Proxmox host\n" \
+                "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then in the VM\n" \
+                "    nccl-numa discover --guest --host-map host.map > new && nccl-numa check-config new &&\n" \
+                "    mv new /etc/nccl-numa.conf\n"
+#define BARE_PATH "nccl-numa discover > new && nccl-numa check-config new &&\n" \
+                  "    mv new /etc/nccl-numa.conf\n"
+
+/* What to do about each kind of problem, in the order they are printed: `any` where it is not
+ * known whether this is a VM, else `bare` or `vm` (NULL: `any`). */
 static const struct {
   int step;
-  const char *advice;
+  const char *any, *bare, *vm;
 } next_step_advice[] = {
-  {STEP_NO_GPU, "check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n"},
-  {STEP_HOST_MAP, "complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n"},
-  {STEP_DISCOVER, "make a mapping: bare metal: nccl-numa discover > /etc/nccl-numa.conf; Proxmox VM: on the host\n"
-                  "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then here\n"
-                  "    nccl-numa discover --guest --host-map host.map > /etc/nccl-numa.conf\n"},
-  {STEP_FIX_MAPPING, "fix the mapping (nccl-numa check-config FILE) or make it again with nccl-numa discover\n"},
-  {STEP_TOPO_FILE, "fix or unset NCCL_TOPO_FILE / remove the stale topology file\n"},
+  {STEP_NO_GPU, "check that the GPUs are passed through (lspci -d 10de:) and that --sysfs-root is right\n", NULL, NULL},
+  {STEP_HOST_MAP,
+   "complete the host map in this guest: nccl-numa discover --guest --host-map FILE > /etc/nccl-numa.conf\n", NULL,
+   NULL},
+  {STEP_DISCOVER, "make a mapping: bare metal: " BARE_PATH "    Proxmox VM: " VM_PATH, "make a mapping: " BARE_PATH,
+   "make a mapping " VM_PATH},
+  {STEP_FIX_MAPPING, "fix the mapping (nccl-numa check-config FILE) or make it again; bare metal:\n    " BARE_PATH
+   "    Proxmox VM: " VM_PATH, "fix the mapping (nccl-numa check-config FILE) or make it again:\n    " BARE_PATH,
+   "fix the mapping (nccl-numa check-config FILE) or make it again " VM_PATH},
+  {STEP_TOPO_FILE, "fix or unset NCCL_TOPO_FILE / remove the stale topology file\n", NULL, NULL},
   {STEP_HAZARD, "let `topology mode=auto` withhold a file NCCL's search rates worse (no `mode=numa`, no\n"
                 "    NCCL_TOPO_FILE), unless nccl-numa ab against `topology mode=off` shows a gain; a GPU link\n"
-                "    below the floor is the slot's (generation x width), which no topology file changes\n"},
+                "    below the floor is the slot's (generation x width), which no topology file changes\n", NULL, NULL},
 };
 
+static const char *advice_for(size_t i, int vm) {
+  const char *a = vm == 1 ? next_step_advice[i].vm : vm == 0 ? next_step_advice[i].bare : NULL;
+  return a ? a : next_step_advice[i].any;
+}
+
 static void next_steps(struct ctx *c) {
+  int vm = in_vm(c);
   fprintf(c->out, "Next steps:\n");
   for (size_t i = 0; i < sizeof next_step_advice / sizeof next_step_advice[0]; i++)
-    if (c->steps & next_step_advice[i].step) fprintf(c->out, "  - %s", next_step_advice[i].advice);
-  if (!c->steps)
-    fprintf(c->out, "  - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute\n"
-                    "    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain\n");
+    if (c->steps & next_step_advice[i].step)
+      fprintf(c->out, "  - %s", advice_for(i, vm));
+  if (!c->steps) {
+    char cfg[4200] = "";
+    if (c->cfg && c->src.named) snprintf(cfg, sizeof cfg, "--config %s ", c->cfg->path);
+    fprintf(c->out, "  - nothing to fix; run the job under the plugin (NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN and\n"
+                    "    NCCL_NUMA_CONFIG set for it) with: nccl-numa exec %s-- COMMAND\n"
+                    "    and compare with nccl-numa explain\n", cfg);
+  }
   char list[NN_MAX_GPUS * 6];
   if (c->cfg && nn_bind_applies(c->cfg, sysfs_root(c), list, sizeof list))
     fprintf(c->out, "  - this OS has the mapping's NUMA nodes, so SGLang and vLLM can bind each rank to its GPU's\n"

@@ -24,7 +24,9 @@ static void cal_usage(FILE *f) {
     "                           [--nodes N] [--ranks-per-node R] [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
     "reads such a run (--from), and prints `rule`\n"
-    "lines and a `model pci-latency-us=` estimate to paste into the mapping. With --config\n"
+    "lines to paste into the mapping, and a `model pci-latency-us=` line where it improves\n"
+    "the fit of NCCL's model and flips no choice to one measured slower (else a comment\n"
+    "saying why not). With --config\n"
     "the runs get nccl-numa's topology (env plugin) but no tuner, and rules get the scope.\n"
     "A winner needs to beat the runner-up by more than the spread of the repeats.\n"
     "Candidates: without --algos and --protos, what NCCL enables on this machine for the\n"
@@ -90,7 +92,11 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   char how[256];
   double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
   printf("# pci-latency: %s\n", how);
-  if (lat > 0) printf("model pci-latency-us=%.2f\n", lat);
+  char not[400];
+  if (lat > 0 && nn_costm_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not))
+    printf("model pci-latency-us=%.2f\n", lat);
+  else if (lat > 0)
+    printf("# model pci-latency-us=%.2f not written: %s\n", lat, not);
   nn_costm_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
   nn_series_free(s, ns);
   if (n < 0) return NN_EXIT_INVALID;

@@ -4,28 +4,37 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/check/mapwarn.h"
 #include "cli/commands.h"
 #include "nn_config.h"
 
 static void check_config_usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa check-config FILE [--host-side]\n"
+          "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR]\n"
           "\n"
           "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
           "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
+          "A valid file can still get warnings (FILE: warning: ..., on stderr): no gpu lines,\n"
+          "or GPUs on NUMA nodes of which one gets CPUs and another none.\n"
           "\n"
           "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
           "                gpu lines need host= and may leave out bus=\n"
+          "  --sysfs-root DIR  read the CPUs of nodes without a `numa` line under DIR/sys (default /)\n"
           "  --help        this text\n"
           "\n"
           "Exit status: 0 valid, 1 invalid, 2 usage.\n");
 }
 
-static void print_summary(const char *path, const struct nn_config *cfg) {
-  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env)%s\n", path, cfg->n_gpus,
+static void print_summary(const char *path, const struct nn_config *cfg, const char *sysfs_root) {
+  struct nn_mapwarn w;
+  nn_mapwarn_check(cfg, path, sysfs_root, &w);
+  for (int i = 0; i < w.n; i++) fprintf(stderr, "%s\n", w.msg[i]);
+  char warned[32] = "";
+  if (w.n) snprintf(warned, sizeof warned, ", %d warning%s", w.n, w.n == 1 ? "" : "s");
+  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env%s)%s\n", path, cfg->n_gpus,
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
          nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
-         cfg->n_envs, cfg->host_side ? " [host-side mapping]" : "");
+         cfg->n_envs, warned, cfg->host_side ? " [host-side mapping]" : "");
 }
 
 static void print_problems(const char *path, const struct nn_diag *d) {
@@ -38,7 +47,7 @@ static void print_problems(const char *path, const struct nn_diag *d) {
 }
 
 int nn_cmd_check_config(int argc, char **argv) {
-  const char *path = NULL;
+  const char *path = NULL, *sysfs_root = NULL;
   struct nn_parse_opts opts = {0};
   int options_done = 0;
   for (int i = 1; i < argc; i++) {
@@ -48,6 +57,12 @@ int nn_cmd_check_config(int argc, char **argv) {
       return NN_EXIT_OK;
     } else if (!options_done && !strcmp(a, "--host-side")) {
       opts.flags |= NN_PARSE_HOST_SIDE;
+    } else if (!options_done && !strcmp(a, "--sysfs-root")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "nccl-numa check-config: --sysfs-root needs a value\n");
+        return NN_EXIT_USAGE;
+      }
+      sysfs_root = argv[++i];
     } else if (!options_done && !strcmp(a, "--")) {
       options_done = 1;
     } else if (!options_done && a[0] == '-' && a[1]) {
@@ -70,7 +85,7 @@ int nn_cmd_check_config(int argc, char **argv) {
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
   if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
-    print_summary(path, cfg);
+    print_summary(path, cfg, sysfs_root);
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

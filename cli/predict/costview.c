@@ -12,17 +12,6 @@ void nn_costview_pair_name(int algo, int proto, char *buf, size_t size) {
   else snprintf(buf, size, "%s/%s", nn_algo_name(algo), nn_proto_name(proto));
 }
 
-static void graph_of(const struct nn_graph_pred *g, int nchannels, int is_tree, struct nn_cost_graph *out) {
-  nn_cost_graph_set(out, nchannels, g->bw_intra, g->bw_inter, g->type_intra, is_tree);
-}
-
-static int cpu_of(const struct nn_cpu_kind *cpu) {
-  if (!cpu) return NN_COST_CPU_X86_OTHER;
-  if (!strcmp(cpu->vendor, "AuthenticAMD")) return NN_COST_CPU_X86_AMD;
-  if (!strcmp(cpu->vendor, "GenuineIntel")) return NN_COST_CPU_X86_INTEL;
-  return NN_COST_CPU_X86_OTHER;
-}
-
 int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
                       int ranks, int nodes, struct nn_cost_model *m, char *desc, size_t desc_size) {
   if (!v->predicted || !v->rel) {
@@ -35,22 +24,18 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
     return -1;
   }
   const struct nn_search_pred *pr = v->serve ? &v->served : &v->own;
-  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks, .nnodes = nodes, .cc_min = v->sm,
-                           .cc_max = v->sm, .cpu = cpu_of(cpu), .ll128 = v->rel->ll128_pcie_default,
-                           .pci_latency_us = cfg ? cfg->pci_latency_us : 0};
-  graph_of(&pr->ring, pr->ring.nchannels, 0, &c.ring);
-  graph_of(&pr->tree, pr->tree.nchannels, 1, &c.tree);
+  double pci_latency_us = cfg ? cfg->pci_latency_us : 0;
   char err[256];
-  if (nn_cost_model_init(&c, m, err, sizeof err)) {
+  if (nn_topology_cost_model(v, v->serve, cpu, ranks, pci_latency_us, m, err, sizeof err)) {
     snprintf(desc, desc_size, "NCCL's choice not modelled: %s", err);
     return -1;
   }
   char ver[16], lat[160] = "NCCL's default constants";
   nn_cost_version_name(v->version, ver, sizeof ver);
-  if (c.pci_latency_us > 0)
+  if (pci_latency_us > 0)
     snprintf(lat, sizeof lat, m->pci_latency_applied ? "`model pci-latency-us=%.2f` in effect"
                                                      : "`model pci-latency-us=%.2f` has no effect on this release",
-             c.pci_latency_us);
+             pci_latency_us);
   int n = snprintf(desc, desc_size, "NCCL %s on %s: ring %d x %.1f GB/s, tree %d x %.1f GB/s; LL128 %s; %s", ver,
                    v->serve ? "the served file" : "its own view", m->nranks >= 2 ? pr->model_nchannels : 0,
                    pr->ring.bw_intra, pr->model_nchannels, pr->tree.bw_intra, m->ll128_enabled ? "on" : "off", lat);
@@ -139,31 +124,60 @@ static void penalty(const struct nn_costview_band *b, char *buf, size_t size) {
   else snprintf(buf, size, "%+.0f%%..%+.0f%%", lo, hi);
 }
 
-static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_costview_band *b) {
-  char l[24], h[24], range[56], nccl[24], plug[40], nt[32], pt[32], pen[32], where[300] = "NCCL's choice";
+/* One printed row; columns are as wide as their widest cell (at least the usual width), so a
+ * long time range (89498.3-178996.6) never pushes the rest of its row out of line. */
+struct row {
+  char range[56], nccl[24], nt[40], mark[2], plug[40], pt[40], pen[40], where[300];
+};
+
+#define ROW_COLS 7
+
+static char *row_cell(struct row *r, int i) {
+  char *cells[ROW_COLS] = {r->range, r->nccl, r->nt, r->mark, r->plug, r->pt, r->pen};
+  return cells[i];
+}
+
+static void band_row(const struct nn_config *cfg, const struct nn_costview_band *b, struct row *r) {
+  char l[24], h[24];
   human_size(b->lo_log2, l, sizeof l);
   human_size(b->hi_log2, h, sizeof h);
   int one = b->lo_log2 == b->hi_log2;
-  snprintf(range, sizeof range, one ? "%s" : "%s - %s", l, h);
-  nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, nccl, sizeof nccl);
-  time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, nt, sizeof nt);
-  nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, plug, sizeof plug);
-  if (b->channels) snprintf(plug + strlen(plug), sizeof plug - strlen(plug), " ch=%d", b->channels);
-  time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, pt, sizeof pt);
-  penalty(b, pen, sizeof pen);
+  snprintf(r->range, sizeof r->range, one ? "%s" : "%s - %s", l, h);
+  nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, r->nccl, sizeof r->nccl);
+  time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, r->nt, sizeof r->nt);
+  snprintf(r->mark, sizeof r->mark, "%c", b->overrides ? '*' : ' ');
+  nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, r->plug, sizeof r->plug);
+  if (b->channels) snprintf(r->plug + strlen(r->plug), sizeof r->plug - strlen(r->plug), " ch=%d", b->channels);
+  time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, r->pt, sizeof r->pt);
+  penalty(b, r->pen, sizeof r->pen);
+  snprintf(r->where, sizeof r->where, "NCCL's choice");
   if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
-    snprintf(where, sizeof where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
+    snprintf(r->where, sizeof r->where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
              cfg->rules[b->rule].line,
              b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
-  fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
-          pen, where);
+}
+
+static void print_row(FILE *out, struct row *r, const int *w) {
+  static const int right[ROW_COLS] = {0, 0, 1, 0, 0, 1, 0};
+  fputs(" ", out);
+  for (int i = 0; i < ROW_COLS; i++) fprintf(out, right[i] ? " %*s" : " %-*s", w[i], row_cell(r, i));
+  fprintf(out, " %s\n", r->where);
 }
 
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, int coll, int max_log2) {
+  static struct row rows[65];   /* the header and up to 64 bands; the CLI is single-threaded */
   struct nn_costview_band bands[64];
   int n = nn_costview_bands(m, p, coll, max_log2, bands, 64);
-  fprintf(out, "\n%s\n  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", nn_coll_name(coll), "size", "NCCL picks",
-          "modelled us", ' ', "with the plugin", "modelled us", "vs NCCL", "decided by");
-  for (int i = 0; i < n; i++) print_band(out, cfg, &bands[i]);
+  int w[ROW_COLS] = {19, 13, 15, 1, 18, 15, 13};
+  rows[0] = (struct row){"size", "NCCL picks", "modelled us", " ", "with the plugin", "modelled us", "vs NCCL",
+                         "decided by"};
+  for (int i = 0; i < n; i++) band_row(cfg, &bands[i], &rows[i + 1]);
+  for (int i = 0; i <= n; i++)
+    for (int c = 0; c < ROW_COLS; c++) {
+      int len = (int)strlen(row_cell(&rows[i], c));
+      if (len > w[c]) w[c] = len;
+    }
+  fprintf(out, "\n%s\n", nn_coll_name(coll));
+  for (int i = 0; i <= n; i++) print_row(out, &rows[i], w);
 }

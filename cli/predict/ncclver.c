@@ -102,11 +102,32 @@ int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_n
   return 0;
 }
 
+int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver) {
+  return ver->code > 0 && ver->code < NN_NCCL_ENV_PLUGIN_CODE;
+}
+
+/* Before 2.28.7 nothing asks the plugin for NCCL_TOPO_FILE: the verdict cannot apply. What is
+ * left to say is what the file would cost set by hand. */
+static void without_env_plugin(const struct nn_ncclver *ver, struct nn_topo_verdict *v) {
+  char name[16], slower[200];
+  nn_nccl_version_format(ver->code, name, sizeof name);
+  v->serve = 0;
+  snprintf(v->reason, sizeof v->reason, "no topology served: NCCL %s has no env plugin (it came in 2.28.7), so "
+           "neither the topology nor the mapping's `env` lines can apply (the rules do, through the tuner); to "
+           "give NCCL the file anyway: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml", name);
+  v->warning[0] = 0;
+  nn_topology_describe_slower(v, slower, sizeof slower);
+  if (v->slower >= 1.005)
+    snprintf(v->warning, sizeof v->warning, "NCCL_TOPO_FILE set to this file would be rated worse (NCCL %s): %s",
+             name, slower);
+}
+
 void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
                         const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v) {
   static struct nn_verdict_facts facts;   /* large; the CLI is single-threaded */
   nn_topology_gather(cfg, ver->code, runtime_sm, sysfs_root, cpuinfo, 0, &facts);
   nn_topology_verdict(cfg, cpu, &facts.in, v);
+  if (nn_ncclver_no_env_plugin(ver)) without_env_plugin(ver, v);
 }
 
 static const char *origin_text(int origin) {
@@ -121,6 +142,7 @@ void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ve
   fprintf(out, "%srelease: %s, from %s\n", prefix, rel, ver->code ? ver->source : ver->source[0] ? ver->source : "nowhere");
   if (!ver->code) fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n", prefix);
   if (!only) fprintf(out, "%s%s\n", prefix, v->reason);
+  if (!only && v->warning[0]) fprintf(out, "%sWARNING: %s\n", prefix, v->warning);
   if (!v->predicted) return;
   fprintf(out, "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor %.0f GB/s\n",
           prefix, v->gpu_link_gbps, origin_text(v->gpu_link_origin), v->sm / 10, v->sm % 10,

@@ -28,9 +28,18 @@ struct nn_ncclver {
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz);
 
+/* NCCL_VERSION_CODE of the first release with an env plugin (2.28.7; env plugin v1). */
+#define NN_NCCL_ENV_PLUGIN_CODE 22807
+
+/* 1 when `ver` is a known release older than 2.28.7: NCCL never loads an env plugin, so the
+ * topology verdict and the mapping's `env` lines cannot apply. */
+int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver);
+
 /* The core verdict for release `ver` on this machine: GPU links and NCCL's own view from sysfs
  * under `sysfs_root` (NULL = /) as that release reads them, the CPU NCCL detects from `cpuinfo`
- * (NULL = /proc/cpuinfo). */
+ * (NULL = /proc/cpuinfo). For a release without an env plugin (nn_ncclver_no_env_plugin) nothing
+ * is served and the reason says so; the warning is then what NCCL_TOPO_FILE set to the file by
+ * hand would cost. */
 void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
                         const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v);
 

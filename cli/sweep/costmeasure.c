@@ -272,6 +272,56 @@ int nn_costm_residual(const struct nn_rundir *rd, const struct nn_series *s, int
   return n;
 }
 
+/* A size where NCCL's choice under w moves to a pair measured slower than its choice under m.
+ * Returns 1 and describes it in why, else 0. */
+static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                       const struct nn_cost_model *m, const struct nn_cost_model *w, char *why, size_t why_size) {
+  int n = 0, found = 0;
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
+  for (int i = 0; sizes && i < n && !found; i++) {
+    struct nn_costm_point old;
+    struct nn_cost_choice now;
+    if (nn_costm_point_at(rd, s, ns, coll, sizes[i], m, &old) || !old.pred_pt ||
+        nn_cost_choose(w, coll_of(coll), sizes[i], &now) || (now.algo == old.pred.algo && now.proto == old.pred.proto))
+      continue;
+    const struct nn_point *p = good_point(s, ns, arm_of_kind(rd, NN_ARM_FORCED, now.algo, now.proto), coll, sizes[i]);
+    if (!p || p->median <= old.pred_pt->median) continue;
+    char a[32], b[32], sz[32];
+    nn_costview_pair_name(old.pred.algo, old.pred.proto, a, sizeof a);
+    nn_costview_pair_name(now.algo, now.proto, b, sizeof b);
+    nn_size_format(sizes[i], sz, sizeof sz);
+    snprintf(why, why_size, "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
+             "(%.2f us against %.2f us)", b, a, coll, sz, p->median, old.pred_pt->median);
+    found = 1;
+  }
+  free(sizes);
+  return found;
+}
+
+int nn_costm_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+                        double us, char *why, size_t why_size) {
+  double md, wd, mw, ww;
+  if (!m || !nn_costm_residual(rd, s, ns, m, us, &md, &wd, &mw, &ww)) {
+    snprintf(why, why_size, "no NCCL model of this run (no tuning table in runs/probe.out) to check that it "
+             "improves the fit");
+    return 0;
+  }
+  if (!(mw < md)) {
+    snprintf(why, why_size, "it does not improve the fit of NCCL's model to this run (median residual %.0f%% with "
+             "it, %.0f%% without)", 100 * mw, 100 * md);
+    return 0;
+  }
+  struct nn_cost_model w = *m;
+  nn_cost_model_set_pci_latency(&w, us);
+  for (int i = 0; i < rd->n_runs; i++) {
+    int seen = 0;
+    for (int k = 0; k < i && !seen; k++) seen = !strcmp(rd->runs[k].coll, rd->runs[i].coll);
+    if (!seen && coll_of(rd->runs[i].coll) >= 0 && slower_flip(rd, s, ns, rd->runs[i].coll, m, &w, why, why_size))
+      return 0;
+  }
+  return 1;
+}
+
 static int run_ranks(const struct nn_series *s, int ns) {
   int r = 0;
   for (int i = 0; i < ns; i++)
@@ -348,7 +398,11 @@ void nn_costm_report_section(FILE *f, const struct nn_rundir *rd, const struct n
   char how[320];
   double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
   fprintf(f, "\n");
-  if (lat > 0) fprintf(f, "`model pci-latency-us=%.2f` (%s)\n\n", lat, how);
+  char not[400];
+  if (lat > 0 && nn_costm_latency_ok(rd, s, ns, &m, lat, not, sizeof not))
+    fprintf(f, "`model pci-latency-us=%.2f` (%s)\n\n", lat, how);
+  else if (lat > 0)
+    fprintf(f, "pci-latency: %s; `model pci-latency-us=%.2f` is not recommended: %s\n\n", how, lat, not);
   else fprintf(f, "pci-latency: %s\n\n", how);
   nn_costm_residual_line(f, rd, s, ns, &m, lat, "");
 }

@@ -69,6 +69,15 @@ int nn_costm_residual(const struct nn_rundir *rd, const struct nn_series *s, int
 void nn_costm_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
                             const struct nn_cost_model *m, double lat, const char *prefix);
 
+/* Whether `model pci-latency-us=us` is worth writing for this run: with it NCCL's model m
+ * must fit the measurements better (a lower median residual, nn_costm_residual), and at no
+ * measured size of a collective NCCL tunes may NCCL's choice under it move from a pair to one
+ * the run measured slower (the old pair's time from the stock arm or its forced arm, the new
+ * pair's from its forced arm). Returns 1 (write it), or 0 with the reason in why, also when
+ * there is no model (m NULL) to check it against. */
+int nn_costm_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+                        double us, char *why, size_t why_size);
+
 /* calibrate's criterion with NCCL's model: the winning (forced) arm index for one size,
  * only when the measured best beats the measurement of NCCL's predicted choice by more
  * than the larger spread; -1 no rule; -2 the model cannot judge (NCCL's choice was not

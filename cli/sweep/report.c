@@ -105,15 +105,31 @@ static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct
       "(#wrong > 0, non-zero exit, unreadable output) is FAILED and never a speed result.\n");
 }
 
+/* A time cell: the median and, with two or more good repeats, its spread (max - min). */
 static void cell_time(struct nn_strbuf *t, const struct nn_point *p, int n_runs) {
   if (!p) nn_strbuf_printf(t, " - |");
   else if (p->failed) nn_strbuf_printf(t, " FAILED (%d/%d good) |", p->n_ok, n_runs);
-  else nn_strbuf_printf(t, " %.2f |", p->median);
+  else if (p->n_ok < 2) nn_strbuf_printf(t, " %.2f |", p->median);
+  else nn_strbuf_printf(t, " %.2f ±%.2f |", p->median, p->max - p->min);
 }
 
-static void cell_spread(struct nn_strbuf *t, const struct nn_point *p) {
-  if (!p || p->failed || p->n_ok < 2) nn_strbuf_printf(t, " - |");
-  else nn_strbuf_printf(t, " %.2f (%.1f%%) |", p->max - p->min, 100 * (p->max - p->min) / p->median);
+/* An arm against the baseline: the ratio base/arm (above 1: the arm is faster) and the verdict. */
+static void cell_versus(struct nn_strbuf *t, const struct nn_point *bp, const struct nn_point *ap, int v) {
+  if (v == NN_VERDICT_FAILED) nn_strbuf_printf(t, " %s |", nn_verdict_name(v));
+  else if (bp && ap && ap->median > 0) nn_strbuf_printf(t, " %.3fx %s |", bp->median / ap->median, nn_verdict_name(v));
+  else nn_strbuf_printf(t, " - |");
+}
+
+static void table_head(struct nn_strbuf *t, const struct nn_rundir *rd, const char *coll, const char *base) {
+  nn_strbuf_printf(t, "\n## %s\n\nEach time is the median over the repeats ± their spread (us); "
+      "\"vs %s\" is %s's time over the arm's (above 1: the arm is faster) and the verdict.\n\n"
+      "| size | %s |", coll, base, base, base);
+  for (int a = 0; a < rd->n_arms; a++)
+    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, " %s | vs %s |", rd->arms[a].name, base);
+  nn_strbuf_printf(t, "\n|---:|---:|");
+  for (int a = 0; a < rd->n_arms; a++)
+    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, "---:|:---|");
+  nn_strbuf_printf(t, "\n");
 }
 
 static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
@@ -130,15 +146,7 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
     free(sizes);
     return;
   }
-  nn_strbuf_printf(t, "\n## %s\n\n| size | %s (us) |", coll, base);
-  for (int a = 0; a < rd->n_arms; a++)
-    if (strcmp(rd->arms[a].name, base))
-      nn_strbuf_printf(t, " %s (us) | %s/%s | spread %s | spread %s | verdict %s |", rd->arms[a].name, base,
-          rd->arms[a].name, base, rd->arms[a].name, rd->arms[a].name);
-  nn_strbuf_printf(t, "\n|---:|---:|");
-  for (int a = 0; a < rd->n_arms; a++)
-    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, "---:|---:|---:|---:|:---|");
-  nn_strbuf_printf(t, "\n");
+  table_head(t, rd, coll, base);
   int counts[MAX_COLLS][5] = {{0}};
   for (int i = 0; i < nsz; i++) {
     char sz[32];
@@ -150,15 +158,9 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
       if (!strcmp(rd->arms[a].name, base)) continue;
       const struct nn_series *as = nn_series_find(s, ns, rd->arms[a].name, coll);
       const struct nn_point *ap = nn_series_point(as, sizes[i]);
-      cell_time(t, ap, as ? as->n_runs : 0);
-      if (bp && ap && !bp->failed && !ap->failed && ap->median > 0)
-        nn_strbuf_printf(t, " %.3f |", bp->median / ap->median);
-      else
-        nn_strbuf_printf(t, " - |");
-      cell_spread(t, bp);
-      cell_spread(t, ap);
       int v = nn_report_verdict(bp, ap);
-      nn_strbuf_printf(t, " %s |", nn_verdict_name(v));
+      cell_time(t, ap, as ? as->n_runs : 0);
+      cell_versus(t, bp, ap, v);
       if (k < MAX_COLLS) counts[k++][v]++;
     }
     nn_strbuf_printf(t, "\n");
@@ -172,7 +174,9 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
         counts[k][NN_VERDICT_UNKNOWN]);
     k++;
   }
-  if (plots) nn_strbuf_printf(t, "![%s: time vs size](plot-%s.svg)\n", coll, coll);
+  if (plots)
+    nn_strbuf_printf(t, "![%s: time vs size](plot-%s.svg)\n\n![%s: %s's time over each arm's](plot-%s-ratio.svg)\n",
+        coll, coll, coll, base, coll);
   free(sizes);
 }
 
@@ -280,33 +284,93 @@ static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
   return fclose(d) ? -1 : 0;
 }
 
-/* The gnuplot script. Names (collective, arms) passed nn_rundir_name_ok; the host
- * name is free text from meta and goes in as a quoted string. */
-static int write_plot_script(const struct stage *st, const struct nn_rundir *rd, const char *coll) {
-  char name[128], title[512];
-  snprintf(name, sizeof name, "plot-%s.gp", coll);
-  FILE *g = stage_file(st, name);
-  if (!g) return -1;
-  snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
-  fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
-          "set logscale xy 2\nset datafile missing '?'\nset key top left noenhanced\nset grid\n"
-          "set xlabel 'size (bytes)'\nset ylabel 'time (us), median of repeats'\nset title ");
-  gp_string(g, title);
-  fprintf(g, " noenhanced\nset format x '%%.0s%%cB'\n");
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 0)
-      fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
-              "else { set terminal png size 1000,650 }\nset output 'plot-%s.png'\n", coll);
-    else
-      fprintf(g, "set terminal svg size 1000,650 dynamic\nset output 'plot-%s.svg'\n", coll);
-    fprintf(g, "plot");
-    for (int a = 0; a < rd->n_arms; a++) {
-      fprintf(g, "%s 'plot-%s.dat' using 1:%d with linespoints title ", a ? "," : "", coll, a + 2);
-      gp_string(g, rd->arms[a].name);
-    }
-    fprintf(g, "\nunset output\n");
+#define PLOT_MAX_TICS 12
+
+/* x tics at measured sizes, labelled in binary units ("32 KiB"; gnuplot's own %c would say 33k). */
+static void plot_xtics(FILE *g, const struct nn_series *s, int ns, const char *coll) {
+  int nsz = 0;
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  if (!sizes || !nsz) {
+    free(sizes);
+    return;
   }
-  return fclose(g) ? -1 : 0;
+  int step = (nsz + PLOT_MAX_TICS - 1) / PLOT_MAX_TICS;
+  fprintf(g, "set xtics (");
+  for (int i = 0; i < nsz; i += step) {
+    char sz[32];
+    nn_size_format(sizes[i], sz, sizeof sz);
+    fprintf(g, "%s", i ? ", " : "");
+    gp_string(g, sz);
+    fprintf(g, " %llu", (unsigned long long)sizes[i]);
+  }
+  fprintf(g, ")\n");
+  free(sizes);
+}
+
+/* The png and svg outputs of one plot, `plot` the command that draws it. */
+static void plot_outputs(FILE *g, const char *stem, const char *plot) {
+  fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
+          "else { set terminal png size 1000,650 }\nset output '%s.png'\n%s\nunset output\n"
+          "set terminal svg size 1000,650 dynamic\nset output '%s.svg'\n%s\nunset output\n", stem, plot, stem, plot);
+}
+
+/* The plot command, malloc'd: every arm's time (ratio 0), or the time of the baseline (data
+ * column bcol) over each other arm's (ratio 1). NULL when out of memory. */
+static char *plot_cmd(const struct nn_rundir *rd, const char *coll, const char *base, int bcol, int ratio) {
+  char *cmd = NULL;
+  size_t len = 0;
+  FILE *p = open_memstream(&cmd, &len);
+  if (!p) return NULL;
+  if (ratio) fprintf(p, "plot 1 with lines dashtype 2 linecolor 'gray' title 'same as %s'", base);
+  else fprintf(p, "plot");
+  for (int a = 0, n = 0; a < rd->n_arms; a++) {
+    if (ratio && a + 2 == bcol) continue;
+    fprintf(p, "%s 'plot-%s.dat' using 1:", ratio || n ? "," : "", coll);
+    if (ratio) fprintf(p, "(column(%d)/column(%d))", bcol, a + 2);
+    else fprintf(p, "%d", a + 2);
+    fprintf(p, " with linespoints title ");
+    gp_string(p, rd->arms[a].name);
+    n++;
+  }
+  if (fclose(p)) {
+    free(cmd);
+    return NULL;
+  }
+  return cmd;
+}
+
+/* The gnuplot script: time against size for every arm, then the baseline's time over each
+ * other arm's. Names (collective, arms) passed nn_rundir_name_ok; the host name is free text
+ * from meta and goes in as a quoted string. */
+static int write_plot_script(const struct stage *st, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                             const char *coll, const char *base) {
+  char name[128], title[512], stem[128];
+  int bcol = 2;
+  for (int a = 0; a < rd->n_arms; a++)
+    if (!strcmp(rd->arms[a].name, base)) bcol = a + 2;
+  char *times = plot_cmd(rd, coll, base, bcol, 0), *ratios = plot_cmd(rd, coll, base, bcol, 1);
+  snprintf(name, sizeof name, "plot-%s.gp", coll);
+  FILE *g = times && ratios ? stage_file(st, name) : NULL;
+  if (g) {
+    snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
+    fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
+            "set logscale xy 2\nset datafile missing '?'\nset key top left noenhanced\nset grid\n"
+            "set xlabel 'size'\nset ylabel 'time (us), median of repeats'\nset title ");
+    gp_string(g, title);
+    fprintf(g, " noenhanced\n");
+    plot_xtics(g, s, ns, coll);
+    snprintf(stem, sizeof stem, "plot-%s", coll);
+    plot_outputs(g, stem, times);
+    snprintf(title, sizeof title, "%s: %s time / arm time, above 1 = the arm is faster (%s)", coll, base, rd->host);
+    fprintf(g, "unset logscale y\nset ylabel 'time of %s / time of the arm'\nset title ", base);
+    gp_string(g, title);
+    fprintf(g, " noenhanced\n");
+    snprintf(stem, sizeof stem, "plot-%s-ratio", coll);
+    plot_outputs(g, stem, ratios);
+  }
+  free(times);
+  free(ratios);
+  return !g || fclose(g) ? -1 : 0;
 }
 
 /* Runs gnuplot on a script inside the staging directory. Returns 0 drawn, 1 gnuplot
@@ -334,23 +398,23 @@ static int run_gnuplot(const struct stage *st, const char *rundir, const char *s
 
 /* Moves one collective's plot files into place; those gnuplot did not draw are skipped. */
 static int commit_plot(const struct stage *st, const char *coll) {
-  static const char *const ext[] = {"dat", "gp", "png", "svg"};
+  static const char *const ext[] = {"dat", "gp", "png", "svg", "ratio.png", "ratio.svg"};
   int rc = 0;
   for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
     char name[128];
-    snprintf(name, sizeof name, "plot-%s.%s", coll, ext[i]);
+    snprintf(name, sizeof name, "plot-%s%s%s", coll, i < 4 ? "." : "-", ext[i]);
     if (stage_commit(st, name) && errno != ENOENT) rc = -1;
   }
   return rc;
 }
 
 static void draw_plots(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd,
-                       const struct nn_series *s, int ns, const char **colls, int nc, FILE *log) {
+                       const struct nn_series *s, int ns, const char **colls, int nc, const char *base, FILE *log) {
   int missing = 0;
   for (int c = 0; c < nc; c++) {
     char script[128];
     snprintf(script, sizeof script, "plot-%s.gp", colls[c]);
-    if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, colls[c])) {
+    if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, s, ns, colls[c], base)) {
       nn_strbuf_printf(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
       continue;
     }
@@ -404,7 +468,7 @@ static int build_report(struct nn_strbuf *t, const struct stage *st, const struc
   if (failed_runs)
     nn_strbuf_printf(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
         "runs/*.out.\n", failed_runs);
-  if (plots) draw_plots(t, st, rd, s, ns, colls, nc, log);
+  if (plots) draw_plots(t, st, rd, s, ns, colls, nc, base, log);
   nn_series_free(s, ns);
   if (t->oom) nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rd->path);
   return t->oom ? -1 : 0;

@@ -202,7 +202,8 @@ static int served_already(struct nn_served *s, const char **out) {
 }
 
 static int runtime_sm_if_needed(const struct nn_config *cfg) {
-  if (cfg->topo_mode != NN_TOPO_AUTO || nn_topology_declared_sm(cfg) != 0) return 0;
+  /* mode=numa too: its WARN gives NCCL's modelled factor for this capability */
+  if (cfg->topo_mode == NN_TOPO_OFF || nn_topology_declared_sm(cfg) != 0) return 0;
   if (nn_config_numa_count(cfg) < 2) return 0;
   return nn_cudrv_current_sm();
 }
@@ -237,7 +238,7 @@ static void tell_visible(const struct nn_visible *vis, const struct nn_logger *l
 /* Runs without g_env.lock: it reads sysfs and cpuinfo. The XML to serve for the mapping
  * into *xml (malloc'd) and *len, and the verdict's reason into why; -1 when none is served. */
 static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, const struct nn_logger *logger,
-                         char **xml, size_t *len, char *why, size_t whysz) {
+                         char **xml, size_t *len, char *why, size_t whysz, char *warn, size_t warnsz) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
   *xml = NULL;
@@ -271,6 +272,7 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
   }
   if (err[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", err);
   snprintf(why, whysz, "%s", verdict.reason);
+  snprintf(warn, warnsz, "%s", verdict.warning);
   return 0;
 }
 
@@ -316,20 +318,23 @@ static const char *store_and_serve(const struct nn_cfgver *v, char *xml, size_t 
 
 /* The topology of v, made, stored and served (or the slot of an equal content). */
 static const char *generate_topo(struct nn_cfgver *v, const struct nn_config *cfg, const struct nn_logger *logger) {
-  char *xml, why[1024];
+  char *xml, why[1024], warn[sizeof ((struct nn_topo_verdict *)0)->warning] = "";
   size_t len = 0;
   const char *out = NULL;
-  int have = make_topo_xml(cfg, nn_cfgver_path(v), logger, &xml, &len, why, sizeof why) == 0;
+  int have = make_topo_xml(cfg, nn_cfgver_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;
   pthread_mutex_lock(&g_env.lock);
   int i = have ? slot_find(xml, len) : -1;
   if (i >= 0) out = slot_hand_out(i);
   if (!have || i >= 0) mark_served(v, i);
   pthread_mutex_unlock(&g_env.lock);
   if (!have || i >= 0) {
-    free(xml);
+    free(xml);   /* an equal content is served already, its warning said with it */
     return out;
   }
-  return store_and_serve(v, xml, len, why, logger);
+  out = store_and_serve(v, xml, len, why, logger);
+  /* said once the file is really served (mode=numa on a file NCCL's model rates slower) */
+  if (out && warn[0]) nn_log_warn(logger, "nccl-numa: %s", warn);
+  return out;
 }
 
 /* NCCL_TOPO_FILE: the user's, an `env` line's, or one generated for the current version.

@@ -159,6 +159,7 @@ static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, c
   const struct nn_pcie_link *links = in ? in->links : NULL;
   const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
   if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, links, NULL, &t, err, errsz)) return -1;
+  v->pred_gpus = t.n_gpus;
   v->link_gbps = t.n_cpus > 1 ? t.cpu_link_gbps : 0.0;
   if (nn_search_predict(v->rel, &t, &v->served)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
@@ -224,9 +225,86 @@ void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const cha
            v->fails_regardless ? "  <- fails whatever file is served" : "");
 }
 
+static int cost_cpu(const struct nn_cpu_kind *cpu) {
+  if (!cpu) return NN_COST_CPU_X86_OTHER;
+  if (!strcmp(cpu->vendor, "AuthenticAMD")) return NN_COST_CPU_X86_AMD;
+  if (!strcmp(cpu->vendor, "GenuineIntel")) return NN_COST_CPU_X86_INTEL;
+  return NN_COST_CPU_X86_OTHER;
+}
+
+int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const struct nn_cpu_kind *cpu, int ranks,
+                           double pci_latency_us, struct nn_cost_model *m, char *err, size_t errsz) {
+  if (!v->predicted || !v->rel) {
+    nn_errbuf_set(err, errsz, "no prediction of NCCL's search");
+    return -1;
+  }
+  const struct nn_search_pred *pr = served ? &v->served : &v->own;
+  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks > 0 ? ranks : v->pred_gpus, .nnodes = 1,
+                           .cc_min = v->sm, .cc_max = v->sm, .cpu = cost_cpu(cpu),
+                           .ll128 = v->rel->ll128_pcie_default, .pci_latency_us = pci_latency_us};
+  nn_cost_graph_set(&c.ring, pr->ring.nchannels, pr->ring.bw_intra, pr->ring.bw_inter, pr->ring.type_intra, 0);
+  nn_cost_graph_set(&c.tree, pr->tree.nchannels, pr->tree.bw_intra, pr->tree.bw_inter, pr->tree.type_intra, 1);
+  return nn_cost_model_init(&c, m, err, errsz);
+}
+
+#define SLOWER_MAX_LOG2 32   /* 4 GiB, the largest size explain shows */
+
+/* v->slower: NCCL's own choice of all-reduce, served file against own view, at the worst size
+ * (the largest of equal ones: bandwidth-bound sizes are where a user feels it). */
+static void rate_served(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_cpu_kind *own_cpu,
+                        double pci_latency_us) {
+  struct nn_cost_model ms, mo;
+  char err[256];
+  if (nn_topology_cost_model(v, 1, cpu, 0, pci_latency_us, &ms, err, sizeof err) ||
+      nn_topology_cost_model(v, 0, own_cpu, 0, pci_latency_us, &mo, err, sizeof err))
+    return;
+  for (int e = 0; e <= SLOWER_MAX_LOG2; e++) {
+    struct nn_cost_choice a, b;
+    uint64_t bytes = (uint64_t)1 << e;
+    if (nn_cost_choose(&ms, NN_COLL_ALLREDUCE, bytes, &a) || nn_cost_choose(&mo, NN_COLL_ALLREDUCE, bytes, &b) ||
+        b.time_us <= 0)
+      continue;
+    double f = (double)a.time_us / (double)b.time_us;
+    if (f >= v->slower) { v->slower = f; v->slower_log2 = e; }
+  }
+}
+
+static void size_text(int log2, char *buf, size_t size) {
+  static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
+  int u = log2 / 10 > 3 ? 3 : log2 / 10;
+  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
+}
+
+void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, size_t size) {
+  char sz[24], f[32];
+  buf[0] = 0;
+  if (v->slower <= 0) return;
+  if (v->slower < 1.005) {
+    snprintf(buf, size, "NCCL's model rates an all-reduce of any size no slower with this file than with its own view");
+    return;
+  }
+  size_text(v->slower_log2, sz, sizeof sz);
+  if (v->slower >= 10) snprintf(f, sizeof f, "%.0fx", v->slower);
+  else if (v->slower >= 1.95) snprintf(f, sizeof f, "%.1fx", v->slower);
+  else snprintf(f, sizeof f, "%.0f%%", 100 * (v->slower - 1));
+  snprintf(buf, size, "NCCL's model makes a%s %s all-reduce %s slower with this file than with its own view",
+           sz[0] == '8' ? "n" : "", sz, f);
+}
+
+/* mode=numa serving what NCCL's model rates slower: the WARN every front end shows. */
+static void numa_warning(struct nn_topo_verdict *v) {
+  char rel[96], slower[200];
+  if (v->slower < 1.005) return;
+  nn_topology_describe_release(v, rel, sizeof rel);
+  nn_topology_describe_slower(v, slower, sizeof slower);
+  snprintf(v->warning, sizeof v->warning, "topology mode=numa serves a file NCCL's model rates worse (%s): %s; "
+           "`topology mode=auto` would withhold it, so keep mode=numa only where `nccl-numa ab` measures it "
+           "faster", rel, slower);
+}
+
 /* The sentence for mode=auto with two or more NUMA nodes. */
 static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu) {
-  char rel[96], a[200], b[200], why[256] = "";
+  char rel[96], a[200], b[200], why[200] = "";
   nn_topology_describe_release(v, rel, sizeof rel);
   pred_text(&v->served, a, sizeof a);
   pred_text(&v->own, b, sizeof b);
@@ -242,9 +320,12 @@ static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu
   else if (v->fails_regardless)
     snprintf(why, sizeof why, "; NCCL's search fails on its own view too: the GPUs' PCIe link (%.0f GB/s "
              "modelled) is below the %.0f GB/s floor", v->gpu_link_gbps, v->floor_gbps);
+  char slower[128];   /* its longest sentence is under 100 characters; the reason fits 1024 */
+  nn_topology_describe_slower(v, slower, sizeof slower);
+  if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's cost model could not rate the file");
   snprintf(v->reason, sizeof v->reason, "no topology served (mode=auto, %s): NCCL's search on the served "
-           "file (%s) would be worse than on its own view (%s)%s. A/B with `topology mode=numa` and "
-           "`nccl-numa ab` to serve it anyway", rel, a, b, why);
+           "file (%s) would be worse than on its own view (%s)%s. %s; serve it anyway (`topology mode=numa`) "
+           "only where `nccl-numa ab` measures it faster", rel, a, b, why, slower);
 }
 
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
@@ -260,10 +341,13 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   v->floor_gbps = nn_nccl_search_floor(v->rel, v->sm);
   const char *m = mode_name(v->mode);
   int known_cpu = cpu && cpu->vendor[0];
-  int needed = !(in && in->decide_only) || (v->mode == NN_TOPO_AUTO && v->numa_nodes >= 2);
+  /* mode=numa on two nodes is predicted too: its WARN carries NCCL's modelled factor */
+  int needed = !(in && in->decide_only) || (v->mode != NN_TOPO_OFF && v->numa_nodes >= 2);
+  const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
   if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu && needed) {
     gpu_links(cfg, in, v);
-    predict(cfg, cpu, in, v, err, sizeof err);
+    if (predict(cfg, cpu, in, v, err, sizeof err) == 0 && v->numa_nodes >= 2)
+      rate_served(v, cpu, own_cpu, cfg->pci_latency_us);
   }
   if (!cfg || cfg->n_gpus == 0) {
     snprintf(v->reason, sizeof v->reason, "no topology served: the mapping has no gpu lines");
@@ -276,6 +360,7 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   } else if (v->mode == NN_TOPO_NUMA) {
     v->serve = 1;
     snprintf(v->reason, sizeof v->reason, "topology served: mode=numa (%d NUMA nodes)", v->numa_nodes);
+    numa_warning(v);
   } else if (v->numa_nodes == 1) {
     v->serve = 1;
     snprintf(v->reason, sizeof v->reason, "topology served: mode=auto, all GPUs on one NUMA node");

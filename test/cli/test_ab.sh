@@ -55,14 +55,15 @@ check "report states NCCL version, GPUs, config sha256" "grep -q 'NCCL version: 
 check "the version probe logged NCCL's tuning table; report predicts NCCL's choice from it" \
   "grep -q 'Algorithm   |' '$T/run/runs/probe.out' && grep -q '^### all_reduce: NCCL.s predicted choice against the measurements' '$R' && grep -qE '^\| 8 B \| tree/simple \| 5.5 \| [0-9.]+ \| stock \| numa \|' '$R'"
 row() { awk -v c="## $1" -v s="| $2 |" '$0 == c {on = 1; next} /^## / {on = 0} on && index($0, s) == 1' "$R"; }
-# columns: size | stock | numa | ratio | spread stock | spread numa | verdict numa | off | ratio | spread | spread | verdict off |
-check "all_reduce 8 B: numa faster (15 vs 20 us)" "row all_reduce '8 B' | awk -F'|' '{exit !(\$8 ~ /faster/)}'"
+# columns: size | stock | numa | vs stock | off | vs stock |  (times "median ±spread", "vs": "ratio verdict")
+check "all_reduce 8 B: numa faster (15 vs 20 us)" "row all_reduce '8 B' | awk -F'|' '{exit !(\$5 ~ /faster/)}'"
 check "all_reduce 8 B: ratio stock/numa 1.333" "row all_reduce '8 B' | awk -F'|' '{exit !(\$5 + 0 > 1.33 && \$5 + 0 < 1.34)}'"
 check "all_reduce 8 B: median stock 19.96+0.05" "row all_reduce '8 B' | awk -F'|' '{exit !(\$3 + 0 == 20.01)}'"
-check "all_reduce 4 KiB: numa within noise" "row all_reduce '4 KiB' | awk -F'|' '{exit !(\$8 ~ /within noise/)}'"
-check "all_reduce 8 B: off within noise" "row all_reduce '8 B' | awk -F'|' '{exit !(\$13 ~ /within noise/)}'"
-check "all_gather 32 KiB: off FAILED (#wrong > 0), no speed" "row all_gather '32 KiB' | awk -F'|' '{exit !(\$9 ~ /FAILED/ && \$13 ~ /FAILED/ && \$10 ~ /-/)}'"
-check "all_gather 4 KiB: off not failed" "row all_gather '4 KiB' | awk -F'|' '{exit !(\$13 ~ /within noise/)}'"
+check "all_reduce 4 KiB: numa within noise" "row all_reduce '4 KiB' | awk -F'|' '{exit !(\$5 ~ /within noise/)}'"
+check "all_reduce 8 B: off within noise" "row all_reduce '8 B' | awk -F'|' '{exit !(\$7 ~ /within noise/)}'"
+check "all_gather 32 KiB: off FAILED (#wrong > 0), no speed" "row all_gather '32 KiB' | awk -F'|' '{exit !(\$6 ~ /FAILED/ && \$7 ~ /^ FAILED \$/)}'"
+check "all_gather 4 KiB: off not failed" "row all_gather '4 KiB' | awk -F'|' '{exit !(\$7 ~ /within noise/)}'"
+check "one time column and one comparison column per arm" "row all_reduce '8 B' | awk -F'|' '{exit !(NF == 8)}'"
 if command -v gnuplot >/dev/null; then
   check "plots drawn (PNG and SVG per collective)" "[ -s '$T/run/plot-all_reduce.png' ] && [ -s '$T/run/plot-all_gather.svg' ] && grep -q '<svg' '$T/run/plot-all_gather.svg'"
 else

@@ -33,7 +33,9 @@ check "no rule where no winner is significant (32 KiB, 128 KiB)" \
   "grep -q 'all_reduce 32 KiB: no rule (.*within the spread' '$T/out' && grep -q 'all_reduce 128 KiB: no rule' '$T/out'"
 check "the failed combinations are never chosen" "! grep -q 'proto=ll128' '$T/out'"
 check "alltoall gets no rules (NCCL's tuner never sees it)" "grep -q 'alltoall: NCCL.s tuner is never asked' '$T/out' && ! grep -q 'coll=alltoall' '$T/out'"
-check "pci-latency estimate from ring/ll: (10.08 - 6.6) / 6" "grep -qx 'model pci-latency-us=0.58' '$T/out'"
+check "pci-latency estimate from ring/ll: (10.08 - 6.6) / 6" "grep -qF '# pci-latency: all_reduce ring/ll, 4 ranks: 10.08 us at 8 B = 6.6 us base + 6 hops x 0.58 us' '$T/out'"
+check "no NCCL model to check the estimate against: a comment, not a line" \
+  "grep -qxF '# model pci-latency-us=0.58 not written: no NCCL model of this run (no tuning table in runs/probe.out) to check that it improves the fit' '$T/out' && ! grep -q '^model ' '$T/out'"
 
 "$CLI" calibrate --from "$T/run" >"$T/from" 2>/dev/null
 check "--from RUNDIR gives the same rules" "diff <(grep -E '^(rule|model) ' '$T/out') <(grep -E '^(rule|model) ' '$T/from') >/dev/null"
@@ -62,6 +64,8 @@ check "default: candidates are what NCCL enables (no ll128)" \
 check "default: 12 forced runs per collective (4 combinations x 3 repeats)" "[ \$(grep -c 'all_reduce' '$T/dflt/runs.tsv') -eq 12 ]"
 check "default: says which candidates and why, on stderr and in the meta" \
   "grep -q 'candidates: ring.ll ring.simple tree.ll tree.simple (what NCCL enables here.*tuning table.*NCCL disables ring.ll128 tree.ll128' '$T/dflt.err' && grep -q '^candidates nccl-tuning-table runs/probe.out tables=1: ring.ll ring.simple tree.ll tree.simple' '$T/dflt/meta'"
+check "default: the estimate fits NCCL's model worse (81% -> 92%): a comment saying so" \
+  "grep -qxF '# model pci-latency-us=0.58 not written: it does not improve the fit of NCCL'\"'\"'s model to this run (median residual 92% with it, 81% without)' '$T/dflt.out' && ! grep -q '^model ' '$T/dflt.out'"
 check "default: rules as before from the enabled candidates" \
   "grep -qx 'rule coll=allreduce bytes=8-8191 ranks=4 nodes=1 scope=intra algo=ring proto=ll' '$T/dflt.out' && ! grep -q 'proto=ll128' '$T/dflt.out'"
 rm -rf "$T/log"

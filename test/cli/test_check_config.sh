@@ -53,6 +53,31 @@ expect_err_line "$b:9: topology: unknown mode 'sideways' (expected auto, numa or
 grep -qF "$b:10: unknown directive 'frobnicate'" "$tmp/err" || fail "bad.conf: unknown directive"
 expect_err_line "$b: invalid (8 problems)" "bad.conf"
 
+# valid, but warned about (exit 0, the warning on stderr, counted in the summary):
+# an empty file, as a failed `discover > FILE` leaves ...
+: >"$tmp/empty.conf"
+run "$tmp/empty.conf"
+expect_rc 0 "empty file"
+[ "$out" = "$tmp/empty.conf: ok (0 GPUs on 0 NUMA nodes, 0 rules, 0 env, 1 warning)" ] || fail "empty file: summary '$out'"
+expect_err_line "$tmp/empty.conf: warning: no \`gpu\` lines: the plugin maps no GPU, so it serves no topology and no rule knows its scope (an empty file, as a failed \`nccl-numa discover > $tmp/empty.conf\` leaves?)" "empty file"
+# ... and a guest mapping without `numa` lines in a guest with one NUMA node: host node 1's GPUs
+# would get guest node 0's CPUs, host node 0's none (as the plugin reads sysfs: --sysfs-root)
+mkdir -p "$tmp/vm/sys/devices/system/node/node0" && echo 0-15 >"$tmp/vm/sys/devices/system/node/node0/cpulist"
+printf 'gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=0\n' >"$tmp/nonuma.conf"
+run --sysfs-root "$tmp/vm" "$tmp/nonuma.conf"
+expect_rc 0 "guest mapping without numa lines"
+[ "$out" = "$tmp/nonuma.conf: ok (4 GPUs on 2 NUMA nodes, 0 rules, 0 env, 1 warning)" ] || fail "no numa lines: summary '$out'"
+expect_err_line "$tmp/nonuma.conf: warning: GPUs of NUMA node 0 get CPUs 0-15 ($tmp/vm/sys/devices/system/node/node0/cpulist) and those of node 1 none ($tmp/vm/sys/devices/system/node/node1/cpulist: no \`numa 1 cpus=\` line, nothing readable there); in a VM these are guest nodes, not the host's, so NCCL pins one socket's ranks to every CPU and the other's to none. Add a \`numa N cpus=\` line per node (nccl-numa discover --guest writes them from the host map)" "no numa lines"
+# with a line for each node (even the same CPUs, as discover --guest writes for one guest node): no warning
+printf 'numa 0 cpus=0-15\nnuma 1 cpus=0-15\n' | cat - "$tmp/nonuma.conf" >"$tmp/numa.conf"
+run --sysfs-root "$tmp/vm" "$tmp/numa.conf"
+expect_rc 0 "guest mapping with numa lines"
+[ -z "$err" ] && [ "$out" = "$tmp/numa.conf: ok (4 GPUs on 2 NUMA nodes, 0 rules, 0 env)" ] || fail "numa lines: '$out' '$err'"
+# a host with both nodes in sysfs: no warning either
+mkdir -p "$tmp/vm/sys/devices/system/node/node1" && echo 16-31 >"$tmp/vm/sys/devices/system/node/node1/cpulist"
+run --sysfs-root "$tmp/vm" "$tmp/nonuma.conf"
+[ "$rc" -eq 0 ] && [ -z "$err" ] || fail "two sysfs nodes: warned: $err"
+
 # a host-side mapping needs --host-side
 h=$fix/host-side.conf
 run "$h"

@@ -57,6 +57,17 @@ esac
 # mode=numa serves regardless
 mapping forced "$amd25" "sm=100 pcie=5x16" "topology mode=numa"
 served forced v2 2.28.9 yes
+# ... and says, in its log, by how much NCCL's model rates it slower: the factor explain computes
+# (the same core function) for this machine's CPU kind
+NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/forced.conf python3 "$root/test/cli/env_verdict.py" "$so" v2 2.28.9 >/dev/null 2>"$tmp/warn"
+want=$(NCCL_NUMA_CPUINFO=/proc/cpuinfo "$cli" explain --config "$tmp/forced.conf" --nccl-version 2.28.9 \
+  | sed -n 's/^topology:     WARNING: //p')
+case $want in
+  *"NCCL's model makes a 4 GiB all-reduce "*x" slower with this file than with its own view"*)
+    grep -qF "nccl-numa: $want" "$tmp/warn" && echo "ok mode=numa: the WARN gives NCCL's modelled factor, as explain does" \
+      || fail "mode=numa WARN: wanted '$want', got: $(cat "$tmp/warn")" ;;
+  *) fail "explain on mode=numa: no factor in '$want'" ;;
+esac
 
 # A `model` line per release: written into the constants every time; NCCL 2.31.x copies its
 # defaults over them after the tuner's init (released 2.31.2: ncclTuningCostModelInit), so the

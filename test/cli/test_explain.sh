@@ -19,7 +19,7 @@ out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
 topology:     release: NCCL 2.28.9, from --nccl-version
-topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). A/B with \`topology mode=numa\` and \`nccl-numa ab\` to serve it anyway
+topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). NCCL's model makes a 64 MiB all-reduce 79% slower with this file than with its own view; serve it anyway (\`topology mode=numa\`) only where \`nccl-numa ab\` measures it faster
 topology:     GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 9.0; search floor 3 GB/s
 topology:     predicted search (NCCL 2.28.9):
 topology:       served file (2 CPU nodes):  ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s
@@ -155,4 +155,24 @@ expect "bad CSV: exit 1" 1 $rc
 grep -qF "$d/bad.csv:2: unknown algorithm 'bogus'" <<<"$err" && grep -qF "$d/bad.csv: invalid (1 problem)" <<<"$err" \
   && ! grep -q "norules.conf: invalid" <<<"$err" \
   && echo "ok bad CSV named with its line" || { echo "FAIL bad CSV message: $err"; fail=1; }
+# topology mode=numa on the reference machine (Turin): the file NCCL's model rates 480x slower at
+# 4 GiB is served, and said so with the factor; the wide times keep their columns.
+ref=docs/examples/proxmox-epyc-8gpu.conf
+sed 's/^topology mode=auto/topology mode=numa/' $ref > "$d/numa.conf"
+out=$(NCCL_NUMA_CPUINFO=test/fixtures/cpuinfo/amd-turin $CLI explain --config "$d/numa.conf" --nccl-version 2.28.9 --coll allreduce)
+grep -qxF "topology:     WARNING: topology mode=numa serves a file NCCL's model rates worse (NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view; \`topology mode=auto\` would withhold it, so keep mode=numa only where \`nccl-numa ab\` measures it faster" <<<"$out" \
+  && echo "ok mode=numa: the WARNING gives NCCL's modelled factor" || { echo "FAIL mode=numa warning: $out"; fail=1; }
+# every row's columns start where the header's do (the last column is "decided by")
+hdr=$(grep -m1 "^  size " <<<"$out")
+col=$(( $(awk -v h="$hdr" 'BEGIN { print index(h, "decided by") }') - 1 ))
+rows=$(sed -n '/^  size /,$p' <<<"$out" | tail -n +2 | grep '^  [0-9]')
+bad=$(while IFS= read -r r; do [ "${r:col-1:1}" = " " ] && [ "${r:col:1}" != " " ] || echo "$r"; done <<<"$rows")
+[ -n "$rows" ] && [ -z "$bad" ] && grep -q "75162008.0" <<<"$rows" \
+  && echo "ok wide modelled times keep the table's columns" || { echo "FAIL columns broken: $bad"; fail=1; }
+# NCCL older than 2.28.7 has no env plugin: no verdict as if it applied, NCCL's own view modelled
+out=$(NCCL_NUMA_CPUINFO=test/fixtures/cpuinfo/amd-turin $CLI explain --config "$d/numa.conf" --nccl-version 2.27.5 --coll allreduce)
+grep -qxF "topology:     no topology served: NCCL 2.27.5 has no env plugin (it came in 2.28.7), so neither the topology nor the mapping's \`env\` lines can apply (the rules do, through the tuner); to give NCCL the file anyway: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml" <<<"$out" \
+  && grep -qF "cost model:   NCCL 2.27.5 on its own view:" <<<"$out" && ! grep -q "topology served: mode=numa" <<<"$out" \
+  && grep -qF "WARNING: NCCL_TOPO_FILE set to this file would be rated worse (NCCL 2.27.5): NCCL's model makes a 4 GiB all-reduce 480x slower" <<<"$out" \
+  && echo "ok 2.27.5: no env plugin, said instead of the verdict" || { echo "FAIL 2.27.5: $out"; fail=1; }
 exit $fail

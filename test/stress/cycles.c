@@ -89,10 +89,15 @@ int main(int argc, char **argv) {
     if (env_cycle(&p) != 0) { fprintf(stderr, "cycles: env cycle %d failed\n", i); rc = 1; }
   }
   if (st_warns) { fprintf(stderr, "cycles: %d WARNs from the plugin (STRESS_VERBOSE=1 shows them)\n", st_warns); rc = 1; }
+  if (n_env > 0 && st_numa_warns == 0) {
+    fprintf(stderr, "cycles: no WARN that NCCL's model rates the forced mode=numa file slower\n");
+    rc = 1;
+  }
   dlclose(p.handle);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) rc = 1;
-  if (rc == 0) printf("cycles: %d tuner and %d env cycles ok\n", n_tuner, n_env);
+  if (rc == 0)
+    printf("cycles: %d tuner and %d env cycles ok (%d mode=numa WARNs, as expected)\n", n_tuner, n_env, st_numa_warns);
   return rc;
 }

@@ -187,10 +187,12 @@ static void markdown(void **state) {
   assert_non_null(strstr(text, "NCCL version: 2.28.9"));
   assert_non_null(strstr(text, "sha256 `abc`"));
   assert_non_null(strstr(text, "## all_reduce"));
-  assert_non_null(strstr(text, "| 8 B | 20.10 | 15.05 | 1.336 | 0.20 (1.0%) | 0.10 (0.7%) | faster |"));
-  assert_non_null(strstr(text, "| 64 B | 30.10 | FAILED (2/3 good) | - |"));
+  /* one column per arm (median ± spread) and one against the baseline (ratio and verdict) */
+  assert_non_null(strstr(text, "\n| size | stock | numa | vs stock |\n|---:|---:|---:|:---|\n"));
+  assert_non_null(strstr(text, "\n| 8 B | 20.10 ±0.20 | 15.05 ±0.10 | 1.336x faster |\n"));
+  assert_non_null(strstr(text, "\n| 64 B | 30.10 ±0.20 | FAILED (2/3 good) | FAILED |\n"));
   assert_non_null(strstr(text, "## all_gather"));
-  assert_non_null(strstr(text, "| 8 B | 20.05 | FAILED (1/2 good) |"));
+  assert_non_null(strstr(text, "\n| 8 B | 20.05 ±0.10 | FAILED (1/2 good) | FAILED |\n"));
   assert_non_null(strstr(text, "1 run(s) failed"));
   assert_int_equal(nn_report_write("/nonexistent/run", 0, NULL, NULL, err, sizeof err), -1);
   assert_non_null(strstr(err, "/nonexistent/run: cannot open the run directory"));

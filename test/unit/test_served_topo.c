@@ -49,7 +49,7 @@ static const char *MAPPING_SWAPPED =
 static char base[64];
 
 /* WARN lines through NCCL's logger: how many, and the last one. */
-static int warns;
+static int warns, model_warns;
 static char last_warn[2048];
 
 __attribute__((format(printf, 5, 6)))
@@ -60,8 +60,16 @@ static void logger(int level, unsigned long flags, const char *file, int line, c
   if (level != NN_NCCL_LOG_WARN) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_warn, sizeof last_warn, fmt, ap);
+  char msg[sizeof last_warn];
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* These mappings force mode=numa on two sockets, which NCCL's model rates slower: that
+   * WARN (test_topology, test_env_verdict) is counted apart from the ones tested here. */
+  if (strstr(msg, "NCCL's model rates worse")) {
+    model_warns++;
+    return;
+  }
+  snprintf(last_warn, sizeof last_warn, "%s", msg);
   warns++;
 }
 
@@ -353,7 +361,7 @@ static void test_touches_share_one_descriptor(void **state) {
   assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
   int before = open_fds(), most = 0;
   assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
-  warns = 0;
+  warns = model_warns = 0;
   for (int i = 0; i < 1100; i++) {
     struct timespec t[2] = {{1700000000 + i, 0}, {1700000000 + i, 0}};   /* a new mtime each time */
     assert_int_equal(utimensat(AT_FDCWD, conf, t, 0), 0);
@@ -363,6 +371,7 @@ static void test_touches_share_one_descriptor(void **state) {
     if (now > most) most = now;
   }
   assert_int_equal(warns, 0);
+  assert_int_equal(model_warns, 1);   /* said with the one content served, not per version */
   assert_int_equal(nn_env_finalize(), 0);
   assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
   print_message("1,100 touches: at most %d descriptor(s) open beyond the %d before\n", most, before);

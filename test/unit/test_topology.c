@@ -176,6 +176,45 @@ static void test_verdict_modes(void **state) {
   nn_config_free(cfg);
 }
 
+/* mode=numa on a file NCCL's model rates slower: the factor, and the warning that carries it.
+ * At 4 GiB NCCL's time is bandwidth-bound: the served file's failed search (1 x 0.1 GB/s)
+ * against its own view's 2 x 24 GB/s is 480x. */
+static void test_verdict_slower(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(REF "topology mode=numa\n");
+  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0}, spr = {"GenuineIntel", 6, 207, 0};
+  struct nn_pcie_link l[8];
+  struct nn_verdict_in in = with_links(22809, 5, 16, l);
+  struct nn_topo_verdict v;
+  in.runtime_sm = 120;
+  in.decide_only = 1;                                /* as the env plugin asks */
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.serve, 1);
+  assert_int_equal(v.pred_gpus, 8);
+  assert_true(v.slower > 480 * 0.99 && v.slower < 480 * 1.01);
+  assert_int_equal(v.slower_log2, 32);
+  assert_non_null(strstr(v.warning, "(NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x slower with this file"));
+  nn_config_free(cfg);
+  /* auto withholds it and gives the same figure instead of inviting mode=numa */
+  cfg = nn_test_parse(REF);
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.serve, 0);
+  assert_string_equal(v.warning, "");
+  assert_non_null(strstr(v.reason, "NCCL's model makes a 4 GiB all-reduce 480x slower"));
+  assert_null(strstr(v.reason, "A/B with"));
+  nn_config_free(cfg);
+  /* a file rated no slower (Emerald Rapids: 2 x 20 both ways): served without a warning */
+  cfg = nn_test_parse(REF "topology mode=numa\n");
+  nn_topology_verdict(cfg, &spr, &in, &v);
+  assert_true(v.slower > 0 && v.slower < 1.005);
+  assert_string_equal(v.warning, "");
+  char buf[200];
+  nn_topology_describe_slower(&v, buf, sizeof buf);
+  assert_string_equal(buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its "
+                           "own view");
+  nn_config_free(cfg);
+}
+
 static void test_describe_sockets(void **state) {
   (void)state;
   struct nn_config *cfg = nn_test_parse(REF);
@@ -191,6 +230,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scope_reference), cmocka_unit_test(test_scope_interleaved_and_single),
     cmocka_unit_test(test_cpu_kind), cmocka_unit_test(test_verdict_by_release), cmocka_unit_test(test_verdict_modes),
+    cmocka_unit_test(test_verdict_slower),
     cmocka_unit_test(test_describe_sockets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
