@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cliconfig.h"
 #include "cli/commands.h"
 #include "nn_config.h"
 
@@ -17,7 +18,8 @@ static void check_config_usage(FILE *out) {
           "                gpu lines need host= and may leave out bus=\n"
           "  --help        this text\n"
           "\n"
-          "Exit status: 0 valid, 1 invalid, 2 usage.\n");
+          "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
+          "whose name a mapping may not serve), 2 usage.\n");
 }
 
 static void print_summary(const char *path, const struct nn_config *cfg) {
@@ -25,6 +27,17 @@ static void print_summary(const char *path, const struct nn_config *cfg) {
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
          nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
          cfg->n_envs, cfg->host_side ? " [host-side mapping]" : "");
+}
+
+/* Refused `env` lines are errors here, though the plugin applies the rest of the file. */
+static void print_refused(const char *path, const struct nn_config *cfg) {
+  int n = cfg->refused.n + cfg->refused.dropped;
+  if (cfg->refused.dropped)
+    fprintf(stderr, "%s: ... and %d more refused env line%s not shown\n", path, cfg->refused.dropped,
+            cfg->refused.dropped == 1 ? "" : "s");
+  fprintf(stderr, "%s: invalid (%d env line%s refused; the plugin would apply the rest: %d GPU%s, %d rule%s, "
+          "%d env)\n", path, n, n == 1 ? "" : "s", cfg->n_gpus, cfg->n_gpus == 1 ? "" : "s", cfg->n_rules,
+          cfg->n_rules == 1 ? "" : "s", cfg->n_envs);
 }
 
 static void print_problems(const char *path, const struct nn_diag *d) {
@@ -69,7 +82,13 @@ int nn_cmd_check_config(int argc, char **argv) {
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
   if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
-    print_summary(path, cfg);
+    nn_cli_print_notes(cfg);
+    if (cfg->refused.n || cfg->refused.dropped) {
+      print_refused(path, cfg);
+      rc = NN_EXIT_INVALID;
+    } else {
+      print_summary(path, cfg);
+    }
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

@@ -86,6 +86,13 @@ struct nn_env_default {
   int line;
 };
 
+/* Collected error messages, each "FILE:LINE: problem". */
+struct nn_diag {
+  char **msgs;
+  int n;
+  int dropped;            /* messages beyond the cap, counted only */
+};
+
 struct nn_config {
   char *path;
   struct nn_gpu *gpus;    /* sorted by index, n_gpus entries, indices 0..n_gpus-1 */
@@ -103,6 +110,12 @@ struct nn_config {
   int host_side;          /* header says it is a host-side mapping */
   char **files;           /* strings owned by the config (rule files) */
   int n_files;
+  /* What an accepted file holds that is not applied or must be told, each once per version
+   * by the plugin (WARN) and by the commands: `env` lines whose name the env plugin never
+   * serves ("FILE:LINE: env: NAME refused: why"; the rest of the file applies), and */
+  struct nn_diag refused;
+  /* files read only because of trust.h's development opt-out ("PATH: not trusted ..."). */
+  struct nn_diag notes;
 };
 
 /* What loading a configuration gave (config_source.h, cache.h). */
@@ -111,13 +124,6 @@ enum nn_cfg_status {
   NN_CFG_ABSENT,          /* no NCCL_NUMA_CONFIG, no default file, no CSV: quiet pass-through */
   NN_CFG_INVALID,         /* unreadable or rejected: WARN once, pass-through */
   NN_CFG_MOVING           /* (cache) kept changing while read, nothing older to keep: pass-through */
-};
-
-/* Collected error messages, each "FILE:LINE: problem". */
-struct nn_diag {
-  char **msgs;
-  int n;
-  int dropped;            /* messages beyond the cap, counted only */
 };
 
 /* Parse options. */
@@ -133,8 +139,9 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
                     const struct nn_parse_opts *opts, struct nn_config **out,
                     struct nn_diag *diag);
 
-/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs).
- * An unreadable file is one diag "PATH: cannot open: <reason>". */
+/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs, only a
+ * file trust.h trusts). An unreadable file is one diag "PATH: cannot open: <reason>", an
+ * untrusted one "PATH: not trusted: <reason>". */
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag);
 

@@ -1,4 +1,5 @@
-/* env.c - serves NCCL_TOPO_FILE and `env` defaults; forwards everything else to getenv. */
+/* env.c - serves NCCL_TOPO_FILE and `env` defaults (only names env_names.h allows, which the
+ * parser enforces); forwards everything else to getenv. */
 #include "env.h"
 
 #include <pthread.h>
@@ -170,7 +171,8 @@ static void retire_topo(struct nn_topo *t, int *done) {
   *done = 0;
 }
 
-/* NCCL_TOPO_FILE: the user's, an `env` line's, or one generated for the current version.
+/* NCCL_TOPO_FILE: the user's, or one generated for the current version (an `env` line
+ * cannot name it: env_names.h).
  * Called without g_env.lock; takes it only around the bookkeeping. */
 static const char *served_topo_file(void) {
   pthread_mutex_lock(&g_env.lock);
@@ -192,12 +194,13 @@ static const char *served_topo_file(void) {
   pthread_mutex_lock(&g_env.lock);
   hold_version(nn_cfgver_ref(v));
   struct nn_served *s = served_of(v);
-  const char *out = s && cfg ? nn_config_env(cfg, "NCCL_TOPO_FILE") : NULL;
+  const char *out = NULL;
   if (s && s->topo_done && !topo_intact(&s->topo)) retire_topo(&s->topo, &s->topo_done);
-  int generate = s && cfg && !out && !s->topo_done;
-  if (s && cfg && !out && s->topo_done) out = s->topo.path;
+  int generate = s && cfg && !s->topo_done;
+  if (s && cfg && s->topo_done) out = s->topo.path;
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cfgver_warn_refused(v, logger);
   if (generate) {
     struct nn_topo made;
     generate_topo(cfg, nn_cfgver_path(v), logger, &made);
@@ -235,6 +238,7 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   hold_version(nn_cfgver_ref(v));
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cfgver_warn_refused(v, logger);
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
               abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cfgver_path(v) : "-",

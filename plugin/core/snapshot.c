@@ -12,6 +12,7 @@
 
 #include "errbuf.h"
 #include "fileread.h"
+#include "trust.h"
 
 /* The thread's active recording. A pthread key rather than _Thread_local: TLS in a
  * dlopen'd library would make the plugin depend on the dynamic loader's __tls_get_addr. */
@@ -149,6 +150,7 @@ static void record(const char *path, const struct nn_file_key *key, const char *
 int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
   *buf = NULL;
   *len = 0;
+  if (err && errsz) err[0] = 0;
   struct nn_file_key key;
   memset(&key, 0, sizeof key);
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -156,6 +158,13 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
     int e = errno ? errno : EIO;
     nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
     nn_file_key_of(path, &key);   /* what the next look will compare: stat may work where open did not */
+    record(path, &key, NULL, 0, 0);
+    return NN_SNAP_ERROR;
+  }
+  struct stat st;
+  if (nn_trust_fd(fd, path, err, errsz) == NN_TRUST_REFUSED) {
+    if (fstat(fd, &st) == 0) key_from_stat(&st, &key);   /* a chmod or chown of the file is a new version */
+    close(fd);
     record(path, &key, NULL, 0, 0);
     return NN_SNAP_ERROR;
   }
