@@ -161,9 +161,9 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
     record(path, &key, NULL, 0, 0);
     return NN_SNAP_ERROR;
   }
-  struct stat st;
-  if (nn_trust_fd(fd, path, err, errsz) == NN_TRUST_REFUSED) {
-    if (fstat(fd, &st) == 0) key_from_stat(&st, &key);   /* a chmod or chown of the file is a new version */
+  struct stat st;   /* what is not a regular file read_once names as such */
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && nn_trust_fd(fd, path, err, errsz) == NN_TRUST_REFUSED) {
+    key_from_stat(&st, &key);   /* a chmod or chown of the file is a new version */
     close(fd);
     record(path, &key, NULL, 0, 0);
     return NN_SNAP_ERROR;
