@@ -247,7 +247,7 @@ grep -qxF "  NCCL_TUNER_CONFIG_FILE $tmp/bad.csv" "$tmp/out" && grep -qxF "  $go
   && echo "ok NCCL_NUMA_CONFIG and NCCL_TUNER_CONFIG_FILE shown" || fail "config sources not shown: $out"
 
 # A mapping others could have written is not used; an env line a mapping may not serve is a
-# problem (issue 24; test_trust.sh has the other commands).
+# problem (test_trust.sh has the other commands).
 cp "$good" "$tmp/open.conf" && chmod 0666 "$tmp/open.conf"
 check --sysfs-root "$guest" --config "$tmp/open.conf"
 has_problem "mapping of mode 0666 refused" "$tmp/open.conf: not trusted: writable by group and others (mode 0666)"

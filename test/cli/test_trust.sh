@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 24: check-config, env and exec refuse a mapping (or an included CSV) that others than
+# check-config, env and exec refuse a mapping (or an included CSV) that others than
 # the user and root could have written, and exit 1; as uid 65534 (setpriv) a sticky directory
 # protects only that user's own file; NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
 # an env line a mapping may not serve is an error of check-config and a note of env.

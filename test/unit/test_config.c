@@ -613,8 +613,8 @@ static void test_env_lines(void **state) {
   expect_err("env NCCL_ALGO=a b\n", 1, "env: unexpected field 'b' (values contain no spaces)");
 }
 
-/* What issue 24 found served from a mapping, and the rest of the names a mapping may not
- * serve: each is refused on its own line, and the rest of the file applies. */
+/* What a hostile mapping would have NCCL load or open, and the other names a mapping may
+ * not serve: each is refused on its own line, and the rest of the file applies. */
 static void test_env_refused(void **state) {
   (void)state;
   static const struct { const char *name, *why; } cases[] = {

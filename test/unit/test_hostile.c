@@ -180,7 +180,7 @@ static int make_include_directory(const char *path) { return include_hostile(pat
 static int make_include_loop(const char *path) { return include_hostile(path, make_symlink_loop); }
 static int make_include_junk(const char *path) { return include_hostile(path, make_junk); }
 
-/* Files others than root could have written (issue 24): mode 0666, another user's, and links
+/* Files others than root could have written: mode 0666, another user's, and links
  * to such files or into such directories. Chown needs root: NEEDS_ROOT skips the case. */
 #define NEEDS_ROOT 77
 

@@ -2,7 +2,7 @@
 /* test_trust.c - who may have written a configuration file (trust.h), and that the mapping,
  * an `include-csv` file and NCCL_TUNER_CONFIG_FILE are read only when trusted.
  *
- * The attacks of issue 24 as root: a mapping of mode 0666, one owned by uid 65534, one in a
+ * The attacks, as root: a mapping of mode 0666, one owned by uid 65534, one in a
  * group-writable directory, a symlink to an untrusted file, a link in a directory others can
  * write, another user's file in a sticky world-writable directory; and, checked for uid
  * 65534, root's file in that sticky directory. Cases that need chown need root. */
