@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cliconfig.h"
 #include "cli/commands.h"
 #include "cli/ncclver.h"
 #include "cli/topo_validate.h"
@@ -108,6 +109,7 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
     if (diag.dropped) fprintf(stderr, "%s: ... and %d more problems not shown\n", a->config, diag.dropped);
     cfg = NULL;
   }
+  nn_cli_print_notes(cfg);
   nn_diag_clear(&diag);
   return cfg;
 }
