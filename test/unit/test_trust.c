@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "cache.h"
 #include "config_source.h"
+#include "log.h"
 #include "nn_config.h"
 #include "trust.h"
 
@@ -259,13 +261,38 @@ static void test_config_files_checked(void **state) {
   nn_config_free(c);
 }
 
+/* The plugin's cache: an untrusted mapping is a rejected version, one WARN names the file and
+ * the reason; its chmod makes a new version, which is used. */
+static void test_cache_adopts_the_fixed_file(void **state) {
+  (void)state;
+  const char *m = put("cached.conf", "gpu 0 bus=01:00.0 numa=0\n");
+  assert_int_equal(chmod(m, 0666), 0);
+  setenv("NCCL_NUMA_CONFIG", m, 1);
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  struct nn_logger logger = {nn_test_line};
+  struct nn_cfgver *v = nn_cache_acquire(&logger);
+  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);
+  nn_test_warns = 0;
+  nn_cfgver_warn_rejected(v, &logger, "pass-through");
+  nn_cfgver_warn_rejected(v, &logger, "pass-through");
+  assert_int_equal(nn_test_warns, 2);   /* the file and reason, then the verdict; once */
+  assert_non_null(strstr(nn_test_last_warn, "rejected: pass-through"));
+  nn_cache_release(v);
+  assert_int_equal(chmod(m, 0644), 0);
+  v = nn_cache_acquire(&logger);
+  assert_int_equal(nn_cfgver_status(v), NN_CFG_OK);
+  assert_int_equal(nn_cfgver_config(v)->n_gpus, 1);
+  nn_cache_release(v);
+  unsetenv("NCCL_NUMA_CONFIG");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_good_file),          cmocka_unit_test(test_writable_file),
       cmocka_unit_test(test_other_owner),        cmocka_unit_test(test_untrusted_directory),
       cmocka_unit_test(test_symlinks),           cmocka_unit_test(test_sticky_directory),
       cmocka_unit_test(test_swapped_after_open), cmocka_unit_test(test_opt_out),
-      cmocka_unit_test(test_config_files_checked),
+      cmocka_unit_test(test_config_files_checked), cmocka_unit_test(test_cache_adopts_the_fixed_file),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
