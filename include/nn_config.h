@@ -110,11 +110,12 @@ struct nn_config {
   int host_side;          /* header says it is a host-side mapping */
   char **files;           /* strings owned by the config (rule files) */
   int n_files;
-  /* What an accepted file holds that is not applied or must be told, each once per version
-   * by the plugin (WARN) and by the commands: `env` lines whose name the env plugin never
-   * serves ("FILE:LINE: env: NAME refused: why"; the rest of the file applies), and */
+  /* What an accepted file holds that is not applied or must be told; the plugin WARNs each
+   * once per version and the commands print them. `refused`: each `env` line whose name a
+   * mapping may not serve (env_names.h), "FILE:LINE: env: NAME refused, not served: why",
+   * while the rest of the file applies. `notes`: each file read only because of trust.h's
+   * development opt-out, "PATH: not trusted: REASON; read anyway because ...". */
   struct nn_diag refused;
-  /* files read only because of trust.h's development opt-out ("PATH: not trusted ..."). */
   struct nn_diag notes;
 };
 
@@ -134,7 +135,9 @@ struct nn_parse_opts {
 };
 
 /* Parses a whole buffer. `name` is used in messages. Returns 0 and sets *out on
- * success; returns -1 with every problem appended to `diag` otherwise. */
+ * success; returns -1 with every problem appended to `diag` otherwise. A refused `env`
+ * line is no problem: it goes to (*out)->refused, and to diag when the file is rejected
+ * for something else. */
 int nn_config_parse(const char *name, const char *buf, size_t len,
                     const struct nn_parse_opts *opts, struct nn_config **out,
                     struct nn_diag *diag);
