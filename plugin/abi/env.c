@@ -1,5 +1,4 @@
-/* env.c - serves NCCL_TOPO_FILE and `env` defaults (only names env_names.h allows, which the
- * parser enforces); forwards everything else to getenv. */
+/* env.c - serves NCCL_TOPO_FILE and `env` defaults; forwards everything else to getenv. */
 #include "env.h"
 
 #include <pthread.h>
@@ -215,7 +214,8 @@ static const char *served_topo_file(void) {
   return out;
 }
 
-/* The user's environment, else the mapping's default, else NULL. */
+/* The user's environment, else the mapping's default (only a name env_names.h allows: the
+ * parser keeps no other), else NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
