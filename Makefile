@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa build. `make` builds the plugin and the CLI; `make test` runs every test.
 #
 # Variables: CC, PREFIX (install), BUILD (output dir), SAN (e.g. address,undefined or thread),
@@ -33,7 +34,7 @@ LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 ABI_SRC := $(sort $(wildcard plugin/abi/*.c))
 CORE_SRC := $(sort $(wildcard plugin/core/*.c plugin/util/*.c))
 LIB_SRC := $(ABI_SRC) $(CORE_SRC)
-CLI_SRC := $(sort $(wildcard cli/*.c))
+CLI_SRC := $(sort $(wildcard cli/*.c cli/*/*.c))
 CLI_MAIN := cli/main.c
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 
@@ -49,12 +50,16 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test demo install clean bench fuzz lint deps check-format unit-bins tools man deb
+.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb
 all: $(SO) $(CLI)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h plugin/*/*.h cli/*.h) VERSION
+# Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
+# removed header from breaking the build); VERSION is compiled in, and the flags are the
+# Makefile's.
+DEPFLAGS = -MMD -MP
+$(BUILD)/obj/%.o: %.c VERSION Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(HWLOC_CFLAGS) -c $< -o $@
 $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
@@ -76,9 +81,10 @@ $(SO): $(LIB_OBJ) plugin/abi/exports.map
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
-$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(wildcard test/unit/*.h)
+$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
+	@mkdir -p $(BUILD)/obj/test/unit
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MF $(BUILD)/obj/test/unit/$*.d -MT $@ $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
 		$(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
 unit-bins: $(UNIT_BIN)
@@ -136,18 +142,37 @@ test-gpu:
 test:
 	@bash test/run.sh
 
+# The quick loop: unit tests, ABI conformance and the CLI tests, without sanitizers, fuzzing,
+# stress, lint or compat (`make test` runs those too).
+check:
+	@NN_TEST_QUICK=1 bash test/run.sh
+
 demo:
 	@bash test/demo.sh
 
 deps:
 	@bash .ci/deps.sh
 
+MANDIR ?= $(PREFIX)/share/man
+# The manual pages need help2man; without it install says so and installs the rest.
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nccl-numa/examples
 	install -m 0644 $(SO) $(DESTDIR)$(LIBDIR)/libnccl-tuner-numa.so
 	ln -sf libnccl-tuner-numa.so $(DESTDIR)$(LIBDIR)/libnccl-env-numa.so
 	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/nccl-numa
 	install -m 0644 docs/examples/*.conf $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/
+	@if command -v help2man >/dev/null; then \
+	  $(MAKE) -s man && install -d $(DESTDIR)$(MANDIR)/man1 && \
+	  install -m 0644 $(MAN_DIR)/*.1 $(DESTDIR)$(MANDIR)/man1/; \
+	else echo "make install: help2man not found: manual pages not installed"; fi
+
+# Removes what install put there (the examples folder only when nothing else is in it).
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libnccl-tuner-numa.so $(DESTDIR)$(LIBDIR)/libnccl-env-numa.so \
+	  $(DESTDIR)$(PREFIX)/bin/nccl-numa $(DESTDIR)$(MANDIR)/man1/nccl-numa.1 \
+	  $(DESTDIR)$(MANDIR)/man1/nccl-numa-*.1
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/,$(notdir $(wildcard docs/examples/*.conf)))
+	-rmdir $(DESTDIR)$(PREFIX)/share/nccl-numa/examples $(DESTDIR)$(PREFIX)/share/nccl-numa 2>/dev/null
 
 # Manual pages of the command and of each subcommand, made by help2man from their own
 # --help and --version (so they cannot drift from the program).
@@ -175,7 +200,7 @@ bench:
 	@bash test/bench/run.sh
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
 
 # ---- release checks: compatibility, fuzzing, stress and leaks, static analysis.
 # `make bench` is above. Each script documents its variables (BUILD is passed through).
@@ -188,3 +213,6 @@ stress:
 	@BUILD=$(BUILD) bash test/stress/run.sh
 lint:
 	@bash test/lint/run.sh
+
+# The headers each object and unit test included when it was last built.
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

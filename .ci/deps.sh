@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian 12 packages nccl-numa needs to build and test; skips what is there.
 set -eu
 PKGS="make gcc clang pkg-config libxml2-dev libxml2 libhwloc-dev hwloc-nox libcmocka-dev gnuplot-nox

@@ -1,8 +1,11 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* main.c - the nccl-numa command: dispatches to one subcommand. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cpuinfo.h"
 #include "nn_version.h"
 
 struct nn_command {
@@ -49,6 +52,9 @@ int main(int argc, char **argv) {
     return NN_EXIT_OK;
   }
   if (!strcmp(argv[1], "--version")) return version(NULL);
+  /* Predictions of NCCL's own view depend on the CPU kind: tests and what-if runs name it. */
+  const char *cpuinfo = getenv("NCCL_NUMA_CPUINFO");
+  if (cpuinfo && *cpuinfo) nn_cpuinfo_set_default(cpuinfo);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
     if (strcmp(argv[1], commands[i].name)) continue;
     /* `nccl-numa SUB --version` too: help2man makes each subcommand's man page from it */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `make deb`: builds the Debian binary package with Debian's own tooling
 # (dpkg-buildpackage and debhelper: dh_shlibdeps for Depends, dh_installman,
 # dh_installdocs, dh_installchangelogs ...) in a copy of the source tree under

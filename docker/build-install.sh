@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds nccl-numa, installs it into PREFIX with `make install`, and checks the
 # installed files the way a user meets them: the CLI from PREFIX/bin finds
 # PREFIX/lib/libnccl-tuner-numa.so by itself, and the shipped example mapping

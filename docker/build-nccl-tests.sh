@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds nccl-tests at a pinned release tag, against the NCCL the image already
 # has (the pip wheel PyTorch loads; else /usr/local/cuda or the system's libnccl),
 # so `nccl-numa ab` measures the NCCL that SGLang runs. Two forms: DEST/build

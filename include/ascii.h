@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ascii.h - the config's keywords, compared ignoring ASCII case whatever locale the host
  * program set: strcasecmp and tolower follow the process locale (NCCL's host may set one,

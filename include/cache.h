@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cache.h - the mapping file, parsed once per version per process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_source.h - where the configuration comes from, found the same way by the plugin
  * and by every command: the mapping named by the command's --config, else by

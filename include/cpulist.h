@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cpulist.h - CPU lists as Linux writes them ("0-31,64-95", the sysfs cpulist
  * format) and the hexadecimal cpumap form NCCL's topology XML carries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * csv_rules.h - rule files in the CSV format of NCCL's example tuner
  * (ext-tuner/example), so that existing files and the output of its optimizer

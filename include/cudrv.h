@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cudrv.h - the few facts the plugin asks the CUDA driver, through a dlopen'd
  * libcuda.so.1 so that the library never links CUDA (NCCL loads plugins with RTLD_NOW).

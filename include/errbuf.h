@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * errbuf.h - the caller's error buffer, the project's one way to report a failure
  * (docs/architecture.md, "How errors are reported"): a function that can fail takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fdio.h - whole-buffer I/O on file descriptors: write(2) may write less than
  * asked or be interrupted by a signal, callers want all or an error.

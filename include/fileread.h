@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fileread.h - the one bounded file reader of the plugin and the CLI.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * log.h - messages of the plugin, through the core's own logger type: the front ends
  * adapt NCCL's logger to it (plugin/abi/nccl_log.h), so the core knows no NCCL ABI.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_abi.h - nccl-numa's own declarations of NCCL's tuner and env plugin ABI.
  *

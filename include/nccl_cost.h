@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_cost.h - NCCL's own cost model and algorithm/protocol choice, per release.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_model.h - NCCL's model of a PCIe-only node, one row per range of releases.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_search.h - what NCCL's intra-node graph search finds on a topology.
  *

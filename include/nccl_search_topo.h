@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_search_topo.h - the system NCCL's graph search (nccl_search.h) runs on, as NCCL
  * would build it: from a mapping (one CPU per NUMA node holding GPUs, GPUs in PCI bus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nn_config.h - the mapping file (format 1): GPU -> NUMA node, rules, env defaults.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nn_version.h - the version of nccl-numa. Its one source is the file VERSION at
  * the top of the tree: the Makefile passes it as NN_VERSION to every object, the

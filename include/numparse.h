@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numparse.h - checked conversion of text to numbers. atoi() and sscanf("%d")
  * accept junk after the number, read "abc" as 0 and overflow silently; these

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * policy.h - rules compiled into a per-communicator decision structure.
  *

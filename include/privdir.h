@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * privdir.h - the private per-user directory and atomic, content-addressed files
  * in it: every rank of a job writes the same content to the same name, so they all

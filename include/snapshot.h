@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * snapshot.h - reading a config file whole or not at all, and recording what was read.
  *

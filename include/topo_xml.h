@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_xml.h - the NCCL topology XML generated from a mapping: one <cpu> per NUMA node
  * with GPUs, ascending numaid, its <pci> children in GPU-index order with busid and

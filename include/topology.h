@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topology.h - sockets and scope: where a communicator's ranks sit, which CPU kind
  * NCCL will model, and whether serving the topology is no worse for NCCL's own graph
@@ -23,7 +24,7 @@ void nn_topology_describe_sockets(const struct nn_config *cfg, char *buf, size_t
 struct nn_cpu_kind {
   char vendor[16];        /* "AuthenticAMD" or "GenuineIntel"; "" when unknown */
   int family, model;      /* -1 when unknown */
-  int from_cpuinfo;       /* 1 when read from /proc/cpuinfo, 0 from the `cpu` line */
+  int from_cpuinfo;       /* 1 when read from cpuinfo (nn_cpuinfo_default), 0 from the `cpu` line */
 };
 
 /* Resolves the CPU kind: the `cpu` line, else `cpuinfo_path` (NULL: /proc/cpuinfo).

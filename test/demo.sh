@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `make demo`: install what is missing, build, and run the main job on the example mapping:
 # the explain table, the generated topology XML and the real-NCCL env plugin smoke test.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every test of nccl-numa; `make test` calls this. Each case passes, fails,
 # or is skipped (exit 77) with its reason. The last line is the summary.
 set -u
@@ -30,6 +31,20 @@ build() {   # build LABEL MAKEARGS...
 build default all unit-bins tools
 for t in build/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
 run_case abi/conformance build/tools/abi_conformance build/libnccl-tuner-numa.so
+
+summary() {
+  echo
+  [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+  echo "$pass passed, $fail failed, $skip skipped"
+  [ $fail -eq 0 ]
+}
+
+# make check (NN_TEST_QUICK=1): the unit tests, ABI conformance and the CLI tests only.
+if [ -n "${NN_TEST_QUICK:-}" ]; then
+  for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
+  summary
+  exit
+fi
 
 build asan BUILD=build/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -74,7 +89,4 @@ compat() {
 }
 run_case release/compat compat
 
-echo
-[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+summary

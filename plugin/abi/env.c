@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* env.c - serves NCCL_TOPO_FILE and `env` defaults; forwards everything else to getenv. */
 #include "env.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * env.h - the env plugin: NCCL asks it for every NCCL_* variable once it is loaded.
  *

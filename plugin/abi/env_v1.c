@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* env_v1.c - NCCL 2.28.7+: no logger; messages go to stderr when NCCL_DEBUG is set. */
 #include "env.h"
 #include "tuner.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* env_v2.c - NCCL 2.30.7: init also gets NCCL's logger. */
 #include "env.h"
 #include "tuner.h"

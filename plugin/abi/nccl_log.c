@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccl_log.c - the core's logger onto NCCL's (see nccl_log.h). */
 #include "nccl_log.h"
 

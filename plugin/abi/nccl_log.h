@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_log.h - NCCL's logger (ncclDebugLogger_t) behind the core's struct nn_logger, so
  * only the front ends know NCCL's logger type, levels and subsystem flags.

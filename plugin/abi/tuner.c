@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner.c - communicator init and finalize: load the mapping, compile, log, edit constants. */
 #include "ascii.h"
 #include "tuner.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tuner.h - the one tuner implementation behind every NCCL tuner ABI version.
  * The per-version adapters (tuner_v2.c ... tuner_v6.c) only translate arguments.

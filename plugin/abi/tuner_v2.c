@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v2.c - NCCL 2.21: indices out, no cost table. */
 #include "tuner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v3.c - NCCL 2.22-2.23: cost table, no regBuff. */
 #include "tuner.h"
 

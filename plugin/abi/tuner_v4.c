@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v4.c - NCCL 2.24-2.27: v3 plus regBuff. */
 #include "tuner.h"
 

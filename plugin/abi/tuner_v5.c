@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v5.c - NCCL 2.28: commId, NVL domain info and editable constants at init. */
 #include "tuner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v6.c - NCCL 2.30.3+: v5 plus an optional chunk-size hook, which we leave to NCCL. */
 #include "tuner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cache.c - one parsed config per file version, shared and reference counted. */
 #include "cache.h"
 

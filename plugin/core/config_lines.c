@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_lines.c - the helpers every directive of the mapping parser uses:
  * recording a problem, quoting hostile text back safely, KEY=VALUE fields,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_load.c - a mapping read from its file (whole, by nn_snap_read), rules merged in from a CSV file named outside the
  * mapping (NCCL_TUNER_CONFIG_FILE), and the questions the plugin asks of a

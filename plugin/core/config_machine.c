@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_machine.c - the directives that describe the machine: `gpu` (index,
  * bus id, NUMA node), `numa` (a node's CPUs) and `cpu` (the CPU kind NCCL's
@@ -309,7 +310,7 @@ static int cpu_number(struct nn_parser *p, const char *key, const char *val, int
 /* GenuineIntel: NCCL models the socket link by model, so both numbers are needed. */
 static int cpu_intel_complete(struct nn_parser *p, struct nn_cpu *cpu) {
   if (cpu->family >= 0 && cpu->model >= 0) return 0;
-  const char *path = p->opts && p->opts->cpuinfo_path ? p->opts->cpuinfo_path : "/proc/cpuinfo";
+  const char *path = p->opts && p->opts->cpuinfo_path ? p->opts->cpuinfo_path : nn_cpuinfo_default();
   char vendor[16];
   int fam, mod;
   if (nn_cpuinfo_read(path, vendor, &fam, &mod) == 0 && !strcmp(vendor, "GenuineIntel") &&

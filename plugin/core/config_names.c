@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_names.c - what the rest of the project shares about the mapping's
  * vocabulary: the names of collectives, algorithms, protocols, scopes and

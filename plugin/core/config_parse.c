@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_parse.c - the mapping file, format 1: a buffer read line by line, each
  * line handed to its directive (config_machine.c, config_rules.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_parser.h - the mapping parser's state and the helpers its directive
  * modules share (private to plugin/core/config_*.c; not part of the core's API).

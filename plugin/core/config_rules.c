@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_rules.c - the directives that say what to change: `rule` (algorithm,
  * protocol, channels for matching calls), `include-csv` (rules in the CSV

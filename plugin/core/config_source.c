@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* config_source.c - the configuration found and loaded as the plugin does (config_source.h). */
 #include "config_source.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* csv_rules.c - NCCL example-tuner CSV rule files, read into nccl-numa rules. */
 #include "ascii.h"
 #include "csv_rules.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cudrv.c - compute capability of the current device, without linking CUDA. */
 #include "cudrv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* log.c - one formatting path for NCCL's logger and for stderr. */
 #include "ascii.h"
 #include "log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccl_cost.c - NCCL's cost model and selection, per release (see nccl_cost.h).
  *
  * Facts read from NVIDIA/nccl: src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccl_model.c - the table of NCCL's PCIe-node model per release (facts, cited per row). */
 #include "nccl_model.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_search.c - NCCL's intra-node ring/tree search for GPUs on PCIe under CPUs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_search_topo.c - the system NCCL's search runs on (nccl_search_topo.h): built from
  * a mapping as NCCL would see the machine, with the PCIe links and NUMA nodes NCCL reads

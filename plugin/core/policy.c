@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* policy.c - compile rules into per-collective byte segments; decide per call. */
 #include "policy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* privdir.c - the private per-user directory and atomic content-addressed files. */
 #include "privdir.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* snapshot.c - whole-file reads that notice a concurrent writer, and the record of them. */
 #include "snapshot.h"
 

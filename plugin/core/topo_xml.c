@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_xml.c - the NCCL topology XML, written with a dlopen'd libxml2. */
 #include "topo_xml.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topology.c - scope of a communicator and the CPU-link hazard (see topology.h). */
 #include "topology.h"
 
@@ -75,7 +76,7 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
   }
   if (read_cpuinfo(cpuinfo_path, out) != 0) {
     nn_errbuf_set(err, err_size, "CPU kind unknown: %s unreadable and no `cpu` line in the mapping",
-             cpuinfo_path ? cpuinfo_path : "/proc/cpuinfo");
+             cpuinfo_path ? cpuinfo_path : nn_cpuinfo_default());
     return -1;
   }
   out->from_cpuinfo = 1;

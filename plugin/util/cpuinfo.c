@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuinfo.c - the first processor's vendor, family and model (see cpuinfo.h). */
 #include "cpuinfo.h"
 
@@ -12,9 +13,15 @@
 /* A cpuinfo of a machine with thousands of CPUs stays well below this. */
 #define NN_CPUINFO_MAX_BYTES (64u << 20)
 
+static const char *default_path = "/proc/cpuinfo";
+
+const char *nn_cpuinfo_default(void) { return default_path; }
+
+void nn_cpuinfo_set_default(const char *path) { default_path = path ? path : "/proc/cpuinfo"; }
+
 int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) {
   /* --cpuinfo may name any file: opened by the bounded reader's rules (never a FIFO). */
-  FILE *f = nn_file_fopen(path ? path : "/proc/cpuinfo", 0, NN_CPUINFO_MAX_BYTES);
+  FILE *f = nn_file_fopen(path ? path : default_path, 0, NN_CPUINFO_MAX_BYTES);
   if (!f) return -1;
   vendor[0] = 0;
   *family = *model = -1;

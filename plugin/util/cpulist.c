@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpulist.c - CPU lists and cpumaps (see cpulist.h). */
 #include "cpulist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* errbuf.c - formatting a message into a caller's error buffer. */
 #include "errbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fdio.c - whole-buffer I/O on file descriptors. */
 #include "fdio.h"
 

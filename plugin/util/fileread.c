@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fileread.c - the one bounded, non-blocking file reader. */
 #include "fileread.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* numparse.c - checked text-to-number conversion (see numparse.h). */
 #include "ascii.h"
 #include "numparse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* abi_common.h - helpers for the programs that load the built plugin as NCCL does. */
 #ifndef NCCL_NUMA_ABI_COMMON_H
 #define NCCL_NUMA_ABI_COMMON_H

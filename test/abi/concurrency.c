@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * concurrency.c - N threads create communicators (tuner v5 init), call getCollInfo and
  * finalize, while the env plugin answers lookups; run under ThreadSanitizer by make test.

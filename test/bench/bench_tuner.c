@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_tuner.c - hot-path benchmark of the built plugin, driven as NCCL drives it.
  *

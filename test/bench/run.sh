@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/bench/run.sh - `make bench`: builds the plugin and test/bench/bench_tuner, runs the benchmark.
 #
 #   BUILD=dir            build directory (default build)

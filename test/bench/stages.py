@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Instructions per getCollInfo call by stage, from one callgrind dump of bench_tuner -I.
 
 Usage: stages.py CALLGRIND_OUT CALLS

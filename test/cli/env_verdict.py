@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Calls the built plugin's env plugin as NCCL does: init with a release, then
 getEnv("NCCL_TOPO_FILE"); prints "none", or "served N" with the number of <cpu> elements of
 the file served (read in this process: the path may be one of its /proc/self/fd entries). The environment gives

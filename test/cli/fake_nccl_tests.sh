@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Stand-in for an nccl-tests binary (all_reduce_perf, ...), written for nccl-numa's
 # tests: it prints the real text format with SYNTHETIC numbers and records the
 # environment it was given. Symlink it as <coll>_perf. Knobs (environment):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Stand-in for Slurm's srun, written for nccl-numa's tests (there is no Slurm here).
 # Install it as `srun` on PATH. It appends its arguments, one a line, then a line
 # "--", to FAKE_SRUN_LOG, and starts the program the way srun would for the subset

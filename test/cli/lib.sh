@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - the prologue and helpers the CLI shell tests (test/cli/test_*.sh) share.
 #
 # Source it first:  . "$(dirname "$0")/lib.sh"
@@ -10,6 +11,11 @@
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 fails=0
+
+# Predictions of NCCL's own view depend on the CPU kind NCCL reads. The expected outputs
+# are an Intel host's: the command reads this file instead of the host's /proc/cpuinfo, so
+# a test gives the same result on any machine (test_cpu_kind.sh proves it under both).
+export NCCL_NUMA_CPUINFO="$root/test/fixtures/cpuinfo/intel-emerald-rapids"
 
 # ---- the program under test ----
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A mapping's `model pci-latency-us` line under a given NCCL release: calls the built plugin's
 env plugin v2 init with the release (as NCCL does first), then its tuner v5 init with a zeroed
 constants block; prints hwLatencies[PCI][Ring][LL] as the tuner left it. NCCL_DEBUG=WARN shows

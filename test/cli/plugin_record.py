@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Makes the plugin write real NCCL_NUMA_LOG_FILE records for nccl-numa's tests:
 loads the built plugin and calls its tuner v5 init as NCCL would (no logger, no NVL
 domain, no constants), for one communicator. The environment says the rest

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Builds a fake sysfs tree for nccl-numa's guest-side tests (discover --guest, check).
 
 usage: sysfs_fixture.py ROOT < SPEC

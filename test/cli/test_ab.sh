@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa ab end to end with a stand-in nccl-tests (fake_nccl_tests.sh): the
 # environment each arm's runs were given, the A B C alternation, the report, the
 # plots, and the NCCL < 2.28 variant of the stock arm.

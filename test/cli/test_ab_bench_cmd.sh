@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ab and calibrate with --bench-cmd instead of an nccl-tests directory: the command's
 # words, {coll} expanded, then nccl-tests' options; the report reads its rows.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ab and calibrate across "nodes": --launcher srun with a fake srun that records its
 # argv (no Slurm here), and --launcher mpirun with Debian's Open MPI on two local
 # "nodes" (a hostfile of two names, reached through an ssh stand-in that gives each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa calibrate on synthetic forced sweeps (stand-in nccl-tests, FAKE_MODEL=calibrate)
 # whose winners are known: ring/ll up to 2 KiB, ring/simple at 8 KiB and 512 KiB, no
 # significant winner at 32 and 128 KiB (ring/simple and tree/simple tie), ll128 fast but

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa check` on fake machines built at run time (sysfs trees, cpuinfo, mappings,
 # topology files): the exact report for a good guest and for a bare-metal AMD host that hits
 # NCCL's socket-link hazard, then one case per problem, each with its message and exit 1.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # check --compare: the records ranks of one job wrote on several hosts. JSON records
 # are written by the real plugin (plugin_record.py calls its tuner init), then given
 # other host names as if written elsewhere; INFO lines are synthetic, in the format of

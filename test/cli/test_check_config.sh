@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa check-config`: exit codes, output on stdout/stderr, the fixtures under
 # test/fixtures/config, hostile files, and every shipped example.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).

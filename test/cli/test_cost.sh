@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # NCCL's predicted choice beside the measurements (report, calibrate --from) on the committed
 # SYNTHETIC run directory (test/fixtures/rundir-synthetic: NCCL 2.28.9's own tuning table for
 # 8 GPUs flat gen5 from nccl-oracle, made-up nccl-tests outputs): the three columns, the one

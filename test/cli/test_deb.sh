@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian package as a user meets it: `make deb` (dpkg-buildpackage, debhelper,
 # lintian), its contents and Depends, installed with dpkg into a fresh root (the
 # system is left alone), the installed command (--version, check-config on the

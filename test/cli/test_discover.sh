@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa discover` on bare metal / a host: hwloc XML fixtures (exact output), the
 # VM case with unknown locality, --allow-unknown/--assume-numa, usage errors.
 # The real hwloc exports are test_discover_real.sh.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa discover --guest`: the reference VM's guest, built as a fake sysfs tree at run
 # time (root ports with config space holding the PCIe port number), matched against the
 # host-side map that `discover --proxmox-vm` makes from the reference host: VM GPUs 0-3 must

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa discover --proxmox-vm`: the host-side mapping of a VM's hostpci GPUs (host= with
 # and without domain, whole devices, `;` lists, a mapping used by several entries, Proxmox's
 # assignment order), and every error: missing mapping name, exhausted mapping, node without

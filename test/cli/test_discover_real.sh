@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa discover` on real hwloc exports (CI only): ../shared/fixtures/hwloc relative to
 # the repository root, read from there, never copied; skipped when absent.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The examples in README.md and docs/*.md are true: every ```console block is run and its
 # output compared. In such a block a line "$ CMD" is a command (a trailing "\" continues it
 # on the next line), run by bash from the repository root with stderr joined to stdout; the

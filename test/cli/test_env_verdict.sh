@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The env plugin's auto mode per release NCCL passes to its init: it serves the topology only
 # when NCCL's predicted search on it is not worse than on NCCL's own view. Expected verdicts are
 # NCCL's own search (nccl-oracle built from v2.28.9-1 and dev) on the same files. The GPUs sit in

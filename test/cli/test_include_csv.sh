@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # include-csv: NCCL example-tuner CSV files behind a mapping, through the CLI (check-config,
 # explain): good files load with their rules firing at the right sizes and shapes, bad
 # lines are reported as MAPPING:LINE: include-csv: CSV:LINE: problem.

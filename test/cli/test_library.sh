@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The plugin library: exports exactly NCCL's plugin symbols, needs nothing beyond libc,
 # links no CUDA library, and `make install` lays out lib/, the env symlink, bin/ and examples.
 set -u

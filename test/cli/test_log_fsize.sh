@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # No write of the plugin raises a signal in its host: with the JSON log at or near the
 # process's file-size limit (`ulimit -f`), the append at tuner init used to raise SIGXFSZ
 # and kill the host (exit 153); so did the topology file. Now nothing is written, a WARN

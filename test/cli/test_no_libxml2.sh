@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The plugin loads libxml2 with dlopen only when it writes a topology: on a machine without
 # it the env plugin must serve no topology, say which libraries it tried, and serve the
 # rest. Here libxml2.so.2 and libxml2.so.16 are found first on LD_LIBRARY_PATH and are

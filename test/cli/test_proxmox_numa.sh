@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa proxmox-numa` on the fixture VMs of test/fixtures/proxmox-numa against the
 # made-up host pve-host.xml (HWLOC_XMLFILE): exact expected stdout/stderr for each case
 # under expected/, --diff, --write (.bak, atomic replace, refusals) and usage errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 6, deliverable 2: inside the VM after `proxmox-numa`, plain `nccl-numa discover`
 # (hwloc, no host map) must give each GPU the guest node of its expander. The guest's
 # topology is test/fixtures/proxmox-numa/guest-after.xml (the reference VM as the QEMU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The QEMU boot test of `nccl-numa proxmox-numa`: rewrites the reference VM
 # (test/fixtures/proxmox-numa/101.conf, made small enough to boot: 4 vCPUs, 1 GiB),
 # turns the result into QEMU arguments (test/qemu/pve2qemu.py: numaK lines as guest

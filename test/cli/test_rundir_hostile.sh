@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A run directory is shared between people: `report` and `calibrate --from` treat it
 # as hostile input. Each attack below was reproduced on the unhardened code: gnuplot
 # code in meta's host name ran, a collective named /../../../X wrote files above the

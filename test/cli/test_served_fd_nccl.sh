@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # NCCL's own XML loader reads the name the env plugin serves, /proc/self/fd/N of a
 # descriptor the plugin keeps: NCCL opens NCCL_TOPO_FILE with fopen (graph/xml.cc,
 # ncclTopoGetXmlFromFile), once per rank, and each open must start at the top of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every file the CLI reads is opened without blocking and must be a regular file under a
 # size cap before any library reads it: a FIFO used to hang discover (inside hwloc's
 # loader) and HWLOC_XMLFILE, /dev/zero grew discover's memory by ~1 GB/s, and a missing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa topo`: generating the topology XML (stdout, -o, --sysfs-root, verdict) and
 # `topo --validate` on the fixtures under test/fixtures/topo, hostile files included.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The version from the file VERSION, printed by `nccl-numa --version` and by every
 # subcommand's --version; every subcommand answers --help on stdout with exit 0
 # (help2man builds the man pages of the Debian package from exactly these).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nccl_loader.c - loads one given libnccl.so.2 and calls ncclGetUniqueId, no GPU needed.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/compat/run.sh - `make compat`: the plugin against real NCCL releases from PyPI.
 #
 # For each release: fetch the nvidia-nccl-cu12 wheel (cached), take libnccl.so.2 (and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Regenerates test/fixtures/nccl-cost/oracle-facts.txt from NCCL's own code.
 
 Development tool, not run by `make test` (CI has no NCCL source): it writes topology files

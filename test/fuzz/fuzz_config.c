@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_config.c - libFuzzer target: the mapping parser and everything the plugin does
  * with an accepted mapping.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_csv_rules.c - libFuzzer target: rule files in the CSV format of NCCL's example
  * tuner (`include-csv`, NCCL_TUNER_CONFIG_FILE), parsed inside the plugin.

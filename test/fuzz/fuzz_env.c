@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_env.c - libFuzzer target: the env plugin over arbitrary mappings.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_nccltests.c - libFuzzer target: the nccl-tests output parser (text and -J JSON),
  * which reads what a benchmark run printed.
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_nccltuning.c - libFuzzer target: the reader of NCCL's tuning table
  * (NCCL_DEBUG_SUBSYS=TUNING log), which calibrate runs on a probe's output.
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/nccltuning.h"
+#include "cli/sweep/nccltuning.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

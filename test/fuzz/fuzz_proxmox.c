@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_proxmox.c - libFuzzer target: the Proxmox VM config and cluster PCI mapping
  * parsers (`nccl-numa discover --proxmox`), then resolving the VM's hostpci entries.
@@ -7,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/proxmox.h"
+#include "cli/proxmox/proxmox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

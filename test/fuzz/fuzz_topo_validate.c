@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_topo_validate.c - libFuzzer target: the NCCL topology XML validator
  * (`nccl-numa check-topo`), which reads files it did not write.
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #include "nn_config.h"
-#include "cli/topo_validate.h"
+#include "cli/topo/topo_validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

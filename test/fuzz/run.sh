@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/fuzz/run.sh - `make fuzz`: builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,
 # undefined), replays every saved regression input, then fuzzes each target for a while.
 #
@@ -123,10 +124,10 @@ coverage_files() {
     config) echo "plugin/core/config_*.c plugin/core/policy.c plugin/core/topology.c plugin/core/topo_xml.c" ;;
     csv_rules) echo "plugin/core/csv_rules.c" ;;
     env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
-    nccltests) echo "cli/nccltests.c cli/json.c" ;;
-    proxmox) echo "cli/proxmox.c" ;;
-    topo_validate) echo "cli/topo_validate.c cli/topo_scan.c cli/topo_tree.c" ;;
-    *) ls plugin/*/"$1.c" "cli/$1.c" 2>/dev/null ;;
+    nccltests) echo "cli/sweep/nccltests.c cli/common/json.c" ;;
+    proxmox) echo "cli/proxmox/proxmox.c" ;;
+    topo_validate) echo "cli/topo/topo_validate.c cli/topo/topo_scan.c cli/topo/topo_tree.c" ;;
+    *) ls plugin/*/"$1.c" cli/*/"$1.c" 2>/dev/null ;;
   esac
 }
 if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then

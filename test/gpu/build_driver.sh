@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds nn_coll_driver against the CUDA runtime and NCCL found here (no GPU needed) and
 # checks that it runs: --help, and --devices answering (0 devices is fine without a GPU).
 # Skipped (77) when no CUDA runtime or NCCL headers and libraries are found.

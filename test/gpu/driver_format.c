@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* driver_format.c - nn_coll_driver's output in nccl-tests' layout (driver_format.h). */
 #include "driver_format.h"
 

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * driver_format.h - the text nn_coll_driver prints, in nccl-tests' layout (header
  * lines starting with '#', one row per size: size count type redop root, then
  * time algbw busbw #wrong out of place and in place). No CUDA here, so the CPU
  * tests print a sweep with these functions and read it back with the project's
- * nccl-tests parser (cli/nccltests.h).
+ * nccl-tests parser (cli/sweep/nccltests.h).
  */
 #ifndef NCCL_NUMA_TEST_GPU_DRIVER_FORMAT_H
 #define NCCL_NUMA_TEST_GPU_DRIVER_FORMAT_H

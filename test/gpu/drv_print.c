@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * drv_print.c - nn_drv_print: prints a SYNTHETIC sweep through the driver's own output
  * code (driver_format.c), for the kit's stand-in driver (test/gpu/standin), so that ab,

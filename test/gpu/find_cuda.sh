@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Finds the CUDA runtime and NCCL to build nn_coll_driver against and prints them as
 # make variables (NCCL_INC= NCCL_LIB= CUDART_INC= CUDART_LIB= CUDART_SO=, one a line).
 # NCCL: $NCCL_HOME, python3's nvidia-nccl wheel (site-packages/nvidia/nccl), $CUDA_HOME,

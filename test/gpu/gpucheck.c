@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpucheck.c - nn_gpucheck: the assertions of the GPU kit (test/gpu/run.sh), each
  * over files a real run left (NCCL's log, its topology dump, the driver's output).
@@ -34,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/nccltests.h"
-#include "cli/rundir.h"
+#include "cli/sweep/nccltests.h"
+#include "cli/sweep/rundir.h"
 #include "nclog.h"
 #include "nccl_model.h"
 #include "numparse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nclog.c - parsers of NCCL's INFO log lines for the GPU kit (formats in nclog.h). */
 #include "nclog.h"
 
@@ -11,7 +12,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 #include "numparse.h"
 
 /* ---------- lines ---------- */

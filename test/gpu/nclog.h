@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nclog.h - what NCCL's own INFO log (and nccl-numa's lines in it) says happened:
  * the plugins NCCL loaded, the topology file it read, the topology it built, and

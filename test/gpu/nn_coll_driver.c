@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nn_coll_driver.c - a small NCCL collective benchmark for nccl-numa's GPU kit.
  *

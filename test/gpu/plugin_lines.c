@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plugin_lines.c - a stand-in for NCCL 2.30.7's side of plugin loading, no GPU: loads
  * the plugin, initialises its env plugin v2 and tuner v6 with a logger that prints NCCL's

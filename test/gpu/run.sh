@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The GPU kit (`make test-gpu`): real NCCL with nccl-numa on this machine's first GPU,
 # and from NCCL's own log, that every part took effect. One command, at most
 # NN_GPU_TIMEOUT seconds (default 300):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every assertion of the GPU kit (nn_gpucheck) on NCCL log excerpts in the formats of
 # NCCL 2.28.9 and 2.30.7: it passes on the excerpt that shows the effect, and fails
 # (or says N/A) on one where the effect is missing, so none of them can pass blindly.

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_gpukit.c - the GPU kit's CPU-side pieces: the driver's output read back by the
  * project's nccl-tests parser, and the NCCL log parsers on excerpts in the formats of
  * NCCL 2.28.9 and 2.30.7 (test/fixtures/nccl-logs). Run from the repository root. */
 #include "nn_test.h"
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 #include "driver_format.h"
 #include "nclog.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The GPU kit (test/gpu/run.sh) end to end on the CPU: stand-ins for nvidia-smi and the
 # driver (test/gpu/standin; the plugin is the real one, loaded by nn_plugin_lines) play a
 # one-GPU machine with NCCL 2.30.7. The kit must pass every step there, fail when the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/lint/run.sh - `make lint`: cppcheck and clang-tidy over the C sources, with the
 # configuration checked in at the top (.clang-tidy, test/lint/cppcheck-suppressions.txt).
 #

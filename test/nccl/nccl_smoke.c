@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nccl_smoke.c - the first NCCL call, which loads the env plugin; no GPU needed. */
 #include <stdio.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Real NCCL, no GPU: ncclGetUniqueId loads our env plugin, which serves NCCL_SOCKET_IFNAME=lo
 # from the mapping's `env` line, and not NCCL_COMM_ID, NCCL_NET_PLUGIN or NCCL_DEBUG_FILE.
 # Passes only when NCCL's own log says so.

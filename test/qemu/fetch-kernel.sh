@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Fetches the current Debian kernel image for the QEMU boot test into a cache dir
 # (default build/qemu-cache): `apt-get download` of the linux-image-*-amd64 package
 # that linux-image-amd64 depends on, then only boot/vmlinuz-* is extracted (dpkg-deb).

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: BSD-3-Clause
 # /init of the QEMU boot test's initramfs: prints what the test checks, then powers off.
 # NNPCI <sysfs path> class=.. vendor=.. device=.. numa=.. port=<PCIe port number of a bridge, or ->
 # NNNODE <node> cpus=<cpulist>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The QEMU boot test's two halves, for a config written by `nccl-numa proxmox-numa`.
 
   pve2qemu.py args CONFIG

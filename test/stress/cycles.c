@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cycles.c - many communicator and env-plugin lifetimes in one process, for valgrind.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/stress/run.sh - `make stress`: lifetimes under valgrind, threads under ThreadSanitizer,
 # and the mapping replaced while communicators are created.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stress_common.h - what the stress programs share: loading the plugin as NCCL does,
  * a quiet logger, NCCL-like cost tables and small file helpers. Header-only; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * swap.c - the mapping replaced while communicators are being created.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * threads.c - communicators created and finalized on many threads while others call
  * getCollInfo on live ones, the env plugin is queried, and the mapping changes version.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nn_test.h - helpers shared by the cmocka unit tests. */
 #ifndef NCCL_NUMA_TEST_H
 #define NCCL_NUMA_TEST_H

@@ -1,11 +1,12 @@
-/* nn_tuning_fixture.h - NCCL's logged tuning tables (cli/nccltuning.h) as the unit tests
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nn_tuning_fixture.h - NCCL's logged tuning tables (cli/sweep/nccltuning.h) as the unit tests
  * read them from test/fixtures/nccl-tests/. */
 #ifndef NCCL_NUMA_TUNING_FIXTURE_H
 #define NCCL_NUMA_TUNING_FIXTURE_H
 
 #include "nn_test.h"
 
-#include "cli/nccltuning.h"
+#include "cli/sweep/nccltuning.h"
 
 #define NN_TUNING_FIX "test/fixtures/nccl-tests/"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_cache.c - one parse per version of the files a config was built from; a changed
  * file is adopted by the next acquire, without waiting; a file that keeps changing is
  * never used half-read. */

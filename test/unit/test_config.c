@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config.c - the mapping-file parser (format 1): good files, every error message,
  * hostile input, file-level refusals, and the shared helpers. */
 #include "nn_test.h"

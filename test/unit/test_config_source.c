@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config_source.c - the configuration found and loaded as the plugin does: --config,
  * NCCL_NUMA_CONFIG, the default path; NCCL_TUNER_CONFIG_FILE merged when the mapping has no
  * rules; a bad CSV file named as the culprit (also in the plugin's WARN). */

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_costview.c - explain's bands: NCCL's choice, the plugin's, both under NCCL's model. */
 #include "nn_test.h"
 #include "nn_tuning_fixture.h"
 
 #include <math.h>
 
-#include "cli/costmeasure.h"
-#include "cli/costview.h"
+#include "cli/sweep/costmeasure.h"
+#include "cli/predict/costview.h"
 
 static const char *conf =
   "cpu vendor=AuthenticAMD family=25 model=17\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_csv_rules.c - NCCL example-tuner CSV files read into rules. */
 #include "nn_test.h"
 

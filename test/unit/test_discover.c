@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_discover.c - hwloc discovery on the XML fixtures under test/fixtures/hwloc. */
-#include "cli/discover.h"
+#include "cli/discover/discover.h"
 #include "nn_test.h"
 
 #define FIX "test/fixtures/hwloc/"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_fileread.c - the one bounded file reader: regular files whole, and every way a
  * file named by someone else could hang or flood a reader refused with a message. */
 #include "nn_test.h"

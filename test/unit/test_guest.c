@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_guest.c - root-port config space (the PCIe port number) and Proxmox's q35 root-port table. */
-#include "cli/guest.h"
+#include "cli/discover/guest.h"
 #include "nn_test.h"
 
 /* A root port's config space: capability list 0x40 -> 0x50 -> 0x60 (PCIe), LnkCap port `port`. */

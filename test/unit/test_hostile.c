@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hostile.c - the hostile-input catalogue, driven through the real library.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_include_csv.c - NVIDIA example-tuner CSV rules through `include-csv` and
  * NCCL_TUNER_CONFIG_FILE, in order, with errors naming both files. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccl_cost.c - NCCL's cost model and choice against NCCL's own code.
  *
  * test/fixtures/nccl-cost/oracle-facts.txt holds what NCCL's tuning code (2.28.9, 2.30.7,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccl_model.c - the table of NCCL's model per release, at every boundary. The expected
  * values are NCCL's (sources of the cited tags, the released 2.31.2/2.32.3 binaries). */
 #include "nccl_model.h"

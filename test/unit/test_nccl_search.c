@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccl_search.c - the predicted search against NCCL's own. Every expected value below was
  * printed by nccl-oracle (NCCL's topology, search and tuning code built for the CPU from
  * v2.28.9-1, v2.30.7-1 and the dev branch, 2.31.0) on a file with the layout given: one

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccltests.c - the nccl-tests output parser on synthetic fixtures and hostile input. */
 #include "nn_test.h"
 
 #include <math.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 #define FIX "test/fixtures/nccl-tests/"
 

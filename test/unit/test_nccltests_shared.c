@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccltests_shared.c - CI-only: the parser on the real nccl-tests outputs kept in
  * ../shared/fixtures/nccl-tests (next to the repository); skipped when absent. */
 #include "nn_test.h"
@@ -5,7 +6,7 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "cli/nccltests.h"
+#include "cli/sweep/nccltests.h"
 
 static const char *shared_dir(void) {
   const char *d = getenv("NN_SHARED_DIR");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccltuning.c - NCCL's tuning table read from synthetic logs: found, missing,
  * truncated, two communicators interleaved, hostile input. */
 #include "nn_test.h"

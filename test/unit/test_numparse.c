@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_numparse.c - checked text-to-number conversion (numparse.h). */
 #include "nn_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_policy.c - compiled decisions equal a naive first-match scan; semantics of choices. */
 #include <malloc.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_privdir.c - the private directory and atomic content-addressed files. */
 #include "nn_test.h"
 

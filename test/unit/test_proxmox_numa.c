@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_proxmox_numa.c - the Proxmox VM config rewrite (proxmox_numa.h) as a pure
  * function: made-up hosts built in memory (no hwloc), configs parsed with
  * proxmox.h, and the rules checked on the text that comes out. The CLI test
@@ -5,7 +6,7 @@
 #include "nn_config.h"
 #include "nn_test.h"
 
-#include "cli/proxmox_numa.h"
+#include "cli/proxmox/proxmox_numa.h"
 
 /* One made-up PCI function: "0000:01:00.0", vendor, class, NUMA node. */
 struct fake_pci {

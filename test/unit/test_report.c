@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_report.c - run directories read back, failure marking, verdicts and the
  * markdown report, on a synthetic run directory built here (text and JSON outputs,
  * a failed exit, a truncated output). */
@@ -6,8 +7,8 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "cli/report.h"
-#include "cli/rundir.h"
+#include "cli/sweep/report.h"
+#include "cli/sweep/rundir.h"
 
 static char dir[64];
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_served_topo.c - the topology the env plugin serves cannot be swapped by the user
  * who owns the private directory's parent.
  *

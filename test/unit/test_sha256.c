@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sha256.c - SHA-256 against the FIPS 180-4 example vectors. */
 #include "nn_test.h"
 
-#include "cli/sha256.h"
+#include "cli/common/sha256.h"
 
 /* The digest of `text` as hex, through a file as the CLI uses it. */
 static void sha256_hex(const char *text, size_t len, char hex[65]) {

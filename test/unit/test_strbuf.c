@@ -1,5 +1,6 @@
-/* test_strbuf.c - the growing string (cli/strbuf.h). */
-#include "cli/strbuf.h"
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_strbuf.c - the growing string (cli/common/strbuf.h). */
+#include "cli/common/strbuf.h"
 #include "nn_test.h"
 
 static void test_append_and_take(void **state) {

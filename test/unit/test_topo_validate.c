@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_topo_validate.c - the topology XML validator on in-memory documents,
  * and on thousands of mangled ones (no crash, no leak under ASan). */
 #include "nn_test.h"
 
-#include "cli/topo_summary.h"
-#include "cli/topo_validate.h"
+#include "cli/topo/topo_summary.h"
+#include "cli/topo/topo_validate.h"
 
 static const char good[] =
     "<system version=\"1\">\n"

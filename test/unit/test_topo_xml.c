@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_topo_xml.c - the generated NCCL topology XML and the CPU-list conversion. */
 #include "nn_test.h"
 

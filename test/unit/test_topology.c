@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_topology.c - scope of communicators (decided from facts equal on every rank) and the
  * CPU-link verdict (served only where NCCL's graph search survives the two-socket file). */
 #include "nn_config.h"

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* cmd_check_config.c - `nccl-numa check-config FILE [--host-side]`: validates a mapping file
+ * with the plugin's own parser and prints every problem as FILE:LINE: problem. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cliconfig.h"
+#include "cli/commands.h"
+#include "nn_config.h"
+
+static void check_config_usage(FILE *out) {
+  fprintf(out,
+          "usage: nccl-numa check-config FILE [--host-side]\n"
+          "\n"
+          "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
+          "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
+          "\n"
+          "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
+          "                gpu lines need host= and may leave out bus=\n"
+          "  --help        this text\n"
+          "\n"
+          "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
+          "whose name a mapping may not serve), 2 usage.\n");
+}
+
+static void print_summary(const char *path, const struct nn_config *cfg) {
+  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env)%s\n", path, cfg->n_gpus,
+         cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
+         nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
+         cfg->n_envs, cfg->host_side ? " [host-side mapping]" : "");
+}
+
+/* Refused `env` lines are errors here, though the plugin applies the rest of the file. */
+static void print_refused(const char *path, const struct nn_config *cfg) {
+  int n = cfg->refused.n + cfg->refused.dropped;
+  if (cfg->refused.dropped)
+    fprintf(stderr, "%s: ... and %d more refused env line%s not shown\n", path, cfg->refused.dropped,
+            cfg->refused.dropped == 1 ? "" : "s");
+  fprintf(stderr, "%s: invalid (%d env line%s refused; the plugin would apply the rest: %d GPU%s, %d rule%s, "
+          "%d env)\n", path, n, n == 1 ? "" : "s", cfg->n_gpus, cfg->n_gpus == 1 ? "" : "s", cfg->n_rules,
+          cfg->n_rules == 1 ? "" : "s", cfg->n_envs);
+}
+
+static void print_problems(const char *path, const struct nn_diag *d) {
+  for (int i = 0; i < d->n; i++) fprintf(stderr, "%s\n", d->msgs[i]);
+  if (d->dropped)
+    fprintf(stderr, "%s: ... and %d more problem%s not shown\n", path, d->dropped,
+            d->dropped == 1 ? "" : "s");
+  fprintf(stderr, "%s: invalid (%d problem%s)\n", path, d->n + d->dropped,
+          d->n + d->dropped == 1 ? "" : "s");
+}
+
+int nn_cmd_check_config(int argc, char **argv) {
+  const char *path = NULL;
+  struct nn_parse_opts opts = {0};
+  int options_done = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!options_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+      check_config_usage(stdout);
+      return NN_EXIT_OK;
+    } else if (!options_done && !strcmp(a, "--host-side")) {
+      opts.flags |= NN_PARSE_HOST_SIDE;
+    } else if (!options_done && !strcmp(a, "--")) {
+      options_done = 1;
+    } else if (!options_done && a[0] == '-' && a[1]) {
+      fprintf(stderr, "nccl-numa check-config: unknown option '%s'\n", a);
+      check_config_usage(stderr);
+      return NN_EXIT_USAGE;
+    } else if (path) {
+      fprintf(stderr, "nccl-numa check-config: one FILE only ('%s' and '%s' given)\n", path, a);
+      return NN_EXIT_USAGE;
+    } else {
+      path = a;
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "nccl-numa check-config: missing FILE\n");
+    check_config_usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  struct nn_config *cfg = NULL;
+  struct nn_diag diag = {0};
+  int rc = NN_EXIT_OK;
+  if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
+    nn_cli_print_notes(cfg);
+    if (cfg->refused.n || cfg->refused.dropped) {
+      print_refused(path, cfg);
+      rc = NN_EXIT_INVALID;
+    } else {
+      print_summary(path, cfg);
+    }
+  } else {
+    print_problems(path, &diag);
+    rc = NN_EXIT_INVALID;
+  }
+  nn_config_free(cfg);
+  nn_diag_clear(&diag);
+  return rc;
+}

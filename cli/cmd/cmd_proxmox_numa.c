@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* cmd_proxmox_numa.c - `nccl-numa proxmox-numa`: rewrites a Proxmox VM config so
+ * the guest sees each passed-through GPU on its NUMA node (proxmox_numa.h has
+ * the rules, proxmox_numa_apply.h the reading and writing). Prints the new config,
+ * a unified diff (--diff), or replaces the file atomically after saving <file>.bak
+ * (--write). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/proxmox/proxmox_numa_apply.h"
+#include "nn_config.h"
+
+#define PROG "nccl-numa proxmox-numa"
+
+static void usage(FILE *out) {
+  fprintf(out,
+    "usage: nccl-numa proxmox-numa --vm-config /etc/pve/qemu-server/<vmid>.conf\n"
+    "                              [--pci-mapping /etc/pve/mapping/pci.cfg] [--node NAME]\n"
+    "                              [--xml FILE] [--write] [--diff]\n"
+    "\n"
+    "On the Proxmox host: rewrites the VM config so the guest sees every passed-through NVIDIA GPU\n"
+    "on its NUMA node: one guest NUMA node per host node holding the VM's GPUs (memory bound there),\n"
+    "and the GPUs moved from hostpci entries to args: behind one PCIe expander bus per node.\n"
+    "\n"
+    "  --vm-config FILE   the VM's config\n"
+    "  --pci-mapping FILE cluster PCI mapping for mapping= entries (default /etc/pve/mapping/pci.cfg)\n"
+    "  --node NAME        Proxmox node name for mapping= entries (default: this host's short name)\n"
+    "  --xml FILE         host topology from an hwloc XML export instead of this machine\n"
+    "                     (HWLOC_XMLFILE works too)\n"
+    "  (default)          print the new config on stdout\n"
+    "  --diff             print a unified diff against the current file\n"
+    "  --write            save FILE.bak, then replace FILE atomically\n"
+    "\n"
+    "Exit: 0 done, 1 the VM cannot be rewritten (the message says why), 2 usage.\n");
+}
+
+static int parse_opts(int argc, char **argv, struct nn_pxn_apply_opts *o) {
+  static const struct option longs[] = {
+    {"vm-config", required_argument, 0, 'v'}, {"pci-mapping", required_argument, 0, 'm'},
+    {"node", required_argument, 0, 'n'},      {"xml", required_argument, 0, 'x'},
+    {"write", no_argument, 0, 'w'},           {"diff", no_argument, 0, 'd'},
+    {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+  int ch;
+  memset(o, 0, sizeof *o);
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    switch (ch) {
+      case 'v': o->vm = optarg; break;
+      case 'm': o->pci_mapping = optarg; break;
+      case 'n': o->node = optarg; break;
+      case 'x': o->xml = optarg; break;
+      case 'w': o->write = 1; break;
+      case 'd': o->diff = 1; break;
+      case 'h': usage(stdout); return NN_EXIT_OK;
+      default:
+        fprintf(stderr, PROG ": unknown or incomplete option '%s'\n", argv[optind - 1]);
+        usage(stderr);
+        return NN_EXIT_USAGE;
+    }
+  }
+  if (optind < argc || !o->vm) {
+    fprintf(stderr, PROG ": %s\n", optind < argc ? "unexpected argument" : "--vm-config is required");
+    usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  return -1;
+}
+
+int nn_cmd_proxmox_numa(int argc, char **argv) {
+  struct nn_pxn_apply_opts o;
+  struct nn_diag msgs = {0};
+  int rc = parse_opts(argc, argv, &o);
+  if (rc >= 0) return rc;
+  rc = nn_pxn_apply(&o, stdout, &msgs) ? NN_EXIT_INVALID : NN_EXIT_OK;
+  for (int i = 0; i < msgs.n; i++) fprintf(stderr, PROG ": %s\n", msgs.msgs[i]);
+  if (msgs.dropped) fprintf(stderr, PROG ": ... and %d more messages\n", msgs.dropped);
+  nn_diag_clear(&msgs);
+  return rc;
+}

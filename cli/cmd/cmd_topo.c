@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* cmd_topo.c - `nccl-numa topo`: writes the NCCL topology XML the env plugin would
+ * serve (same modules), or validates an existing one with --validate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cliconfig.h"
+#include "cli/commands.h"
+#include "cli/predict/ncclver.h"
+#include "cpuinfo.h"
+#include "cli/topo/topo_validate.h"
+#include "fdio.h"
+#include "nn_config.h"
+#include "topo_xml.h"
+#include "topology.h"
+
+static void topo_usage(FILE *out) {
+  fprintf(out,
+          "usage: nccl-numa topo --config FILE [-o PATH] [--sysfs-root DIR] [--cpuinfo FILE]\n"
+          "                      [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
+          "       nccl-numa topo --validate FILE [--config FILE]\n"
+          "\n"
+          "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE,\n"
+          "byte for byte what the env plugin serves, on stdout or atomically into PATH.\n"
+          "The verdict of `topology mode=` (whether the plugin would serve it: NCCL's predicted\n"
+          "ring and tree search on the served file and on NCCL's own view, side by side, for\n"
+          "the release) goes to stderr; the XML is written whatever the verdict. NCCL older than 2.28.7\n"
+          "has no env plugin: there, set\n"
+          "NCCL_TOPO_FILE to the file written with -o.\n"
+          "\n"
+          "  --config FILE      the mapping (format 1)\n"
+          "  -o PATH            write to PATH (temporary file + rename) instead of stdout\n"
+          "  --sysfs-root DIR   read /sys/devices/system/node/nodeN/cpulist under DIR\n"
+          "                     for NUMA nodes without a `numa N cpus=` line (default /)\n"
+          "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
+          "                     when the mapping has no complete `cpu` line\n"
+          "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
+          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (ncclGetVersion);\n"
+          "                     default: the libnccl.so.2 on the library search path\n"
+          "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
+          "                     and, with --config, against the mapping; prints each\n"
+          "                     problem as FILE:LINE: problem\n"
+          "  --help             this text\n"
+          "\n"
+          "Exit status: 0 ok (--validate: no errors; warnings allowed), 1 invalid input\n"
+          "or a problem found, 2 usage.\n");
+}
+
+struct topo_args {
+  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib;
+};
+
+/* Takes the value of option argv[*i]; NULL (with a message) when missing or repeated. */
+static const char *take_value(int argc, char **argv, int *i, const char *prev) {
+  const char *opt = argv[*i];
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "nccl-numa topo: %s needs a value\n", opt);
+    return NULL;
+  }
+  if (prev) {
+    fprintf(stderr, "nccl-numa topo: %s given twice\n", opt);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+/* Returns -1 to continue, else the exit code. */
+static int parse_args(int argc, char **argv, struct topo_args *a) {
+  static const char *const names[] = {"--config", "-o", "--sysfs-root", "--cpuinfo", "--validate",
+                                      "--nccl-version", "--nccl-lib"};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      topo_usage(stdout);
+      return NN_EXIT_OK;
+    }
+    const char **slot[] = {&a->config, &a->out, &a->sysfs_root, &a->cpuinfo, &a->validate,
+                           &a->nccl_version, &a->nccl_lib};
+    size_t k = 0;
+    while (k < 7 && strcmp(argv[i], names[k])) k++;
+    if (k == 7) {
+      fprintf(stderr, "nccl-numa topo: unexpected argument '%s'\n", argv[i]);
+      topo_usage(stderr);
+      return NN_EXIT_USAGE;
+    }
+    const char *v = take_value(argc, argv, &i, *slot[k]);
+    if (!v) return NN_EXIT_USAGE;
+    *slot[k] = v;
+  }
+  if (!a->config && !a->validate) {
+    fprintf(stderr, "nccl-numa topo: --config FILE or --validate FILE is required\n");
+    topo_usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (a->validate && (a->out || a->sysfs_root)) {
+    fprintf(stderr, "nccl-numa topo: -o and --sysfs-root do not apply to --validate\n");
+    return NN_EXIT_USAGE;
+  }
+  return -1;
+}
+
+static struct nn_config *load_mapping(const struct topo_args *a) {
+  struct nn_parse_opts opts = {.cpuinfo_path = a->cpuinfo};
+  struct nn_config *cfg = NULL;
+  struct nn_diag diag = {0};
+  if (nn_config_load(a->config, &opts, &cfg, &diag) != 0) {
+    for (int i = 0; i < diag.n; i++) fprintf(stderr, "%s\n", diag.msgs[i]);
+    if (diag.dropped) fprintf(stderr, "%s: ... and %d more problems not shown\n", a->config, diag.dropped);
+    cfg = NULL;
+  }
+  nn_cli_print_notes(cfg);
+  nn_diag_clear(&diag);
+  return cfg;
+}
+
+static void print_verdict(const struct topo_args *a, const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                          const struct nn_ncclver *ver) {
+  struct nn_topo_verdict v;
+  nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
+  nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
+  char link[64] = "one CPU node: no socket link";
+  if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
+  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n", nn_topo_mode_name(v.mode),
+          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from " : "",
+          cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
+}
+
+/* Temporary file next to `path`, then rename: readers never see half a file. */
+static int write_atomically(const char *path, const char *data, size_t len) {
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) return -1;
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int rc = fd < 0 ? -1 : 0;
+  if (!rc) rc = nn_fd_write_all(fd, data, len);
+  if (fd >= 0 && close(fd) && !rc) rc = -1;
+  if (!rc) rc = rename(tmp, path);
+  int e = errno;
+  if (rc && fd >= 0) unlink(tmp);
+  if (rc) fprintf(stderr, "nccl-numa topo: cannot write %s: %s\n", path, strerror(e));
+  free(tmp);
+  return rc;
+}
+
+static int generate(const struct topo_args *a) {
+  struct nn_ncclver ver;
+  char verr[512];
+  if (nn_ncclver_resolve(a->nccl_version, a->nccl_lib, &ver, verr, sizeof verr)) {
+    fprintf(stderr, "nccl-numa topo: %s\n", verr);
+    return NN_EXIT_USAGE;
+  }
+  struct nn_config *cfg = load_mapping(a);
+  if (!cfg) return NN_EXIT_INVALID;
+  struct nn_cpu_kind cpu;
+  char err[512] = "";
+  int rc = NN_EXIT_INVALID;
+  char *xml = NULL;
+  size_t len = 0;
+  if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) != 0 ||
+      nn_topo_xml_generate(cfg, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s\n", a->config, err);
+  } else {
+    if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
+    print_verdict(a, cfg, &cpu, &ver);
+    if (!a->out) rc = fwrite(xml, 1, len, stdout) == len && fflush(stdout) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
+    else if (write_atomically(a->out, xml, len) == 0) rc = NN_EXIT_OK;
+    if (!rc && a->out) fprintf(stderr, "nccl-numa topo: wrote %s (%zu bytes)\n", a->out, len);
+  }
+  free(xml);
+  nn_config_free(cfg);
+  return rc;
+}
+
+static int validate(const struct topo_args *a) {
+  struct nn_config *cfg = NULL;
+  if (a->config && !(cfg = load_mapping(a))) return NN_EXIT_INVALID;
+  struct nn_topo_report rep = {0};
+  nn_topo_validate_file(a->validate, cfg, &rep);
+  nn_topo_report_print(&rep, a->validate, stderr);
+  int rc = rep.errors ? NN_EXIT_INVALID : NN_EXIT_OK;
+  if (rc == NN_EXIT_OK)
+    printf("%s: ok%s (%d warning%s)\n", a->validate, cfg ? ", agrees with the mapping" : "",
+           rep.warnings, rep.warnings == 1 ? "" : "s");
+  else
+    fprintf(stderr, "%s: invalid (%d error%s, %d warning%s)\n", a->validate, rep.errors,
+            rep.errors == 1 ? "" : "s", rep.warnings, rep.warnings == 1 ? "" : "s");
+  nn_topo_report_free(&rep);
+  nn_config_free(cfg);
+  return rc;
+}
+
+int nn_cmd_topo(int argc, char **argv) {
+  struct topo_args a = {0};
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  return a.validate ? validate(&a) : generate(&a);
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* costview.c - NCCL's choice beside the plugin's, under NCCL's cost model (costview.h). */
+#include "cli/predict/costview.h"
+
+#include <string.h>
+
+#include "nccl_model.h"
+#include "nccl_search.h"
+
+void nn_costview_pair_name(int algo, int proto, char *buf, size_t size) {
+  if (algo < 0 || proto < 0) snprintf(buf, size, "-");
+  else snprintf(buf, size, "%s/%s", nn_algo_name(algo), nn_proto_name(proto));
+}
+
+static void graph_of(const struct nn_graph_pred *g, int nchannels, int is_tree, struct nn_cost_graph *out) {
+  nn_cost_graph_set(out, nchannels, g->bw_intra, g->bw_inter, g->type_intra, is_tree);
+}
+
+static int cpu_of(const struct nn_cpu_kind *cpu) {
+  if (!cpu) return NN_COST_CPU_X86_OTHER;
+  if (!strcmp(cpu->vendor, "AuthenticAMD")) return NN_COST_CPU_X86_AMD;
+  if (!strcmp(cpu->vendor, "GenuineIntel")) return NN_COST_CPU_X86_INTEL;
+  return NN_COST_CPU_X86_OTHER;
+}
+
+int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_config *cfg,
+                      int ranks, int nodes, struct nn_cost_model *m, char *desc, size_t desc_size) {
+  if (!v->predicted || !v->rel) {
+    snprintf(desc, desc_size, "no prediction of NCCL's search for this mapping: NCCL's choice not modelled");
+    return -1;
+  }
+  if (nodes > 1) {
+    snprintf(desc, desc_size, "NCCL's choice not modelled for %d nodes: the inter-node graphs (NICs) are not "
+             "predicted", nodes);
+    return -1;
+  }
+  const struct nn_search_pred *pr = v->serve ? &v->served : &v->own;
+  struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks, .nnodes = nodes, .cc_min = v->sm,
+                           .cc_max = v->sm, .cpu = cpu_of(cpu), .ll128 = v->rel->ll128_pcie_default,
+                           .pci_latency_us = cfg ? cfg->pci_latency_us : 0};
+  graph_of(&pr->ring, pr->ring.nchannels, 0, &c.ring);
+  graph_of(&pr->tree, pr->tree.nchannels, 1, &c.tree);
+  char err[256];
+  if (nn_cost_model_init(&c, m, err, sizeof err)) {
+    snprintf(desc, desc_size, "NCCL's choice not modelled: %s", err);
+    return -1;
+  }
+  char ver[16], lat[160] = "NCCL's default constants";
+  nn_cost_version_name(v->version, ver, sizeof ver);
+  if (c.pci_latency_us > 0)
+    snprintf(lat, sizeof lat, m->pci_latency_applied ? "`model pci-latency-us=%.2f` in effect"
+                                                     : "`model pci-latency-us=%.2f` has no effect on this release",
+             c.pci_latency_us);
+  int n = snprintf(desc, desc_size, "NCCL %s on %s: ring %d x %.1f GB/s, tree %d x %.1f GB/s; LL128 %s; %s", ver,
+                   v->serve ? "the served file" : "its own view", m->nranks >= 2 ? pr->model_nchannels : 0,
+                   pr->ring.bw_intra, pr->model_nchannels, pr->tree.bw_intra, m->ll128_enabled ? "on" : "off", lat);
+  if (cfg && ranks != cfg->n_gpus && n > 0 && (size_t)n < desc_size)
+    snprintf(desc + n, desc_size - (size_t)n, " (graphs predicted for the mapping's %d GPUs)", cfg->n_gpus);
+  return 0;
+}
+
+int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
+                              uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
+  float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
+  nn_cost_table(m, coll, nbytes, table);
+  int ch = 0;
+  int r = p ? nn_policy_apply(p, coll, nbytes, 1, 0, table, NN_ALGO_COUNT, NN_PROTO_COUNT, &ch) : -1;
+  if (rule) *rule = r;
+  if (channels) *channels = r >= 0 ? ch : 0;
+  if (nn_cost_pick(m, table, out)) return -1;
+  /* the table now holds the policy's marks; the time is NCCL's model of the pair */
+  out->time_us = nn_cost_time(m, coll, out->algo, out->proto, nbytes);
+  return 0;
+}
+
+struct point {
+  struct nn_cost_choice nccl, plug;
+  int rule, channels;
+};
+
+static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int e, struct point *pt) {
+  uint64_t b = (uint64_t)1 << e;
+  if (nn_cost_choose(m, coll, b, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
+  if (nn_costview_plugin_choice(m, p, coll, b, &pt->plug, &pt->rule, &pt->channels))
+    pt->plug.algo = pt->plug.proto = -1;
+}
+
+static int same_band(const struct point *a, const struct point *b) {
+  return a->rule == b->rule && a->channels == b->channels && a->nccl.algo == b->nccl.algo &&
+         a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
+}
+
+int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
+                      struct nn_costview_band *bands, int max_bands) {
+  int n = 0;
+  struct point first, prev, cur;
+  for (int e = 0; e <= max_log2 && n < max_bands; e++) {
+    eval_point(m, p, coll, e, &cur);
+    if (e > 0 && same_band(&cur, &prev)) {
+      bands[n - 1].hi_log2 = e;
+      bands[n - 1].nccl_hi = cur.nccl;
+      bands[n - 1].plug_hi = cur.plug;
+    } else {
+      first = cur;
+      struct nn_costview_band *b = &bands[n++];
+      b->lo_log2 = b->hi_log2 = e;
+      b->nccl_lo = b->nccl_hi = first.nccl;
+      b->plug_lo = b->plug_hi = first.plug;
+      b->rule = first.rule;
+      b->channels = first.channels;
+      b->overrides = first.rule >= 0 && (first.plug.algo != first.nccl.algo || first.plug.proto != first.nccl.proto);
+    }
+    prev = cur;
+  }
+  return n;
+}
+
+static void human_size(int log2, char *buf, size_t size) {
+  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = log2 / 10;
+  if (u > 4) u = 4;
+  snprintf(buf, size, "%llu %s", (unsigned long long)1 << (log2 - 10 * u), unit[u]);
+}
+
+static void time_range(float lo, float hi, int same, char *buf, size_t size) {
+  char h[24];
+  snprintf(buf, size, "%.1f", lo);
+  snprintf(h, sizeof h, "%.1f", hi);
+  if (lo < 0 || hi < 0) snprintf(buf, size, "-");
+  else if (!same && strcmp(buf, h)) snprintf(buf, size, "%.1f-%.1f", lo, hi);
+}
+
+/* The plugin's choice as NCCL's model rates it: + is slower than NCCL's own choice. */
+static void penalty(const struct nn_costview_band *b, char *buf, size_t size) {
+  if (!b->overrides || b->nccl_lo.time_us <= 0 || b->nccl_hi.time_us <= 0) { buf[0] = 0; return; }
+  double lo = 100.0 * (b->plug_lo.time_us / b->nccl_lo.time_us - 1);
+  double hi = 100.0 * (b->plug_hi.time_us / b->nccl_hi.time_us - 1);
+  if (b->lo_log2 == b->hi_log2) snprintf(buf, size, "%+.0f%%", lo);
+  else snprintf(buf, size, "%+.0f%%..%+.0f%%", lo, hi);
+}
+
+static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_costview_band *b) {
+  char l[24], h[24], range[56], nccl[24], plug[40], nt[32], pt[32], pen[32], where[300] = "NCCL's choice";
+  human_size(b->lo_log2, l, sizeof l);
+  human_size(b->hi_log2, h, sizeof h);
+  int one = b->lo_log2 == b->hi_log2;
+  snprintf(range, sizeof range, one ? "%s" : "%s - %s", l, h);
+  nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, nccl, sizeof nccl);
+  time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, nt, sizeof nt);
+  nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, plug, sizeof plug);
+  if (b->channels) snprintf(plug + strlen(plug), sizeof plug - strlen(plug), " ch=%d", b->channels);
+  time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, pt, sizeof pt);
+  penalty(b, pen, sizeof pen);
+  if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
+    snprintf(where, sizeof where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
+             cfg->rules[b->rule].line,
+             b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
+  fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
+          pen, where);
+}
+
+void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
+                       const struct nn_policy *p, int coll, int max_log2) {
+  struct nn_costview_band bands[64];
+  int n = nn_costview_bands(m, p, coll, max_log2, bands, 64);
+  fprintf(out, "\n%s\n  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", nn_coll_name(coll), "size", "NCCL picks",
+          "modelled us", ' ', "with the plugin", "modelled us", "vs NCCL", "decided by");
+  for (int i = 0; i < n; i++) print_band(out, cfg, &bands[i]);
+}

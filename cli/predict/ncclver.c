@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ncclver.c - the NCCL release for predictions; see ncclver.h. */
+#include "cli/predict/ncclver.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "errbuf.h"
+#include "nccl_model.h"
+#include "nccl_search.h"
+
+typedef int (*nn_get_version_fn)(int *version);
+
+/* Loads `lib` (a path, or a soname looked up as the dynamic loader does) and asks its version. */
+static int ask_library(const char *lib, struct nn_ncclver *out) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(out->source, sizeof out->source, "%s not loadable: %s", lib, dlerror());
+    return -1;
+  }
+  void *sym = dlsym(h, "ncclGetVersion");
+  nn_get_version_fn get;
+  memcpy(&get, &sym, sizeof get);
+  int code = 0;
+  if (!sym || get(&code) != 0 || code <= 0) {
+    snprintf(out->source, sizeof out->source, "%s: ncclGetVersion failed", lib);
+    dlclose(h);
+    return -1;
+  }
+  Dl_info info;
+  const char *where = dladdr(sym, &info) && info.dli_fname ? info.dli_fname : lib;
+  out->code = code;
+  snprintf(out->source, sizeof out->source, "ncclGetVersion of %s", where);
+  dlclose(h);
+  return 0;
+}
+
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
+                       size_t errsz) {
+  memset(out, 0, sizeof *out);
+  if (version_arg) {
+    out->code = nn_nccl_version_parse(version_arg);
+    if (out->code <= 0) {
+      nn_errbuf_set(err, errsz, "--nccl-version '%s': expected X.Y.Z (e.g. 2.28.9)", version_arg);
+      return -1;
+    }
+    snprintf(out->source, sizeof out->source, "--nccl-version");
+    return 0;
+  }
+  if (lib_arg) {
+    if (ask_library(lib_arg, out) != 0) {
+      nn_errbuf_set(err, errsz, "--nccl-lib: %s", out->source);
+      return -1;
+    }
+    return 0;
+  }
+  if (ask_library("libnccl.so.2", out) != 0)
+    snprintf(out->source, sizeof out->source, "no libnccl.so.2 on the library search path (the one `exec` "
+             "would run with); give --nccl-version or --nccl-lib");
+  return 0;
+}
+
+void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
+                        const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v) {
+  static struct nn_verdict_facts facts;   /* large; the CLI is single-threaded */
+  nn_topology_gather(cfg, ver->code, runtime_sm, sysfs_root, cpuinfo, 0, &facts);
+  nn_topology_verdict(cfg, cpu, &facts.in, v);
+}
+
+static const char *origin_text(int origin) {
+  return origin == NN_LINK_SYSFS ? "sysfs" : origin == NN_LINK_CONFIG ? "the mapping's pcie=" :
+         "assumed gen5 x16: not in sysfs, no pcie= in the mapping";
+}
+
+void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver, const struct nn_topo_verdict *v,
+                      const char *only) {
+  char rel[160], preds[600], ind[64];
+  nn_topology_describe_release(v, rel, sizeof rel);
+  fprintf(out, "%srelease: %s, from %s\n", prefix, rel, ver->code ? ver->source : ver->source[0] ? ver->source : "nowhere");
+  if (!ver->code) fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n", prefix);
+  if (!only) fprintf(out, "%s%s\n", prefix, v->reason);
+  if (!v->predicted) return;
+  fprintf(out, "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor %.0f GB/s\n",
+          prefix, v->gpu_link_gbps, origin_text(v->gpu_link_origin), v->sm / 10, v->sm % 10,
+          v->sm_assumed ? " (assumed: none known)" : "", v->floor_gbps);
+  snprintf(ind, sizeof ind, "%s  ", prefix);
+  if (only) {
+    nn_topology_describe_one(&v->served, preds, sizeof preds);
+    fprintf(out, "%spredicted search (%s) on %s: %s%s\n", prefix, rel, only, preds,
+            v->fails_regardless ? "  <- fails whatever file is served" : "");
+    return;
+  }
+  nn_topology_describe_predictions(v, ind, preds, sizeof preds);
+  fprintf(out, "%spredicted search (%s):\n%s\n", prefix, rel, preds);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ncclver.h - which NCCL release the CLI predicts for: `--nccl-version X.Y.Z`, else the
+ * libnccl.so.2 that `exec` would run with (`--nccl-lib PATH`, else the library search path),
+ * asked through ncclGetVersion.
+ */
+#ifndef NCCL_NUMA_CLI_NCCLVER_H
+#define NCCL_NUMA_CLI_NCCLVER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "nn_config.h"
+#include "topology.h"
+
+struct nn_ncclver {
+  int code;              /* NCCL_VERSION_CODE; 0 = none found */
+  char source[384];      /* where it came from, for the output */
+};
+
+/* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else dlopen("libnccl.so.2").
+ * Returns 0 (out->code may be 0 when no library is found; out->source says why), or -1 with
+ * the problem in err when --nccl-version is malformed or --nccl-lib cannot be loaded. */
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
+                       size_t errsz);
+
+/* The core verdict for release `ver` on this machine: GPU links and NCCL's own view from sysfs
+ * under `sysfs_root` (NULL = /) as that release reads them, the CPU NCCL detects from `cpuinfo`
+ * (NULL = /proc/cpuinfo). */
+void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
+                        const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v);
+
+/* Prints the release and where it came from, the verdict, the GPU link and the two predicted
+ * searches side by side, each line starting with `prefix`. With `only` (e.g. "NCCL_TOPO_FILE"),
+ * the verdict is about a file NCCL reads whatever the plugin does: one prediction, so named. */
+void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver, const struct nn_topo_verdict *v,
+                      const char *only);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * abdir.h - the run directory a sweep (`ab`, `calibrate`) writes into (rundir.h has its
+ * format): made fresh for every run, never over an old one, and removed again when
+ * nothing ran in it.
+ */
+#ifndef NCCL_NUMA_CLI_ABDIR_H
+#define NCCL_NUMA_CLI_ABDIR_H
+
+#include "cli/sweep/rundir.h"
+
+/* Creates the run directory (must not exist) with runs/ inside, fills rd's
+ * machine description and command line. With `numbered` (a default name the user did
+ * not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried instead, so a
+ * second run in the same second works. Returns 0 or -1 (err says why). */
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
+                        char **argv, char *err, size_t errsz);
+
+/* After a run that failed before any result: removes the run directory when it holds
+ * nothing but the empty runs/ and what nn_ab_rundir_create wrote, so no empty run is left.
+ * Returns 1 when it removed it, else 0. */
+int nn_ab_rundir_discard_empty(const struct nn_rundir *rd);
+
+#endif

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* abrun.c - the A/B harness over nccl-tests (and the run engine of calibrate). */
+#include "cli/sweep/abrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/sweep/nccltests.h"
+#include "errbuf.h"
+#include "fileread.h"
+#include "nn_config.h"
+#include "numparse.h"
+
+extern char **environ;
+
+#define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
+
+/* ---------- running ---------- */
+
+static char *find_binary(const char *dir, const char *coll) {
+  static const char *const subdirs[] = {"", "/build"};
+  for (size_t i = 0; dir && i < sizeof subdirs / sizeof subdirs[0]; i++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s/%s_perf", dir, subdirs[i], coll);
+    if (!access(path, X_OK)) return strdup(path);
+  }
+  return NULL;
+}
+
+/* One word of --bench-cmd with every {coll} replaced by the collective. */
+static char *expand_word(const char *w, size_t n, const char *coll) {
+  static const char key[] = "{coll}";
+  size_t k = sizeof key - 1, len = 0;
+  char *out = malloc(n * (strlen(coll) + 1) + 1);
+  if (!out) return NULL;
+  for (size_t i = 0; i < n;) {
+    if (n - i >= k && !memcmp(w + i, key, k)) {
+      memcpy(out + len, coll, strlen(coll));
+      len += strlen(coll);
+      i += k;
+    } else {
+      out[len++] = w[i++];
+    }
+  }
+  out[len] = 0;
+  return out;
+}
+
+/* --bench-cmd split at blanks (no shell quoting), {coll} expanded. */
+static char **split_bench_cmd(const char *cmd, const char *coll) {
+  size_t cap = 2;
+  for (const char *p = cmd; *p; p++) cap += *p == ' ' || *p == '\t';
+  char **av = calloc(cap, sizeof *av);
+  size_t n = 0;
+  for (const char *p = cmd; av && *p;) {
+    p += strspn(p, " \t");
+    size_t w = strcspn(p, " \t");
+    if (!w) break;
+    if (!(av[n++] = expand_word(p, w, coll))) {
+      nn_ab_env_free(av);
+      return NULL;
+    }
+    p += w;
+  }
+  return av;
+}
+
+/* The command of one collective's runs, without the size and iteration options:
+ * --bench-cmd's words, else nccl-tests' COLL_perf. NULL-terminated, free with
+ * nn_ab_env_free; NULL when there is none (err says why). */
+static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err, size_t errsz) {
+  if (o->bench_cmd) {
+    char **av = split_bench_cmd(o->bench_cmd, coll);
+    if (av && av[0] && !access(av[0], X_OK)) return av;
+    nn_errbuf_set(err, errsz, "--bench-cmd '%s': %s", o->bench_cmd,
+                  !av ? "out of memory" : !av[0] ? "empty command" : "the first word is not an executable path");
+    nn_ab_env_free(av);
+    return NULL;
+  }
+  char *bin = find_binary(o->tests_dir, coll);
+  char **av = bin ? calloc(2, sizeof *av) : NULL;
+  if (av) {
+    av[0] = bin;
+    return av;
+  }
+  free(bin);
+  nn_errbuf_set(err, errsz, "no executable %s_perf in %s or %s/build "
+                "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)", coll,
+                o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
+  return NULL;
+}
+
+static int write_env_file(const char *path, char **env) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  for (char **e = env; *e; e++) fprintf(f, "%s\n", *e);
+  return fclose(f);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv with env, output to out_path; returns the exit code (128+signal,
+ * 124 on timeout, 127 when it could not start). */
+static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
+  pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) _exit(127);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    execve(argv[0], argv, env);
+    dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  double start = now_s();
+  for (;;) {
+    int st;
+    pid_t r = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
+    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r < 0 && errno != EINTR) return 127;
+    if (timeout_s > 0 && now_s() - start > timeout_s) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      return 124;
+    }
+    if (timeout_s > 0) {
+      struct timespec ts = {0, 50 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+/* Runs one benchmark command, through the launcher when there is one. */
+static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char *out) {
+  if (!o->launch.style) return spawn(av, env, out, o->timeout_s);
+  char err[256];
+  char **lav = nn_launch_argv(&o->launch, env, av, err, sizeof err);
+  if (!lav) {   /* this run fails; the progress line says so */
+    fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
+    return 127;
+  }
+  int rc = spawn(lav, env, out, o->timeout_s);
+  nn_launch_argv_free(lav);
+  return rc;
+}
+
+/* With a launcher: which host ran which rank, into RUNDIR/placement.tsv and the progress. */
+static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o, const char *out,
+                             const struct nn_run_rec *rec) {
+  char where[512];
+  int n = nn_launch_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
+  if (n < 0) fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
+  else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
+  else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
+}
+
+/* argv for one nccl-tests run; returns the count. */
+static int build_argv(char **av, int cap, char **cmd, const struct nn_ab_opts *o, int probe,
+                      char num[3][16]) {
+  int n = 0;
+  while (cmd && *cmd && n < cap - 16) av[n++] = *cmd++;
+  snprintf(num[0], 16, "%d", o->gpus);
+  snprintf(num[1], 16, "%d", probe ? 1 : o->iters);
+  snprintf(num[2], 16, "%d", probe ? 0 : o->warmup);
+  av[n++] = "-b";
+  av[n++] = (char *)(probe ? "8" : o->minb);
+  av[n++] = "-e";
+  av[n++] = (char *)(probe ? "8" : o->maxb);
+  av[n++] = "-f";
+  av[n++] = (char *)o->factor;
+  av[n++] = "-g";
+  av[n++] = num[0];
+  av[n++] = "-n";
+  av[n++] = num[1];
+  av[n++] = "-w";
+  av[n++] = num[2];
+  for (int i = 0; i < o->n_extra && n < cap - 1; i++) av[n++] = o->extra[i];
+  av[n] = NULL;
+  return n;
+}
+
+/* Finds the NCCL version a run printed. */
+static int version_in_output(const char *path, char *text, size_t size) {
+  char *buf = NULL;
+  size_t n = 0;
+  /* the head of the output is enough: the version is printed first */
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
+  if (f) {
+    buf = malloc(1 << 20);
+    n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+  }
+  if (!buf) return 0;
+  buf[n] = 0;
+  struct nn_nt_result r;
+  char err[128];
+  int code = 0;
+  if (!nn_nccltests_parse(buf, n, &r, err, sizeof err)) {
+    code = r.nccl_code;
+    nn_nccltests_free(&r);
+  }
+  const char *p = strstr(buf, "NCCL version ");
+  if (!code && p) code = nn_nccl_version_code(p + strlen("NCCL version "));
+  p = strstr(buf, "nccl-library=");   /* the header of nccl-tests >= 2.17, even when the run failed */
+  if (!code && p) nn_int_parse_prefix(p + strlen("nccl-library="), 0, INT_MAX, &code, NULL);
+  if (code < 20900 || code > 99999) code = 0;
+  free(buf);
+  if (code >= 20900)
+    snprintf(text, size, "%d.%d.%d", code / 10000, (code % 10000) / 100, code % 100);
+  return code;
+}
+
+/* The probe's environment: stock (or with config, the served topology but no
+ * tuner); for `tuning` NCCL's INFO log of the tuning table, with no forced
+ * algorithm or protocol so that the table shows what NCCL itself enables. */
+static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuning) {
+  struct nn_arm arm = {.name = "probe", .kind = NN_ARM_STOCK};
+  if (config && o->plugin) {
+    arm.kind = NN_ARM_FORCED;
+    arm.config = (char *)config;
+  }
+  char **env = nn_ab_arm_env(environ, &arm, o->plugin, 0);
+  if (!env) return NULL;
+  nn_ab_env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
+  nn_ab_env_unset(env, "NCCL_ALGO");
+  nn_ab_env_unset(env, "NCCL_PROTO");
+  if (tuning) {
+    if (nn_ab_env_set(env, "NCCL_DEBUG", "INFO") || nn_ab_env_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
+      nn_ab_env_free(env);
+      return NULL;
+    }
+  } else if (nn_ab_env_set(env, "NCCL_DEBUG", "VERSION")) {
+    nn_ab_env_free(env);
+    return NULL;
+  }
+  return env;
+}
+
+static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, const char *config,
+                      int tuning, char *out, size_t out_size) {
+  char **env = probe_env(o, config, tuning);
+  if (!env) return -1;
+  char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
+  build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
+  snprintf(out, out_size, "%s/runs/probe.out", rd->path);
+  int rc = run_cmd(o, av, env, out);
+  nn_ab_env_free(env);
+  o->probed = 1;
+  if (o->nccl_code) return rc;
+  o->nccl_code = version_in_output(out, rd->nccl, sizeof rd->nccl);
+  if (!o->nccl_code)
+    fprintf(o->progress, "nccl-numa %s: could not read NCCL's version from a probe run "
+            "(exit %d, %s); assuming >= 2.28 (stock arm: NCCL_TUNER_PLUGIN=none). "
+            "Give --nccl-version to be exact.\n", rd->kind, rc, out);
+  else
+    fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
+  return rc;
+}
+
+int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
+                char *out, size_t out_size, char *err, size_t errsz) {
+  char **bin = bench_argv(o, o->n_colls > 0 ? o->colls[0] : "all_reduce", err, errsz);
+  if (!bin) return -1;
+  int rc = probe_with(rd, o, bin, config, tuning, out, out_size);
+  if (rc < 0) nn_errbuf_set(err, errsz, "cannot run the probe (out of memory)");
+  nn_ab_env_free(bin);
+  return rc;
+}
+
+/* The first error line of a failed run's output (else its last line), for the progress line. */
+static void last_line(const char *path, char *buf, size_t size) {
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
+  char line[512];
+  int found = 0;
+  if (!f) return;
+  while (!found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    const char *p = line + strspn(line, " \t#.");
+    if (!*p) continue;
+    found = strcasestr(p, "error") || strcasestr(p, "failure") || strstr(p, "WARN");
+    snprintf(buf, size, "%s", p);
+  }
+  fclose(f);
+}
+
+static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin, const char *coll,
+                   const struct nn_arm *arm, int seq, int repeat, int total, char *err, size_t errsz) {
+  struct nn_run_rec rec = {.seq = seq, .repeat = repeat};
+  snprintf(rec.arm, sizeof rec.arm, "%s", arm->name);
+  snprintf(rec.coll, sizeof rec.coll, "%s", coll);
+  snprintf(rec.out, sizeof rec.out, "runs/%04d-%s-%s.out", seq, arm->name, coll);
+  snprintf(rec.env, sizeof rec.env, "runs/%04d-%s-%s.env", seq, arm->name, coll);
+  char out[PATH_MAX], envp[PATH_MAX];
+  snprintf(out, sizeof out, "%s/%s", rd->path, rec.out);
+  snprintf(envp, sizeof envp, "%s/%s", rd->path, rec.env);
+  char **env = nn_ab_arm_env(environ, arm, o->plugin, o->nccl_code);
+  if (!env || write_env_file(envp, env)) {
+    nn_ab_env_free(env);
+    nn_errbuf_set(err, errsz, "cannot write %s", envp);
+    return -1;
+  }
+  char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
+  build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 0, num);
+  double t0 = now_s();
+  rec.rc = run_cmd(o, av, env, out);
+  rec.seconds = now_s() - t0;
+  nn_ab_env_free(env);
+  if (nn_rundir_append_run(rd, &rec)) {
+    nn_errbuf_set(err, errsz, "cannot append to %s/runs.tsv", rd->path);
+    return -1;
+  }
+  char last[160] = "";
+  if (rec.rc) last_line(out, last, sizeof last);
+  fprintf(o->progress, "nccl-numa %s: [%d/%d] repeat %d/%d %-14s %-12s %s %.1f s%s%s%s\n", rd->kind,
+          seq, total, repeat, o->repeats, coll, arm->name, rec.rc ? "FAILED" : "ok", rec.seconds,
+          rec.rc == 124 ? " (timed out)" : "", last[0] ? ": " : "", last);
+  if (o->launch.style) record_placement(rd, o, out, &rec);
+  return rec.rc ? 1 : 0;
+}
+
+int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t errsz) {
+  char **bins[NN_AB_MAX_COLLS] = {0};
+  int rc = -1, failed = 0;
+  nn_errbuf_set(err, errsz, "no collective to run");   /* the option parser never leaves none */
+  if (o->n_colls < 1) return -1;
+  for (int c = 0; c < o->n_colls; c++) {
+    if (!(bins[c] = bench_argv(o, o->colls[c], err, errsz))) goto out;
+  }
+  nn_errbuf_set(err, errsz, "cannot run the probe (out of memory)");
+  char probe_out[PATH_MAX];
+  /* ab's version probe logs NCCL's tuning table too: report predicts NCCL's choice from it
+   * (calibrate's own probe does that; with --algos/--protos it wants none) */
+  if (!o->nccl_code && !o->probed &&
+      probe_with(rd, o, bins[0], NULL, !strcmp(rd->kind, "ab"), probe_out, sizeof probe_out) < 0)
+    goto out;
+  if (o->nccl_code && !rd->nccl[0])
+    snprintf(rd->nccl, sizeof rd->nccl, "%d.%d.%d", o->nccl_code / 10000,
+             (o->nccl_code % 10000) / 100, o->nccl_code % 100);
+  if (o->nccl_code && o->nccl_code < NCCL_ENV_PLUGIN_CODE)
+    for (int a = 0; a < rd->n_arms; a++)
+      if (rd->arms[a].config) {
+        fprintf(o->progress, "nccl-numa %s: NCCL %s has no env plugin (2.28.7+): arm %s gets "
+                "the tuner only, no served topology\n", rd->kind, rd->nccl, rd->arms[a].name);
+        break;
+      }
+  if (nn_rundir_write_meta(rd)) {
+    nn_errbuf_set(err, errsz, "cannot write %s/meta", rd->path);
+    goto out;
+  }
+  if (o->launch.style && nn_launch_write(&o->launch, rd->path)) {
+    nn_errbuf_set(err, errsz, "cannot write %s/launch", rd->path);
+    goto out;
+  }
+  int total = o->repeats * o->n_colls * rd->n_arms, seq = 0;
+  for (int r = 1; r <= o->repeats; r++)
+    for (int c = 0; c < o->n_colls; c++)
+      for (int a = 0; a < rd->n_arms; a++) {
+        int x = run_one(rd, o, bins[c], o->colls[c], &rd->arms[a], ++seq, r, total, err, errsz);
+        if (x < 0) goto out;
+        failed += x;
+      }
+  rc = failed;
+out:
+  for (int c = 0; c < o->n_colls; c++) nn_ab_env_free(bins[c]);
+  return rc;
+}
+
+/* ---------- options ---------- */
+
+void nn_ab_opts_init(struct nn_ab_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->tests_dir = getenv("NCCL_TESTS_DIR");
+  o->colls[0] = "all_reduce";
+  o->colls[1] = "all_gather";
+  o->colls[2] = "reduce_scatter";
+  o->n_colls = 3;
+  o->minb = "8";
+  o->maxb = "256M";
+  o->factor = "2";
+  o->iters = 20;
+  o->warmup = 5;
+  o->repeats = 5;
+  o->timeout_s = 1800;
+  o->progress = stderr;
+}
+
+/* A number option's value: 1 taken, -1 (err says why). */
+static int int_arg(const char *opt, const char *v, int lo, int hi, int *out, char *err, size_t errsz) {
+  if (!nn_int_parse(v, lo, hi, out)) return 1;
+  nn_errbuf_set(err, errsz, "%s: '%s' is not a number in %d..%d", opt, v, lo, hi);
+  return -1;
+}
+
+static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz) {
+  o->n_colls = 0;
+  for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    const char *c = nn_ab_coll_name(t);
+    if (!c || o->n_colls >= NN_AB_MAX_COLLS) {
+      nn_errbuf_set(err, errsz, "--colls: bad collective '%s'", t);
+      return -1;
+    }
+    o->colls[o->n_colls++] = c;
+  }
+  if (!o->n_colls) nn_errbuf_set(err, errsz, "--colls: no collective given");
+  return o->n_colls ? 0 : -1;
+}
+
+/* "--": everything after it goes to nccl-tests as is. */
+static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *err, size_t errsz) {
+  o->extra = argv + i + 1;
+  o->n_extra = argc - i - 1;
+  if (o->n_extra <= NN_AB_MAX_EXTRA) return 2;
+  nn_errbuf_set(err, errsz, "--: more than %d arguments for nccl-tests", NN_AB_MAX_EXTRA);
+  return -1;
+}
+
+int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char *err, size_t errsz) {
+  int launch = nn_launch_parse_opt(&o->launch, argc, argv, i, err, errsz);
+  if (launch) return launch;
+  const char *a = argv[*i];
+  if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o, err, errsz);
+  static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
+                                           "--colls", "--nccl-tests", "--timeout",
+                                           "--nccl-version", "--bench-cmd"};
+  int known = 0;
+  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) known |= !strcmp(a, with_value[k]);
+  if (!known) return 0;
+  if (*i + 1 >= argc) {
+    nn_errbuf_set(err, errsz, "%s needs a value", a);
+    return -1;
+  }
+  char *v = argv[++*i];
+  uint64_t bytes;
+  if (!strcmp(a, "-b") || !strcmp(a, "-e")) {
+    if (nn_size_parse(v, &bytes)) {
+      nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", a, v);
+      return -1;
+    }
+    if (a[1] == 'b') o->minb = v;
+    else o->maxb = v;
+    return 1;
+  }
+  if (!strcmp(a, "-f")) {
+    int f;
+    if (int_arg(a, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
+    o->factor = v;
+    return 1;
+  }
+  if (!strcmp(a, "-g")) return int_arg(a, v, 1, 1024, &o->gpus, err, errsz);
+  if (!strcmp(a, "-n")) return int_arg(a, v, 1, 1 << 24, &o->iters, err, errsz);
+  if (!strcmp(a, "-w")) return int_arg(a, v, 0, 1 << 24, &o->warmup, err, errsz);
+  if (!strcmp(a, "--repeats")) return int_arg(a, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
+  if (!strcmp(a, "--timeout")) return int_arg(a, v, 0, 1 << 24, &o->timeout_s, err, errsz);
+  if (!strcmp(a, "--colls")) return parse_colls(v, o, err, errsz) ? -1 : 1;
+  if (!strcmp(a, "--nccl-tests")) {
+    o->tests_dir = v;
+    return 1;
+  }
+  if (!strcmp(a, "--bench-cmd")) {
+    if (!strstr(v, "{coll}")) {
+      nn_errbuf_set(err, errsz, "--bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)", v);
+      return -1;
+    }
+    o->bench_cmd = v;
+    return 1;
+  }
+  /* --nccl-version */
+  o->nccl_code = nn_nccl_version_code(v);
+  if (!o->nccl_code) {
+    nn_errbuf_set(err, errsz, "--nccl-version: '%s' is not a version like 2.28.9", v);
+    return -1;
+  }
+  return 1;
+}
+
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, nn_ab_own_opt take, void *own,
+                     char *err, size_t errsz) {
+  nn_errbuf_set(err, errsz, "%s", "");
+  for (int i = 1; i < argc; i++) {
+    int r = nn_ab_parse_common(argc, argv, &i, o, err, errsz);
+    if (r < 0) return NN_AB_USAGE;
+    if (r == 2) break;
+    if (r > 0) continue;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return NN_AB_HELP;
+    r = take(argc, argv, &i, own);
+    if (r < 0) return NN_AB_USAGE;
+    if (r == 0) {
+      nn_errbuf_set(err, errsz, "unknown or incomplete option '%s'", argv[i]);
+      return NN_AB_UNKNOWN;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* calibrate.c - forced algorithm/protocol sweeps turned into rules. */
+#include "cli/sweep/calibrate.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/sweep/abrun.h"
+#include "cli/common/cliconfig.h"
+#include "cli/cmd/cmd_exec.h"
+#include "cli/commands.h"
+#include "cli/sweep/costmeasure.h"
+#include "cli/sweep/nccltuning.h"
+#include "errbuf.h"
+#include "fileread.h"
+#include "nn_config.h"
+#include "topology.h"
+
+#define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
+#define BASE_LAT_TREE_LL 6.8
+#define LATENCY_MAX_BYTES 1024
+#define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
+#define FIXED_PROTOS "ll,ll128,simple"
+#define PROBE_MAX_BYTES (16 << 20)
+
+/* ---------- choosing ---------- */
+
+struct cand {
+  const struct nn_arm *arm;
+  const struct nn_point *pt;
+};
+
+static int cmp_cand(const void *a, const void *b) {
+  double x = ((const struct cand *)a)->pt->median, y = ((const struct cand *)b)->pt->median;
+  return (x > y) - (x < y);
+}
+
+/* The winning arm index for one size, or -1; fills why. */
+static int winner_at(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                     const char *coll, uint64_t size, char *why, size_t why_size) {
+  struct cand c[NN_MAX_ARMS];
+  int n = 0, failed = 0;
+  for (int a = 0; a < rd->n_arms; a++) {
+    if (rd->arms[a].kind != NN_ARM_FORCED) continue;
+    const struct nn_point *p = nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), size);
+    if (!p) continue;
+    if (p->failed || p->n_ok < 1) {
+      failed++;
+      continue;
+    }
+    c[n++] = (struct cand){&rd->arms[a], p};
+  }
+  if (n < 2) {
+    snprintf(why, why_size, "%d working candidate(s), %d failed: nothing to compare", n, failed);
+    return -1;
+  }
+  qsort(c, (size_t)n, sizeof c[0], cmp_cand);
+  const struct nn_point *w = c[0].pt, *r = c[1].pt;
+  double spread = fmax(w->max - w->min, r->max - r->min);
+  double margin = r->median - w->median;
+  if (w->n_ok < 2 || r->n_ok < 2) {
+    snprintf(why, why_size, "%s leads %s by %.2f us but fewer than 2 good repeats: spread unknown",
+             c[0].arm->name, c[1].arm->name, margin);
+    return -1;
+  }
+  if (!(margin > spread)) {
+    snprintf(why, why_size, "%s leads %s by %.2f us, within the spread %.2f us", c[0].arm->name,
+             c[1].arm->name, margin, spread);
+    return -1;
+  }
+  snprintf(why, why_size, "%s beats %s by %.2f us (spread %.2f us)%s", c[0].arm->name,
+           c[1].arm->name, margin, spread, failed ? ", failed combinations skipped" : "");
+  return (int)(c[0].arm - rd->arms);
+}
+
+static void bytes_text(uint64_t v, char *buf, size_t size) {
+  static const char sfx[] = "KMGT";
+  int u = -1;
+  while (u < 3 && v && v % 1024 == 0) {
+    v /= 1024;
+    u++;
+  }
+  if (u < 0) snprintf(buf, size, "%llu", (unsigned long long)v);
+  else snprintf(buf, size, "%llu%c", (unsigned long long)v, sfx[u]);
+}
+
+/* Series of an arm that forced an algorithm and protocol (arg: the run directory). */
+static int is_forced(const struct nn_series *s, const void *rd) {
+  const struct nn_arm *a = nn_rundir_arm(rd, s->arm);
+  return a && a->kind == NN_ARM_FORCED;
+}
+
+static int coll_ranks(const struct nn_series *s, int ns, const char *coll) {
+  int r = 0;
+  for (int i = 0; i < ns; i++)
+    if (!strcmp(s[i].coll, coll) && s[i].ranks > r) r = s[i].ranks;
+  return r;
+}
+
+/* The winner at one size: against NCCL's predicted choice when the model can judge it. */
+static int judge(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                 uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
+  int w = m ? nn_costm_winner(rd, s, ns, coll, size, m, why, why_size) : -2;
+  if (w != -2) return w;
+  char first[192] = "";
+  if (m) snprintf(first, sizeof first, "%s; ", why);
+  int r = winner_at(rd, s, ns, coll, size, why, why_size);
+  if (first[0]) {
+    char both[192];
+    snprintf(both, sizeof both, "%.80s%s", first, why);
+    snprintf(why, why_size, "%s", both);
+  }
+  return r;
+}
+
+static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                     const char *coll, int ranks, const char *scope, const struct nn_cost_model *m,
+                     FILE *out) {
+  const char *rc = nn_ab_rule_coll(coll);
+  if (!rc) {
+    fprintf(out, "# %s: NCCL's tuner is never asked about this collective; no rules\n", coll);
+    return 0;
+  }
+  int n = 0, rules = 0;
+  uint64_t *sz = nn_series_sizes(s, ns, coll, is_forced, rd, &n);
+  if (!sz) return -1;
+  int *win = malloc((size_t)(n ? n : 1) * sizeof *win);
+  char (*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);
+  if (!win || !why) {
+    free(sz);
+    free(win);
+    free(why);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) win[i] = judge(rd, s, ns, coll, sz[i], m, why[i], sizeof why[i]);
+  if (!ranks) ranks = coll_ranks(s, ns, coll);
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j + 1 < n && win[j + 1] == win[i]) j++;
+    char lo[32], hi[32], a[32], b[32];
+    nn_size_format(sz[i], a, sizeof a);
+    nn_size_format(sz[j], b, sizeof b);
+    if (win[i] < 0) {
+      for (int k = i; k <= j; k++) {
+        nn_size_format(sz[k], a, sizeof a);
+        fprintf(out, "# %s %s: no rule (%s)\n", coll, a, why[k]);
+      }
+    } else {
+      const struct nn_arm *w = &rd->arms[win[i]];
+      bytes_text(sz[i], lo, sizeof lo);
+      bytes_text(j + 1 < n ? sz[j + 1] - 1 : sz[j], hi, sizeof hi);
+      fprintf(out, "# %s %s%s%s: %s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "", why[i],
+              j > i ? " (at the first size)" : "");
+      fprintf(out, "rule coll=%s bytes=%s-%s", rc, lo, hi);
+      if (ranks > 0) fprintf(out, " ranks=%d nodes=1", ranks);
+      if (scope) fprintf(out, " scope=%s", scope);
+      fprintf(out, " algo=%s proto=%s\n", w->algo, w->proto);
+      rules++;
+    }
+    i = j + 1;
+  }
+  free(sz);
+  free(win);
+  free(why);
+  return rules;
+}
+
+int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns, int ranks,
+                      const char *scope, const struct nn_cost_model *m, FILE *out) {
+  const char *colls[NN_AB_MAX_COLLS];
+  int nc = 0, total = 0;
+  for (int i = 0; i < rd->n_runs && nc < NN_AB_MAX_COLLS; i++) {
+    int seen = 0;
+    for (int k = 0; k < nc && !seen; k++) seen = !strcmp(colls[k], rd->runs[i].coll);
+    if (!seen) colls[nc++] = rd->runs[i].coll;
+  }
+  for (int c = 0; c < nc; c++) {
+    int r = emit_coll(rd, s, ns, colls[c], ranks, scope, m, out);
+    if (r < 0) return -1;
+    total += r;
+  }
+  return total;
+}
+
+static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *algo,
+                                       const char *proto) {
+  for (int i = 0; i < rd->n_arms; i++)
+    if (rd->arms[i].kind == NN_ARM_FORCED && !strcasecmp(rd->arms[i].algo, algo) &&
+        !strcasecmp(rd->arms[i].proto, proto))
+      return &rd->arms[i];
+  return NULL;
+}
+
+double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                                char *how, size_t how_size) {
+  static const struct { const char *algo; double base; } tries[] = {
+    {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
+  for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+    const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
+    const struct nn_series *se = a ? nn_series_find(s, ns, a->name, "all_reduce") : NULL;
+    if (!se || se->ranks < 2) continue;
+    double best = INFINITY;
+    uint64_t at = 0;
+    for (int i = 0; i < se->n_pts; i++) {
+      const struct nn_point *p = &se->pts[i];
+      if (p->size > LATENCY_MAX_BYTES || p->failed || p->n_ok < 1) continue;
+      if (p->median < best) {
+        best = p->median;
+        at = p->size;
+      }
+    }
+    if (!isfinite(best)) continue;
+    double hop = (best - tries[t].base) / (2.0 * (se->ranks - 1));
+    if (!(hop > 0) || hop > 1e6) {
+      if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
+                        "base latency %.1f us: no estimate", tries[t].algo, (unsigned long long)at,
+                        best, tries[t].base);
+      return 0;
+    }
+    if (how)
+      snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
+               "%d hops x %.2f us", tries[t].algo, se->ranks, best, (unsigned long long)at,
+               tries[t].base, 2 * (se->ranks - 1), hop);
+    return hop;
+  }
+  if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
+                    "sizes <= 1 KiB: no pci-latency estimate");
+  return 0;
+}
+
+/* ---------- the sweep ---------- */
+
+static int split_names(char *list, const char *what, int (*lookup)(const char *), char **out,
+                       int max, char *err, size_t errsz) {
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (lookup(t) < 0 || n >= max) {
+      nn_errbuf_set(err, errsz, "unknown %s '%s'", what, t);
+      return -1;
+    }
+    out[n++] = t;
+  }
+  return n;
+}
+
+static int add_arm(struct nn_rundir *rd, const char *algo, const char *proto, const char *config) {
+  if (rd->n_arms >= NN_MAX_ARMS) return -1;
+  struct nn_arm *a = &rd->arms[rd->n_arms++];
+  memset(a, 0, sizeof *a);
+  snprintf(a->algo, sizeof a->algo, "%s", algo);
+  snprintf(a->proto, sizeof a->proto, "%s", proto);
+  snprintf(a->name, sizeof a->name, "%s.%s", algo, proto);
+  a->kind = NN_ARM_FORCED;
+  return config && !(a->config = strdup(config)) ? -1 : 0;
+}
+
+/* Appends the arms' names to buf ("ring.ll ring.simple ..."). */
+static void arm_list(const struct nn_rundir *rd, char *buf, size_t size) {
+  size_t used = strlen(buf);
+  for (int i = 0; i < rd->n_arms && used < size; i++) {
+    int w = snprintf(buf + used, size - used, "%s%s", i ? " " : "", rd->arms[i].name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+/* The fixed candidates, or those --algos/--protos give. */
+static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, char *err,
+                    size_t errsz) {
+  char dalgos[] = FIXED_ALGOS, dprotos[] = FIXED_PROTOS;
+  char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
+  int na = split_names(c->algos ? c->algos : dalgos, "algorithm", nn_algo_from_name, algos,
+                       NN_ALGO_COUNT, err, errsz);
+  int np = na <= 0 ? -1 : split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name,
+                                      protos, NN_PROTO_COUNT, err, errsz);
+  if (na <= 0 || np <= 0) return -1;
+  for (int i = 0; i < na; i++)
+    for (int k = 0; k < np; k++)
+      if (add_arm(rd, algos[i], protos[k], config)) {
+        nn_errbuf_set(err, errsz, "more than %d candidates, or out of memory", NN_MAX_ARMS);
+        return -1;
+      }
+  return 0;
+}
+
+/* Whether NCCL runs algo x proto for one of the swept collectives it tunes: enabled in
+ * its table, and for the release between PCIe-only GPUs (2.31.2 logs LL128 it turns off). */
+static int tuning_enables(const struct nn_tuning *t, const struct nn_ab_opts *o, int algo,
+                          int proto) {
+  if (!nn_tuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
+  for (int c = 0; c < o->n_colls; c++) {
+    const char *f = nn_tuning_func_of(o->colls[c]);
+    if (f && nn_tuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
+  }
+  return 0;
+}
+
+/* Arms from the table: ring and tree first (today's order), then the rest in
+ * NCCL's order; why gets the fixed combinations NCCL left out. */
+static int tuning_arms(struct nn_rundir *rd, const struct nn_tuning *t,
+                       const struct nn_ab_opts *o, const char *config, char *why, size_t size) {
+  static const int order[] = {NN_ALGO_RING, NN_ALGO_TREE, NN_ALGO_COLLNET_DIRECT,
+                              NN_ALGO_COLLNET_CHAIN, NN_ALGO_NVLS, NN_ALGO_NVLS_TREE, NN_ALGO_PAT};
+  size_t used = strlen(why);
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    for (int p = 0; p < NN_PROTO_COUNT; p++) {
+      if (tuning_enables(t, o, order[i], p)) {
+        if (add_arm(rd, nn_algo_name(order[i]), nn_proto_name(p), config)) return -1;
+      } else if (i < 2 && used < size) {   /* one of the fixed set */
+        int w = snprintf(why + used, size - used, " %s.%s", nn_algo_name(order[i]),
+                         nn_proto_name(p));
+        if (w > 0) used += (size_t)w;
+      }
+    }
+  return 0;
+}
+
+/* The default candidates: what NCCL enables here for the swept collectives,
+ * read from the tuning table a probe run logs; the fixed set when the table
+ * cannot be read. `note` gets one line for the run's meta. Returns 0, or -1
+ * (fail says why when the probe could not run). */
+static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config,
+                            char *note, size_t note_size, char *fail, size_t failsz) {
+  char out[PATH_MAX], err[256] = "", left[128] = "", list[512] = "";
+  int rc = nn_ab_probe(rd, o, config, 1, out, sizeof out, fail, failsz);
+  if (rc < 0) return -1;
+  size_t len = 0;
+  char *buf = NULL;
+  nn_file_read(AT_FDCWD, out, NN_FILE_NOFOLLOW, PROBE_MAX_BYTES, &buf, &len, err, sizeof err);
+  struct nn_tuning t;
+  int found = buf ? nn_tuning_parse(buf, len, &t, err, sizeof err) : NN_TUNING_NONE;
+  free(buf);
+  if (!err[0] && found != NN_TUNING_FOUND) snprintf(err, sizeof err, "cannot read it");
+  if (found == NN_TUNING_FOUND) {
+    if (tuning_arms(rd, &t, o, config, left, sizeof left)) {
+      nn_errbuf_set(fail, failsz, "out of memory");
+      return -1;
+    }
+    if (!rd->n_arms) snprintf(err, sizeof err, "NCCL's tuning table enables no algorithm x "
+                              "protocol for the swept collectives");
+  }
+  if (found == NN_TUNING_FOUND && rd->n_arms) {
+    arm_list(rd, list, sizeof list);
+    fprintf(o->progress, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
+            "swept collectives, from its tuning table in runs/probe.out%s%s)\n", list,
+            left[0] ? "; NCCL disables" : "", left);
+    snprintf(note, note_size, "candidates nccl-tuning-table runs/probe.out tables=%d: %s",
+             t.n_tables, list);
+    return 0;
+  }
+  rd->n_arms = 0;
+  struct nn_cal_cli fixed = {0};
+  if (cal_arms(rd, &fixed, config, fail, failsz)) return -1;
+  arm_list(rd, list, sizeof list);
+  fprintf(o->progress, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
+          "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
+  snprintf(note, note_size, "candidates fixed (probe exit %d, runs/probe.out: %s): %s", rc, err,
+           list);
+  return 0;
+}
+
+/* Adds a line to the run's meta (nn_rundir_read skips keys it does not know). */
+static void meta_note(const struct nn_rundir *rd, const char *line) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/meta", rd->path);
+  int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  dprintf(fd, "%s\n", line);
+  close(fd);
+}
+
+int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
+                     struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz) {
+  if (!o->tests_dir && !o->bench_cmd) {
+    nn_errbuf_set(err, errsz, "give --nccl-tests DIR (or set NCCL_TESTS_DIR), --bench-cmd 'PATH ARGS', "
+                  "or --from RUNDIR");
+    return NN_EXIT_USAGE;
+  }
+  if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, errsz))
+    return NN_EXIT_INVALID;
+  o->plugin = config[0] ? c->plugin_path : NULL;
+  const char *cfg = config[0] ? config : NULL;
+  int from_nccl = !c->algos && !c->protos;
+  char note[1024] = "candidates given";
+  if (!from_nccl) {
+    if (cal_arms(rd, c, cfg, err, errsz)) return NN_EXIT_USAGE;
+    strcat(note, ": ");
+    arm_list(rd, note, sizeof note);
+  }
+  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_EXIT_USAGE;
+  o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
+  *gpus = o->gpus;
+  rd->gpus = o->gpus;
+  rd->iters = o->iters;
+  rd->warmup = o->warmup;
+  rd->repeats = o->repeats;
+  snprintf(rd->sizes, sizeof rd->sizes, "-b %s -e %s -f %s", o->minb, o->maxb, o->factor);
+  int numbered = !c->out;
+  if (!c->out) {
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(c->default_out, sizeof c->default_out, "nccl-numa-calibrate-%Y%m%d-%H%M%S",
+             localtime_r(&now, &tm));
+    c->out = c->default_out;
+  }
+  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", argc, argv, err, errsz))
+    return NN_EXIT_INVALID;
+  if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
+      nn_ab_execute(rd, o, err, errsz) < 0) {
+    size_t n = err ? strlen(err) : 0;
+    if (nn_ab_rundir_discard_empty(rd) && n < errsz)
+      snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);
+    return NN_EXIT_INVALID;
+  }
+  meta_note(rd, note);
+  /* read back what was recorded: the same path as --from */
+  char *path = strdup(rd->path);
+  nn_rundir_free(rd);
+  int rc = path ? nn_rundir_read(path, rd, err, errsz) : -1;
+  if (!path) nn_errbuf_set(err, errsz, "out of memory");
+  free(path);
+  return rc ? NN_EXIT_INVALID : 0;
+}
+
+const char *nn_calibrate_scope(const char *config, int ranks, int nodes, int *gpus) {
+  if (!config || !config[0]) return NULL;
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  const char *scope = NULL;
+  if (!nn_config_load(config, NULL, &cfg, &d)) {
+    if (gpus && !*gpus) *gpus = cfg->n_gpus;
+    if (ranks > 0) {
+      int sc = nn_topology_scope(cfg, (size_t)ranks, (size_t)nodes);
+      if (sc == NN_SCOPE_INTRA || sc == NN_SCOPE_CROSS) scope = nn_scope_name(sc);
+    }
+  }
+  nn_diag_clear(&d);
+  nn_config_free(cfg);
+  return scope;
+}

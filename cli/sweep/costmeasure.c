@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* costmeasure.c - NCCL's predicted choice beside what a run measured (costmeasure.h). */
+#include "cli/sweep/costmeasure.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/sweep/calibrate.h"
+#include "cli/predict/costview.h"
+#include "cli/sweep/nccltests.h"
+#include "cli/sweep/report.h"
+#include "fileread.h"
+#include "nccl_model.h"
+
+#define PROBE_MAX_BYTES (16 << 20)
+
+/* NCCL's collective names in its tuning table, by enum nn_coll. */
+static const char *const nccl_func[NN_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
+                                                     "AllReduce"};
+static const char *const nccl_algo[NN_ALGO_COUNT] = {"Tree", "Ring", "CollNetDirect", "CollNetChain",
+                                                     "NVLS", "NVLSTree", "PAT"};
+static const char *const nccl_proto[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+
+static int find_name(const char (*names)[NN_TUNING_NAME_MAX], int n, const char *want) {
+  for (int i = 0; i < n; i++)
+    if (!strcasecmp(names[i], want)) return i;
+  return -1;
+}
+
+static int coll_of(const char *tests_coll) {
+  const char *f = nn_tuning_func_of(tests_coll);
+  for (int c = 0; f && c < NN_COLL_COUNT; c++)
+    if (!strcmp(f, nccl_func[c])) return c;
+  return -1;
+}
+
+/* An enabled cell of an algorithm the model leaves out, or NULL. */
+static const char *uncovered(const struct nn_tuning *t) {
+  for (int a = 0; a < t->n_algos; a++) {
+    int known = !strcasecmp(t->algos[a], "Tree") || !strcasecmp(t->algos[a], "Ring");
+    for (int f = 0; f < t->n_funcs && !known; f++)
+      for (int p = 0; p < t->n_protos; p++)
+        if (t->enabled[f][a][p]) return t->algos[a];
+  }
+  return NULL;
+}
+
+/* NCCL's single-node latency has one PCI hop per ring step: a broadcast ring/LL latency
+ * near base + 1 hop means the rings kept sameChannels. */
+static int guess_same_channels(const struct nn_cost_model *m) {
+  float l = m->lat[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL];
+  return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < 6.6f + 1.5f * m->pci_hop[1][0];
+}
+
+int nn_costm_from_tuning(const struct nn_tuning *t, int version_code, int nranks, struct nn_cost_model *m,
+                         char *why, size_t why_size) {
+  memset(m, 0, sizeof *m);
+  const char *other = uncovered(t);
+  if (other) {
+    snprintf(why, why_size, "NCCL enabled %s, which this model of its choice leaves out", other);
+    return -1;
+  }
+  m->version_code = version_code ? version_code : 22809;
+  m->subsystem = m->version_code >= 23100;
+  m->nranks = nranks;
+  m->nnodes = 1;
+  m->cc_min = 90;
+  m->comm_nchannels = 2;
+  m->over_pci = 1;
+  /* the probe ran without a tuner: NCCL's default PCI hops (tuning.cc, 2.28.9) */
+  static const float hops[2][NN_PROTO_COUNT] = {{1.0f, 1.9f, 4.0f}, {1.0f, 2.5f, 5.7f}};
+  memcpy(m->pci_hop, hops, sizeof hops);
+  int cells = 0;
+  for (int c = 0; c < NN_COLL_COUNT; c++) {
+    int f = find_name((const char (*)[NN_TUNING_NAME_MAX])t->funcs, t->n_funcs, nccl_func[c]);
+    for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING && f >= 0; a++) {
+      int ta = find_name((const char (*)[NN_TUNING_NAME_MAX])t->algos, t->n_algos, nccl_algo[a]);
+      for (int p = 0; p < NN_PROTO_COUNT && ta >= 0; p++) {
+        int tp = find_name((const char (*)[NN_TUNING_NAME_MAX])t->protos, t->n_protos, nccl_proto[p]);
+        if (tp < 0 || !t->enabled[f][ta][tp] || !nn_tuning_proto_runs_pcie(m->version_code, p)) continue;
+        m->lat[c][a][p] = t->lat[f][ta][tp];
+        m->bw[c][a][p] = t->bw[f][ta][tp];
+        cells++;
+      }
+    }
+  }
+  if (!cells || !(m->bw[NN_COLL_ALLREDUCE][NN_ALGO_RING][NN_PROTO_SIMPLE] > 0 ||
+                  m->bw[NN_COLL_ALLREDUCE][NN_ALGO_RING][NN_PROTO_LL] > 0)) {
+    snprintf(why, why_size, "the tuning table enables no Ring cell for AllReduce");
+    return -1;
+  }
+  m->same_channels = guess_same_channels(m);
+  return 0;
+}
+
+int nn_costm_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *m, char *why, size_t why_size) {
+  char path[PATH_MAX], err[512] = "";
+  snprintf(path, sizeof path, "%s/runs/probe.out", rd->path);
+  char *buf = NULL;
+  size_t len = 0;
+  int r = nn_file_read(AT_FDCWD, path, NN_FILE_NOFOLLOW | NN_FILE_MISSING_OK, PROBE_MAX_BYTES, &buf, &len, err,
+                       sizeof err);
+  if (r != 0) {
+    if (r == 1) snprintf(why, why_size, "no runs/probe.out (calibrate writes it: a probe run with NCCL_DEBUG_SUBSYS=TUNING)");
+    else snprintf(why, why_size, "%s", err);
+    return -1;
+  }
+  struct nn_tuning *t = calloc(1, sizeof *t);
+  if (!t) {
+    free(buf);
+    snprintf(why, why_size, "out of memory");
+    return -1;
+  }
+  int found = nn_tuning_parse(buf, len, t, err, sizeof err);
+  free(buf);
+  int rc = -1;
+  if (found != NN_TUNING_FOUND) snprintf(why, why_size, "runs/probe.out: %s", err);
+  else rc = nn_costm_from_tuning(t, nn_nccl_version_code(rd->nccl), nranks, m, why, why_size);
+  free(t);
+  return rc;
+}
+
+static const struct nn_arm *arm_of_kind(const struct nn_rundir *rd, int kind, int algo, int proto) {
+  for (int i = 0; i < rd->n_arms; i++) {
+    const struct nn_arm *a = &rd->arms[i];
+    if (a->kind != kind) continue;
+    if (kind != NN_ARM_FORCED) return a;
+    if (!strcasecmp(a->algo, nn_algo_name(algo)) && !strcasecmp(a->proto, nn_proto_name(proto))) return a;
+  }
+  return NULL;
+}
+
+static const struct nn_point *good_point(const struct nn_series *s, int ns, const struct nn_arm *a,
+                                         const char *coll, uint64_t size) {
+  if (!a) return NULL;
+  const struct nn_point *p = nn_series_point(nn_series_find(s, ns, a->name, coll), size);
+  return p && !p->failed && p->n_ok > 0 ? p : NULL;
+}
+
+int nn_costm_point_at(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                      uint64_t size, const struct nn_cost_model *m, struct nn_costm_point *out) {
+  memset(out, 0, sizeof *out);
+  out->size = size;
+  out->pred.algo = out->pred.proto = -1;
+  int c = coll_of(coll);
+  if (c < 0) return -1;
+  nn_cost_choose(m, c, size, &out->pred);
+  /* the stock arm runs NCCL's own choice; else the forced arm of that pair measured it */
+  const struct nn_arm *stock = arm_of_kind(rd, NN_ARM_STOCK, 0, 0);
+  out->pred_pt = good_point(s, ns, stock, coll, size);
+  out->pred_arm = out->pred_pt ? stock : NULL;
+  if (!out->pred_pt && out->pred.algo >= 0) {
+    const struct nn_arm *f = arm_of_kind(rd, NN_ARM_FORCED, out->pred.algo, out->pred.proto);
+    out->pred_pt = good_point(s, ns, f, coll, size);
+    out->pred_arm = out->pred_pt ? f : NULL;
+  }
+  for (int i = 0; i < rd->n_arms; i++) {
+    const struct nn_point *p = good_point(s, ns, &rd->arms[i], coll, size);
+    if (p && (!out->best_pt || p->median < out->best_pt->median)) {
+      out->best_pt = p;
+      out->best_arm = &rd->arms[i];
+    }
+  }
+  /* the forced arm of NCCL's own pair measured its choice too: that is no better choice */
+  if (out->best_arm && out->pred.algo >= 0 && out->best_arm->kind == NN_ARM_FORCED &&
+      out->best_arm == arm_of_kind(rd, NN_ARM_FORCED, out->pred.algo, out->pred.proto)) {
+    out->pred_pt = out->best_pt;
+    out->pred_arm = out->best_arm;
+  }
+  if (out->pred_pt && out->best_pt) {
+    out->loss_us = out->pred_pt->median - out->best_pt->median;
+    out->loss_pct = out->best_pt->median > 0 ? 100.0 * out->loss_us / out->best_pt->median : 0;
+  }
+  out->verdict = out->pred_pt && out->best_pt && out->best_pt != out->pred_pt
+                     ? nn_report_verdict(out->pred_pt, out->best_pt) : NN_VERDICT_UNKNOWN;
+  return 0;
+}
+
+static int keep_all(const struct nn_series *s, const void *arg) {
+  (void)s;
+  (void)arg;
+  return 1;
+}
+
+void nn_costm_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                       const struct nn_cost_model *m) {
+  int n = 0;
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
+  if (!sizes) return;
+  fprintf(f, "\n### %s: NCCL's predicted choice against the measurements\n\n"
+             "| size | NCCL picks | modelled (us) | measured (us) | measured on | best arm | best (us) | "
+             "loss (us) | loss | verdict |\n|---:|:---|---:|---:|:---|:---|---:|---:|---:|:---|\n", coll);
+  for (int i = 0; i < n; i++) {
+    struct nn_costm_point pt;
+    if (nn_costm_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
+    char sz[32], pick[32];
+    nn_size_format(sizes[i], sz, sizeof sz);
+    nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
+    fprintf(f, "| %s | %s | %.1f |", sz, pick, pt.pred.time_us);
+    if (pt.pred_pt) fprintf(f, " %.2f | %s |", pt.pred_pt->median, pt.pred_arm->name);
+    else fprintf(f, " - | not measured |");
+    if (pt.best_pt) fprintf(f, " %s | %.2f |", pt.best_arm->name, pt.best_pt->median);
+    else fprintf(f, " - | - |");
+    if (pt.pred_pt && pt.best_pt)
+      fprintf(f, " %.2f | %.1f%% | %s |\n", pt.loss_us, pt.loss_pct,
+              pt.best_pt == pt.pred_pt ? "NCCL's choice is the best" :
+              pt.verdict == NN_VERDICT_FASTER ? "best beats NCCL's choice beyond the spread" :
+              pt.verdict == NN_VERDICT_NOISE ? "within the spread" : "spread unknown");
+    else
+      fprintf(f, " - | - | n/a |\n");
+  }
+  free(sizes);
+}
+
+/* Modelled time of a forced arm at one size, or -1. */
+static double modelled(const struct nn_cost_model *m, const struct nn_arm *a, const char *coll, uint64_t size) {
+  int c = coll_of(coll), al = nn_algo_from_name(a->algo), pr = nn_proto_from_name(a->proto);
+  if (c < 0 || al < 0 || pr < 0) return -1;
+  return nn_cost_time(m, c, al, pr, size);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Relative errors of model m over every forced LL/Simple arm and size; median and worst. */
+static int errors(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+                  double *median, double *worst) {
+  int n = 0, cap = 0;
+  double *e = NULL;
+  for (int i = 0; i < ns; i++) {
+    const struct nn_arm *a = nn_rundir_arm(rd, s[i].arm);
+    if (!a || a->kind != NN_ARM_FORCED || !strcasecmp(a->proto, "ll128")) continue;
+    for (int k = 0; k < s[i].n_pts; k++) {
+      const struct nn_point *p = &s[i].pts[k];
+      double t = modelled(m, a, s[i].coll, p->size);
+      if (p->failed || p->n_ok < 1 || !(p->median > 0) || t < 0) continue;
+      if (n == cap) {
+        double *g = realloc(e, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *e);
+        if (!g) break;
+        e = g;
+      }
+      e[n++] = fabs(t - p->median) / p->median;
+    }
+  }
+  if (n) {
+    qsort(e, (size_t)n, sizeof *e, cmp_double);
+    *median = e[n / 2];
+    *worst = e[n - 1];
+  }
+  free(e);
+  return n;
+}
+
+int nn_costm_residual(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+                      double pci_latency_us, double *median_default, double *worst_default, double *median_with,
+                      double *worst_with) {
+  *median_default = *worst_default = *median_with = *worst_with = 0;
+  int n = errors(rd, s, ns, m, median_default, worst_default);
+  struct nn_cost_model w = *m;
+  if (pci_latency_us > 0 && nn_cost_model_set_pci_latency(&w, pci_latency_us) == 0)
+    errors(rd, s, ns, &w, median_with, worst_with);
+  else {
+    *median_with = *median_default;
+    *worst_with = *worst_default;
+  }
+  return n;
+}
+
+static int run_ranks(const struct nn_series *s, int ns) {
+  int r = 0;
+  for (int i = 0; i < ns; i++)
+    if (s[i].ranks > r) r = s[i].ranks;
+  return r;
+}
+
+void nn_costm_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                            const struct nn_cost_model *m, double lat, const char *prefix) {
+  double md, wd, mw, ww;
+  int n = m ? nn_costm_residual(rd, s, ns, m, lat, &md, &wd, &mw, &ww) : 0;
+  if (!n) {
+    fprintf(f, "%sresidual: no NCCL model of this run to compare the measurements with\n", prefix);
+    return;
+  }
+  fprintf(f, "%sresidual over %d forced ring/tree x ll/simple points: NCCL's model is off by a median %.0f%% "
+             "(worst %.0f%%) with its default constants", prefix, n, 100 * md, 100 * wd);
+  if (lat > 0) fprintf(f, ", %.0f%% (worst %.0f%%) with pci-latency-us=%.2f", 100 * mw, 100 * ww, lat);
+  fprintf(f, "\n");
+}
+
+int nn_costm_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                    uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
+  struct nn_costm_point pt;
+  char pick[32];
+  if (nn_costm_point_at(rd, s, ns, coll, size, m, &pt) || pt.pred.algo < 0) {
+    snprintf(why, why_size, "NCCL's model has no choice here");
+    return -2;
+  }
+  nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
+  if (!pt.pred_pt) {
+    snprintf(why, why_size, "NCCL picks %s (modelled %.1f us), which this run did not measure", pick, pt.pred.time_us);
+    return -2;
+  }
+  if (!pt.best_pt || pt.best_pt == pt.pred_pt) {
+    snprintf(why, why_size, "NCCL's choice %s is the fastest measured (%.2f us on %s)", pick, pt.pred_pt->median,
+             pt.pred_arm->name);
+    return -1;
+  }
+  double spread = fmax(pt.pred_pt->max - pt.pred_pt->min, pt.best_pt->max - pt.best_pt->min);
+  if (pt.verdict != NN_VERDICT_FASTER) {
+    snprintf(why, why_size, "%s leads NCCL's choice %s (%.2f us on %s) by %.2f us, %s %.2f us", pt.best_arm->name,
+             pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us,
+             pt.verdict == NN_VERDICT_NOISE ? "within the spread" : "with fewer than 2 good repeats: spread unknown, not", spread);
+    return -1;
+  }
+  if (pt.best_arm->kind != NN_ARM_FORCED) {
+    snprintf(why, why_size, "the fastest arm %s forced nothing: no rule to write", pt.best_arm->name);
+    return -1;
+  }
+  snprintf(why, why_size, "%s beats NCCL's choice %s (%.2f us on %s) by %.2f us (%.0f%%), beyond the spread %.2f us",
+           pt.best_arm->name, pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us, pt.loss_pct, spread);
+  return (int)(pt.best_arm - rd->arms);
+}
+
+void nn_costm_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                             const char *const *colls, int nc) {
+  struct nn_cost_model m;
+  char why[512];
+  fprintf(f, "\n## NCCL's own choice, predicted and measured\n\n");
+  if (nn_costm_load(rd, run_ranks(s, ns), &m, why, sizeof why)) {
+    fprintf(f, "No prediction: %s.\n", why);
+    return;
+  }
+  char ver[16];
+  nn_cost_version_name(m.version_code, ver, sizeof ver);
+  fprintf(f, "NCCL's model is the tuning table NCCL %s logged on this machine (runs/probe.out, %d ranks); "
+             "its choice per size is the smallest modelled time (latency + size / bandwidth, with NCCL's tree "
+             "correction), as its own selection computes it. The measured time of that choice comes from the "
+             "stock arm (NCCL choosing), else from the forced arm of that algorithm/protocol. Loss = that time "
+             "minus the best arm's; the verdict needs the best to win by more than the larger spread.\n",
+          ver, m.nranks);
+  for (int c = 0; c < nc; c++) nn_costm_markdown(f, rd, s, ns, colls[c], &m);
+  char how[320];
+  double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
+  fprintf(f, "\n");
+  if (lat > 0) fprintf(f, "`model pci-latency-us=%.2f` (%s)\n\n", lat, how);
+  else fprintf(f, "pci-latency: %s\n\n", how);
+  nn_costm_residual_line(f, rd, s, ns, &m, lat, "");
+}

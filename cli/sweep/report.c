@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* report.c - markdown report and gnuplot plots of an A/B run directory. */
+#include "cli/sweep/report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/sweep/costmeasure.h"
+#include "cli/common/strbuf.h"
+#include "errbuf.h"
+
+#define MAX_COLLS 16
+
+int nn_report_verdict(const struct nn_point *base, const struct nn_point *arm) {
+  if (!base || !arm) return NN_VERDICT_UNKNOWN;
+  if (base->failed || arm->failed) return NN_VERDICT_FAILED;
+  if (base->n_ok < 2 || arm->n_ok < 2) return NN_VERDICT_UNKNOWN;
+  double noise = fmax(base->max - base->min, arm->max - arm->min);
+  double gain = base->median - arm->median;
+  if (gain > noise) return NN_VERDICT_FASTER;
+  if (-gain > noise) return NN_VERDICT_SLOWER;
+  return NN_VERDICT_NOISE;
+}
+
+const char *nn_verdict_name(int v) {
+  switch (v) {
+    case NN_VERDICT_FASTER: return "faster";
+    case NN_VERDICT_SLOWER: return "slower";
+    case NN_VERDICT_NOISE: return "within noise";
+    case NN_VERDICT_FAILED: return "FAILED";
+    default: return "n/a";
+  }
+}
+
+static const char *baseline_arm(const struct nn_rundir *rd) {
+  if (nn_rundir_arm(rd, "stock")) return "stock";
+  return rd->n_arms ? rd->arms[0].name : "";
+}
+
+/* Collectives in the order they were run. */
+static int list_colls(const struct nn_rundir *rd, const char *colls[MAX_COLLS]) {
+  int n = 0;
+  for (int i = 0; i < rd->n_runs && n < MAX_COLLS; i++) {
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++) seen = !strcmp(colls[k], rd->runs[i].coll);
+    if (!seen) colls[n++] = rd->runs[i].coll;
+  }
+  return n;
+}
+
+static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
+  const char *dev = "", *nccl = rd->nccl;
+  int ranks = 0;
+  for (int i = 0; i < ns; i++) {
+    if (!dev[0]) dev = s[i].device;
+    if (!nccl[0]) nccl = s[i].nccl;
+    if (s[i].ranks > ranks) ranks = s[i].ranks;
+  }
+  nn_strbuf_printf(t, "# nccl-numa %s report\n\n", !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
+  nn_strbuf_printf(t, "- Run directory: `%s`\n", rd->path);
+  nn_strbuf_printf(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? rd->host : "?",
+      rd->machine[0] ? rd->machine : "?", rd->cpu[0] ? rd->cpu : "?");
+  nn_strbuf_printf(t, "- GPUs: %d per run (-g), %d ranks reported; model: %s\n", rd->gpus, ranks,
+      dev[0] ? dev : "not reported");
+  nn_strbuf_printf(t, "- NCCL version: %s\n", nccl[0] ? nccl : "unknown");
+  nn_strbuf_printf(t, "- Date: %s\n- Command: `%s`\n", rd->date, rd->command);
+  nn_strbuf_printf(t, "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
+      "in each repeat\n", rd->sizes, rd->iters, rd->warmup, rd->repeats);
+  nn_strbuf_printf(t, "- Arms:\n");
+  for (int i = 0; i < rd->n_arms; i++) {
+    const struct nn_arm *a = &rd->arms[i];
+    if (a->kind == NN_ARM_STOCK)
+      nn_strbuf_printf(t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
+    else if (a->kind == NN_ARM_NUMA)
+      nn_strbuf_printf(t, "  - `%s`: nccl-numa, config `%s`, sha256 `%s`\n", a->name,
+          a->config ? a->config : "?", a->sha256[0] ? a->sha256 : "?");
+    else
+      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, a->algo, a->proto,
+          a->config ? ", topology from config `" : "", a->config ? a->config : "",
+          a->config ? "`" : "");
+  }
+  nn_strbuf_printf(t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
+      "the repeats; spread is max - min over the repeats. Verdict: faster (slower) when the "
+      "arm's median beats (trails) the baseline's by more than the larger spread; otherwise "
+      "within noise; n/a with fewer than 2 good repeats. A size where any run failed "
+      "(#wrong > 0, non-zero exit, unreadable output) is FAILED and never a speed result.\n");
+}
+
+static void cell_time(struct nn_strbuf *t, const struct nn_point *p, int n_runs) {
+  if (!p) nn_strbuf_printf(t, " - |");
+  else if (p->failed) nn_strbuf_printf(t, " FAILED (%d/%d good) |", p->n_ok, n_runs);
+  else nn_strbuf_printf(t, " %.2f |", p->median);
+}
+
+static void cell_spread(struct nn_strbuf *t, const struct nn_point *p) {
+  if (!p || p->failed || p->n_ok < 2) nn_strbuf_printf(t, " - |");
+  else nn_strbuf_printf(t, " %.2f (%.1f%%) |", p->max - p->min, 100 * (p->max - p->min) / p->median);
+}
+
+static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
+                       int ns, const char *coll, const char *base, int plots) {
+  int nsz = 0;
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  if (!sizes) {
+    t->oom = 1;
+    return;
+  }
+  const struct nn_series *bs = nn_series_find(s, ns, base, coll);
+  if (!nsz) {
+    nn_strbuf_printf(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
+    free(sizes);
+    return;
+  }
+  nn_strbuf_printf(t, "\n## %s\n\n| size | %s (us) |", coll, base);
+  for (int a = 0; a < rd->n_arms; a++)
+    if (strcmp(rd->arms[a].name, base))
+      nn_strbuf_printf(t, " %s (us) | %s/%s | spread %s | spread %s | verdict %s |", rd->arms[a].name, base,
+          rd->arms[a].name, base, rd->arms[a].name, rd->arms[a].name);
+  nn_strbuf_printf(t, "\n|---:|---:|");
+  for (int a = 0; a < rd->n_arms; a++)
+    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, "---:|---:|---:|---:|:---|");
+  nn_strbuf_printf(t, "\n");
+  int counts[MAX_COLLS][5] = {{0}};
+  for (int i = 0; i < nsz; i++) {
+    char sz[32];
+    nn_size_format(sizes[i], sz, sizeof sz);
+    const struct nn_point *bp = nn_series_point(bs, sizes[i]);
+    nn_strbuf_printf(t, "| %s |", sz);
+    cell_time(t, bp, bs ? bs->n_runs : 0);
+    for (int a = 0, k = 0; a < rd->n_arms; a++) {
+      if (!strcmp(rd->arms[a].name, base)) continue;
+      const struct nn_series *as = nn_series_find(s, ns, rd->arms[a].name, coll);
+      const struct nn_point *ap = nn_series_point(as, sizes[i]);
+      cell_time(t, ap, as ? as->n_runs : 0);
+      if (bp && ap && !bp->failed && !ap->failed && ap->median > 0)
+        nn_strbuf_printf(t, " %.3f |", bp->median / ap->median);
+      else
+        nn_strbuf_printf(t, " - |");
+      cell_spread(t, bp);
+      cell_spread(t, ap);
+      int v = nn_report_verdict(bp, ap);
+      nn_strbuf_printf(t, " %s |", nn_verdict_name(v));
+      if (k < MAX_COLLS) counts[k++][v]++;
+    }
+    nn_strbuf_printf(t, "\n");
+  }
+  nn_strbuf_printf(t, "\n");
+  for (int a = 0, k = 0; a < rd->n_arms; a++) {
+    if (!strcmp(rd->arms[a].name, base) || k >= MAX_COLLS) continue;
+    nn_strbuf_printf(t, "%s vs %s: faster at %d sizes, slower at %d, within noise at %d, failed at %d, "
+        "n/a at %d.\n\n", rd->arms[a].name, base, counts[k][NN_VERDICT_FASTER],
+        counts[k][NN_VERDICT_SLOWER], counts[k][NN_VERDICT_NOISE], counts[k][NN_VERDICT_FAILED],
+        counts[k][NN_VERDICT_UNKNOWN]);
+    k++;
+  }
+  if (plots) nn_strbuf_printf(t, "![%s: time vs size](plot-%s.svg)\n", coll, coll);
+  free(sizes);
+}
+
+/* ---------- outputs ---------- */
+
+/* A run directory is shared: a file planted under an output's name (a link to a
+ * file of the user running report) must be replaced, never written through. Every
+ * output is written into a fresh private directory inside the run directory (gnuplot
+ * runs there too) and renamed into place. */
+struct stage {
+  int dfd;           /* the run directory */
+  int tfd;           /* the private staging directory inside it */
+  char name[64];
+};
+
+static int stage_open(struct stage *st, const char *rundir, char *err, size_t errsz) {
+  static unsigned seq;
+  st->tfd = -1;
+  st->dfd = open(rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (st->dfd < 0) {
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s", rundir, strerror(errno));
+    return -1;
+  }
+  for (int tries = 0; tries < 100; tries++) {
+    snprintf(st->name, sizeof st->name, ".report-%ld-%u", (long)getpid(), seq++);
+    if (!mkdirat(st->dfd, st->name, 0700)) {
+      st->tfd = openat(st->dfd, st->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (st->tfd >= 0) return 0;
+      break;
+    }
+    if (errno != EEXIST) break;
+  }
+  nn_errbuf_set(err, errsz, "%s: cannot create a private directory for the outputs: %s", rundir,
+                strerror(errno));
+  close(st->dfd);
+  return -1;
+}
+
+/* A new file in the staging directory. */
+static FILE *stage_file(const struct stage *st, const char *name) {
+  int fd = openat(st->tfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
+/* Moves a staged file into the run directory (replacing whatever has its name). */
+static int stage_commit(const struct stage *st, const char *name) {
+  return renameat(st->tfd, name, st->dfd, name);
+}
+
+/* Removes the staging directory and whatever is left in it. */
+static void stage_close(struct stage *st) {
+  int fd = dup(st->tfd);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d && fd >= 0) close(fd);
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(st->tfd, e->d_name, 0);
+  if (d) closedir(d);
+  close(st->tfd);
+  unlinkat(st->dfd, st->name, AT_REMOVEDIR);
+  close(st->dfd);
+}
+
+/* Writes s as a gnuplot single-quoted string: inside one, only a quote is special
+ * (written twice); no backquote or macro substitution happens. Control characters
+ * become '?' so a string stays on its line. */
+static void gp_string(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '\'') fputs("''", f);
+    else fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+  }
+  fputc('\'', f);
+}
+
+/* ---------- plots ---------- */
+
+static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
+                           const struct nn_series *s, int ns, const char *coll) {
+  char name[128];
+  int nsz = 0;
+  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  if (!sizes) return -1;
+  snprintf(name, sizeof name, "plot-%s.dat", coll);
+  FILE *d = stage_file(st, name);
+  if (!d) {
+    free(sizes);
+    return -1;
+  }
+  fprintf(d, "# size");
+  for (int a = 0; a < rd->n_arms; a++) fprintf(d, " %s", rd->arms[a].name);
+  fprintf(d, "\n");
+  for (int i = 0; i < nsz; i++) {
+    fprintf(d, "%llu", (unsigned long long)sizes[i]);
+    for (int a = 0; a < rd->n_arms; a++) {
+      const struct nn_point *p =
+          nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), sizes[i]);
+      if (p && !p->failed && p->median > 0) fprintf(d, " %.4f", p->median);
+      else fprintf(d, " ?");
+    }
+    fprintf(d, "\n");
+  }
+  free(sizes);
+  return fclose(d) ? -1 : 0;
+}
+
+/* The gnuplot script. Names (collective, arms) passed nn_rundir_name_ok; the host
+ * name is free text from meta and goes in as a quoted string. */
+static int write_plot_script(const struct stage *st, const struct nn_rundir *rd, const char *coll) {
+  char name[128], title[512];
+  snprintf(name, sizeof name, "plot-%s.gp", coll);
+  FILE *g = stage_file(st, name);
+  if (!g) return -1;
+  snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
+  fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
+          "set logscale xy 2\nset datafile missing '?'\nset key top left noenhanced\nset grid\n"
+          "set xlabel 'size (bytes)'\nset ylabel 'time (us), median of repeats'\nset title ");
+  gp_string(g, title);
+  fprintf(g, " noenhanced\nset format x '%%.0s%%cB'\n");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 0)
+      fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
+              "else { set terminal png size 1000,650 }\nset output 'plot-%s.png'\n", coll);
+    else
+      fprintf(g, "set terminal svg size 1000,650 dynamic\nset output 'plot-%s.svg'\n", coll);
+    fprintf(g, "plot");
+    for (int a = 0; a < rd->n_arms; a++) {
+      fprintf(g, "%s 'plot-%s.dat' using 1:%d with linespoints title ", a ? "," : "", coll, a + 2);
+      gp_string(g, rd->arms[a].name);
+    }
+    fprintf(g, "\nunset output\n");
+  }
+  return fclose(g) ? -1 : 0;
+}
+
+/* Runs gnuplot on a script inside the staging directory. Returns 0 drawn, 1 gnuplot
+ * missing, -1 failed. */
+static int run_gnuplot(const struct stage *st, const char *rundir, const char *script, FILE *log) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (fchdir(st->tfd)) _exit(126);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1);
+    execlp("gnuplot", "gnuplot", script, (char *)NULL);
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return 1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+    if (log) fprintf(log, "nccl-numa report: gnuplot failed on %s/%s\n", rundir, script);
+    return -1;
+  }
+  return 0;
+}
+
+/* Moves one collective's plot files into place; those gnuplot did not draw are skipped. */
+static int commit_plot(const struct stage *st, const char *coll) {
+  static const char *const ext[] = {"dat", "gp", "png", "svg"};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "plot-%s.%s", coll, ext[i]);
+    if (stage_commit(st, name) && errno != ENOENT) rc = -1;
+  }
+  return rc;
+}
+
+static void draw_plots(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd,
+                       const struct nn_series *s, int ns, const char **colls, int nc, FILE *log) {
+  int missing = 0;
+  for (int c = 0; c < nc; c++) {
+    char script[128];
+    snprintf(script, sizeof script, "plot-%s.gp", colls[c]);
+    if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, colls[c])) {
+      nn_strbuf_printf(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
+      continue;
+    }
+    int rc = run_gnuplot(st, rd->path, script, log);
+    if (rc == 1) missing = 1;
+    else if (rc < 0) nn_strbuf_printf(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
+    if (commit_plot(st, colls[c]))
+      nn_strbuf_printf(t, "\nPlot files for %s could not be moved into the run directory: %s\n", colls[c],
+          strerror(errno));
+  }
+  if (missing)
+    nn_strbuf_printf(t, "\ngnuplot is not installed: the plots were not drawn. Install it and run "
+        "`gnuplot plot-COLL.gp` inside the run directory.\n");
+}
+
+/* NCCL's predicted choice beside the measurements (costmeasure.h). */
+static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                         const char *const *colls, int nc) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) {
+    t->oom = 1;
+    return;
+  }
+  nn_costm_report_section(f, rd, s, ns, colls, nc);
+  if (fclose(f) == 0 && buf) nn_strbuf_printf(t, "%s", buf);
+  else t->oom = 1;
+  free(buf);
+}
+
+static int build_report(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd, int plots,
+                        FILE *log, char *err, size_t errsz) {
+  struct nn_series *s = NULL;
+  int ns = 0;
+  if (nn_rundir_series(rd, log, &s, &ns, err, errsz)) return -1;
+  const char *colls[MAX_COLLS];
+  int nc = list_colls(rd, colls);
+  header(t, rd, s, ns);
+  const char *base = baseline_arm(rd);
+  for (int c = 0; c < nc; c++) coll_table(t, rd, s, ns, colls[c], base, plots);
+  cost_section(t, rd, s, ns, colls, nc);
+  int failed_runs = 0;
+  for (int i = 0; i < ns; i++) failed_runs += s[i].n_failed_runs;
+  if (failed_runs)
+    nn_strbuf_printf(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
+        "runs/*.out.\n", failed_runs);
+  if (plots) draw_plots(t, st, rd, s, ns, colls, nc, log);
+  nn_series_free(s, ns);
+  if (t->oom) nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rd->path);
+  return t->oom ? -1 : 0;
+}
+
+/* report.md: staged, then renamed into place. */
+static int write_report_md(const struct stage *st, const char *rundir, const struct nn_strbuf *t,
+                           char *err, size_t errsz) {
+  FILE *f = stage_file(st, "report.md");
+  int bad = !f || fwrite(t->s, 1, t->len, f) != t->len;
+  if (f && fclose(f)) bad = 1;
+  if (!bad && stage_commit(st, "report.md")) bad = 1;
+  if (bad) nn_errbuf_set(err, errsz, "%s/report.md: cannot write: %s", rundir, strerror(errno));
+  return bad ? -1 : 0;
+}
+
+int nn_report_write(const char *rundir, int plots, FILE *out, FILE *log, char *err, size_t errsz) {
+  struct nn_rundir rd;
+  if (nn_rundir_read(rundir, &rd, err, errsz)) return -1;
+  struct stage st;
+  if (stage_open(&st, rundir, err, errsz)) {
+    nn_rundir_free(&rd);
+    return -1;
+  }
+  struct nn_strbuf t = {0};   /* built once, then written twice */
+  int rc = build_report(&t, &st, &rd, plots, log, err, errsz);
+  if (!rc) rc = write_report_md(&st, rundir, &t, err, errsz);
+  if (!rc && out) fwrite(t.s, 1, t.len, out);
+  stage_close(&st);
+  free(t.s);
+  nn_rundir_free(&rd);
+  return rc;
+}
