@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cliconfig.h"
+#include "cli/common/cliconfig.h"
 #include "cli/commands.h"
 #include "nn_config.h"
 

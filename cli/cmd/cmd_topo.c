@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cliconfig.h"
+#include "cli/common/cliconfig.h"
 #include "cli/commands.h"
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
