@@ -13,7 +13,9 @@
  *    symbolic links followed as open follows them) and along the path with every link
  *    resolved, is owned by the effective uid or root and not writable by group or others;
  *    a sticky directory writable by group or others (/tmp) is accepted only when the file
- *    is owned by the effective uid, since only then its owner alone can replace it there;
+ *    is owned by the effective uid, since only then its owner alone can replace it there,
+ *    and, when it holds the file, only for a file of one hard link (anyone may have linked
+ *    a file of ours under the name we open, where fs.protected_hardlinks is off);
  *  - the resolved path still names the opened file.
  * POSIX ACLs are not consulted.
  *

@@ -13,10 +13,11 @@
 #include "errbuf.h"
 #include "fileread.h"
 
-/* For whom the check is made, and whether that user owns the file. */
+/* For whom the check is made, and what of the file the directories' verdict depends on. */
 struct who {
   uid_t euid;
   int owns_file;
+  nlink_t links;
 };
 
 static const char *owners(const struct who *w, char *buf, size_t size) {
@@ -30,8 +31,9 @@ static const char *writers(mode_t mode) {
   return mode & 020 ? "group" : "others";
 }
 
-/* One directory on the way to the file: 0, or -1 with the reason in why. */
-static int check_dir(const char *dir, const struct who *w, char *why, size_t whysz) {
+/* One directory on the way to the file (`parent`: the one holding it): 0, or -1 with the
+ * reason in why. */
+static int check_dir(const char *dir, int parent, const struct who *w, char *why, size_t whysz) {
   struct stat st;
   char who[48];
   if (stat(dir, &st) != 0) {
@@ -47,7 +49,15 @@ static int check_dir(const char *dir, const struct who *w, char *why, size_t why
                   (unsigned)st.st_uid, owners(w, who, sizeof who));
     return -1;
   }
-  if (!(st.st_mode & 022) || ((st.st_mode & S_ISVTX) && w->owns_file)) return 0;
+  if (!(st.st_mode & 022)) return 0;
+  /* Anyone may have made a second name there for a file of ours (a hard link, where
+   * fs.protected_hardlinks is off): the name need not be the one we meant. */
+  if ((st.st_mode & S_ISVTX) && w->owns_file && parent && w->links > 1) {
+    nn_errbuf_set(why, whysz, "the file has %lu hard links and lies in directory %s, which others can "
+                  "write (mode %04o)", (unsigned long)w->links, dir, (unsigned)(st.st_mode & 07777));
+    return -1;
+  }
+  if ((st.st_mode & S_ISVTX) && w->owns_file) return 0;
   if (st.st_mode & S_ISVTX)
     nn_errbuf_set(why, whysz, "directory %s is writable by %s (mode %04o; sticky, which protects only a "
                   "file of uid %u there)", dir, writers(st.st_mode), (unsigned)(st.st_mode & 07777),
@@ -69,10 +79,10 @@ static int check_dirs(const char *abs, const struct who *w, char *why, size_t wh
     return -1;
   }
   memcpy(prefix, abs, n + 1);
-  if (check_dir("/", w, why, whysz)) return -1;
+  if (check_dir("/", !strchr(abs + 1, '/'), w, why, whysz)) return -1;
   for (char *s = prefix + 1; (s = strchr(s, '/')); s++) {
     *s = 0;
-    int rc = check_dir(prefix, w, why, whysz);
+    int rc = check_dir(prefix, !strchr(s + 1, '/'), w, why, whysz);
     *s = '/';
     if (rc) return -1;
   }
@@ -123,6 +133,7 @@ static int judge(int fd, const char *path, const struct who *base, char *why, si
     return -1;
   }
   w.owns_file = st.st_uid == w.euid;
+  w.links = st.st_nlink;
   if (check_file(&st, &w, why, whysz) || absolute(path, abs, sizeof abs, why, whysz) ||
       check_dirs(abs, &w, why, whysz))
     return -1;
@@ -139,7 +150,7 @@ static int judge(int fd, const char *path, const struct who *base, char *why, si
 
 int nn_trust_fd_as(int fd, const char *path, uid_t euid, char *err, size_t errsz) {
   char why[PATH_MAX + 160];
-  struct who w = {euid, 0};
+  struct who w = {.euid = euid};
   if (err && errsz) err[0] = 0;
   if (judge(fd, path, &w, why, sizeof why) == 0) return NN_TRUST_OK;
   const char *optout = getenv(NN_TRUST_OPTOUT_ENV);

@@ -184,6 +184,15 @@ static void test_sticky_directory(void **state) {
   expect_trusted(mine);
   expect_refused_as(mine, NOBODY, "is writable by group and others (mode 1777; sticky, which protects "
                     "only a file of uid 65534 there)");
+  /* a second name for root's file, made in the sticky directory: not the name root meant */
+  const char *elsewhere = put("elsewhere.conf", "x\n");
+  char linked[160];
+  snprintf(linked, sizeof linked, "%s/linked.conf", d);
+  assert_int_equal(link(elsewhere, linked), 0);
+  char want[256];
+  snprintf(want, sizeof want, "the file has 2 hard links and lies in directory %s, which others can write", d);
+  expect_refused(linked, want);
+  expect_trusted(elsewhere);   /* its own directory is not open to others */
 }
 
 /* The descriptor is what counts: a file renamed over the path after the open is noticed. */
