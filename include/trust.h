@@ -36,7 +36,10 @@ enum nn_trust_result {
   NN_TRUST_OK = 0,          /* trusted; err is "" */
   NN_TRUST_OPTED_OUT = 1,   /* not trusted, accepted only because of NN_TRUST_OPTOUT_ENV:
                              * err holds "PATH: not trusted: REASON; read anyway because ..." */
-  NN_TRUST_REFUSED = -1     /* err holds "PATH: not trusted: REASON" */
+  NN_TRUST_REFUSED = -1,    /* err holds "PATH: not trusted: REASON" */
+  NN_TRUST_REPLACED = -2    /* the path names another file by now (replaced by a rename since
+                             * the open, or gone): open it again; err says so. Never waived by
+                             * the opt-out. */
 };
 
 /* Checks the open descriptor fd, opened by the name `path`, as above for the effective

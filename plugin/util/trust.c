@@ -123,7 +123,9 @@ static int absolute(const char *path, char *buf, size_t size, char *why, size_t 
   return 0;
 }
 
-/* 0 trusted, -1 with the reason in why. */
+/* 0 trusted, -1 with the reason in why, -2 when the path names another file than fd by now
+ * (replaced, as by a rename, since the open: the directories checked are not the file's). The
+ * identity is taken first, so that a replacement can only fall between the open and it. */
 static int judge(int fd, const char *path, const struct who *base, char *why, size_t whysz) {
   struct stat st, named;
   char abs[PATH_MAX], real[PATH_MAX];
@@ -132,19 +134,19 @@ static int judge(int fd, const char *path, const struct who *base, char *why, si
     nn_errbuf_set(why, whysz, "cannot check the opened file: %s", strerror(errno));
     return -1;
   }
+  if (!realpath(path, real) || stat(real, &named) != 0) {
+    nn_errbuf_set(why, whysz, "cannot resolve the path: %s", strerror(errno));
+    return errno == ENOENT ? -2 : -1;   /* renamed away, maybe to be replaced */
+  }
+  if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+    nn_errbuf_set(why, whysz, "the path no longer names the file opened (it was replaced meanwhile)");
+    return -2;
+  }
   w.owns_file = st.st_uid == w.euid;
   w.links = st.st_nlink;
   if (check_file(&st, &w, why, whysz) || absolute(path, abs, sizeof abs, why, whysz) ||
       check_dirs(abs, &w, why, whysz))
     return -1;
-  if (!realpath(path, real) || stat(real, &named) != 0) {
-    nn_errbuf_set(why, whysz, "cannot resolve the path: %s", strerror(errno));
-    return -1;
-  }
-  if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
-    nn_errbuf_set(why, whysz, "the path no longer names the file opened (it changed during the check)");
-    return -1;
-  }
   return strcmp(abs, real) ? check_dirs(real, &w, why, whysz) : 0;
 }
 
@@ -152,7 +154,12 @@ int nn_trust_fd_as(int fd, const char *path, uid_t euid, char *err, size_t errsz
   char why[PATH_MAX + 160];
   struct who w = {.euid = euid};
   if (err && errsz) err[0] = 0;
-  if (judge(fd, path, &w, why, sizeof why) == 0) return NN_TRUST_OK;
+  int verdict = judge(fd, path, &w, why, sizeof why);
+  if (verdict == 0) return NN_TRUST_OK;
+  if (verdict == -2) {
+    nn_errbuf_set(err, errsz, "%s: %s", path, why);
+    return NN_TRUST_REPLACED;
+  }
   const char *optout = getenv(NN_TRUST_OPTOUT_ENV);
   if (optout && !strcmp(optout, "1")) {
     nn_errbuf_set(err, errsz, "%s: not trusted: %s; read anyway because %s=1 is set (for development "
