@@ -18,8 +18,12 @@ MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null)
 
 XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
-HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
-HWLOC_LIBS := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null)
+# hwloc: reading a machine's topology (discover, and what uses it) alone needs it. HWLOC=0,
+# or no pkg-config entry for it, builds everything else without it, and discover says so
+# (use a BUILD directory of its own: objects are not rebuilt when HWLOC changes).
+HWLOC ?= $(if $(shell $(PKG_CONFIG) --exists hwloc 2>/dev/null && echo y),1,0)
+HWLOC_CFLAGS := $(if $(filter 1,$(HWLOC)),$(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null) -DNN_HAVE_HWLOC,)
+HWLOC_LIBS := $(if $(filter 1,$(HWLOC)),$(or $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null),-lhwloc),)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -50,7 +54,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb
+.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
 all: $(SO) $(CLI)
 
 # Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
@@ -128,11 +132,30 @@ NCCL_LIB ?= $(CUDA_HOME)/lib64
 CUDART_INC ?= $(CUDA_HOME)/include
 CUDART_LIB ?= $(CUDA_HOME)/lib64
 CUDART_SO ?= -lcudart
-$(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.c test/gpu/driver_format.h
+# DRIVER_RPATH: where the driver looks for NCCL first (make gpu-bundle empties it, so the
+# NCCL of the machine it runs on is the one LD_LIBRARY_PATH names).
+DRIVER_RPATH ?= -Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDART_LIB)
+# What the driver is built against, rewritten only when that changed: pointed at another
+# NCCL (or the same path holding another release), the driver is rebuilt, not reused.
+DRIVER_STAMP := $(BUILD)/tools/nn_coll_driver.settings
+$(DRIVER_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '$(CC) | $(NCCL_INC) | $(NCCL_LIB) | $(CUDART_INC) | $(CUDART_LIB) | $(CUDART_SO) | $(DRIVER_RPATH)'; \
+	  grep -h '^#define NCCL_\(MAJOR\|MINOR\|PATCH\|SUFFIX\)\b' $(NCCL_INC)/nccl.h 2>/dev/null; \
+	  stat -L -c '%n %s %Y' $(NCCL_LIB)/libnccl.so.2 2>/dev/null; } > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+.PHONY: FORCE
+FORCE:
+$(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.c test/gpu/driver_format.h $(DRIVER_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -Itest/gpu -isystem $(NCCL_INC) -isystem $(CUDART_INC) \
 		$< test/gpu/driver_format.c -o $@ -L$(NCCL_LIB) -L$(CUDART_LIB) \
-		-Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDART_LIB) -l:libnccl.so.2 $(CUDART_SO) -lpthread
+		$(DRIVER_RPATH) -l:libnccl.so.2 $(CUDART_SO) -lpthread
+# gpu-bundle: the GPU kit in one folder ($(BUILD)/gpu-bundle) for a GPU machine without
+# network or -dev packages; there: bash DIR/run.sh --bundle DIR (docs/gpu-check.md).
+.PHONY: gpu-bundle
+gpu-bundle:
+	@BUILD=$(BUILD) bash test/gpu/make_bundle.sh
 # test-gpu: a machine without a GPU, CUDA runtime or NCCL prints "skipped: <reason>" and
 # passes (test/run.sh runs the script itself and counts that as skipped).
 .PHONY: test-gpu
@@ -195,6 +218,11 @@ man: $(CLI)
 # A Debian binary package (debian/make-deb.sh: dpkg-buildpackage, debhelper, lintian).
 deb:
 	@bash debian/make-deb.sh $(BUILD)/pkg
+
+# The pip wheel, manylinux-tagged (python/make-wheel.sh: hatchling, auditwheel repair); the
+# tools are a venv of their own (make deps makes it). Prints the wheel's path as its last line.
+wheel:
+	@bash python/make-wheel.sh $(BUILD)/wheel-build $(BUILD)/wheel
 
 bench:
 	@bash test/bench/run.sh

@@ -31,10 +31,17 @@ void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fm
 void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Appends one line (a JSON object, newline added) to `path`, opened O_APPEND without
- * following a final symlink, created 0600, in one write: whole or not at all (past
- * RLIMIT_FSIZE: EFBIG, no SIGXFSZ). Returns 0 or -1 with errno. */
-int nn_log_append_line(const char *path, const char *line);
+/* nn_log_append_line's answer for a path it will not write to. */
+#define NN_LOG_REFUSED (-2)
+
+/* Appends one line (a JSON object, newline added) to `path` in one write: whole or not
+ * at all (past RLIMIT_FSIZE: EFBIG, no SIGXFSZ). The path is walked one component at a
+ * time without following any symbolic link; the file must be a regular file owned by
+ * the effective uid, not writable by group or others, with one link, or is created new
+ * with mode 0600 (a FIFO or device is refused without being opened, so nothing blocks).
+ * Returns 0; NN_LOG_REFUSED when the path or file is refused; -1 when it cannot be
+ * opened or written; either way "PATH: reason" is in err. */
+int nn_log_append_line(const char *path, const char *line, char *err, size_t errsz);
 
 /* Appends `s` to the buffer at *len as a JSON string literal (quoted, escaped),
  * truncating safely at `size`. */

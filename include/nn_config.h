@@ -20,6 +20,7 @@
 #define NN_MAX_NUMA_NODES 64
 #define NN_MAX_RULES 4096
 #define NN_MAX_FILE_BYTES (16u << 20)
+#define NN_MAX_INCLUDE_BYTES (64u << 20)   /* read by include-csv, in all, per mapping */
 #define NN_MAX_CHANNELS 64
 #define NN_ANY (-1)
 #define NN_UNBOUNDED UINT64_MAX

@@ -6,24 +6,22 @@
  * shape (ranks, nodes, scope) and splits each collective's byte axis into segments,
  * each carrying its first matching rule's choice. A call then costs one bucket load
  * (by the top bits of nBytes) and one compare for almost every file: the same work
- * with 1 or 1,000 rules, with no allocation, locking, I/O or string work.
+ * with 1 or 1,000 rules, with no allocation, locking, I/O or string work. The layout
+ * that work reads, and the inline functions reading it, are private to the tuner:
+ * plugin/core/policy_fast.h.
  */
 #ifndef NCCL_NUMA_POLICY_H
 #define NCCL_NUMA_POLICY_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
 #include "nn_config.h"
 
 struct nn_policy;
 
 /* Compiles the rules of `cfg` (may be NULL: an empty policy) for a communicator.
- * Returns NULL only when out of memory. */
+ * Returns NULL when out of memory or when cfg holds more than NN_MAX_RULES rules. */
 struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes);
 void nn_policy_free(struct nn_policy *p);
 
@@ -74,141 +72,5 @@ void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, c
 
 /* Byte counts as the config writes them: 0, 512, 64K, 1M, 4G (exact multiples only). */
 void nn_policy_format_bytes(uint64_t v, char *buf, size_t size);
-
-/* ---- the hot path, inline so that a tuner adapter pays no call for the common case ----
- * The layout below is policy.c's; only these inline functions read it. */
-
-/* NCCL's NCCL_NUM_PROTOCOLS (LL, LL128, Simple) in every release the adapters support: a
- * segment stores its choice's table index for that width. */
-#define NN_FAST_PROTOS 3
-#define NN_SEG_GENERAL 0xffu   /* nn_seg.entry: only the general path can answer */
-
-/* One segment in 16 bytes: its start and its first rule's choice, so a call reads one
- * bucket and one segment (and the start of the one after), and no rule record. */
-struct nn_seg {
-  uint64_t start;       /* the segment covers [start, next segment's start) */
-  int32_t rule;         /* config index of the first kept rule covering it, or -1 */
-  uint8_t channels;     /* 0: leave NCCL's */
-  uint8_t entry;        /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
-                           numPipeOps/regBuff condition and the entry is among the first 9
-                           (tree, ring, collnet_direct); else NN_SEG_GENERAL */
-  uint16_t unused;
-};
-
-/* One collective's buckets and segments, all a fast call reads (32 bytes). */
-struct nn_segs {
-  const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
-  const uint16_t *bucket;    /* per key, every key of a 64-bit size: the segment holding its
-                                top value */
-  const uint32_t *octave;    /* per octave of a size, its word for nn_policy_key */
-  uint64_t unused;
-};
-
-/* The first member of struct nn_policy. */
-struct nn_policy_hot {
-  struct nn_segs coll[NN_COLL_COUNT];
-};
-
-/* What a fast call reads of p (non-NULL), for a caller to copy next to its own hot data,
- * one dependent load closer to the call: the copy is valid while p lives. */
-static inline const struct nn_policy_hot *nn_policy_hot_of(const struct nn_policy *p) {
-  return (const struct nn_policy_hot *)(const void *)p;
-}
-
-/* The octave of a size: 0 for 0 and 1, else floor(log2 v). */
-static inline uint32_t nn_policy_octave(uint64_t v) {
-  return 63u - (uint32_t)__builtin_clzll(v | 1);
-}
-
-/* Monotonic in v. The octave of v has 2^s keys, s chosen per octave; its word holds the
- * base its keys count from (upper 26 bits) and the right shift that leaves the top s + 1
- * bits of v (lower 6), which add to the base.
- * Branch-free, so random sizes cost no mispredictions. */
-static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
-  uint32_t w = octave[nn_policy_octave(v)];
-  return (w >> 6) + (uint32_t)(v >> (w & 63));   /* v >> (w & 63) < 2^(s + 1) */
-}
-
-/* The segment holding v, or a record with entry NN_SEG_GENERAL that sends the call to the
- * general path. A bucket names the segment holding its top value and one branch-free
- * compare steps back to the one before; a bucket with more segments (1-byte-wide ranges,
- * say) names a copy of its top segment preceded by such a record. */
-static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
-  const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(s->octave, v)];
-  uint64_t difference;
-  /* The borrow of v - start, not a compare: gcc turns `g - (v < g->start)` into a branch,
-   * which sizes just below a boundary mispredict. */
-  return g - __builtin_sub_overflow(v, g->start, &difference);
-}
-
-/* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result. */
-int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                            int reg_buff, float *table, int num_algo, int num_proto, int *n_channels);
-
-/* Whether the first 8 entries of t hold a +-0.0, which could win NCCL's lowest-index tie
- * with the chosen 0.0 (NCCL's own tables hold positive times): a few vector instructions
- * and no branch on which entry is chosen. */
-#if defined(__SSE__)
-static inline int nn_policy_zero_in_8(const float *t) {
-  __m128 zero = _mm_setzero_ps();
-  __m128 z = _mm_or_ps(_mm_cmpeq_ps(_mm_loadu_ps(t), zero), _mm_cmpeq_ps(_mm_loadu_ps(t + 4), zero));
-  return _mm_movemask_ps(z) != 0;
-}
-#else
-typedef float nn_policy_f4 __attribute__((vector_size(16)));
-typedef int32_t nn_policy_i4 __attribute__((vector_size(16)));
-
-static inline int nn_policy_zero_in_8(const float *t) {
-  nn_policy_f4 lo, hi, zero = {0, 0, 0, 0};
-  memcpy(&lo, t, sizeof lo);
-  memcpy(&hi, t + 4, sizeof hi);
-  nn_policy_i4 z = (lo == zero) | (hi == zero);
-  uint64_t w[2];
-  memcpy(w, &z, sizeof w);
-  return (w[0] | w[1]) != 0;
-}
-#endif
-
-/* Whether a cost is +0.0 to +inf: one integer compare of its bits. NaN and negative
- * entries are disabled; -0.0, which NCCL would take, is left to the general path. */
-static inline int nn_policy_enabled_fast(const float *cost) {
-  uint32_t bits;
-  memcpy(&bits, cost, sizeof bits);
-  return bits <= 0x7f800000u;
-}
-
-/* Whether the fast path may answer with segment g: its entry is set, the table has NCCL's
- * shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the first 8
- * entries is +-0.0. */
-static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
-  unsigned k = g->entry;
-  return k != NN_SEG_GENERAL && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
-         nn_policy_enabled_fast(&table[k]) &&
-         !nn_policy_zero_in_8(table);
-}
-
-/* Writes the segment's choice: its entry becomes 0.0 and its channels, when set, replace
- * NCCL's (branch-free: which segments set them varies from call to call). */
-static inline void nn_policy_fast_write(const struct nn_seg *g, float *table, int *n_channels) {
-  table[g->entry] = 0.0f;
-  if (n_channels) {
-    int ch = g->channels, old = *n_channels;
-    *n_channels = ch | (old & -(ch == 0));
-  }
-}
-
-/* The common call of nn_policy_apply, for a policy's hot data (nn_policy_hot_of or a copy)
- * and a collective known valid (0 <= coll < NN_COLL_COUNT) and NCCL's table shape:
- * answered from the segment alone when its entry is set, enabled in the table, and none of
- * the table's first 8 entries is +-0.0. Returns the segment that decided, or NULL with
- * nothing changed: then nn_policy_apply_general decides. It makes no call. */
-static inline const struct nn_seg *nn_policy_apply_fast(const struct nn_policy_hot *h, int coll, uint64_t n_bytes,
-                                                        float *table, int num_algo, int num_proto,
-                                                        int *n_channels) {
-  const struct nn_seg *g = nn_policy_segment_fast(&h->coll[coll], n_bytes);
-  if (!nn_policy_fast_ok(g, table, num_algo, num_proto)) return NULL;
-  nn_policy_fast_write(g, table, n_channels);
-  return g;
-}
 
 #endif

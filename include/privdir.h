@@ -7,7 +7,9 @@
  * The directory is $XDG_RUNTIME_DIR/nccl-numa when XDG_RUNTIME_DIR is set and
  * absolute, else ${TMPDIR:-/tmp}/nccl-numa-<euid> (TMPDIR only when absolute). It
  * is created 0700 and used only when it is a real directory (not a symbolic link)
- * owned by the effective user with no group or other permission bits.
+ * owned by the effective user with no group or other permission bits. Anyone can
+ * create that predictable name first in a shared /tmp: the plugin then stores into
+ * a fresh mkdtemp directory instead (nn_privdir_store_topo).
  *
  * A file is named by a hash of its content, written to a unique temporary name in
  * the same directory and renamed into place, so any number of ranks writing the
@@ -46,8 +48,14 @@ int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
                      const void *data, size_t len, char *out, size_t outsz, int *fd_out,
                      char *err, size_t errsz);
 
-/* nn_privdir_store into the directory of nn_privdir_path as topo-<hash>.xml. */
+/* nn_privdir_store into the directory of nn_privdir_path as topo-<hash>.xml. When that
+ * directory is refused (another user's, a symbolic link, a bad mode: see nn_privdir_open),
+ * the file goes into a fresh directory made by mkdtemp next to it (<dir>.XXXXXX, 0700),
+ * and that file and directory are removed again once the descriptor is open (out names
+ * the removed file; with fd_out NULL nothing of it is left). The first time this happens
+ * in the process, note (when not NULL) gets one sentence for the user naming the refused
+ * directory and why; otherwise note is "". Returns 0, or -1 with the reason in err. */
 int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz, int *fd_out,
-                          char *err, size_t errsz);
+                          char *note, size_t notesz, char *err, size_t errsz);
 
 #endif

@@ -72,6 +72,8 @@ run_case bench/check env BENCH_ARGS=-Q BENCH_INSTR=0 bash test/bench/run.sh
 run_case gpu/kit-unit build/tools/test_gpukit
 run_case gpu/kit-checks bash test/gpu/test_gpucheck.sh
 run_case gpu/kit-rehearsal bash test/gpu/test_kit_rehearsal.sh
+run_case gpu/kit-failures bash test/gpu/test_kit_failures.sh
+run_case gpu/bundle bash test/gpu/test_gpu_bundle.sh
 run_case gpu/driver-build bash test/gpu/build_driver.sh
 run_case gpu/kit bash test/gpu/run.sh
 

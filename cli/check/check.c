@@ -25,6 +25,7 @@
 #include "config_source.h"
 #include "cpuinfo.h"
 #include "fileread.h"
+#include "cli/common/bindfor.h"
 #include "cli/predict/ncclver.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
@@ -498,6 +499,10 @@ static void next_steps(struct ctx *c) {
   if (!c->steps)
     fprintf(c->out, "  - nothing to fix; run with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the plugin's absolute\n"
                     "    path and NCCL_NUMA_CONFIG to the mapping, and compare with nccl-numa explain\n");
+  char list[NN_MAX_GPUS * 6];
+  if (c->cfg && nn_bind_applies(c->cfg, sysfs_root(c), list, sizeof list))
+    fprintf(c->out, "  - this OS has the mapping's NUMA nodes, so SGLang and vLLM can bind each rank to its GPU's\n"
+                    "    node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list %s)\n", list);
 }
 
 static void setup(struct ctx *c, const struct nn_check_opts *o, FILE *out) {

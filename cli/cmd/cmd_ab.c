@@ -89,33 +89,28 @@ struct ab_cli {
   int n_arms, plots;
 };
 
-/* ab's own options (nn_ab_own_opt). */
-static int ab_opt(int argc, char **argv, int *i, void *own) {
+/* ab's own options (struct nn_ab_own). */
+static int ab_opt(void *own, const char *name, char *v) {
   struct ab_cli *c = own;
-  const char *a = argv[*i];
-  if (!strcmp(a, "--no-plot")) {
-    c->plots = 0;
-    return 1;
-  }
-  if (*i + 1 >= argc || (strcmp(a, "--config") && strcmp(a, "--plugin") && strcmp(a, "--out") &&
-                         strcmp(a, "--arm")))
-    return 0;
-  const char *v = argv[++*i];
-  if (a[2] == 'c') c->config = v;
-  else if (a[2] == 'p') c->plugin = v;
-  else if (a[2] == 'o') c->out = v;
+  if (!strcmp(name, "no-plot")) c->plots = 0;
+  else if (!strcmp(name, "config")) c->config = v;
+  else if (!strcmp(name, "plugin")) c->plugin = v;
+  else if (!strcmp(name, "out")) c->out = v;
   else if (c->n_arms < NN_MAX_ARMS) c->arms[c->n_arms++] = v;
   else {
     fprintf(stderr, "nccl-numa ab: --arm given more than %d times\n", NN_MAX_ARMS);
     return -1;
   }
-  return 1;
+  return 0;
 }
 
 /* 0, -1 after --help, or an exit code. */
 static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *c) {
   char err[256];
-  int rc = nn_ab_parse_args(argc, argv, o, ab_opt, c, err, sizeof err);
+  static const struct nn_ab_own_opt opts[] = {
+      {"config", 0}, {"plugin", 0}, {"out", 0}, {"arm", 0}, {"no-plot", 1}};
+  const struct nn_ab_own own = {opts, (int)(sizeof opts / sizeof opts[0]), ab_opt, c};
+  int rc = nn_ab_parse_args(argc, argv, o, &own, err, sizeof err);
   if (rc == NN_AB_HELP) ab_usage(stdout);
   else if (rc && err[0]) fprintf(stderr, "nccl-numa ab: %s\n", err);
   if (rc == NN_AB_UNKNOWN) ab_usage(stderr);

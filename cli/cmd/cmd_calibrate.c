@@ -34,23 +34,25 @@ static void cal_usage(FILE *f) {
     "A combination that fails is skipped.\n");
 }
 
-/* calibrate's own options (nn_ab_own_opt): each takes a value. */
-static int cal_opt(int argc, char **argv, int *i, void *own) {
+/* calibrate's own options (struct nn_ab_own): each takes a value. */
+static int cal_opt(void *own, const char *name, char *v) {
   struct nn_cal_cli *c = own;
-  const char *a = argv[*i];
-  const char **s = !strcmp(a, "--from") ? &c->from : !strcmp(a, "--config") ? &c->config
-                 : !strcmp(a, "--plugin") ? &c->plugin : !strcmp(a, "--out") ? &c->out : NULL;
-  char **l = !strcmp(a, "--algos") ? &c->algos : !strcmp(a, "--protos") ? &c->protos : NULL;
-  if ((!s && !l) || *i + 1 >= argc) return 0;
-  if (s) *s = argv[++*i];
-  else *l = argv[++*i];
-  return 1;
+  if (!strcmp(name, "from")) c->from = v;
+  else if (!strcmp(name, "config")) c->config = v;
+  else if (!strcmp(name, "plugin")) c->plugin = v;
+  else if (!strcmp(name, "out")) c->out = v;
+  else if (!strcmp(name, "algos")) c->algos = v;
+  else c->protos = v;
+  return 0;
 }
 
 /* 0, -1 after --help, or an exit code. */
 static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c) {
   char err[256];
-  int rc = nn_ab_parse_args(argc, argv, o, cal_opt, c, err, sizeof err);
+  static const struct nn_ab_own_opt opts[] = {{"from", 0},   {"config", 0}, {"plugin", 0},
+                                              {"out", 0},    {"algos", 0},  {"protos", 0}};
+  const struct nn_ab_own own = {opts, (int)(sizeof opts / sizeof opts[0]), cal_opt, c};
+  int rc = nn_ab_parse_args(argc, argv, o, &own, err, sizeof err);
   if (rc == NN_AB_HELP) cal_usage(stdout);
   else if (rc && err[0]) fprintf(stderr, "nccl-numa calibrate: %s\n", err);
   if (rc == NN_AB_UNKNOWN) cal_usage(stderr);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/common/bindfor.h"
 #include "cli/common/cliconfig.h"
 #include "cli/commands.h"
 #include "errbuf.h"
@@ -80,15 +81,42 @@ int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_
 
 struct exec_opts {
   const char *config, *plugin;
+  const char *sysfs_root; /* exec --sysfs-root: where --bind-for looks for NUMA nodes */
+  int bind;               /* exec --bind-for: enum nn_bind_engine */
   int cmd;                /* index of COMMAND in argv, 0 when none */
   int help;
 };
+
+/* exec's own options, VALUE given as the next argument or after '='. Returns 1 when `a` is
+ * one (i advanced past a separate value), 0 when not, -1 on a usage error. */
+static int exec_only_opt(int argc, char **argv, int *i, struct exec_opts *o, char *why, size_t whysz) {
+  static const char *const names[] = {"--bind-for", "--sysfs-root"};
+  const char *a = argv[*i];
+  for (int k = 0; k < 2; k++) {
+    size_t n = strlen(names[k]);
+    if (strncmp(a, names[k], n) || (a[n] && a[n] != '=')) continue;
+    if (!a[n] && *i + 1 >= argc) {
+      nn_errbuf_set(why, whysz, "%s needs a value", names[k]);
+      return -1;
+    }
+    const char *v = a[n] ? a + n + 1 : argv[++*i];
+    if (k == 1) {
+      o->sysfs_root = v;
+    } else if (!(o->bind = nn_bind_engine_parse(v))) {
+      nn_errbuf_set(why, whysz, "--bind-for '%s': expected sglang or vllm", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
 
 /* Parses exec's (want_cmd) or env's options; on a usage error says what is wrong in why. */
 static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, char *why, size_t whysz) {
   memset(o, 0, sizeof *o);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    int own;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       o->help = 1;
     } else if (!strcmp(a, "--config") || !strcmp(a, "--plugin")) {
@@ -102,6 +130,8 @@ static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, 
       o->config = a + 9;
     } else if (!strncmp(a, "--plugin=", 9)) {
       o->plugin = a + 9;
+    } else if (want_cmd && a[0] == '-' && (own = exec_only_opt(argc, argv, &i, o, why, whysz)) != 0) {
+      if (own < 0) return -1;
     } else if (want_cmd && !strcmp(a, "--")) {
       o->cmd = i + 1 < argc ? i + 1 : 0;
       if (!o->cmd) nn_errbuf_set(why, whysz, "no COMMAND after --");
@@ -157,12 +187,44 @@ static int parse_or_usage(int argc, char **argv, int want_cmd, struct exec_opts 
 }
 
 static void exec_usage(FILE *f) {
-  fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] -- COMMAND [ARGS...]\n\n"
+  fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] [--bind-for sglang|vllm]\n"
+          "                      [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
           "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
           "else %s). Nothing else in the environment changes. Example:\n"
-          "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n",
+          "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
+          "  --bind-for ENGINE  append the engine's own NUMA binding with the mapping's GPU -> node\n"
+          "                     list: sglang --numa-node N0 N1 ..., vllm --numa-bind --numa-bind-nodes\n"
+          "                     N0 N1 ...; only when this OS has those NUMA nodes, else it says why\n"
+          "                     and appends nothing\n"
+          "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN under DIR\n",
           NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
+}
+
+/* COMMAND's argv with --bind-for's options appended (malloc'd; argv itself when none). */
+static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const char *cfg) {
+  static const char *const names[] = {"", "sglang", "vllm"};
+  struct nn_cli_config cc;
+  if (nn_cli_config_load("exec", cfg, NULL, 0, &cc) != NN_CFG_OK) return NULL;
+  const char *add[NN_BIND_MAX_ARGS];
+  char why[PATH_MAX + 160];
+  int n = nn_bind_args(cc.cfg, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
+  nn_cli_config_free(&cc);
+  if (n == 0) {
+    fprintf(stderr, "nccl-numa exec: --bind-for %s: nothing added: %s\n", names[o->bind], why);
+    return argv + o->cmd;
+  }
+  int have = argc - o->cmd;
+  char **v = calloc((size_t)have + (size_t)n + 1, sizeof *v);
+  if (!v) return NULL;
+  memcpy(v, argv + o->cmd, (size_t)have * sizeof *v);
+  fprintf(stderr, "nccl-numa exec: --bind-for %s: appended", names[o->bind]);
+  for (int i = 0; i < n; i++) {
+    v[have + i] = (char *)add[i];
+    fprintf(stderr, " %s", add[i]);
+  }
+  fprintf(stderr, " (the mapping's NUMA node of each GPU)\n");
+  return v;
 }
 
 int nn_cmd_exec(int argc, char **argv) {
@@ -176,9 +238,13 @@ int nn_cmd_exec(int argc, char **argv) {
     perror("nccl-numa exec: setenv");
     return NN_EXIT_INVALID;
   }
-  execvp(argv[o.cmd], argv + o.cmd);
-  fprintf(stderr, "nccl-numa exec: %s: %s\n", argv[o.cmd], strerror(errno));
-  return errno == ENOENT ? 127 : 126;
+  char **cmd = o.bind ? bound_argv(&o, argc, argv, cfg) : argv + o.cmd;
+  if (!cmd) return NN_EXIT_INVALID;
+  execvp(cmd[0], cmd);
+  int e = errno;
+  fprintf(stderr, "nccl-numa exec: %s: %s\n", cmd[0], strerror(e));
+  if (cmd != argv + o.cmd) free(cmd);
+  return e == ENOENT ? 127 : 126;
 }
 
 /* Single-quoted for POSIX shells. */

@@ -25,7 +25,8 @@ int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, si
 int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_t errsz);
 
 
-/* nccl-numa exec [--config FILE] [--plugin PATH] -- COMMAND [ARGS...] */
+/* nccl-numa exec [--config FILE] [--plugin PATH] [--bind-for sglang|vllm] [--sysfs-root DIR]
+ * -- COMMAND [ARGS...] (bindfor.h: the engine's NUMA binding options, appended) */
 int nn_cmd_exec(int argc, char **argv);
 /* nccl-numa env [--config FILE] [--plugin PATH]: the same settings as `export` lines. */
 int nn_cmd_env(int argc, char **argv);

@@ -8,6 +8,7 @@
 
 #include "cli/common/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/common/bindfor.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
@@ -33,7 +34,8 @@ static void usage(FILE *out) {
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
-          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the one on the library path)\n"
+          "  --nccl-lib PATH the release of this libnccl.so.2 (default: the Python environment's\n"
+          "                  nvidia-nccl wheel, else the one on the library path)\n"
           "  --cpuinfo FILE  the CPU kind NCCL would see, from FILE (default: NCCL_NUMA_CPUINFO, else\n"
           "                  /proc/cpuinfo); a `cpu` line in the mapping takes precedence\n");
 }
@@ -148,6 +150,10 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
     if (nn_nccl_constants_ignored(ver->code, why, sizeof why)) printf("              %s\n", why);
   }
+  char list[NN_MAX_GPUS * 6];
+  if (nn_bind_applies(cfg, NULL, list, sizeof list))
+    printf("binding:      this OS has the mapping's NUMA nodes: `exec --bind-for sglang` adds --numa-node %s,\n"
+           "              `--bind-for vllm` adds --numa-bind --numa-bind-nodes %s\n", list, list);
   return print_cost_model(&v, &cpu, cfg, ranks, nodes, m);
 }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_report.c - `nccl-numa report RUNDIR [--no-plot]`: the report of an ab or calibrate
  * run directory (the work is report.c's). */
+#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cli/sweep/report.h"
 
 static void usage(FILE *f) {
@@ -14,31 +15,32 @@ static void usage(FILE *f) {
 }
 
 int nn_cmd_report(int argc, char **argv) {
-  const char *dir = NULL;
-  int plots = 1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+  static const struct option opts[] = {{"no-plot", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  int plots = 1, c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    if (c == 'h') {
       usage(stdout);
       return NN_EXIT_OK;
-    } else if (!strcmp(argv[i], "--no-plot")) {
-      plots = 0;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "nccl-numa report: unknown option '%s'\n", argv[i]);
-      usage(stderr);
-      return NN_EXIT_USAGE;
-    } else if (dir) {
-      fprintf(stderr, "nccl-numa report: one RUNDIR only ('%s' and '%s' given)\n", dir, argv[i]);
-      usage(stderr);
-      return NN_EXIT_USAGE;
-    } else {
-      dir = argv[i];
     }
+    if (c != 'p') {
+      nn_cli_option_error("report", c, argc, argv);
+      usage(stderr);
+      return NN_EXIT_USAGE;
+    }
+    plots = 0;
   }
-  if (!dir) {
-    fprintf(stderr, "nccl-numa report: missing RUNDIR\n");
+  if (argc - optind != 1) {
+    if (argc - optind > 1)
+      fprintf(stderr, "nccl-numa report: one RUNDIR only ('%s' and '%s' given)\n", argv[optind], argv[optind + 1]);
+    else
+      fprintf(stderr, "nccl-numa report: missing RUNDIR\n");
     usage(stderr);
     return NN_EXIT_USAGE;
   }
+  const char *dir = argv[optind];
   char err[512];
   if (nn_report_write(dir, plots, stdout, stderr, err, sizeof err)) {
     fprintf(stderr, "nccl-numa report: %s\n", err);

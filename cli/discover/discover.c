@@ -5,11 +5,15 @@
  * only kept when the I/O type filter asks for them; a PCI object's first
  * ancestor with a cpuset (hwloc_get_non_io_ancestor_obj) carries the device's
  * locality; inside a VM without NUMA-aware PCIe that ancestor is the Machine
- * and its nodeset covers every node, so the socket cannot be known there. */
+ * and its nodeset covers every node, so the socket cannot be known there.
+ * Built without hwloc (no NN_HAVE_HWLOC: the Makefile's HWLOC=0), loading is an
+ * error saying so; the rest of the CLI does not need hwloc. */
 #include "cli/discover/discover.h"
 
 #include <fcntl.h>
+#ifdef NN_HAVE_HWLOC
 #include <hwloc.h>
+#endif
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@ int nn_discovery_busid_compare(const struct nn_busid *a, const struct nn_busid *
   return 0;
 }
 
+#ifdef NN_HAVE_HWLOC
 static int pci_cmp(const void *a, const void *b) {
   return nn_discovery_busid_compare(&((const struct nn_discovery_pci *)a)->bus,
                                     &((const struct nn_discovery_pci *)b)->bus);
@@ -193,6 +198,15 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
   }
   return rc;
 }
+#else
+int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size) {
+  (void)xml_path;
+  memset(out, 0, sizeof *out);
+  nn_errbuf_set(err, err_size, "nccl-numa was built without hwloc, which reading a topology needs "
+                "(rebuild with hwloc's -dev package installed)");
+  return -1;
+}
+#endif
 
 void nn_discovery_free(struct nn_discovery *d) {
   for (int i = 0; d->numas && i < d->n_numas; i++) free(d->numas[i].cpus);

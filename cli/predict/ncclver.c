@@ -3,9 +3,12 @@
 #include "cli/predict/ncclver.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/predict/pyenv.h"
 #include "errbuf.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
@@ -36,6 +39,39 @@ static int ask_library(const char *lib, struct nn_ncclver *out) {
   return 0;
 }
 
+__attribute__((format(printf, 2, 3))) static void append(struct nn_ncclver *out, const char *fmt, ...) {
+  size_t used = strlen(out->source);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->source + used, sizeof out->source - used, fmt, ap);
+  va_end(ap);
+}
+
+/* The NCCL of the active Python environment (pyenv.h): 0 when there is one (out says where,
+ * or why it did not load), else -1 with the reason in why. */
+static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
+  static char syspath[32768];   /* the CLI is single-threaded */
+  char buf[PATH_MAX], err[PATH_MAX + 64];
+  const char *python = nn_pyenv_python(buf, sizeof buf);
+  if (!python) {
+    snprintf(why, whysz, "NCCL_NUMA_PYTHON is empty: no Python asked");
+    return -1;
+  }
+  if (nn_pyenv_syspath(python, NN_PYENV_TIMEOUT_MS, syspath, sizeof syspath, err, sizeof err)) {
+    snprintf(why, whysz, "%s", err);
+    return -1;
+  }
+  struct nn_pyenv_nccl found;
+  if (!nn_pyenv_find_nccl(syspath, &found)) {
+    snprintf(why, whysz, "no nvidia/nccl/lib/libnccl.so.2 on the sys.path of %s", python);
+    return -1;
+  }
+  ask_library(found.lib, out);
+  append(out, " (the Python environment of %s: %s)", python,
+         found.torch ? "the one torch beside it loads" : "the nvidia-nccl wheel first on its sys.path");
+  return 0;
+}
+
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz) {
   memset(out, 0, sizeof *out);
@@ -55,9 +91,14 @@ int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_n
     }
     return 0;
   }
-  if (ask_library("libnccl.so.2", out) != 0)
-    snprintf(out->source, sizeof out->source, "no libnccl.so.2 on the library search path (the one `exec` "
-             "would run with); give --nccl-version or --nccl-lib");
+  char why[PATH_MAX + 128];
+  if (from_python(out, why, sizeof why) == 0) return 0;
+  if (ask_library("libnccl.so.2", out) != 0) {
+    snprintf(out->source, sizeof out->source, "no libnccl.so.2 in the Python environment (%s) or on the "
+             "library search path; give --nccl-version or --nccl-lib", why);
+    return 0;
+  }
+  append(out, " (the library search path; %s)", why);
   return 0;
 }
 

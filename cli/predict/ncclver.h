@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ncclver.h - which NCCL release the CLI predicts for: `--nccl-version X.Y.Z`, else the
- * libnccl.so.2 that `exec` would run with (`--nccl-lib PATH`, else the library search path),
- * asked through ncclGetVersion.
+ * libnccl.so.2 the job would load, asked through ncclGetVersion: `--nccl-lib PATH`, else the
+ * Python environment's nvidia-nccl wheel (pyenv.h: the one torch loads, else the first on
+ * sys.path), else the library search path.
  */
 #ifndef NCCL_NUMA_CLI_NCCLVER_H
 #define NCCL_NUMA_CLI_NCCLVER_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -14,11 +16,13 @@
 #include "topology.h"
 
 struct nn_ncclver {
-  int code;              /* NCCL_VERSION_CODE; 0 = none found */
-  char source[384];      /* where it came from, for the output */
+  int code;                   /* NCCL_VERSION_CODE; 0 = none found */
+  char source[PATH_MAX * 2];  /* where it came from, for the output */
 };
 
-/* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else dlopen("libnccl.so.2").
+/* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else the Python
+ * environment's libnccl.so.2 (one that does not load is reported, not passed over: the job
+ * would load it too), else dlopen("libnccl.so.2"); out->source names the file and why.
  * Returns 0 (out->code may be 0 when no library is found; out->source says why), or -1 with
  * the problem in err when --nccl-version is malformed or --nccl-lib cannot be loaded. */
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,

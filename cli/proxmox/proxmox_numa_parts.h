@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proxmox_numa_parts.h - the pieces of the Proxmox config rewrite (proxmox_numa.h),
- * shared by its files and nothing else: proxmox_numa.c reads the config's lines and
- * drives the rewrite, proxmox_numa_plan.c decides what moves where (and refuses what it
- * cannot carry over), proxmox_numa_text.c writes the new config from that plan.
+ * shared by its files and nothing else: proxmox_numa_lines.c splits the config into lines
+ * (and words the rewrite's error), proxmox_numa_plan.c decides what moves where (and
+ * refuses what it cannot carry over), proxmox_numa_text.c writes the new config from that
+ * plan, and proxmox_numa.c drives the three. Each uses only those listed before it.
  */
 #ifndef NCCL_NUMA_CLI_PROXMOX_NUMA_PARTS_H
 #define NCCL_NUMA_CLI_PROXMOX_NUMA_PARTS_H
@@ -70,6 +71,10 @@ struct nn_pxn_ctx {
   char *err;
   size_t err_size;
 };
+
+/* Splits text into ls's lines (ls->v malloc'd), finding where the current config ends.
+ * Returns 0, or -1 when out of memory. */
+int nn_pxn_lines_split(const char *text, size_t len, struct nn_pxn_lines *ls);
 
 /* Puts "NAME:LINE: message" (line > 0) or "NAME: message" into the context's error
  * buffer; returns -1, so a check can `return nn_pxn_fail(...)`. */

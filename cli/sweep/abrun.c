@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/common/options.h"
 #include "cli/sweep/nccltests.h"
 #include "errbuf.h"
 #include "fileread.h"
@@ -431,49 +433,35 @@ static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *
   return -1;
 }
 
-int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char *err, size_t errsz) {
-  int launch = nn_launch_parse_opt(&o->launch, argc, argv, i, err, errsz);
-  if (launch) return launch;
-  const char *a = argv[*i];
-  if (!strcmp(a, "--")) return take_extra(argc, argv, *i, o, err, errsz);
-  static const char *const with_value[] = {"-b", "-e", "-f", "-g", "-n", "-w", "--repeats",
-                                           "--colls", "--nccl-tests", "--timeout",
-                                           "--nccl-version", "--bench-cmd"};
-  int known = 0;
-  for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) known |= !strcmp(a, with_value[k]);
-  if (!known) return 0;
-  if (*i + 1 >= argc) {
-    nn_errbuf_set(err, errsz, "%s needs a value", a);
-    return -1;
-  }
-  char *v = argv[++*i];
+/* One shared option's value; opt is its spelling for messages ("-b", "--colls"). */
+static int set_common(struct nn_ab_opts *o, const char *opt, char *v, char *err, size_t errsz) {
   uint64_t bytes;
-  if (!strcmp(a, "-b") || !strcmp(a, "-e")) {
+  int f;
+  if (!strcmp(opt, "-b") || !strcmp(opt, "-e")) {
     if (nn_size_parse(v, &bytes)) {
-      nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", a, v);
+      nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", opt, v);
       return -1;
     }
-    if (a[1] == 'b') o->minb = v;
+    if (opt[1] == 'b') o->minb = v;
     else o->maxb = v;
     return 1;
   }
-  if (!strcmp(a, "-f")) {
-    int f;
-    if (int_arg(a, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
+  if (!strcmp(opt, "-f")) {
+    if (int_arg(opt, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
     o->factor = v;
     return 1;
   }
-  if (!strcmp(a, "-g")) return int_arg(a, v, 1, 1024, &o->gpus, err, errsz);
-  if (!strcmp(a, "-n")) return int_arg(a, v, 1, 1 << 24, &o->iters, err, errsz);
-  if (!strcmp(a, "-w")) return int_arg(a, v, 0, 1 << 24, &o->warmup, err, errsz);
-  if (!strcmp(a, "--repeats")) return int_arg(a, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
-  if (!strcmp(a, "--timeout")) return int_arg(a, v, 0, 1 << 24, &o->timeout_s, err, errsz);
-  if (!strcmp(a, "--colls")) return parse_colls(v, o, err, errsz) ? -1 : 1;
-  if (!strcmp(a, "--nccl-tests")) {
+  if (!strcmp(opt, "-g")) return int_arg(opt, v, 1, 1024, &o->gpus, err, errsz);
+  if (!strcmp(opt, "-n")) return int_arg(opt, v, 1, 1 << 24, &o->iters, err, errsz);
+  if (!strcmp(opt, "-w")) return int_arg(opt, v, 0, 1 << 24, &o->warmup, err, errsz);
+  if (!strcmp(opt, "--repeats")) return int_arg(opt, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
+  if (!strcmp(opt, "--timeout")) return int_arg(opt, v, 0, 1 << 24, &o->timeout_s, err, errsz);
+  if (!strcmp(opt, "--colls")) return parse_colls(v, o, err, errsz) ? -1 : 1;
+  if (!strcmp(opt, "--nccl-tests")) {
     o->tests_dir = v;
     return 1;
   }
-  if (!strcmp(a, "--bench-cmd")) {
+  if (!strcmp(opt, "--bench-cmd")) {
     if (!strstr(v, "{coll}")) {
       nn_errbuf_set(err, errsz, "--bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)", v);
       return -1;
@@ -490,21 +478,63 @@ int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char
   return 1;
 }
 
-int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, nn_ab_own_opt take, void *own,
-                     char *err, size_t errsz) {
+/* The shared long options, then the launcher's; a short option's spelling is its own. */
+static const char *const common_long[] = {"repeats", "colls", "nccl-tests", "timeout", "nccl-version",
+                                          "bench-cmd"};
+static const char *const launch_long[] = {"launcher", "nodes", "ranks-per-node"};
+#define NN_AB_N_COMMON (sizeof common_long / sizeof common_long[0])
+#define NN_AB_N_LAUNCH (sizeof launch_long / sizeof launch_long[0])
+#define NN_AB_MAX_LONG (NN_AB_N_COMMON + NN_AB_N_LAUNCH + NN_AB_MAX_OWN + 2)
+enum { OPT_COMMON = 0x100, OPT_LAUNCH = 0x200, OPT_OWN = 0x300, OPT_HELP = 'h' };
+
+/* The option table getopt_long reads: shared, launcher, the command's own, --help. */
+static int long_table(const struct nn_ab_own *own, struct option *t) {
+  int n = 0;
+  for (size_t k = 0; k < NN_AB_N_COMMON; k++)
+    t[n++] = (struct option){common_long[k], required_argument, NULL, OPT_COMMON + (int)k};
+  for (size_t k = 0; k < NN_AB_N_LAUNCH; k++)
+    t[n++] = (struct option){launch_long[k], required_argument, NULL, OPT_LAUNCH + (int)k};
+  for (int k = 0; own && k < own->n && k < NN_AB_MAX_OWN; k++)
+    t[n++] = (struct option){own->opts[k].name, own->opts[k].flag ? no_argument : required_argument, NULL,
+                             OPT_OWN + k};
+  t[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+  t[n] = (struct option){0, 0, 0, 0};
+  return n;
+}
+
+static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, char *err, size_t errsz) {
+  char spelled[40];
+  if (c >= OPT_OWN) {
+    const struct nn_ab_own_opt *w = &own->opts[c - OPT_OWN];
+    return own->take(own->arg, w->name, w->flag ? NULL : optarg) < 0 ? -1 : 1;
+  }
+  if (c >= OPT_LAUNCH) return nn_launch_set_opt(&o->launch, launch_long[c - OPT_LAUNCH], optarg, err, errsz);
+  if (c >= OPT_COMMON) snprintf(spelled, sizeof spelled, "--%s", common_long[c - OPT_COMMON]);
+  else snprintf(spelled, sizeof spelled, "-%c", c);
+  return set_common(o, spelled, optarg, err, errsz);
+}
+
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,
+                     size_t errsz) {
+  struct option table[NN_AB_MAX_LONG + 1];
+  long_table(own, table);
   nn_errbuf_set(err, errsz, "%s", "");
-  for (int i = 1; i < argc; i++) {
-    int r = nn_ab_parse_common(argc, argv, &i, o, err, errsz);
-    if (r < 0) return NN_AB_USAGE;
-    if (r == 2) break;
-    if (r > 0) continue;
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return NN_AB_HELP;
-    r = take(argc, argv, &i, own);
-    if (r < 0) return NN_AB_USAGE;
-    if (r == 0) {
-      nn_errbuf_set(err, errsz, "unknown or incomplete option '%s'", argv[i]);
+  optind = 0;   /* a fresh scan, "+" included: options end at the first other argument */
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+:b:e:f:g:n:w:h", table, NULL)) != -1) {
+    if (c == OPT_HELP) return NN_AB_HELP;
+    if (c == '?' || c == ':') {
+      nn_cli_option_problem(c, argc, argv, err, errsz);
       return NN_AB_UNKNOWN;
     }
+    if (take_one(c, own, o, err, errsz) < 0) return NN_AB_USAGE;
+  }
+  if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--"))
+    return take_extra(argc, argv, optind - 1, o, err, errsz) < 0 ? NN_AB_USAGE : 0;
+  if (optind < argc) {
+    nn_errbuf_set(err, errsz, "unexpected argument '%s' (nccl-tests' own arguments go after --)", argv[optind]);
+    return NN_AB_UNKNOWN;
   }
   return 0;
 }

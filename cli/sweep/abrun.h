@@ -61,28 +61,40 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
 int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, int tuning,
                 char *out, size_t out_size, char *err, size_t errsz);
 
-/* Parses the shared options (-b -e -f -g -n -w --repeats --colls --nccl-tests
- * --timeout --nccl-version, and launcher.h's) at argv[*i]; returns 1 consumed, 0 not
- * one of them, -1 a bad value (the problem in err). --bench-cmd 'PATH ARGS' names a
- * benchmark run instead of nccl-tests' COLL_perf: split at blanks, {coll}
- * (required) replaced by the nccl-tests collective name, then nccl-tests'
- * -b -e -f -g -n -w options and the extra arguments appended. "--" returns 2 with the rest of argv
- * in o->extra (-1 when that is more than NN_AB_MAX_EXTRA): stop parsing. */
-int nn_ab_parse_common(int argc, char **argv, int *i, struct nn_ab_opts *o, char *err, size_t errsz);
-/* A sweep command's own option at argv[*i] for nn_ab_parse_args (own: the command's
- * state); moves *i past a value it takes. Returns 1 taken, 0 not one of them (nor
- * complete), -1 a bad value (the command says why). */
-typedef int (*nn_ab_own_opt)(int argc, char **argv, int *i, void *own);
+/* One of a sweep command's own long options: its name, and whether it is a flag (takes
+ * no value). */
+struct nn_ab_own_opt {
+  const char *name;
+  int flag;
+};
+
+#define NN_AB_MAX_OWN 16
+
+/* A sweep command's own options for nn_ab_parse_args: take(arg, name, value) is called
+ * for each (value NULL for a flag) and returns 0, or -1 for a bad value (the command says
+ * why). */
+struct nn_ab_own {
+  const struct nn_ab_own_opt *opts;
+  int n;
+  int (*take)(void *arg, const char *name, char *value);
+  void *arg;
+};
 
 #define NN_AB_HELP 1      /* -h or --help: show the usage, exit 0 */
-#define NN_AB_UNKNOWN 2   /* an option neither knows: err names it */
+#define NN_AB_UNKNOWN 2   /* an option neither knows, or a stray argument: err names it */
 #define NN_AB_USAGE 3     /* a bad value: err says why (empty when the command's own said it) */
 
-/* The option loop of ab and calibrate: argv[1..] through nn_ab_parse_common, then -h and
- * --help, then the command's own (take) until "--". Returns 0, or one of NN_AB_HELP,
- * NN_AB_UNKNOWN, NN_AB_USAGE. */
-int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, nn_ab_own_opt take, void *own,
-                     char *err, size_t errsz);
+/* The option parser of ab and calibrate (getopt_long, as every command): the shared
+ * options -b -e -f -g -n -w --repeats --colls --nccl-tests --timeout --nccl-version
+ * --bench-cmd, launcher.h's --launcher --nodes --ranks-per-node, the command's own, and
+ * -h/--help; `--opt VALUE` and `--opt=VALUE` alike. --bench-cmd 'PATH ARGS' names a
+ * benchmark run instead of nccl-tests' COLL_perf: split at blanks, {coll} (required)
+ * replaced by the nccl-tests collective name, then nccl-tests' -b -e -f -g -n -w options
+ * and the extra arguments appended. "--" ends the options: the rest of argv goes to
+ * o->extra (at most NN_AB_MAX_EXTRA). Returns 0, or one of NN_AB_HELP, NN_AB_UNKNOWN,
+ * NN_AB_USAGE. */
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,
+                     size_t errsz);
 
 /* Defaults for the shared options. */
 void nn_ab_opts_init(struct nn_ab_opts *o);

@@ -17,22 +17,16 @@
 #define NN_LAUNCH_MAX_NODES 65536
 #define NN_LAUNCH_MAX_RPN 4096
 
-int nn_launch_parse_opt(struct nn_launch *l, int argc, char **argv, int *i, char *err, size_t errsz) {
-  const char *a = argv[*i];
-  int is_nodes = !strcmp(a, "--nodes"), is_rpn = !strcmp(a, "--ranks-per-node");
-  if (!is_nodes && !is_rpn && strcmp(a, "--launcher")) return 0;
-  if (*i + 1 >= argc) {
-    nn_errbuf_set(err, errsz, "%s needs a value", a);
-    return -1;
-  }
-  const char *v = argv[++*i];
+int nn_launch_set_opt(struct nn_launch *l, const char *name, const char *v, char *err, size_t errsz) {
+  int is_nodes = !strcmp(name, "nodes"), is_rpn = !strcmp(name, "ranks-per-node");
   if (!is_nodes && !is_rpn) {
+    if (strcmp(name, "launcher")) return 0;
     l->spec = v;
     return 1;
   }
   int max = is_nodes ? NN_LAUNCH_MAX_NODES : NN_LAUNCH_MAX_RPN;
   if (nn_int_parse(v, 1, max, is_nodes ? &l->nodes : &l->ranks_per_node)) {
-    nn_errbuf_set(err, errsz, "%s: '%s' is not a number in 1..%d", a, v, max);
+    nn_errbuf_set(err, errsz, "--%s: '%s' is not a number in 1..%d", name, v, max);
     return -1;
   }
   return 1;

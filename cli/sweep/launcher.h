@@ -38,9 +38,9 @@ struct nn_launch {
   int nodes, ranks_per_node;         /* 0 = not given */
 };
 
-/* Parses --launcher, --nodes, --ranks-per-node at argv[*i] (the value follows).
- * Returns 1 consumed, 0 not one of them, -1 bad value (the problem in err). */
-int nn_launch_parse_opt(struct nn_launch *l, int argc, char **argv, int *i, char *err, size_t errsz);
+/* Sets the option --NAME (launcher, nodes or ranks-per-node) to v. Returns 1 set, 0 not
+ * one of them, -1 a bad value (the problem in err). */
+int nn_launch_set_opt(struct nn_launch *l, const char *name, const char *v, char *err, size_t errsz);
 
 /* After all options: splits and resolves the launcher and checks --nodes and
  * --ranks-per-node against it; fills the defaults. With a launcher, -g (*gpus)

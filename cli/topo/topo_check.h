@@ -2,8 +2,8 @@
 /*
  * topo_check.h - the parts of the topology validator (topo_validate.h) and of the
  * summary `check` reads (topo_summary.h), shared between their files and nothing else:
- * topo_validate.c collects findings and drives the two passes, topo_scan.c reads the raw
- * bytes as NCCL's parser does, topo_tree.c checks the tree libxml2 parsed.
+ * topo_report.c collects findings, topo_scan.c reads the raw bytes as NCCL's parser does,
+ * topo_tree.c checks the tree libxml2 parsed, and topo_validate.c drives the two passes.
  */
 #ifndef NCCL_NUMA_CLI_TOPO_CHECK_H
 #define NCCL_NUMA_CLI_TOPO_CHECK_H
@@ -20,6 +20,10 @@
  * stored, so the totals stay true. */
 void nn_topo_report_add(struct nn_topo_report *r, int line, int warning, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Sorts the findings from index `from` on by line, stably: findings of one line keep the
+ * order they were found in. */
+void nn_topo_report_sort(struct nn_topo_report *r, int from);
 
 /* The raw pass over `len` bytes: a byte-order mark, NUL bytes, tabs, then the markup
  * as NCCL's reader sees it (declaration, comments, tags and their attributes, text).

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* topo_validate.c - checks a topology XML against NCCL's parser rules and a mapping:
- * the findings and the two passes over one file (the raw text, topo_scan.c; the parsed
- * tree, topo_tree.c). */
+ * the two passes over one file (the raw text, topo_scan.c; the parsed tree, topo_tree.c),
+ * whose findings topo_report.c collects. */
 #include "cli/topo/topo_validate.h"
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,64 +13,6 @@
 
 #include "cli/topo/topo_check.h"
 #include "fileread.h"
-
-/* ---------------------------------------------------------------- findings */
-
-void nn_topo_report_add(struct nn_topo_report *r, int line, int warning, const char *fmt, ...) {
-  if (warning) r->warnings++;
-  else r->errors++;
-  if (r->n >= NN_TOPO_VALIDATE_MAX_PROBLEMS) {
-    r->dropped++;
-    return;
-  }
-  if (r->n == r->cap) {
-    int cap = r->cap ? r->cap * 2 : 16;
-    void *p = realloc(r->items, (size_t)cap * sizeof *r->items);
-    if (!p) {
-      r->dropped++;
-      return;
-    }
-    r->items = p;
-    r->cap = cap;
-  }
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  char *msg = strdup(buf);
-  if (!msg) {
-    r->dropped++;
-    return;
-  }
-  r->items[r->n++] = (struct nn_topo_problem){.line = line, .warning = warning, .msg = msg};
-}
-
-/* Insertion sort by line: stable, so findings of one line keep the order found
- * (at most NN_TOPO_VALIDATE_MAX_PROBLEMS items). */
-static void rep_sort(struct nn_topo_report *r, int from) {
-  for (int i = from + 1; i < r->n; i++) {
-    struct nn_topo_problem p = r->items[i];
-    int j = i;
-    for (; j > from && r->items[j - 1].line > p.line; j--) r->items[j] = r->items[j - 1];
-    r->items[j] = p;
-  }
-}
-
-void nn_topo_report_print(const struct nn_topo_report *rep, const char *name, FILE *out) {
-  for (int i = 0; i < rep->n; i++) {
-    const struct nn_topo_problem *p = &rep->items[i];
-    if (p->line > 0) fprintf(out, "%s:%d: %s%s\n", name, p->line, p->warning ? "warning: " : "", p->msg);
-    else fprintf(out, "%s: %s%s\n", name, p->warning ? "warning: " : "", p->msg);
-  }
-  if (rep->dropped) fprintf(out, "%s: ... and %d more problems not shown\n", name, rep->dropped);
-}
-
-void nn_topo_report_free(struct nn_topo_report *rep) {
-  for (int i = 0; i < rep->n; i++) free(rep->items[i].msg);
-  free(rep->items);
-  memset(rep, 0, sizeof *rep);
-}
 
 /* ---------------------------------------------------------------- driver */
 
@@ -132,7 +73,7 @@ int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
   }
   /* The raw pass first: it decides whether libxml2 may see the text at all. */
   if (nn_topo_scan_text(buf, len, rep)) parse_and_check(name, buf, len, cfg, rep);
-  rep_sort(rep, from);
+  nn_topo_report_sort(rep, from);
   return rep->errors;
 }
 

@@ -24,59 +24,179 @@
  * else (XDG_RUNTIME_DIR after `sudo -E`, a sticky /tmp after a cleaner ran): a path by
  * name could be swapped before NCCL opens it; the descriptor cannot. NCCL opens the
  * name with fopen (graph/xml.cc, ncclTopoGetXmlFromFile, 2.28.9 and 2.30.7), which reopens
- * the very file behind the descriptor, at offset 0, for every communicator. */
-struct nn_topo {
-  char *path;               /* "/proc/self/fd/N"; NULL: no topology served */
-  int fd;                   /* -1 when none */
+ * the very file behind the descriptor, at offset 0, for every communicator.
+ *
+ * One descriptor per distinct content, not per config version: a `touch` of the mapping
+ * makes a new version with the same XML, which is served the same descriptor. At most
+ * NN_TOPO_SLOTS are open; a new content takes the slot handed out least recently. That is
+ * safe for NCCL's use: NCCL looks NCCL_TOPO_FILE up in ncclTopoGetSystem during one
+ * communicator's init and passes it straight to ncclTopoGetXmlFromFile, which opens it
+ * (graph/topo.cc and graph/xml.cc, 2.28.9): once opened, NCCL holds its own open file and
+ * no longer needs ours. A slot is closed only when NN_TOPO_SLOTS - 1 other contents were
+ * handed out since its last hand-out and yet another content was made, which takes config
+ * rewrites, parses and an XML generation: far longer than a lookup-to-fopen on another
+ * thread. A content served again after its slot was closed is stored and opened anew. */
+#define NN_TOPO_SLOTS 4
+
+struct nn_topo_slot {
+  char *xml;                /* the content, compared whole; NULL: the slot is free */
+  size_t len;
+  int fd;
   dev_t dev;                /* what fd was, to notice the host closing it behind us */
   ino_t ino;
+  const char *path;         /* interned "/proc/self/fd/N" */
+  unsigned long stamp;      /* g_env.stamp at the last hand-out */
+  unsigned gen;             /* bumped whenever the slot is emptied */
 };
 
-/* A config version the plugin has served from, kept alive until finalize. */
+/* A path string handed to NCCL: NCCL may still be reading it after the descriptor it
+ * names is closed, so each "/proc/self/fd/N" (one per descriptor number ever used, which
+ * the kernel keeps low) lives until finalize. */
+struct nn_fd_name {
+  int fd;
+  char *path;
+};
+
+/* The config version the plugin serves from (the newest it saw): its topology's slot. */
 struct nn_served {
   struct nn_cfgver *version;
-  int topo_done;
-  struct nn_topo topo;
+  int topo_done;            /* looked for a topology: slot < 0 means none is served */
+  int slot;
+  unsigned gen;             /* the slot's gen when it was filled for this version */
 };
 
 static struct {
   pthread_mutex_t lock;
   int initialized;
   nn_ncclDebugLogger_t logger;
-  struct nn_served *held;   /* held[n_held - 1] is the current version */
-  char **retired;           /* paths handed out before their descriptor was lost: NCCL may */
-  int n_retired;            /* still be reading the string, so it lives until finalize */
-  int n_held, cap_held;
+  struct nn_served cur;     /* cur.version NULL: none yet */
+  struct nn_topo_slot slots[NN_TOPO_SLOTS];
+  unsigned long stamp;
+  struct nn_fd_name *names;
+  int n_names;
+  char **values;            /* `env` values handed out: each distinct one once, kept until */
+  int n_values;             /* finalize, so no old version needs to stay alive for them */
   int told_user_topo;
   int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct nn_served *current(void) {
-  return g_env.n_held ? &g_env.held[g_env.n_held - 1] : NULL;
+  return g_env.cur.version ? &g_env.cur : NULL;
 }
 
-/* Takes over the reference `v`: becomes current, or is dropped when already current.
- * Called with g_env.lock held: no I/O, no logging. */
+/* Takes over the reference `v`: it becomes current and the previous one is dropped (what a
+ * caller got from it was copied: values, slots). Called with g_env.lock held. */
 static void hold_version(struct nn_cfgver *v) {
-  struct nn_served *cur = current();
-  if (!v || (cur && cur->version == v)) { nn_cache_release(v); return; }
-  if (g_env.n_held == g_env.cap_held) {
-    int cap = g_env.cap_held ? 2 * g_env.cap_held : 4;
-    struct nn_served *grown = realloc(g_env.held, (size_t)cap * sizeof *grown);
-    if (!grown) { nn_cache_release(v); return; }
-    g_env.held = grown;
-    g_env.cap_held = cap;
-  }
-  /* The analyzer assumes held == NULL with n_held > 0, which no path makes (held, n_held and
-   * cap_held are set together, and n_held < cap_held here). */
-  g_env.held[g_env.n_held++] = (struct nn_served){.version = v, .topo.fd = -1};  // NOLINT(clang-analyzer-core.NullDereference)
+  struct nn_cfgver *old = g_env.cur.version;
+  if (!v || old == v) { nn_cache_release(v); return; }
+  g_env.cur = (struct nn_served){.version = v, .slot = -1};
+  nn_cache_release(old);
 }
 
-/* The served entry of `v`, or NULL (out of memory, or finalized meanwhile). */
+/* The served entry of `v`, or NULL (another version became current meanwhile). */
 static struct nn_served *served_of(const struct nn_cfgver *v) {
-  for (int i = g_env.n_held - 1; i >= 0; i--)
-    if (g_env.held[i].version == v) return &g_env.held[i];
-  return NULL;
+  return v && g_env.cur.version == v ? &g_env.cur : NULL;
+}
+
+/* A copy of `s` that lives until finalize, shared by equal strings; NULL when out of
+ * memory. Called with g_env.lock held. */
+static const char *intern_value(const char *s) {
+  if (!s) return NULL;
+  for (int i = 0; i < g_env.n_values; i++)
+    if (!strcmp(g_env.values[i], s)) return g_env.values[i];
+  char **grown = realloc(g_env.values, (size_t)(g_env.n_values + 1) * sizeof *grown);
+  if (!grown) return NULL;
+  g_env.values = grown;
+  if (!(grown[g_env.n_values] = strdup(s))) return NULL;
+  return grown[g_env.n_values++];
+}
+
+/* "/proc/self/fd/N", the same string for the same N until finalize; NULL when out of
+ * memory. Called with g_env.lock held. */
+static const char *fd_name(int fd) {
+  for (int i = 0; i < g_env.n_names; i++)
+    if (g_env.names[i].fd == fd) return g_env.names[i].path;
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  struct nn_fd_name *grown = realloc(g_env.names, (size_t)(g_env.n_names + 1) * sizeof *grown);
+  if (!grown) return NULL;
+  g_env.names = grown;
+  char *copy = strdup(proc);
+  if (!copy) return NULL;
+  grown[g_env.n_names++] = (struct nn_fd_name){fd, copy};
+  return copy;
+}
+
+/* Empties slot i; returns its descriptor for the caller to close after unlocking, or -1
+ * when it must not be closed (`ours` 0: the number names someone else's file now). */
+static int slot_clear(int i, int ours) {
+  struct nn_topo_slot *t = &g_env.slots[i];
+  int fd = ours && t->xml ? t->fd : -1;
+  free(t->xml);
+  unsigned gen = t->gen + 1;
+  *t = (struct nn_topo_slot){.fd = -1, .gen = gen};
+  return fd;
+}
+
+/* Whether slot i still holds the file it was filled with (a host that closes descriptors
+ * it does not own could have let the number go to another file); empties it if not. */
+static int slot_intact(int i) {
+  struct nn_topo_slot *t = &g_env.slots[i];
+  struct stat st;
+  if (!t->xml) return 0;
+  if (!fstat(t->fd, &st) && st.st_dev == t->dev && st.st_ino == t->ino) return 1;
+  slot_clear(i, 0);
+  return 0;
+}
+
+/* Hands slot i's path out: it becomes the most recently used. */
+static const char *slot_hand_out(int i) {
+  g_env.slots[i].stamp = ++g_env.stamp;
+  return g_env.slots[i].path;
+}
+
+/* The intact slot holding exactly xml, or -1. */
+static int slot_find(const char *xml, size_t len) {
+  for (int i = 0; i < NN_TOPO_SLOTS; i++)
+    if (g_env.slots[i].xml && g_env.slots[i].len == len && !memcmp(g_env.slots[i].xml, xml, len) &&
+        slot_intact(i))
+      return i;
+  return -1;
+}
+
+/* A free slot, else the least recently handed-out one emptied (its descriptor into
+ * *closing, for the caller to close after unlocking). */
+static int slot_take(int *closing) {
+  int pick = 0;
+  for (int i = 0; i < NN_TOPO_SLOTS; i++) {
+    if (!g_env.slots[i].xml) return i;
+    if (g_env.slots[i].stamp < g_env.slots[pick].stamp) pick = i;
+  }
+  *closing = slot_clear(pick, 1);
+  return pick;
+}
+
+/* Records in v's entry (when still current) that its topology is slot i (-1: none). */
+static void mark_served(const struct nn_cfgver *v, int i) {
+  struct nn_served *s = served_of(v);
+  if (!s) return;
+  s->topo_done = 1;
+  s->slot = i;
+  s->gen = i >= 0 ? g_env.slots[i].gen : 0;
+}
+
+/* What s serves when its topology was already looked for: 1 with *out set (NULL: none
+ * served), or 0 when its slot went away meanwhile and the XML must be made again. */
+static int served_already(struct nn_served *s, const char **out) {
+  *out = NULL;
+  if (!s->topo_done) return 0;
+  if (s->slot < 0) return 1;
+  if (g_env.slots[s->slot].gen != s->gen || !slot_intact(s->slot)) {
+    s->topo_done = 0;
+    return 0;
+  }
+  *out = slot_hand_out(s->slot);
+  return 1;
 }
 
 static int runtime_sm_if_needed(const struct nn_config *cfg) {
@@ -85,43 +205,35 @@ static int runtime_sm_if_needed(const struct nn_config *cfg) {
   return nn_cudrv_current_sm();
 }
 
-/* The name NCCL opens for a stored file's descriptor; NULL (fd closed) when /proc does not
- * lead back to it: the file is then not served at all rather than served by a name. */
-static int serve_descriptor(int fd, const char *stored, struct nn_topo *t, const struct nn_logger *logger) {
+/* Whether /proc/self/fd/N leads back to the stored file's descriptor (its identity into
+ * dev and ino); if not, fd is closed and the file is not served at all rather than served
+ * by a name. */
+static int check_descriptor(int fd, const char *stored, dev_t *dev, ino_t *ino, const struct nn_logger *logger) {
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
   struct stat a, b;
-  if (fstat(fd, &a) || stat(proc, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
-      !(t->path = strdup(proc))) {
+  if (fstat(fd, &a) || stat(proc, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
     nn_log_warn(logger, "nccl-numa: %s does not lead to %s (no /proc?): no topology served, since a "
                 "path by name could be swapped before NCCL opens it", proc, stored);
     close(fd);
     return -1;
   }
-  t->fd = fd;
-  t->dev = a.st_dev;
-  t->ino = a.st_ino;
+  *dev = a.st_dev;
+  *ino = a.st_ino;
   return 0;
 }
 
-/* Whether the descriptor behind a served topology is still the file it was (a host that
- * closes descriptors it does not own could have let the number go to another file). */
-static int topo_intact(const struct nn_topo *t) {
-  struct stat st;
-  return t->fd < 0 || (!fstat(t->fd, &st) && st.st_dev == t->dev && st.st_ino == t->ino);
-}
-
-/* Runs without g_env.lock: it reads sysfs and cpuinfo and writes the topology file.
- * Fills t (path NULL: nothing served). */
-static void generate_topo(const struct nn_config *cfg, const char *cfg_path, const struct nn_logger *logger,
-                          struct nn_topo *t) {
+/* Runs without g_env.lock: it reads sysfs and cpuinfo. The XML to serve for cfg into
+ * *xml (malloc'd) and *len, and the verdict's reason into why; -1 when none is served. */
+static int make_topo_xml(const struct nn_config *cfg, const char *cfg_path, const struct nn_logger *logger,
+                         char **xml, size_t *len, char *why, size_t whysz) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
-  *t = (struct nn_topo){.fd = -1};
-  if (cfg->n_gpus == 0) return;
+  *xml = NULL;
+  if (cfg->n_gpus == 0) return -1;
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
-    return;
+    return -1;
   }
   /* the links' maximum (stable = 1): equal on every rank, whatever power state a GPU is in */
   struct nn_topo_verdict verdict;
@@ -132,43 +244,73 @@ static void generate_topo(const struct nn_config *cfg, const char *cfg_path, con
   if (!verdict.serve) {
     if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", verdict.reason);
     else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
-    return;
+    return -1;
   }
-  char *xml = NULL;
-  size_t len = 0;
-  if (nn_topo_xml_generate(cfg, &cpu, NULL, &xml, &len, err, sizeof err) != 0) {
+  if (nn_topo_xml_generate(cfg, &cpu, NULL, xml, len, err, sizeof err) != 0) {
     nn_log_warn(logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
-    return;
+    return -1;
   }
   if (err[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", err);
-  char path[4096];
+  snprintf(why, whysz, "%s", verdict.reason);
+  return 0;
+}
+
+/* Stores xml (taken over) and puts it in a slot for v, unless another thread did so
+ * meanwhile. Runs without g_env.lock but for the bookkeeping. Returns the path or NULL. */
+static const char *store_and_serve(const struct nn_cfgver *v, char *xml, size_t len, const char *why,
+                                   const struct nn_logger *logger) {
+  char path[4096], err[512], note[4096 + 512];
   int fd = -1;
-  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, &fd, err, sizeof err);
-  free(xml);
-  if (rc != 0) {
-    nn_log_warn(logger, "nccl-numa: cannot write the topology file: %s", err);
-    return;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, &fd, note, sizeof note, err, sizeof err);
+  if (note[0]) nn_log_warn(logger, "nccl-numa: %s", note);
+  if (rc != 0) nn_log_warn(logger, "nccl-numa: cannot write the topology file: %s", err);
+  if (rc != 0 || check_descriptor(fd, path, &dev, &ino, logger) != 0) {
+    free(xml);
+    pthread_mutex_lock(&g_env.lock);
+    mark_served(v, -1);
+    pthread_mutex_unlock(&g_env.lock);
+    return NULL;
   }
-  if (serve_descriptor(fd, path, t, logger) == 0)
+  int closing = fd, i;
+  const char *name = NULL, *out = NULL;
+  pthread_mutex_lock(&g_env.lock);
+  /* Ours is closed again when another thread served the same content first, or when out
+   * of memory (nothing served). */
+  if ((i = slot_find(xml, len)) < 0 && (name = fd_name(fd))) {
+    closing = -1;
+    i = slot_take(&closing);
+    g_env.slots[i] = (struct nn_topo_slot){xml, len, fd, dev, ino, name, 0, g_env.slots[i].gen};
+    xml = NULL;
+  }
+  if (i >= 0) out = slot_hand_out(i);
+  mark_served(v, i);
+  pthread_mutex_unlock(&g_env.lock);
+  if (closing >= 0) close(closing);
+  free(xml);
+  if (name)
     nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
-                t->path, path, verdict.reason);
+                name, path, why);
+  return out;
 }
 
-static void topo_free(struct nn_topo *t) {
-  if (t->fd >= 0) close(t->fd);
-  free(t->path);
-  *t = (struct nn_topo){.fd = -1};
-}
-
-/* Forgets a topology whose descriptor number now names another file (not ours to close),
- * so the next lookup serves a fresh one. Called with g_env.lock held. */
-static void retire_topo(struct nn_topo *t, int *done) {
-  char **grown = realloc(g_env.retired, (size_t)(g_env.n_retired + 1) * sizeof *grown);
-  if (!grown) return;   /* keep serving the old name: better than freeing a string in use */
-  g_env.retired = grown;
-  g_env.retired[g_env.n_retired++] = t->path;
-  *t = (struct nn_topo){.fd = -1};
-  *done = 0;
+/* The topology of v, made, stored and served (or the slot of an equal content). */
+static const char *generate_topo(struct nn_cfgver *v, const struct nn_config *cfg, const struct nn_logger *logger) {
+  char *xml, why[1024];
+  size_t len = 0;
+  const char *out = NULL;
+  int have = make_topo_xml(cfg, nn_cfgver_path(v), logger, &xml, &len, why, sizeof why) == 0;
+  pthread_mutex_lock(&g_env.lock);
+  int i = have ? slot_find(xml, len) : -1;
+  if (i >= 0) out = slot_hand_out(i);
+  if (!have || i >= 0) mark_served(v, i);
+  pthread_mutex_unlock(&g_env.lock);
+  if (!have || i >= 0) {
+    free(xml);
+    return out;
+  }
+  return store_and_serve(v, xml, len, why, logger);
 }
 
 /* NCCL_TOPO_FILE: the user's, or one generated for the current version (an `env` line
@@ -195,23 +337,12 @@ static const char *served_topo_file(void) {
   hold_version(nn_cfgver_ref(v));
   struct nn_served *s = served_of(v);
   const char *out = NULL;
-  if (s && s->topo_done && !topo_intact(&s->topo)) retire_topo(&s->topo, &s->topo_done);
-  int generate = s && cfg && !s->topo_done;
-  if (s && cfg && s->topo_done) out = s->topo.path;
+  int generate = s && cfg && !served_already(s, &out);
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cfgver_warn_refused(v, logger);
-  if (generate) {
-    struct nn_topo made;
-    generate_topo(cfg, nn_cfgver_path(v), logger, &made);
-    pthread_mutex_lock(&g_env.lock);
-    s = served_of(v);
-    if (s && !s->topo_done) { s->topo = made; s->topo_done = 1; made = (struct nn_topo){.fd = -1}; }
-    out = s ? s->topo.path : NULL;
-    pthread_mutex_unlock(&g_env.lock);
-    topo_free(&made);
-  }
-  nn_cache_release(v);     /* the served entry keeps its own reference */
+  if (generate) out = generate_topo(v, cfg, logger);
+  nn_cache_release(v);     /* the current entry keeps its own reference */
   return out;
 }
 
@@ -221,7 +352,7 @@ static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
-  return s ? nn_config_env(nn_cfgver_config(s->version), name) : NULL;
+  return s ? intern_value(nn_config_env(nn_cfgver_config(s->version), name)) : NULL;
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
@@ -251,17 +382,20 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
 
 nn_ncclResult_t nn_env_finalize(void) {
   pthread_mutex_lock(&g_env.lock);
-  for (int i = 0; i < g_env.n_held; i++) {
-    topo_free(&g_env.held[i].topo);
-    nn_cache_release(g_env.held[i].version);
+  for (int i = 0; i < NN_TOPO_SLOTS; i++) {
+    int fd = slot_clear(i, 1);
+    if (fd >= 0) close(fd);
   }
-  free(g_env.held);
-  g_env.held = NULL;
-  for (int i = 0; i < g_env.n_retired; i++) free(g_env.retired[i]);
-  free(g_env.retired);
-  g_env.retired = NULL;
-  g_env.n_retired = 0;
-  g_env.n_held = g_env.cap_held = 0;
+  nn_cache_release(g_env.cur.version);
+  g_env.cur = (struct nn_served){.slot = -1};
+  for (int i = 0; i < g_env.n_names; i++) free(g_env.names[i].path);
+  free(g_env.names);
+  g_env.names = NULL;
+  g_env.n_names = 0;
+  for (int i = 0; i < g_env.n_values; i++) free(g_env.values[i]);
+  free(g_env.values);
+  g_env.values = NULL;
+  g_env.n_values = 0;
   g_env.initialized = 0;
   g_env.told_user_topo = 0;
   pthread_mutex_unlock(&g_env.lock);

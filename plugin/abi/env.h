@@ -5,7 +5,10 @@
  * Served names: NCCL_TOPO_FILE (the generated NUMA topology, when the verdict allows)
  * and every name of an `env` line. Precedence: real environment > `env` line >
  * generated value. Every other name is forwarded to getenv. Returned strings stay
- * valid until finalize (versions the plugin served from are kept until then).
+ * valid until finalize: each distinct value served is kept until then (the config
+ * versions are not: only the newest is held), and so is each "/proc/self/fd/N".
+ * At most a few topology descriptors are open at once, one per distinct content
+ * (see env.c for why closing the oldest is safe).
  */
 #ifndef NCCL_NUMA_ENV_H
 #define NCCL_NUMA_ENV_H

@@ -4,6 +4,7 @@
 #include "tuner.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,21 @@
 #include "topology.h"
 
 #define NN_LOG_TABLE_LINES 64
+
+/* The core indexes NCCL's cost table and ncclFunc_t with its own enums (nn_config.h), so
+ * that it knows no ABI: here, where both are known, they are tied. */
+#define NN_SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(NN_SAME(NN_ALGO_TREE, NN_NCCL_ALGO_TREE) && NN_SAME(NN_ALGO_RING, NN_NCCL_ALGO_RING) &&
+                   NN_SAME(NN_ALGO_COLLNET_DIRECT, NN_NCCL_ALGO_COLLNET_DIRECT) &&
+                   NN_SAME(NN_ALGO_COLLNET_CHAIN, NN_NCCL_ALGO_COLLNET_CHAIN) &&
+                   NN_SAME(NN_ALGO_NVLS, NN_NCCL_ALGO_NVLS) && NN_SAME(NN_ALGO_NVLS_TREE, NN_NCCL_ALGO_NVLS_TREE) &&
+                   NN_SAME(NN_ALGO_PAT, NN_NCCL_ALGO_PAT) && NN_SAME(NN_ALGO_COUNT, NN_NCCL_NUM_ALGORITHMS),
+               "enum nn_algo must equal NCCL's algorithm indices");
+_Static_assert(NN_SAME(NN_PROTO_LL, NN_NCCL_PROTO_LL) && NN_SAME(NN_PROTO_LL128, NN_NCCL_PROTO_LL128) &&
+                   NN_SAME(NN_PROTO_SIMPLE, NN_NCCL_PROTO_SIMPLE) &&
+                   NN_SAME(NN_PROTO_COUNT, NN_NCCL_NUM_PROTOCOLS) && NN_SAME(NN_FAST_PROTOS, NN_NCCL_NUM_PROTOCOLS),
+               "enum nn_proto must equal NCCL's protocol indices");
+#undef NN_SAME
 
 static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
                         char *note, size_t size) {
@@ -139,6 +155,20 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
   return t->len + 1 < t->size ? 0 : -1;   /* nn_log_appendf stops at size - 1 */
 }
 
+/* Whether to WARN about a record not written: a write error (a full disk, the size limit)
+ * each time, a refused path once per process (until another path is refused), not once
+ * per communicator. */
+static int first_refusal(int rc, const char *path) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static char told[4096];
+  if (rc != NN_LOG_REFUSED) return 1;
+  pthread_mutex_lock(&lock);
+  int first = strcmp(told, path) != 0;
+  if (first) snprintf(told, sizeof told, "%s", path);
+  pthread_mutex_unlock(&lock);
+  return first;
+}
+
 /* A record is one whole JSON line or nothing: the buffer grows until the record fits. */
 #define NN_JSON_RECORD_MAX (64u << 20)
 
@@ -146,7 +176,8 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
                               const struct nn_policy *p, const char *path) {
   struct table_json t = {.cfg = nn_cfgver_config(v)};
   nn_policy_visit(p, count_segment, &t);
-  int whole = 0, oom = 0;
+  int whole = 0, oom = 0, rc;
+  char err[4096 + 256];
   for (size_t size = 4096 + (size_t)t.entries * 320; !whole && size <= NN_JSON_RECORD_MAX; size *= 2) {
     char *grown = realloc(t.buf, size);
     if (!grown) { oom = 1; break; }
@@ -157,9 +188,9 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
   if (!whole)
     nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
                 (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 64 MiB");
-  else if (nn_log_append_line(path, t.buf) != 0)
+  else if ((rc = nn_log_append_line(path, t.buf, err, sizeof err)) != 0 && first_refusal(rc, path))
     nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
-                "NCCL_NUMA_LOG_FILE %s: %s", (unsigned long long)a->comm_id, path, strerror(errno));
+                "NCCL_NUMA_LOG_FILE %s", (unsigned long long)a->comm_id, err);
   free(t.buf);
 }
 

@@ -11,7 +11,7 @@
 
 #include "log.h"
 #include "nccl_abi.h"
-#include "policy.h"
+#include "plugin/core/policy_fast.h"
 
 #define NN_PLUGIN_NAME "nccl-numa"
 #define NN_EXPORT __attribute__((visibility("default")))

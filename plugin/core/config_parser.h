@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "nn_config.h"
+#include "snapshot.h"
 
 #define NN_MAX_ENVS 4096
 #define NN_MAX_FIELDS (NN_MAX_LINE_BYTES / 2 + 2)
@@ -54,6 +55,19 @@ struct nn_parser {
     int line;
   } bus_tab[NN_BUS_SLOTS], host_tab[NN_BUS_SLOTS];
   int env_tab[NN_ENV_SLOTS];   /* index into cfg->envs + 1; 0 = empty */
+  /* include-csv: each file (by identity, however the line spells it) read once per parse,
+   * and at most NN_MAX_INCLUDE_BYTES read in all */
+  struct nn_csv_seen *csv_seen;
+  int n_csv_seen, csv_seen_cap;
+  uint64_t include_bytes;
+};
+
+/* A file include-csv read: its identity when read, where its rules went, or the line of
+ * the include that reported it bad. */
+struct nn_csv_seen {
+  struct nn_file_key key;
+  int first, n;           /* cfg->rules[first .. first + n) */
+  int bad_line;           /* 0: it was read fine */
 };
 
 /* A KEY=VALUE field a directive accepts. */

@@ -286,6 +286,56 @@ static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, i
   c->n_rules += n;
 }
 
+/* The file include-csv read before with the same identity, or NULL. */
+static const struct nn_csv_seen *csv_seen(const struct nn_parser *p, const struct nn_file_key *key) {
+  for (int i = 0; i < p->n_csv_seen; i++)
+    if (nn_file_key_equal(&p->csv_seen[i].key, key)) return &p->csv_seen[i];
+  return NULL;
+}
+
+/* The same file again: its rules copied (named by this line's path) or its error recalled,
+ * never read again: 400 lines of one 16 MiB file used to read it 400 times. */
+static void include_again(struct nn_parser *p, const struct nn_csv_seen *e, const char *path) {
+  struct nn_config *c = p->cfg;
+  if (e->bad_line) {
+    nn_perr(p, "include-csv: %s: rejected at line %d above", path, e->bad_line);
+    return;
+  }
+  if (!e->n || p->rules_over) return;
+  if (c->n_rules + e->n > NN_MAX_RULES) {
+    nn_perr(p, "include-csv: %d more rules would exceed %d rules", e->n, NN_MAX_RULES);
+    p->rules_over = 1;
+    return;
+  }
+  if (nn_grow((void **)&c->rules, &p->rules_cap, c->n_rules + e->n, sizeof *c->rules)) {
+    nn_perr(p, "out of memory");
+    return;
+  }
+  memcpy(c->rules + c->n_rules, c->rules + e->first, (size_t)e->n * sizeof *c->rules);
+  for (int i = 0; i < e->n; i++) c->rules[c->n_rules + i].file = path;
+  c->n_rules += e->n;
+}
+
+/* Counts a file of `size` bytes against the mapping's include budget; -1 (reported) when
+ * it would pass it. */
+static int include_budget(struct nn_parser *p, const char *path, const struct nn_file_key *key) {
+  uint64_t size = key->err || key->size < 0 ? 0 : (uint64_t)key->size;
+  if (p->include_bytes + size > NN_MAX_INCLUDE_BYTES) {
+    nn_perr(p, "include-csv: %s: its %llu bytes would pass the %u MiB that the files included by one "
+            "mapping may hold in all", path, (unsigned long long)size, NN_MAX_INCLUDE_BYTES >> 20);
+    return -1;
+  }
+  p->include_bytes += size;
+  return 0;
+}
+
+/* Remembers what reading `path` (identity key) gave; out of memory it is simply not kept. */
+static void remember_csv(struct nn_parser *p, const struct nn_file_key *key, int first, int n, int bad) {
+  if (key->err || nn_grow((void **)&p->csv_seen, &p->csv_seen_cap, p->n_csv_seen + 1, sizeof *p->csv_seen))
+    return;
+  p->csv_seen[p->n_csv_seen++] = (struct nn_csv_seen){*key, first, n, bad ? p->line : 0};
+}
+
 void nn_dir_include_csv(struct nn_parser *p) {
   if (p->nf != 2) {
     nn_perr(p, "include-csv: expected exactly one path");
@@ -297,16 +347,26 @@ void nn_dir_include_csv(struct nn_parser *p) {
     nn_perr(p, "out of memory");
     return;
   }
+  struct nn_file_key key;
+  nn_file_key_of(path, &key);
+  const struct nn_csv_seen *seen = key.err ? NULL : csv_seen(p, &key);
+  if (seen) {
+    include_again(p, seen, path);
+    return;
+  }
+  if (include_budget(p, path, &key)) return;
   struct nn_rule *rules = NULL;
-  int n = 0;
+  int n = 0, first = p->cfg->n_rules, bad = 0;
   struct nn_diag sub = {0};
   if (nn_csv_rules_load(path, &rules, &n, &sub) != 0) {
     for (int i = 0; i < sub.n; i++) nn_perr(p, "include-csv: %s", sub.msgs[i]);
     if (sub.dropped) nn_perr(p, "include-csv: ... and %d more problems in %s", sub.dropped, path);
+    bad = 1;
   } else {
     for (int i = 0; i < sub.n; i++) nn_diag_add(&p->cfg->notes, "%s", sub.msgs[i]);
     if (n && !p->rules_over) append_csv_rules(p, rules, n);
   }
+  remember_csv(p, &key, first, p->cfg->n_rules - first, bad);
   nn_diag_clear(&sub);
   free(rules);
 }

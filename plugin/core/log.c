@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "fdio.h"
+#include "fileread.h"
 
 __attribute__((format(printf, 4, 0)))
 static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
@@ -41,21 +44,111 @@ void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...) {
   va_end(ap);
 }
 
-int nn_log_append_line(const char *path, const char *line) {
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-  if (fd < 0) return -1;
+/* The directory holding path's last component, reached from / (or the working directory)
+ * one component at a time with O_NOFOLLOW|O_DIRECTORY, so no symbolic link is followed
+ * anywhere: a parent that another user made a link (to root's home, say) is refused, not
+ * walked. *leaf gets the last component, inside buf (a copy of path). Returns an O_PATH
+ * descriptor, or -1 with "PATH: problem" in err. */
+static int log_open_parent(const char *path, char *buf, size_t bufsz, const char **leaf, char *err, size_t errsz) {
+  size_t n = strlen(path);
+  if (!n || n >= bufsz || path[n - 1] == '/') {
+    nn_errbuf_set(err, errsz, "%s: %s", path, !n ? "empty path" : n >= bufsz ? "path too long" : "names a directory");
+    return -1;
+  }
+  memcpy(buf, path, n + 1);
+  int dfd = open(buf[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char *p = buf;
+  while (dfd >= 0) {
+    while (*p == '/') p++;
+    char *slash = strchr(p, '/');
+    if (!slash) break;
+    *slash = 0;
+    int next = openat(dfd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    struct stat st;
+    int is_link = next < 0 && !fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode);
+    close(dfd);
+    if (next < 0) {
+      nn_errbuf_set(err, errsz, "%s: %.*s %s", path, (int)(slash - buf), path,
+                    is_link ? "is a symbolic link: refused (name the file without links)" : strerror(e));
+      return -1;
+    }
+    dfd = next;
+    p = slash + 1;
+  }
+  if (dfd < 0) nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
+  *leaf = p;
+  return dfd;
+}
+
+/* Why an open log file must not get records, or NULL: only a regular file of ours that
+ * nobody else can write (or has linked elsewhere) may hold what `check --compare` trusts. */
+static const char *log_untrusted(const struct stat *st, char *why, size_t whysz) {
+  if (!S_ISREG(st->st_mode)) snprintf(why, whysz, "%s, not a regular file", nn_file_kind(st->st_mode));
+  else if (st->st_uid != geteuid())
+    snprintf(why, whysz, "owned by uid %u, not by uid %u", (unsigned)st->st_uid, (unsigned)geteuid());
+  else if (st->st_mode & 022) snprintf(why, whysz, "mode %04o lets others write it", (unsigned)(st->st_mode & 07777));
+  else if (st->st_nlink != 1) snprintf(why, whysz, "%lu hard links", (unsigned long)st->st_nlink);
+  else return NULL;
+  return why;
+}
+
+/* Opens dfd/leaf for appending: an existing file only when log_untrusted passes (a FIFO or
+ * device is refused before it is opened), else created 0600. Returns the descriptor, -1
+ * (errno, err) when it cannot be opened, or NN_LOG_REFUSED (err). */
+static int log_open_leaf(int dfd, const char *leaf, const char *path, char *err, size_t errsz) {
+  const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  char why[128];
+  struct stat st;
+  int fd, created = 0;
+  if (!fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW)) {
+    if (log_untrusted(&st, why, sizeof why)) {
+      nn_errbuf_set(err, errsz, "%s: %s: refused", path, why);
+      return NN_LOG_REFUSED;
+    }
+    fd = openat(dfd, leaf, flags);
+  } else {
+    fd = errno == ENOENT ? openat(dfd, leaf, flags | O_CREAT | O_EXCL, 0600) : -1;
+    created = fd >= 0;
+  }
+  if (fd < 0) {
+    nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  /* fchmod: the creation mode went through the umask; fstat: it may have been swapped. */
+  const char *bad = (created && fchmod(fd, 0600)) || fstat(fd, &st) ? strerror(errno)
+                                                                  : log_untrusted(&st, why, sizeof why);
+  if (bad) {
+    nn_errbuf_set(err, errsz, "%s: %s: refused", path, bad);
+    close(fd);
+    return NN_LOG_REFUSED;
+  }
+  return fd;
+}
+
+int nn_log_append_line(const char *path, const char *line, char *err, size_t errsz) {
+  char buf[4096];
+  const char *leaf = NULL;
+  int dfd = log_open_parent(path, buf, sizeof buf, &leaf, err, errsz);
+  if (dfd < 0) return NN_LOG_REFUSED;
+  int fd = log_open_leaf(dfd, leaf, path, err, errsz);
+  close(dfd);
+  if (fd < 0) return fd;
   size_t n = strlen(line);
-  char *buf = malloc(n + 1);
-  if (!buf) { close(fd); errno = ENOMEM; return -1; }
-  memcpy(buf, line, n);
-  buf[n] = '\n';
+  char *rec = malloc(n + 1);
+  if (!rec) {
+    close(fd);
+    nn_errbuf_set(err, errsz, "%s: out of memory", path);
+    return -1;
+  }
+  memcpy(rec, line, n);
+  rec[n] = '\n';
   /* One write() per record: O_APPEND keeps records of concurrent processes whole; past the
    * file-size limit nothing is written (EFBIG), never a part of the line, never SIGXFSZ. */
-  int rc = nn_fd_write_all(fd, buf, n + 1);
-  int saved = errno;
-  free(buf);
+  int rc = nn_fd_write_all(fd, rec, n + 1);
+  if (rc) nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
+  free(rec);
   close(fd);
-  errno = saved;
   return rc;
 }
 

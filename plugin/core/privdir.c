@@ -188,43 +188,107 @@ static int nn_pd_name_ok(const char *s) {
   return s && !strchr(s, '/') && strlen(s) <= 64;
 }
 
-int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
-                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
-                     char *err, size_t errsz) {
-  if (fd_out) *fd_out = -1;
+/* Stores into the open directory dfd (named dir): the content-addressed name, reused when
+ * it already holds exactly data, else written and renamed into place. */
+static int nn_pd_store_at(int dfd, const char *dir, const char *name, const void *data, size_t len,
+                          int *fd_out, char *err, size_t errsz) {
+  int fd = nn_pd_open_same(dfd, name, data, len);
+  if (fd < 0) {
+    if (nn_pd_replace(dfd, dir, name, data, len, err, errsz)) return -1;
+    /* Read back what was written: the descriptor handed out is checked content. */
+    if ((fd = nn_pd_open_same(dfd, name, data, len)) < 0) {
+      nn_errbuf_set(err, errsz, "%s/%s: changed right after it was written", dir, name);
+      return -1;
+    }
+  }
+  if (fd_out) *fd_out = fd;
+  else close(fd);
+  return 0;
+}
+
+/* <prefix><hash><suffix> into name, and dir/name into out. */
+static int nn_pd_names(const char *dir, const char *prefix, const char *suffix, const void *data,
+                       size_t len, char *name, size_t namesz, char *out, size_t outsz, char *err,
+                       size_t errsz) {
   if (!nn_pd_name_ok(prefix) || !nn_pd_name_ok(suffix) || (!data && len)) {
     nn_errbuf_set(err, errsz, "invalid file name parts");
     return -1;
   }
-  char name[NAME_MAX + 1];
-  snprintf(name, sizeof name, "%s%016" PRIx64 "%s", prefix, nn_privdir_hash(data, len), suffix);
+  snprintf(name, namesz, "%s%016" PRIx64 "%s", prefix, nn_privdir_hash(data, len), suffix);
   size_t dl = dir ? nn_pd_trim(dir) : 0;
   int w = snprintf(out, outsz, "%.*s/%s", (int)(dl == 1 ? 0 : dl), dir ? dir : "", name);
   if (w < 0 || (size_t)w >= outsz) {
     nn_errbuf_set(err, errsz, "path of %s too long", name);
     return -1;
   }
-  int dfd = nn_privdir_open(dir, err, errsz);
-  int rc = dfd < 0 ? -1 : 0, fd = -1;
-  if (!rc && (fd = nn_pd_open_same(dfd, name, data, len)) < 0) {
-    rc = nn_pd_replace(dfd, dir, name, data, len, err, errsz);
-    /* Read back what was written: the descriptor handed out is checked content. */
-    if (!rc && (fd = nn_pd_open_same(dfd, name, data, len)) < 0) {
-      nn_errbuf_set(err, errsz, "%s: changed right after it was written", out);
-      rc = -1;
-    }
-  }
+  return 0;
+}
+
+int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
+                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
+                     char *err, size_t errsz) {
+  if (fd_out) *fd_out = -1;
+  char name[NAME_MAX + 1];
+  int dfd = -1, rc = nn_pd_names(dir, prefix, suffix, data, len, name, sizeof name, out, outsz,
+                                 err, errsz);
+  if (!rc) rc = (dfd = nn_privdir_open(dir, err, errsz)) < 0 ? -1 : 0;
+  if (!rc) rc = nn_pd_store_at(dfd, dir, name, data, len, fd_out, err, errsz);
   if (dfd >= 0) close(dfd);
-  if (!rc && fd_out) *fd_out = fd;
-  else if (fd >= 0) close(fd);
   if (rc) out[0] = 0;
   return rc;
 }
 
+/* Whether the fallback has been announced in this process (one WARN, not one per store). */
+static atomic_int g_pd_fallback_told;
+
+/* The predictable directory was refused (someone else made it, a link, a bad mode): the
+ * file goes into a fresh directory mkdtemp makes next to it, which nobody can have
+ * prepared. The file and the directory are removed once the descriptor is open (it alone
+ * is served), so a process leaves nothing behind however often this happens. */
+static int nn_pd_store_fallback(const char *dir, const char *why, const void *data, size_t len,
+                                char *out, size_t outsz, int *fd_out, char *note, size_t notesz,
+                                char *err, size_t errsz) {
+  char tmpl[PATH_MAX], name[NAME_MAX + 1];
+  int w = snprintf(tmpl, sizeof tmpl, "%.*s.XXXXXX", (int)nn_pd_trim(dir), dir);
+  if (w < 0 || (size_t)w >= sizeof tmpl || !mkdtemp(tmpl)) {
+    nn_errbuf_set(err, errsz, "%s; and no fallback directory: %s", why,
+                  w < 0 || (size_t)w >= sizeof tmpl ? "path too long" : strerror(errno));
+    return -1;
+  }
+  int dfd = -1, fd = -1;
+  int rc = nn_pd_names(tmpl, "topo-", ".xml", data, len, name, sizeof name, out, outsz, err, errsz);
+  if (!rc) rc = (dfd = nn_privdir_open(tmpl, err, errsz)) < 0 ? -1 : 0;
+  if (!rc) rc = nn_pd_store_at(dfd, tmpl, name, data, len, &fd, err, errsz);
+  if (dfd >= 0) {
+    unlinkat(dfd, name, 0);
+    close(dfd);
+  }
+  rmdir(tmpl);
+  if (rc) {
+    out[0] = 0;
+    return -1;
+  }
+  if (fd_out) *fd_out = fd;
+  else close(fd);
+  if (note && notesz && !atomic_exchange(&g_pd_fallback_told, 1))
+    nn_errbuf_set(note, notesz, "%s; this process writes its topology into a fresh unguessable "
+                  "directory (%s.XXXXXX, 0700) instead, removed once the descriptor is open", why, dir);
+  return 0;
+}
+
 int nn_privdir_store_topo(const char *xml, size_t len, char *out, size_t outsz, int *fd_out,
-                          char *err, size_t errsz) {
-  char dir[PATH_MAX];
+                          char *note, size_t notesz, char *err, size_t errsz) {
+  char dir[PATH_MAX], name[NAME_MAX + 1], why[PATH_MAX + 128];
   if (fd_out) *fd_out = -1;
-  if (nn_privdir_path(dir, sizeof dir, err, errsz)) return -1;
-  return nn_privdir_store(dir, "topo-", ".xml", xml, len, out, outsz, fd_out, err, errsz);
+  if (note && notesz) note[0] = 0;
+  if (nn_privdir_path(dir, sizeof dir, err, errsz) ||
+      nn_pd_names(dir, "topo-", ".xml", xml, len, name, sizeof name, out, outsz, err, errsz))
+    return -1;
+  int dfd = nn_privdir_open(dir, why, sizeof why);
+  if (dfd < 0)
+    return nn_pd_store_fallback(dir, why, xml, len, out, outsz, fd_out, note, notesz, err, errsz);
+  int rc = nn_pd_store_at(dfd, dir, name, xml, len, fd_out, err, errsz);
+  close(dfd);
+  if (rc) out[0] = 0;
+  return rc;
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * plugin_lines.c - a stand-in for NCCL 2.30.7's side of plugin loading, no GPU: loads
- * the plugin, initialises its env plugin v2 and tuner v6 with a logger that prints NCCL's
- * INFO line layout ("HOST:PID:TID [0] NCCL INFO msg", debug.cc), asks for NCCL_TOPO_FILE
- * as NCCL's topology detection does, and prints the lines NCCL itself would add (the
- * "Using" lines and "set by environment"). The GPU kit's checks then read nccl-numa's
- * real lines, so a change of their format fails on the CPU, not first on a GPU.
+ * plugin_lines.c - a stand-in for NCCL's side of plugin loading, no GPU: loads the
+ * plugin, initialises its env plugin and tuner at the ABI of the release played (2.30.7:
+ * env v2 and tuner v6; 2.28.9: env v1, which has no logger so the plugin writes its own
+ * lines to stderr, and tuner v5) with a logger that prints NCCL's INFO line layout
+ * ("HOST:PID:TID [0] NCCL INFO msg", debug.cc), asks for NCCL_TOPO_FILE as NCCL's
+ * topology detection does, and prints the lines NCCL itself would add (the "Using" lines
+ * and "set by environment"). The GPU kit's checks then read nccl-numa's real lines, so a
+ * change of their format fails on the CPU, not first on a GPU.
  *
- *   nn_plugin_lines PLUGIN.so NRANKS NNODES
+ *   nn_plugin_lines PLUGIN.so NRANKS NNODES [2.30.7|2.28.9]
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -31,25 +33,51 @@ static void logger(int level, unsigned long flags, const char *file, int line, c
   va_end(ap);
 }
 
+/* What the kit needs of either env plugin ABI. */
+struct env_api {
+  const char *name;
+  nn_ncclResult_t (*finalize)(void);
+  const char *(*get_env)(const char *name);
+};
+
+/* The env plugin at the release's ABI, initialised; 0, or -1 when missing or failing. */
+static int env_init(void *h, int old, struct env_api *api) {
+  if (old) {
+    nn_ncclEnv_v1_t *e = dlsym(h, "ncclEnvPlugin_v1");
+    if (!e || e->init(2, 28, 9, "+cuda13.0") != nn_ncclSuccess) return -1;
+    *api = (struct env_api){e->name, e->finalize, e->getEnv};
+    return 0;
+  }
+  nn_ncclEnv_v2_t *e = dlsym(h, "ncclEnvPlugin_v2");
+  if (!e || e->init(2, 30, 7, "+cuda13.0", logger) != nn_ncclSuccess) return -1;
+  *api = (struct env_api){e->name, e->finalize, e->getEnv};
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: nn_plugin_lines PLUGIN.so NRANKS NNODES\n");
+  int old = argc == 5 && !strcmp(argv[4], "2.28.9");
+  if ((argc != 4 && argc != 5) || (argc == 5 && !old && strcmp(argv[4], "2.30.7"))) {
+    fprintf(stderr, "usage: nn_plugin_lines PLUGIN.so NRANKS NNODES [2.30.7|2.28.9]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
   void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  nn_ncclEnv_v2_t *env = h ? dlsym(h, "ncclEnvPlugin_v2") : NULL;
-  nn_ncclTuner_v6_t *tuner = h ? dlsym(h, "ncclTunerPlugin_v6") : NULL;
-  if (!env || !tuner) {
-    fprintf(stderr, "nn_plugin_lines: %s: %s\n", argv[1], h ? "no ncclEnvPlugin_v2 or ncclTunerPlugin_v6" : dlerror());
+  /* tuner v5 and v6 agree up to finalize; v6 only adds getChunkSize at the end */
+  nn_ncclTuner_v6_t *tuner = h ? dlsym(h, old ? "ncclTunerPlugin_v5" : "ncclTunerPlugin_v6") : NULL;
+  if (!tuner) {
+    fprintf(stderr, "nn_plugin_lines: %s: %s\n", argv[1], h ? "no tuner of that release's ABI" : dlerror());
     return 1;
   }
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "NCCL version 2.30.7+cuda13.0");
-  if (env->init(2, 30, 7, "+cuda13.0", logger) != nn_ncclSuccess) return 1;
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "ENV/Plugin: Using %s (v2)", env->name);
-  const char *topo = env->getEnv("NCCL_TOPO_FILE");
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "NCCL version %s+cuda13.0", old ? "2.28.9" : "2.30.7");
+  struct env_api env;
+  if (env_init(h, old, &env)) {
+    fprintf(stderr, "nn_plugin_lines: %s: the env plugin v%d is missing or failed to initialise\n", argv[1], old ? 1 : 2);
+    return 1;
+  }
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "ENV/Plugin: Using %s (v%d)", env.name, old ? 1 : 2);
+  const char *topo = env.get_env("NCCL_TOPO_FILE");
   if (topo) logger(NN_NCCL_LOG_INFO, NN_NCCL_ENV, __FILE__, __LINE__, "NCCL_TOPO_FILE set by environment to %s", topo);
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "TUNER/Plugin: Using %s (v6)", tuner->name);
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "TUNER/Plugin: Using %s (v%d)", tuner->name, old ? 5 : 6);
   void *ctx = NULL;
   nn_ncclNvlDomainInfo_v6_t nvl = {0};
   static nn_ncclTunerConstants_v6_t constants;
@@ -62,6 +90,6 @@ int main(int argc, char **argv) {
   if (tuner->init(&ctx, 0x1234abcdULL, nranks, nnodes, logger, &nvl, &constants) != nn_ncclSuccess)
     return 1;
   tuner->finalize(ctx);
-  env->finalize();
+  env.finalize();
   return 0;
 }

@@ -12,75 +12,278 @@
 #      ring/simple below 64 KiB and ring/ll from 64 KiB for all-reduce and all-gather;
 #      NCCL's TUNING lines show that choice, the plugin-off run NCCL's own; results correct.
 #   c. nccl-numa ab (stock against the plugin, A B A B) with the driver, and its report.
-# Everything goes to one folder: $NN_GPU_OUT, default build/gpu-check-DATE-TIME
-# (summary.txt, results.md, every log). Exit 0 all passed, 1 a check failed, 77 skipped
-# (no GPU, CUDA runtime or NCCL: "skipped: <reason>"). NN_GPU_DRIVER: use that driver
-# instead of building one (test/gpu/test_kit_rehearsal.sh runs the kit on stand-ins).
+#
+#   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
+#   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build;
+#                                   BUNDLE/run.sh alone does the same)
+#
+# Everything goes to one folder: $NN_GPU_OUT (may be or pass through a symlink; not one a
+# kit already wrote to), default build/gpu-check-DATE-TIME (./gpu-check-DATE-TIME with
+# --bundle): summary.txt (a line per check), results.md (the same as a table), every log;
+# both are rewritten after each line and completed on exit, however the kit ends. Each run
+# of the driver or of ab gets its share of the time left (its weight: step a 3, each run of
+# b 2, ab 8 for its 8 runs and its probe) and runs in a session of its own, killed whole at
+# its limit; after a run times out the rest are not run. Once nvidia-smi lists a GPU,
+# whatever fails (a build, a library load, the driver) is a FAIL with its output. Exit 0
+# all passed, 1 a check failed, 77 skipped (no GPU, CUDA runtime or NCCL: "skipped: <reason>").
+# NN_GPU_DRIVER: use that driver instead of building one (test/gpu/test_kit_rehearsal.sh
+# runs the kit on stand-ins).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-root=$(pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 LIMIT=${NN_GPU_TIMEOUT:-300}
+BUNDLE=''
+if [ "${1:-}" = --bundle ]; then
+  [ -d "${2:-}" ] || { echo "usage: run.sh [--bundle DIR]: DIR is the folder make gpu-bundle wrote" >&2; exit 2; }
+  BUNDLE=$(cd "$2" && pwd -P)
+elif [ $# -gt 0 ]; then
+  echo "usage: run.sh [--bundle DIR]" >&2; exit 2
+elif [ -e "$here/BUNDLE.txt" ]; then   # the copy make gpu-bundle put in a bundle: that bundle
+  BUNDLE=$(cd "$here" && pwd -P)
+fi
+case $LIMIT in ''|*[!0-9]*) echo "NN_GPU_TIMEOUT=$LIMIT: a number of seconds" >&2; exit 2 ;; esac
+
+kill_session() {   # kill_session SIGNAL SID: every process of session SID (read from /proc: no procps needed)
+  local f st
+  for f in /proc/[0-9]*/stat; do
+    { read -r st < "$f"; } 2>/dev/null || continue   # a process that ended meanwhile
+    st=${st##*) }   # after "pid (comm) ": state ppid pgrp session ...
+    read -r -a st <<<"$st"
+    [ "${st[3]:-}" = "$2" ] && { f=${f#/proc/}; kill -"$1" "${f%/stat}" 2>/dev/null; }
+  done
+}
+
 if [ -z "${NN_GPU_KIT_INNER:-}" ]; then
-  NN_GPU_KIT_INNER=1 timeout -k 10 "$LIMIT" bash "$0" "$@"
-  rc=$?
-  [ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "FAIL: the kit ran past its time limit of $LIMIT s (NN_GPU_TIMEOUT)"
+  # The kit runs under a time limit; its runs are sessions of their own, which a signal to
+  # this process group does not reach: the one running is in $sids, killed here too.
+  # timeout is a process group of its own, which a Ctrl-C does not reach: passed on here.
+  sids=$(mktemp) || exit 1
+  NN_GPU_KIT_INNER=1 NN_GPU_KIT_SIDS=$sids timeout -k 10 "$LIMIT" bash "$0" "$@" &
+  tpid=$!
+  sig=''
+  trap 'sig=1; kill -TERM "$tpid" 2>/dev/null' INT TERM
+  while :; do
+    wait "$tpid"
+    rc=$?
+    kill -0 "$tpid" 2>/dev/null || break   # else wait was cut short by the trap
+  done
+  if [ -n "$sig" ]; then echo "FAIL: the kit was interrupted"; rc=130
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "FAIL: the kit ran past its time limit of $LIMIT s (NN_GPU_TIMEOUT)"
+  fi
+  if [ -n "$sig" ] || [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    while read -r s; do kill_session KILL "$s"; done < "$sids"
+  fi
+  rm -f "$sids"
   exit $rc
 fi
+
+if [ -n "$BUNDLE" ]; then root=$(pwd); else cd "$here/../.." || exit 1; root=$(pwd); fi
 BUILD=${BUILD:-build}
-skip() { echo "skipped: $*"; exit 77; }
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+# Time for the checks and results.md after the last run; runs share the rest.
+RESERVE=$((LIMIT / 5 < 15 ? LIMIT / 5 : 15))
+DEADLINE=$((LIMIT - RESERVE))
+UNITS=19   # weights of the runs still to come: a 3, b 4 x 2, ab 8 x 1
+OUT='' SUM='' code='' cur='' stopped='' fails=0 verdict=''
+
+# ---------- the output folder, summary.txt and results.md ----------
+open_out() {
+  [ -z "$OUT" ] || return 0
+  local base=$BUILD
+  [ -n "$BUNDLE" ] && base=$root
+  OUT=${NN_GPU_OUT:-$base/gpu-check-$(date +%Y%m%d-%H%M%S)}
+  # a second kit in the same folder would mix its logs with the first's (and ab refuses)
+  [ ! -e "$OUT/summary.txt" ] || { echo "FAIL: $OUT already holds a kit's output: name another NN_GPU_OUT"; OUT=''; exit 1; }
+  mkdir -p "$OUT" || { OUT=''; echo "FAIL: cannot create the output folder ${NN_GPU_OUT:-}"; exit 1; }
+  OUT=$(cd "$OUT" && pwd -P)   # the plugin logs real paths; the checks compare with them
+  mkdir -p "$OUT/xdg" && chmod 0700 "$OUT/xdg"   # the plugin's private directory for served topologies
+  SUM=$OUT/summary.txt
+  : > "$SUM"
+  { echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "host: $(uname -n)"; } > "$OUT/machine.txt"
+  echo "nccl-numa GPU kit: output in $OUT"
+  write_results
+}
+write_results() {   # results.md from machine.txt and summary.txt, with the verdict so far
+  [ -n "$OUT" ] || return 0
+  {
+    echo "## $(date -u '+%Y-%m-%d') on $(uname -n): NCCL ${code:-?}"
+    echo
+    echo '```'
+    cat "$OUT/machine.txt"
+    echo '```'
+    echo
+    echo "| step | verdict |"
+    echo "|---|---|"
+    sed 's/|/\\|/g; s/^\([a-z]*\) \(.*\)$/| \1 | \2 |/' "$SUM" | grep '^| '
+    echo "| **kit** | ${verdict:-INCOMPLETE: the kit had not finished when this was written} |"
+    echo
+    if [ -s "$OUT/report.md" ]; then echo "### A/B (nccl-numa report)"; echo; sed 's/^#/###/' "$OUT/report.md"; fi
+  } > "$OUT/.results.md" && mv -f "$OUT/.results.md" "$OUT/results.md"
+}
+line() {   # line STEP VERDICT...: one line of summary.txt, on the terminal too
+  echo "$1 $2" | tee -a "$SUM"
+  [ "${2%% *}" != FAIL ] || fails=$((fails + 1))
+  write_results
+}
+note() { if [ -n "$OUT" ]; then line "$@"; else echo "$1 $2"; [ "${2%% *}" != FAIL ] || fails=$((fails + 1)); fi; }
+lastlines() {   # lastlines FILE [N]: its last N non-empty lines as one, for a summary line
+  local t
+  t=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n "${2:-3}" | tr '\n' ' ')
+  t=${t% }
+  echo "${t:-(no output)}"
+}
+skip() {
+  echo "skipped: $*"
+  [ -z "$OUT" ] || line setup "SKIP $*"
+  verdict="SKIPPED: $*"
+  exit 77
+}
+fatal() { note setup "FAIL $*"; exit 1; }
+finish() {
+  local rc=$?
+  if [ -n "$cur" ]; then kill_session TERM "$cur"; sleep 1; kill_session KILL "$cur"; fi
+  [ -n "$OUT" ] || return
+  local n_pass n_na n_not
+  n_pass=$(grep -c ' PASS ' "$SUM") n_na=$(grep -c ' N/A ' "$SUM") n_not=$(grep -c '^[a-z]* NOT-RUN ' "$SUM")
+  local counts="$n_pass passed, $fails failed, $n_na not applicable, $n_not not run"
+  if [ -z "$verdict" ]; then
+    if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then verdict="PASS: $counts"
+    else verdict="FAIL: $counts${stopped:+ (stopped: $stopped)}"; fi
+  fi
+  write_results
+  rm -f "$OUT/.check"
+  echo
+  echo "$verdict; $OUT/results.md"
+}
+trap finish EXIT
+trap 'note kit "FAIL time: stopped at the time limit of $LIMIT s (NN_GPU_TIMEOUT) or by a signal"; exit 124' TERM
+trap 'note kit "FAIL interrupted"; exit 130' INT
+
+# ---------- runs: sessions of their own, each with its share of the time ----------
+run_in() {   # run_in SECONDS OUT ERR CMD...: CMD in a new session; all of it killed after SECONDS
+  local lim=$1 out=$2 err=$3 rc
+  shift 3
+  [ "$lim" -ge 1 ] || lim=1   # timeout 0 would mean no limit at all
+  if [ "$err" = "$out" ]; then setsid timeout -k 5 "$lim" "$@" > "$out" 2>&1 < /dev/null &
+  else setsid timeout -k 5 "$lim" "$@" > "$out" 2> "$err" < /dev/null & fi
+  cur=$!
+  echo "$cur" >> "${NN_GPU_KIT_SIDS:-/dev/null}"
+  wait "$cur"
+  rc=$?
+  kill_session KILL "$cur"   # what outlived it: a rank of --procs, a benchmark ab started
+  cur=''
+  return $rc
+}
+left() { echo $((DEADLINE - SECONDS)); }
+timed_out() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
+share() {   # share WEIGHT: $lim, this run's part of the time left, or 1 (not run) when none is
+  local w=$1
+  avail=$(left)
+  lim=$(( avail * w / (UNITS > 0 ? UNITS : 1) - 5 ))   # 5: timeout's grace before KILL
+  UNITS=$((UNITS - w))
+  [ $lim -gt $((60 * w)) ] && lim=$((60 * w))
+  [ -z "$stopped" ] && [ $lim -ge 1 ]
+}
+drv() {   # drv STEP WEIGHT WHAT LOG CMD...: one run and its verdict; 1 when it was not run
+  local step=$1 w=$2 what=$3 log=$4 rc
+  shift 4
+  if ! share "$w"; then
+    note "$step" "NOT-RUN run: $what (${stopped:-no time left before the limit of $LIMIT s})"
+    return 1
+  fi
+  run_in "$lim" "$OUT/$log" "$OUT/$log" "$@"
+  rc=$?
+  if [ $rc -eq 0 ]; then note "$step" "PASS run: $what, exit 0 (limit $lim s of $avail s left)"
+  elif timed_out $rc; then
+    stopped="$step: $what timed out after $lim s"
+    note "$step" "FAIL run: $what, timed out after $lim s and killed, see $log: $(lastlines "$OUT/$log" 2)"
+  else
+    note "$step" "FAIL run: $what, exit $rc (limit $lim s of $avail s left), see $log: $(grep -m1 -E 'WARN|nn_coll_driver:|error while loading' "$OUT/$log" || lastlines "$OUT/$log" 2)"
+  fi
+  return 0
+}
+record() {   # record STEP CHECK ARGS...: runs nn_gpucheck, keeps its verdict line
+  local step=$1 rc
+  shift
+  timeout --foreground 60 "$CHK" "$@" > "$OUT/.check" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || [ $rc -eq 1 ] ||
+    { note "$step" "FAIL $1: nn_gpucheck exit $rc: $(lastlines "$OUT/.check" 3)"; return; }
+  note "$step" "$(tail -n 1 "$OUT/.check")"
+}
+
+# Short steps run in the foreground with timeout --foreground: it stays in this process
+# group, so the kit's own limit reaches it (a plain timeout makes a group of its own).
 
 # ---------- is there anything to run on? ----------
+[ -z "${NN_GPU_OUT:-}" ] || open_out   # a folder named: even a skip is recorded there
 command -v nvidia-smi >/dev/null || skip "no nvidia-smi (no NVIDIA driver here)"
-nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi lists no GPU"
-# A GPU machine may lack the -dev packages: binaries built elsewhere and brought along
-# ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck) are used as they are.
-if ! make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck"; then
-  for f in libnccl-tuner-numa.so nccl-numa tools/nn_gpucheck; do
-    [ -x "$BUILD/$f" ] || { echo "FAIL: build (and no prebuilt $BUILD/$f)"; exit 1; }
-  done
-  echo "note: make failed; using the prebuilt plugin, CLI and nn_gpucheck in $BUILD"
-fi
-if [ -n "${NN_GPU_DRIVER:-}" ]; then   # a driver given (the CPU rehearsal's stand-in)
-  DRV=$NN_GPU_DRIVER vars="driver: $DRV"
-else
-  vars=$(bash test/gpu/find_cuda.sh) || skip "${vars#skipped: }"
-  # shellcheck disable=SC2086
-  make -s BUILD="$BUILD" $vars "$BUILD/tools/nn_coll_driver" || { echo "FAIL: building the driver ($vars)"; exit 1; }
-  DRV=$root/$BUILD/tools/nn_coll_driver
-fi
-CHK=$root/$BUILD/tools/nn_gpucheck CLI=$root/$BUILD/nccl-numa
-SO=$(readlink -f "$BUILD/libnccl-tuner-numa.so")
-devs=$("$DRV" --devices) || skip "the CUDA runtime sees no GPU: $devs"
+smi=$(timeout --foreground 30 nvidia-smi -L 2>&1)
+rc=$?
+timed_out $rc && { open_out; fatal "nvidia-smi -L did not answer within 30 s"; }
+grep -q '^GPU ' <<<"$smi" || skip "nvidia-smi lists no GPU (exit $rc: $(head -n 1 <<<"$smi"))"
+# From here on there is a GPU: whatever fails is a FAIL, not a skip.
+open_out
+echo "$smi" | sed 's/^/nvidia-smi: /' >> "$OUT/machine.txt"
+timeout --foreground 30 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>&1 |
+  sed 's/^/nvidia-smi: /' >> "$OUT/machine.txt"
 
-OUT=${NN_GPU_OUT:-$root/$BUILD/gpu-check-$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$OUT" || exit 1
-OUT=$(cd "$OUT" && pwd)
-mkdir -p "$OUT/xdg" && chmod 0700 "$OUT/xdg"   # the plugin's private directory for served topologies
-SUM=$OUT/summary.txt
-: > "$SUM"
-echo "nccl-numa GPU kit: output in $OUT"
-{ echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "host: $(hostname)"; echo "$devs";
-  nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader | sed 's/^/nvidia-smi: /'
-  echo "$vars" | sed 's/^/build: /'; } > "$OUT/machine.txt"
-cat "$OUT/machine.txt"
-fails=0
-record() {   # record STEP CHECK ARGS...: runs nn_gpucheck, keeps its verdict line
-  local step=$1; shift
-  local line rc
-  "$CHK" "$@" > "$OUT/.check" 2>&1
+runs() {   # runs NAME CMD...: a program the kit uses starts (its libraries load); FAIL with its output
+  local name=$1 rc
+  shift
+  timeout --foreground 30 "$@" > "$OUT/.check" 2>&1
   rc=$?
-  line=$(tail -n 1 "$OUT/.check")
-  [ $rc -eq 0 ] || [ $rc -eq 77 ] || fails=$((fails + 1))
-  echo "$step $line" | tee -a "$SUM"
+  [ $rc -lt 126 ] || fatal "$name cannot run (exit $rc): $(lastlines "$OUT/.check" 3)"
 }
-note() { echo "$1 $2" | tee -a "$SUM"; [ "${2%% *}" != FAIL ] || fails=$((fails + 1)); }
-ran() {   # ran STEP RC WHAT LOG: the driver's exit code as a verdict
-  if [ "$2" -eq 0 ]; then note "$1" "PASS run: $3, exit 0"
-  else note "$1" "FAIL run: $3, exit $2$([ "$2" -eq 124 ] && echo ' (timed out)'), see $4: $(grep -m1 -E 'WARN|nn_coll_driver:' "$OUT/$4")"; fi
-}
+if [ -n "$BUNDLE" ]; then
+  # shellcheck source=test/gpu/bundle_env.sh
+  . "$here/bundle_env.sh" || fatal "no $here/bundle_env.sh"
+  nn_bundle_env "$BUNDLE"
+else
+  # A failed build is a FAIL; where the plugin, CLI and nn_gpucheck were built before
+  # ($BUILD/libnccl-tuner-numa.so, nccl-numa, tools/nn_gpucheck), the kit goes on with them
+  # so that the run still tells what they do (a machine that cannot build: the bundle).
+  run_in "$(left)" "$OUT/build.log" "$OUT/build.log" make -s -j"$(nproc)" BUILD="$BUILD" all "$BUILD/tools/nn_gpucheck"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    for f in libnccl-tuner-numa.so nccl-numa tools/nn_gpucheck; do
+      [ -e "$BUILD/$f" ] || fatal "build: make failed (exit $rc) and there is no prebuilt $BUILD/$f: $(lastlines "$OUT/build.log" 3)"
+    done
+    note setup "FAIL build: make failed (exit $rc), going on with what $BUILD holds (build.log: $(lastlines "$OUT/build.log" 2))"
+  fi
+  CHK=$BUILD/tools/nn_gpucheck CLI=$BUILD/nccl-numa
+  SO=$(readlink -f "$BUILD/libnccl-tuner-numa.so")
+  if [ -n "${NN_GPU_DRIVER:-}" ]; then   # a driver given (the CPU rehearsal's stand-in)
+    DRV=$NN_GPU_DRIVER vars="driver: $DRV"
+  else
+    if ! vars=$(bash "$here/find_cuda.sh"); then
+      # no headers to build with: a skip only when the libraries are not here either
+      rt=$(bash "$here/find_cuda.sh" --runtime) || skip "${vars#skipped: }"
+      fatal "cannot build the driver (${vars#skipped: }), yet NCCL and the CUDA runtime are here ($(echo $rt)): make gpu-bundle elsewhere and run its run.sh --bundle"
+    fi
+    # shellcheck disable=SC2086
+    run_in "$(left)" "$OUT/build-driver.log" "$OUT/build-driver.log" make -s BUILD="$BUILD" $vars "$BUILD/tools/nn_coll_driver" ||
+      fatal "building the driver ($(echo $vars)): $(lastlines "$OUT/build-driver.log" 3)"
+    DRV=$BUILD/tools/nn_coll_driver
+  fi
+fi
+echo "$vars" | sed 's/^/build: /' >> "$OUT/machine.txt"
+runs "nccl-numa" "$CLI" --version
+runs "nn_gpucheck" "$CHK" --help
+probe=$(left); [ "$probe" -le 60 ] || probe=60; [ "$probe" -ge 1 ] || probe=1
+run_in "$probe" "$OUT/devices.log" "$OUT/devices.log" "$DRV" --devices
+rc=$?
+case $rc in
+  0) ;;
+  3) fatal "nvidia-smi lists a GPU but the CUDA runtime sees none: $(lastlines "$OUT/devices.log" 3)" ;;
+  *) fatal "the driver $DRV --devices failed (exit $rc$(timed_out $rc && echo ', timed out')): $(lastlines "$OUT/devices.log" 3)" ;;
+esac
+devs=$(grep '^device' "$OUT/devices.log")
+echo "$devs" >> "$OUT/machine.txt"
+cat "$OUT/machine.txt"
 
 # ---------- the mapping of GPU 0 ----------
 bus=$(awk '$1 == "device" && $2 == 0 {print $3}' <<<"$devs")
+[ -n "$bus" ] || fatal "the driver listed no device 0: $(lastlines "$OUT/devices.log" 3)"
 node=$(cat "/sys/bus/pci/devices/$(tr 'A-F' 'a-f' <<<"$bus")/numa_node" 2>/dev/null || echo -1)
 [ "$node" -ge 0 ] 2>/dev/null || node=0   # a VM shows -1: any node, the checks compare with the mapping
 base="gpu 0 bus=$bus numa=$node"
@@ -91,28 +294,26 @@ rule coll=allreduce bytes=64K- algo=ring proto=ll
 rule coll=allgather bytes=0-65535 algo=ring proto=simple
 rule coll=allgather bytes=64K- algo=ring proto=ll" > "$OUT/b.conf"
 
-base_env() {   # the environment of every run: no inherited NCCL or nccl-numa settings
-  env -u NCCL_TOPO_FILE -u NCCL_ALGO -u NCCL_PROTO -u NCCL_NUMA_CONFIG -u NCCL_TUNER_PLUGIN \
-    -u NCCL_ENV_PLUGIN -u NCCL_DEBUG_SUBSYS -u NCCL_DEBUG_FILE XDG_RUNTIME_DIR="$OUT/xdg" "$@"
-}
-with_plugin() {   # with_plugin CONFIG CMD...
-  local cfg=$1; shift
-  base_env NCCL_TUNER_PLUGIN="$SO" NCCL_ENV_PLUGIN="$SO" NCCL_NUMA_CONFIG="$cfg" "$@"
-}
+# The environment of every run: no inherited NCCL or nccl-numa settings; with the plugin.
+BASE=(env -u NCCL_TOPO_FILE -u NCCL_ALGO -u NCCL_PROTO -u NCCL_NUMA_CONFIG -u NCCL_TUNER_PLUGIN
+  -u NCCL_ENV_PLUGIN -u NCCL_DEBUG_SUBSYS -u NCCL_DEBUG_FILE XDG_RUNTIME_DIR="$OUT/xdg")
+PLUG=("${BASE[@]}" NCCL_TUNER_PLUGIN="$SO" NCCL_ENV_PLUGIN="$SO")
 DEBUG=(NCCL_DEBUG=INFO "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,GRAPH,COLL")
 
 # ---------- a. one rank ----------
-with_plugin "$OUT/a.conf" env "${DEBUG[@]}" NCCL_TOPO_DUMP_FILE="$OUT/a-topo-dump.xml" \
-  timeout 120 "$DRV" --op all_reduce -b 8 -e 1M -f 4 -n 5 -w 1 > "$OUT/a.log" 2>&1
-ran a $? "1 rank" a.log
-code=$(grep -o 'NCCL version [0-9]*\.[0-9]*\.[0-9]*' "$OUT/a.log" | head -n1 | awk '{print $3}')
-echo "NCCL: ${code:-unknown}" | tee -a "$OUT/machine.txt"
+if drv a 3 "1 rank" a.log "${PLUG[@]}" NCCL_NUMA_CONFIG="$OUT/a.conf" "${DEBUG[@]}" NCCL_TOPO_DUMP_FILE="$OUT/a-topo-dump.xml" \
+  "$DRV" --op all_reduce -b 8 -e 1M -f 4 -n 5 -w 1; then
+  code=$(grep -o 'NCCL version [0-9]*\.[0-9]*\.[0-9]*' "$OUT/a.log" | head -n1 | awk '{print $3}')
+  echo "NCCL: ${code:-unknown}" >> "$OUT/machine.txt"
+  record a plugins "$OUT/a.log"
+  record a init "$OUT/a.log" --config "$OUT/a.conf"
+fi
 IFS=. read -r maj min pat <<<"${code:-0.0.0}"
 vcode=$((maj * 10000 + min * 100 + pat))
-record a plugins "$OUT/a.log"
-record a init "$OUT/a.log" --config "$OUT/a.conf"
-if [ $vcode -lt 22807 ]; then   # no env plugin before NCCL 2.28.7: nothing is served
-  note a "N/A topo-file, dump, cpu-link: NCCL ${code:-?} has no env plugin (2.28.7+), so no served topology"
+if [ -z "$code" ]; then
+  [ -s "$OUT/a.log" ] && note a "FAIL topo-file, dump, cpu-link: a.log has no \"NCCL version\" line, so the release is unknown"
+elif [ $vcode -lt 22807 ]; then   # no env plugin before NCCL 2.28.7: nothing is served
+  note a "N/A topo-file, dump, cpu-link: NCCL $code has no env plugin (2.28.7+), so no served topology"
 else
   record a topo-file "$OUT/a.log"
   if [ -s "$OUT/a-topo-dump.xml" ]; then
@@ -122,7 +323,7 @@ else
     note a "FAIL dump: NCCL wrote no NCCL_TOPO_DUMP_FILE"
   fi
 fi
-record a results "$OUT/a.log"
+[ -s "$OUT/a.log" ] && record a results "$OUT/a.log"
 
 # ---------- b. two ranks on the one GPU ----------
 if [ $vcode -ge 23000 ]; then
@@ -132,57 +333,46 @@ else
   how="2 processes with their own NCCL_HOSTID over lo"
 fi
 echo "b: $how" | tee -a "$OUT/machine.txt"
+# plugin off: NCCL_TUNER_PLUGIN=none from 2.28 on; older NCCL would look for a plugin "none"
+off=(); [ $vcode -ge 22800 ] && off=(NCCL_TUNER_PLUGIN=none)
 for coll in allreduce allgather; do
   op=${coll/all/all_}
-  with_plugin "$OUT/b.conf" env "${DEBUG[@]}" "${MODE_ENV[@]}" \
-    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-rules.log" 2>&1
-  ran b $? "$op with the rules" "b-$coll-rules.log"
-  # plugin off: NCCL_TUNER_PLUGIN=none from 2.28 on; older NCCL would look for a plugin "none"
-  off=(); [ $vcode -ge 22800 ] && off=(NCCL_TUNER_PLUGIN=none)
-  base_env "${DEBUG[@]}" "${MODE_ENV[@]}" "${off[@]}" \
-    timeout 120 "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 > "$OUT/b-$coll-off.log" 2>&1
-  ran b $? "$op plugin off" "b-$coll-off.log"
-  record b tuning "$OUT/b-$coll-rules.log" --coll "$coll" --nranks 2 --expect 0-65535=ring/simple --expect 64K-=ring/ll
-  record b tuning-own "$OUT/b-$coll-rules.log" "$OUT/b-$coll-off.log" --coll "$coll" --nranks 2
-  record b results "$OUT/b-$coll-rules.log"
-  record b results "$OUT/b-$coll-off.log"
+  on=0 of=0
+  drv b 2 "$op with the rules" "b-$coll-rules.log" "${PLUG[@]}" NCCL_NUMA_CONFIG="$OUT/b.conf" "${DEBUG[@]}" "${MODE_ENV[@]}" \
+    "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 && on=1
+  drv b 2 "$op plugin off" "b-$coll-off.log" "${BASE[@]}" "${DEBUG[@]}" "${MODE_ENV[@]}" "${off[@]}" \
+    "$DRV" --op "$op" "${MODE[@]}" -b 16 -e 1M -f 4 -n 5 -w 1 && of=1
+  [ $on = 1 ] && record b tuning "$OUT/b-$coll-rules.log" --coll "$coll" --nranks 2 --expect 0-65535=ring/simple --expect 64K-=ring/ll
+  [ $on = 1 ] && [ $of = 1 ] && record b tuning-own "$OUT/b-$coll-rules.log" "$OUT/b-$coll-off.log" --coll "$coll" --nranks 2
+  [ $on = 1 ] && record b results "$OUT/b-$coll-rules.log"
+  [ $of = 1 ] && record b results "$OUT/b-$coll-off.log"
 done
 
 # ---------- c. A/B through nccl-numa ab, and its report ----------
-env "${MODE_ENV[@]}" XDG_RUNTIME_DIR="$OUT/xdg" "$CLI" ab --bench-cmd "$DRV --op {coll} ${MODE[*]}" \
-  --plugin "$SO" --config "$OUT/b.conf" --colls all_reduce,all_gather -b 8 -e 16M -f 4 -n 10 -w 2 \
-  --repeats 2 --timeout 60 --out "$OUT/ab" > "$OUT/ab-stdout.md" 2> "$OUT/ab-stderr.log"
-rc=$?
-if [ $rc -eq 0 ] && [ -s "$OUT/ab/report.md" ]; then
-  runs=$(wc -l < "$OUT/ab/runs.tsv" 2>/dev/null || echo 0)
-  failed=$(grep -c 'FAILED' "$OUT/ab-stderr.log")
-  plots=$(ls "$OUT"/ab/*.png "$OUT"/ab/*.svg 2>/dev/null | wc -l)
-  if [ "$failed" -eq 0 ] && [ "$runs" -eq 8 ]; then
-    note c "PASS ab: $runs runs (stock, numa x 2 collectives x 2 repeats, A B A B), report ab/report.md, $plots plot(s)"
+if share 8; then
+  per=$(( (lim - 5) / 9 )); [ $per -ge 1 ] || per=1   # ab's limit for each of its 8 runs and its probe
+  run_in "$lim" "$OUT/ab-stdout.md" "$OUT/ab-stderr.log" env "${MODE_ENV[@]}" XDG_RUNTIME_DIR="$OUT/xdg" \
+    "$CLI" ab --bench-cmd "$DRV --op {coll} ${MODE[*]}" --plugin "$SO" --config "$OUT/b.conf" \
+    --colls all_reduce,all_gather -b 8 -e 16M -f 4 -n 10 -w 2 --repeats 2 --timeout "$per" --out "$OUT/ab"
+  rc=$?
+  if timed_out $rc; then
+    stopped="c: ab timed out after $lim s"
+    note c "FAIL ab: timed out after $lim s and killed (ab-stderr.log: $(lastlines "$OUT/ab-stderr.log" 2))"
+  elif [ $rc -eq 0 ] && [ -s "$OUT/ab/report.md" ]; then
+    runs=$(wc -l < "$OUT/ab/runs.tsv" 2>/dev/null || echo 0)
+    failed=$(grep -c 'FAILED' "$OUT/ab-stderr.log")
+    plots=$(ls "$OUT"/ab/*.png "$OUT"/ab/*.svg 2>/dev/null | wc -l)
+    if [ "$failed" -eq 0 ] && [ "$runs" -eq 8 ]; then
+      note c "PASS ab: $runs runs (stock, numa x 2 collectives x 2 repeats, A B A B, at most $per s each) (limit $lim s of $avail s left), report ab/report.md, $plots plot(s)"
+    else
+      note c "FAIL ab: $runs runs recorded, $failed failed (ab-stderr.log: $(grep -m1 FAILED "$OUT/ab-stderr.log"))"
+    fi
+    if timeout --foreground 60 "$CLI" report "$OUT/ab" > "$OUT/report.md" 2>> "$OUT/ab-stderr.log"; then write_results
+    else note c "FAIL report: nccl-numa report ab failed (ab-stderr.log)"; fi
   else
-    note c "FAIL ab: $runs runs recorded, $failed failed (ab-stderr.log)"
+    note c "FAIL ab: exit $rc (ab-stderr.log: $(lastlines "$OUT/ab-stderr.log" 2))"
   fi
-  "$CLI" report "$OUT/ab" > "$OUT/report.md" 2>> "$OUT/ab-stderr.log" ||
-    note c "FAIL report: nccl-numa report ab failed"
 else
-  note c "FAIL ab: exit $rc (ab-stderr.log)"
+  note c "NOT-RUN ab: ${stopped:-no time left before the limit of $LIMIT s}"
 fi
-
-# ---------- results.md: what docs/gpu-results.md records ----------
-{
-  echo "## $(date -u '+%Y-%m-%d') on $(hostname): NCCL ${code:-?}"
-  echo
-  echo '```'
-  cat "$OUT/machine.txt"
-  echo '```'
-  echo
-  echo "| step | verdict |"
-  echo "|---|---|"
-  sed 's/|/\\|/g; s/^\([abc]\) \(.*\)$/| \1 | \2 |/' "$SUM" | grep '^| '
-  echo
-  [ -s "$OUT/report.md" ] && { echo "### A/B (nccl-numa report)"; echo; sed 's/^#/###/' "$OUT/report.md"; }
-} > "$OUT/results.md"
-rm -f "$OUT/.check"
-echo
-echo "$(grep -c ' PASS ' "$SUM") passed, $fails failed, $(grep -c ' N/A ' "$SUM") not applicable; $OUT/results.md"
 [ $fails -eq 0 ]

@@ -18,6 +18,8 @@ INCLUDES=(-Iinclude -Iplugin/abi -I. -Itest/unit -Itest/abi -Itest/stress
   "-DNN_VERSION=\"$(cat VERSION)\"")   # as the Makefile passes it
 # shellcheck disable=SC2207
 EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null) -DNN_VERSION=\"lint\")
+# as the Makefile defines it where hwloc is found, so that discover.c's hwloc code is checked
+pkg-config --exists hwloc 2>/dev/null && EXTRA+=(-DNN_HAVE_HWLOC)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 status=0

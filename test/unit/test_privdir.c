@@ -363,7 +363,7 @@ static void test_store_topo_default_dir(void **state) {
   struct tdir *t = *state;
   setenv("XDG_RUNTIME_DIR", t->base, 1);
   char out[256], err[256], want[256];
-  assert_int_equal(nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, NULL, 0, err, sizeof err), 0);
   snprintf(want, sizeof want, "%s/nccl-numa/topo-", t->base);
   assert_memory_equal(out, want, strlen(want));
   assert_int_equal(strlen(out), strlen(want) + 16 + 4);
@@ -371,6 +371,45 @@ static void test_store_topo_default_dir(void **state) {
   /* Bad name parts are refused before anything is touched. */
   assert_int_equal(nn_privdir_store(t->priv, "a/b", ".xml", "x", 1, out, sizeof out, NULL, err,
                                     sizeof err), -1);
+}
+
+/* The predictable directory refused (here our own 0755 one, then a symbolic link; another
+ * user's is test_served_topo's): the file is stored in a fresh mkdtemp directory next to
+ * it, the descriptor holds it, file and directory are gone again, and the note is given
+ * once per process. */
+static void test_store_topo_fallback(void **state) {
+  struct tdir *t = *state;
+  char pred[128], out[256], err[256], note[1024], target[512] = "", proc[64];
+  setenv("XDG_RUNTIME_DIR", t->base, 1);
+  snprintf(pred, sizeof pred, "%s/nccl-numa", t->base);
+  assert_int_equal(mkdir(pred, 0700), 0);
+  assert_int_equal(chmod(pred, 0755), 0);
+  int fd = -1;
+  if (nn_privdir_store_topo("<a/>\n", 5, out, sizeof out, &fd, note, sizeof note, err, sizeof err))
+    fail_msg("not stored: %s", err);
+  if (!strstr(note, pred) || !strstr(note, "mode 0755") || !strstr(note, ".XXXXXX"))
+    fail_msg("note '%s' does not say what was refused and where the file goes", note);
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  assert_true(readlink(proc, target, sizeof target - 1) > 0);
+  assert_memory_equal(target, pred, strlen(pred));
+  assert_int_equal(target[strlen(pred)], '.');
+  assert_non_null(strstr(target, "(deleted)"));
+  char got[16] = "";
+  assert_int_equal(pread(fd, got, sizeof got, 0), 5);
+  assert_string_equal(got, "<a/>\n");
+  close(fd);
+  DIR *d = opendir(t->base);
+  assert_non_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+  closedir(d);
+  assert_int_equal(n, 1);                       /* only the refused directory is there */
+  assert_int_equal(rmdir(pred), 0);
+  assert_int_equal(symlink("/tmp", pred), 0);
+  assert_int_equal(nn_privdir_store_topo("<b/>\n", 5, out, sizeof out, NULL, note, sizeof note, err,
+                                         sizeof err), 0);
+  assert_string_equal(note, "");                /* said once per process */
+  unsetenv("XDG_RUNTIME_DIR");
 }
 
 int main(void) {
@@ -387,6 +426,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_concurrent_threads_converge, setup, teardown),
     cmocka_unit_test_setup_teardown(test_concurrent_processes_converge, setup, teardown),
     cmocka_unit_test_setup_teardown(test_store_topo_default_dir, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_store_topo_fallback, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
