@@ -55,6 +55,11 @@ int nn_cfgver_claim_warning(struct nn_cfgver *v);
  * WARN line per problem ("FILE:LINE: problem"), then "config PATH rejected: <consequence>". */
 void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger, const char *consequence);
 
+/* For an accepted version, once per version (shared by the tuner and the env plugin): one
+ * WARN per refused `env` line ("FILE:LINE: env: NAME refused, ...: the rest of the file
+ * applies") and per note of its config (nn_config.h). */
+void nn_cfgver_warn_refused(struct nn_cfgver *v, const struct nn_logger *logger);
+
 /* The compiled policy for a communicator shape, shared by every communicator of that
  * shape on this version; owned by the version. NULL when out of memory. */
 const struct nn_policy *nn_cfgver_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes);

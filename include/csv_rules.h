@@ -31,8 +31,10 @@ int nn_csv_rules_parse(const char *path, const char *buf, size_t len, struct nn_
                        int *n_rules, struct nn_diag *diag);
 
 /* Reads `path` (regular files only, at most NN_MAX_FILE_BYTES, never blocking
- * on a FIFO) and parses it as above. An unreadable file is one error
- * "PATH: cannot open: <reason>". */
+ * on a FIFO, trusted as trust.h says) and parses it as above. An unreadable file is
+ * one error "PATH: cannot open: <reason>", an untrusted one "PATH: not trusted: <reason>".
+ * On success diag receives one note when the file was read only because of trust.h's
+ * opt-out (the caller passes it on: nn_config's notes). */
 int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules,
                       struct nn_diag *diag);
 

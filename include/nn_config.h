@@ -88,6 +88,13 @@ struct nn_env_default {
   int line;
 };
 
+/* Collected error messages, each "FILE:LINE: problem". */
+struct nn_diag {
+  char **msgs;
+  int n;
+  int dropped;            /* messages beyond the cap, counted only */
+};
+
 struct nn_config {
   char *path;
   struct nn_gpu *gpus;    /* sorted by index, n_gpus entries, indices 0..n_gpus-1 */
@@ -105,6 +112,13 @@ struct nn_config {
   int host_side;          /* header says it is a host-side mapping */
   char **files;           /* strings owned by the config (rule files) */
   int n_files;
+  /* What an accepted file holds that is not applied or must be told; the plugin WARNs each
+   * once per version and the commands print them. `refused`: each `env` line whose name a
+   * mapping may not serve (env_names.h), "FILE:LINE: env: NAME refused, not served: why",
+   * while the rest of the file applies. `notes`: each file read only because of trust.h's
+   * development opt-out, "PATH: not trusted: REASON; read anyway because ...". */
+  struct nn_diag refused;
+  struct nn_diag notes;
 };
 
 /* What loading a configuration gave (config_source.h, cache.h). */
@@ -115,13 +129,6 @@ enum nn_cfg_status {
   NN_CFG_MOVING           /* (cache) kept changing while read, nothing older to keep: pass-through */
 };
 
-/* Collected error messages, each "FILE:LINE: problem". */
-struct nn_diag {
-  char **msgs;
-  int n;
-  int dropped;            /* messages beyond the cap, counted only */
-};
-
 /* Parse options. */
 #define NN_PARSE_HOST_SIDE 0x1   /* accept gpu lines without bus= */
 struct nn_parse_opts {
@@ -130,13 +137,16 @@ struct nn_parse_opts {
 };
 
 /* Parses a whole buffer. `name` is used in messages. Returns 0 and sets *out on
- * success; returns -1 with every problem appended to `diag` otherwise. */
+ * success; returns -1 with every problem appended to `diag` otherwise. A refused `env`
+ * line is no problem: it goes to (*out)->refused, and to diag when the file is rejected
+ * for something else. */
 int nn_config_parse(const char *name, const char *buf, size_t len,
                     const struct nn_parse_opts *opts, struct nn_config **out,
                     struct nn_diag *diag);
 
-/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs).
- * An unreadable file is one diag "PATH: cannot open: <reason>". */
+/* Reads and parses a file (size-capped, regular files only, no blocking on FIFOs, only a
+ * file trust.h trusts). An unreadable file is one diag "PATH: cannot open: <reason>", an
+ * untrusted one "PATH: not trusted: <reason>". */
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag);
 

@@ -48,9 +48,11 @@ enum nn_snap_result {
 };
 
 /* Reads the regular file `path` (at most `max` bytes, O_NONBLOCK so a FIFO never blocks)
- * into a malloc'd, NUL-terminated *buf of *len bytes. On NN_SNAP_ERROR and NN_SNAP_MOVING,
- * writes "PATH: problem" to err and sets *buf = NULL. Records into the thread's active
- * recording, if any, on every outcome. */
+ * into a malloc'd, NUL-terminated *buf of *len bytes, when the opened file is trusted
+ * (trust.h; an untrusted one is NN_SNAP_ERROR, "PATH: not trusted: REASON"). On
+ * NN_SNAP_ERROR and NN_SNAP_MOVING, writes "PATH: problem" to err and sets *buf = NULL; on
+ * NN_SNAP_OK err is "", or the note to pass on that the file was read only because of
+ * trust.h's opt-out. Records into the thread's active recording, if any, on every outcome. */
 int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz);
 
 /* One file of a recording. */

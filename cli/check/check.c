@@ -184,6 +184,8 @@ static int load_mapping(struct ctx *c) {
   const char *culprit = NULL, *path = c->src.path;
   int status = nn_config_resolve(&c->src, &po, &cfg, &d, &culprit);
   if (status != NN_CFG_INVALID) {
+    for (int i = 0; cfg && i < cfg->refused.n; i++) problem(c, STEP_FIX_MAPPING, "%s", cfg->refused.msgs[i]);
+    for (int i = 0; cfg && i < cfg->notes.n; i++) fprintf(c->out, "  note: %s\n", cfg->notes.msgs[i]);
     c->cfg = cfg;
     nn_diag_clear(&d);
     return status;

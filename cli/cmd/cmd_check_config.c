@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/check/mapwarn.h"
+#include "cli/common/cliconfig.h"
 #include "cli/commands.h"
 #include "nn_config.h"
 
@@ -22,7 +23,8 @@ static void check_config_usage(FILE *out) {
           "  --sysfs-root DIR  read the CPUs of nodes without a `numa` line under DIR/sys (default /)\n"
           "  --help        this text\n"
           "\n"
-          "Exit status: 0 valid, 1 invalid, 2 usage.\n");
+          "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
+          "whose name a mapping may not serve), 2 usage.\n");
 }
 
 static void print_summary(const char *path, const struct nn_config *cfg, const char *sysfs_root) {
@@ -35,6 +37,17 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
          nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
          cfg->n_envs, warned, cfg->host_side ? " [host-side mapping]" : "");
+}
+
+/* Refused `env` lines are errors here, though the plugin applies the rest of the file. */
+static void print_refused(const char *path, const struct nn_config *cfg) {
+  int n = cfg->refused.n + cfg->refused.dropped;
+  if (cfg->refused.dropped)
+    fprintf(stderr, "%s: ... and %d more refused env line%s not shown\n", path, cfg->refused.dropped,
+            cfg->refused.dropped == 1 ? "" : "s");
+  fprintf(stderr, "%s: invalid (%d env line%s refused; the plugin would apply the rest: %d GPU%s, %d rule%s, "
+          "%d env)\n", path, n, n == 1 ? "" : "s", cfg->n_gpus, cfg->n_gpus == 1 ? "" : "s", cfg->n_rules,
+          cfg->n_rules == 1 ? "" : "s", cfg->n_envs);
 }
 
 static void print_problems(const char *path, const struct nn_diag *d) {
@@ -85,7 +98,13 @@ int nn_cmd_check_config(int argc, char **argv) {
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
   if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
-    print_summary(path, cfg, sysfs_root);
+    nn_cli_print_notes(cfg);
+    if (cfg->refused.n || cfg->refused.dropped) {
+      print_refused(path, cfg);
+      rc = NN_EXIT_INVALID;
+    } else {
+      print_summary(path, cfg, sysfs_root);
+    }
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/common/cliconfig.h"
 #include "cli/commands.h"
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
@@ -111,6 +112,7 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
     if (diag.dropped) fprintf(stderr, "%s: ... and %d more problems not shown\n", a->config, diag.dropped);
     cfg = NULL;
   }
+  nn_cli_print_notes(cfg);
   nn_diag_clear(&diag);
   return cfg;
 }

@@ -13,6 +13,11 @@ void nn_cli_print_problems(const char *name, const struct nn_diag *d) {
   fprintf(stderr, "%s: invalid (%d problem%s)\n", name, d->n + d->dropped, d->n + d->dropped == 1 ? "" : "s");
 }
 
+void nn_cli_print_notes(const struct nn_config *cfg) {
+  for (int i = 0; cfg && i < cfg->refused.n; i++) fprintf(stderr, "%s\n", cfg->refused.msgs[i]);
+  for (int i = 0; cfg && i < cfg->notes.n; i++) fprintf(stderr, "%s\n", cfg->notes.msgs[i]);
+}
+
 int nn_cli_config_load(const char *cmd, const char *arg, const struct nn_parse_opts *opts,
                        int quiet_absent, struct nn_cli_config *out) {
   struct nn_diag d = {0};
@@ -25,6 +30,8 @@ int nn_cli_config_load(const char *cmd, const char *arg, const struct nn_parse_o
     if (culprit && culprit == out->src.tuner_csv)
       fprintf(stderr, "nccl-numa %s: the rules of NCCL_TUNER_CONFIG_FILE %s are rejected; the plugin would "
               "reject config %s with them\n", cmd, culprit, out->src.path);
+  } else if (out->status == NN_CFG_OK) {
+    nn_cli_print_notes(out->cfg);
   } else if (out->status == NN_CFG_ABSENT && !quiet_absent) {
     fprintf(stderr, "nccl-numa %s: no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s\n", cmd,
             NN_DEFAULT_CONFIG_PATH);

@@ -21,11 +21,17 @@ struct nn_cli_config {
 };
 
 /* Finds and loads the configuration for `arg` (a --config value; NULL: none). On
- * NN_CFG_INVALID prints the problems as above; on NN_CFG_ABSENT prints, unless
+ * NN_CFG_INVALID prints the problems as above (an untrusted file among them); on NN_CFG_OK
+ * what nn_cli_print_notes prints; on NN_CFG_ABSENT prints, unless
  * quiet_absent, "nccl-numa CMD: no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or
  * create /etc/nccl-numa.conf". Returns the status. */
 int nn_cli_config_load(const char *cmd, const char *arg, const struct nn_parse_opts *opts,
                        int quiet_absent, struct nn_cli_config *out);
+
+/* Prints, one per line on stderr, what an accepted config holds that is not applied or must
+ * be told (nn_config.h): each refused `env` line, each file read only because of trust.h's
+ * opt-out. NULL cfg: nothing. */
+void nn_cli_print_notes(const struct nn_config *cfg);
 
 /* Frees what nn_cli_config_load made. */
 void nn_cli_config_free(struct nn_cli_config *c);

@@ -337,7 +337,8 @@ static const char *generate_topo(struct nn_cfgver *v, const struct nn_config *cf
   return out;
 }
 
-/* NCCL_TOPO_FILE: the user's, an `env` line's, or one generated for the current version.
+/* NCCL_TOPO_FILE: the user's, or one generated for the current version (an `env` line
+ * cannot name it: env_names.h).
  * Called without g_env.lock; takes it only around the bookkeeping. */
 static const char *served_topo_file(void) {
   pthread_mutex_lock(&g_env.lock);
@@ -359,17 +360,18 @@ static const char *served_topo_file(void) {
   pthread_mutex_lock(&g_env.lock);
   hold_version(nn_cfgver_ref(v));
   struct nn_served *s = served_of(v);
-  const char *line = s && cfg ? nn_config_env(cfg, "NCCL_TOPO_FILE") : NULL;
-  const char *out = line ? intern_value(line) : NULL;
-  int generate = s && cfg && !line && !served_already(s, &out);
+  const char *out = NULL;
+  int generate = s && cfg && !served_already(s, &out);
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cfgver_warn_refused(v, logger);
   if (generate) out = generate_topo(v, cfg, logger);
   nn_cache_release(v);     /* the current entry keeps its own reference */
   return out;
 }
 
-/* The user's environment, else the mapping's default, else NULL. */
+/* The user's environment, else the mapping's default (only a name env_names.h allows: the
+ * parser keeps no other), else NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
@@ -392,6 +394,7 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   hold_version(nn_cfgver_ref(v));
   pthread_mutex_unlock(&g_env.lock);
   nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cfgver_warn_refused(v, logger);
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
               abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cfgver_path(v) : "-",

@@ -266,6 +266,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
                   "pass-through", NN_DEFAULT_CONFIG_PATH);
     return nn_ncclSuccess;
   }
+  nn_cfgver_warn_refused(c->version, a->log);
   c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
   if (c->policy) c->hot = *nn_policy_hot_of(c->policy);

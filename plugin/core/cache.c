@@ -210,6 +210,16 @@ void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger
   nn_log_warn(logger, "nccl-numa: %s rejected: %s", what, consequence);
 }
 
+void nn_cfgver_warn_refused(struct nn_cfgver *v, const struct nn_logger *logger) {
+  const struct nn_config *cfg = nn_cfgver_config(v);
+  if (!cfg || (!cfg->refused.n && !cfg->notes.n) || !nn_cfgver_claim_warning(v)) return;
+  for (int i = 0; i < cfg->refused.n; i++)
+    nn_log_warn(logger, "nccl-numa: %s: the rest of the file applies", cfg->refused.msgs[i]);
+  if (cfg->refused.dropped)
+    nn_log_warn(logger, "nccl-numa: ... and %d more env lines refused", cfg->refused.dropped);
+  for (int i = 0; i < cfg->notes.n; i++) nn_log_warn(logger, "nccl-numa: %s", cfg->notes.msgs[i]);
+}
+
 static struct nn_policy *find_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes) {
   for (int i = 0; i < v->n_policies; i++)
     if (v->policies[i].n_ranks == n_ranks && v->policies[i].n_nodes == n_nodes)

@@ -24,6 +24,15 @@ void nn_perr(struct nn_parser *p, const char *fmt, ...) {
   else nn_diag_add(p->diag, "%s: %s", p->name, msg);
 }
 
+void nn_prefuse(struct nn_parser *p, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  nn_diag_add(&p->cfg->refused, "%s:%d: %s", p->name, p->line, msg);
+}
+
 const char *nn_quote(struct nn_parser *p, const char *s) {
   char *out = p->quote[p->quote_next++ % 4];
   size_t n = strnlen(s, NN_QUOTE_MAX + 1);

@@ -29,6 +29,7 @@ int nn_config_load(const char *path, const struct nn_parse_opts *opts,
   }
   int r = nn_config_parse(path, buf, len, opts, out, diag);
   free(buf);
+  if (r == 0 && err[0] && out && *out) nn_diag_add(&(*out)->notes, "%s", err);
   return r;
 }
 
@@ -41,7 +42,12 @@ int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_d
   }
   struct nn_rule *rules = NULL;
   int n = 0;
-  if (nn_csv_rules_load(owned, &rules, &n, diag) != 0) return -1;
+  struct nn_diag sub = {0};
+  int rc = nn_csv_rules_load(owned, &rules, &n, &sub);
+  for (int i = 0; i < sub.n; i++) nn_diag_add(rc ? diag : &cfg->notes, "%s", sub.msgs[i]);
+  if (rc && diag) diag->dropped += sub.dropped;
+  nn_diag_clear(&sub);
+  if (rc != 0) return -1;
   if (cfg->n_rules + n > NN_MAX_RULES) {
     nn_diag_add(diag, "%s: %d more rules would exceed %d rules", owned, n, NN_MAX_RULES);
     free(rules);

@@ -160,7 +160,9 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
   free(p->csv_seen);
   free(p->gpus);
   free(p);
-  if (errors) {
+  if (errors) {   /* a rejected file lists its refused lines among its problems */
+    for (int i = 0; i < cfg->refused.n; i++) nn_diag_add(diag, "%s", cfg->refused.msgs[i]);
+    if (diag) diag->dropped += cfg->refused.dropped;
     nn_config_free(cfg);
     return -1;
   }
@@ -176,6 +178,8 @@ void nn_config_free(struct nn_config *cfg) {
     free(cfg->envs[i].name);
     free(cfg->envs[i].value);
   }
+  nn_diag_clear(&cfg->refused);
+  nn_diag_clear(&cfg->notes);
   for (int i = 0; i < cfg->n_files; i++) free(cfg->files[i]);
   free(cfg->files);
   free(cfg->numas);

@@ -80,6 +80,10 @@ struct nn_kv {
  * and counts it; any counted problem rejects the file. */
 void nn_perr(struct nn_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Records a line the file's reader drops without rejecting the file ("NAME:LINE: ...",
+ * into p->cfg->refused; see nn_config.h). */
+void nn_prefuse(struct nn_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Text from the file, made safe to print: non-printable bytes as \xNN, long text cut.
  * The result lives in one of four rotating buffers of p (four per message at most). */
 const char *nn_quote(struct nn_parser *p, const char *s);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "csv_rules.h"
+#include "env_names.h"
 #include "numparse.h"
 
 static int is_any(const char *v) { return nn_ascii_caseeq(v, "any"); }
@@ -181,9 +182,9 @@ void nn_dir_env(struct nn_parser *p) {
          "digits or _)", nn_quote(p, name));
     return;
   }
-  if (!strcmp(name, "NCCL_NUMA_CONFIG")) {
-    nn_perr(p, "env: NCCL_NUMA_CONFIG cannot be set here (the mapping's path comes only from "
-         "the real environment)");
+  const char *refusal = nn_env_refusal(name);
+  if (refusal) {
+    nn_prefuse(p, "env: %s refused, not served: %s", name, refusal);
     return;
   }
   int *slot = env_slot(p, name);
@@ -361,8 +362,9 @@ void nn_dir_include_csv(struct nn_parser *p) {
     for (int i = 0; i < sub.n; i++) nn_perr(p, "include-csv: %s", sub.msgs[i]);
     if (sub.dropped) nn_perr(p, "include-csv: ... and %d more problems in %s", sub.dropped, path);
     bad = 1;
-  } else if (n && !p->rules_over) {
-    append_csv_rules(p, rules, n);
+  } else {
+    for (int i = 0; i < sub.n; i++) nn_diag_add(&p->cfg->notes, "%s", sub.msgs[i]);
+    if (n && !p->rules_over) append_csv_rules(p, rules, n);
   }
   remember_csv(p, &key, first, p->cfg->n_rules - first, bad);
   nn_diag_clear(&sub);

@@ -272,5 +272,6 @@ int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules,
   }
   int rc = nn_csv_rules_parse(path, buf, len, rules, n_rules, diag);
   free(buf);
+  if (rc == 0 && err[0]) nn_diag_add(diag, "%s", err);
   return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "errbuf.h"
 #include "fileread.h"
+#include "trust.h"
 
 /* The thread's active recording. A pthread key rather than _Thread_local: TLS in a
  * dlopen'd library would make the plugin depend on the dynamic loader's __tls_get_addr. */
@@ -147,18 +148,43 @@ static void record(const char *path, const struct nn_file_key *key, const char *
   // cppcheck-suppress memleak
 }
 
+/* Opens path, a file trust.h trusts, again when it was replaced by a rename during the check
+ * (at most NN_SNAP_READS times). Returns the descriptor, or -1 with err and *key set (*moving
+ * 1 when it was replaced during every check). What is not a regular file read_once names. */
+static int open_trusted(const char *path, struct nn_file_key *key, int *moving, char *err, size_t errsz) {
+  *moving = 0;
+  for (int i = 0; i < NN_SNAP_READS; i++) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+      int e = errno ? errno : EIO;
+      nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
+      nn_file_key_of(path, key);   /* what the next look will compare: stat may work where open did not */
+      return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fd;
+    int trust = nn_trust_fd(fd, path, err, errsz);
+    if (trust == NN_TRUST_OK || trust == NN_TRUST_OPTED_OUT) return fd;
+    key_from_stat(&st, key);   /* a chmod or chown of the file is a new version */
+    close(fd);
+    if (trust == NN_TRUST_REFUSED) return -1;
+  }
+  nn_errbuf_set(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
+  *moving = 1;
+  return -1;
+}
+
 int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
   *buf = NULL;
   *len = 0;
+  if (err && errsz) err[0] = 0;
   struct nn_file_key key;
   memset(&key, 0, sizeof key);
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  int moving;
+  int fd = open_trusted(path, &key, &moving, err, errsz);
   if (fd < 0) {
-    int e = errno ? errno : EIO;
-    nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
-    nn_file_key_of(path, &key);   /* what the next look will compare: stat may work where open did not */
-    record(path, &key, NULL, 0, 0);
-    return NN_SNAP_ERROR;
+    record(path, &key, NULL, 0, moving);
+    return moving ? NN_SNAP_MOVING : NN_SNAP_ERROR;
   }
   int rc = 0;
   for (int i = 0; i < NN_SNAP_READS && rc == 0; i++) rc = read_once(fd, path, max, buf, len, &key, err, errsz);

@@ -298,6 +298,16 @@ has_problem "bad NCCL_TUNER_CONFIG_FILE named with its line" "$tmp/bad.csv:1: un
 grep -qxF "  NCCL_TUNER_CONFIG_FILE $tmp/bad.csv" "$tmp/out" && grep -qxF "  $good" "$tmp/out" \
   && echo "ok NCCL_NUMA_CONFIG and NCCL_TUNER_CONFIG_FILE shown" || fail "config sources not shown: $out"
 
+# A mapping others could have written is not used; an env line a mapping may not serve is a
+# problem (test_trust.sh has the other commands).
+cp "$good" "$tmp/open.conf" && chmod 0666 "$tmp/open.conf"
+check --sysfs-root "$guest" --config "$tmp/open.conf"
+has_problem "mapping of mode 0666 refused" "$tmp/open.conf: not trusted: writable by group and others (mode 0666)"
+{ cat "$good"; echo "env NCCL_NET_PLUGIN=/tmp/evil.so"; } >"$tmp/plugin.conf"
+check --sysfs-root "$guest" --config "$tmp/plugin.conf"
+has_problem "env NCCL_NET_PLUGIN refused" \
+  "$tmp/plugin.conf:10: env: NCCL_NET_PLUGIN refused, not served: it names a library for NCCL to load"
+
 # Usage.
 timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage error" || fail "usage error"
 timeout 10 "$cli" check extra >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok stray argument" || fail "stray argument"

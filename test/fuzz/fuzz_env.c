@@ -11,7 +11,8 @@
  * Checked beyond "no crash": the harness parses the mapping itself and, when it is
  * accepted, every `env` line of this input is served with this input's value (so the
  * plugin really read this input, not an earlier one), and no `env` line of the previous
- * input that this one lacks is still served. Served values are
+ * input that this one lacks is still served; no name a mapping may not serve (a library,
+ * a file, a peer: env_names.h) is ever served from it. Served values are
  * NUL-terminated; a variable set in the real environment always wins; a name the mapping
  * does not serve is forwarded to getenv. Topology files go to a private XDG_RUNTIME_DIR
  * that test/fuzz/run.sh removes afterwards.
@@ -25,7 +26,22 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "env_names.h"
 #include "nn_config.h"
+
+/* A name a mapping may not serve (env_names.h) never comes from it, whatever the input, and a
+ * served NCCL_TOPO_FILE is always the plugin's own descriptor. */
+static void check_refused(const char *fuzzed) {
+  static const char *const names[] = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_COMM_ID",
+                                      "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!getenv(names[i]) && nn_env_get(names[i])) abort();
+  if (fuzzed[0] && strcmp(fuzzed, "NCCL_TOPO_FILE") && nn_env_refusal(fuzzed) && !getenv(fuzzed) &&
+      nn_env_get(fuzzed))
+    abort();
+  const char *topo = nn_env_get("NCCL_TOPO_FILE");
+  if (topo && strncmp(topo, "/proc/self/fd/", 14)) abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -119,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   query("NCCL_SOCKET_IFNAME");
   query("NCCL_NUMA_CONFIG");
   check_served(cfg);
+  check_refused(name);
   const char *real = nn_env_get("NCCL_FUZZ_REAL");
   if (!real || strcmp(real, "real-value")) abort();   /* the real environment wins */
   if (nn_env_get("NCCL_FUZZ_UNSET_NAME_X") && !memmem(map, map_len, "NCCL_FUZZ_UNSET_NAME_X", 22)) abort();

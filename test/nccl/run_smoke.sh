@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Real NCCL, no GPU: ncclGetUniqueId loads our env plugin, which serves NCCL_SOCKET_IFNAME=lo
-# from the mapping's `env` line. Passes only when NCCL's own log says so.
+# from the mapping's `env` line, and not NCCL_COMM_ID, NCCL_NET_PLUGIN or NCCL_DEBUG_FILE.
+# Passes only when NCCL's own log says so.
 # usage: run_smoke.sh [PLUGIN.so]   (default: the build tree's, built first; test_deb.sh
 # passes the one the Debian package installed)
 set -u
@@ -42,4 +43,20 @@ out=$(run "$dir/without-env.conf")
 if grep -q 'NCCL_SOCKET_IFNAME set by environment' <<<"$out"; then
   echo "FAIL: control run shows NCCL_SOCKET_IFNAME although nothing served it"; exit 1
 fi
-echo "passed: NCCL $(grep -o 'NCCL [0-9.]* ' <<<"$out" | head -n1)used nccl-numa $version ($so, env v1) and got NCCL_SOCKET_IFNAME=lo"
+# A mapping naming a peer, a library and a file NCCL would use: none is served, the rest is.
+# Control: NCCL_COMM_ID in the real environment makes ncclGetUniqueId look for an interface on
+# that peer's subnet and fail, so its success here shows the mapping's was not served.
+printf 'env NCCL_SOCKET_IFNAME=lo\nenv NCCL_COMM_ID=203.0.113.7:5555\nenv NCCL_NET_PLUGIN=%s/evil.so\nenv NCCL_DEBUG_FILE=%s/debug.log\n' \
+  "$dir" "$dir" > "$dir/hostile.conf"
+hostile=$(run "$dir/hostile.conf"); rc=$?
+echo "$hostile"
+[ $rc -eq 0 ] || { echo "FAIL: ncclGetUniqueId failed with the hostile mapping (NCCL_COMM_ID served?)"; exit 1; }
+grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<"$hostile" || { echo "FAIL: the rest of the hostile mapping was not served"; exit 1; }
+for n in NCCL_COMM_ID NCCL_NET_PLUGIN NCCL_DEBUG_FILE; do
+  grep -q "WARN.*$n refused, not served" <<<"$hostile" || { echo "FAIL: no WARN refusing $n"; exit 1; }
+done
+if grep -q 'evil\.so' <<<"$hostile" || [ -e "$dir/debug.log" ]; then echo "FAIL: NCCL used a refused name"; exit 1; fi
+NCCL_COMM_ID=203.0.113.7:5555 run "$dir/with-env.conf" >/dev/null
+[ $? -ne 0 ] || { echo "FAIL: control: NCCL_COMM_ID in the environment changed nothing, the check above proves nothing"; exit 1; }
+
+echo "passed: NCCL $(grep -o 'NCCL [0-9.]* ' <<<"$out" | head -n1)used nccl-numa $version ($so, env v1) and got NCCL_SOCKET_IFNAME=lo, not a refused name"

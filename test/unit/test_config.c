@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "env_names.h"
 #include "nn_config.h"
 
 #define NAME "t.conf"
@@ -41,6 +42,8 @@ static struct nn_config *parse_opts(const char *text, const struct nn_parse_opts
   assert_int_equal(r, 0);
   assert_non_null(cfg);
   assert_int_equal(d.n, 0);
+  for (int i = 0; i < cfg->refused.n; i++) print_error("unexpected refusal: %s\n", cfg->refused.msgs[i]);
+  assert_int_equal(cfg->refused.n, 0);
   nn_diag_clear(&d);
   return cfg;
 }
@@ -208,10 +211,10 @@ static void test_comments(void **state) {
       "\n  \t \n"
       "gpu 0 bus=01:00.0 numa=0 # trailing comment with bus=zz\n"
       "gpu 1\tbus=02:00.0\tnuma=0\t#tab comment\n"
-      "env NCCL_X=a#b #comment\n"
+      "env NCCL_SOCKET_IFNAME=a#b #comment\n"
       "rule algo=ring #algo=bogus\n");
   assert_int_equal(c->n_gpus, 2);
-  assert_string_equal(nn_config_env(c, "NCCL_X"), "a#b");
+  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "a#b");
   assert_int_equal(c->n_rules, 1);
   assert_int_equal(c->rules[0].line, 8);
   nn_config_free(c);
@@ -228,7 +231,7 @@ static void test_case_insensitive(void **state) {
       "rule coll=ANY scope=Any algo=NVLS_TREE\n"
       "Topology MODE=OFF\n"
       "MODEL PCI-LATENCY-US=1e1\n"
-      "ENV NCCL_Mixed_Case=ValueKept\n"
+      "ENV NCCL_SOCKET_IFNAME=ValueKept\n"
       "numa 2 CPUS=0-3\n");
   char b[16];
   busstr(&c->gpus[0].bus, b);
@@ -245,7 +248,7 @@ static void test_case_insensitive(void **state) {
   assert_int_equal(c->rules[1].algo, NN_ALGO_NVLS_TREE);
   assert_int_equal(c->topo_mode, NN_TOPO_OFF);
   assert_true(c->pci_latency_us == 10.0);
-  assert_string_equal(nn_config_env(c, "NCCL_Mixed_Case"), "ValueKept");
+  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "ValueKept");
   assert_null(nn_config_env(c, "NCCL_MIXED_CASE"));  /* names are exact */
   nn_config_free(c);
   /* env NAME's NCCL_ prefix is exact */
@@ -403,7 +406,7 @@ static void test_host_side(void **state) {
   assert_int_equal(c->host_side, 0);
   nn_config_free(c);
   /* the marker is found in any comment line, before or after the gpu lines */
-  c = parse_ok("env NCCL_X=nccl-numa:\n# note: nccl-numa: host-side mapping\n");
+  c = parse_ok("env NCCL_SOCKET_IFNAME=nccl-numa:\n# note: nccl-numa: host-side mapping\n");
   assert_int_equal(c->host_side, 1);
   nn_config_free(c);
 }
@@ -596,9 +599,9 @@ static void test_rule_limit(void **state) {
 
 static void test_env_lines(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok("env NCCL_EMPTY=\nenv NCCL_EQ=a=b\nenv NCCL_9=x\n");
-  assert_string_equal(nn_config_env(c, "NCCL_EMPTY"), "");
-  assert_string_equal(nn_config_env(c, "NCCL_EQ"), "a=b");
+  struct nn_config *c = parse_ok("env NCCL_IB_HCA=\nenv NCCL_SOCKET_IFNAME=a=b\nenv NCCL_P2P_LEVEL=x\n");
+  assert_string_equal(nn_config_env(c, "NCCL_IB_HCA"), "");
+  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "a=b");
   assert_int_equal(c->envs[2].line, 3);
   nn_config_free(c);
   expect_err("env\n", 1, "env: expected env NCCL_NAME=value");
@@ -607,9 +610,84 @@ static void test_env_lines(void **state) {
   expect_err("env NCCL_=1\n", 1, "env: 'NCCL_' is not an NCCL variable name");
   expect_err("env NCCL_A-B=1\n", 1, "env: 'NCCL_A-B' is not an NCCL variable name");
   expect_err("env =1\n", 1, "env: '' is not an NCCL variable name");
-  expect_err("env NCCL_X=1\nenv NCCL_X=2\n", 2, "env: duplicate NCCL_X (first on line 1)");
-  expect_err("env NCCL_NUMA_CONFIG=/etc/x.conf\n", 1, "env: NCCL_NUMA_CONFIG cannot be set here");
-  expect_err("env NCCL_X=a b\n", 1, "env: unexpected field 'b' (values contain no spaces)");
+  expect_err("env NCCL_ALGO=ring\nenv NCCL_ALGO=tree\n", 2, "env: duplicate NCCL_ALGO (first on line 1)");
+  expect_err("env NCCL_ALGO=a b\n", 1, "env: unexpected field 'b' (values contain no spaces)");
+}
+
+/* What a hostile mapping would have NCCL load or open, and the other names a mapping may
+ * not serve: each is refused on its own line, and the rest of the file applies. */
+static void test_env_refused(void **state) {
+  (void)state;
+  static const struct { const char *name, *why; } cases[] = {
+    {"NCCL_NET_PLUGIN", "it names a library for NCCL to load"},
+    {"NCCL_PROFILER_PLUGIN", "it names a library for NCCL to load"},
+    {"NCCL_TUNER_PLUGIN", "it names a library for NCCL to load"},
+    {"NCCL_ENV_PLUGIN", "it names a library for NCCL to load"},
+    {"NCCL_COMM_ID", "it names the peer NCCL's bootstrap connects to"},
+    {"NCCL_DEBUG_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_TOPO_DUMP_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_TOPO_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_GRAPH_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_GRAPH_DUMP_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_CONF_FILE", "it names a file for NCCL to read or write"},
+    {"NCCL_NUMA_CONFIG", "nccl-numa's own settings come only from the real environment"},
+    {"NCCL_NUMA_LOG_FILE", "nccl-numa's own settings come only from the real environment"},
+    {"NCCL_HOSTID", "not one of the tuning variables a mapping may serve"},
+    {"NCCL_X", "not one of the tuning variables a mapping may serve"},
+  };
+  char text[4096] = GPUS2 "env NCCL_SOCKET_IFNAME=lo\n";
+  size_t n = sizeof cases / sizeof cases[0];
+  for (size_t i = 0; i < n; i++)
+    snprintf(text + strlen(text), sizeof text - strlen(text), "env %s=/tmp/evil\n", cases[i].name);
+  strcat(text, "rule algo=ring\n");
+  struct nn_config *c = NULL;
+  struct nn_diag d = {0};
+  assert_int_equal(nn_config_parse(NAME, text, strlen(text), NULL, &c, &d), 0);
+  assert_int_equal(d.n, 0);
+  assert_int_equal(c->refused.n, (int)n);
+  for (size_t i = 0; i < n; i++) {
+    char want[256];
+    snprintf(want, sizeof want, NAME ":%d: env: %s refused, not served: %s", (int)i + 4, cases[i].name,
+             cases[i].why);
+    if (strncmp(c->refused.msgs[i], want, strlen(want))) fail_msg("wanted '%s', got '%s'", want, c->refused.msgs[i]);
+    assert_null(nn_config_env(c, cases[i].name));
+  }
+  assert_int_equal(c->n_envs, 1);
+  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "lo");
+  assert_int_equal(c->n_gpus, 2);
+  assert_int_equal(c->n_rules, 1);
+  nn_config_free(c);
+  /* a file rejected for another reason lists its refused lines among the problems */
+  expect_err("env NCCL_NET_PLUGIN=/x/evil.so\nrule algo=bogus\n", 1, "env: NCCL_NET_PLUGIN refused");
+}
+
+/* The allow-list: sorted for its bsearch, every name served, and docs/mapping.md lists
+ * exactly these names. */
+static void test_env_allow_list(void **state) {
+  (void)state;
+  const char *const *names = nn_env_allowed_names();
+  int n = 0;
+  for (; names[n]; n++) {
+    assert_null(nn_env_refusal(names[n]));
+    if (n) assert_true(strcmp(names[n - 1], names[n]) < 0);
+  }
+  assert_true(n > 40);
+  size_t len;
+  char *doc = nn_test_slurp("docs/mapping.md", &len);
+  char *start = strstr(doc, "<!-- env-allow-list -->"), *end = start ? strstr(start, "<!-- /env-allow-list -->") : NULL;
+  if (!end) fail_msg("docs/mapping.md has no <!-- env-allow-list --> ... <!-- /env-allow-list --> block");
+  *end = 0;
+  int listed = 0;
+  for (char *p = start; (p = strstr(p, "`NCCL_"));) {
+    char *q = strchr(p + 1, '`');
+    assert_non_null(q);
+    *q = 0;
+    if (nn_env_refusal(p + 1)) fail_msg("docs/mapping.md lists %s, which is not served", p + 1);
+    listed++;
+    p = q + 1;
+  }
+  assert_int_equal(listed, n);
+  free(doc);
 }
 
 static void test_model_lines(void **state) {
@@ -667,7 +745,7 @@ static void test_line_limits(void **state) {
   /* 4096 bytes pass (with or without a CR), 4097 fail */
   char *buf = malloc(NN_MAX_LINE_BYTES + 8);
   memset(buf, ' ', NN_MAX_LINE_BYTES);
-  memcpy(buf, "env NCCL_X=1", 12);
+  memcpy(buf, "env NCCL_ALGO=ring", 18);
   strcpy(buf + NN_MAX_LINE_BYTES, "\n");
   nn_config_free(parse_ok(buf));
   strcpy(buf + NN_MAX_LINE_BYTES, "\r\n");
@@ -987,7 +1065,8 @@ int main(void) {
       cmocka_unit_test(test_numa_lines),        cmocka_unit_test(test_cpulist_helpers),
       cmocka_unit_test(test_cpu_lines),         cmocka_unit_test(test_rule_values),
       cmocka_unit_test(test_rule_errors),       cmocka_unit_test(test_rule_limit),
-      cmocka_unit_test(test_env_lines),         cmocka_unit_test(test_model_lines),
+      cmocka_unit_test(test_env_lines),         cmocka_unit_test(test_env_refused),
+      cmocka_unit_test(test_env_allow_list),         cmocka_unit_test(test_model_lines),
       cmocka_unit_test(test_topology_lines),    cmocka_unit_test(test_unknown_directive),
       cmocka_unit_test(test_line_limits),       cmocka_unit_test(test_nul_byte),
       cmocka_unit_test(test_binary_junk),       cmocka_unit_test(test_mutations),

@@ -4,8 +4,10 @@
  *
  * Each case writes one malformed mapping (binary junk, NUL bytes, a 1 MB line, 100,000
  * rules, overflowing numbers, negative sizes, duplicate GPUs, an unreadable file, a
- * directory, a FIFO, a symlink loop, a device, a file over the size cap, and `include-csv`
- * of a FIFO, a directory, a symlink loop and junk) and then, in a
+ * directory, a FIFO, a symlink loop, a device, a file over the size cap, `include-csv`
+ * of a FIFO, a directory, a symlink loop and junk, and files others than root could have
+ * written: mode 0666, owned by uid 65534, behind a link, in a group-writable or sticky
+ * directory, an included CSV of mode 0666) and then, in a
  * forked child with an alarm as hang guard, dlopens the built libnccl-tuner-numa.so as
  * NCCL does and runs env v2 init/getEnv/finalize and tuner v5 init/getCollInfo/finalize.
  * It passes when NCCL's logger received a WARN naming the file (and line) and the problem,
@@ -179,6 +181,51 @@ static int make_include_directory(const char *path) { return include_hostile(pat
 static int make_include_loop(const char *path) { return include_hostile(path, make_symlink_loop); }
 static int make_include_junk(const char *path) { return include_hostile(path, make_junk); }
 
+/* Files others than root could have written: mode 0666, another user's, and links
+ * to such files or into such directories. Chown needs root: NEEDS_ROOT skips the case. */
+#define NEEDS_ROOT 77
+
+static int make_world_writable(const char *path) {
+  return write_with_head(path, "", 0) || chmod(path, 0666) ? -1 : 0;
+}
+
+static int make_nobodys(const char *path) {
+  if (geteuid() != 0) return NEEDS_ROOT;
+  return write_with_head(path, "", 0) || chown(path, NOBODY, NOBODY) ? -1 : 0;
+}
+
+/* path -> PATH.d/m.conf, a good mapping in a directory of mode `mode` owned by `owner`. */
+static int link_into_dir(const char *path, mode_t mode, uid_t owner) {
+  char dir[512], file[600];
+  snprintf(dir, sizeof dir, "%s.d", path);
+  snprintf(file, sizeof file, "%s/m.conf", dir);
+  if (mkdir(dir, 0755) || write_with_head(file, "", 0) || chmod(dir, mode) || chown(dir, owner, owner))
+    return -1;
+  return symlink(file, path);
+}
+
+static int make_link_to_nobodys(const char *path) {
+  char target[512];
+  snprintf(target, sizeof target, "%s.target", path);
+  int rc = make_nobodys(target);
+  return rc ? rc : symlink(target, path);
+}
+
+static int make_group_writable_dir(const char *path) { return link_into_dir(path, 0775, 0); }
+
+/* Another user's file in a sticky world-writable directory (as in /tmp), used by root. */
+static int make_sticky_nobodys(const char *path) {
+  if (geteuid() != 0) return NEEDS_ROOT;
+  char dir[512], file[600];
+  snprintf(dir, sizeof dir, "%s.d", path);
+  snprintf(file, sizeof file, "%s/m.conf", dir);
+  if (mkdir(dir, 0755) || chmod(dir, 01777) || write_with_head(file, "", 0) || chown(file, NOBODY, NOBODY))
+    return -1;
+  return symlink(file, path);
+}
+
+static int make_include_world_writable(const char *path) { return include_hostile(path, make_world_writable); }
+
 static const struct hostile_case cases[] = {
   {"binary junk", make_junk, ":1:", "not a text file", 0},
   {"NUL byte", make_nul, ":4:", "NUL", 0},
@@ -197,6 +244,14 @@ static const struct hostile_case cases[] = {
   {"include-csv of a directory", make_include_directory, ":4:", "regular file", 0},
   {"include-csv of a symlink loop", make_include_loop, ":4:", "symbolic links", 0},
   {"include-csv of binary junk", make_include_junk, ":4:", "include-csv", 0},
+  {"mapping of mode 0666", make_world_writable, NULL, "not trusted: writable by group and others (mode 0666)", 0},
+  {"mapping owned by uid 65534", make_nobodys, NULL, "not trusted: owned by uid 65534 (only root may own it)", 0},
+  {"symlink to uid 65534's mapping", make_link_to_nobodys, NULL, "not trusted: owned by uid 65534", 0},
+  {"mapping in a group-writable directory", make_group_writable_dir, NULL,
+   "not trusted: directory /tmp/nn-hostile-", 0},
+  {"uid 65534's mapping in a sticky directory", make_sticky_nobodys, NULL, "not trusted: owned by uid 65534", 0},
+  {"include-csv of a file of mode 0666", make_include_world_writable, ":4:",
+   "csv: not trusted: writable by group and others (mode 0666)", 0},
 };
 
 /* ---- the child: NCCL's side ---- */
@@ -282,7 +337,12 @@ static void test_case(void **state) {
   const struct hostile_case *c = *state;
   char path[256];
   snprintf(path, sizeof path, "%s/case-%d.conf", g_dir, (int)(c - cases));
-  assert_int_equal(c->make(path), 0);
+  int made = c->make(path);
+  if (made == NEEDS_ROOT) {
+    print_message("skipped: %s needs root (chown to uid %d)\n", c->name, NOBODY);
+    skip();
+  }
+  assert_int_equal(made, 0);
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) _exit(run_child(path, c));

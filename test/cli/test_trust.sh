@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# check-config, env and exec refuse a mapping (or an included CSV) that others than
+# the user and root could have written, and exit 1; as uid 65534 (setpriv) a sticky directory
+# protects only that user's own file; NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
+# an env line a mapping may not serve is an error of check-config and a note of env.
+# (`check` is in test_check.sh, the plugin in test/unit/test_hostile.c and test_env_refused.c.)
+. "$(dirname "$0")/lib.sh"
+nn_cli abs
+nn_tmp nn-trust
+chmod 0755 "$tmp"
+unset NCCL_NUMA_CONFIG NCCL_TUNER_CONFIG_FILE NCCL_NUMA_ALLOW_UNTRUSTED
+# good.conf ends in numa lines: without them check-config warns where this sysfs has one node
+map='gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\nenv NCCL_SOCKET_IFNAME=lo\n'
+
+printf "${map}numa 0 cpus=0-3\nnuma 1 cpus=4-7\n" >"$tmp/good.conf"
+nn_run 10 check-config "$tmp/good.conf"
+expect "good mapping" 0 "$tmp/good.conf: ok (2 GPUs on 2 NUMA nodes, 0 rules, 1 env)"
+
+# refused COMMAND... -- WHY: exit 1 and the reason on stderr.
+refused() {
+  local name=$1 why=$2
+  shift 2
+  nn_run 10 "$@"
+  if [ "$rc" -eq 1 ] && grep -qF -- "$why" "$tmp/err"; then echo "ok $name"
+  else fail "$name: exit $rc, wanted 1 with '$why' (stdout: $out; stderr: $err)"; fi
+}
+
+cp "$tmp/good.conf" "$tmp/open.conf" && chmod 0666 "$tmp/open.conf"
+why="$tmp/open.conf: not trusted: writable by group and others (mode 0666)"
+refused "check-config: mode 0666" "$why" check-config "$tmp/open.conf"
+refused "env: mode 0666" "$why" env --config "$tmp/open.conf"
+[ -z "$out" ] || fail "env printed export lines for an untrusted mapping: $out"
+nn_run 10 exec --config "$tmp/open.conf" -- touch "$tmp/ran"
+[ "$rc" -eq 1 ] && [ ! -e "$tmp/ran" ] && grep -qF -- "$why" "$tmp/err" && echo "ok exec: mode 0666, not run" \
+  || fail "exec ran with an untrusted mapping (exit $rc): $err"
+
+if [ "$(id -u)" -ne 0 ]; then
+  nn_finish "passed (the cases of another user skipped: not root)"
+fi
+
+cp "$tmp/good.conf" "$tmp/nobody.conf" && chown 65534:65534 "$tmp/nobody.conf"
+refused "check-config: uid 65534's mapping used by root" \
+  "$tmp/nobody.conf: not trusted: owned by uid 65534 (only root may own it)" check-config "$tmp/nobody.conf"
+ln -s "$tmp/nobody.conf" "$tmp/link.conf"
+# (exec names the mapping by its resolved path, which it also hands to the plugin)
+refused "exec: a link to uid 65534's mapping" "$tmp/nobody.conf: not trusted: owned by uid 65534" \
+  exec --config "$tmp/link.conf" -- true
+
+mkdir -m 0775 "$tmp/group" && printf "$map" >"$tmp/group/m.conf"
+refused "check-config: a group-writable directory" \
+  "not trusted: directory $tmp/group is writable by group (mode 0775)" check-config "$tmp/group/m.conf"
+
+printf 'allreduce,0,65536,ring,simple,-1,-1,-1\n' >"$tmp/r.csv" && chmod 0666 "$tmp/r.csv"
+printf "${map}include-csv r.csv\n" >"$tmp/inc.conf"
+refused "check-config: an included CSV of mode 0666" \
+  "$tmp/inc.conf:4: include-csv: $tmp/r.csv: not trusted: writable by group and others (mode 0666)" \
+  check-config "$tmp/inc.conf"
+
+# A sticky world-writable directory, as /tmp: another user's file there is refused for root;
+# for uid 65534 its own file is fine, root's is not (only the owner of a file in a sticky
+# directory alone can replace it).
+mkdir -m 1777 "$tmp/sticky"
+printf "$map" >"$tmp/sticky/theirs.conf" && chown 65534:65534 "$tmp/sticky/theirs.conf"
+printf "$map" >"$tmp/sticky/roots.conf"
+refused "check-config: uid 65534's file in a sticky directory, used by root" \
+  "not trusted: owned by uid 65534" check-config "$tmp/sticky/theirs.conf"
+if command -v setpriv >/dev/null; then
+  as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+  as_nobody "$cli" check-config "$tmp/sticky/theirs.conf" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 0 ] && echo "ok as uid 65534: its own file in a sticky directory" || fail "as 65534, own file: $(cat "$tmp/err")"
+  as_nobody "$cli" check-config "$tmp/sticky/roots.conf" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 1 ] && grep -qF "(mode 1777; sticky, which protects only a file of uid 65534 there)" "$tmp/err" \
+    && echo "ok as uid 65534: root's file in a sticky directory refused" \
+    || fail "as 65534, root's file in a sticky directory: $(cat "$tmp/err")"
+else
+  echo "skipped: the uid 65534 cases (no setpriv)"
+fi
+
+# The development opt-out: only "1", never quiet.
+NCCL_NUMA_ALLOW_UNTRUSTED=yes nn_run 10 check-config "$tmp/open.conf"
+expect_rc 1 "opt-out with a value other than 1"
+NCCL_NUMA_ALLOW_UNTRUSTED=1 nn_run 10 check-config "$tmp/open.conf"
+expect "opt-out reads the file" 0 "$tmp/open.conf: ok (2 GPUs on 2 NUMA nodes, 0 rules, 1 env)"
+expect_err_line "$why; read anyway because NCCL_NUMA_ALLOW_UNTRUSTED=1 is set (for development only)" "opt-out said"
+NCCL_NUMA_ALLOW_UNTRUSTED=1 nn_run 10 env --config "$tmp/open.conf"
+expect_rc 0 "opt-out: env"
+expect_err_has "opt-out: env says so" "read anyway because NCCL_NUMA_ALLOW_UNTRUSTED=1"
+
+# env lines a mapping may not serve: errors of check-config, notes of env (the plugin serves the rest).
+printf "${map}env NCCL_NET_PLUGIN=/tmp/evil.so\nenv NCCL_COMM_ID=203.0.113.7:5555\nenv NCCL_DEBUG_FILE=/etc/ld.so.preload\nenv NCCL_TOPO_DUMP_FILE=/etc/ld.so.preload\n" \
+  >"$tmp/env.conf"
+nn_run 10 check-config "$tmp/env.conf"
+expect_rc 1 "check-config: refused env lines"
+expect_err_line "$tmp/env.conf:4: env: NCCL_NET_PLUGIN refused, not served: it names a library for NCCL to load" "NCCL_NET_PLUGIN"
+expect_err_line "$tmp/env.conf:5: env: NCCL_COMM_ID refused, not served: it names the peer NCCL's bootstrap connects to" "NCCL_COMM_ID"
+expect_err_line "$tmp/env.conf:6: env: NCCL_DEBUG_FILE refused, not served: it names a file for NCCL to read or write" "NCCL_DEBUG_FILE"
+expect_err_line "$tmp/env.conf:7: env: NCCL_TOPO_DUMP_FILE refused, not served: it names a file for NCCL to read or write" "NCCL_TOPO_DUMP_FILE"
+expect_err_line "$tmp/env.conf: invalid (4 env lines refused; the plugin would apply the rest: 2 GPUs, 0 rules, 1 env)" "summary"
+nn_run 10 env --config "$tmp/env.conf"
+expect_rc 0 "env: refused lines do not stop it"
+expect_err_line "$tmp/env.conf:4: env: NCCL_NET_PLUGIN refused, not served: it names a library for NCCL to load" "env notes"
+grep -q "^export NCCL_NUMA_CONFIG='$tmp/env.conf'$" "$tmp/out" && echo "ok env: export lines" || fail "env: $out"
+
+nn_finish "all passed" failed

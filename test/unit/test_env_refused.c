@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_env_refused.c - the env plugin never serves from a mapping a name that loads code,
+ * names a file or chooses a peer (NCCL_NET_PLUGIN, which NCCL dlopens; NCCL_COMM_ID,
+ * which names the bootstrap root; NCCL_DEBUG_FILE and NCCL_TOPO_DUMP_FILE aimed at the
+ * dynamic linker's preload file), WARNs once per file version for each refused line, and
+ * serves the rest of the file. The real environment still wins for every name. */
+#include "nn_test.h"
+
+#include <sys/stat.h>
+
+#include "env.h"
+#include "nccl_abi.h"
+
+static const char *MAPPING =
+    "env NCCL_NET_PLUGIN=/tmp/evil.so\n"
+    "env NCCL_PROFILER_PLUGIN=/tmp/evil.so\n"
+    "env NCCL_TUNER_PLUGIN=/tmp/evil.so\n"
+    "env NCCL_COMM_ID=203.0.113.7:5555\n"
+    "env NCCL_DEBUG_FILE=/etc/ld.so.preload\n"
+    "env NCCL_TOPO_DUMP_FILE=/etc/ld.so.preload\n"
+    "env NCCL_TOPO_FILE=/tmp/evil.xml\n"
+    "env NCCL_SOCKET_IFNAME=lo\n"
+    "env NCCL_P2P_LEVEL=SYS\n";
+static const char *const refused[] = {"NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_TUNER_PLUGIN",
+                                      "NCCL_COMM_ID", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE",
+                                      "NCCL_TOPO_FILE"};
+#define N_REFUSED ((int)(sizeof refused / sizeof refused[0]))
+
+static char base[64], conf[128];
+static char warns[16384];
+static int n_warns;
+
+__attribute__((format(printf, 5, 6)))
+static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  if (level != NN_NCCL_LOG_WARN) return;
+  size_t len = strlen(warns);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(warns + len, sizeof warns - len - 1, fmt, ap);
+  va_end(ap);
+  strcat(warns, "\n");
+  n_warns++;
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(base, sizeof base, "/tmp/nn-envref-XXXXXX");
+  if (!mkdtemp(base)) return -1;
+  snprintf(conf, sizeof conf, "%s/m.conf", base);
+  FILE *f = fopen(conf, "w");
+  if (!f) return -1;
+  fputs(MAPPING, f);
+  fclose(f);
+  setenv("NCCL_NUMA_CONFIG", conf, 1);
+  setenv("XDG_RUNTIME_DIR", base, 1);
+  unsetenv("NCCL_NUMA_LOG_FILE");
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  for (int i = 0; i < N_REFUSED; i++) unsetenv(refused[i]);
+  unsetenv("NCCL_SOCKET_IFNAME");
+  unsetenv("NCCL_P2P_LEVEL");
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return nn_test_remove_tree(base);
+}
+
+static void test_refused_not_served(void **state) {
+  (void)state;
+  for (int comm = 0; comm < 3; comm++) {   /* three communicators of one process */
+    assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+    assert_null(nn_env_get("NCCL_TOPO_FILE"));   /* no GPUs: nothing generated, the line not served */
+    for (int i = 0; i < N_REFUSED; i++)
+      if (nn_env_get(refused[i])) fail_msg("%s served from the mapping: %s", refused[i], nn_env_get(refused[i]));
+    assert_string_equal(nn_env_get("NCCL_SOCKET_IFNAME"), "lo");
+    assert_string_equal(nn_env_get("NCCL_P2P_LEVEL"), "SYS");
+  }
+  /* one WARN per refused line, once for the file version, each naming file and line */
+  assert_int_equal(n_warns, N_REFUSED);
+  for (int i = 0; i < N_REFUSED; i++) {
+    char want[256];
+    snprintf(want, sizeof want, "nccl-numa: %s:%d: env: %s refused, not served: ", conf, i + 1, refused[i]);
+    if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
+  }
+  assert_non_null(strstr(warns, "the rest of the file applies"));
+  /* the real environment is the user's own: it still wins */
+  setenv("NCCL_NET_PLUGIN", "/opt/my/net.so", 1);
+  assert_string_equal(nn_env_get("NCCL_NET_PLUGIN"), "/opt/my/net.so");
+  unsetenv("NCCL_NET_PLUGIN");
+  assert_int_equal(nn_env_finalize(), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused_not_served)};
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
