@@ -28,8 +28,8 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
              a->abi_version);
     return;
   }
-  if (!a->constants) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
-  double (*lat)[NN_NCCL_NUM_PROTOCOLS] = a->constants->hwLatencies[NN_NCCL_HW_PCI];
+  if (!a->hw_latencies) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
+  double (*lat)[NN_NCCL_NUM_PROTOCOLS] = (*a->hw_latencies)[NN_NCCL_HW_PCI];
   snprintf(note, size, "hwLatencies[PCI] tree ll/simple %.2f/%.2f ring ll/simple %.2f/%.2f -> %.2f us",
            lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE],
            lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE],

@@ -1,6 +1,6 @@
 /*
  * abi_conformance.c - loads the built plugin with dlopen(RTLD_NOW|RTLD_LOCAL) as NCCL
- * does, resolves every symbol and drives tuner v2-v6 and env v1/v2 with realistic
+ * does, resolves every symbol and drives tuner v2-v7 and env v1/v2 with realistic
  * tables, asserting the contract. Usage: abi_conformance path/to/libnccl-tuner-numa.so
  * With --no-libxml2 (run where libxml2 cannot load): only that the env plugin then serves
  * no topology, says why, and still serves the mapping's env defaults.
@@ -247,6 +247,48 @@ static void test_v2_v3_v4_v6(void *h) {
   CHECK(t6->finalize(ctx) == nn_ncclSuccess, "v6 finalize");
 }
 
+/* Tuner v7: v6's decisions, and the model line writes hwLatencies[PCI] tree/ring x ll/simple
+ * of the 5-row constants and nothing else: every other double, the Rubin rows included, keeps
+ * its sentinel. */
+static void test_v7(void *h, const char *cfg) {
+  const nn_ncclTuner_v7_t *t7 = nn_abi_symbol(h, "ncclTunerPlugin_v7");
+  const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  nn_ncclTunerConstants_v7_t c;
+  double *d = (double *)(void *)&c;
+  size_t n = sizeof c / sizeof *d;
+  for (size_t i = 0; i < n; i++) d[i] = 1000.0 + (double)i;
+  void *ctx7 = NULL, *ctx6 = NULL;
+  nn_ncclNvlDomainInfo_v7_t nvl = {1, 4, 4};
+  CHECK(t7->init(&ctx7, 0x77, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess && ctx7, "v7 init");
+  CHECK(t6->init(&ctx6, 0x66, 4, 1, NULL, NULL, NULL) == nn_ncclSuccess && ctx6, "v6 init without constants");
+  size_t changed = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t hw = (size_t)(&c.hwLatencies[NN_NCCL_HW_PCI][0][0] - d), k = i - hw;
+    int model = i >= hw && k < (size_t)(NA * NP) && k / NP <= NN_NCCL_ALGO_RING && k % NP != NN_NCCL_PROTO_LL128;
+    if (model) CHECK(d[i] == 13.0, "v7 model writes hwLatencies[PCI] entry %zu", k);
+    else if (d[i] != 1000.0 + (double)i) changed++;
+  }
+  CHECK(changed == 0, "v7 init changes no other constant (%zu changed)", changed);
+  CHECK(c.perChMaxNVLSTreeBws[NN_NCCL_RUBIN_COMPCAP_IDX][2] == 1000.0 + (double)(n - 1), "v7 last Rubin entry kept");
+  static const int colls[] = {nn_ncclFuncAllReduce, nn_ncclFuncAllGather, nn_ncclFuncReduceScatter,
+                              nn_ncclFuncBroadcast};
+  static const size_t sizes[] = {100, 1024, 1 << 20, (size_t)1 << 30};
+  for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
+    for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++) {
+      float a[NA][NP], b[NA][NP];
+      int ch_a = 0, ch_b = 0;
+      pcie_table(a);
+      pcie_table(b);
+      t7->getCollInfo(ctx7, colls[i], sizes[j], 1, (float **)(void *)&a[0][0], NA, NP, 0, &ch_a);
+      t6->getCollInfo(ctx6, colls[i], sizes[j], 1, (float **)(void *)&b[0][0], NA, NP, 0, &ch_b);
+      CHECK(!memcmp(a, b, sizeof a) && ch_a == ch_b, "v7 decides as v6 (coll %d, %zu B)", colls[i], sizes[j]);
+    }
+  CHECK(t7->getChunkSize == NULL, "v7 leaves chunk size to NCCL");
+  CHECK(t7->finalize(ctx7) == nn_ncclSuccess && t7->finalize(NULL) == nn_ncclSuccess, "v7 finalize");
+  t6->finalize(ctx6);
+}
+
 /* Random tables and sizes: a disabled entry never becomes enabled, in any version. */
 static void test_never_enable(void *h) {
   const nn_ncclTuner_v5_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v5");
@@ -380,6 +422,7 @@ static void test_all(void *h, const char *dir) {
   test_v5_decisions(h, cfg);
   test_tie_break(h);
   test_v2_v3_v4_v6(h);
+  test_v7(h, cfg);
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
@@ -396,7 +439,7 @@ int main(int argc, char **argv) {
   unsetenv("NCCL_PROTO");
   void *h = nn_abi_load(argv[1]);
   const char *names[] = {"ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
-                         "ncclTunerPlugin_v6", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
+                         "ncclTunerPlugin_v6", "ncclTunerPlugin_v7", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *const *name = nn_abi_symbol(h, names[i]);
     CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);
