@@ -4,17 +4,22 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/costview.h"
+#include "cli/ncclver.h"
+#include "nccl_model.h"
 #include "nn_config.h"
 
 static void check_config_usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa check-config FILE [--host-side]\n"
+          "usage: nccl-numa check-config FILE [--host-side] [--nccl-version X.Y.Z]\n"
           "\n"
           "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
           "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
           "\n"
           "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
           "                gpu lines need host= and may leave out bus=\n"
+          "  --nccl-version X.Y.Z  also say, as FILE:LINE: notes on stdout, which rules'\n"
+          "                channels= that release cannot take (2.31+ only lowers its count)\n"
           "  --help        this text\n"
           "\n"
           "Exit status: 0 valid, 1 invalid, 2 usage.\n");
@@ -36,8 +41,43 @@ static void print_problems(const char *path, const struct nn_diag *d) {
           d->n + d->dropped == 1 ? "" : "s");
 }
 
+/* NCCL's channel count for the mapping's GPUs on one node under `ver`, as explain models it
+ * (this machine's view of the links where the mapping gives none); 0 when not modelled. */
+static int modelled_channels(const struct nn_config *cfg, const struct nn_ncclver *ver) {
+  struct nn_cpu_kind cpu;
+  struct nn_topo_verdict v;
+  struct nn_cost_model m;
+  char err[512];
+  if (cfg->n_gpus < 2 || nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) return 0;
+  nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
+  return nn_costview_model(&v, &cpu, cfg, cfg->n_gpus, 1, &m, err, sizeof err) == 0 ? m.comm_nchannels : 0;
+}
+
+/* On a release that only lowers NCCL's count, every channels= rule gets a note: `no effect`
+ * where the modelled count for the mapping's own shape is not above it. */
+static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncclver *ver) {
+  const struct nn_nccl_release *r = nn_nccl_release_find(ver->code, NULL);
+  if (!r->tuner_channels_lower_only) return;
+  char name[16];
+  nn_nccl_version_format(ver->code, name, sizeof name);
+  int comm = modelled_channels(cfg, ver);
+  uint64_t gpus = (uint64_t)cfg->n_gpus;
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *rl = &cfg->rules[i];
+    if (!rl->channels) continue;
+    int own_shape = gpus >= rl->ranks_lo && gpus <= rl->ranks_hi && rl->nodes_lo <= 1 && rl->nodes_hi >= 1;
+    if (own_shape && nn_nccl_channels_no_effect(r, rl->channels, comm))
+      printf("%s:%d: note: channels=%d has no effect on NCCL %s: it takes a tuner's count only below its own "
+             "(%d for this mapping's %d GPUs on one node)\n", rl->file ? rl->file : "?", rl->line, rl->channels,
+             name, comm, cfg->n_gpus);
+    else
+      printf("%s:%d: note: channels=%d can only lower NCCL %s's channel count for a call, never raise it\n",
+             rl->file ? rl->file : "?", rl->line, rl->channels, name);
+  }
+}
+
 int nn_cmd_check_config(int argc, char **argv) {
-  const char *path = NULL;
+  const char *path = NULL, *version = NULL;
   struct nn_parse_opts opts = {0};
   int options_done = 0;
   for (int i = 1; i < argc; i++) {
@@ -47,6 +87,12 @@ int nn_cmd_check_config(int argc, char **argv) {
       return NN_EXIT_OK;
     } else if (!options_done && !strcmp(a, "--host-side")) {
       opts.flags |= NN_PARSE_HOST_SIDE;
+    } else if (!options_done && !strcmp(a, "--nccl-version")) {
+      if (++i == argc) {
+        fprintf(stderr, "nccl-numa check-config: --nccl-version needs a release (X.Y.Z)\n");
+        return NN_EXIT_USAGE;
+      }
+      version = argv[i];
     } else if (!options_done && !strcmp(a, "--")) {
       options_done = 1;
     } else if (!options_done && a[0] == '-' && a[1]) {
@@ -65,11 +111,18 @@ int nn_cmd_check_config(int argc, char **argv) {
     check_config_usage(stderr);
     return NN_EXIT_USAGE;
   }
+  struct nn_ncclver ver = {0};
+  char verr[512];
+  if (version && nn_ncclver_resolve(version, NULL, &ver, verr, sizeof verr)) {
+    fprintf(stderr, "nccl-numa check-config: %s\n", verr);
+    return NN_EXIT_USAGE;
+  }
   struct nn_config *cfg = NULL;
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
   if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
     print_summary(path, cfg);
+    if (version) print_channel_notes(cfg, &ver);
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

@@ -126,6 +126,9 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
   printf("              (CPU %s family %d model %d%s; %s)\n", cpu.vendor, cpu.family, cpu.model,
          cpu.from_cpuinfo ? " from /proc/cpuinfo" : "", link);
   print_protocols(v.rel, v.sm);
+  char how[256];
+  nn_nccl_tuner_semantics(v.rel, how, sizeof how);
+  printf("tuner:        %s\n", how);
   if (cfg->pci_latency_us > 0) {
     char why[200];
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);

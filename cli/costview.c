@@ -138,8 +138,24 @@ static void penalty(const struct nn_costview_band *b, char *buf, size_t size) {
   else snprintf(buf, size, "%+.0f%%..%+.0f%%", lo, hi);
 }
 
-static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_costview_band *b) {
-  char l[24], h[24], range[56], nccl[24], plug[40], nt[32], pt[32], pen[32], where[300] = "NCCL's choice";
+int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels) {
+  return nn_nccl_channels_no_effect(nn_nccl_release_find(m->version_code, NULL), channels, m->comm_nchannels);
+}
+
+/* What the band's rule did, after its file:line. */
+static void band_note(const struct nn_cost_model *m, const struct nn_costview_band *b, char *buf, size_t size) {
+  char ver[16];
+  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  if (b->channels && nn_costview_channels_no_effect(m, b->channels))
+    snprintf(buf, size, " (%schannels=%d: no effect, NCCL %s only lowers its %d)", b->overrides ? "" : "NCCL's pick; ",
+             b->channels, ver, m->comm_nchannels);
+  else
+    snprintf(buf, size, "%s", b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
+}
+
+static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
+                       const struct nn_costview_band *b) {
+  char l[24], h[24], range[56], nccl[24], plug[40], nt[32], pt[32], pen[32], where[300] = "NCCL's choice", note[120];
   human_size(b->lo_log2, l, sizeof l);
   human_size(b->hi_log2, h, sizeof h);
   int one = b->lo_log2 == b->hi_log2;
@@ -147,13 +163,14 @@ static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_c
   nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, nccl, sizeof nccl);
   time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, nt, sizeof nt);
   nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, plug, sizeof plug);
-  if (b->channels) snprintf(plug + strlen(plug), sizeof plug - strlen(plug), " ch=%d", b->channels);
+  if (b->channels && !nn_costview_channels_no_effect(m, b->channels))
+    snprintf(plug + strlen(plug), sizeof plug - strlen(plug), " ch=%d", b->channels);
   time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, pt, sizeof pt);
   penalty(b, pen, sizeof pen);
+  band_note(m, b, note, sizeof note);
   if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
     snprintf(where, sizeof where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
-             cfg->rules[b->rule].line,
-             b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
+             cfg->rules[b->rule].line, note);
   fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
           pen, where);
 }
@@ -164,5 +181,5 @@ void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_c
   int n = nn_costview_bands(m, p, coll, max_log2, bands, 64);
   fprintf(out, "\n%s\n  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", nn_coll_name(coll), "size", "NCCL picks",
           "modelled us", ' ', "with the plugin", "modelled us", "vs NCCL", "decided by");
-  for (int i = 0; i < n; i++) print_band(out, cfg, &bands[i]);
+  for (int i = 0; i < n; i++) print_band(out, cfg, m, &bands[i]);
 }

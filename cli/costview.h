@@ -47,7 +47,12 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
 int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
                       struct nn_costview_band *bands, int max_bands);
 
-/* Prints one collective's bands as a table (cfg names the rules' file:line). */
+/* Whether a rule's channels=N can change nothing on m's release and communicator: the release
+ * only lowers NCCL's own count (2.31+) and N is not below m->comm_nchannels. */
+int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels);
+
+/* Prints one collective's bands as a table (cfg names the rules' file:line). A rule whose
+ * channels cannot take effect on the release says `no effect` after its file:line. */
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, int coll, int max_log2);
 

@@ -22,6 +22,7 @@ topology:       served file (2 CPU nodes):  ring 2 x 11.0 GB/s, 2 socket crossin
 topology:       NCCL's own view:           ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s
               (CPU GenuineIntel family 6 model 143; modelled socket link 22 GB/s)
 protocols:    NCCL 2.27-2.28 enables ll, simple by default between PCIe-only GPUs
+tuner:        NCCL 2.27-2.28 lets a rule's channels=N replace its own count (up to the communicator's channels), and reads a negative cost as disabled
 cost model:   NCCL 2.28.9 on its own view: ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s; LL128 off; NCCL's default constants (graphs predicted for the mapping's 4 GPUs)
               * = a rule overrides NCCL's choice; vs NCCL = the rule's choice under NCCL's model
 
@@ -46,6 +47,19 @@ out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.3
 expect "model line on 2.31.2" "              no effect on NCCL 2.31.2: it copies its default constants over the tuner's after init (ncclTuningCostModelInit); nothing changes NCCL's choice on this release" "$out"
 out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.32.3 | grep -c 'no effect')
 expect "model line on 2.32.3" 0 "$out"
+# channels= above NCCL's count: taken on 2.30.7 (the tuner's count replaces NCCL's), `no effect`
+# from 2.31 (NCCL takes it only below its own: 4 for these 2 ranks, 2 channels per graph)
+sed 's/channels=2/channels=8/' $F > "$dm/ch.conf"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep -F "$dm/ch.conf:9")
+expect "channels above NCCL's count on 2.31.2" "1 0" \
+  "$(grep -cF "$dm/ch.conf:9 (NCCL's pick; channels=8: no effect, NCCL 2.31.2 only lowers its 4)" <<<"$out") $(grep -c 'ch=8' <<<"$out")"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep '^tuner:')
+expect "2.31.2 tuner semantics" "tuner:        NCCL 2.31.2 takes a rule's channels=N only below its own count for the call (it cannot raise it), and reads a negative cost as a time that can win" "$out"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.30.7)
+expect "channels above NCCL's count on 2.30.7" "1 0" "$(grep -c 'ring/ll ch=8' <<<"$out") $(grep -c 'no effect' <<<"$out")"
+sed 's/channels=2/channels=3/' $F > "$dm/ch3.conf"
+out=$($CLI explain --config "$dm/ch3.conf" --ranks 2 --coll allreduce --nccl-version 2.32.3)
+expect "channels below NCCL's count on 2.32.3" "1 0" "$(grep -c 'ring/ll ch=3' <<<"$out") $(grep -c 'no effect' <<<"$out")"
 rm -rf "$dm"
 
 # NCCL's choice under its model (nccl_cost, checked against NCCL's own code in test_nccl_cost) beside

@@ -6,7 +6,8 @@
  * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
  * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
- * numProto, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
+ * numProto, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
+ * cheapest time, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
  * equals a linear first-match scan over the rules written here (the rule, its channels, the
  * entry NCCL then takes, nothing written when no choice is made). The scope, the
  * topology verdict and the topology XML (when libxml2 loads) are produced as well.
@@ -121,6 +122,8 @@ UNTRACED static void apply_checked(const struct nn_policy *p, const struct call 
     int was_enabled = !outside && before[i] >= 0.0f;
     if ((outside || want < 0 || entry < 0) && memcmp(&t[i], &before[i], sizeof t[i])) abort();  /* wrote where no choice was made */
     if (!outside && !was_enabled && t[i] >= 0.0f) abort();            /* enabled a disabled entry */
+    /* wrote a negative cost (or -0.0): NCCL 2.31+ takes the minimum with no >= 0 test */
+    if (memcmp(&t[i], &before[i], sizeof t[i]) && (signbit(t[i]) || !(t[i] >= 0.0f))) abort();
   }
   if (nn_policy_lookup(p, c->coll, c->bytes, 1, c->reg_buff, before, na, np) != want) abort();
   int a = -1, pr = -1;

@@ -5,6 +5,8 @@
 #include "nn_config.h"
 #include "nn_test.h"
 
+#include "nccl_cost.h"
+#include "nccl_model.h"
 #include "policy.h"
 #include "topology.h"
 
@@ -211,6 +213,71 @@ static void test_crowded_buckets(void **state) {
   nn_config_free(cfg);
 }
 
+/* Every entry the policy changed now holds +0.0 or a small positive time (never a negative one,
+ * which 2.31+ would take as the cheapest), and every negative entry is left bit for bit.
+ * Returns the number of entries changed. */
+static int check_no_negative_written(const float *before, const float *after, int n) {
+  int changed = 0;
+  for (int i = 0; i < n; i++) {
+    if (!memcmp(&before[i], &after[i], sizeof *after)) continue;
+    changed++;
+    assert_false(signbit(after[i]));
+    assert_true(after[i] >= 0.0f && after[i] < 1e-3f);
+    assert_false(before[i] < 0.0f || isnan(before[i]));
+  }
+  return changed;
+}
+
+/* A table NCCL might hand over, or worse: negatives, NaN, +-0.0 and +inf among times. */
+static void hostile_table(float *t, unsigned *seed) {
+  static const float odd[] = {-1.0f, -0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-30f, -1e-30f, 3.0f};
+  for (int i = 0; i < NA * NP; i++)
+    t[i] = rand_r(seed) % 3 ? odd[rand_r(seed) % 10] : (float)(rand_r(seed) % 1000) / 7.0f;
+}
+
+/* The policy never writes a negative cost: for random rules, every release's own tables (its
+ * cost model for an 8-GPU PCIe node, LL128 as the release has it, sizes 1 B - 4 GiB) and
+ * hostile ones, through nn_policy_apply (fast and general paths). */
+static void test_never_writes_negative(void **state) {
+  (void)state;
+  int n_rel, models = 0, decided = 0, written = 0;
+  const struct nn_nccl_release *rels = nn_nccl_release_table(&n_rel);
+  unsigned seed = 2026;
+  for (int round = 0; round < 12; round++) {
+    char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof text, "%s", MAP4x4);
+    for (int k = 0; k < 24; k++) random_rule(text + len, sizeof text - len, &seed), len = strlen(text);
+    struct nn_config *cfg = nn_test_parse(text);
+    struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
+    assert_non_null(p);
+    for (int r = 0; r < n_rel; r++) {
+      struct nn_cost_comm c = {.version_code = rels[r].first, .nranks = 8, .nnodes = 1, .cc_min = 90,
+                               .cc_max = 90, .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+      nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
+      nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+      struct nn_cost_model m;
+      char err[256];
+      assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
+      models++;
+      for (int coll = 0; coll < NN_COLL_COUNT; coll++)
+        for (int e = 0; e <= 32; e++) {
+          float t[NA * NP], before[NA * NP];
+          if (e % 4 == 3) hostile_table(t, &seed);
+          else nn_cost_table(&m, coll, (uint64_t)1 << e, t);
+          memcpy(before, t, sizeof t);
+          int ch = 0;
+          decided += nn_policy_apply(p, coll, ((uint64_t)1 << e) + (uint64_t)(e % 3), 1, e & 1, t, NA, NP, &ch) >= 0;
+          written += check_no_negative_written(before, t, NA * NP);
+          assert_true(ch >= 0 && ch <= NN_MAX_CHANNELS);
+        }
+    }
+    nn_policy_free(p);
+    nn_config_free(cfg);
+  }
+  assert_int_equal(models, 12 * n_rel);
+  assert_true(decided > 1000 && written > 1000);   /* the rules did fire and write */
+}
+
 static void test_empty_and_null(void **state) {
   (void)state;
   struct nn_policy *p = nn_policy_compile(NULL, 4, 1);
@@ -267,7 +334,7 @@ static void test_format_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
-    cmocka_unit_test(test_crowded_buckets),
+    cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_never_writes_negative),
     cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
   };
