@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/costview.h"
 #include "cli/ncclver.h"
+#include "nccl_forced.h"
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "numparse.h"
@@ -61,9 +62,11 @@ static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
   printf("  %-22s %-36s %s\n", range, what, where);
 }
 
-static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, int coll) {
+static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, const struct nn_forced *forced,
+                         int coll) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   pcie_only_table(coll, table);
+  nn_costview_mask(forced, coll, table);
   printf("\n%s\n  %-22s %-36s %s\n", nn_coll_name(coll), "size", "decision", "rule");
   int start = 0, prev = -2;
   for (int e = 0; e <= NN_EXPLAIN_MAX_LOG2; e++) {
@@ -99,8 +102,18 @@ static int print_cost_model(const struct nn_topo_verdict *v, const struct nn_cpu
   return ok;
 }
 
+/* What NCCL applies before any tuner: one line per variable set. */
+static void print_forced(const struct nn_config *cfg, const struct nn_forced *forced) {
+  char text[768];
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (!forced->value[var]) continue;
+    nn_forced_describe(cfg, forced, var, text, sizeof text);
+    printf("forced:       %s\n", text);
+  }
+}
+
 static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nodes, const struct nn_policy *p,
-                        const struct nn_ncclver *ver, struct nn_cost_model *m) {
+                        const struct nn_ncclver *ver, const struct nn_forced *forced, struct nn_cost_model *m) {
   const struct nn_config *cfg = cc->cfg;
   char sockets[256];
   nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
@@ -111,6 +124,7 @@ static int print_header(const struct nn_cli_config *cc, size_t ranks, size_t nod
                ? "used: the mapping has no rules of its own" : "not used: the mapping has rules");
   printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
          nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
+  print_forced(cfg, forced);
   struct nn_cpu_kind cpu;
   char err[512];
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
@@ -194,13 +208,15 @@ int nn_cmd_explain(int argc, char **argv) {
   struct nn_policy *p = nn_policy_compile(cfg, ranks, nodes);
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
   struct nn_cost_model model;
-  int modelled = print_header(&cc, ranks, nodes, p, &ver, &model);
+  struct nn_forced forced;
+  nn_forced_read(cfg, &forced);
+  int modelled = print_header(&cc, ranks, nodes, p, &ver, &forced, &model);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};
     if (only >= 0 && only != order[coll]) continue;
-    if (modelled) nn_costview_print(stdout, cfg, &model, p, order[coll], NN_EXPLAIN_MAX_LOG2);
-    else explain_coll(cfg, p, order[coll]);
+    if (modelled) nn_costview_print(stdout, cfg, &model, p, &forced, order[coll], NN_EXPLAIN_MAX_LOG2);
+    else explain_coll(cfg, p, &forced, order[coll]);
   }
   nn_policy_free(p);
   nn_cli_config_free(&cc);

@@ -58,10 +58,18 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
   return 0;
 }
 
-int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
-                              uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
+void nn_costview_mask(const struct nn_forced *forced, int coll, float *table) {
+  for (int a = 0; forced && a < NN_ALGO_COUNT; a++)
+    for (int p = 0; p < NN_PROTO_COUNT; p++)
+      if (!forced->algo_on[coll][a] || !forced->proto_on[coll][p]) table[a * NN_PROTO_COUNT + p] = -1.0f;
+}
+
+/* plugin_choice on the table NCCL hands the tuner under `forced` (NULL: none). */
+static int choice_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                        int coll, uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   nn_cost_table(m, coll, nbytes, table);
+  nn_costview_mask(forced, coll, table);
   int ch = 0;
   int r = p ? nn_policy_apply(p, coll, nbytes, 1, 0, table, NN_ALGO_COUNT, NN_PROTO_COUNT, &ch) : -1;
   if (rule) *rule = r;
@@ -72,15 +80,24 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
   return 0;
 }
 
+int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
+                              uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
+  return choice_under(m, p, NULL, coll, nbytes, out, rule, channels);
+}
+
 struct point {
   struct nn_cost_choice nccl, plug;
   int rule, channels;
 };
 
-static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int e, struct point *pt) {
+static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, int e, struct point *pt) {
   uint64_t b = (uint64_t)1 << e;
-  if (nn_cost_choose(m, coll, b, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
-  if (nn_costview_plugin_choice(m, p, coll, b, &pt->plug, &pt->rule, &pt->channels))
+  float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
+  nn_cost_table(m, coll, b, table);
+  nn_costview_mask(forced, coll, table);
+  if (nn_cost_pick(m, table, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
+  if (choice_under(m, p, forced, coll, b, &pt->plug, &pt->rule, &pt->channels))
     pt->plug.algo = pt->plug.proto = -1;
 }
 
@@ -89,12 +106,12 @@ static int same_band(const struct point *a, const struct point *b) {
          a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
 }
 
-int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
-                      struct nn_costview_band *bands, int max_bands) {
+static int bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, int max_log2, struct nn_costview_band *bands, int max_bands) {
   int n = 0;
   struct point first, prev, cur;
   for (int e = 0; e <= max_log2 && n < max_bands; e++) {
-    eval_point(m, p, coll, e, &cur);
+    eval_point(m, p, forced, coll, e, &cur);
     if (e > 0 && same_band(&cur, &prev)) {
       bands[n - 1].hi_log2 = e;
       bands[n - 1].nccl_hi = cur.nccl;
@@ -112,6 +129,11 @@ int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, 
     prev = cur;
   }
   return n;
+}
+
+int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
+                      struct nn_costview_band *bands, int max_bands) {
+  return bands_under(m, p, NULL, coll, max_log2, bands, max_bands);
 }
 
 static void human_size(int log2, char *buf, size_t size) {
@@ -176,9 +198,9 @@ static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_c
 }
 
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
-                       const struct nn_policy *p, int coll, int max_log2) {
+                       const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2) {
   struct nn_costview_band bands[64];
-  int n = nn_costview_bands(m, p, coll, max_log2, bands, 64);
+  int n = bands_under(m, p, forced, coll, max_log2, bands, 64);
   fprintf(out, "\n%s\n  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", nn_coll_name(coll), "size", "NCCL picks",
           "modelled us", ' ', "with the plugin", "modelled us", "vs NCCL", "decided by");
   for (int i = 0; i < n; i++) print_band(out, cfg, m, &bands[i]);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "nccl_cost.h"
+#include "nccl_forced.h"
 #include "nn_config.h"
 #include "policy.h"
 #include "topology.h"
@@ -51,10 +52,15 @@ int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, 
  * only lowers NCCL's own count (2.31+) and N is not below m->comm_nchannels. */
 int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels);
 
-/* Prints one collective's bands as a table (cfg names the rules' file:line). A rule whose
- * channels cannot take effect on the release says `no effect` after its file:line. */
+/* Marks as ignored (-1) every entry of a cost table for collective coll that NCCL_ALGO /
+ * NCCL_PROTO leave out, as NCCL does before calling a tuner; forced NULL: nothing. */
+void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
+
+/* Prints one collective's bands as a table (cfg names the rules' file:line), NCCL's choice and
+ * the plugin's on the tables NCCL builds under `forced` (NULL: neither variable set). A rule
+ * whose channels cannot take effect on the release says `no effect` after its file:line. */
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
-                       const struct nn_policy *p, int coll, int max_log2);
+                       const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
 
 /* "ring/ll" (buf >= 16); "-" when algo < 0. */
 void nn_costview_pair_name(int algo, int proto, char *buf, size_t size);

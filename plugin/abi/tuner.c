@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "log.h"
+#include "nccl_forced.h"
 #include "nccl_log.h"
 #include "nccl_model.h"
 #include "nn_version.h"
@@ -182,6 +183,20 @@ static int tuning_wanted(const struct nn_config *cfg) {
   return strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
 }
 
+/* One INFO line for each of NCCL_ALGO / NCCL_PROTO that NCCL applies before calling us (the
+ * environment, or an `env` line the env plugin serves): its own line, as NCCL cuts a message
+ * at 1024 bytes. */
+static void log_forced(const struct nn_tuner_init_args *a, const struct nn_config *cfg) {
+  struct nn_forced f;
+  char text[768];
+  nn_forced_read(cfg, &f);
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (!f.value[var]) continue;
+    nn_forced_describe(cfg, &f, var, text, sizeof text);
+    nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING, "nccl-numa: %s", text);
+  }
+}
+
 static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                      const struct nn_policy *p, const char *model_note) {
   const struct nn_config *cfg = nn_cfgver_config(v);
@@ -193,6 +208,7 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                 "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), nn_cfgver_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
+    log_forced(a, cfg);
     if (tuning_wanted(cfg)) {
       struct table_text t = {.cfg = cfg, .logger = a->log};
       nn_policy_visit(p, log_segment, &t);

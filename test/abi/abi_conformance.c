@@ -399,6 +399,56 @@ static void keep_warning(int level, unsigned long flags, const char *file, int l
   va_end(ap);
 }
 
+static char g_info[8192];
+
+__attribute__((format(printf, 5, 6)))
+static void keep_info(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  size_t used = strlen(g_info);
+  if (level != NN_NCCL_LOG_INFO || used + 2 >= sizeof g_info) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_info + used, sizeof g_info - used - 1, fmt, ap);
+  va_end(ap);
+  strcat(g_info, "\n");
+}
+
+/* The INIT log says which of NCCL_ALGO / NCCL_PROTO decides first, from where, and which rules
+ * cannot fire; nothing of the kind when neither is set. */
+static void init_logged(void *h, const char *cfg) {
+  const nn_ncclTuner_v6_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  g_info[0] = 0;
+  void *ctx = NULL;
+  CHECK(t->init(&ctx, 0x42, 4, 1, keep_info, NULL, NULL) == nn_ncclSuccess, "init with NCCL's logger");
+  t->finalize(ctx);
+}
+
+static void test_forced_logged(void *h, const char *dir) {
+  char path[512], want[1024];
+  const char *cfg = nn_abi_write_config(dir, "forced.conf",
+                                        "rule coll=allreduce algo=tree proto=ll\n"
+                                        "rule coll=allgather algo=ring channels=2\n"
+                                        "env NCCL_PROTO=simple\n", path, sizeof path);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_ALGO", "allreduce:ring", 1);
+  init_logged(h, cfg);
+  snprintf(want, sizeof want, "nccl-numa: NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner "
+           "for allreduce: 1 rule choosing what it leaves out cannot fire there (first %s:1)\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "INIT log names NCCL_ALGO and the rule it blocks (%s)", g_info);
+  snprintf(want, sizeof want, "nccl-numa: NCCL_PROTO=simple (from %s:3's env line) decides before any tuner for "
+           "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire "
+           "there (first %s:1)\n", cfg, cfg);
+  CHECK(strstr(g_info, want) != NULL, "INIT log names the env line's NCCL_PROTO (%s)", g_info);
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") != NULL, "the INIT line itself is there");
+  unsetenv("NCCL_ALGO");
+  cfg = nn_abi_write_config(dir, "forced.conf", "rule coll=allreduce algo=tree proto=ll\n", path, sizeof path);
+  init_logged(h, cfg);
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") && !strstr(g_info, "decides before any tuner"),
+        "neither set: no such line (%s)", g_info);
+  unsetenv("NCCL_DEBUG");
+}
+
 static void test_no_libxml2(void *h, const char *dir) {
   const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
   char text[4096], path[512];
@@ -423,6 +473,7 @@ static void test_all(void *h, const char *dir) {
   test_tie_break(h);
   test_v2_v3_v4_v6(h);
   test_v7(h, cfg);
+  test_forced_logged(h, dir);
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);

@@ -62,6 +62,20 @@ out=$($CLI explain --config "$dm/ch3.conf" --ranks 2 --coll allreduce --nccl-ver
 expect "channels below NCCL's count on 2.32.3" "1 0" "$(grep -c 'ring/ll ch=3' <<<"$out") $(grep -c 'no effect' <<<"$out")"
 rm -rf "$dm"
 
+# NCCL_ALGO / NCCL_PROTO decide before any tuner: named in the header, and the tables NCCL hands the
+# tuner lose what they leave out, so the rule choosing tree (line 10) no longer fires
+out=$(NCCL_ALGO=allreduce:ring $CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "NCCL_ALGO named" "forced:       NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner for allreduce: 1 rule choosing what it leaves out cannot fire there (first $F:10)" "$(grep '^forced:' <<<"$out")"
+expect "NCCL_ALGO: the tree rule does not fire" "0 1" "$(grep -c "^  .*$F:10" <<<"$out") $(grep -c '^  1 MiB - 4 GiB .*ring/simple .*NCCL.s choice$' <<<"$out")"
+out=$(env -u NCCL_ALGO $CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "neither set: no forced line, the tree rule fires" "0 1" "$(grep -c '^forced:' <<<"$out") $(grep -c "^  .*$F:10" <<<"$out")"
+dm=$(mktemp -d)
+{ cat $F; echo "env NCCL_PROTO=simple"; } > "$dm/proto.conf"
+out=$(env -u NCCL_PROTO $CLI explain --config "$dm/proto.conf" --ranks 4 --nodes 2 --coll allreduce)
+expect "env line's NCCL_PROTO, no cost model" "forced:       NCCL_PROTO=simple (from $dm/proto.conf:12's env line) decides before any tuner for broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there (first $dm/proto.conf:9)
+  1 B - 512 KiB          NCCL default                         NCCL default" "$(grep -E '^forced:|^  1 B' <<<"$out")"
+rm -rf "$dm"
+
 # NCCL's choice under its model (nccl_cost, checked against NCCL's own code in test_nccl_cost) beside
 # the rule's: ring 2 x 20 GB/s on 4 ranks, 2.28.9 (allgather 8 KiB ring/ll: 6.6 + 3 x 1.0 us + ...).
 out=$($CLI explain --config $F --ranks 4 --coll allgather --nccl-version 2.28.9 | tail -n 4)
