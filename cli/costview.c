@@ -87,7 +87,8 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
 
 struct point {
   struct nn_cost_choice nccl, plug;
-  int rule, channels;
+  int rule, channels, chunk_rule;
+  size_t chunk;
 };
 
 static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
@@ -99,10 +100,12 @@ static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p,
   if (nn_cost_pick(m, table, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
   if (choice_under(m, p, forced, coll, b, &pt->plug, &pt->rule, &pt->channels))
     pt->plug.algo = pt->plug.proto = -1;
+  pt->chunk = 0;
+  pt->chunk_rule = nn_policy_chunk(p, coll, b, pt->plug.algo, pt->plug.proto, &pt->chunk);
 }
 
 static int same_band(const struct point *a, const struct point *b) {
-  return a->rule == b->rule && a->channels == b->channels && a->nccl.algo == b->nccl.algo &&
+  return a->rule == b->rule && a->channels == b->channels && a->chunk_rule == b->chunk_rule && a->nccl.algo == b->nccl.algo &&
          a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
 }
 
@@ -124,6 +127,8 @@ static int bands_under(const struct nn_cost_model *m, const struct nn_policy *p,
       b->plug_lo = b->plug_hi = first.plug;
       b->rule = first.rule;
       b->channels = first.channels;
+      b->chunk = first.chunk;
+      b->chunk_rule = first.chunk_rule;
       b->overrides = first.rule >= 0 && (first.plug.algo != first.nccl.algo || first.plug.proto != first.nccl.proto);
     }
     prev = cur;
@@ -193,6 +198,12 @@ static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_c
   if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
     snprintf(where, sizeof where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
              cfg->rules[b->rule].line, note);
+  if (b->chunk_rule >= 0 && cfg && b->chunk_rule < cfg->n_rules) {
+    char c[32];
+    nn_policy_format_bytes(b->chunk, c, sizeof c);
+    snprintf(where + strlen(where), sizeof where - strlen(where), "; chunk=%s from %s:%d", c,
+             cfg->rules[b->chunk_rule].file ? cfg->rules[b->chunk_rule].file : "?", cfg->rules[b->chunk_rule].line);
+  }
   fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
           pen, where);
 }

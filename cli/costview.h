@@ -34,6 +34,8 @@ struct nn_costview_band {
   int rule;                       /* rule index in the config, -1 = none fired */
   int overrides;                  /* the rule changes NCCL's algorithm or protocol */
   int channels;                   /* the rule's channel count, 0 = NCCL's */
+  uint64_t chunk;                 /* getChunkSize's answer for the plugin's choice, 0 = NCCL's */
+  int chunk_rule;                 /* the chunk= rule behind it, -1 = none */
 };
 
 /* The plugin's choice for one call: NCCL's table for this size, the policy applied to it

@@ -252,6 +252,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   }
   c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
+  c->chunk_mask = nn_policy_chunk_mask(c->policy);
   if (c->policy) c->hot = *nn_policy_hot_of(c->policy);
   c->v2_blocked = a->abi_version == 2 && env_forces_choice();
   char model_note[256];
@@ -281,6 +282,14 @@ nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes
   const struct nn_tuner_ctx *c = ctx;
   if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
     get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  return nn_ncclSuccess;
+}
+
+nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                              int n_channels, size_t *chunk) {
+  (void)n_channels;   /* a rule has no channel condition */
+  const struct nn_tuner_ctx *c = ctx;
+  nn_policy_chunk(c->policy, coll, n_bytes, algo, proto, chunk);
   return nn_ncclSuccess;
 }
 

@@ -34,6 +34,8 @@ struct nn_tuner_ctx {
   const struct nn_policy *policy;       /* NULL: pass-through */
   struct nn_cfgver *version;            /* keeps the policy alive */
   struct nn_policy_hot hot;             /* the policy's, copied: one load less per call */
+  unsigned chunk_mask;                  /* bit c: some chunk= rule can match collective c here
+                                           (last: getCollInfo's fields keep their offsets) */
 };
 
 /* Creates a context. Never fails toward NCCL: on any problem the context is a
@@ -46,6 +48,19 @@ nn_ncclResult_t nn_tuner_finalize(void *ctx);
 /* getCollInfo for a collective that has rules (tuner.c): the same arguments. */
 nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
                                              int num_algo, int num_proto, int reg_buff, int *n_channels);
+
+/* getChunkSize (v6, v7) for a collective with chunk= rules (tuner.c): the same arguments. */
+nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                              int n_channels, size_t *chunk);
+
+/* getChunkSize for v6 and v7: a collective without chunk= rules (every call of a mapping that has
+ * none) returns here and leaves NCCL's value untouched, as a NULL hook would. */
+static inline nn_ncclResult_t nn_tuner_get_chunk_size(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                                      int n_channels, size_t *chunk) {
+  const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
+  if (!c || (unsigned)coll >= 32u || !(c->chunk_mask >> coll & 1u)) return nn_ncclSuccess;
+  return nn_tuner_get_chunk_size_ruled(ctx, coll, n_bytes, algo, proto, n_channels, chunk);
+}
 
 /* The hot path for v3-v7: no allocation, locking, I/O or string work. Collectives without a
  * rule (most calls of a typical mapping) return here; the others jump on with the same

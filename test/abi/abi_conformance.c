@@ -243,7 +243,12 @@ static void test_v2_v3_v4_v6(void *h) {
   pcie_table(table); ch = 0;
   t6->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL), "v6 algo-only");
-  CHECK(t6->getChunkSize == NULL, "v6 leaves chunk size to NCCL");
+  for (int coll = 0; coll < 5; coll++) {
+    size_t chunk = 131072;
+    CHECK(t6->getChunkSize && t6->getChunkSize(ctx, coll, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 4,
+                                               &chunk) == nn_ncclSuccess && chunk == 131072,
+          "v6 without chunk= rules leaves NCCL's chunk size (coll %d)", coll);
+  }
   CHECK(t6->finalize(ctx) == nn_ncclSuccess, "v6 finalize");
 }
 
@@ -284,9 +289,62 @@ static void test_v7(void *h, const char *cfg) {
       t6->getCollInfo(ctx6, colls[i], sizes[j], 1, (float **)(void *)&b[0][0], NA, NP, 0, &ch_b);
       CHECK(!memcmp(a, b, sizeof a) && ch_a == ch_b, "v7 decides as v6 (coll %d, %zu B)", colls[i], sizes[j]);
     }
-  CHECK(t7->getChunkSize == NULL, "v7 leaves chunk size to NCCL");
+  size_t chunk = 65536;
+  CHECK(t7->getChunkSize(ctx7, nn_ncclFuncAllReduce, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 2, &chunk) ==
+            nn_ncclSuccess && chunk == 65536, "v7 without chunk= rules leaves NCCL's chunk size");
   CHECK(t7->finalize(ctx7) == nn_ncclSuccess && t7->finalize(NULL) == nn_ncclSuccess, "v7 finalize");
   t6->finalize(ctx6);
+}
+
+/* chunk= rules through getChunkSize (v6, v7): the first rule covering the call whose algo=/proto=
+ * are what NCCL selected, never below the protocol's grain; a rule with only chunk= leaves
+ * getCollInfo alone. */
+static size_t chunk_of(nn_ncclResult_t (*get)(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *), void *ctx,
+                       int coll, size_t bytes, int algo, int proto) {
+  size_t chunk = 131072;
+  CHECK(get(ctx, coll, bytes, algo, proto, 2, &chunk) == nn_ncclSuccess, "getChunkSize succeeds");
+  return chunk;
+}
+
+static void test_chunk(void *h, const char *dir) {
+  char path[512];
+  const char *cfg = nn_abi_write_config(dir, "chunk.conf",
+                                        "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K\n"
+                                        "rule coll=allgather chunk=64K\n"
+                                        "rule coll=broadcast proto=ll128 chunk=1K\n"
+                                        "rule coll=broadcast chunk=32K\n", path, sizeof path);
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  const nn_ncclTuner_v7_t *t7 = nn_abi_symbol(h, "ncclTunerPlugin_v7");
+  void *c6 = NULL, *c7 = NULL;
+  t6->init(&c6, 0x61, 4, 1, NULL, NULL, NULL);
+  t7->init(&c7, 0x71, 4, 1, NULL, NULL, NULL);
+  void *ctxs[] = {c6, c7};
+  nn_ncclResult_t (*gets[])(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *) = {t6->getChunkSize,
+                                                                                       t7->getChunkSize};
+  enum { R = NN_NCCL_ALGO_RING, T = NN_NCCL_ALGO_TREE, S = NN_NCCL_PROTO_SIMPLE, L = NN_NCCL_PROTO_LL,
+         L128 = NN_NCCL_PROTO_LL128 };
+  for (int v = 0; v < 2; v++) {
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144, "v%d allreduce ring/simple 4M", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072, "v%d algo= is a condition", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 1024, R, S) == 131072, "v%d bytes= is a condition", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncBroadcast, 100, R, L128) == 131072,
+          "v%d 1K is below LL128's 1920-byte grain: NCCL's kept, no later rule", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll", v + 6);
+    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule", v + 6);
+    CHECK(chunk_of(gets[v], NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context", v + 6);
+  }
+  float table[NA][NP], before[NA][NP];
+  pcie_table(table);
+  memcpy(before, table, sizeof table);
+  int ch = 0;
+  t6->getCollInfo(c6, nn_ncclFuncAllGather, 100, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(!memcmp(before, table, sizeof table) && ch == 0, "a chunk-only rule leaves getCollInfo alone");
+  t6->getCollInfo(c6, nn_ncclFuncAllReduce, 4 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "the same rule's choice still applies");
+  t6->finalize(c6);
+  t7->finalize(c7);
 }
 
 /* Random tables and sizes: a disabled entry never becomes enabled, in any version. */
@@ -474,6 +532,8 @@ static void test_all(void *h, const char *dir) {
   test_v2_v3_v4_v6(h);
   test_v7(h, cfg);
   test_forced_logged(h, dir);
+  test_chunk(h, dir);
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);   /* the reference rules again for the random tables */
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);

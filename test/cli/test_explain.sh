@@ -62,6 +62,15 @@ out=$($CLI explain --config "$dm/ch3.conf" --ranks 2 --coll allreduce --nccl-ver
 expect "channels below NCCL's count on 2.32.3" "1 0" "$(grep -c 'ring/ll ch=3' <<<"$out") $(grep -c 'no effect' <<<"$out")"
 rm -rf "$dm"
 
+# chunk= rules: shown after the rule that decided, for the algorithm and protocol that run (the
+# ring/simple one does not apply where line 10 makes it tree/simple)
+dm=$(mktemp -d)
+{ cat $F; echo "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K"; echo "rule coll=allreduce bytes=64K- chunk=128K"; } > "$dm/chunk.conf"
+out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "chunk rules shown" "1 0 3" "$(grep -c "^  1 MiB - 4 GiB .*$dm/chunk.conf:10; chunk=128K from $dm/chunk.conf:13$" <<<"$out") $(grep -c 'chunk=256K' <<<"$out") $(grep -c 'chunk=128K from' <<<"$out")"
+expect "no chunk below 64 KiB" "0" "$(grep '^  1 B - ' <<<"$out" | grep -c 'chunk=')"
+rm -rf "$dm"
+
 # NCCL_ALGO / NCCL_PROTO decide before any tuner: named in the header, and the tables NCCL hands the
 # tuner lose what they leave out, so the rule choosing tree (line 10) no longer fires
 out=$(NCCL_ALGO=allreduce:ring $CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)

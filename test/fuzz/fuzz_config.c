@@ -6,7 +6,8 @@
  * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
  * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
- * numProto, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
+ * numProto, a rule with nothing but chunk= never takes part in a choice and getChunkSize
+ * equals a first-match scan of the chunk= rules, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
  * cheapest time, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
  * equals a linear first-match scan over the rules written here (the rule, its channels, the
  * entry NCCL then takes, nothing written when no choice is made). The scope, the
@@ -89,6 +90,7 @@ UNTRACED static int reference(const struct call *c, const float *t, int na, int 
     if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
     if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
     if ((r->regbuff >= 0 && r->regbuff != c->reg_buff) || r->algo >= na || r->proto >= np) continue;
+    if (r->chunk && r->algo < 0 && r->proto < 0 && !r->channels) continue;   /* chunk= alone: getChunkSize's */
     int a = r->algo, pr = r->proto;
     if (a >= 0 && pr < 0) pr = cheapest_of(t + a * np, np, 1);
     else if (pr >= 0 && a < 0) a = cheapest_of(t + pr, na, np);
@@ -134,6 +136,36 @@ UNTRACED static void apply_checked(const struct nn_policy *p, const struct call 
   }
 }
 
+/* getChunkSize's reference: the first rule with chunk= covering the call whose algo=/proto= are
+ * NCCL's selection; nothing below the protocol's grain. */
+UNTRACED static int chunk_reference(const struct call *c, int algo, int proto, uint64_t *chunk) {
+  static const uint64_t grain[3] = {16, 1920, 512};
+  if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1;
+  for (int i = 0; i < c->cfg->n_rules; i++) {
+    const struct nn_rule *r = &c->cfg->rules[i];
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo || c->bytes > r->bytes_hi) continue;
+    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
+    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
+    if ((r->regbuff >= 0 && r->regbuff != 0) || (r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto))
+      continue;
+    if (r->chunk < grain[proto]) return -1;
+    *chunk = r->chunk;
+    return i;
+  }
+  return -1;
+}
+
+UNTRACED static void chunk_checked(const struct nn_policy *p, const struct call *c) {
+  for (int algo = 0; algo < NA; algo++)
+    for (int proto = 0; proto < NP; proto++) {
+      size_t got = 12345;
+      uint64_t want = 0;
+      int rule = nn_policy_chunk(p, c->coll, c->bytes, algo, proto, &got);
+      if (rule != chunk_reference(c, algo, proto, &want)) abort();
+      if (rule >= 0 ? got != want : got != 12345) abort();
+    }
+}
+
 static void visit_count(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
   (void)coll; (void)rule;
   if (lo > hi) abort();
@@ -152,6 +184,7 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
       c.bytes = sizes[s];
       c.reg_buff = ((int)s % 3) & 1;
       apply_checked(p, &c, (int)s % 3, (s & 1) ? NA : 6, NP);
+      chunk_checked(p, &c);
     }
     for (int r = 0; r < cfg->n_rules && r < 16; r++) {
       uint64_t edges[] = {cfg->rules[r].bytes_lo, cfg->rules[r].bytes_hi, cfg->rules[r].bytes_lo - 1,

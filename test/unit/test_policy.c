@@ -278,6 +278,99 @@ static void test_never_writes_negative(void **state) {
   assert_true(decided > 1000 && written > 1000);   /* the rules did fire and write */
 }
 
+/* The reference for nn_policy_chunk: the first rule with chunk= that fits the shape and covers
+ * the call, whose algo=/proto= (when given) are NCCL's selection; kept only at the protocol's
+ * grain or above. */
+static int naive_chunk(const struct nn_config *cfg, int scope, size_t ranks, int coll, uint64_t bytes, int algo,
+                       int proto, uint64_t *chunk) {
+  static const uint64_t grain[NP] = {16, 1920, 512};
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *r = &cfg->rules[i];
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != coll) || bytes < r->bytes_lo || bytes > r->bytes_hi) continue;
+    if (ranks < r->ranks_lo || ranks > r->ranks_hi || (r->scope != NN_SCOPE_ANY && r->scope != scope)) continue;
+    if ((r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto)) continue;
+    if (r->chunk < grain[proto]) return -1;
+    *chunk = r->chunk;
+    return i;
+  }
+  return -1;
+}
+
+/* n random rules; with `chunks`, some get chunk= and chunk-only rules are mixed in; with `extra`,
+ * choice-only rules (no chunk=) are mixed in. The rules common to every variant come from the
+ * same seed, so variants differ only in what was added. */
+static size_t random_rules(char *text, size_t size, unsigned seed, int n, int chunks, int extra) {
+  static const char *sizes[] = {"16", "100", "1K", "2K", "64K", "512K", "1M"};
+  unsigned add = seed * 7u + 1u;
+  size_t len = (size_t)snprintf(text, size, "%s", MAP4x4);
+  for (int k = 0; k < n; k++) {
+    char line[256];
+    random_rule(line, sizeof line, &seed);
+    line[strlen(line) - 1] = 0;
+    unsigned r = (unsigned)rand_r(&add);
+    if (extra && r % 4 == 0) len += (size_t)snprintf(text + len, size - len, "rule coll=any algo=ring channels=3\n");
+    if (chunks && r % 5 == 1)
+      len += (size_t)snprintf(text + len, size - len, "rule bytes=%u- chunk=%s\n", 1u << (r % 24), sizes[r % 7]);
+    len += (size_t)snprintf(text + len, size - len, "%s%s%s\n", line, chunks && r % 3 == 2 ? " chunk=" : "",
+                            chunks && r % 3 == 2 ? sizes[(r >> 3) % 7] : "");
+  }
+  return len;
+}
+
+/* A chunk rule never changes what getCollInfo does, and a choice rule never changes what
+ * getChunkSize does; getChunkSize equals the reference scan. */
+static void test_chunk_independent(void **state) {
+  (void)state;
+  int chunked = 0, compared = 0;
+  for (unsigned round = 1; round <= 30; round++) {
+    char a_text[16384], b_text[16384], c_text[16384];
+    random_rules(a_text, sizeof a_text, round, 20, 0, 0);
+    random_rules(b_text, sizeof b_text, round, 20, 1, 0);
+    random_rules(c_text, sizeof c_text, round, 20, 1, 1);
+    struct nn_config *a = nn_test_parse(a_text), *b = nn_test_parse(b_text), *c = nn_test_parse(c_text);
+    struct nn_policy *pa = nn_policy_compile(a, 8, 1), *pb = nn_policy_compile(b, 8, 1), *pc = nn_policy_compile(c, 8, 1);
+    assert_true(pa && pb && pc);
+    assert_int_equal(nn_policy_chunk_mask(pa), 0);
+    assert_int_equal(nn_policy_coll_mask(pa), nn_policy_coll_mask(pb));
+    unsigned seed = round;
+    for (int coll = 0; coll < NN_COLL_COUNT; coll++)
+      for (int e = 0; e <= 32; e++) {
+        uint64_t bytes = ((uint64_t)1 << e) + (uint64_t)(e % 3);
+        float ta[NA * NP], tb[NA * NP];
+        if (e % 2) hostile_table(ta, &seed);
+        else pcie_table(ta);
+        memcpy(tb, ta, sizeof ta);
+        int cha = 0, chb = 0;
+        nn_policy_apply(pa, coll, bytes, 1, 0, ta, NA, NP, &cha);
+        nn_policy_apply(pb, coll, bytes, 1, 0, tb, NA, NP, &chb);
+        assert_memory_equal(ta, tb, sizeof ta);
+        assert_int_equal(cha, chb);
+        for (int algo = 0; algo < 3; algo++)
+          for (int proto = 0; proto < NP; proto++) {
+            size_t kb = 7, kc = 7;
+            uint64_t want = 0;
+            int rb = nn_policy_chunk(pb, coll, bytes, algo, proto, &kb);
+            int rc = nn_policy_chunk(pc, coll, bytes, algo, proto, &kc);
+            assert_int_equal(rb, naive_chunk(b, nn_policy_scope(pb), 8, coll, bytes, algo, proto, &want));
+            assert_true(rb >= 0 ? kb == want : kb == 7);
+            assert_int_equal(rb >= 0, rc >= 0);
+            assert_true(kb == kc);
+            size_t ka = 7;
+            assert_int_equal(nn_policy_chunk(pa, coll, bytes, algo, proto, &ka), -1);
+            chunked += rb >= 0;
+            compared++;
+          }
+      }
+    nn_policy_free(pa);
+    nn_policy_free(pb);
+    nn_policy_free(pc);
+    nn_config_free(a);
+    nn_config_free(b);
+    nn_config_free(c);
+  }
+  assert_true(chunked > 500 && compared > chunked);   /* chunk rules did fire, and not everywhere */
+}
+
 static void test_empty_and_null(void **state) {
   (void)state;
   struct nn_policy *p = nn_policy_compile(NULL, 4, 1);
@@ -335,6 +428,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
     cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_never_writes_negative),
+    cmocka_unit_test(test_chunk_independent),
     cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
   };
