@@ -58,7 +58,7 @@ static int apply_list(struct piece list, const char *const *names, int n, unsign
 static int apply_entry(struct piece entry, int first, const char *const *names, int n, unsigned char *on) {
   const char *p = entry.s, *end = entry.s + entry.n;
   struct piece prefix, list;
-  next_piece(&p, end, ':', &prefix);
+  if (!next_piece(&p, end, ':', &prefix)) return -1;   /* only ':'s: NCCL would read a NULL list */
   int has_list = next_piece(&p, end, ':', &list);
   if (!has_list) {
     if (!first) return -1;   /* NCCL: every entry but the first needs a prefix */

@@ -268,8 +268,10 @@ static void test_v7(void *h, const char *cfg) {
   CHECK(t7->init(&ctx7, 0x77, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess && ctx7, "v7 init");
   CHECK(t6->init(&ctx6, 0x66, 4, 1, NULL, NULL, NULL) == nn_ncclSuccess && ctx6, "v6 init without constants");
   size_t changed = 0;
+  size_t hw = (offsetof(nn_ncclTunerConstants_v7_t, hwLatencies) + sizeof c.hwLatencies[0] * NN_NCCL_HW_PCI) /
+              sizeof *d;
   for (size_t i = 0; i < n; i++) {
-    size_t hw = (size_t)(&c.hwLatencies[NN_NCCL_HW_PCI][0][0] - d), k = i - hw;
+    size_t k = i - hw;
     int model = i >= hw && k < (size_t)(NA * NP) && k / NP <= NN_NCCL_ALGO_RING && k % NP != NN_NCCL_PROTO_LL128;
     if (model) CHECK(d[i] == 13.0, "v7 model writes hwLatencies[PCI] entry %zu", k);
     else if (d[i] != 1000.0 + (double)i) changed++;
@@ -299,8 +301,9 @@ static void test_v7(void *h, const char *cfg) {
 /* chunk= rules through getChunkSize (v6, v7): the first rule covering the call whose algo=/proto=
  * are what NCCL selected, never below the protocol's grain; a rule with only chunk= leaves
  * getCollInfo alone. */
-static size_t chunk_of(nn_ncclResult_t (*get)(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *), void *ctx,
-                       int coll, size_t bytes, int algo, int proto) {
+typedef nn_ncclResult_t (*chunk_fn)(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *);
+
+static size_t chunk_of(chunk_fn get, void *ctx, int coll, size_t bytes, int algo, int proto) {
   size_t chunk = 131072;
   CHECK(get(ctx, coll, bytes, algo, proto, 2, &chunk) == nn_ncclSuccess, "getChunkSize succeeds");
   return chunk;
@@ -319,21 +322,20 @@ static void test_chunk(void *h, const char *dir) {
   void *c6 = NULL, *c7 = NULL;
   t6->init(&c6, 0x61, 4, 1, NULL, NULL, NULL);
   t7->init(&c7, 0x71, 4, 1, NULL, NULL, NULL);
-  void *ctxs[] = {c6, c7};
-  nn_ncclResult_t (*gets[])(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *) = {t6->getChunkSize,
-                                                                                       t7->getChunkSize};
   enum { R = NN_NCCL_ALGO_RING, T = NN_NCCL_ALGO_TREE, S = NN_NCCL_PROTO_SIMPLE, L = NN_NCCL_PROTO_LL,
          L128 = NN_NCCL_PROTO_LL128 };
   for (int v = 0; v < 2; v++) {
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144, "v%d allreduce ring/simple 4M", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072, "v%d algo= is a condition", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllReduce, 1024, R, S) == 131072, "v%d bytes= is a condition", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncBroadcast, 100, R, L128) == 131072,
+    chunk_fn hook = v ? t7->getChunkSize : t6->getChunkSize;
+    void *ctx = v ? c7 : c6;
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144, "v%d allreduce ring/simple 4M", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072, "v%d algo= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 1024, R, S) == 131072, "v%d bytes= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L128) == 131072,
           "v%d 1K is below LL128's 1920-byte grain: NCCL's kept, no later rule", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll", v + 6);
-    CHECK(chunk_of(gets[v], ctxs[v], nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule", v + 6);
-    CHECK(chunk_of(gets[v], NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule", v + 6);
+    CHECK(chunk_of(hook, NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context", v + 6);
   }
   float table[NA][NP], before[NA][NP];
   pcie_table(table);

@@ -10,7 +10,8 @@
  * equals a first-match scan of the chunk= rules, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
  * cheapest time, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
  * equals a linear first-match scan over the rules written here (the rule, its channels, the
- * entry NCCL then takes, nothing written when no choice is made). The scope, the
+ * entry NCCL then takes, nothing written when no choice is made). NCCL_ALGO / NCCL_PROTO from
+ * env lines are parsed as NCCL does and the rules they block counted. The scope, the
  * topology verdict and the topology XML (when libxml2 loads) are produced as well.
  */
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_forced.h"
 #include "nn_config.h"
 #include "policy.h"
 #include "topo_xml.h"
@@ -199,6 +201,25 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
   nn_policy_free(p);
 }
 
+/* NCCL_ALGO / NCCL_PROTO from the mapping's env lines (the harness's environment sets neither):
+ * a rejected value leaves everything enabled, a rule is blocked only for what the value turns
+ * off, and the sentence always fits. */
+static void drive_forced(const struct nn_config *cfg) {
+  struct nn_forced f;
+  char text[768];
+  nn_forced_read(cfg, &f);
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (f.invalid[var] && f.restricted[var]) abort();
+    if (f.value[var]) nn_forced_describe(cfg, &f, var, text, sizeof text);
+  }
+  for (int i = 0; i < cfg->n_rules && i < 64; i++)
+    for (int c = 0; c < NN_COLL_COUNT; c++) {
+      unsigned b = nn_forced_blocks(&f, &cfg->rules[i], c);
+      if ((b & 1u) && !(f.restricted[NN_FORCED_ALGO] >> c & 1u)) abort();
+      if ((b & 2u) && !(f.restricted[NN_FORCED_PROTO] >> c & 1u)) abort();
+    }
+}
+
 static void drive_topology(const struct nn_config *cfg) {
   struct nn_cpu_kind cpu;
   char err[512];
@@ -227,6 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const size_t shapes[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {8, 2}, {3, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) drive_policy(cfg, shapes[s][0], shapes[s][1]);
     drive_topology(cfg);
+    drive_forced(cfg);
   }
   nn_config_free(cfg);
   nn_diag_clear(&diag);

@@ -47,6 +47,8 @@ static void test_parse_algo(void **state) {
   assert_int_equal(nn_forced_parse("bogus", NN_FORCED_ALGO, on), -1);
   assert_int_equal(nn_forced_parse("all_reduce:ring", NN_FORCED_ALGO, on), -1);  /* NCCL's names only */
   assert_int_equal(nn_forced_parse("ll", NN_FORCED_ALGO, on), -1);
+  assert_int_equal(nn_forced_parse("::", NN_FORCED_ALGO, on), -1);          /* no list at all */
+  assert_int_equal(nn_forced_parse("ring;:", NN_FORCED_ALGO, on), -1);
   for (int i = 0; i < NN_COLL_COUNT * NA; i++) assert_int_equal(on[i], 1);   /* rejected: everything on */
 }
 
