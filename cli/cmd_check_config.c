@@ -20,6 +20,7 @@ static void check_config_usage(FILE *out) {
           "                gpu lines need host= and may leave out bus=\n"
           "  --nccl-version X.Y.Z  also say, as FILE:LINE: notes on stdout, which rules'\n"
           "                channels= that release cannot take (2.31+ only lowers its count)\n"
+          "                and whether it asks for chunk= at all (2.30.3+)\n"
           "  --help        this text\n"
           "\n"
           "Exit status: 0 valid, 1 invalid, 2 usage.\n");
@@ -53,13 +54,22 @@ static int modelled_channels(const struct nn_config *cfg, const struct nn_ncclve
   return nn_costview_model(&v, &cpu, cfg, cfg->n_gpus, 1, &m, err, sizeof err) == 0 ? m.comm_nchannels : 0;
 }
 
+/* chunk= before tuner v6: NCCL never asks. */
+static void print_chunk_notes(const struct nn_config *cfg, const struct nn_nccl_release *r, const char *name) {
+  for (int i = 0; !r->tuner_chunk_size && i < cfg->n_rules; i++)
+    if (cfg->rules[i].chunk)
+      printf("%s:%d: note: chunk= has no effect on NCCL %s: it asks no tuner for chunk sizes (getChunkSize, "
+             "tuner v6, NCCL 2.30.3+)\n", cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name);
+}
+
 /* On a release that only lowers NCCL's count, every channels= rule gets a note: `no effect`
  * where the modelled count for the mapping's own shape is not above it. */
 static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncclver *ver) {
   const struct nn_nccl_release *r = nn_nccl_release_find(ver->code, NULL);
-  if (!r->tuner_channels_lower_only) return;
   char name[16];
   nn_nccl_version_format(ver->code, name, sizeof name);
+  print_chunk_notes(cfg, r, name);
+  if (!r->tuner_channels_lower_only) return;
   int comm = modelled_channels(cfg, ver);
   uint64_t gpus = (uint64_t)cfg->n_gpus;
   for (int i = 0; i < cfg->n_rules; i++) {

@@ -201,8 +201,12 @@ static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_c
   if (b->chunk_rule >= 0 && cfg && b->chunk_rule < cfg->n_rules) {
     char c[32];
     nn_policy_format_bytes(b->chunk, c, sizeof c);
-    snprintf(where + strlen(where), sizeof where - strlen(where), "; chunk=%s from %s:%d", c,
-             cfg->rules[b->chunk_rule].file ? cfg->rules[b->chunk_rule].file : "?", cfg->rules[b->chunk_rule].line);
+    char ver[16];
+    nn_cost_version_name(m->version_code, ver, sizeof ver);
+    int asked = nn_nccl_release_find(m->version_code, NULL)->tuner_chunk_size;
+    snprintf(where + strlen(where), sizeof where - strlen(where), "; chunk=%s from %s:%d%s%s%s", c,
+             cfg->rules[b->chunk_rule].file ? cfg->rules[b->chunk_rule].file : "?", cfg->rules[b->chunk_rule].line,
+             asked ? "" : " (no effect: NCCL ", asked ? "" : ver, asked ? "" : " asks no tuner for chunk sizes)");
   }
   fprintf(out, "  %-19s %-13s %15s %c %-18s %15s %-13s %s\n", range, nccl, nt, b->overrides ? '*' : ' ', plug, pt,
           pen, where);

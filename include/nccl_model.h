@@ -54,6 +54,7 @@ struct nn_nccl_release {
                                          for the call (2.31+); 0: it replaces NCCL's count */
   int negative_cost_selects;          /* 1: a negative cost left in the table competes and can win
                                          (2.31+); 0: only entries >= 0 compete */
+  int tuner_chunk_size;               /* 1: NCCL asks a tuner's getChunkSize (tuner v6, 2.30.3+) */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 

@@ -35,7 +35,11 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   .intel_erp_gbps = 40.0f, .power_gbps = 32.0f, .arm_gbps = 6.0f, .zhaoxin_gbps = 6.0f,   \
   .zhaoxin_yongfeng_gbps = 9.0f, .unknown_gbps = 5000.0f
 
-/* How a release reads a tuner's answer. Up to 2.30.7 (src/enqueue.cc, v2.21.5-1 getTunerInfo and
+/* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
+ * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
+ * binaries carry its clamp message. No release before 2.30.3 asks for a chunk size.
+ *
+ * How a release reads a tuner's answer. Up to 2.30.7 (src/enqueue.cc, v2.21.5-1 getTunerInfo and
  * v2.22.3-1..v2.30.7-1 ncclGetAlgoInfo) a non-zero nChannels replaces NCCL's count for the call
  * (raise or lower, within the communicator's channels), and topoGetAlgoInfo takes the smallest
  * entry >= 0, so a negative one is disabled. From 2.31 (dev src/tuning/tuning_general.cc
@@ -104,7 +108,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
               "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -115,7 +119,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
               "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
@@ -127,7 +131,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 1, .tuner_constants_effective = 0,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
@@ -144,7 +148,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
@@ -163,7 +167,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "

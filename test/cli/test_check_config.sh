@@ -117,6 +117,11 @@ expect_rc 0 "channels on 2.30.7"
 [ "$out" = "$c: ok (4 GPUs on 2 NUMA nodes, 5 rules, 0 env)" ] || fail "2.30.7 replaces NCCL's count: no notes expected, got '$out'"
 run "$c"
 [ "$out" = "$c: ok (4 GPUs on 2 NUMA nodes, 5 rules, 0 env)" ] || fail "no --nccl-version: notes printed: '$out'"
+{ cat "$c"; echo "rule coll=allreduce chunk=512K"; } >"$tmp/chunk.conf"
+run "$tmp/chunk.conf" --nccl-version 2.28.9
+expect_out_line "$tmp/chunk.conf:14: note: chunk= has no effect on NCCL 2.28.9: it asks no tuner for chunk sizes (getChunkSize, tuner v6, NCCL 2.30.3+)" "chunk= before getChunkSize"
+run "$tmp/chunk.conf" --nccl-version 2.30.3
+grep -q 'chunk=' "$tmp/out" && fail "chunk= on 2.30.3: a note where getChunkSize is asked: $out"
 run "$c" --nccl-version 2.x
 expect_rc 2 "bad --nccl-version"
 expect_err_has "bad --nccl-version" "expected X.Y.Z"

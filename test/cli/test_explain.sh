@@ -66,9 +66,11 @@ rm -rf "$dm"
 # ring/simple one does not apply where line 10 makes it tree/simple)
 dm=$(mktemp -d)
 { cat $F; echo "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K"; echo "rule coll=allreduce bytes=64K- chunk=128K"; } > "$dm/chunk.conf"
-out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.28.9)
+out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.30.7)
 expect "chunk rules shown" "1 0 3" "$(grep -c "^  1 MiB - 4 GiB .*$dm/chunk.conf:10; chunk=128K from $dm/chunk.conf:13$" <<<"$out") $(grep -c 'chunk=256K' <<<"$out") $(grep -c 'chunk=128K from' <<<"$out")"
 expect "no chunk below 64 KiB" "0" "$(grep '^  1 B - ' <<<"$out" | grep -c 'chunk=')"
+out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "chunk rules before getChunkSize (2.28.9)" "3" "$(grep -c 'chunk=128K from .*(no effect: NCCL 2.28.9 asks no tuner for chunk sizes)$' <<<"$out")"
 rm -rf "$dm"
 
 # NCCL_ALGO / NCCL_PROTO decide before any tuner: named in the header, and the tables NCCL hands the

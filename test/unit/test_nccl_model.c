@@ -179,6 +179,7 @@ static void test_tuner_semantics(void **state) {
   const struct nn_nccl_release *now[] = {rel(2, 31, 0), rel(2, 31, 2), rel(2, 32, 3)};
   char text[256];
   for (int i = 0; i < 5; i++) {
+    assert_int_equal(old[i]->tuner_chunk_size, i >= 3);   /* getChunkSize from 2.30.3 (tuner v6) */
     assert_int_equal(old[i]->tuner_channels_lower_only, 0);
     assert_int_equal(old[i]->negative_cost_selects, 0);
     assert_int_equal(nn_nccl_channels_no_effect(old[i], 64, 4), 0);
@@ -187,6 +188,7 @@ static void test_tuner_semantics(void **state) {
     assert_non_null(strstr(text, "negative cost as disabled"));
   }
   for (int i = 0; i < 3; i++) {
+    assert_int_equal(now[i]->tuner_chunk_size, 1);
     assert_int_equal(now[i]->tuner_channels_lower_only, 1);
     assert_int_equal(now[i]->negative_cost_selects, 1);
     assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 4), 1);   /* above NCCL's count */
