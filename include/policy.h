@@ -69,6 +69,9 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
  * first rule covering it (-1 = NCCL default). Used for the init log. */
 typedef void (*nn_policy_visit_fn)(void *arg, int coll, uint64_t lo, uint64_t hi, int rule);
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
+/* The same walk over the chunk= rules (nn_policy_chunk's): each segment's first chunk= rule, which
+ * applies when NCCL's selection meets its algo=/proto=. Nothing when there are none. */
+void nn_policy_visit_chunk(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
 
 
 /* How a rule's choice reads: NN_CHOICE_TERSE "ring/ll channels=4 chunk=512K", with "*" for a part

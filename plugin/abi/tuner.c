@@ -71,6 +71,20 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
               choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
 }
 
+/* A segment of the chunk= rules: "chunk allreduce 1M-max -> 256K when NCCL runs ring/simple". */
+static void log_chunk_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  struct table_text *t = arg;
+  if (rule < 0 || rule >= t->cfg->n_rules || t->lines++ >= NN_LOG_TABLE_LINES) return;
+  const struct nn_rule *r = &t->cfg->rules[rule];
+  char l[32], h[32], c[32];
+  nn_policy_format_bytes(lo, l, sizeof l);
+  nn_policy_format_bytes(hi, h, sizeof h);
+  nn_policy_format_bytes(r->chunk, c, sizeof c);
+  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   chunk %-13s %s-%s -> %s when NCCL runs %s/%s from %s:%d",
+              nn_coll_name(coll), l, h, c, r->algo >= 0 ? nn_algo_name(r->algo) : "*",
+              r->proto >= 0 ? nn_proto_name(r->proto) : "*", r->file ? r->file : "?", r->line);
+}
+
 /* The JSON record's "table": every segment, with the rule behind it. */
 struct table_json {
   const struct nn_config *cfg;
@@ -212,6 +226,7 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
     if (tuning_wanted(cfg)) {
       struct table_text t = {.cfg = cfg, .logger = a->log};
       nn_policy_visit(p, log_segment, &t);
+      nn_policy_visit_chunk(p, log_chunk_segment, &t);
       if (t.lines > NN_LOG_TABLE_LINES)
         nn_log_info(a->log, NN_LOG_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
                     t.lines - NN_LOG_TABLE_LINES);

@@ -462,6 +462,10 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
   }
 }
 
+void nn_policy_visit_chunk(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
+  if (p && p->chunk) nn_policy_visit(p->chunk, fn, arg);
+}
+
 static void describe_choice(const struct nn_rule *r, int style, char *buf, size_t size) {
   const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
   const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;

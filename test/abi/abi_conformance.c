@@ -309,6 +309,9 @@ static size_t chunk_of(chunk_fn get, void *ctx, int coll, size_t bytes, int algo
   return chunk;
 }
 
+static char g_info[8192];   /* NCCL's logger's INFO lines, from init_logged */
+static void init_logged(void *h, const char *cfg);
+
 static void test_chunk(void *h, const char *dir) {
   char path[512];
   const char *cfg = nn_abi_write_config(dir, "chunk.conf",
@@ -347,6 +350,17 @@ static void test_chunk(void *h, const char *dir) {
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "the same rule's choice still applies");
   t6->finalize(c6);
   t7->finalize(c7);
+  /* NCCL_DEBUG_SUBSYS=TUNING: the chunk= rules in the init log's table */
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,TUNING", 1);
+  init_logged(h, cfg);
+  char want[1024];
+  snprintf(want, sizeof want, "nccl-numa:   chunk allreduce     1M-max -> 256K when NCCL runs ring/simple from %s:1\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "init log: the chunk rule for allreduce (%s)", g_info);
+  snprintf(want, sizeof want, "nccl-numa:   chunk allgather     0-max -> 64K when NCCL runs */* from %s:2\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "init log: the chunk-only rule");
+  unsetenv("NCCL_DEBUG");
+  unsetenv("NCCL_DEBUG_SUBSYS");
 }
 
 /* Random tables and sizes: a disabled entry never becomes enabled, in any version. */
@@ -458,8 +472,6 @@ static void keep_warning(int level, unsigned long flags, const char *file, int l
   vsnprintf(g_warning, sizeof g_warning, fmt, ap);
   va_end(ap);
 }
-
-static char g_info[8192];
 
 __attribute__((format(printf, 5, 6)))
 static void keep_info(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
