@@ -105,7 +105,8 @@ static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p,
 }
 
 static int same_band(const struct point *a, const struct point *b) {
-  return a->rule == b->rule && a->channels == b->channels && a->chunk_rule == b->chunk_rule && a->nccl.algo == b->nccl.algo &&
+  return a->rule == b->rule && a->channels == b->channels && a->chunk_rule == b->chunk_rule &&
+         a->nccl.algo == b->nccl.algo &&
          a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
 }
 
@@ -177,7 +178,8 @@ static void band_note(const struct nn_cost_model *m, const struct nn_costview_ba
     snprintf(buf, size, " (%schannels=%d: no effect, NCCL %s only lowers its %d)", b->overrides ? "" : "NCCL's pick; ",
              b->channels, ver, m->comm_nchannels);
   else
-    snprintf(buf, size, "%s", b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
+    snprintf(buf, size, "%s", b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)"
+                                                              : " (same as NCCL's)");
 }
 
 static void print_band(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,

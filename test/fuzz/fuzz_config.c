@@ -3,16 +3,17 @@
  * with an accepted mapping.
  *
  * Input: a mapping file. Accepted mappings are checked against the format's bounds,
- * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
+ * compiled for several communicator shapes and driven through nn_policy_apply (v3-v7)
  * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
- * numProto, a rule with nothing but chunk= never takes part in a choice and getChunkSize
- * equals a first-match scan of the chunk= rules, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
+ * numProto, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
  * cheapest time, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
  * equals a linear first-match scan over the rules written here (the rule, its channels, the
- * entry NCCL then takes, nothing written when no choice is made). NCCL_ALGO / NCCL_PROTO from
- * env lines are parsed as NCCL does and the rules they block counted. The scope, the
- * topology verdict and the topology XML (when libxml2 loads) are produced as well.
+ * entry NCCL then takes, nothing written when no choice is made), in which a rule with
+ * nothing but chunk= takes no part; getChunkSize equals a first-match scan of the chunk=
+ * rules. NCCL_ALGO / NCCL_PROTO from env lines are parsed as NCCL does and the rules they
+ * block counted. The scope, the topology verdict and the topology XML (when libxml2 loads)
+ * are produced as well.
  */
 #include <math.h>
 #include <stdint.h>
