@@ -131,6 +131,45 @@ typedef struct {
                                   int algorithm, int protocol, int nChannels, size_t *chunkSize);
 } nn_ncclTuner_v6_t;
 
+/* ---- tuner v7 (src/include/plugin/tuner/tuner_v7.h, NVIDIA/nccl commit 2449986, for 2.32.6;
+ * the released 2.31.2 and 2.32.3 libnccl.so.2 do not look for it): v6's four functions; the
+ * constants keep v5's order, but every per-compute-capability table has a fifth row (Rubin,
+ * index 4), so every table after hwLatencies starts later than in v5. ---- */
+enum { NN_NCCL_NUM_COMPCAPS_V7 = 5, NN_NCCL_RUBIN_COMPCAP_IDX = 4 };
+typedef nn_ncclNvlDomainInfo_v5_t nn_ncclNvlDomainInfo_v7_t;
+
+typedef struct {
+  double baseLatencies[NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
+  double hwLatencies[NN_NCCL_NUM_HW_LINKS][NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
+  double llMaxBws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
+  double perChMaxRingLL128Bws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
+  double perChMaxTreeLL128Bws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
+  double perChMaxTreeBws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
+  double perChMaxNVLSTreeBws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
+} nn_ncclTunerConstants_v7_t;
+
+typedef struct {
+  const char *name;
+  nn_ncclResult_t (*init)(void **context, uint64_t commId, size_t nRanks, size_t nNodes,
+                          nn_ncclDebugLogger_t logFunction, nn_ncclNvlDomainInfo_v7_t *nvlDomainInfo,
+                          nn_ncclTunerConstants_v7_t *constants);
+  nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
+                                 int numPipeOps, float **collCostTable, int numAlgo,
+                                 int numProto, int regBuff, int *nChannels);
+  nn_ncclResult_t (*finalize)(void *context);
+  nn_ncclResult_t (*getChunkSize)(void *context, nn_ncclFunc_t collType, size_t nBytes,
+                                  int algorithm, int protocol, int nChannels, size_t *chunkSize);
+} nn_ncclTuner_v7_t;
+
+/* The part of the constants that sits at the same offset in v5, v6 and v7 and has no
+ * compute-capability rows: what a `model` line writes. */
+typedef double nn_ncclHwLatencies_t[NN_NCCL_NUM_HW_LINKS][NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
+
+_Static_assert(sizeof(nn_ncclTunerConstants_v5_t) == 144 * sizeof(double), "v5 constants: 144 doubles");
+_Static_assert(sizeof(nn_ncclTunerConstants_v7_t) == 159 * sizeof(double), "v7 constants: 159 doubles");
+_Static_assert(offsetof(nn_ncclTunerConstants_v5_t, hwLatencies) ==
+                   offsetof(nn_ncclTunerConstants_v7_t, hwLatencies), "hwLatencies at one offset");
+
 /* ---- env plugin v1 (2.28.7+) and v2 (2.30.7) ---- */
 typedef struct {
   const char *name;

@@ -51,6 +51,11 @@ struct nn_nccl_release {
   int tuner_constants_effective;      /* 0: NCCL overwrites what a tuner writes into its constants */
   int dev_nodes;                      /* 1: each GPU sits behind a DEV node (two more hops a path) */
   int fallback_bwinter_zero;          /* 1: a failed single-node search reports bwInter 0, not 0.1 */
+  int tuner_channels_lower_only;      /* 1: a tuner's nChannels counts only below NCCL's own count
+                                         for the call (2.31+); 0: it replaces NCCL's count */
+  int negative_cost_selects;          /* 1: a negative cost left in the table competes and can win
+                                         (2.31+); 0: only entries >= 0 compete */
+  int tuner_chunk_size;               /* 1: NCCL asks a tuner's getChunkSize (tuner v6, 2.30.3+) */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 
@@ -98,6 +103,15 @@ void nn_nccl_set_loaded_version(int version_code);
  * in why) when they are; 2 for an unknown release (0), with a sentence naming the releases that
  * ignore them; 0 when they take effect. */
 int nn_nccl_constants_ignored(int version_code, char *why, size_t size);
+
+/* Whether a rule's `channels=N` cannot change anything on release r for a communicator whose
+ * channel count NCCL sets to comm_channels (> 0): the release takes a tuner's count only below
+ * its own for the call, which never exceeds comm_channels, and N >= comm_channels. */
+int nn_nccl_channels_no_effect(const struct nn_nccl_release *r, int channels, int comm_channels);
+
+/* One sentence on how release r reads a rule's channel count and a negative cost, for
+ * `explain` and `check-config` (the release's name included). */
+void nn_nccl_tuner_semantics(const struct nn_nccl_release *r, char *buf, size_t size);
 
 /* "X.Y.Z" (also "X.Y.Z-1", "X.Y.Z+cuda12.8") -> version code, or -1. */
 int nn_nccl_version_parse(const char *s);

@@ -22,6 +22,8 @@
 #define NN_MAX_FILE_BYTES (16u << 20)
 #define NN_MAX_INCLUDE_BYTES (64u << 20)   /* read by include-csv, in all, per mapping */
 #define NN_MAX_CHANNELS 64
+#define NN_MIN_CHUNK 16                /* LL's grain, the smallest of NCCL's protocols */
+#define NN_MAX_CHUNK (1ull << 30)
 #define NN_ANY (-1)
 #define NN_UNBOUNDED UINT64_MAX
 
@@ -76,6 +78,7 @@ struct nn_rule {
   int algo;               /* enum nn_algo or NN_ANY */
   int proto;              /* enum nn_proto or NN_ANY */
   int channels;           /* 1..64, 0 = keep NCCL's */
+  uint64_t chunk;         /* chunk=: bytes (NN_MIN_CHUNK..NN_MAX_CHUNK), 0 = keep NCCL's */
   int pipeops;            /* NN_ANY, or numPipeOps to match (CSV rules) */
   int regbuff;            /* NN_ANY, 0 or 1 (CSV rules) */
   const char *file;       /* file the rule came from (owned by the config) */

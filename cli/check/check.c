@@ -29,6 +29,7 @@
 #include "cli/predict/ncclver.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/summary.h"
+#include "nccl_forced.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
 #include "nccl_search_topo.h"
@@ -273,6 +274,20 @@ static void section_mapping(struct ctx *c) {
   if (n)
     problem(c, STEP_DISCOVER, "%d GPU%s with numa_node -1 (%s%s) and no valid mapping to give %s socket", n,
             n == 1 ? "" : "s", ids, n > 4 ? " ..." : "", n == 1 ? "its" : "their");
+}
+
+/* NCCL_ALGO / NCCL_PROTO from the environment or an `env` line: NCCL applies them before any tuner. */
+static void section_forced(struct ctx *c) {
+  struct nn_forced f;
+  char text[768];
+  nn_forced_read(c->cfg, &f);
+  if (!nn_forced_any(&f)) return;
+  fprintf(c->out, "Who decides first:\n");
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (!f.value[var]) continue;
+    nn_forced_describe(c->cfg, &f, var, text, sizeof text);
+    fprintf(c->out, "  %s\n", text);
+  }
 }
 
 /* ---- the socket-link hazard ---- */
@@ -611,6 +626,7 @@ int nn_check_run(const struct nn_check_opts *o, FILE *out) {
   section_gpus(c);
   section_topo_files(c);
   section_mapping(c);
+  section_forced(c);
   section_hazard(c);
   section_peer(c);
   fprintf(out, "Result: %d problem%s\n", c->n_problems + c->dropped, c->n_problems + c->dropped == 1 ? "" : "s");

@@ -7,11 +7,14 @@
 #include "cli/check/mapwarn.h"
 #include "cli/common/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/predict/costview.h"
+#include "cli/predict/ncclver.h"
+#include "nccl_model.h"
 #include "nn_config.h"
 
 static void check_config_usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR]\n"
+          "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR] [--nccl-version X.Y.Z]\n"
           "\n"
           "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
           "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
@@ -21,6 +24,9 @@ static void check_config_usage(FILE *out) {
           "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
           "                gpu lines need host= and may leave out bus=\n"
           "  --sysfs-root DIR  read the CPUs of nodes without a `numa` line under DIR/sys (default /)\n"
+          "  --nccl-version X.Y.Z  also say, as FILE:LINE: notes on stdout, which rules'\n"
+          "                channels= that release cannot take (2.31+ only lowers its count)\n"
+          "                and whether it asks for chunk= at all (2.30.3+)\n"
           "  --help        this text\n"
           "\n"
           "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
@@ -59,8 +65,52 @@ static void print_problems(const char *path, const struct nn_diag *d) {
           d->n + d->dropped == 1 ? "" : "s");
 }
 
+/* NCCL's channel count for the mapping's GPUs on one node under `ver`, as explain models it
+ * (this machine's view of the links where the mapping gives none); 0 when not modelled. */
+static int modelled_channels(const struct nn_config *cfg, const struct nn_ncclver *ver) {
+  struct nn_cpu_kind cpu;
+  struct nn_topo_verdict v;
+  struct nn_cost_model m;
+  char err[512];
+  if (cfg->n_gpus < 2 || nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) return 0;
+  nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
+  return nn_costview_model(&v, &cpu, cfg, cfg->n_gpus, 1, &m, err, sizeof err) == 0 ? m.comm_nchannels : 0;
+}
+
+/* chunk= before tuner v6: NCCL never asks. */
+static void print_chunk_notes(const struct nn_config *cfg, const struct nn_nccl_release *r, const char *name) {
+  for (int i = 0; !r->tuner_chunk_size && i < cfg->n_rules; i++)
+    if (cfg->rules[i].chunk)
+      printf("%s:%d: note: chunk= has no effect on NCCL %s: it asks no tuner for chunk sizes (getChunkSize, "
+             "tuner v6, NCCL 2.30.3+)\n", cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name);
+}
+
+/* On a release that only lowers NCCL's count, every channels= rule gets a note: `no effect`
+ * where the modelled count for the mapping's own shape is not above it. */
+static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncclver *ver) {
+  const struct nn_nccl_release *r = nn_nccl_release_find(ver->code, NULL);
+  char name[16];
+  nn_nccl_version_format(ver->code, name, sizeof name);
+  print_chunk_notes(cfg, r, name);
+  if (!r->tuner_channels_lower_only) return;
+  int comm = modelled_channels(cfg, ver);
+  uint64_t gpus = (uint64_t)cfg->n_gpus;
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *rl = &cfg->rules[i];
+    if (!rl->channels) continue;
+    int own_shape = gpus >= rl->ranks_lo && gpus <= rl->ranks_hi && rl->nodes_lo <= 1 && rl->nodes_hi >= 1;
+    if (own_shape && nn_nccl_channels_no_effect(r, rl->channels, comm))
+      printf("%s:%d: note: channels=%d has no effect on NCCL %s: it takes a tuner's count only below its own "
+             "(%d for this mapping's %d GPUs on one node)\n", rl->file ? rl->file : "?", rl->line, rl->channels,
+             name, comm, cfg->n_gpus);
+    else
+      printf("%s:%d: note: channels=%d can only lower NCCL %s's channel count for a call, never raise it\n",
+             rl->file ? rl->file : "?", rl->line, rl->channels, name);
+  }
+}
+
 int nn_cmd_check_config(int argc, char **argv) {
-  const char *path = NULL, *sysfs_root = NULL;
+  const char *path = NULL, *sysfs_root = NULL, *version = NULL;
   struct nn_parse_opts opts = {0};
   int options_done = 0;
   for (int i = 1; i < argc; i++) {
@@ -76,6 +126,12 @@ int nn_cmd_check_config(int argc, char **argv) {
         return NN_EXIT_USAGE;
       }
       sysfs_root = argv[++i];
+    } else if (!options_done && !strcmp(a, "--nccl-version")) {
+      if (++i == argc) {
+        fprintf(stderr, "nccl-numa check-config: --nccl-version needs a release (X.Y.Z)\n");
+        return NN_EXIT_USAGE;
+      }
+      version = argv[i];
     } else if (!options_done && !strcmp(a, "--")) {
       options_done = 1;
     } else if (!options_done && a[0] == '-' && a[1]) {
@@ -94,6 +150,12 @@ int nn_cmd_check_config(int argc, char **argv) {
     check_config_usage(stderr);
     return NN_EXIT_USAGE;
   }
+  struct nn_ncclver ver = {0};
+  char verr[512];
+  if (version && nn_ncclver_resolve(version, NULL, &ver, verr, sizeof verr)) {
+    fprintf(stderr, "nccl-numa check-config: %s\n", verr);
+    return NN_EXIT_USAGE;
+  }
   struct nn_config *cfg = NULL;
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
@@ -105,6 +167,7 @@ int nn_cmd_check_config(int argc, char **argv) {
     } else {
       print_summary(path, cfg, sysfs_root);
     }
+    if (version) print_channel_notes(cfg, &ver);
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

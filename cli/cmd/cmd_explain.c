@@ -13,6 +13,7 @@
 #include "cli/predict/ncclver.h"
 #include "cli/predict/summary.h"
 #include "cpuinfo.h"
+#include "nccl_forced.h"
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "numparse.h"
@@ -70,9 +71,11 @@ static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
   printf("  %-22s %-36s %s\n", range, what, where);
 }
 
-static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, int coll) {
+static void explain_coll(const struct nn_config *cfg, const struct nn_policy *p, const struct nn_forced *forced,
+                         int coll) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   pcie_only_table(coll, table);
+  nn_costview_mask(forced, coll, table);
   printf("\n%s\n  %-22s %-36s %s\n", nn_coll_name(coll), "size", "decision", "rule");
   int start = 0, prev = -2;
   for (int e = 0; e <= NN_EXPLAIN_MAX_LOG2; e++) {
@@ -120,6 +123,16 @@ static void print_own_cpu(const struct nn_cpu_kind *served) {
            own.model, nn_cpuinfo_default());
 }
 
+/* What NCCL applies before any tuner: one line per variable set. */
+static void print_forced(const struct nn_config *cfg, const struct nn_forced *forced) {
+  char text[768];
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (!forced->value[var]) continue;
+    nn_forced_describe(cfg, forced, var, text, sizeof text);
+    printf("forced:       %s\n", text);
+  }
+}
+
 /* What print_header found, for the summary. */
 struct header {
   struct nn_topo_verdict v;
@@ -129,7 +142,7 @@ struct header {
 
 static int print_header(const struct nn_cli_config *cc, const struct nn_config *cfg, const struct nn_visible *vis,
                         size_t ranks, size_t nodes, const struct nn_policy *p, const struct nn_ncclver *ver,
-                        struct nn_cost_model *m, struct header *h) {
+                        const struct nn_forced *forced, struct nn_cost_model *m, struct header *h) {
   char sockets[256];
   nn_topology_describe_sockets(cc->cfg, sockets, sizeof sockets);
   printf("config:       %s (%d GPUs: %s; %d rules)\n", cc->src.path, cc->cfg->n_gpus, sockets, cfg->n_rules);
@@ -140,6 +153,7 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
                ? "used: the mapping has no rules of its own" : "not used: the mapping has rules");
   printf("communicator: %zu ranks on %zu node(s): scope %s; %d of %d rules can apply\n", ranks, nodes,
          nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules);
+  print_forced(cfg, forced);
   struct nn_cpu_kind cpu;
   char err[512];
   if (nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) {
@@ -159,6 +173,9 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
          cpu.from_cpuinfo ? " from " : "", cpu.from_cpuinfo ? nn_cpuinfo_default() : "", link);
   print_own_cpu(&cpu);
   print_protocols(v.rel, v.sm);
+  char how[256];
+  nn_nccl_tuner_semantics(v.rel, how, sizeof how);
+  printf("tuner:        %s\n", how);
   if (cfg->pci_latency_us > 0) {
     char why[200];
     printf("model:        hwLatencies[PCI] tree/ring x ll/simple set to %.2f us (tuner v5+)\n", cfg->pci_latency_us);
@@ -238,13 +255,15 @@ int nn_cmd_explain(int argc, char **argv) {
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
   struct nn_cost_model model;
   struct header h = {.have_verdict = 0};
-  int modelled = print_header(&cc, cfg, &vis, ranks, nodes, p, &ver, &model, &h);
+  struct nn_forced forced;
+  nn_forced_read(cfg, &forced);
+  int modelled = print_header(&cc, cfg, &vis, ranks, nodes, p, &ver, &forced, &model, &h);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
                                              NN_COLL_BROADCAST, NN_COLL_REDUCE};
     if (only >= 0 && only != order[coll]) continue;
-    if (modelled) nn_costview_print(stdout, cfg, &model, p, order[coll], NN_EXPLAIN_MAX_LOG2);
-    else explain_coll(cfg, p, order[coll]);
+    if (modelled) nn_costview_print(stdout, cfg, &model, p, &forced, order[coll], NN_EXPLAIN_MAX_LOG2);
+    else explain_coll(cfg, p, &forced, order[coll]);
   }
   struct nn_summary_rules rules;
   nn_summary_rules_of(modelled ? &model : NULL, p, NN_EXPLAIN_MAX_LOG2, &rules);

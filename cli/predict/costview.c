@@ -44,10 +44,18 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
   return 0;
 }
 
-int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
-                              uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
+void nn_costview_mask(const struct nn_forced *forced, int coll, float *table) {
+  for (int a = 0; forced && a < NN_ALGO_COUNT; a++)
+    for (int p = 0; p < NN_PROTO_COUNT; p++)
+      if (!forced->algo_on[coll][a] || !forced->proto_on[coll][p]) table[a * NN_PROTO_COUNT + p] = -1.0f;
+}
+
+/* plugin_choice on the table NCCL hands the tuner under `forced` (NULL: none). */
+static int choice_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                        int coll, uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   nn_cost_table(m, coll, nbytes, table);
+  nn_costview_mask(forced, coll, table);
   int ch = 0;
   int r = p ? nn_policy_apply(p, coll, nbytes, 1, 0, table, NN_ALGO_COUNT, NN_PROTO_COUNT, &ch) : -1;
   if (rule) *rule = r;
@@ -58,29 +66,42 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
   return 0;
 }
 
+int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_policy *p, int coll,
+                              uint64_t nbytes, struct nn_cost_choice *out, int *rule, int *channels) {
+  return choice_under(m, p, NULL, coll, nbytes, out, rule, channels);
+}
+
 struct point {
   struct nn_cost_choice nccl, plug;
-  int rule, channels;
+  int rule, channels, chunk_rule;
+  size_t chunk;
 };
 
-static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int e, struct point *pt) {
+static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, int e, struct point *pt) {
   uint64_t b = (uint64_t)1 << e;
-  if (nn_cost_choose(m, coll, b, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
-  if (nn_costview_plugin_choice(m, p, coll, b, &pt->plug, &pt->rule, &pt->channels))
+  float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
+  nn_cost_table(m, coll, b, table);
+  nn_costview_mask(forced, coll, table);
+  if (nn_cost_pick(m, table, &pt->nccl)) pt->nccl.algo = pt->nccl.proto = -1;
+  if (choice_under(m, p, forced, coll, b, &pt->plug, &pt->rule, &pt->channels))
     pt->plug.algo = pt->plug.proto = -1;
+  pt->chunk = 0;
+  pt->chunk_rule = nn_policy_chunk(p, coll, b, pt->plug.algo, pt->plug.proto, &pt->chunk);
 }
 
 static int same_band(const struct point *a, const struct point *b) {
-  return a->rule == b->rule && a->channels == b->channels && a->nccl.algo == b->nccl.algo &&
+  return a->rule == b->rule && a->channels == b->channels && a->chunk_rule == b->chunk_rule &&
+         a->nccl.algo == b->nccl.algo &&
          a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
 }
 
-int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
-                      struct nn_costview_band *bands, int max_bands) {
+static int bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, int max_log2, struct nn_costview_band *bands, int max_bands) {
   int n = 0;
   struct point first, prev, cur;
   for (int e = 0; e <= max_log2 && n < max_bands; e++) {
-    eval_point(m, p, coll, e, &cur);
+    eval_point(m, p, forced, coll, e, &cur);
     if (e > 0 && same_band(&cur, &prev)) {
       bands[n - 1].hi_log2 = e;
       bands[n - 1].nccl_hi = cur.nccl;
@@ -93,11 +114,18 @@ int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, 
       b->plug_lo = b->plug_hi = first.plug;
       b->rule = first.rule;
       b->channels = first.channels;
+      b->chunk = first.chunk;
+      b->chunk_rule = first.chunk_rule;
       b->overrides = first.rule >= 0 && (first.plug.algo != first.nccl.algo || first.plug.proto != first.nccl.proto);
     }
     prev = cur;
   }
   return n;
+}
+
+int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
+                      struct nn_costview_band *bands, int max_bands) {
+  return bands_under(m, p, NULL, coll, max_log2, bands, max_bands);
 }
 
 static void human_size(int log2, char *buf, size_t size) {
@@ -124,10 +152,26 @@ static void penalty(const struct nn_costview_band *b, char *buf, size_t size) {
   else snprintf(buf, size, "%+.0f%%..%+.0f%%", lo, hi);
 }
 
+int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels) {
+  return nn_nccl_channels_no_effect(nn_nccl_release_find(m->version_code, NULL), channels, m->comm_nchannels);
+}
+
+/* What the band's rule did, after its file:line. */
+static void band_note(const struct nn_cost_model *m, const struct nn_costview_band *b, char *buf, size_t size) {
+  char ver[16];
+  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  if (b->channels && nn_costview_channels_no_effect(m, b->channels))
+    snprintf(buf, size, " (%schannels=%d: no effect, NCCL %s only lowers its %d)", b->overrides ? "" : "NCCL's pick; ",
+             b->channels, ver, m->comm_nchannels);
+  else
+    snprintf(buf, size, "%s", b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)"
+                                                              : " (same as NCCL's)");
+}
+
 /* One printed row; columns are as wide as their widest cell (at least the usual width), so a
  * long time range (89498.3-178996.6) never pushes the rest of its row out of line. */
 struct row {
-  char range[56], nccl[24], nt[40], mark[2], plug[40], pt[40], pen[40], where[300];
+  char range[56], nccl[24], nt[40], mark[2], plug[40], pt[40], pen[40], where[400];
 };
 
 #define ROW_COLS 7
@@ -137,8 +181,23 @@ static char *row_cell(struct row *r, int i) {
   return cells[i];
 }
 
-static void band_row(const struct nn_config *cfg, const struct nn_costview_band *b, struct row *r) {
-  char l[24], h[24];
+/* The band's chunk rule, after its decision. */
+static void chunk_note(const struct nn_config *cfg, const struct nn_cost_model *m, const struct nn_costview_band *b,
+                       char *where, size_t size) {
+  if (b->chunk_rule < 0 || !cfg || b->chunk_rule >= cfg->n_rules) return;
+  char c[32], ver[16];
+  nn_policy_format_bytes(b->chunk, c, sizeof c);
+  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  int asked = nn_nccl_release_find(m->version_code, NULL)->tuner_chunk_size;
+  size_t used = strlen(where);
+  snprintf(where + used, size - used, "; chunk=%s from %s:%d%s%s%s", c,
+           cfg->rules[b->chunk_rule].file ? cfg->rules[b->chunk_rule].file : "?", cfg->rules[b->chunk_rule].line,
+           asked ? "" : " (no effect: NCCL ", asked ? "" : ver, asked ? "" : " asks no tuner for chunk sizes)");
+}
+
+static void band_row(const struct nn_config *cfg, const struct nn_cost_model *m, const struct nn_costview_band *b,
+                     struct row *r) {
+  char l[24], h[24], note[120];
   human_size(b->lo_log2, l, sizeof l);
   human_size(b->hi_log2, h, sizeof h);
   int one = b->lo_log2 == b->hi_log2;
@@ -147,14 +206,16 @@ static void band_row(const struct nn_config *cfg, const struct nn_costview_band 
   time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, r->nt, sizeof r->nt);
   snprintf(r->mark, sizeof r->mark, "%c", b->overrides ? '*' : ' ');
   nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, r->plug, sizeof r->plug);
-  if (b->channels) snprintf(r->plug + strlen(r->plug), sizeof r->plug - strlen(r->plug), " ch=%d", b->channels);
+  if (b->channels && !nn_costview_channels_no_effect(m, b->channels))
+    snprintf(r->plug + strlen(r->plug), sizeof r->plug - strlen(r->plug), " ch=%d", b->channels);
   time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, r->pt, sizeof r->pt);
   penalty(b, r->pen, sizeof r->pen);
+  band_note(m, b, note, sizeof note);
   snprintf(r->where, sizeof r->where, "NCCL's choice");
   if (b->rule >= 0 && cfg && b->rule < cfg->n_rules)
     snprintf(r->where, sizeof r->where, "%s:%d%s", cfg->rules[b->rule].file ? cfg->rules[b->rule].file : "?",
-             cfg->rules[b->rule].line,
-             b->overrides ? "" : b->channels ? " (NCCL's pick, the rule's channels)" : " (same as NCCL's)");
+             cfg->rules[b->rule].line, note);
+  chunk_note(cfg, m, b, r->where, sizeof r->where);
 }
 
 static void print_row(FILE *out, struct row *r, const int *w) {
@@ -165,14 +226,14 @@ static void print_row(FILE *out, struct row *r, const int *w) {
 }
 
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
-                       const struct nn_policy *p, int coll, int max_log2) {
+                       const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2) {
   static struct row rows[65];   /* the header and up to 64 bands; the CLI is single-threaded */
   struct nn_costview_band bands[64];
-  int n = nn_costview_bands(m, p, coll, max_log2, bands, 64);
+  int n = bands_under(m, p, forced, coll, max_log2, bands, 64);
   int w[ROW_COLS] = {19, 13, 15, 1, 18, 15, 13};
   rows[0] = (struct row){"size", "NCCL picks", "modelled us", " ", "with the plugin", "modelled us", "vs NCCL",
                          "decided by"};
-  for (int i = 0; i < n; i++) band_row(cfg, &bands[i], &rows[i + 1]);
+  for (int i = 0; i < n; i++) band_row(cfg, m, &bands[i], &rows[i + 1]);
   for (int i = 0; i <= n; i++)
     for (int c = 0; c < ROW_COLS; c++) {
       int len = (int)strlen(row_cell(&rows[i], c));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "nccl_cost.h"
+#include "nccl_forced.h"
 #include "nn_config.h"
 #include "policy.h"
 #include "topology.h"
@@ -34,6 +35,8 @@ struct nn_costview_band {
   int rule;                       /* rule index in the config, -1 = none fired */
   int overrides;                  /* the rule changes NCCL's algorithm or protocol */
   int channels;                   /* the rule's channel count, 0 = NCCL's */
+  uint64_t chunk;                 /* getChunkSize's answer for the plugin's choice, 0 = NCCL's */
+  int chunk_rule;                 /* the chunk= rule behind it, -1 = none */
 };
 
 /* The plugin's choice for one call: NCCL's table for this size, the policy applied to it
@@ -48,9 +51,19 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
 int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
                       struct nn_costview_band *bands, int max_bands);
 
-/* Prints one collective's bands as a table (cfg names the rules' file:line). */
+/* Whether a rule's channels=N can change nothing on m's release and communicator: the release
+ * only lowers NCCL's own count (2.31+) and N is not below m->comm_nchannels. */
+int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels);
+
+/* Marks as ignored (-1) every entry of a cost table for collective coll that NCCL_ALGO /
+ * NCCL_PROTO leave out, as NCCL does before calling a tuner; forced NULL: nothing. */
+void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
+
+/* Prints one collective's bands as a table (cfg names the rules' file:line), NCCL's choice and
+ * the plugin's on the tables NCCL builds under `forced` (NULL: neither variable set). A rule
+ * whose channels cannot take effect on the release says `no effect` after its file:line. */
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
-                       const struct nn_policy *p, int coll, int max_log2);
+                       const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
 
 /* "ring/ll" (buf >= 16); "-" when algo < 0. */
 void nn_costview_pair_name(int algo, int proto, char *buf, size_t size);

@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "log.h"
+#include "nccl_forced.h"
 #include "nccl_log.h"
 #include "nccl_model.h"
 #include "nn_version.h"
@@ -45,8 +46,8 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
              a->abi_version);
     return;
   }
-  if (!a->constants) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
-  double (*lat)[NN_NCCL_NUM_PROTOCOLS] = a->constants->hwLatencies[NN_NCCL_HW_PCI];
+  if (!a->hw_latencies) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
+  double (*lat)[NN_NCCL_NUM_PROTOCOLS] = (*a->hw_latencies)[NN_NCCL_HW_PCI];
   snprintf(note, size, "hwLatencies[PCI] tree ll/simple %.2f/%.2f ring ll/simple %.2f/%.2f -> %.2f us",
            lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE],
            lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE],
@@ -85,6 +86,20 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
   nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
   nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
               choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
+}
+
+/* A segment of the chunk= rules: "chunk allreduce 1M-max -> 256K when NCCL runs ring/simple". */
+static void log_chunk_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
+  struct table_text *t = arg;
+  if (rule < 0 || rule >= t->cfg->n_rules || t->lines++ >= NN_LOG_TABLE_LINES) return;
+  const struct nn_rule *r = &t->cfg->rules[rule];
+  char l[32], h[32], c[32];
+  nn_policy_format_bytes(lo, l, sizeof l);
+  nn_policy_format_bytes(hi, h, sizeof h);
+  nn_policy_format_bytes(r->chunk, c, sizeof c);
+  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   chunk %-13s %s-%s -> %s when NCCL runs %s/%s from %s:%d",
+              nn_coll_name(coll), l, h, c, r->algo >= 0 ? nn_algo_name(r->algo) : "*",
+              r->proto >= 0 ? nn_proto_name(r->proto) : "*", r->file ? r->file : "?", r->line);
 }
 
 /* The JSON record's "table": every segment, with the rule behind it. */
@@ -214,6 +229,20 @@ static int tuning_wanted(const struct nn_config *cfg) {
   return strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
 }
 
+/* One INFO line for each of NCCL_ALGO / NCCL_PROTO that NCCL applies before calling us (the
+ * environment, or an `env` line the env plugin serves): its own line, as NCCL cuts a message
+ * at 1024 bytes. */
+static void log_forced(const struct nn_tuner_init_args *a, const struct nn_config *cfg) {
+  struct nn_forced f;
+  char text[768];
+  nn_forced_read(cfg, &f);
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (!f.value[var]) continue;
+    nn_forced_describe(cfg, &f, var, text, sizeof text);
+    nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING, "nccl-numa: %s", text);
+  }
+}
+
 static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                      const struct nn_policy *p, const char *model_note) {
   const struct nn_config *cfg = nn_cfgver_config(v);
@@ -225,9 +254,11 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
                 "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), nn_cfgver_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
+    log_forced(a, cfg);
     if (tuning_wanted(cfg)) {
       struct table_text t = {.cfg = cfg, .logger = a->log};
       nn_policy_visit(p, log_segment, &t);
+      nn_policy_visit_chunk(p, log_chunk_segment, &t);
       if (t.lines > NN_LOG_TABLE_LINES)
         nn_log_info(a->log, NN_LOG_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
                     t.lines - NN_LOG_TABLE_LINES);
@@ -269,6 +300,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   nn_cfgver_warn_refused(c->version, a->log);
   c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
+  c->chunk_mask = nn_policy_chunk_mask(c->policy);
   if (c->policy) c->hot = *nn_policy_hot_of(c->policy);
   c->v2_blocked = a->abi_version == 2 && env_forces_choice();
   char model_note[256];
@@ -298,6 +330,14 @@ nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes
   const struct nn_tuner_ctx *c = ctx;
   if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
     get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  return nn_ncclSuccess;
+}
+
+nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                              int n_channels, size_t *chunk) {
+  (void)n_channels;   /* a rule has no channel condition */
+  const struct nn_tuner_ctx *c = ctx;
+  nn_policy_chunk(c->policy, coll, n_bytes, algo, proto, chunk);
   return nn_ncclSuccess;
 }
 

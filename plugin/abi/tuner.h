@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tuner.h - the one tuner implementation behind every NCCL tuner ABI version.
- * The per-version adapters (tuner_v2.c ... tuner_v6.c) only translate arguments.
+ * The per-version adapters (tuner_v2.c ... tuner_v7.c) only translate arguments.
  */
 #ifndef NCCL_NUMA_TUNER_H
 #define NCCL_NUMA_TUNER_H
@@ -18,11 +18,12 @@
 
 /* What an adapter knows at init. */
 struct nn_tuner_init_args {
-  int abi_version;                      /* 2..6 */
+  int abi_version;                      /* 2..7 */
   uint64_t comm_id;                     /* v5+; 0 before */
   size_t n_ranks, n_nodes;
   nn_ncclDebugLogger_t logger;          /* NCCL's */
-  nn_ncclTunerConstants_v5_t *constants; /* v5+; NULL before */
+  nn_ncclHwLatencies_t *hw_latencies;   /* the constants' hwLatencies (v5+, same in v5-v7);
+                                           NULL before v5 or when NCCL passed none */
   const struct nn_logger *log;          /* the core's view of logger (set by nn_tuner_init) */
 };
 
@@ -34,6 +35,8 @@ struct nn_tuner_ctx {
   const struct nn_policy *policy;       /* NULL: pass-through */
   struct nn_cfgver *version;            /* keeps the policy alive */
   struct nn_policy_hot hot;             /* the policy's, copied: one load less per call */
+  unsigned chunk_mask;                  /* bit c: some chunk= rule can match collective c here
+                                           (last: getCollInfo's fields keep their offsets) */
 };
 
 /* Creates a context. Never fails toward NCCL: on any problem the context is a
@@ -47,9 +50,22 @@ nn_ncclResult_t nn_tuner_finalize(void *ctx);
 nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
                                              int num_algo, int num_proto, int reg_buff, int *n_channels);
 
-/* The hot path for v3-v6: no allocation, locking, I/O or string work. Collectives without a
+/* getChunkSize (v6, v7) for a collective with chunk= rules (tuner.c): the same arguments. */
+nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                              int n_channels, size_t *chunk);
+
+/* getChunkSize for v6 and v7: a collective without chunk= rules (every call of a mapping that has
+ * none) returns here and leaves NCCL's value untouched, as a NULL hook would. */
+static inline nn_ncclResult_t nn_tuner_get_chunk_size(void *ctx, int coll, size_t n_bytes, int algo, int proto,
+                                                      int n_channels, size_t *chunk) {
+  const struct nn_tuner_ctx *c = (const struct nn_tuner_ctx *)ctx;
+  if (!c || (unsigned)coll >= 32u || !(c->chunk_mask >> coll & 1u)) return nn_ncclSuccess;
+  return nn_tuner_get_chunk_size_ruled(ctx, coll, n_bytes, algo, proto, n_channels, chunk);
+}
+
+/* The hot path for v3-v7: no allocation, locking, I/O or string work. Collectives without a
  * rule (most calls of a typical mapping) return here; the others jump on with the same
- * arguments in NCCL's order (v4-v6). */
+ * arguments in NCCL's order (v4-v7). */
 static inline nn_ncclResult_t nn_tuner_get_coll_info(void *ctx, int coll, size_t n_bytes, int pipe_ops,
                                                      float **table, int num_algo, int num_proto, int reg_buff,
                                                      int *n_channels) {

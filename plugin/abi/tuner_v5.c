@@ -7,7 +7,8 @@ static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, siz
                                nn_ncclTunerConstants_v5_t *constants) {
   (void)nvl;
   struct nn_tuner_init_args a = {.abi_version = 5, .comm_id = comm_id, .n_ranks = n_ranks,
-                                 .n_nodes = n_nodes, .logger = logger, .constants = constants};
+                                 .n_nodes = n_nodes, .logger = logger,
+                                 .hw_latencies = constants ? &constants->hwLatencies : NULL};
   return nn_tuner_init(&a, ctx);
 }
 

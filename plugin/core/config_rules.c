@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_rules.c - the directives that say what to change: `rule` (algorithm,
- * protocol, channels for matching calls), `include-csv` (rules in the CSV
+ * protocol, channels, chunk size for matching calls), `include-csv` (rules in the CSV
  * format of NCCL's example tuner), `env` (defaults the env plugin serves),
  * `model` and `topology`. See config_parser.h.
  */
@@ -75,7 +75,7 @@ static int rule_enum(struct nn_parser *p, const char *key, const char *val, int 
   return 0;
 }
 
-enum { RK_COLL, RK_BYTES, RK_RANKS, RK_NODES, RK_SCOPE, RK_ALGO, RK_PROTO, RK_CHANNELS, RK_N };
+enum { RK_COLL, RK_BYTES, RK_RANKS, RK_NODES, RK_SCOPE, RK_ALGO, RK_PROTO, RK_CHANNELS, RK_CHUNK, RK_N };
 
 static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) {
   int bad = 0;
@@ -110,6 +110,16 @@ static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) 
       r->channels = (int)ch;
     }
   }
+  if (k[RK_CHUNK].val) {
+    uint64_t v;
+    if (nn_u64_parse(k[RK_CHUNK].val, 1, NN_MAX_CHUNK, &v) || v < NN_MIN_CHUNK) {
+      nn_perr(p, "rule: bad chunk '%s' (expected %d to 1G bytes, with an optional K, M or G suffix)",
+              nn_quote(p, k[RK_CHUNK].val), NN_MIN_CHUNK);
+      bad++;
+    } else {
+      r->chunk = v;
+    }
+  }
   return bad;
 }
 
@@ -123,15 +133,15 @@ void nn_dir_rule(struct nn_parser *p) {
   }
   struct nn_kv k[RK_N] = {{"coll", NULL}, {"bytes", NULL}, {"ranks", NULL},
                        {"nodes", NULL}, {"scope", NULL}, {"algo", NULL},
-                       {"proto", NULL}, {"channels", NULL}};
+                       {"proto", NULL}, {"channels", NULL}, {"chunk", NULL}};
   struct nn_rule r = {.coll = NN_ANY, .bytes_hi = NN_UNBOUNDED, .ranks_hi = NN_UNBOUNDED,
                       .nodes_hi = NN_UNBOUNDED, .scope = NN_SCOPE_ANY, .algo = NN_ANY,
                       .proto = NN_ANY, .pipeops = NN_ANY, .regbuff = NN_ANY,
                       .file = c->files[0], .line = p->line};
   int bad = nn_take_keys(p, "rule", 1, k, RK_N);
   bad += rule_values(p, k, &r);
-  if (!k[RK_ALGO].val && !k[RK_PROTO].val && !k[RK_CHANNELS].val) {
-    nn_perr(p, "rule: needs at least one of algo=, proto=, channels=");
+  if (!k[RK_ALGO].val && !k[RK_PROTO].val && !k[RK_CHANNELS].val && !k[RK_CHUNK].val) {
+    nn_perr(p, "rule: needs at least one of algo=, proto=, channels=, chunk=");
     bad++;
   }
   if (bad) return;

@@ -36,6 +36,18 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   .intel_erp_gbps = 40.0f, .power_gbps = 32.0f, .arm_gbps = 6.0f, .zhaoxin_gbps = 6.0f,   \
   .zhaoxin_yongfeng_gbps = 9.0f, .unknown_gbps = 5000.0f
 
+/* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
+ * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
+ * binaries carry its clamp message. No release before 2.30.3 asks for a chunk size.
+ *
+ * How a release reads a tuner's answer. Up to 2.30.7 (src/enqueue.cc, v2.21.5-1 getTunerInfo and
+ * v2.22.3-1..v2.30.7-1 ncclGetAlgoInfo) a non-zero nChannels replaces NCCL's count for the call
+ * (raise or lower, within the communicator's channels), and topoGetAlgoInfo takes the smallest
+ * entry >= 0, so a negative one is disabled. From 2.31 (dev src/tuning/tuning_general.cc
+ * ncclTuningGetChannels; tuning.cc ncclTuningCompute) only a count below NCCL's own is taken,
+ * and the table is copied back into every candidate whose minimum wins with no >= 0 test, so a
+ * negative entry would be chosen. Both read from the released 2.31.2 and 2.32.3 binaries too
+ * (rows below). */
 static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 21, 0), .last = NN_NCCL_VERSION(2, 24, 99), .name = "2.21-2.24",
@@ -97,7 +109,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
               "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -108,7 +120,7 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
               "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
@@ -120,13 +132,15 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 1, .tuner_constants_effective = 0,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
+    .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
               "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
               "is set, so LL128 is on by default over PCIe; the defaults are copied over the tuner's "
-              "constants after its init, src/tuning/tuning.cc); checked with NCCL's own code built "
-              "from dev",
+              "constants after its init, src/tuning/tuning.cc; tuner channels only lower, negative "
+              "costs compete: src/tuning/tuning_general.cc, tuning.cc); checked with NCCL's own code "
+              "built from dev",
   },
   {
     .first = NN_NCCL_VERSION(2, 31, 2), .last = NN_NCCL_VERSION(2, 31, 99), .name = "2.31.2",
@@ -135,14 +149,17 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
+    .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
               "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "
               "ncclTuningInit calls ncclTunerPluginLoad, the tuner's init, then "
               "ncclTuningCostModelInit, which starts with a rep movsq of ncclTunerConstantsDefaults; "
               "ncclTuningCostModelInit applies the LL128 check (typeIntra <= NVB) to the default "
-              "setting before the forced test, so LL128 stays off over PCIe; search as dev",
+              "setting before the forced test, so LL128 stays off over PCIe; ncclTuningGetChannels "
+              "keeps the tuner's maxChannels only when 0 < it < nc; ncclTuningCompute's minimum "
+              "over the candidates' copied-back times has one compare, no >= 0 test; search as dev",
   },
   {
     .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 99), .name = "2.32",
@@ -151,12 +168,15 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
     .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1,
+    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
+    .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "
               "ncclTunerConstantsDefaults moved to ncclTuningCostModelPreInit, which ncclTuningInit "
               "calls before ncclTunerPluginLoad, so a tuner's constants stay; LL128 check as 2.31.2; "
-              "no source tag, search as dev",
+              "ncclTuningGetChannels as 2.31.2; ncclTuningCompute writes the tuner's table into each "
+              "candidate's timeUs and ranks by selectionTimeUs > 0 ? selectionTimeUs : timeUs, no "
+              ">= 0 test; no source tag, search as dev",
   },
 };
 
@@ -290,6 +310,19 @@ int nn_nccl_constants_ignored(int version_code, char *why, size_t size) {
   snprintf(why, size, "no effect on NCCL %s: it copies its default constants over the tuner's after init "
            "(ncclTuningCostModelInit); nothing changes NCCL's choice on this release", v);
   return 1;
+}
+
+int nn_nccl_channels_no_effect(const struct nn_nccl_release *r, int channels, int comm_channels) {
+  return r->tuner_channels_lower_only && comm_channels > 0 && channels >= comm_channels;
+}
+
+void nn_nccl_tuner_semantics(const struct nn_nccl_release *r, char *buf, size_t size) {
+  if (r->tuner_channels_lower_only)
+    snprintf(buf, size, "NCCL %s takes a rule's channels=N only below its own count for the call (it "
+             "cannot raise it), and reads a negative cost as a time that can win", r->name);
+  else
+    snprintf(buf, size, "NCCL %s lets a rule's channels=N replace its own count (up to the "
+             "communicator's channels), and reads a negative cost as disabled", r->name);
 }
 
 static _Atomic int nn_loaded_version;

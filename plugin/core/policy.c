@@ -35,6 +35,7 @@ struct nn_crule {
   int16_t pipeops;      /* NN_ANY or value */
   int8_t coll, algo, proto, regbuff;
   uint8_t channels;
+  uint32_t chunk;       /* chunk= (<= NN_MAX_CHUNK); in a chunk policy algo/proto are conditions */
 };
 
 /* What the general path and the walks need beside a collective's struct nn_segs. */
@@ -51,6 +52,8 @@ struct nn_policy {
   int n_rules;
   unsigned coll_mask;         /* bit c: some segment of collective c has a rule */
   struct nn_crule *rules;
+  struct nn_policy *chunk;    /* the rules with chunk= alone, for getChunkSize; NULL: none */
+  int n_chunk_only;           /* kept rules with nothing but chunk= (not in this policy) */
 };
 
 static int in_range(uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; }
@@ -235,19 +238,37 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   return 0;
 }
 
-static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t ranks, size_t nodes) {
+static int chunk_only(const struct nn_rule *r) {
+  return r->chunk && r->algo < 0 && r->proto < 0 && !r->channels;
+}
+
+/* The choice policy keeps every rule but those with nothing but chunk=, so a chunk size never
+ * changes a choice; the chunk policy keeps only the rules with chunk=, their algo/proto as
+ * conditions on what NCCL selected and no channels, so a choice never changes a chunk size. */
+static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t ranks, size_t nodes, int for_chunk) {
   for (int i = 0; i < cfg->n_rules; i++) {
     const struct nn_rule *r = &cfg->rules[i];
     if (!rule_fits_shape(r, ranks, nodes, p->scope)) continue;
+    if (for_chunk ? !r->chunk : chunk_only(r)) {
+      p->n_chunk_only += !for_chunk;
+      continue;
+    }
     struct nn_crule *c = &p->rules[p->n_rules++];
     *c = (struct nn_crule){.lo = r->bytes_lo, .hi = r->bytes_hi, .rule = i,
                            .pipeops = (int16_t)(r->pipeops < 0 ? NN_ANY : r->pipeops > 32767 ? 32767 : r->pipeops),
                            .coll = (int8_t)r->coll, .algo = (int8_t)r->algo, .proto = (int8_t)r->proto,
-                           .regbuff = (int8_t)r->regbuff, .channels = (uint8_t)r->channels};
+                           .regbuff = (int8_t)r->regbuff, .channels = (uint8_t)(for_chunk ? 0 : r->channels),
+                           .chunk = (uint32_t)(for_chunk ? r->chunk : 0)};
   }
 }
 
-struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes) {
+static int has_chunk_rules(const struct nn_config *cfg) {
+  for (int i = 0; cfg && i < cfg->n_rules; i++)
+    if (cfg->rules[i].chunk) return 1;
+  return 0;
+}
+
+static struct nn_policy *compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes, int for_chunk) {
   int total = cfg ? cfg->n_rules : 0;
   if (total < 0 || total > NN_MAX_RULES) return NULL;
   struct nn_policy *p = calloc(1, sizeof *p);
@@ -257,13 +278,18 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
   uint64_t *scratch = malloc((2 * (size_t)total + 1) * sizeof *scratch);
   uint32_t *parent = malloc((2 * (size_t)total + 2) * sizeof *parent);
   int ok = p->rules && scratch && parent;
-  if (ok && cfg) keep_rules(p, cfg, n_ranks, n_nodes);
+  if (ok && cfg) keep_rules(p, cfg, n_ranks, n_nodes, for_chunk);
   for (int c = 0; ok && c < NN_COLL_COUNT; c++)
     ok = compile_coll(p, c, scratch, parent) == 0;
   free(scratch);
   free(parent);
+  if (ok && !for_chunk && has_chunk_rules(cfg)) ok = (p->chunk = compile(cfg, n_ranks, n_nodes, 1)) != NULL;
   if (!ok) { nn_policy_free(p); return NULL; }
   return p;
+}
+
+struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes) {
+  return compile(cfg, n_ranks, n_nodes, 0);
 }
 
 void nn_policy_free(struct nn_policy *p) {
@@ -274,11 +300,13 @@ void nn_policy_free(struct nn_policy *p) {
     free(p->more[c].first);
   }
   free(p->rules);
+  nn_policy_free(p->chunk);
   free(p);
 }
 
 int nn_policy_scope(const struct nn_policy *p) { return p ? p->scope : NN_SCOPE_UNKNOWN; }
-int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules : 0; }
+int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules + p->n_chunk_only : 0; }
+unsigned nn_policy_chunk_mask(const struct nn_policy *p) { return p && p->chunk ? p->chunk->coll_mask : 0; }
 
 unsigned nn_policy_coll_mask(const struct nn_policy *p) { return p ? p->coll_mask : 0; }
 
@@ -319,10 +347,11 @@ static int possible(int coll, int algo, int proto, const float *t, int na, int n
   return algo >= 0 && proto >= 0 && allowed(coll, algo, proto);
 }
 
-/* What fired: the rule's index in the config (-1: none) and its channels. */
+/* What fired: the rule's index in the config (-1: none), its channels and chunk size. */
 struct nn_hit {
   int rule;
   int channels;
+  uint32_t chunk;
 };
 
 /* The kept rules covering this size from p->rules[from] on, in file order: the first whose
@@ -334,7 +363,7 @@ static int first_possible(const struct nn_policy *p, int from, int coll, uint64_
     const struct nn_crule *r = &p->rules[i];
     if (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi)) continue;
     if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, allowed, a, pr)) {
-      *hit = (struct nn_hit){r->rule, r->channels};
+      *hit = (struct nn_hit){r->rule, r->channels, r->chunk};
       return 1;
     }
   }
@@ -401,6 +430,27 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
              ? hit.rule : -1;
 }
 
+/* NCCL rounds a chunk size down to its protocol's grain (ncclProtoGrainSize, src/include/device.h,
+ * v2.30.7-1 and dev: LL 16 B, LL128 32 x 8 / 16 x 15 x 8 = 1920 B, Simple 512 B); below it the chunk
+ * would become 0 and NCCL would divide by it. */
+static const uint32_t proto_grain[NN_PROTO_COUNT] = {16, 1920, 512};
+
+int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int algo, int proto, size_t *chunk) {
+  if (!p || !p->chunk || !chunk || algo < 0 || algo >= NN_ALGO_COUNT || proto < 0 || proto >= NN_PROTO_COUNT)
+    return -1;
+  /* What NCCL selected as the only enabled entry: algo=/proto= become conditions on it. */
+  float t[NN_ALGO_COUNT * NN_PROTO_COUNT];
+  for (int i = 0; i < NN_ALGO_COUNT * NN_PROTO_COUNT; i++) t[i] = -1.0f;
+  t[algo * NN_PROTO_COUNT + proto] = 0.0f;
+  int a, pr;
+  struct nn_hit hit;
+  if (!find_rule(p->chunk, coll, n_bytes, 1, 0, t, NN_ALGO_COUNT, NN_PROTO_COUNT, NULL, &a, &pr, &hit) ||
+      hit.chunk < proto_grain[proto])
+    return -1;
+  *chunk = hit.chunk;
+  return hit.rule;
+}
+
 void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
   for (int c = 0; p && c < NN_COLL_COUNT; c++) {
     const struct nn_seg *seg = p->hot.coll[c].seg;
@@ -414,6 +464,10 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
   }
 }
 
+void nn_policy_visit_chunk(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg) {
+  if (p && p->chunk) nn_policy_visit(p->chunk, fn, arg);
+}
+
 static void describe_choice(const struct nn_rule *r, int style, char *buf, size_t size) {
   const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
   const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;
@@ -423,8 +477,12 @@ static void describe_choice(const struct nn_rule *r, int style, char *buf, size_
   else if (algo) n = snprintf(buf, size, "%s, cheapest protocol", algo);
   else if (proto) n = snprintf(buf, size, "cheapest algorithm, %s", proto);
   else n = snprintf(buf, size, "NCCL's algorithm/protocol");
-  if (!r->channels || n < 0 || (size_t)n >= size) return;
-  snprintf(buf + n, size - (size_t)n, style == NN_CHOICE_TERSE ? " channels=%d" : ", %d channels", r->channels);
+  if (r->channels && n >= 0 && (size_t)n < size)
+    n += snprintf(buf + n, size - (size_t)n, style == NN_CHOICE_TERSE ? " channels=%d" : ", %d channels", r->channels);
+  if (!r->chunk || n < 0 || (size_t)n >= size) return;
+  char c[32];
+  nn_policy_format_bytes(r->chunk, c, sizeof c);
+  snprintf(buf + n, size - (size_t)n, style == NN_CHOICE_TERSE ? " chunk=%s" : ", chunk %s", c);
 }
 
 void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, char *choice,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * abi_conformance.c - loads the built plugin with dlopen(RTLD_NOW|RTLD_LOCAL) as NCCL
- * does, resolves every symbol and drives tuner v2-v6 and env v1/v2 with realistic
+ * does, resolves every symbol and drives tuner v2-v7 and env v1/v2 with realistic
  * tables, asserting the contract. Usage: abi_conformance path/to/libnccl-tuner-numa.so
  * With --no-libxml2 (run where libxml2 cannot load): only that the env plugin then serves
  * no topology, says why, and still serves the mapping's env defaults.
@@ -244,8 +244,124 @@ static void test_v2_v3_v4_v6(void *h) {
   pcie_table(table); ch = 0;
   t6->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL), "v6 algo-only");
-  CHECK(t6->getChunkSize == NULL, "v6 leaves chunk size to NCCL");
+  for (int coll = 0; coll < 5; coll++) {
+    size_t chunk = 131072;
+    CHECK(t6->getChunkSize && t6->getChunkSize(ctx, coll, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 4,
+                                               &chunk) == nn_ncclSuccess && chunk == 131072,
+          "v6 without chunk= rules leaves NCCL's chunk size (coll %d)", coll);
+  }
   CHECK(t6->finalize(ctx) == nn_ncclSuccess, "v6 finalize");
+}
+
+/* Tuner v7: v6's decisions, and the model line writes hwLatencies[PCI] tree/ring x ll/simple
+ * of the 5-row constants and nothing else: every other double, the Rubin rows included, keeps
+ * its sentinel. */
+static void test_v7(void *h, const char *cfg) {
+  const nn_ncclTuner_v7_t *t7 = nn_abi_symbol(h, "ncclTunerPlugin_v7");
+  const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  nn_ncclTunerConstants_v7_t c;
+  double *d = (double *)(void *)&c;
+  size_t n = sizeof c / sizeof *d;
+  for (size_t i = 0; i < n; i++) d[i] = 1000.0 + (double)i;
+  void *ctx7 = NULL, *ctx6 = NULL;
+  nn_ncclNvlDomainInfo_v7_t nvl = {1, 4, 4};
+  CHECK(t7->init(&ctx7, 0x77, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess && ctx7, "v7 init");
+  CHECK(t6->init(&ctx6, 0x66, 4, 1, NULL, NULL, NULL) == nn_ncclSuccess && ctx6, "v6 init without constants");
+  size_t changed = 0;
+  size_t hw = (offsetof(nn_ncclTunerConstants_v7_t, hwLatencies) + sizeof c.hwLatencies[0] * NN_NCCL_HW_PCI) /
+              sizeof *d;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = i - hw;
+    int model = i >= hw && k < (size_t)(NA * NP) && k / NP <= NN_NCCL_ALGO_RING && k % NP != NN_NCCL_PROTO_LL128;
+    if (model) CHECK(d[i] == 13.0, "v7 model writes hwLatencies[PCI] entry %zu", k);
+    else if (d[i] != 1000.0 + (double)i) changed++;
+  }
+  CHECK(changed == 0, "v7 init changes no other constant (%zu changed)", changed);
+  CHECK(c.perChMaxNVLSTreeBws[NN_NCCL_RUBIN_COMPCAP_IDX][2] == 1000.0 + (double)(n - 1), "v7 last Rubin entry kept");
+  static const int colls[] = {nn_ncclFuncAllReduce, nn_ncclFuncAllGather, nn_ncclFuncReduceScatter,
+                              nn_ncclFuncBroadcast};
+  static const size_t sizes[] = {100, 1024, 1 << 20, (size_t)1 << 30};
+  for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
+    for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++) {
+      float a[NA][NP], b[NA][NP];
+      int ch_a = 0, ch_b = 0;
+      pcie_table(a);
+      pcie_table(b);
+      t7->getCollInfo(ctx7, colls[i], sizes[j], 1, (float **)(void *)&a[0][0], NA, NP, 0, &ch_a);
+      t6->getCollInfo(ctx6, colls[i], sizes[j], 1, (float **)(void *)&b[0][0], NA, NP, 0, &ch_b);
+      CHECK(!memcmp(a, b, sizeof a) && ch_a == ch_b, "v7 decides as v6 (coll %d, %zu B)", colls[i], sizes[j]);
+    }
+  size_t chunk = 65536;
+  CHECK(t7->getChunkSize(ctx7, nn_ncclFuncAllReduce, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 2, &chunk) ==
+            nn_ncclSuccess && chunk == 65536, "v7 without chunk= rules leaves NCCL's chunk size");
+  CHECK(t7->finalize(ctx7) == nn_ncclSuccess && t7->finalize(NULL) == nn_ncclSuccess, "v7 finalize");
+  t6->finalize(ctx6);
+}
+
+/* chunk= rules through getChunkSize (v6, v7): the first rule covering the call whose algo=/proto=
+ * are what NCCL selected, never below the protocol's grain; a rule with only chunk= leaves
+ * getCollInfo alone. */
+typedef nn_ncclResult_t (*chunk_fn)(void *, nn_ncclFunc_t, size_t, int, int, int, size_t *);
+
+static size_t chunk_of(chunk_fn get, void *ctx, int coll, size_t bytes, int algo, int proto) {
+  size_t chunk = 131072;
+  CHECK(get(ctx, coll, bytes, algo, proto, 2, &chunk) == nn_ncclSuccess, "getChunkSize succeeds");
+  return chunk;
+}
+
+static char g_info[8192];   /* NCCL's logger's INFO lines, from init_logged */
+static void init_logged(void *h, const char *cfg);
+
+static void test_chunk(void *h, const char *dir) {
+  char path[512];
+  const char *cfg = nn_abi_write_config(dir, "chunk.conf",
+                                        "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K\n"
+                                        "rule coll=allgather chunk=64K\n"
+                                        "rule coll=broadcast proto=ll128 chunk=1K\n"
+                                        "rule coll=broadcast chunk=32K\n", path, sizeof path);
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  const nn_ncclTuner_v7_t *t7 = nn_abi_symbol(h, "ncclTunerPlugin_v7");
+  void *c6 = NULL, *c7 = NULL;
+  t6->init(&c6, 0x61, 4, 1, NULL, NULL, NULL);
+  t7->init(&c7, 0x71, 4, 1, NULL, NULL, NULL);
+  enum { R = NN_NCCL_ALGO_RING, T = NN_NCCL_ALGO_TREE, S = NN_NCCL_PROTO_SIMPLE, L = NN_NCCL_PROTO_LL,
+         L128 = NN_NCCL_PROTO_LL128 };
+  for (int v = 0; v < 2; v++) {
+    chunk_fn hook = v ? t7->getChunkSize : t6->getChunkSize;
+    void *ctx = v ? c7 : c6;
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144, "v%d allreduce ring/simple 4M", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072, "v%d algo= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 1024, R, S) == 131072, "v%d bytes= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L128) == 131072,
+          "v%d 1K is below LL128's 1920-byte grain: NCCL's kept, no later rule", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule", v + 6);
+    CHECK(chunk_of(hook, NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context", v + 6);
+  }
+  float table[NA][NP], before[NA][NP];
+  pcie_table(table);
+  memcpy(before, table, sizeof table);
+  int ch = 0;
+  t6->getCollInfo(c6, nn_ncclFuncAllGather, 100, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(!memcmp(before, table, sizeof table) && ch == 0, "a chunk-only rule leaves getCollInfo alone");
+  t6->getCollInfo(c6, nn_ncclFuncAllReduce, 4 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "the same rule's choice still applies");
+  t6->finalize(c6);
+  t7->finalize(c7);
+  /* NCCL_DEBUG_SUBSYS=TUNING: the chunk= rules in the init log's table */
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,TUNING", 1);
+  init_logged(h, cfg);
+  char want[1024];
+  snprintf(want, sizeof want, "nccl-numa:   chunk allreduce     1M-max -> 256K when NCCL runs ring/simple from %s:1\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "init log: the chunk rule for allreduce (%s)", g_info);
+  snprintf(want, sizeof want, "nccl-numa:   chunk allgather     0-max -> 64K when NCCL runs */* from %s:2\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "init log: the chunk-only rule");
+  unsetenv("NCCL_DEBUG");
+  unsetenv("NCCL_DEBUG_SUBSYS");
 }
 
 /* Random tables and sizes: a disabled entry never becomes enabled, in any version. */
@@ -358,6 +474,54 @@ static void keep_warning(int level, unsigned long flags, const char *file, int l
   va_end(ap);
 }
 
+__attribute__((format(printf, 5, 6)))
+static void keep_info(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  size_t used = strlen(g_info);
+  if (level != NN_NCCL_LOG_INFO || used + 2 >= sizeof g_info) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_info + used, sizeof g_info - used - 1, fmt, ap);
+  va_end(ap);
+  strcat(g_info, "\n");
+}
+
+/* The INIT log says which of NCCL_ALGO / NCCL_PROTO decides first, from where, and which rules
+ * cannot fire; nothing of the kind when neither is set. */
+static void init_logged(void *h, const char *cfg) {
+  const nn_ncclTuner_v6_t *t = nn_abi_symbol(h, "ncclTunerPlugin_v6");
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);
+  g_info[0] = 0;
+  void *ctx = NULL;
+  CHECK(t->init(&ctx, 0x42, 4, 1, keep_info, NULL, NULL) == nn_ncclSuccess, "init with NCCL's logger");
+  t->finalize(ctx);
+}
+
+static void test_forced_logged(void *h, const char *dir) {
+  char path[512], want[1024];
+  const char *cfg = nn_abi_write_config(dir, "forced.conf",
+                                        "rule coll=allreduce algo=tree proto=ll\n"
+                                        "rule coll=allgather algo=ring channels=2\n"
+                                        "env NCCL_PROTO=simple\n", path, sizeof path);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_ALGO", "allreduce:ring", 1);
+  init_logged(h, cfg);
+  snprintf(want, sizeof want, "nccl-numa: NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner "
+           "for allreduce: 1 rule choosing what it leaves out cannot fire there (first %s:1)\n", cfg);
+  CHECK(strstr(g_info, want) != NULL, "INIT log names NCCL_ALGO and the rule it blocks (%s)", g_info);
+  snprintf(want, sizeof want, "nccl-numa: NCCL_PROTO=simple (from %s:3's env line) decides before any tuner for "
+           "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire "
+           "there (first %s:1)\n", cfg, cfg);
+  CHECK(strstr(g_info, want) != NULL, "INIT log names the env line's NCCL_PROTO (%s)", g_info);
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") != NULL, "the INIT line itself is there");
+  unsetenv("NCCL_ALGO");
+  cfg = nn_abi_write_config(dir, "forced.conf", "rule coll=allreduce algo=tree proto=ll\n", path, sizeof path);
+  init_logged(h, cfg);
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") && !strstr(g_info, "decides before any tuner"),
+        "neither set: no such line (%s)", g_info);
+  unsetenv("NCCL_DEBUG");
+}
+
 static void test_no_libxml2(void *h, const char *dir) {
   const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
   char text[4096], path[512];
@@ -381,6 +545,10 @@ static void test_all(void *h, const char *dir) {
   test_v5_decisions(h, cfg);
   test_tie_break(h);
   test_v2_v3_v4_v6(h);
+  test_v7(h, cfg);
+  test_forced_logged(h, dir);
+  test_chunk(h, dir);
+  setenv("NCCL_NUMA_CONFIG", cfg, 1);   /* the reference rules again for the random tables */
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
@@ -397,7 +565,7 @@ int main(int argc, char **argv) {
   unsetenv("NCCL_PROTO");
   void *h = nn_abi_load(argv[1]);
   const char *names[] = {"ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
-                         "ncclTunerPlugin_v6", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
+                         "ncclTunerPlugin_v6", "ncclTunerPlugin_v7", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *const *name = nn_abi_symbol(h, names[i]);
     CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);

@@ -8,7 +8,7 @@
 nn_cli
 command -v python3 >/dev/null || nn_skip "python3 is needed to build the sysfs fixtures"
 nn_tmp
-unset NCCL_TOPO_FILE NCCL_NUMA_CONFIG
+unset NCCL_TOPO_FILE NCCL_NUMA_CONFIG NCCL_ALGO NCCL_PROTO
 # check ARGS...: runs `nccl-numa check` (stdout and stderr together); sets $rc, $out.
 # (Replaces lib.sh's check NAME EXPR, which this test does not use.)
 check() { timeout 30 "$cli" check --no-cuda --nccl-version 2.28.9 "$@" >"$tmp/out" 2>&1; rc=$?; out=$(cat "$tmp/out"); }
@@ -307,6 +307,18 @@ has_problem "mapping of mode 0666 refused" "$tmp/open.conf: not trusted: writabl
 check --sysfs-root "$guest" --config "$tmp/plugin.conf"
 has_problem "env NCCL_NET_PLUGIN refused" \
   "$tmp/plugin.conf:10: env: NCCL_NET_PLUGIN refused, not served: it names a library for NCCL to load"
+# NCCL_ALGO / NCCL_PROTO decide before any tuner: named, with where they came from and the
+# rules they keep from firing; not a problem of its own, and no section when neither is set.
+{ cat "$good"; echo "rule coll=allreduce algo=tree proto=ll"; echo "rule coll=allgather algo=ring";
+  echo "env NCCL_PROTO=^ll"; } >"$tmp/forced.conf"
+NCCL_ALGO=ring check --sysfs-root "$guest" --config "$tmp/forced.conf"
+grep -qxF "Who decides first:" "$tmp/out" \
+  && grep -qxF "  NCCL_ALGO=ring (from the environment) decides before any tuner for broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there (first $tmp/forced.conf:10)" "$tmp/out" \
+  && grep -qxF "  NCCL_PROTO=^ll (from $tmp/forced.conf:12's env line) decides before any tuner for broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there (first $tmp/forced.conf:10)" "$tmp/out" \
+  && ! grep -q "PROBLEM: .*NCCL_ALGO" "$tmp/out" && echo "ok NCCL_ALGO and the env line's NCCL_PROTO named" || { fail "who decides first (exit $rc):"; cat "$tmp/out"; }
+check --sysfs-root "$guest" --config "$good"
+grep -q "decides before any tuner\|Who decides first" "$tmp/out" && fail "neither set, yet a 'Who decides first' section" \
+  || echo "ok neither set: no section"
 
 # Usage.
 timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage error" || fail "usage error"

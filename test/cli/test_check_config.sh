@@ -47,7 +47,7 @@ expect_err_line "$b:3: gpu: duplicate index 0 (first on line 2)" "bad.conf"
 expect_err_line "$b:4: gpu: duplicate bus id 0000:01:00.0 (first on line 2)" "bad.conf"
 expect_err_line "$b:5: rule: unknown coll 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, reduce or any)" "bad.conf"
 expect_err_line "$b:6: rule: bytes=1M-1K: inverted range (lower bound above upper bound)" "bad.conf"
-expect_err_line "$b:7: rule: needs at least one of algo=, proto=, channels=" "bad.conf"
+expect_err_line "$b:7: rule: needs at least one of algo=, proto=, channels=, chunk=" "bad.conf"
 grep -qF "$b:8: env: 'PATH' is not an NCCL variable name" "$tmp/err" || fail "bad.conf: env line"
 expect_err_line "$b:9: topology: unknown mode 'sideways' (expected auto, numa or off)" "bad.conf"
 grep -qF "$b:10: unknown directive 'frobnicate'" "$tmp/err" || fail "bad.conf: unknown directive"
@@ -123,6 +123,36 @@ echo "rule algo=ring bytes=0-99999999999999999999" >>"$tmp/bytes.conf"
 run "$tmp/bytes.conf"
 expect_rc 1 "overflow"
 expect_err_line "$tmp/bytes.conf:301: rule: bytes=0-99999999999999999999: number too large (overflows 64 bits)" "overflow"
+
+# --nccl-version: a rule's channels= on a release that only lowers NCCL's count. The fixture's
+# 4 GPUs on one node: NCCL models 2 channels per graph there, 4 for the communicator.
+{ sed 's/channels=2/channels=8/' "$root/test/fixtures/explain/two-socket.conf"
+  echo "rule coll=allgather bytes=1M- nodes=2- channels=64"
+  echo "rule coll=broadcast channels=3"; } >"$tmp/channels.conf"
+c=$tmp/channels.conf
+run "$c" --nccl-version 2.31.2
+expect_rc 0 "channels on 2.31.2"
+expect_out_line "$c:9: note: channels=8 has no effect on NCCL 2.31.2: it takes a tuner's count only below its own (4 for this mapping's 4 GPUs on one node)" "channels above NCCL's count"
+expect_out_line "$c:12: note: channels=64 can only lower NCCL 2.31.2's channel count for a call, never raise it" "a rule for another shape"
+expect_out_line "$c:13: note: channels=3 can only lower NCCL 2.31.2's channel count for a call, never raise it" "channels below NCCL's count"
+[ "$(grep -c 'no effect' <<<"$out")" = 1 ] || fail "channels on 2.31.2: 'no effect' said $(grep -c 'no effect' <<<"$out") times"
+run "$c" --nccl-version 2.32.3
+expect_out_line "$c:9: note: channels=8 has no effect on NCCL 2.32.3: it takes a tuner's count only below its own (4 for this mapping's 4 GPUs on one node)" "channels on 2.32.3"
+run "$c" --nccl-version 2.30.7
+expect_rc 0 "channels on 2.30.7"
+[ "$out" = "$c: ok (4 GPUs on 2 NUMA nodes, 5 rules, 0 env)" ] || fail "2.30.7 replaces NCCL's count: no notes expected, got '$out'"
+run "$c"
+[ "$out" = "$c: ok (4 GPUs on 2 NUMA nodes, 5 rules, 0 env)" ] || fail "no --nccl-version: notes printed: '$out'"
+{ cat "$c"; echo "rule coll=allreduce chunk=512K"; } >"$tmp/chunk.conf"
+run "$tmp/chunk.conf" --nccl-version 2.28.9
+expect_out_line "$tmp/chunk.conf:14: note: chunk= has no effect on NCCL 2.28.9: it asks no tuner for chunk sizes (getChunkSize, tuner v6, NCCL 2.30.3+)" "chunk= before getChunkSize"
+run "$tmp/chunk.conf" --nccl-version 2.30.3
+grep -q 'chunk=' "$tmp/out" && fail "chunk= on 2.30.3: a note where getChunkSize is asked: $out"
+run "$c" --nccl-version 2.x
+expect_rc 2 "bad --nccl-version"
+expect_err_has "bad --nccl-version" "expected X.Y.Z"
+run "$c" --nccl-version
+expect_rc 2 "--nccl-version without a release"
 
 # every shipped example validates
 for ex in "$root"/examples/*.conf; do

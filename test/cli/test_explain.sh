@@ -27,6 +27,7 @@ topology:       NCCL's own view:           ring 2 x 20.0 GB/s, 0 socket crossing
               (CPU GenuineIntel family 6 model 143; modelled socket link 22 GB/s)
               (NCCL's own view: CPU GenuineIntel family 6 model 207 from test/fixtures/cpuinfo/intel-emerald-rapids)
 protocols:    NCCL 2.27-2.28 enables ll, simple by default between PCIe-only GPUs
+tuner:        NCCL 2.27-2.28 lets a rule's channels=N replace its own count (up to the communicator's channels), and reads a negative cost as disabled
 cost model:   NCCL 2.28.9 on its own view: ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s; LL128 off; NCCL's default constants (graphs predicted for the mapping's 4 GPUs)
               * = a rule overrides NCCL's choice; vs NCCL = the rule's choice under NCCL's model
 
@@ -59,6 +60,44 @@ out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.3
 expect "model line on 2.31.2" "              no effect on NCCL 2.31.2: it copies its default constants over the tuner's after init (ncclTuningCostModelInit); nothing changes NCCL's choice on this release" "$out"
 out=$($CLI explain --config "$dm/model.conf" --coll allreduce --nccl-version 2.32.3 | grep -c 'no effect')
 expect "model line on 2.32.3" 0 "$out"
+# channels= above NCCL's count: taken on 2.30.7 (the tuner's count replaces NCCL's), `no effect`
+# from 2.31 (NCCL takes it only below its own: 4 for these 2 ranks, 2 channels per graph)
+sed 's/channels=2/channels=8/' $F > "$dm/ch.conf"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep -F "$dm/ch.conf:9")
+expect "channels above NCCL's count on 2.31.2" "1 0" \
+  "$(grep -cF "$dm/ch.conf:9 (NCCL's pick; channels=8: no effect, NCCL 2.31.2 only lowers its 4)" <<<"$out") $(grep -c 'ch=8' <<<"$out")"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.31.2 | grep '^tuner:')
+expect "2.31.2 tuner semantics" "tuner:        NCCL 2.31.2 takes a rule's channels=N only below its own count for the call (it cannot raise it), and reads a negative cost as a time that can win" "$out"
+out=$($CLI explain --config "$dm/ch.conf" --ranks 2 --coll allreduce --nccl-version 2.30.7)
+expect "channels above NCCL's count on 2.30.7" "1 0" "$(grep -c 'ring/ll ch=8' <<<"$out") $(grep -c 'no effect' <<<"$out")"
+sed 's/channels=2/channels=3/' $F > "$dm/ch3.conf"
+out=$($CLI explain --config "$dm/ch3.conf" --ranks 2 --coll allreduce --nccl-version 2.32.3)
+expect "channels below NCCL's count on 2.32.3" "1 0" "$(grep -c 'ring/ll ch=3' <<<"$out") $(grep -c 'no effect' <<<"$out")"
+rm -rf "$dm"
+
+# chunk= rules: shown after the rule that decided, for the algorithm and protocol that run (the
+# ring/simple one does not apply where line 10 makes it tree/simple)
+dm=$(mktemp -d)
+{ cat $F; echo "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K"; echo "rule coll=allreduce bytes=64K- chunk=128K"; } > "$dm/chunk.conf"
+out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.30.7)
+expect "chunk rules shown" "1 0 4" "$(grep -c "^  1 MiB - 4 GiB .*$dm/chunk.conf:10; chunk=128K from $dm/chunk.conf:13$" <<<"$out") $(grep -c 'chunk=256K' <<<"$out") $(grep -c 'chunk=128K from' <<<"$out")"
+expect "no chunk below 64 KiB" "0" "$(grep '^  1 B - ' <<<"$out" | grep -c 'chunk=')"
+out=$($CLI explain --config "$dm/chunk.conf" --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "chunk rules before getChunkSize (2.28.9)" "4" "$(grep -c 'chunk=128K from .*(no effect: NCCL 2.28.9 asks no tuner for chunk sizes)$' <<<"$out")"
+rm -rf "$dm"
+
+# NCCL_ALGO / NCCL_PROTO decide before any tuner: named in the header, and the tables NCCL hands the
+# tuner lose what they leave out, so the rule choosing tree (line 10) no longer fires
+out=$(NCCL_ALGO=allreduce:ring $CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "NCCL_ALGO named" "forced:       NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner for allreduce: 1 rule choosing what it leaves out cannot fire there (first $F:10)" "$(grep '^forced:' <<<"$out")"
+expect "NCCL_ALGO: the tree rule does not fire" "0 1" "$(grep -c "^  .*$F:10" <<<"$out") $(grep -c '^  512 KiB - 4 GiB .*ring/simple .*NCCL.s choice$' <<<"$out")"
+out=$(env -u NCCL_ALGO $CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
+expect "neither set: no forced line, the tree rule fires" "0 1" "$(grep -c '^forced:' <<<"$out") $(grep -c "^  .*$F:10" <<<"$out")"
+dm=$(mktemp -d)
+{ cat $F; echo "env NCCL_PROTO=simple"; } > "$dm/proto.conf"
+out=$(env -u NCCL_PROTO $CLI explain --config "$dm/proto.conf" --ranks 4 --nodes 2 --coll allreduce)
+expect "env line's NCCL_PROTO, no cost model" "forced:       NCCL_PROTO=simple (from $dm/proto.conf:12's env line) decides before any tuner for broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there (first $dm/proto.conf:9)
+  1 B - 512 KiB          NCCL default                         NCCL default" "$(grep -E '^forced:|^  1 B' <<<"$out")"
 rm -rf "$dm"
 
 # NCCL's choice under its model (nccl_cost, checked against NCCL's own code in test_nccl_cost) beside

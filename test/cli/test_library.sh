@@ -9,7 +9,7 @@ fail=0
 check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fail=1; fi; }
 
 exports=$(nm -D --defined-only "$SO" | awk '{print $3}' | sort | tr '\n' ' ')
-want="ncclEnvPlugin_v1 ncclEnvPlugin_v2 ncclTunerPlugin_v2 ncclTunerPlugin_v3 ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 "
+want="ncclEnvPlugin_v1 ncclEnvPlugin_v2 ncclTunerPlugin_v2 ncclTunerPlugin_v3 ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 "
 check "exports only NCCL's symbols ($exports)" '[ "$exports" = "$want" ]'
 for s in $want; do
   type=$(nm -D --defined-only "$SO" | awk -v s="$s" '$3 == s {print $2}')

@@ -107,7 +107,7 @@ case " $RELEASES " in *" $newest "*|"  ") ;; *) [ -n "$newest" ] && RELEASES="$R
 
 our_tuner=$(exported Tuner); our_env=$(exported Env)
 [ -n "$our_tuner" ] || die "$SO exports no tuner symbol"
-status=0 rows=() notes=()
+status=0 rows=() notes=() newest_sought=0
 for rel in $RELEASES; do
   if ! obtain "$rel"; then
     if [ "${COMPAT_CACHED_ONLY:-0}" = 1 ]; then notes+=("$rel: not cached, skipped"); continue; fi
@@ -116,6 +116,7 @@ for rel in $RELEASES; do
   lib="$CACHE/$rel/libnccl.so.2"
   t=$(versions_in "$lib" Tuner); e=$(versions_in "$lib" Env); p=$(versions_in "$lib" Profiler)
   tu=$(newest_common "$t" "$our_tuner"); eu=$(newest_common "$e" "$our_env")
+  [ -n "$t" ] && [ "$(max_of "$t")" -gt "$newest_sought" ] && newest_sought=$(max_of "$t")
   if [ -n "$t" ] && [ "$(max_of "$t")" -gt "$(max_of "$our_tuner")" ]; then
     notes+=("$rel looks for ncclTunerPlugin_v$(max_of "$t"), newer than ours (v$(max_of "$our_tuner"))"); status=1
   fi
@@ -125,6 +126,11 @@ for rel in $RELEASES; do
   s=$(smoke "$lib" "$eu") || status=1
   rows+=("| $rel | $(fmt "$t") | $(fmt "$e") | $(fmt "$p") | ${tu/#[0-9]/v&} | ${eu/#[0-9]/v&} | $s |")
 done
+
+ours=$(max_of "$our_tuner")
+if [ "$newest_sought" -gt 0 ] && [ "$ours" -gt "$newest_sought" ]; then
+  notes+=("ncclTunerPlugin_v$ours is exported too, though none of these releases looks for it (newest sought: v$newest_sought): it is declared from NCCL's source, src/include/plugin/tuner/tuner_v$ours.h, for the releases that look for it first")
+fi
 
 if [ ${#rows[@]} -eq 0 ]; then
   echo "compat: skipped: no NCCL release cached under $CACHE (run: make compat)"

@@ -4,19 +4,24 @@
  * with an accepted mapping.
  *
  * Input: a mapping file. Accepted mappings are checked against the format's bounds,
- * compiled for several communicator shapes and driven through nn_policy_apply (v3-v6)
+ * compiled for several communicator shapes and driven through nn_policy_apply (v3-v7)
  * and nn_policy_apply_fixed with NCCL-like tables, asserting the ABI rules: a disabled
  * entry (negative or NaN) never becomes enabled, nothing is written past numAlgo x
- * numProto, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
+ * numProto, nothing negative (nor -0.0) is ever written, which NCCL 2.31+ would take as the
+ * cheapest time, nChannels stays within 0..64, v2 writes only safe pairs; and every decision
  * equals a linear first-match scan over the rules written here (the rule, its channels, the
- * entry NCCL then takes, nothing written when no choice is made). The scope, the
- * topology verdict and the topology XML (when libxml2 loads) are produced as well.
+ * entry NCCL then takes, nothing written when no choice is made), in which a rule with
+ * nothing but chunk= takes no part; getChunkSize equals a first-match scan of the chunk=
+ * rules. NCCL_ALGO / NCCL_PROTO from env lines are parsed as NCCL does and the rules they
+ * block counted. The scope, the topology verdict and the topology XML (when libxml2 loads)
+ * are produced as well.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_forced.h"
 #include "nn_config.h"
 #include "policy.h"
 #include "topo_xml.h"
@@ -89,6 +94,7 @@ UNTRACED static int reference(const struct call *c, const float *t, int na, int 
     if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
     if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
     if ((r->regbuff >= 0 && r->regbuff != c->reg_buff) || r->algo >= na || r->proto >= np) continue;
+    if (r->chunk && r->algo < 0 && r->proto < 0 && !r->channels) continue;   /* chunk= alone: getChunkSize's */
     int a = r->algo, pr = r->proto;
     if (a >= 0 && pr < 0) pr = cheapest_of(t + a * np, np, 1);
     else if (pr >= 0 && a < 0) a = cheapest_of(t + pr, na, np);
@@ -122,6 +128,8 @@ UNTRACED static void apply_checked(const struct nn_policy *p, const struct call 
     int was_enabled = !outside && before[i] >= 0.0f;
     if ((outside || want < 0 || entry < 0) && memcmp(&t[i], &before[i], sizeof t[i])) abort();  /* wrote where no choice was made */
     if (!outside && !was_enabled && t[i] >= 0.0f) abort();            /* enabled a disabled entry */
+    /* wrote a negative cost (or -0.0): NCCL 2.31+ takes the minimum with no >= 0 test */
+    if (memcmp(&t[i], &before[i], sizeof t[i]) && (signbit(t[i]) || !(t[i] >= 0.0f))) abort();
   }
   if (nn_policy_lookup(p, c->coll, c->bytes, 1, c->reg_buff, before, na, np) != want) abort();
   int a = -1, pr = -1;
@@ -130,6 +138,36 @@ UNTRACED static void apply_checked(const struct nn_policy *p, const struct call 
     if (pr != NN_PROTO_LL && pr != NN_PROTO_SIMPLE) abort();
     if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && c->coll == NN_COLL_ALLREDUCE)) abort();
   }
+}
+
+/* getChunkSize's reference: the first rule with chunk= covering the call whose algo=/proto= are
+ * NCCL's selection; nothing below the protocol's grain. */
+UNTRACED static int chunk_reference(const struct call *c, int algo, int proto, uint64_t *chunk) {
+  static const uint64_t grain[3] = {16, 1920, 512};
+  if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1;
+  for (int i = 0; i < c->cfg->n_rules; i++) {
+    const struct nn_rule *r = &c->cfg->rules[i];
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo || c->bytes > r->bytes_hi) continue;
+    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
+    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
+    if ((r->regbuff >= 0 && r->regbuff != 0) || (r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto))
+      continue;
+    if (r->chunk < grain[proto]) return -1;
+    *chunk = r->chunk;
+    return i;
+  }
+  return -1;
+}
+
+UNTRACED static void chunk_checked(const struct nn_policy *p, const struct call *c) {
+  for (int algo = 0; algo < NA; algo++)
+    for (int proto = 0; proto < NP; proto++) {
+      size_t got = 12345;
+      uint64_t want = 0;
+      int rule = nn_policy_chunk(p, c->coll, c->bytes, algo, proto, &got);
+      if (rule != chunk_reference(c, algo, proto, &want)) abort();
+      if (rule >= 0 ? got != want : got != 12345) abort();
+    }
 }
 
 static void visit_count(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
@@ -150,6 +188,7 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
       c.bytes = sizes[s];
       c.reg_buff = ((int)s % 3) & 1;
       apply_checked(p, &c, (int)s % 3, (s & 1) ? NA : 6, NP);
+      chunk_checked(p, &c);
     }
     for (int r = 0; r < cfg->n_rules && r < 16; r++) {
       uint64_t edges[] = {cfg->rules[r].bytes_lo, cfg->rules[r].bytes_hi, cfg->rules[r].bytes_lo - 1,
@@ -162,6 +201,25 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
     }
   }
   nn_policy_free(p);
+}
+
+/* NCCL_ALGO / NCCL_PROTO from the mapping's env lines (the harness's environment sets neither):
+ * a rejected value leaves everything enabled, a rule is blocked only for what the value turns
+ * off, and the sentence always fits. */
+static void drive_forced(const struct nn_config *cfg) {
+  struct nn_forced f;
+  char text[768];
+  nn_forced_read(cfg, &f);
+  for (int var = 0; var < NN_FORCED_COUNT; var++) {
+    if (f.invalid[var] && f.restricted[var]) abort();
+    if (f.value[var]) nn_forced_describe(cfg, &f, var, text, sizeof text);
+  }
+  for (int i = 0; i < cfg->n_rules && i < 64; i++)
+    for (int c = 0; c < NN_COLL_COUNT; c++) {
+      unsigned b = nn_forced_blocks(&f, &cfg->rules[i], c);
+      if ((b & 1u) && !(f.restricted[NN_FORCED_ALGO] >> c & 1u)) abort();
+      if ((b & 2u) && !(f.restricted[NN_FORCED_PROTO] >> c & 1u)) abort();
+    }
 }
 
 static void drive_topology(const struct nn_config *cfg) {
@@ -192,6 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const size_t shapes[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {8, 2}, {3, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) drive_policy(cfg, shapes[s][0], shapes[s][1]);
     drive_topology(cfg);
+    drive_forced(cfg);
   }
   nn_config_free(cfg);
   nn_diag_clear(&diag);

@@ -535,10 +535,28 @@ static void test_rule_values(void **state) {
   nn_config_free(c);
 }
 
+/* chunk=SIZE: bytes with K/M/G suffixes, 16 B to 1 GiB; alone it is a rule of its own. */
+static void test_rule_chunk(void **state) {
+  (void)state;
+  struct nn_config *c = parse_ok("rule coll=allreduce algo=ring chunk=512K\nrule chunk=16\nrule chunk=1G proto=ll\n"
+                                      "rule algo=tree\n");
+  assert_int_equal(c->n_rules, 4);
+  assert_true(c->rules[0].chunk == 512 * 1024 && c->rules[0].algo == NN_ALGO_RING);
+  assert_true(c->rules[1].chunk == 16 && c->rules[1].algo == NN_ANY && c->rules[1].channels == 0);
+  assert_true(c->rules[2].chunk == 1ull << 30 && c->rules[2].proto == NN_PROTO_LL);
+  assert_true(c->rules[3].chunk == 0);
+  nn_config_free(c);
+  expect_err("rule chunk=8\n", 1, "rule: bad chunk '8' (expected 16 to 1G bytes, with an optional K, M or G suffix)");
+  expect_err("rule chunk=2G\n", 1, "rule: bad chunk '2G' (expected 16 to 1G bytes");
+  expect_err("rule chunk=0 algo=ring\n", 1, "rule: bad chunk '0'");
+  expect_err("rule chunk=1.5M\n", 1, "rule: bad chunk '1.5M'");
+  expect_err("rule chunk=any\n", 1, "rule: chunk=any: 'any' is a value only for coll and scope");
+}
+
 static void test_rule_errors(void **state) {
   (void)state;
-  expect_err("rule coll=allreduce\n", 1, "rule: needs at least one of algo=, proto=, channels=");
-  expect_err("rule\n", 1, "rule: needs at least one of algo=, proto=, channels=");
+  expect_err("rule coll=allreduce\n", 1, "rule: needs at least one of algo=, proto=, channels=, chunk=");
+  expect_err("rule\n", 1, "rule: needs at least one of algo=, proto=, channels=, chunk=");
   expect_err("rule coll=alltoall algo=ring\n", 1, "rule: unknown coll 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, reduce or any)");
   expect_err("rule algo=bogus\n", 1, "rule: unknown algo 'bogus' (expected tree, ring, collnet_direct");
   expect_err("rule proto=ll64\n", 1, "rule: unknown proto 'll64' (expected ll, ll128 or simple)");
@@ -1064,9 +1082,10 @@ int main(void) {
       cmocka_unit_test(test_gpu_limit),         cmocka_unit_test(test_host_side),
       cmocka_unit_test(test_numa_lines),        cmocka_unit_test(test_cpulist_helpers),
       cmocka_unit_test(test_cpu_lines),         cmocka_unit_test(test_rule_values),
-      cmocka_unit_test(test_rule_errors),       cmocka_unit_test(test_rule_limit),
-      cmocka_unit_test(test_env_lines),         cmocka_unit_test(test_env_refused),
-      cmocka_unit_test(test_env_allow_list),         cmocka_unit_test(test_model_lines),
+      cmocka_unit_test(test_rule_chunk),        cmocka_unit_test(test_rule_errors),
+      cmocka_unit_test(test_rule_limit),        cmocka_unit_test(test_env_lines),
+      cmocka_unit_test(test_env_refused),       cmocka_unit_test(test_env_allow_list),
+      cmocka_unit_test(test_model_lines),
       cmocka_unit_test(test_topology_lines),    cmocka_unit_test(test_unknown_directive),
       cmocka_unit_test(test_line_limits),       cmocka_unit_test(test_nul_byte),
       cmocka_unit_test(test_binary_junk),       cmocka_unit_test(test_mutations),

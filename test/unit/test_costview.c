@@ -125,7 +125,7 @@ static void channels_and_print(void **state) {
   assert_true(ch.time_us > 0);
   char *path = nn_test_write_file("");
   FILE *f = fopen(path, "w");
-  nn_costview_print(f, cfg, &m, p, NN_COLL_ALLREDUCE, 30);
+  nn_costview_print(f, cfg, &m, p, NULL, NN_COLL_ALLREDUCE, 30);
   fclose(f);
   size_t len;
   char *text = nn_test_slurp(path, &len);

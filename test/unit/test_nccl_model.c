@@ -172,12 +172,42 @@ static void test_find_and_versions(void **state) {
   nn_nccl_set_loaded_version(0);
 }
 
+/* A tuner's channels and negative costs: replace / disabled up to 2.30.7 (source tags),
+ * lower only / compete from 2.31 (dev, the 2.31.2 and 2.32.3 binaries). */
+static void test_tuner_semantics(void **state) {
+  (void)state;
+  const struct nn_nccl_release *old[] = {rel(2, 21, 5), rel(2, 27, 7), rel(2, 28, 9), rel(2, 30, 4), rel(2, 30, 7)};
+  const struct nn_nccl_release *now[] = {rel(2, 31, 0), rel(2, 31, 2), rel(2, 32, 3)};
+  char text[256];
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(old[i]->tuner_chunk_size, i >= 3);   /* getChunkSize from 2.30.3 (tuner v6) */
+    assert_int_equal(old[i]->tuner_channels_lower_only, 0);
+    assert_int_equal(old[i]->negative_cost_selects, 0);
+    assert_int_equal(nn_nccl_channels_no_effect(old[i], 64, 4), 0);
+    nn_nccl_tuner_semantics(old[i], text, sizeof text);
+    assert_non_null(strstr(text, "replace its own count"));
+    assert_non_null(strstr(text, "negative cost as disabled"));
+  }
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(now[i]->tuner_chunk_size, 1);
+    assert_int_equal(now[i]->tuner_channels_lower_only, 1);
+    assert_int_equal(now[i]->negative_cost_selects, 1);
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 4), 1);   /* above NCCL's count */
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 4, 4), 1);   /* NCCL needs < its own */
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 3, 4), 0);
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 0), 0);   /* count unknown: no claim */
+    nn_nccl_tuner_semantics(now[i], text, sizeof text);
+    assert_non_null(strstr(text, "only below its own count"));
+    assert_non_null(strstr(text, now[i]->name));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_amd_by_release), cmocka_unit_test(test_intel_tiers),
     cmocka_unit_test(test_other_cpus), cmocka_unit_test(test_floors),
     cmocka_unit_test(test_pcie_formula), cmocka_unit_test(test_release_columns),
-    cmocka_unit_test(test_find_and_versions),
+    cmocka_unit_test(test_find_and_versions), cmocka_unit_test(test_tuner_semantics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

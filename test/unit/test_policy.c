@@ -6,6 +6,8 @@
 #include "nn_config.h"
 #include "nn_test.h"
 
+#include "nccl_cost.h"
+#include "nccl_model.h"
 #include "policy.h"
 #include "topology.h"
 
@@ -212,6 +214,164 @@ static void test_crowded_buckets(void **state) {
   nn_config_free(cfg);
 }
 
+/* Every entry the policy changed now holds +0.0 or a small positive time (never a negative one,
+ * which 2.31+ would take as the cheapest), and every negative entry is left bit for bit.
+ * Returns the number of entries changed. */
+static int check_no_negative_written(const float *before, const float *after, int n) {
+  int changed = 0;
+  for (int i = 0; i < n; i++) {
+    if (!memcmp(&before[i], &after[i], sizeof *after)) continue;
+    changed++;
+    assert_false(signbit(after[i]));
+    assert_true(after[i] >= 0.0f && after[i] < 1e-3f);
+    assert_false(before[i] < 0.0f || isnan(before[i]));
+  }
+  return changed;
+}
+
+/* A table NCCL might hand over, or worse: negatives, NaN, +-0.0 and +inf among times. */
+static void hostile_table(float *t, unsigned *seed) {
+  static const float odd[] = {-1.0f, -0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-30f, -1e-30f, 3.0f};
+  for (int i = 0; i < NA * NP; i++)
+    t[i] = rand_r(seed) % 3 ? odd[rand_r(seed) % 10] : (float)(rand_r(seed) % 1000) / 7.0f;
+}
+
+/* The policy never writes a negative cost: for random rules, every release's own tables (its
+ * cost model for an 8-GPU PCIe node, LL128 as the release has it, sizes 1 B - 4 GiB) and
+ * hostile ones, through nn_policy_apply (fast and general paths). */
+static void test_never_writes_negative(void **state) {
+  (void)state;
+  int n_rel, models = 0, decided = 0, written = 0;
+  const struct nn_nccl_release *rels = nn_nccl_release_table(&n_rel);
+  unsigned seed = 2026;
+  for (int round = 0; round < 12; round++) {
+    char text[16384];
+    size_t len = (size_t)snprintf(text, sizeof text, "%s", MAP4x4);
+    for (int k = 0; k < 24; k++) random_rule(text + len, sizeof text - len, &seed), len = strlen(text);
+    struct nn_config *cfg = nn_test_parse(text);
+    struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
+    assert_non_null(p);
+    for (int r = 0; r < n_rel; r++) {
+      struct nn_cost_comm c = {.version_code = rels[r].first, .nranks = 8, .nnodes = 1, .cc_min = 90,
+                               .cc_max = 90, .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+      nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
+      nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+      struct nn_cost_model m;
+      char err[256];
+      assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
+      models++;
+      for (int coll = 0; coll < NN_COLL_COUNT; coll++)
+        for (int e = 0; e <= 32; e++) {
+          float t[NA * NP], before[NA * NP];
+          if (e % 4 == 3) hostile_table(t, &seed);
+          else nn_cost_table(&m, coll, (uint64_t)1 << e, t);
+          memcpy(before, t, sizeof t);
+          int ch = 0;
+          decided += nn_policy_apply(p, coll, ((uint64_t)1 << e) + (uint64_t)(e % 3), 1, e & 1, t, NA, NP, &ch) >= 0;
+          written += check_no_negative_written(before, t, NA * NP);
+          assert_true(ch >= 0 && ch <= NN_MAX_CHANNELS);
+        }
+    }
+    nn_policy_free(p);
+    nn_config_free(cfg);
+  }
+  assert_int_equal(models, 12 * n_rel);
+  assert_true(decided > 1000 && written > 1000);   /* the rules did fire and write */
+}
+
+/* The reference for nn_policy_chunk: the first rule with chunk= that fits the shape and covers
+ * the call, whose algo=/proto= (when given) are NCCL's selection; kept only at the protocol's
+ * grain or above. */
+static int naive_chunk(const struct nn_config *cfg, int scope, size_t ranks, int coll, uint64_t bytes, int algo,
+                       int proto, uint64_t *chunk) {
+  static const uint64_t grain[NP] = {16, 1920, 512};
+  for (int i = 0; i < cfg->n_rules; i++) {
+    const struct nn_rule *r = &cfg->rules[i];
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != coll) || bytes < r->bytes_lo || bytes > r->bytes_hi) continue;
+    if (ranks < r->ranks_lo || ranks > r->ranks_hi || (r->scope != NN_SCOPE_ANY && r->scope != scope)) continue;
+    if ((r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto)) continue;
+    if (r->chunk < grain[proto]) return -1;
+    *chunk = r->chunk;
+    return i;
+  }
+  return -1;
+}
+
+/* n random rules; with `chunks`, some get chunk= and chunk-only rules are mixed in; with `extra`,
+ * choice-only rules (no chunk=) are mixed in. The rules common to every variant come from the
+ * same seed, so variants differ only in what was added. */
+static size_t random_rules(char *text, size_t size, unsigned seed, int n, int chunks, int extra) {
+  static const char *sizes[] = {"16", "100", "1K", "2K", "64K", "512K", "1M"};
+  unsigned add = seed * 7u + 1u;
+  size_t len = (size_t)snprintf(text, size, "%s", MAP4x4);
+  for (int k = 0; k < n; k++) {
+    char line[256];
+    random_rule(line, sizeof line, &seed);
+    line[strlen(line) - 1] = 0;
+    unsigned r = (unsigned)rand_r(&add);
+    if (extra && r % 4 == 0) len += (size_t)snprintf(text + len, size - len, "rule coll=any algo=ring channels=3\n");
+    if (chunks && r % 5 == 1)
+      len += (size_t)snprintf(text + len, size - len, "rule bytes=%u- chunk=%s\n", 1u << (r % 24), sizes[r % 7]);
+    len += (size_t)snprintf(text + len, size - len, "%s%s%s\n", line, chunks && r % 3 == 2 ? " chunk=" : "",
+                            chunks && r % 3 == 2 ? sizes[(r >> 3) % 7] : "");
+  }
+  return len;
+}
+
+/* A chunk rule never changes what getCollInfo does, and a choice rule never changes what
+ * getChunkSize does; getChunkSize equals the reference scan. */
+static void test_chunk_independent(void **state) {
+  (void)state;
+  int chunked = 0, compared = 0;
+  for (unsigned round = 1; round <= 30; round++) {
+    char a_text[16384], b_text[16384], c_text[16384];
+    random_rules(a_text, sizeof a_text, round, 20, 0, 0);
+    random_rules(b_text, sizeof b_text, round, 20, 1, 0);
+    random_rules(c_text, sizeof c_text, round, 20, 1, 1);
+    struct nn_config *a = nn_test_parse(a_text), *b = nn_test_parse(b_text), *c = nn_test_parse(c_text);
+    struct nn_policy *pa = nn_policy_compile(a, 8, 1), *pb = nn_policy_compile(b, 8, 1), *pc = nn_policy_compile(c, 8, 1);
+    assert_true(pa && pb && pc);
+    assert_int_equal(nn_policy_chunk_mask(pa), 0);
+    assert_int_equal(nn_policy_coll_mask(pa), nn_policy_coll_mask(pb));
+    unsigned seed = round;
+    for (int coll = 0; coll < NN_COLL_COUNT; coll++)
+      for (int e = 0; e <= 32; e++) {
+        uint64_t bytes = ((uint64_t)1 << e) + (uint64_t)(e % 3);
+        float ta[NA * NP], tb[NA * NP];
+        if (e % 2) hostile_table(ta, &seed);
+        else pcie_table(ta);
+        memcpy(tb, ta, sizeof ta);
+        int cha = 0, chb = 0;
+        nn_policy_apply(pa, coll, bytes, 1, 0, ta, NA, NP, &cha);
+        nn_policy_apply(pb, coll, bytes, 1, 0, tb, NA, NP, &chb);
+        assert_memory_equal(ta, tb, sizeof ta);
+        assert_int_equal(cha, chb);
+        for (int algo = 0; algo < 3; algo++)
+          for (int proto = 0; proto < NP; proto++) {
+            size_t kb = 7, kc = 7;
+            uint64_t want = 0;
+            int rb = nn_policy_chunk(pb, coll, bytes, algo, proto, &kb);
+            int rc = nn_policy_chunk(pc, coll, bytes, algo, proto, &kc);
+            assert_int_equal(rb, naive_chunk(b, nn_policy_scope(pb), 8, coll, bytes, algo, proto, &want));
+            assert_true(rb >= 0 ? kb == want : kb == 7);
+            assert_int_equal(rb >= 0, rc >= 0);
+            assert_true(kb == kc);
+            size_t ka = 7;
+            assert_int_equal(nn_policy_chunk(pa, coll, bytes, algo, proto, &ka), -1);
+            chunked += rb >= 0;
+            compared++;
+          }
+      }
+    nn_policy_free(pa);
+    nn_policy_free(pb);
+    nn_policy_free(pc);
+    nn_config_free(a);
+    nn_config_free(b);
+    nn_config_free(c);
+  }
+  assert_true(chunked > 500 && compared > chunked);   /* chunk rules did fire, and not everywhere */
+}
+
 static void test_empty_and_null(void **state) {
   (void)state;
   struct nn_policy *p = nn_policy_compile(NULL, 4, 1);
@@ -268,7 +428,8 @@ static void test_format_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
-    cmocka_unit_test(test_crowded_buckets),
+    cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_never_writes_negative),
+    cmocka_unit_test(test_chunk_independent),
     cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
   };
