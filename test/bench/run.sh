@@ -3,8 +3,9 @@
 # test/bench/run.sh - `make bench`: builds the plugin and test/bench/bench_tuner, runs the benchmark.
 #
 #   BUILD=dir            build directory (default build)
-#   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -q quick,
-#                        -Q the check `make test` runs: correctness of every rule count, one row)
+#   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -s SEED of the
+#                        random layouts, -q quick, -Q the check `make test` runs: correctness of
+#                        every rule count and random layout, one timing row)
 #   BENCH_DOCS=1         also write the results, machine and command into docs/benchmarks.md
 #   BENCH_INSTR=0        skip the instruction counts (default: counted under callgrind when
 #                        valgrind is installed; deterministic, unlike times on a shared VM)
@@ -35,10 +36,13 @@ set -e
 # Instructions per call, one callgrind dump per tuner and workload (bench_tuner -I).
 if [ "${BENCH_INSTR:-1}" = 1 ] && command -v valgrind >/dev/null; then
   cg=$(mktemp -d)
-  if valgrind --tool=callgrind -q --callgrind-out-file="$cg/cg.out" "$BIN" -l "$SO" -I >/dev/null 2>"$cg/log"; then
+  # --cache-sim for the layouts' L1 data misses; Ir stays the first event of every dump.
+  if valgrind --tool=callgrind --cache-sim=yes -q --callgrind-out-file="$cg/cg.out" "$BIN" -l "$SO" -I \
+    >/dev/null 2>"$cg/log"; then
     for f in "$cg"/cg.out.*; do
-      printf '%s %s\n' "$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")" "$(sed -n 's/^totals: //p' "$f")"
-    done | awk '
+      printf '%s :: %s\n' "$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")" "$(sed -n 's/^totals: //p' "$f")"
+    done > "$cg/totals"
+    grep '^rules=' "$cg/totals" | sed 's/ :: / /' | awk '
       { split($1, r, "="); split($2, m, "="); split($3, k, "="); split($4, c, "=");
         key = r[2] " " m[2]; v[key, k[2]] = $5 / c[2]; keys[key] = 1 }
       END {
@@ -53,16 +57,31 @@ if [ "${BENCH_INSTR:-1}" = 1 ] && command -v valgrind >/dev/null; then
             v[key, "nccl-numa"], v[key, "linear"], v[key, "floor"], v[key, "nccl-numa"] - v[key, "floor"]
         }
       }' | tee -a "$out"
+    # The random layouts beside the 1-rule and 1,000-rule matching calls; events Ir Dr Dw I1mr D1mr D1mw ...
+    {
+      echo; echo "## random layouts, instructions and L1 data misses per call (callgrind; same calls as above)"; echo
+      echo "| rules, calls | instructions | D1 misses (read + write) |"; echo "|---|---:|---:|"
+      grep -E '^(rules=(1|1000) match=1 tuner=nccl-numa|layout=)' "$cg/totals" | awk -F' :: ' '
+        { split($1, d, " "); split(d[4], c, "="); split($2, t, " "); name = $1
+          if (name ~ /^rules=/) { split(d[1], r, "="); name = r[2] " rule" (r[2] > 1 ? "s" : "") ", matching, log-uniform" }
+          else sub(/^[^|]*\| /, "", name)
+          printf "| %s | %.1f | %.2f |\n", name, t[1] / c[2], (t[5] + t[6]) / c[2] }' | sort -t'|' -k2,2 -s
+    } | tee -a "$out"
     # Where the instructions of a matching call go (inlined code counted at its source line).
     if command -v python3 >/dev/null && command -v callgrind_annotate >/dev/null; then
       d1=$(grep -l 'rules=1 match=1 tuner=nccl-numa' "$cg"/cg.out.* | head -1)
       d1000=$(grep -l 'rules=1000 match=1 tuner=nccl-numa' "$cg"/cg.out.* | head -1)
+      worst=$(grep '^layout=' "$cg/totals" | awk -F' :: ' '{ split($2, t, " "); print t[1], $1 }' | sort -n | tail -1 |
+        sed 's/^[0-9]* layout=\([0-9]*\) query=\([0-9]*\) .*/layout=\1 query=\2 /')
+      dworst=$(grep -l "$worst" "$cg"/cg.out.* | head -1)
+      wname=$(sed -n 's/^desc: Trigger: Client Request: .* | //p' "$dworst")
       calls=$(sed -n 's/^desc: Trigger: Client Request: .* calls=//p' "$d1")
       {
         echo; echo "## getCollInfo by stage, instructions per matching call (callgrind)"; echo
-        echo "| stage | 1 rule | 1000 rules |"; echo "|---|---:|---:|"
+        echo "| stage | 1 rule | 1000 rules | worst random layout: $wname |"; echo "|---|---:|---:|---:|"
         paste -d'|' <(python3 test/bench/stages.py "$d1" "$calls") \
-          <(python3 test/bench/stages.py "$d1000" "$calls" | sed 's/^| [^|]* |//') | sed 's/||/|/'
+          <(python3 test/bench/stages.py "$d1000" "$calls" | sed 's/^| [^|]* |//') \
+          <(python3 test/bench/stages.py "$dworst" "$calls" | sed 's/^| [^|]* |//') | sed 's/||/|/g'
       } | tee -a "$out"
     fi
   else
@@ -104,6 +123,17 @@ if [ "${BENCH_DOCS:-0}" = 1 ]; then
     echo "are measured interleaved, so compare within a table (ratios), not across tables. For the"
     echo "same reason the 1000-rule/1-rule target is judged on runs that alternate the two"
     echo "communicators (the 1-rule one kept alive until the 1,000-rule phase), not on two rows."
+    echo
+    echo "Random layouts (bench_tuner -s SEED; the seed is in the table's title): five mappings of 1,000 rules"
+    echo "drawn from the seed: the layout of an independent benchmark (999 ranges 64 B wide every"
+    echo "4 KiB from 64 KiB, then 0-64 KiB-1, allreduce only), and narrow (1-64 B) or wide (up to"
+    echo "the size of their start) ranges, clustered in two adjacent octaves or spread over 0-8 GiB,"
+    echo "with gaps between them and overlaps in file order, over four collectives. Each is queried"
+    echo "at powers of two (2^0-2^32), log-uniform sizes (1 B-8 GiB) and at range edges (lo - 1,"
+    echo "lo, hi, hi + 1 of a drawn rule); every call is verified against the reference scan as"
+    echo "above, and the column \"decided by a rule\" says how many changed the table. Each row is"
+    echo "timed in runs alternating with the 1-rule communicator (over its own calls) and the floor;"
+    echo "the targets are judged on the worst row."
     echo
     sed -n '2,$p' "$out"
   } > docs/benchmarks.md

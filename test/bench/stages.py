@@ -16,7 +16,7 @@ STAGES = [  # (stage, functions whose lines it sums)
     ("ABI adapter (tuner_v5.c, tuner.h: context, collective mask, jump)", {"get_coll_info_v5", "nn_tuner_get_coll_info"}),
     ("ruled collective: entry, saved registers, exit (tuner.c)", {"nn_tuner_get_coll_info_ruled", "nn_policy_apply_fast"}),
     ("segment lookup: octave word, key of nBytes, bucket, step back", {"nn_policy_octave", "nn_policy_key", "nn_policy_segment_fast"}),
-    ("choice check: entry set, table shape, entry enabled", {"nn_policy_fast_ok", "nn_policy_enabled_fast"}),
+    ("choice check: entry set, table shape, entry enabled or no rule", {"nn_policy_fast_ok"}),
     ("no +-0.0 among the first 8 entries (vector compare)",
      {"nn_policy_zero_in_8", "intrinsics"}),
     ("write the choice: entry 0.0, channels", {"nn_policy_fast_write"}),
@@ -63,7 +63,7 @@ def per_function(text):
 
 def main():
     dump, calls = sys.argv[1], int(sys.argv[2])
-    text = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=yes", "--context=1000000", dump],
+    text = subprocess.run(["callgrind_annotate", "--show=Ir", "--threshold=100", "--auto=yes", "--context=1000000", dump],
                           capture_output=True, text=True, check=True).stdout
     totals = per_function(text)
     seen = set()
