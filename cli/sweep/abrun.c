@@ -502,15 +502,20 @@ static int long_table(const struct nn_ab_own *own, struct option *t) {
   return n;
 }
 
+/* One option getopt_long returned: its code says which table it came from (long_table). */
 static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, char *err, size_t errsz) {
   char spelled[40];
-  if (c >= OPT_OWN) {
-    const struct nn_ab_own_opt *w = &own->opts[c - OPT_OWN];
+  int k = c >= OPT_OWN ? c - OPT_OWN : c >= OPT_LAUNCH ? c - OPT_LAUNCH : c >= OPT_COMMON ? c - OPT_COMMON : -1;
+  if (c >= OPT_OWN && k < own->n) {
+    const struct nn_ab_own_opt *w = &own->opts[k];
     return own->take(own->arg, w->name, w->flag ? NULL : optarg) < 0 ? -1 : 1;
   }
-  if (c >= OPT_LAUNCH) return nn_launch_set_opt(&o->launch, launch_long[c - OPT_LAUNCH], optarg, err, errsz);
-  if (c >= OPT_COMMON) snprintf(spelled, sizeof spelled, "--%s", common_long[c - OPT_COMMON]);
-  else snprintf(spelled, sizeof spelled, "-%c", c);
+  if (c >= OPT_LAUNCH && c < OPT_OWN && k < (int)NN_AB_N_LAUNCH)
+    return nn_launch_set_opt(&o->launch, launch_long[k], optarg, err, errsz);
+  if (c >= OPT_COMMON && c < OPT_LAUNCH && k < (int)NN_AB_N_COMMON)
+    snprintf(spelled, sizeof spelled, "--%s", common_long[k]);
+  else
+    snprintf(spelled, sizeof spelled, "-%c", c);
   return set_common(o, spelled, optarg, err, errsz);
 }
 
