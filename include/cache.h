@@ -26,42 +26,42 @@
 #include "nn_config.h"
 #include "policy.h"
 
-struct nn_cfgver;
+struct nn_cache_version;
 
 /* The current version of the config, found by nn_config_source_find(NULL) and loaded by
  * nn_config_resolve (config_source.h). Reads the files again when they changed; when they kept
  * changing during the reads, WARNs through `logger` (NULL: see log.h) once until a new
  * version is published. Returns NULL only when out of memory. */
-struct nn_cfgver *nn_cache_acquire(const struct nn_logger *logger);
+struct nn_cache_version *nn_cache_acquire(const struct nn_logger *logger);
 
 /* Adds a reference to `v` (NULL is accepted) and returns it. */
-struct nn_cfgver *nn_cfgver_ref(struct nn_cfgver *v);
+struct nn_cache_version *nn_cache_ref(struct nn_cache_version *v);
 
 /* Drops a reference; NULL is accepted. */
-void nn_cache_release(struct nn_cfgver *v);
+void nn_cache_release(struct nn_cache_version *v);
 
-const struct nn_config *nn_cfgver_config(const struct nn_cfgver *v);
-const char *nn_cfgver_path(const struct nn_cfgver *v);
-int nn_cfgver_status(const struct nn_cfgver *v);
+const struct nn_config *nn_cache_config(const struct nn_cache_version *v);
+const char *nn_cache_path(const struct nn_cache_version *v);
+int nn_cache_status(const struct nn_cache_version *v);
 
 /* Eight hex digits naming the content the version was built from (the mapping and every
  * CSV it pulled in; see snapshot.h): ranks that read different versions log different hashes. */
-const char *nn_cfgver_hash(const struct nn_cfgver *v);
+const char *nn_cache_hash(const struct nn_cache_version *v);
 
 /* Returns 1 exactly once per version: callers use it to warn once about a bad file. */
-int nn_cfgver_claim_warning(struct nn_cfgver *v);
+int nn_cache_claim_warning(struct nn_cache_version *v);
 
 /* For a rejected version, once per version (shared by the tuner and the env plugin): one
  * WARN line per problem ("FILE:LINE: problem"), then "config PATH rejected: <consequence>". */
-void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger, const char *consequence);
+void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger, const char *consequence);
 
 /* For an accepted version, once per version (shared by the tuner and the env plugin): one
  * WARN per refused `env` line ("FILE:LINE: env: NAME refused, ...: the rest of the file
  * applies") and per note of its config (nn_config.h). */
-void nn_cfgver_warn_refused(struct nn_cfgver *v, const struct nn_logger *logger);
+void nn_cache_warn_refused(struct nn_cache_version *v, const struct nn_logger *logger);
 
 /* The compiled policy for a communicator shape, shared by every communicator of that
  * shape on this version; owned by the version. NULL when out of memory. */
-const struct nn_policy *nn_cfgver_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes);
+const struct nn_policy *nn_cache_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes);
 
 #endif

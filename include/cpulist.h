@@ -15,7 +15,7 @@
 /* Parses a CPU list such as "0-31,64-95" (each item N or N-M with N <= M <= NN_MAX_CPU)
  * into `mask` (NN_CPUMASK_WORDS words, bit c of word c/32; may be NULL). Returns the
  * highest CPU, or -1 with a reason in err. */
-int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t err_size);
+int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t errsz);
 
 /* Formats a mask as sysfs cpumap (32-bit hex words, most significant first, comma-separated)
  * covering CPUs 0..highest, e.g. "00000000,ffffffff" for 0-31 with highest 63.

@@ -105,7 +105,7 @@ void nn_cost_graph_set(struct nn_cost_graph *g, int nchannels, float bw_intra, f
  * Returns 0, or -1 with a reason in err (fewer than 2 ranks, nodes not dividing ranks,
  * a graph without channels or bandwidth). */
 int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, char *err,
-                       size_t err_size);
+                       size_t errsz);
 
 /* NCCL's modelled time in microseconds of one call of `nbytes` (NCCL's nBytes: the whole
  * buffer for allgather/reducescatter, as nccl-tests' size column) with one algorithm and

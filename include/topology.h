@@ -31,7 +31,7 @@ struct nn_cpu_kind {
 /* Resolves the CPU kind: the `cpu` line, else `cpuinfo_path` (NULL: /proc/cpuinfo).
  * Returns 0, or -1 with a reason in err. */
 int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
-                         struct nn_cpu_kind *out, char *err, size_t err_size);
+                         struct nn_cpu_kind *out, char *err, size_t errsz);
 
 /* The compute capability the mapping declares (all `sm=` agree), 0 when none,
  * -1 when they disagree. */

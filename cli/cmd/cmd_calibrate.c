@@ -80,7 +80,7 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
          "apply to any scope" : "no mapping given: rules apply to any scope");
   struct nn_cost_model model;
   char why[512];
-  int have = nn_costm_load(rd, ranks, &model, why, sizeof why) == 0;
+  int have = nn_costmeasure_load(rd, ranks, &model, why, sizeof why) == 0;
   if (have)
     printf("# NCCL's choice per size: predicted from the tuning table NCCL logged in runs/probe.out. A rule "
            "is emitted only where the fastest arm beats the measured time of NCCL's choice by more than the "
@@ -93,11 +93,11 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
   printf("# pci-latency: %s\n", how);
   char not[400];
-  if (lat > 0 && nn_costm_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not))
+  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not))
     printf("model pci-latency-us=%.2f\n", lat);
   else if (lat > 0)
     printf("# model pci-latency-us=%.2f not written: %s\n", lat, not);
-  nn_costm_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
+  nn_costmeasure_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
   nn_series_free(s, ns);
   if (n < 0) return NN_EXIT_INVALID;
   fprintf(stderr, "nccl-numa calibrate: %d rule(s)\n", n);

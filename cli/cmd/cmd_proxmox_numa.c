@@ -36,7 +36,7 @@ static void usage(FILE *out) {
     "Exit: 0 done, 1 the VM cannot be rewritten (the message says why), 2 usage.\n");
 }
 
-static int parse_opts(int argc, char **argv, struct nn_pxn_apply_opts *o) {
+static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *o) {
   static const struct option longs[] = {
     {"vm-config", required_argument, 0, 'v'}, {"pci-mapping", required_argument, 0, 'm'},
     {"node", required_argument, 0, 'n'},      {"xml", required_argument, 0, 'x'},
@@ -70,11 +70,11 @@ static int parse_opts(int argc, char **argv, struct nn_pxn_apply_opts *o) {
 }
 
 int nn_cmd_proxmox_numa(int argc, char **argv) {
-  struct nn_pxn_apply_opts o;
+  struct nn_proxmox_numa_apply_opts o;
   struct nn_diag msgs = {0};
   int rc = parse_opts(argc, argv, &o);
   if (rc >= 0) return rc;
-  rc = nn_pxn_apply(&o, stdout, &msgs) ? NN_EXIT_INVALID : NN_EXIT_OK;
+  rc = nn_proxmox_numa_apply(&o, stdout, &msgs) ? NN_EXIT_INVALID : NN_EXIT_OK;
   for (int i = 0; i < msgs.n; i++) fprintf(stderr, PROG ": %s\n", msgs.msgs[i]);
   if (msgs.dropped) fprintf(stderr, PROG ": ... and %d more messages\n", msgs.dropped);
   nn_diag_clear(&msgs);

@@ -152,37 +152,37 @@ static void describe_source(hwloc_topology_t topo, const char *xml_path, int fro
 /* A saved topology is read by the one bounded reader (a FIFO or /dev/zero would hang
  * hwloc's loader) and handed to hwloc as a buffer. A missing or unreadable
  * HWLOC_XMLFILE is an error: hwloc itself would silently read the live machine. */
-static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char *err, size_t err_size) {
+static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char *err, size_t errsz) {
   char *xml = NULL, why[768];
   size_t len = 0;
   if (nn_file_read(AT_FDCWD, path, 0, NN_DISCOVERY_XML_MAX_BYTES, &xml, &len, why, sizeof why)) {
-    nn_errbuf_set(err, err_size, "%s%s", from_env ? "HWLOC_XMLFILE: " : "", why);
+    nn_errbuf_set(err, errsz, "%s%s", from_env ? "HWLOC_XMLFILE: " : "", why);
     return -1;
   }
   /* The length counts the final NUL, as hwloc_topology_export_xmlbuffer gives it. */
   int rc = len < INT_MAX ? hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) : -1;
   free(xml);   /* hwloc copied it */
-  if (rc) nn_errbuf_set(err, err_size, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
+  if (rc) nn_errbuf_set(err, errsz, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
   return rc ? -1 : 0;
 }
 
-int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size) {
+int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t errsz) {
   hwloc_topology_t topo;
   memset(out, 0, sizeof *out);
   const char *env = getenv("HWLOC_XMLFILE");
   int from_env = !xml_path && env && *env;
   if (from_env) xml_path = env;
   if (hwloc_topology_init(&topo)) {
-    nn_errbuf_set(err, err_size, "hwloc: cannot initialise a topology");
+    nn_errbuf_set(err, errsz, "hwloc: cannot initialise a topology");
     return -1;
   }
   hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (xml_path && give_xml(topo, xml_path, from_env, err, err_size)) {
+  if (xml_path && give_xml(topo, xml_path, from_env, err, errsz)) {
     hwloc_topology_destroy(topo);
     return -1;
   }
   if (hwloc_topology_load(topo)) {
-    nn_errbuf_set(err, err_size, "hwloc: cannot load the topology%s%s", xml_path ? " from " : "",
+    nn_errbuf_set(err, errsz, "hwloc: cannot load the topology%s%s", xml_path ? " from " : "",
              xml_path ? xml_path : "");
     hwloc_topology_destroy(topo);
     return -1;
@@ -193,16 +193,16 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
   int rc = (read_numas(topo, out) || read_pcis(topo, out)) ? -1 : 0;
   hwloc_topology_destroy(topo);
   if (rc) {
-    nn_errbuf_set(err, err_size, "out of memory reading the topology");
+    nn_errbuf_set(err, errsz, "out of memory reading the topology");
     nn_discovery_free(out);
   }
   return rc;
 }
 #else
-int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size) {
+int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t errsz) {
   (void)xml_path;
   memset(out, 0, sizeof *out);
-  nn_errbuf_set(err, err_size, "nccl-numa was built without hwloc, which reading a topology needs "
+  nn_errbuf_set(err, errsz, "nccl-numa was built without hwloc, which reading a topology needs "
                 "(rebuild with hwloc's -dev package installed)");
   return -1;
 }

@@ -53,7 +53,7 @@ struct nn_discovery {
  * device, an oversized, missing or unreadable file is an error naming it; a
  * missing HWLOC_XMLFILE never falls back to the machine). Returns 0, or -1 with a
  * reason in err. */
-int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t err_size);
+int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t errsz);
 
 /* Releases what nn_discovery_load allocated (the struct itself is the caller's). */
 void nn_discovery_free(struct nn_discovery *d);

@@ -162,12 +162,12 @@ static int pci_cmp(const void *a, const void *b) {
                                     &((const struct nn_guest_pci *)b)->bus);
 }
 
-static int scan_pci(struct nn_guest *g, char *err, size_t err_size) {
+static int scan_pci(struct nn_guest *g, char *err, size_t errsz) {
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices", g->root);
   DIR *d = opendir(dir);
   if (!d) {
-    nn_errbuf_set(err, err_size, "%s: cannot read: %s", dir, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot read: %s", dir, strerror(errno));
     return -1;
   }
   g->pcis = calloc(NN_GUEST_MAX_PCI, sizeof *g->pcis);
@@ -175,7 +175,7 @@ static int scan_pci(struct nn_guest *g, char *err, size_t err_size) {
     if (e->d_name[0] != '.') read_device(g, dir, e->d_name);
   closedir(d);
   if (!g->pcis) {
-    nn_errbuf_set(err, err_size, "out of memory");
+    nn_errbuf_set(err, errsz, "out of memory");
     return -1;
   }
   qsort(g->pcis, (size_t)g->n_pcis, sizeof *g->pcis, pci_cmp);
@@ -205,10 +205,10 @@ static void scan_numa(struct nn_guest *g) {
   if (g->numas) qsort(g->numas, (size_t)g->n_numas, sizeof *g->numas, numa_cmp);
 }
 
-int nn_guest_scan(const char *root, struct nn_guest *g, char *err, size_t err_size) {
+int nn_guest_scan(const char *root, struct nn_guest *g, char *err, size_t errsz) {
   memset(g, 0, sizeof *g);
   snprintf(g->root, sizeof g->root, "%s", !strcmp(root, "/") ? "" : root);
-  if (scan_pci(g, err, err_size)) {
+  if (scan_pci(g, err, errsz)) {
     nn_guest_free(g);
     return -1;
   }

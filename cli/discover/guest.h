@@ -51,7 +51,7 @@ struct nn_guest {
 
 /* Reads ROOT's sysfs. Returns 0 (also with no device at all), or -1 with a reason
  * when ROOT/sys/bus/pci/devices cannot be read. */
-int nn_guest_scan(const char *root, struct nn_guest *g, char *err, size_t err_size);
+int nn_guest_scan(const char *root, struct nn_guest *g, char *err, size_t errsz);
 void nn_guest_free(struct nn_guest *g);
 
 /* The function with this bus id, or NULL. */

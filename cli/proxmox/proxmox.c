@@ -28,8 +28,8 @@
 #define LINE_MAX_BYTES 4096
 
 /* Reads a regular file of at most NN_PVE_MAX_FILE bytes (the one bounded reader). */
-static int read_text(const char *path, char **buf, size_t *len, char *err, size_t err_size) {
-  return nn_file_read(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, buf, len, err, err_size) ? -1 : 0;
+static int read_text(const char *path, char **buf, size_t *len, char *err, size_t errsz) {
+  return nn_file_read(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, buf, len, err, errsz) ? -1 : 0;
 }
 
 /* Line iterator over a buffer: copies the next line (CR stripped) into `line`. */
@@ -38,17 +38,17 @@ struct lines {
   int no;
 };
 
-static int next_line(struct lines *it, char *line, size_t size, char *err, size_t err_size) {
+static int next_line(struct lines *it, char *line, size_t size, char *err, size_t errsz) {
   if (it->p >= it->end) return 0;
   const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
   size_t n = (size_t)((nl ? nl : it->end) - it->p);
   it->no++;
   if (memchr(it->p, 0, n)) {
-    nn_errbuf_set(err, err_size, "%s:%d: NUL byte", it->name, it->no);
+    nn_errbuf_set(err, errsz, "%s:%d: NUL byte", it->name, it->no);
     return -1;
   }
   if (n >= size) {
-    nn_errbuf_set(err, err_size, "%s:%d: line longer than %zu bytes", it->name, it->no, size - 1);
+    nn_errbuf_set(err, errsz, "%s:%d: line longer than %zu bytes", it->name, it->no, size - 1);
     return -1;
   }
   memcpy(line, it->p, n);
@@ -266,18 +266,18 @@ static int vm_line(struct nn_pve_vm *vm, char *line, int no, char *bad, size_t b
 }
 
 int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve_vm *vm, char *err,
-                    size_t err_size) {
+                    size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
   int r;
   memset(vm, 0, sizeof *vm);
   vm->path = strdup(name);
-  while ((r = next_line(&it, line, sizeof line, err, err_size)) > 0) {
+  while ((r = next_line(&it, line, sizeof line, err, errsz)) > 0) {
     char *s = nn_text_trim(line);
     if (!*s || *s == '#') continue;
     if (*s == '[') break;                 /* snapshots and pending changes follow */
     if (vm_line(vm, s, it.no, bad, sizeof bad)) {
-      nn_errbuf_set(err, err_size, "%s:%d: %s", name, it.no, bad);
+      nn_errbuf_set(err, errsz, "%s:%d: %s", name, it.no, bad);
       r = -1;
       break;
     }
@@ -286,12 +286,12 @@ int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve
   return r < 0 ? -1 : 0;
 }
 
-int nn_pve_vm_load(const char *path, struct nn_pve_vm *vm, char *err, size_t err_size) {
+int nn_pve_vm_load(const char *path, struct nn_pve_vm *vm, char *err, size_t errsz) {
   char *buf;
   size_t len;
   memset(vm, 0, sizeof *vm);
-  if (read_text(path, &buf, &len, err, err_size)) return -1;
-  int rc = nn_pve_vm_parse(path, buf, len, vm, err, err_size);
+  if (read_text(path, &buf, &len, err, errsz)) return -1;
+  int rc = nn_pve_vm_parse(path, buf, len, vm, err, errsz);
   free(buf);
   return rc;
 }
@@ -407,16 +407,16 @@ static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur,
 }
 
 int nn_pve_mappings_parse(const char *name, const char *buf, size_t len, struct nn_pve_mappings *ms,
-                          char *err, size_t err_size) {
+                          char *err, size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
   struct nn_pve_mapping *cur = NULL;
   int r;
   memset(ms, 0, sizeof *ms);
   ms->path = strdup(name);
-  while ((r = next_line(&it, line, sizeof line, err, err_size)) > 0) {
+  while ((r = next_line(&it, line, sizeof line, err, errsz)) > 0) {
     if (mapping_line(ms, &cur, line, it.no, bad, sizeof bad)) {
-      nn_errbuf_set(err, err_size, "%s:%d: %s", name, it.no, bad);
+      nn_errbuf_set(err, errsz, "%s:%d: %s", name, it.no, bad);
       r = -1;
       break;
     }
@@ -426,12 +426,12 @@ int nn_pve_mappings_parse(const char *name, const char *buf, size_t len, struct 
   return r < 0 ? -1 : 0;
 }
 
-int nn_pve_mappings_load(const char *path, struct nn_pve_mappings *ms, char *err, size_t err_size) {
+int nn_pve_mappings_load(const char *path, struct nn_pve_mappings *ms, char *err, size_t errsz) {
   char *buf;
   size_t len;
   memset(ms, 0, sizeof *ms);
-  if (read_text(path, &buf, &len, err, err_size)) return -1;
-  int rc = nn_pve_mappings_parse(path, buf, len, ms, err, err_size);
+  if (read_text(path, &buf, &len, err, errsz)) return -1;
+  int rc = nn_pve_mappings_parse(path, buf, len, ms, err, errsz);
   free(buf);
   return rc;
 }
@@ -478,11 +478,11 @@ static void mark_used(struct used *u, const struct nn_pve_pciid *ids, int n) {
 
 static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
                       const struct nn_pve_mappings *maps, const char *node, struct used *u,
-                      char *err, size_t err_size) {
+                      char *err, size_t errsz) {
   const struct nn_pve_mapping *m = nn_pve_mappings_find(maps, h->mapping);
   int for_node = 0;
   if (!m) {
-    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
+    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
              h->index, h->mapping, maps ? maps->path : "the PCI mapping file (none given: --pci-mapping)");
     return -1;
   }
@@ -498,40 +498,40 @@ static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
     return 0;
   }
   if (!for_node)
-    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: mapping '%s' (%s:%d) has no device on node '%s'",
+    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' (%s:%d) has no device on node '%s'",
              vm->path, h->line, h->index, h->mapping, maps->path, m->line, node);
   else
-    nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
+    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
              "used by another hostpci entry", vm->path, h->line, h->index, h->mapping, node);
   return -1;
 }
 
 int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, const char *node,
-                  char *err, size_t err_size) {
+                  char *err, size_t errsz) {
   struct used u;
   u.n = 0;
   for (int i = 0; i < vm->n_hostpci; i++) {
     struct nn_pve_hostpci *h = &vm->hostpci[i];
     if (h->mapping) continue;
     if (is_used(&u, h->ids, h->n_ids)) {
-      nn_errbuf_set(err, err_size, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
+      nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
       return -1;
     }
     mark_used(&u, h->ids, h->n_ids);
   }
   for (int i = 0; i < vm->n_hostpci; i++)
-    if (vm->hostpci[i].mapping && assign_one(&vm->hostpci[i], vm, maps, node, &u, err, err_size))
+    if (vm->hostpci[i].mapping && assign_one(&vm->hostpci[i], vm, maps, node, &u, err, errsz))
       return -1;
   return 0;
 }
 
 int nn_pve_mappings_for_vm(const struct nn_pve_vm *vm, const char *path, struct nn_pve_mappings *m, int *have,
-                           char *err, size_t err_size) {
+                           char *err, size_t errsz) {
   *have = path != NULL;
   for (int i = 0; i < vm->n_hostpci; i++)
     if (vm->hostpci[i].mapping) *have = 1;
   if (!*have) return 0;
-  if (nn_pve_mappings_load(path ? path : "/etc/pve/mapping/pci.cfg", m, err, err_size)) {
+  if (nn_pve_mappings_load(path ? path : "/etc/pve/mapping/pci.cfg", m, err, errsz)) {
     *have = 0;
     return -1;
   }

@@ -92,9 +92,9 @@ struct nn_pve_mappings {
 
 /* Parses a VM config. Returns 0, or -1 with "PATH:LINE: problem" in err (then
  * nothing stays allocated). */
-int nn_pve_vm_load(const char *path, struct nn_pve_vm *vm, char *err, size_t err_size);
+int nn_pve_vm_load(const char *path, struct nn_pve_vm *vm, char *err, size_t errsz);
 int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve_vm *vm,
-                    char *err, size_t err_size);
+                    char *err, size_t errsz);
 void nn_pve_vm_free(struct nn_pve_vm *vm);
 
 /* Whether the VM is a q35 machine (`machine:` q35 or pc-q35-*; absent means i440fx). */
@@ -102,9 +102,9 @@ int nn_pve_vm_is_q35(const struct nn_pve_vm *vm);
 
 /* Parses a cluster PCI mapping file. Returns 0, or -1 with "PATH:LINE: problem"
  * (then nothing stays allocated). */
-int nn_pve_mappings_load(const char *path, struct nn_pve_mappings *m, char *err, size_t err_size);
+int nn_pve_mappings_load(const char *path, struct nn_pve_mappings *m, char *err, size_t errsz);
 int nn_pve_mappings_parse(const char *name, const char *buf, size_t len,
-                          struct nn_pve_mappings *m, char *err, size_t err_size);
+                          struct nn_pve_mappings *m, char *err, size_t errsz);
 void nn_pve_mappings_free(struct nn_pve_mappings *m);
 
 /* Loads the cluster PCI mapping a VM needs: the file at `path` (NULL: the cluster's
@@ -112,7 +112,7 @@ void nn_pve_mappings_free(struct nn_pve_mappings *m);
  * else nothing. *have says whether m was loaded (free it then). Returns 0, or -1 with
  * the loader's message in err and *have 0. */
 int nn_pve_mappings_for_vm(const struct nn_pve_vm *vm, const char *path, struct nn_pve_mappings *m, int *have,
-                           char *err, size_t err_size);
+                           char *err, size_t errsz);
 
 /* This host's name as Proxmox names its cluster node (the short host name; "localhost"
  * when it has none), for mapping= entries. */
@@ -128,7 +128,7 @@ const struct nn_pve_mapping *nn_pve_mappings_find(const struct nn_pve_mappings *
  * node (file order) none of whose ids is already taken. `maps` may be NULL when
  * no entry uses a mapping. Returns 0, or -1 with a message naming the entry. */
 int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, const char *node,
-                  char *err, size_t err_size);
+                  char *err, size_t errsz);
 
 /* Parses one Proxmox PCI id "[dddd:]bb:dd[.f]". Returns 0 or -1. */
 int nn_pve_pciid_parse(const char *s, struct nn_pve_pciid *out);

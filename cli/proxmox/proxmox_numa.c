@@ -11,26 +11,26 @@
 #include "cli/proxmox/proxmox_numa_parts.h"
 #include "errbuf.h"
 
-int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, char *err, size_t err_size) {
-  struct nn_pxn_ctx *c = calloc(1, sizeof *c);
+int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in, struct nn_proxmox_numa_output *out, char *err, size_t errsz) {
+  struct nn_proxmox_numa_ctx *c = calloc(1, sizeof *c);
   int rc = -1;
   memset(out, 0, sizeof *out);
   if (!c) {
-    nn_errbuf_set(err, err_size, "out of memory");
+    nn_errbuf_set(err, errsz, "out of memory");
     return -1;
   }
   c->in = in;
   c->err = err;
-  c->err_size = err_size;
-  if (nn_pxn_lines_split(in->text, in->len, &c->ls)) {
-    nn_pxn_fail(c, 0, "out of memory");
-  } else if (!nn_pxn_plan(c)) {
-    out->text = nn_pxn_write(c);
+  c->errsz = errsz;
+  if (nn_proxmox_numa_lines_split(in->text, in->len, &c->ls)) {
+    nn_proxmox_numa_fail(c, 0, "out of memory");
+  } else if (!nn_proxmox_numa_plan(c)) {
+    out->text = nn_proxmox_numa_write(c);
     out->notes = nn_strbuf_take(&c->notes);
-    rc = out->text && out->notes ? 0 : nn_pxn_fail(c, 0, "out of memory");
+    rc = out->text && out->notes ? 0 : nn_proxmox_numa_fail(c, 0, "out of memory");
   }
   if (rc) {
-    nn_pxn_output_free(out);
+    nn_proxmox_numa_output_free(out);
     free(nn_strbuf_take(&c->notes));
   }
   free(c->ls.v);
@@ -38,13 +38,13 @@ int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, cha
   return rc;
 }
 
-void nn_pxn_output_free(struct nn_pxn_output *out) {
+void nn_proxmox_numa_output_free(struct nn_proxmox_numa_output *out) {
   free(out->text);
   free(out->notes);
   out->text = out->notes = NULL;
 }
 
-int nn_pxn_vmid_from_path(const char *path, char *buf, size_t size) {
+int nn_proxmox_numa_vmid_from_path(const char *path, char *buf, size_t size) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   size_t digits = strspn(base, "0123456789");

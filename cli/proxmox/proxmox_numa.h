@@ -8,7 +8,7 @@
  * GPUs' root ports behind it, and the guest reads each GPU's node from ACPI as
  * on bare metal. The only way to get that from Proxmox is its raw `args:`.
  *
- * nn_pxn_rewrite is a pure function from the parsed inputs (VM config text and
+ * nn_proxmox_numa_rewrite is a pure function from the parsed inputs (VM config text and
  * its parse, the cluster PCI mapping, the host's hwloc discovery) to the new
  * config text, so every rule is unit-testable; reading, writing and diffing
  * files is cmd_proxmox_numa.c's job.
@@ -23,7 +23,7 @@
  *    sockets becomes the node count when that divides the vCPUs;
  *  - args: gains, per guest node, a pxb-pcie (bus_nr from 128, spaced by the
  *    buses it needs plus headroom), per GPU in ascending host bus order a
- *    pcie-root-port (unique chassis/port from NN_PXN_CHASSIS_BASE) and
+ *    pcie-root-port (unique chassis/port from NN_PROXMOX_NUMA_CHASSIS_BASE) and
  *    vfio-pci device(s) for the functions the entry passed; when hostpci4
  *    (or 12) goes while later entries of its multifunction slot stay, an empty
  *    root port takes its function 0 so those stay visible to the guest;
@@ -41,14 +41,14 @@
 /* Chassis and port numbers of the root ports we add. Proxmox's own
  * ich9-pcie-port-N use N = 1..16 for both, and discover --guest reads a port
  * number in that range as "hostpci N-1", so ours start above it. */
-#define NN_PXN_CHASSIS_BASE 32   /* GPUs: 32-47; slot fillers: 48, 49 */
+#define NN_PROXMOX_NUMA_CHASSIS_BASE 32   /* GPUs: 32-47; slot fillers: 48, 49 */
 /* First expander bus number: far above what Proxmox's q35 layout puts under
  * pcie.0 (the root bus, its bridges and at most 16 root ports). */
-#define NN_PXN_BUS_BASE 128
+#define NN_PROXMOX_NUMA_BUS_BASE 128
 /* Spare bus numbers kept after each expander's own. */
-#define NN_PXN_BUS_HEADROOM 8
+#define NN_PROXMOX_NUMA_BUS_HEADROOM 8
 
-struct nn_pxn_input {
+struct nn_proxmox_numa_input {
   const char *name;                    /* config path as given (messages, header) */
   const char *vmid;                    /* "101"; NULL when the name is not <vmid>.conf */
   const char *text;                    /* the config file's contents */
@@ -59,21 +59,21 @@ struct nn_pxn_input {
   const struct nn_discovery *host;     /* the host's PCI devices and NUMA nodes */
 };
 
-struct nn_pxn_output {
+struct nn_proxmox_numa_output {
   char *text;                          /* the new config */
   char *notes;                         /* remarks for the user (stderr), "" when none */
 };
 
 /* Computes the rewritten config. Returns 0, or -1 with a message naming the
  * file, line and problem in err (then out holds nothing). */
-int nn_pxn_rewrite(const struct nn_pxn_input *in, struct nn_pxn_output *out, char *err,
-                   size_t err_size);
+int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in, struct nn_proxmox_numa_output *out, char *err,
+                   size_t errsz);
 
-/* Releases what nn_pxn_rewrite put in out. */
-void nn_pxn_output_free(struct nn_pxn_output *out);
+/* Releases what nn_proxmox_numa_rewrite put in out. */
+void nn_proxmox_numa_output_free(struct nn_proxmox_numa_output *out);
 
 /* The VM id of a config path ".../<digits>.conf" into buf; returns 0, or -1
  * (buf = "") when the name has another form. */
-int nn_pxn_vmid_from_path(const char *path, char *buf, size_t size);
+int nn_proxmox_numa_vmid_from_path(const char *path, char *buf, size_t size);
 
 #endif

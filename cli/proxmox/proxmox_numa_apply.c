@@ -128,7 +128,7 @@ static int same_content(const char *path, const char *text, size_t len) {
   return same;
 }
 
-static int write_config(struct nn_diag *msgs, const struct nn_pxn_apply_opts *o, const char *orig, size_t orig_len, const char *text,
+static int write_config(struct nn_diag *msgs, const struct nn_proxmox_numa_apply_opts *o, const char *orig, size_t orig_len, const char *text,
                         const struct stat *like) {
   char bak[4200], why[64];
   struct stat st;
@@ -205,11 +205,11 @@ static void print_notes(struct nn_diag *msgs, const char *notes) {
 }
 
 /* Everything after the options: load, rewrite, output. */
-static int run(struct nn_diag *msgs, FILE *out, const struct nn_pxn_apply_opts *o, const char *vmid) {
+static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_apply_opts *o, const char *vmid) {
   struct nn_pve_vm vm;
   struct nn_pve_mappings ms = {0};
   struct nn_discovery d;
-  struct nn_pxn_output res;
+  struct nn_proxmox_numa_output res;
   struct stat st;
   char err[2048], node[256];
   size_t len;
@@ -240,8 +240,8 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_pxn_apply_opts *
     nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
-  struct nn_pxn_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d};
-  if (nn_pxn_rewrite(&in, &res, err, sizeof err)) {
+  struct nn_proxmox_numa_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d};
+  if (nn_proxmox_numa_rewrite(&in, &res, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
   } else {
     print_notes(msgs, res.notes);
@@ -249,7 +249,7 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_pxn_apply_opts *
     if (o->diff && print_diff(msgs, o->vm, text, len, res.text)) rc = -1;
     if (rc == 0 && o->write && write_config(msgs, o, text, len, res.text, &st)) rc = -1;
     if (!o->diff && !o->write) fputs(res.text, out);
-    nn_pxn_output_free(&res);
+    nn_proxmox_numa_output_free(&res);
   }
   nn_discovery_free(&d);
 out_maps:
@@ -260,9 +260,9 @@ out_vm:
   return rc;
 }
 
-int nn_pxn_apply(const struct nn_pxn_apply_opts *o, FILE *out, struct nn_diag *msgs) {
+int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out, struct nn_diag *msgs) {
   char vmid[16];
-  int lock_fd, have_vmid = !nn_pxn_vmid_from_path(o->vm, vmid, sizeof vmid);
+  int lock_fd, have_vmid = !nn_proxmox_numa_vmid_from_path(o->vm, vmid, sizeof vmid);
   if (o->write && take_lock(msgs, have_vmid ? vmid : NULL, &lock_fd)) return -1;
   int rc = run(msgs, out, o, have_vmid ? vmid : NULL);
   if (o->write && lock_fd >= 0) close(lock_fd);

@@ -17,7 +17,7 @@
 #include "nn_config.h"
 
 /* What the command was asked for. */
-struct nn_pxn_apply_opts {
+struct nn_proxmox_numa_apply_opts {
   const char *vm;           /* --vm-config: the VM's config file */
   const char *pci_mapping;  /* --pci-mapping, or NULL: /etc/pve/mapping/pci.cfg when an entry needs it */
   const char *node;         /* --node, or NULL: this host's short name */
@@ -30,6 +30,6 @@ struct nn_pxn_apply_opts {
  * standard output, and into msgs what to tell the user, one message each without the
  * program's name: notes ("note: ..."), what was written, every problem. Returns 0, or
  * -1 when the VM cannot be rewritten or the result not shown or written. */
-int nn_pxn_apply(const struct nn_pxn_apply_opts *o, FILE *out, struct nn_diag *msgs);
+int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out, struct nn_diag *msgs);
 
 #endif

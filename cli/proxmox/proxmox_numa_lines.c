@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* The key of a Proxmox config line (`^[a-z][a-z_-]*\d*:`), or 0. */
-static int line_key(struct nn_pxn_line *l) {
+static int line_key(struct nn_proxmox_numa_line *l) {
   size_t i = 0;
   if (!l->n || !islower((unsigned char)l->p[0])) return 0;
   while (i < l->n && (islower((unsigned char)l->p[i]) || l->p[i] == '_' || l->p[i] == '-')) i++;
@@ -31,7 +31,7 @@ static int line_key(struct nn_pxn_line *l) {
   return 1;
 }
 
-int nn_pxn_lines_split(const char *text, size_t len, struct nn_pxn_lines *ls) {
+int nn_proxmox_numa_lines_split(const char *text, size_t len, struct nn_proxmox_numa_lines *ls) {
   int cap = 1;
   for (size_t i = 0; i < len; i++) cap += text[i] == '\n';
   ls->v = calloc((size_t)cap, sizeof *ls->v);
@@ -39,7 +39,7 @@ int nn_pxn_lines_split(const char *text, size_t len, struct nn_pxn_lines *ls) {
   ls->n = 0;
   for (const char *p = text, *end = text + len; p < end;) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
-    struct nn_pxn_line *l = &ls->v[ls->n++];
+    struct nn_proxmox_numa_line *l = &ls->v[ls->n++];
     l->p = p;
     l->n = (size_t)((nl ? nl : end) - p);
     p = nl ? nl + 1 : end;
@@ -47,7 +47,7 @@ int nn_pxn_lines_split(const char *text, size_t len, struct nn_pxn_lines *ls) {
   ls->main_end = ls->n;
   ls->last_key = -1;
   for (int i = 0; i < ls->n; i++) {
-    struct nn_pxn_line *l = &ls->v[i];
+    struct nn_proxmox_numa_line *l = &ls->v[i];
     size_t s = 0;
     while (s < l->n && isspace((unsigned char)l->p[s])) s++;
     if (s < l->n && l->p[s] == '[') {
@@ -59,7 +59,7 @@ int nn_pxn_lines_split(const char *text, size_t len, struct nn_pxn_lines *ls) {
   return 0;
 }
 
-int nn_pxn_main_value(const struct nn_pxn_lines *ls, const char *key, char *buf, size_t size, int *line) {
+int nn_proxmox_numa_main_value(const struct nn_proxmox_numa_lines *ls, const char *key, char *buf, size_t size, int *line) {
   for (int i = 0; i < ls->main_end; i++)
     if (!strcmp(ls->v[i].key, key)) {
       snprintf(buf, size, "%.*s", (int)ls->v[i].value_n, ls->v[i].value);
@@ -69,13 +69,13 @@ int nn_pxn_main_value(const struct nn_pxn_lines *ls, const char *key, char *buf,
   return 0;
 }
 
-int nn_pxn_fail(struct nn_pxn_ctx *c, int line, const char *fmt, ...) {
+int nn_proxmox_numa_fail(struct nn_proxmox_numa_ctx *c, int line, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (line > 0) snprintf(c->err, c->err_size, "%s:%d: %s", c->in->name, line, msg);
-  else snprintf(c->err, c->err_size, "%s: %s", c->in->name, msg);
+  if (line > 0) snprintf(c->err, c->errsz, "%s:%d: %s", c->in->name, line, msg);
+  else snprintf(c->err, c->errsz, "%s: %s", c->in->name, msg);
   return -1;
 }

@@ -19,7 +19,7 @@
 #include "cli/proxmox/proxmox_numa_parts.h"
 #include "numparse.h"
 
-int nn_pxn_is_removed(const struct nn_pxn_plan *p, int hostpci) {
+int nn_proxmox_numa_is_removed(const struct nn_proxmox_numa_plan *p, int hostpci) {
   for (int i = 0; i < p->n_gpus; i++)
     if (p->gpus[i].hostpci == hostpci) return 1;
   return 0;
@@ -54,42 +54,42 @@ static int hex_id(const char *v) {
 }
 
 /* One option of a GPU's hostpci entry: accepted (adding to extra) or refused. */
-static int gpu_option(struct nn_pxn_ctx *c, struct nn_pxn_gpu *g, const char *k, const char *v) {
+static int gpu_option(struct nn_proxmox_numa_ctx *c, struct nn_proxmox_numa_gpu *g, const char *k, const char *v) {
   size_t used = strlen(g->extra);
   char *x = g->extra + used;
   size_t room = sizeof g->extra - used;
   if (!strcmp(k, "host") || !strcmp(k, "mapping") || !strcmp(k, "pcie")) return 0;
   if (!strcmp(k, "rombar")) {
-    if (!is_true(v) && !is_false(v)) return nn_pxn_fail(c, g->line, "hostpci%d: rombar=%s is not a boolean", g->hostpci, v);
+    if (!is_true(v) && !is_false(v)) return nn_proxmox_numa_fail(c, g->line, "hostpci%d: rombar=%s is not a boolean", g->hostpci, v);
     if (is_false(v)) snprintf(x, room, ",rombar=0");
     return 0;
   }
   if (!strcmp(k, "romfile")) {
-    if (!safe_word(v)) return nn_pxn_fail(c, g->line, "hostpci%d: romfile '%s' is not a plain file name", g->hostpci, v);
+    if (!safe_word(v)) return nn_proxmox_numa_fail(c, g->line, "hostpci%d: romfile '%s' is not a plain file name", g->hostpci, v);
     snprintf(x, room, ",romfile=/usr/share/kvm/%s", v);
     return 0;
   }
   if (!strcmp(k, "vendor-id") || !strcmp(k, "device-id") || !strcmp(k, "sub-vendor-id") ||
       !strcmp(k, "sub-device-id")) {
-    if (!hex_id(v)) return nn_pxn_fail(c, g->line, "hostpci%d: %s=%s is not 0x followed by 4 hex digits", g->hostpci, k, v);
+    if (!hex_id(v)) return nn_proxmox_numa_fail(c, g->line, "hostpci%d: %s=%s is not 0x followed by 4 hex digits", g->hostpci, k, v);
     snprintf(x, room, ",x-pci-%s=%s", k, v);
     return 0;
   }
   if (!strcmp(k, "driver")) {
-    if (strcmp(v, "vfio") && strcmp(v, "keep")) return nn_pxn_fail(c, g->line, "hostpci%d: driver=%s is neither vfio nor keep", g->hostpci, v);
+    if (strcmp(v, "vfio") && strcmp(v, "keep")) return nn_proxmox_numa_fail(c, g->line, "hostpci%d: driver=%s is neither vfio nor keep", g->hostpci, v);
     return 0;                /* args devices are never bound by Proxmox anyway */
   }
   if (!strcmp(k, "x-vga") || !strcmp(k, "legacy-igd") || !strcmp(k, "mdev"))
-    return nn_pxn_fail(c, g->line, "hostpci%d: %s is not supported behind a PCIe expander (%s); pass this GPU "
+    return nn_proxmox_numa_fail(c, g->line, "hostpci%d: %s is not supported behind a PCIe expander (%s); pass this GPU "
                 "through hostpci and leave the VM as it is", g->hostpci, k,
                 !strcmp(k, "mdev") ? "a mediated/vGPU device is created by Proxmox at start"
                                    : "Proxmox sets up the primary display for it");
-  return nn_pxn_fail(c, g->line, "hostpci%d: option '%s' is unknown to nccl-numa; it cannot carry it into args:",
+  return nn_proxmox_numa_fail(c, g->line, "hostpci%d: option '%s' is unknown to nccl-numa; it cannot carry it into args:",
               g->hostpci, k);
 }
 
 /* Walks the options of the entry's raw value. */
-static int gpu_options(struct nn_pxn_ctx *c, struct nn_pxn_gpu *g, const char *raw) {
+static int gpu_options(struct nn_proxmox_numa_ctx *c, struct nn_proxmox_numa_gpu *g, const char *raw) {
   char copy[4096];
   snprintf(copy, sizeof copy, "%s", raw);
   int first = 1;
@@ -101,7 +101,7 @@ static int gpu_options(struct nn_pxn_ctx *c, struct nn_pxn_gpu *g, const char *r
       k = tok;
       v = eq + 1;
     } else if (!first) {
-      return nn_pxn_fail(c, g->line, "hostpci%d: '%s' is not key=value", g->hostpci, tok);
+      return nn_proxmox_numa_fail(c, g->line, "hostpci%d: '%s' is not key=value", g->hostpci, tok);
     }
     first = 0;
     if (gpu_option(c, g, k, v)) return -1;
@@ -109,11 +109,11 @@ static int gpu_options(struct nn_pxn_ctx *c, struct nn_pxn_gpu *g, const char *r
   return 0;
 }
 
-static void add_func(struct nn_pxn_gpu *g, const struct nn_busid *b) {
+static void add_func(struct nn_proxmox_numa_gpu *g, const struct nn_busid *b) {
   int at = g->n_funcs;
   for (int i = 0; i < g->n_funcs; i++)
     if (!nn_discovery_busid_compare(&g->funcs[i], b)) return;
-  if (g->n_funcs == NN_PXN_MAX_FUNCS) return;
+  if (g->n_funcs == NN_PROXMOX_NUMA_MAX_FUNCS) return;
   while (at > 0 && nn_discovery_busid_compare(&g->funcs[at - 1], b) > 0) {
     g->funcs[at] = g->funcs[at - 1];
     at--;
@@ -123,7 +123,7 @@ static void add_func(struct nn_pxn_gpu *g, const struct nn_busid *b) {
 }
 
 /* The host functions an entry passes (a whole device: every function hwloc lists). */
-static int entry_functions(struct nn_pxn_ctx *c, const struct nn_pve_hostpci *h, struct nn_pxn_gpu *g) {
+static int entry_functions(struct nn_proxmox_numa_ctx *c, const struct nn_pve_hostpci *h, struct nn_proxmox_numa_gpu *g) {
   const struct nn_discovery *d = c->in->host;
   for (int i = 0; i < h->n_ids; i++) {
     char id[32];
@@ -136,14 +136,14 @@ static int entry_functions(struct nn_pxn_ctx *c, const struct nn_pve_hostpci *h,
       found = 1;
     }
     if (!found)
-      return nn_pxn_fail(c, h->line, "hostpci%d: %s%s is not a PCI device of this host (%s); run on the Proxmox node "
+      return nn_proxmox_numa_fail(c, h->line, "hostpci%d: %s%s is not a PCI device of this host (%s); run on the Proxmox node "
                   "that holds the VM's devices", h->index, id, g->via, d->source);
   }
   return 0;
 }
 
 /* Whether entry h passes an NVIDIA GPU; fills g when it does (1), 0 when not, -1 on error. */
-static int classify_entry(struct nn_pxn_ctx *c, const struct nn_pve_hostpci *h, struct nn_pxn_gpu *g) {
+static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_pve_hostpci *h, struct nn_proxmox_numa_gpu *g) {
   const struct nn_discovery *d = c->in->host;
   memset(g, 0, sizeof *g);
   g->hostpci = h->index;
@@ -165,30 +165,30 @@ static int classify_entry(struct nn_pxn_ctx *c, const struct nn_pve_hostpci *h, 
   if (!n_gpus) return 0;
   char id[32];
   nn_busid_format(&g->gpu, id, sizeof id);
-  if (n_gpus > 1) return nn_pxn_fail(c, h->line, "hostpci%d%s passes %d NVIDIA GPUs in one entry; give each GPU its own hostpci entry", h->index, g->via, n_gpus);
+  if (n_gpus > 1) return nn_proxmox_numa_fail(c, h->line, "hostpci%d%s passes %d NVIDIA GPUs in one entry; give each GPU its own hostpci entry", h->index, g->via, n_gpus);
   for (int i = 0; i < g->n_funcs; i++)
     if (!same_device(&g->funcs[i], &g->gpu))
-      return nn_pxn_fail(c, h->line, "hostpci%d%s mixes the GPU %s with functions of another device; give each device its own hostpci entry", h->index, g->via, id);
+      return nn_proxmox_numa_fail(c, h->line, "hostpci%d%s mixes the GPU %s with functions of another device; give each device its own hostpci entry", h->index, g->via, id);
   if (!h->pcie)
-    return nn_pxn_fail(c, h->line, "hostpci%d passes the GPU %s without pcie=1; the rewrite puts it on a PCIe root port, so "
+    return nn_proxmox_numa_fail(c, h->line, "hostpci%d passes the GPU %s without pcie=1; the rewrite puts it on a PCIe root port, so "
                 "set pcie=1 first (and check that the VM still works) or leave this VM as it is", h->index, id);
   if (g->node < 0) {
     const struct nn_discovery_pci *p = nn_discovery_find(d, &g->gpu);
-    return nn_pxn_fail(c, h->line, "hostpci%d: the NUMA node of GPU %s is unknown (%s); run this on the Proxmox host "
+    return nn_proxmox_numa_fail(c, h->line, "hostpci%d: the NUMA node of GPU %s is unknown (%s); run this on the Proxmox host "
                 "whose topology hwloc can read", h->index, id, p ? p->unknown_why : "?");
   }
   return gpu_options(c, g, h->raw) ? -1 : 1;
 }
 
 static int gpu_cmp(const void *a, const void *b) {
-  const struct nn_pxn_gpu *x = a, *y = b;
+  const struct nn_proxmox_numa_gpu *x = a, *y = b;
   if (x->node != y->node) return x->node < y->node ? -1 : 1;
   return nn_discovery_busid_compare(&x->gpu, &y->gpu);
 }
 
 /* Collects the GPU entries, sorts them into guest order and numbers their ports. */
-static int plan_gpus(struct nn_pxn_ctx *c) {
-  struct nn_pxn_plan *p = &c->plan;
+static int plan_gpus(struct nn_proxmox_numa_ctx *c) {
+  struct nn_proxmox_numa_plan *p = &c->plan;
   const struct nn_pve_vm *vm = c->in->vm;
   for (int i = 0; i < vm->n_hostpci; i++) {
     int r = classify_entry(c, &vm->hostpci[i], &p->gpus[p->n_gpus]);
@@ -196,32 +196,32 @@ static int plan_gpus(struct nn_pxn_ctx *c) {
     p->n_gpus += r;
   }
   if (!p->n_gpus)
-    return nn_pxn_fail(c, 0, "no hostpci entry of this VM passes an NVIDIA GPU of this host: nothing to do");
+    return nn_proxmox_numa_fail(c, 0, "no hostpci entry of this VM passes an NVIDIA GPU of this host: nothing to do");
   qsort(p->gpus, (size_t)p->n_gpus, sizeof p->gpus[0], gpu_cmp);
   for (int i = 0; i < p->n_gpus; i++) {
-    struct nn_pxn_gpu *g = &p->gpus[i];
+    struct nn_proxmox_numa_gpu *g = &p->gpus[i];
     if (!p->n_nodes || p->nodes[p->n_nodes - 1] != g->node) {
       if (p->n_nodes == NN_PVE_MAX_NUMA)
-        return nn_pxn_fail(c, 0, "the GPUs sit on more than %d host NUMA nodes; Proxmox allows %d guest nodes",
+        return nn_proxmox_numa_fail(c, 0, "the GPUs sit on more than %d host NUMA nodes; Proxmox allows %d guest nodes",
                     NN_PVE_MAX_NUMA, NN_PVE_MAX_NUMA);
       p->nodes[p->n_nodes++] = g->node;
     }
     g->guest_node = p->n_nodes - 1;
     g->port_index = p->per_node[g->guest_node]++;
-    g->chassis = NN_PXN_CHASSIS_BASE + i;
+    g->chassis = NN_PROXMOX_NUMA_CHASSIS_BASE + i;
   }
   return 0;
 }
 
 /* Expander bus numbers: each needs its own bus plus one per root port. */
-static int plan_buses(struct nn_pxn_ctx *c) {
-  struct nn_pxn_plan *p = &c->plan;
-  int bus = NN_PXN_BUS_BASE;
+static int plan_buses(struct nn_proxmox_numa_ctx *c) {
+  struct nn_proxmox_numa_plan *p = &c->plan;
+  int bus = NN_PROXMOX_NUMA_BUS_BASE;
   for (int k = 0; k < p->n_nodes; k++) {
     int needs = 1 + p->per_node[k];
-    if (bus + needs - 1 > 255) return nn_pxn_fail(c, 0, "the expander buses would need bus numbers above 255");
+    if (bus + needs - 1 > 255) return nn_proxmox_numa_fail(c, 0, "the expander buses would need bus numbers above 255");
     p->bus_nr[k] = bus;
-    bus += (needs + NN_PXN_BUS_HEADROOM + 15) / 16 * 16;
+    bus += (needs + NN_PROXMOX_NUMA_BUS_HEADROOM + 15) / 16 * 16;
   }
   return 0;
 }
@@ -230,15 +230,15 @@ static int plan_buses(struct nn_pxn_ctx *c) {
  * 00:11.0-11.3, all functions of one multifunction slot. A guest only scans a
  * slot whose function 0 exists, so removing hostpci4 (or 12) would hide every
  * remaining entry of that slot: an empty root port then takes function 0. */
-static void plan_fillers(struct nn_pxn_ctx *c) {
+static void plan_fillers(struct nn_proxmox_numa_ctx *c) {
   static const int first[2] = {4, 12}, last[2] = {11, 15};
   const struct nn_pve_vm *vm = c->in->vm;
   for (int s = 0; s < 2; s++) {
     c->plan.fillers[s] = -1;
-    if (!nn_pxn_is_removed(&c->plan, first[s])) continue;
+    if (!nn_proxmox_numa_is_removed(&c->plan, first[s])) continue;
     for (int i = 0; i < vm->n_hostpci; i++) {
       const struct nn_pve_hostpci *h = &vm->hostpci[i];
-      if (h->index > first[s] && h->index <= last[s] && h->pcie && !nn_pxn_is_removed(&c->plan, h->index))
+      if (h->index > first[s] && h->index <= last[s] && h->pcie && !nn_proxmox_numa_is_removed(&c->plan, h->index))
         c->plan.fillers[s] = first[s];
     }
   }
@@ -247,15 +247,15 @@ static void plan_fillers(struct nn_pxn_ctx *c) {
 /* After the GPU entries are gone Proxmox assigns the other mapping= entries
  * again; refuse when one of them would then receive different devices (a
  * mapping that mixes GPUs with other devices). */
-static int check_remaining(struct nn_pxn_ctx *c) {
+static int check_remaining(struct nn_proxmox_numa_ctx *c) {
   const struct nn_pve_vm *vm = c->in->vm;
   struct nn_pve_vm *rest = malloc(sizeof *rest);
   char err[1024];
-  if (!rest) return nn_pxn_fail(c, 0, "out of memory");
+  if (!rest) return nn_proxmox_numa_fail(c, 0, "out of memory");
   *rest = *vm;                 /* shallow: only the hostpci array is edited */
   rest->n_hostpci = 0;
   for (int i = 0; i < vm->n_hostpci; i++) {
-    if (nn_pxn_is_removed(&c->plan, vm->hostpci[i].index)) continue;
+    if (nn_proxmox_numa_is_removed(&c->plan, vm->hostpci[i].index)) continue;
     struct nn_pve_hostpci *h = &rest->hostpci[rest->n_hostpci++];
     *h = vm->hostpci[i];
     if (h->mapping) h->n_ids = 0;
@@ -263,36 +263,36 @@ static int check_remaining(struct nn_pxn_ctx *c) {
   int rc = nn_pve_assign(rest, c->in->maps, c->in->node, err, sizeof err);
   for (int i = 0, j = 0; rc == 0 && i < vm->n_hostpci; i++) {
     const struct nn_pve_hostpci *was = &vm->hostpci[i];
-    if (nn_pxn_is_removed(&c->plan, was->index)) continue;
+    if (nn_proxmox_numa_is_removed(&c->plan, was->index)) continue;
     const struct nn_pve_hostpci *now = &rest->hostpci[j++];
     if (now->n_ids != was->n_ids || memcmp(now->ids, was->ids, sizeof now->ids[0] * (size_t)now->n_ids)) {
       char id[32];
       nn_pve_pciid_format(&now->ids[0], id, sizeof id);
       free(rest);
-      return nn_pxn_fail(c, was->line, "hostpci%d (mapping %s) would receive %s from Proxmox once the GPU entries are "
+      return nn_proxmox_numa_fail(c, was->line, "hostpci%d (mapping %s) would receive %s from Proxmox once the GPU entries are "
                   "gone, a device the rewrite passes itself; split the mapping so GPUs and other devices are "
                   "in different mappings", was->index, was->mapping, id);
     }
   }
   free(rest);
-  if (rc) return nn_pxn_fail(c, 0, "the remaining hostpci entries cannot be assigned: %s", err);
+  if (rc) return nn_proxmox_numa_fail(c, 0, "the remaining hostpci entries cannot be assigned: %s", err);
   return 0;
 }
 
 /* vCPUs and memory over the guest nodes; the socket count when it fits. */
-static int plan_topology(struct nn_pxn_ctx *c) {
-  struct nn_pxn_plan *p = &c->plan;
+static int plan_topology(struct nn_proxmox_numa_ctx *c) {
+  struct nn_proxmox_numa_plan *p = &c->plan;
   const struct nn_pve_vm *vm = c->in->vm;
   int n = p->n_nodes;
   p->sockets = vm->sockets > 0 ? vm->sockets : 1;
   p->cores = vm->cores > 0 ? vm->cores : 1;
   p->vcpus = p->sockets * p->cores;
   if (p->vcpus < n)
-    return nn_pxn_fail(c, 0, "the VM has %d vCPU%s (sockets x cores) for %d guest NUMA nodes; give it at least %d",
+    return nn_proxmox_numa_fail(c, 0, "the VM has %d vCPU%s (sockets x cores) for %d guest NUMA nodes; give it at least %d",
                 p->vcpus, p->vcpus == 1 ? "" : "s", n, n);
   if (vm->memory_mb <= 0)
-    return nn_pxn_fail(c, 0, "no memory: line; set the VM's memory explicitly first (its NUMA split needs it)");
-  if (vm->memory_mb < n) return nn_pxn_fail(c, 0, "memory %ld MiB cannot be split over %d nodes", vm->memory_mb, n);
+    return nn_proxmox_numa_fail(c, 0, "no memory: line; set the VM's memory explicitly first (its NUMA split needs it)");
+  if (vm->memory_mb < n) return nn_proxmox_numa_fail(c, 0, "memory %ld MiB cannot be split over %d nodes", vm->memory_mb, n);
   for (int k = 0, first = 0; k < n; k++) {
     p->cpu_count[k] = p->vcpus / n + (k < p->vcpus % n);
     p->cpu_first[k] = first;
@@ -315,38 +315,38 @@ static int plan_topology(struct nn_pxn_ctx *c) {
 }
 
 /* Settings the rewrite cannot live with. */
-static int check_config(struct nn_pxn_ctx *c) {
+static int check_config(struct nn_proxmox_numa_ctx *c) {
   const struct nn_pve_vm *vm = c->in->vm;
   char v[4096];
   int line = 0;   /* 0: no line to name (the machine: key may be absent) */
   if (!nn_pve_vm_is_q35(vm)) {
-    nn_pxn_main_value(&c->ls, "machine", v, sizeof v, &line);
-    return nn_pxn_fail(c, vm->machine ? line : 0, "the VM is %s%s%s, not q35: PCIe expander buses need the q35 machine; "
+    nn_proxmox_numa_main_value(&c->ls, "machine", v, sizeof v, &line);
+    return nn_proxmox_numa_fail(c, vm->machine ? line : 0, "the VM is %s%s%s, not q35: PCIe expander buses need the q35 machine; "
                 "switch it to q35 (a change of the guest's hardware: test it) first",
                 vm->machine ? "'" : "", vm->machine ? vm->machine : "i440fx (no machine: line)", vm->machine ? "'" : "");
   }
   for (int i = c->ls.main_end; i < c->ls.n; i++) {
-    const struct nn_pxn_line *l = &c->ls.v[i];
+    const struct nn_proxmox_numa_line *l = &c->ls.v[i];
     if (l->n >= 9 && !strncasecmp(l->p, "[PENDING]", 9))
-      return nn_pxn_fail(c, i + 1, "the VM has pending changes; apply or revert them first (qm config %s --current "
+      return nn_proxmox_numa_fail(c, i + 1, "the VM has pending changes; apply or revert them first (qm config %s --current "
                   "shows the difference)", c->in->vmid ? c->in->vmid : "<vmid>");
   }
-  if (nn_pxn_main_value(&c->ls, "hotplug", v, sizeof v, &line) && strstr(v, "memory"))
-    return nn_pxn_fail(c, line, "hotplug includes memory, which Proxmox refuses with custom NUMA nodes; remove memory "
+  if (nn_proxmox_numa_main_value(&c->ls, "hotplug", v, sizeof v, &line) && strstr(v, "memory"))
+    return nn_proxmox_numa_fail(c, line, "hotplug includes memory, which Proxmox refuses with custom NUMA nodes; remove memory "
                 "from hotplug first");
-  if (nn_pxn_main_value(&c->ls, "args", v, sizeof v, &line)) {
+  if (nn_proxmox_numa_main_value(&c->ls, "args", v, sizeof v, &line)) {
     if (strstr(v, "pxb") || strstr(v, "nnrp"))
-      return nn_pxn_fail(c, line, "args: already defines a PCIe expander (pxb); this VM looks rewritten already "
+      return nn_proxmox_numa_fail(c, line, "args: already defines a PCIe expander (pxb); this VM looks rewritten already "
                   "(restore the .bak to start over), or its args: must be merged by hand");
     if (strstr(v, "vfio"))
-      return nn_pxn_fail(c, line, "args: already passes devices with vfio-pci; merge them by hand, nccl-numa will not "
+      return nn_proxmox_numa_fail(c, line, "args: already passes devices with vfio-pci; merge them by hand, nccl-numa will not "
                   "guess how they relate to the GPUs");
     for (const char *s = v; (s = strstr(s, "chassis=")); s++) {
       int ch;
-      if (!nn_int_parse_prefix(s + 8, INT_MIN, INT_MAX, &ch, NULL) && ch >= NN_PXN_CHASSIS_BASE &&
-          ch < NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 2)
-        return nn_pxn_fail(c, line, "args: uses chassis %d, which the new root ports need (%d-%d)", ch,
-                    NN_PXN_CHASSIS_BASE, NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 1);
+      if (!nn_int_parse_prefix(s + 8, INT_MIN, INT_MAX, &ch, NULL) && ch >= NN_PROXMOX_NUMA_CHASSIS_BASE &&
+          ch < NN_PROXMOX_NUMA_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 2)
+        return nn_proxmox_numa_fail(c, line, "args: uses chassis %d, which the new root ports need (%d-%d)", ch,
+                    NN_PROXMOX_NUMA_CHASSIS_BASE, NN_PROXMOX_NUMA_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + 1);
     }
   }
   return 0;
@@ -354,10 +354,10 @@ static int check_config(struct nn_pxn_ctx *c) {
 
 /* An `affinity:` (the CPUs the whole VM may run on) stays; say which host CPUs
  * belong to the nodes its memory is now bound to, so the user can compare. */
-static void note_affinity(struct nn_pxn_ctx *c) {
+static void note_affinity(struct nn_proxmox_numa_ctx *c) {
   char v[512];
   int line;
-  if (!nn_pxn_main_value(&c->ls, "affinity", v, sizeof v, &line)) return;
+  if (!nn_proxmox_numa_main_value(&c->ls, "affinity", v, sizeof v, &line)) return;
   nn_strbuf_printf(&c->notes, "affinity: %s is kept; the guest's memory is now bound to host node", v);
   for (int k = 0; k < c->plan.n_nodes; k++) {
     const struct nn_discovery_numa *m = nn_discovery_find_numa(c->in->host, c->plan.nodes[k]);
@@ -366,7 +366,7 @@ static void note_affinity(struct nn_pxn_ctx *c) {
   nn_strbuf_printf(&c->notes, ": check that the affinity covers those CPUs\n");
 }
 
-int nn_pxn_plan(struct nn_pxn_ctx *c) {
+int nn_proxmox_numa_plan(struct nn_proxmox_numa_ctx *c) {
   if (check_config(c) || plan_gpus(c) || plan_buses(c) || check_remaining(c) || plan_topology(c)) return -1;
   plan_fillers(c);
   note_affinity(c);

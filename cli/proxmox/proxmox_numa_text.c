@@ -16,11 +16,11 @@
 #include "numparse.h"
 
 static int filler_chassis(int s) {
-  return NN_PXN_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + s;
+  return NN_PROXMOX_NUMA_CHASSIS_BASE + NN_PVE_MAX_HOSTPCI + s;
 }
 
-static void write_args(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
-  const struct nn_pxn_plan *p = &c->plan;
+static void write_args(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
+  const struct nn_proxmox_numa_plan *p = &c->plan;
   const char *sep = "";
   for (int s = 0; s < 2; s++)
     if (p->fillers[s] >= 0) {
@@ -32,7 +32,7 @@ static void write_args(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
     nn_strbuf_printf(b, "%s-device pxb-pcie,id=nnpxb%d,bus_nr=%d,numa_node=%d,bus=pcie.0", sep, k, p->bus_nr[k], k);
     sep = " ";
     for (int i = 0; i < p->n_gpus; i++) {
-      const struct nn_pxn_gpu *g = &p->gpus[i];
+      const struct nn_proxmox_numa_gpu *g = &p->gpus[i];
       if (g->guest_node != k) continue;
       nn_strbuf_printf(b, " -device pcie-root-port,id=nnrp%d_%d,bus=nnpxb%d,chassis=%d,slot=0,port=%d", k,
                 g->port_index, k, g->chassis, g->chassis);
@@ -47,7 +47,7 @@ static void write_args(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
   }
 }
 
-static void gpu_label(const struct nn_pxn_gpu *g, char *buf, size_t size) {
+static void gpu_label(const struct nn_proxmox_numa_gpu *g, char *buf, size_t size) {
   char id[32];
   nn_busid_format(&g->funcs[0], id, sizeof id);
   if (g->n_funcs == 1) {
@@ -60,7 +60,7 @@ static void gpu_label(const struct nn_pxn_gpu *g, char *buf, size_t size) {
     snprintf(buf + strlen(buf), size - strlen(buf), "%s.%x", f ? "+" : "", g->funcs[f].func);
 }
 
-static int has_mapping(const struct nn_pxn_plan *p) {
+static int has_mapping(const struct nn_proxmox_numa_plan *p) {
   for (int i = 0; i < p->n_gpus; i++)
     if (p->gpus[i].via[0]) return 1;
   return 0;
@@ -81,8 +81,8 @@ static void write_cpu_note(const struct nn_pve_vm *vm, struct nn_strbuf *b) {
                  "#  does every AMD CPU. `nccl-numa check` in the guest shows the kind NCCL detects.\n");
 }
 
-static void write_header(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
-  const struct nn_pxn_plan *p = &c->plan;
+static void write_header(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
+  const struct nn_proxmox_numa_plan *p = &c->plan;
   const char *vmid = c->in->vmid ? c->in->vmid : "<vmid>";
   const char *base = strrchr(c->in->name, '/');
   base = base ? base + 1 : c->in->name;
@@ -91,9 +91,9 @@ static void write_header(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
   nn_strbuf_printf(b, "# Removed the NVIDIA GPUs' entries");
   const char *sep = " ";
   for (int h = 0; h < NN_PVE_MAX_HOSTPCI; h++) {
-    if (!nn_pxn_is_removed(p, h)) continue;
+    if (!nn_proxmox_numa_is_removed(p, h)) continue;
     int last = h;
-    while (last + 1 < NN_PVE_MAX_HOSTPCI && nn_pxn_is_removed(p, last + 1)) last++;
+    while (last + 1 < NN_PVE_MAX_HOSTPCI && nn_proxmox_numa_is_removed(p, last + 1)) last++;
     if (last == h) nn_strbuf_printf(b, "%shostpci%d", sep, h);
     else nn_strbuf_printf(b, "%shostpci%d-%d", sep, h, last);
     sep = ", ";
@@ -105,7 +105,7 @@ static void write_header(struct nn_pxn_ctx *c, struct nn_strbuf *b) {
     nn_strbuf_printf(b, "#  guest node %d = host node %d: vCPUs %d-%d, %ld MiB (policy=bind), expander nnpxb%d bus %d\n",
               k, p->nodes[k], p->cpu_first[k], p->cpu_first[k] + p->cpu_count[k] - 1, p->mem[k], k, p->bus_nr[k]);
     for (int i = 0; i < p->n_gpus; i++) {
-      const struct nn_pxn_gpu *g = &p->gpus[i];
+      const struct nn_proxmox_numa_gpu *g = &p->gpus[i];
       char label[64];
       if (g->guest_node != k) continue;
       gpu_label(g, label, sizeof label);
@@ -150,13 +150,13 @@ static int add_pending(struct pending *pv, int *n, const char *key, struct nn_st
 }
 
 /* The lines the rewrite adds or replaces, in Proxmox's (sorted) key order. */
-static int build_pending(struct nn_pxn_ctx *c, struct pending *pv, int *n) {
-  const struct nn_pxn_plan *p = &c->plan;
+static int build_pending(struct nn_proxmox_numa_ctx *c, struct pending *pv, int *n) {
+  const struct nn_proxmox_numa_plan *p = &c->plan;
   struct nn_strbuf b = {0};
   char old[4096];
   int line;
   nn_strbuf_printf(&b, "args: ");
-  if (nn_pxn_main_value(&c->ls, "args", old, sizeof old, &line)) nn_strbuf_printf(&b, "%s ", old);
+  if (nn_proxmox_numa_main_value(&c->ls, "args", old, sizeof old, &line)) nn_strbuf_printf(&b, "%s ", old);
   write_args(c, &b);
   if (add_pending(pv, n, "args", &b)) return -1;
   if (p->topo_changed) {
@@ -181,22 +181,22 @@ static int build_pending(struct nn_pxn_ctx *c, struct pending *pv, int *n) {
 }
 
 /* Whether an original key line of the current config is replaced or removed. */
-static int dropped(const struct nn_pxn_ctx *c, const char *key) {
+static int dropped(const struct nn_proxmox_numa_ctx *c, const char *key) {
   int n;
   if (!strcmp(key, "args") || !strcmp(key, "numa")) return 1;
   if (c->plan.topo_changed && (!strcmp(key, "sockets") || !strcmp(key, "cores"))) return 1;
   if (!strncmp(key, "numa", 4) && !nn_int_parse(key + 4, 0, INT_MAX, &n)) return 1;
-  if (!strncmp(key, "hostpci", 7) && !nn_int_parse(key + 7, 0, INT_MAX, &n)) return nn_pxn_is_removed(&c->plan, n);
+  if (!strncmp(key, "hostpci", 7) && !nn_int_parse(key + 7, 0, INT_MAX, &n)) return nn_proxmox_numa_is_removed(&c->plan, n);
   return 0;
 }
 
-static void emit(struct nn_pxn_ctx *c, struct nn_strbuf *b, struct pending *pv, int n_pending) {
+static void emit(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b, struct pending *pv, int n_pending) {
   int next = 0;
   write_header(c, b);
   if (c->ls.last_key < 0)
     while (next < n_pending) nn_strbuf_printf(b, "%s\n", pv[next++].text);
   for (int i = 0; i < c->ls.n; i++) {
-    const struct nn_pxn_line *l = &c->ls.v[i];
+    const struct nn_proxmox_numa_line *l = &c->ls.v[i];
     int in_main = i < c->ls.main_end;
     if (in_main && l->key[0])
       while (next < n_pending && strcmp(pv[next].key, l->key) < 0) nn_strbuf_printf(b, "%s\n", pv[next++].text);
@@ -209,7 +209,7 @@ static void emit(struct nn_pxn_ctx *c, struct nn_strbuf *b, struct pending *pv, 
   }
 }
 
-char *nn_pxn_write(struct nn_pxn_ctx *c) {
+char *nn_proxmox_numa_write(struct nn_proxmox_numa_ctx *c) {
   struct pending pv[4 + NN_PVE_MAX_NUMA];
   int n_pending = 0;
   char *text = NULL;

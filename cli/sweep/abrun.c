@@ -211,7 +211,7 @@ static int version_in_output(const char *path, char *text, size_t size) {
   }
   if (!buf) return 0;
   buf[n] = 0;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[128];
   int code = 0;
   if (!nn_nccltests_parse(buf, n, &r, err, sizeof err)) {

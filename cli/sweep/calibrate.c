@@ -107,7 +107,7 @@ static int coll_ranks(const struct nn_series *s, int ns, const char *coll) {
 /* The winner at one size: against NCCL's predicted choice when the model can judge it. */
 static int judge(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                  uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
-  int w = m ? nn_costm_winner(rd, s, ns, coll, size, m, why, why_size) : -2;
+  int w = m ? nn_costmeasure_winner(rd, s, ns, coll, size, m, why, why_size) : -2;
   if (w != -2) return w;
   char first[192] = "";
   if (m) snprintf(first, sizeof first, "%s; ", why);

@@ -56,7 +56,7 @@ static int guess_same_channels(const struct nn_cost_model *m) {
   return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < 6.6f + 1.5f * m->pci_hop[1][0];
 }
 
-int nn_costm_from_tuning(const struct nn_tuning *t, int version_code, int nranks, struct nn_cost_model *m,
+int nn_costmeasure_from_tuning(const struct nn_tuning *t, int version_code, int nranks, struct nn_cost_model *m,
                          char *why, size_t why_size) {
   memset(m, 0, sizeof *m);
   const char *other = uncovered(t);
@@ -97,7 +97,7 @@ int nn_costm_from_tuning(const struct nn_tuning *t, int version_code, int nranks
   return 0;
 }
 
-int nn_costm_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *m, char *why, size_t why_size) {
+int nn_costmeasure_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *m, char *why, size_t why_size) {
   char path[PATH_MAX], err[512] = "";
   snprintf(path, sizeof path, "%s/runs/probe.out", rd->path);
   char *buf = NULL;
@@ -119,7 +119,7 @@ int nn_costm_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *
   free(buf);
   int rc = -1;
   if (found != NN_TUNING_FOUND) snprintf(why, why_size, "runs/probe.out: %s", err);
-  else rc = nn_costm_from_tuning(t, nn_nccl_version_code(rd->nccl), nranks, m, why, why_size);
+  else rc = nn_costmeasure_from_tuning(t, nn_nccl_version_code(rd->nccl), nranks, m, why, why_size);
   free(t);
   return rc;
 }
@@ -141,8 +141,8 @@ static const struct nn_point *good_point(const struct nn_series *s, int ns, cons
   return p && !p->failed && p->n_ok > 0 ? p : NULL;
 }
 
-int nn_costm_point_at(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                      uint64_t size, const struct nn_cost_model *m, struct nn_costm_point *out) {
+int nn_costmeasure_point_at(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                      uint64_t size, const struct nn_cost_model *m, struct nn_costmeasure_point *out) {
   memset(out, 0, sizeof *out);
   out->size = size;
   out->pred.algo = out->pred.proto = -1;
@@ -186,7 +186,7 @@ static int keep_all(const struct nn_series *s, const void *arg) {
   return 1;
 }
 
-void nn_costm_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                        const struct nn_cost_model *m) {
   int n = 0;
   uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
@@ -195,8 +195,8 @@ void nn_costm_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_seri
              "| size | NCCL picks | modelled (us) | measured (us) | measured on | best arm | best (us) | "
              "loss (us) | loss | verdict |\n|---:|:---|---:|---:|:---|:---|---:|---:|---:|:---|\n", coll);
   for (int i = 0; i < n; i++) {
-    struct nn_costm_point pt;
-    if (nn_costm_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
+    struct nn_costmeasure_point pt;
+    if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
     char sz[32], pick[32];
     nn_size_format(sizes[i], sz, sizeof sz);
     nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
@@ -257,7 +257,7 @@ static int errors(const struct nn_rundir *rd, const struct nn_series *s, int ns,
   return n;
 }
 
-int nn_costm_residual(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+int nn_costmeasure_residual(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
                       double pci_latency_us, double *median_default, double *worst_default, double *median_with,
                       double *worst_with) {
   *median_default = *worst_default = *median_with = *worst_with = 0;
@@ -279,9 +279,9 @@ static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, in
   int n = 0, found = 0;
   uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
   for (int i = 0; sizes && i < n && !found; i++) {
-    struct nn_costm_point old;
+    struct nn_costmeasure_point old;
     struct nn_cost_choice now;
-    if (nn_costm_point_at(rd, s, ns, coll, sizes[i], m, &old) || !old.pred_pt ||
+    if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &old) || !old.pred_pt ||
         nn_cost_choose(w, coll_of(coll), sizes[i], &now) || (now.algo == old.pred.algo && now.proto == old.pred.proto))
       continue;
     const struct nn_point *p = good_point(s, ns, arm_of_kind(rd, NN_ARM_FORCED, now.algo, now.proto), coll, sizes[i]);
@@ -298,10 +298,10 @@ static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, in
   return found;
 }
 
-int nn_costm_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
+int nn_costmeasure_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
                         double us, char *why, size_t why_size) {
   double md, wd, mw, ww;
-  if (!m || !nn_costm_residual(rd, s, ns, m, us, &md, &wd, &mw, &ww)) {
+  if (!m || !nn_costmeasure_residual(rd, s, ns, m, us, &md, &wd, &mw, &ww)) {
     snprintf(why, why_size, "no NCCL model of this run (no tuning table in runs/probe.out) to check that it "
              "improves the fit");
     return 0;
@@ -329,10 +329,10 @@ static int run_ranks(const struct nn_series *s, int ns) {
   return r;
 }
 
-void nn_costm_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+void nn_costmeasure_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
                             const struct nn_cost_model *m, double lat, const char *prefix) {
   double md, wd, mw, ww;
-  int n = m ? nn_costm_residual(rd, s, ns, m, lat, &md, &wd, &mw, &ww) : 0;
+  int n = m ? nn_costmeasure_residual(rd, s, ns, m, lat, &md, &wd, &mw, &ww) : 0;
   if (!n) {
     fprintf(f, "%sresidual: no NCCL model of this run to compare the measurements with\n", prefix);
     return;
@@ -343,11 +343,11 @@ void nn_costm_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn
   fprintf(f, "\n");
 }
 
-int nn_costm_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+int nn_costmeasure_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                     uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
-  struct nn_costm_point pt;
+  struct nn_costmeasure_point pt;
   char pick[32];
-  if (nn_costm_point_at(rd, s, ns, coll, size, m, &pt) || pt.pred.algo < 0) {
+  if (nn_costmeasure_point_at(rd, s, ns, coll, size, m, &pt) || pt.pred.algo < 0) {
     snprintf(why, why_size, "NCCL's model has no choice here");
     return -2;
   }
@@ -377,12 +377,12 @@ int nn_costm_winner(const struct nn_rundir *rd, const struct nn_series *s, int n
   return (int)(pt.best_arm - rd->arms);
 }
 
-void nn_costm_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
                              const char *const *colls, int nc) {
   struct nn_cost_model m;
   char why[512];
   fprintf(f, "\n## NCCL's own choice, predicted and measured\n\n");
-  if (nn_costm_load(rd, run_ranks(s, ns), &m, why, sizeof why)) {
+  if (nn_costmeasure_load(rd, run_ranks(s, ns), &m, why, sizeof why)) {
     fprintf(f, "No prediction: %s.\n", why);
     return;
   }
@@ -394,15 +394,15 @@ void nn_costm_report_section(FILE *f, const struct nn_rundir *rd, const struct n
              "stock arm (NCCL choosing), else from the forced arm of that algorithm/protocol. Loss = that time "
              "minus the best arm's; the verdict needs the best to win by more than the larger spread.\n",
           ver, m.nranks);
-  for (int c = 0; c < nc; c++) nn_costm_markdown(f, rd, s, ns, colls[c], &m);
+  for (int c = 0; c < nc; c++) nn_costmeasure_markdown(f, rd, s, ns, colls[c], &m);
   char how[320];
   double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
   fprintf(f, "\n");
   char not[400];
-  if (lat > 0 && nn_costm_latency_ok(rd, s, ns, &m, lat, not, sizeof not))
+  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, &m, lat, not, sizeof not))
     fprintf(f, "`model pci-latency-us=%.2f` (%s)\n\n", lat, how);
   else if (lat > 0)
     fprintf(f, "pci-latency: %s; `model pci-latency-us=%.2f` is not recommended: %s\n\n", how, lat, not);
   else fprintf(f, "pci-latency: %s\n\n", how);
-  nn_costm_residual_line(f, rd, s, ns, &m, lat, "");
+  nn_costmeasure_residual_line(f, rd, s, ns, &m, lat, "");
 }

@@ -73,7 +73,7 @@ static double error_tolerance(const char *type) {
   return 1e-3;
 }
 
-static int push_row(struct nn_nt_result *r, int *cap, const struct nn_nt_row *row,
+static int push_row(struct nn_nccltests_result *r, int *cap, const struct nn_nccltests_row *row,
                     char *err, size_t errsz) {
   if (r->n_rows >= NN_NT_MAX_ROWS) {
     nn_errbuf_set(err, errsz, "more than %d result rows", NN_NT_MAX_ROWS);
@@ -81,7 +81,7 @@ static int push_row(struct nn_nt_result *r, int *cap, const struct nn_nt_row *ro
   }
   if (r->n_rows == *cap) {
     int ncap = *cap ? *cap * 2 : 32;
-    struct nn_nt_row *n = realloc(r->rows, (size_t)ncap * sizeof *n);
+    struct nn_nccltests_row *n = realloc(r->rows, (size_t)ncap * sizeof *n);
     if (!n) {
       nn_errbuf_set(err, errsz, "out of memory");
       return -1;
@@ -93,13 +93,13 @@ static int push_row(struct nn_nt_result *r, int *cap, const struct nn_nt_row *ro
   return 0;
 }
 
-void nn_nccltests_free(struct nn_nt_result *r) {
+void nn_nccltests_free(struct nn_nccltests_result *r) {
   if (!r) return;
   free(r->rows);
   memset(r, 0, sizeof *r);
 }
 
-int nn_nccltests_row_failed(const struct nn_nt_row *row) {
+int nn_nccltests_row_failed(const struct nn_nccltests_row *row) {
   return row->oop.failed || row->inplace.failed;
 }
 
@@ -182,7 +182,7 @@ static int layout_from_header(char **tok, int n, struct layout *l) {
 }
 
 static int parse_measure(char **tok, const struct layout *l, int g, const char *type,
-                         struct nn_nt_measure *m) {
+                         struct nn_nccltests_measure *m) {
   memset(m, 0, sizeof *m);
   if (l->time[g] < 0) return 0;
   if (parse_double(tok[l->time[g]], &m->time_us)) return -1;
@@ -203,14 +203,14 @@ static int parse_measure(char **tok, const struct layout *l, int g, const char *
 }
 
 static int parse_row(char **tok, int n, int lineno, struct text_state *st,
-                     struct nn_nt_result *r, char *err, size_t errsz) {
+                     struct nn_nccltests_result *r, char *err, size_t errsz) {
   if (!st->lay.known && !r->n_rows) layout_default(&st->lay, n != 12);
   const struct layout *l = &st->lay;
   if (n < l->min_tokens) {
     nn_errbuf_set(err, errsz, "line %d: truncated result row: %d of %d columns", lineno, n, l->min_tokens);
     return -1;
   }
-  struct nn_nt_row row;
+  struct nn_nccltests_row row;
   memset(&row, 0, sizeof row);
   row.line = lineno;
   row.root = -1;
@@ -225,7 +225,7 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
     return -1;
   }
   for (int g = 0; g < 2; g++) {
-    struct nn_nt_measure *m = g ? &row.inplace : &row.oop;
+    struct nn_nccltests_measure *m = g ? &row.inplace : &row.oop;
     if (parse_measure(tok, l, g, row.type, m)) {
       nn_errbuf_set(err, errsz, "line %d: %s columns are not numbers", lineno,
               g ? "in-place" : "out-of-place");
@@ -235,7 +235,7 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
   return push_row(r, &st->row_cap, &row, err, errsz);
 }
 
-static void note_rank(char **tok, int n, struct text_state *st, struct nn_nt_result *r) {
+static void note_rank(char **tok, int n, struct text_state *st, struct nn_nccltests_result *r) {
   /* "Rank N Group G Pid P on HOST device D [BUS] NAME..." */
   r->n_ranks++;
   int on = -1, dev = -1;
@@ -262,7 +262,7 @@ static void note_rank(char **tok, int n, struct text_state *st, struct nn_nt_res
   }
 }
 
-static void parse_comment(char *body, int lineno, struct text_state *st, struct nn_nt_result *r) {
+static void parse_comment(char *body, int lineno, struct text_state *st, struct nn_nccltests_result *r) {
   char *tok[MAX_TOKENS];
   char *p;
   if ((p = strstr(body, "Collective test starting:"))) {
@@ -303,7 +303,7 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
 }
 
 /* "NCCL version 2.27.3+cuda12.9", bare or after an "NCCL INFO" prefix. */
-static void note_nccl_version(const char *line, struct nn_nt_result *r) {
+static void note_nccl_version(const char *line, struct nn_nccltests_result *r) {
   const char *p = strstr(line, "NCCL version ");
   if (!p || r->nccl_code) return;
   p += strlen("NCCL version ");
@@ -318,7 +318,7 @@ static int is_log_line(const char *s) {
          strstr(s, "NCCL ABORT");
 }
 
-static int parse_text_line(char *line, int lineno, struct text_state *st, struct nn_nt_result *r,
+static int parse_text_line(char *line, int lineno, struct text_state *st, struct nn_nccltests_result *r,
                            char *err, size_t errsz) {
   while (*line == ' ' || *line == '\t') line++;
   if (!*line) return 0;
@@ -335,7 +335,7 @@ static int parse_text_line(char *line, int lineno, struct text_state *st, struct
   return parse_row(tok, n, lineno, st, r, err, errsz);
 }
 
-static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char *err, size_t errsz) {
+static int parse_text(const char *buf, size_t len, struct nn_nccltests_result *r, char *err, size_t errsz) {
   struct text_state *st = calloc(1, sizeof *st);
   char *line = malloc(len + 1);
   if (!st || !line) {
@@ -373,7 +373,7 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
     /* Old releases print only a float per row and the failure count in the
      * footer: any row with a non-zero error may be one of them. */
     for (int i = 0; i < r->n_rows; i++) {
-      struct nn_nt_row *row = &r->rows[i];
+      struct nn_nccltests_row *row = &r->rows[i];
       if (row->oop.wrong > 0) row->oop.failed = 1;
       if (row->inplace.wrong > 0) row->inplace.failed = 1;
     }
@@ -383,7 +383,7 @@ static int parse_text(const char *buf, size_t len, struct nn_nt_result *r, char 
   return rc;
 }
 
-static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct nn_nt_measure *m) {
+static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct nn_nccltests_measure *m) {
   memset(m, 0, sizeof *m);
   if (!o || o->type != NN_JV_OBJ) return;
   const struct nn_jv *t = nn_json_get(p, o, "time");
@@ -401,7 +401,7 @@ static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct 
   if (!isfinite(m->time_us) || m->time_us < 0) m->failed = 1;
 }
 
-static void json_devices(const struct nn_json *p, const struct nn_jv *devs, struct nn_nt_result *r) {
+static void json_devices(const struct nn_json *p, const struct nn_jv *devs, struct nn_nccltests_result *r) {
   if (!devs || devs->type != NN_JV_ARR) return;
   char hosts[MAX_HOSTS][64];
   int nh = 0;
@@ -421,12 +421,12 @@ static void json_devices(const struct nn_json *p, const struct nn_jv *devs, stru
   r->n_hosts = nh;
 }
 
-static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn_nt_result *r,
+static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn_nccltests_result *r,
                      char *err, size_t errsz) {
   int cap = 0;
   for (int i = res->first; i >= 0; i = p->v[i].next) {
     const struct nn_jv *o = &p->v[i];
-    struct nn_nt_row row;
+    struct nn_nccltests_row row;
     memset(&row, 0, sizeof row);
     double size = nn_json_num(nn_json_get(p, o, "size")), count = nn_json_num(nn_json_get(p, o, "count"));
     if (o->type != NN_JV_OBJ || !(size >= 0 && size < 1.8e19) || !(count >= 0 && count < 1.8e19)) {
@@ -447,7 +447,7 @@ static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn
   return 0;
 }
 
-static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct nn_nt_result *r) {
+static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct nn_nccltests_result *r) {
   double code = nn_json_num(nn_json_get(p, root, "nccl_version"));
   if (code > 0 && code < 1e6) {
     r->nccl_code = (int)code;
@@ -470,7 +470,7 @@ static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct 
   r->concluded = nn_json_get(p, root, "end_time") != NULL || nn_json_get(p, root, "average_bus_bandwidth") != NULL;
 }
 
-static int parse_json(const char *buf, size_t len, struct nn_nt_result *r, char *err, size_t errsz) {
+static int parse_json(const char *buf, size_t len, struct nn_nccltests_result *r, char *err, size_t errsz) {
   struct nn_json p;
   int rc = -1, root = nn_json_parse(&p, buf, len, err, errsz);
   if (root >= 0) {
@@ -494,7 +494,7 @@ static int parse_json(const char *buf, size_t len, struct nn_nt_result *r, char 
   return rc;
 }
 
-int nn_nccltests_parse(const char *buf, size_t len, struct nn_nt_result *out, char *err,
+int nn_nccltests_parse(const char *buf, size_t len, struct nn_nccltests_result *out, char *err,
                        size_t errsz) {
   memset(out, 0, sizeof *out);
   out->oob_count = -1;

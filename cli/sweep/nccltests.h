@@ -28,7 +28,7 @@
 #define NN_NT_MAX_DEVICES 256
 
 /* Results of one direction (out-of-place or in-place) of one size. */
-struct nn_nt_measure {
+struct nn_nccltests_measure {
   int present;            /* 0: the run printed nothing for this direction */
   double time_us;
   double algbw, busbw;    /* GB/s */
@@ -37,17 +37,17 @@ struct nn_nt_measure {
   int failed;             /* #wrong > 0, error above tolerance, or a non-finite time */
 };
 
-struct nn_nt_row {
+struct nn_nccltests_row {
   uint64_t size;          /* bytes, the same quantity as the tuner's nBytes */
   uint64_t count;
   char type[16];
   char redop[16];
   int root;               /* -1 when absent or not applicable */
-  struct nn_nt_measure oop, inplace;
+  struct nn_nccltests_measure oop, inplace;
   int line;               /* line of the row in the text (0 for JSON) */
 };
 
-struct nn_nt_result {
+struct nn_nccltests_result {
   int format;             /* NN_NT_TEXT or NN_NT_JSON */
   char test_name[64];     /* e.g. "all_reduce_perf", "" when not printed */
   char tests_version[32]; /* nccl-tests version, "" when not printed */
@@ -61,7 +61,7 @@ struct nn_nt_result {
   int has_root;           /* the table had a `root` column */
   int oob_count;          /* "Out of bounds values" count, -1 when absent */
   int concluded;          /* a footer line ("Avg bus bandwidth" or "concluded") was seen */
-  struct nn_nt_row *rows; /* n_rows rows, in output order; free with nn_nccltests_free */
+  struct nn_nccltests_row *rows; /* n_rows rows, in output order; free with nn_nccltests_free */
   int n_rows;
 };
 
@@ -74,14 +74,14 @@ struct nn_nt_result {
  * problem in err; *out is left empty on failure. A table that stops in the
  * middle of a row, a row with missing columns, or a header with no rows are
  * errors ("truncated"). */
-int nn_nccltests_parse(const char *buf, size_t len, struct nn_nt_result *out,
+int nn_nccltests_parse(const char *buf, size_t len, struct nn_nccltests_result *out,
                        char *err, size_t errsz);
 
 /* Frees what nn_nccltests_parse allocated; leaves *r empty. */
-void nn_nccltests_free(struct nn_nt_result *r);
+void nn_nccltests_free(struct nn_nccltests_result *r);
 
 /* Whether a row counts as failed: either direction failed. */
-int nn_nccltests_row_failed(const struct nn_nt_row *row);
+int nn_nccltests_row_failed(const struct nn_nccltests_row *row);
 
 /* NCCL version code from "2.28.9"-style text: 2.x releases from 2.9 on use
  * major*10000+minor*100+patch. Returns 0 when the text is not a version. */

@@ -440,7 +440,7 @@ static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const 
     t->oom = 1;
     return;
   }
-  nn_costm_report_section(f, rd, s, ns, colls, nc);
+  nn_costmeasure_report_section(f, rd, s, ns, colls, nc);
   char *line = fclose(f) == 0 && buf ? malloc(4 * len + 1) : NULL;
   /* it quotes what NCCL logged (runs/probe.out): each line made printable, as txt() does */
   for (size_t at = 0, n; line && at < len; at += n + 1) {

@@ -356,9 +356,9 @@ static int cmp_point(const void *a, const void *b) {
 }
 
 /* Adds one run's rows to its series. A size may appear once per run. */
-static int add_rows(struct nn_series *s, const struct nn_nt_result *r, int max_values) {
+static int add_rows(struct nn_series *s, const struct nn_nccltests_result *r, int max_values) {
   for (int i = 0; i < r->n_rows; i++) {
-    const struct nn_nt_row *row = &r->rows[i];
+    const struct nn_nccltests_row *row = &r->rows[i];
     if (!row->size) continue;   /* size 0 rows carry no timing worth comparing */
     struct nn_point *p = point_get(s, row->size, max_values);
     if (!p) return -1;
@@ -392,7 +392,7 @@ static void finish_series(struct nn_series *s) {
 /* One run's output: parsed into r (1), missing or unparsable (0: a failed run, said
  * on log), or refused (-1: a link, a special or oversized file; err set). */
 static int read_run_output(int dfd, const struct nn_rundir *rd, const struct nn_run_rec *run, FILE *log,
-                           struct nn_nt_result *r, char *err, size_t errsz) {
+                           struct nn_nccltests_result *r, char *err, size_t errsz) {
   char *buf = NULL, why[512];
   size_t len = 0;
   int rc = nn_file_read(dfd, run->out, NN_FILE_BENEATH | NN_FILE_MISSING_OK, MAX_OUTPUT_BYTES, &buf,
@@ -425,7 +425,7 @@ int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **o
     struct nn_series *s = series_get(&all, &n, run->arm, run->coll);
     if (!s) goto oom;
     s->n_runs++;
-    struct nn_nt_result r;
+    struct nn_nccltests_result r;
     int ok = read_run_output(dfd, rd, run, log, &r, err, errsz);
     if (ok < 0) goto fail;
     if (ok) {

@@ -60,7 +60,7 @@ struct nn_fd_name {
 
 /* The config version the plugin serves from (the newest it saw): its topology's slot. */
 struct nn_served {
-  struct nn_cfgver *version;
+  struct nn_cache_version *version;
   int topo_done;            /* looked for a topology: slot < 0 means none is served */
   int slot;
   unsigned gen;             /* the slot's gen when it was filled for this version */
@@ -88,15 +88,15 @@ static struct nn_served *current(void) {
 
 /* Takes over the reference `v`: it becomes current and the previous one is dropped (what a
  * caller got from it was copied: values, slots). Called with g_env.lock held. */
-static void hold_version(struct nn_cfgver *v) {
-  struct nn_cfgver *old = g_env.cur.version;
+static void hold_version(struct nn_cache_version *v) {
+  struct nn_cache_version *old = g_env.cur.version;
   if (!v || old == v) { nn_cache_release(v); return; }
   g_env.cur = (struct nn_served){.version = v, .slot = -1};
   nn_cache_release(old);
 }
 
 /* The served entry of `v`, or NULL (another version became current meanwhile). */
-static struct nn_served *served_of(const struct nn_cfgver *v) {
+static struct nn_served *served_of(const struct nn_cache_version *v) {
   return v && g_env.cur.version == v ? &g_env.cur : NULL;
 }
 
@@ -179,7 +179,7 @@ static int slot_take(int *closing) {
 }
 
 /* Records in v's entry (when still current) that its topology is slot i (-1: none). */
-static void mark_served(const struct nn_cfgver *v, int i) {
+static void mark_served(const struct nn_cache_version *v, int i) {
   struct nn_served *s = served_of(v);
   if (!s) return;
   s->topo_done = 1;
@@ -278,7 +278,7 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
 
 /* Stores xml (taken over) and puts it in a slot for v, unless another thread did so
  * meanwhile. Runs without g_env.lock but for the bookkeeping. Returns the path or NULL. */
-static const char *store_and_serve(const struct nn_cfgver *v, char *xml, size_t len, const char *why,
+static const char *store_and_serve(const struct nn_cache_version *v, char *xml, size_t len, const char *why,
                                    const struct nn_logger *logger) {
   char path[4096], err[512], note[4096 + 512];
   int fd = -1;
@@ -317,11 +317,11 @@ static const char *store_and_serve(const struct nn_cfgver *v, char *xml, size_t 
 }
 
 /* The topology of v, made, stored and served (or the slot of an equal content). */
-static const char *generate_topo(struct nn_cfgver *v, const struct nn_config *cfg, const struct nn_logger *logger) {
+static const char *generate_topo(struct nn_cache_version *v, const struct nn_config *cfg, const struct nn_logger *logger) {
   char *xml, why[1024], warn[sizeof ((struct nn_topo_verdict *)0)->warning] = "";
   size_t len = 0;
   const char *out = NULL;
-  int have = make_topo_xml(cfg, nn_cfgver_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;
+  int have = make_topo_xml(cfg, nn_cache_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;
   pthread_mutex_lock(&g_env.lock);
   int i = have ? slot_find(xml, len) : -1;
   if (i >= 0) out = slot_hand_out(i);
@@ -355,16 +355,16 @@ static const char *served_topo_file(void) {
     return real;
   }
   /* Topology detection runs once per communicator: the place to notice a new config. */
-  struct nn_cfgver *v = nn_cache_acquire(logger);
-  const struct nn_config *cfg = nn_cfgver_config(v);
+  struct nn_cache_version *v = nn_cache_acquire(logger);
+  const struct nn_config *cfg = nn_cache_config(v);
   pthread_mutex_lock(&g_env.lock);
-  hold_version(nn_cfgver_ref(v));
+  hold_version(nn_cache_ref(v));
   struct nn_served *s = served_of(v);
   const char *out = NULL;
   int generate = s && cfg && !served_already(s, &out);
   pthread_mutex_unlock(&g_env.lock);
-  nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
-  nn_cfgver_warn_refused(v, logger);
+  nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cache_warn_refused(v, logger);
   if (generate) out = generate_topo(v, cfg, logger);
   nn_cache_release(v);     /* the current entry keeps its own reference */
   return out;
@@ -376,30 +376,30 @@ static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
-  return s ? intern_value(nn_config_env(nn_cfgver_config(s->version), name)) : NULL;
+  return s ? intern_value(nn_config_env(nn_cache_config(s->version), name)) : NULL;
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
                             nn_ncclDebugLogger_t nccl_logger, int abi_version) {
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, nccl_logger);
-  struct nn_cfgver *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
-  const struct nn_config *cfg = nn_cfgver_config(v);
-  int status = nn_cfgver_status(v);
+  struct nn_cache_version *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
+  const struct nn_config *cfg = nn_cache_config(v);
+  int status = nn_cache_status(v);
   pthread_mutex_lock(&g_env.lock);
   g_env.logger = nccl_logger;
   g_env.initialized = 1;
   g_env.version = NN_NCCL_VERSION(major, minor, patch);
   nn_nccl_set_loaded_version(g_env.version);
-  hold_version(nn_cfgver_ref(v));
+  hold_version(nn_cache_ref(v));
   pthread_mutex_unlock(&g_env.lock);
-  nn_cfgver_warn_rejected(v, logger, "no topology and no env defaults served");
-  nn_cfgver_warn_refused(v, logger);
+  nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
+  nn_cache_warn_refused(v, logger);
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
-              abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cfgver_path(v) : "-",
+              abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cache_path(v) : "-",
               cfg ? "ok" : status == NN_CFG_INVALID ? "rejected" : status == NN_CFG_MOVING ? "changing" : "absent",
-              nn_cfgver_hash(v), cfg ? cfg->n_envs : 0);
+              nn_cache_hash(v), cfg ? cfg->n_envs : 0);
   nn_cache_release(v);
   return nn_ncclSuccess;
 }

@@ -148,7 +148,7 @@ static void append_process(struct table_json *t) {
 }
 
 /* Formats the record into t->buf (t->size bytes). Returns 0 when it fitted whole. */
-static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
+static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cache_version *v,
                               const struct nn_policy *p, struct table_json *t) {
   char stamp[64];
   time_t now = time(NULL);
@@ -161,8 +161,8 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cfgv
                  "\"abi\":%d,\"scope\":\"%s\",\"config\":", stamp, (long)getpid(),
                  (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
                  nn_scope_name(nn_policy_scope(p)));
-  nn_log_json_string(t->buf, t->size, &t->len, nn_cfgver_path(v));
-  nn_log_appendf(t->buf, t->size, &t->len, ",\"configHash\":\"%s\"", nn_cfgver_hash(v));
+  nn_log_json_string(t->buf, t->size, &t->len, nn_cache_path(v));
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"configHash\":\"%s\"", nn_cache_hash(v));
   append_process(t);
   nn_log_appendf(t->buf, t->size, &t->len, ",\"table\":[");
   nn_policy_visit(p, json_segment, t);
@@ -187,9 +187,9 @@ static int first_refusal(int rc, const char *path) {
 /* A record is one whole JSON line or nothing: the buffer grows until the record fits. */
 #define NN_JSON_RECORD_MAX (64u << 20)
 
-static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
+static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cache_version *v,
                               const struct nn_policy *p, const char *path) {
-  struct table_json t = {.cfg = nn_cfgver_config(v)};
+  struct table_json t = {.cfg = nn_cache_config(v)};
   nn_policy_visit(p, count_segment, &t);
   int whole = 0, oom = 0, rc;
   char err[4096 + 256];
@@ -243,15 +243,15 @@ static void log_forced(const struct nn_tuner_init_args *a, const struct nn_confi
   }
 }
 
-static void log_init(const struct nn_tuner_init_args *a, struct nn_cfgver *v,
+static void log_init(const struct nn_tuner_init_args *a, struct nn_cache_version *v,
                      const struct nn_policy *p, const char *model_note) {
-  const struct nn_config *cfg = nn_cfgver_config(v);
+  const struct nn_config *cfg = nn_cache_config(v);
   if (info_wanted(cfg)) {
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
     nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
                 "nccl-numa " NN_VERSION ": tuner v%d, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
-                "%d of %d rules apply, %s", a->abi_version, nn_cfgver_path(v), nn_cfgver_hash(v), sockets,
+                "%d of %d rules apply, %s", a->abi_version, nn_cache_path(v), nn_cache_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
     log_forced(a, cfg);
@@ -284,27 +284,27 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   *ctx = c;
   if (!c) return nn_ncclSuccess;
   c->version = nn_cache_acquire(a->log);
-  int status = nn_cfgver_status(c->version);
+  int status = nn_cache_status(c->version);
   if (status == NN_CFG_INVALID) {
-    nn_cfgver_warn_rejected(c->version, a->log,
+    nn_cache_warn_rejected(c->version, a->log,
                             "the plugin is a pass-through (no topology, no overrides, constants untouched)");
     return nn_ncclSuccess;
   }
   if (status == NN_CFG_MOVING) return nn_ncclSuccess;   /* the cache has said so */
   if (status == NN_CFG_ABSENT) {
-    if (nn_cfgver_claim_warning(c->version))
+    if (nn_cache_claim_warning(c->version))
       nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
                   "pass-through", NN_DEFAULT_CONFIG_PATH);
     return nn_ncclSuccess;
   }
-  nn_cfgver_warn_refused(c->version, a->log);
-  c->policy = nn_cfgver_policy(c->version, a->n_ranks, a->n_nodes);
+  nn_cache_warn_refused(c->version, a->log);
+  c->policy = nn_cache_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
   c->chunk_mask = nn_policy_chunk_mask(c->policy);
   if (c->policy) c->hot = *nn_policy_hot_of(c->policy);
   c->v2_blocked = a->abi_version == 2 && env_forces_choice();
   char model_note[256];
-  apply_model(nn_cfgver_config(c->version), a, model_note, sizeof model_note);
+  apply_model(nn_cache_config(c->version), a, model_note, sizeof model_note);
   if (c->policy) log_init(a, c->version, c->policy, model_note);
   if (c->v2_blocked)
     nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,

@@ -33,7 +33,7 @@ struct nn_tuner_ctx {
   unsigned coll_mask;                   /* bit c: some rule can match collective c here */
   int v2_blocked;                       /* NCCL_ALGO/NCCL_PROTO set: v2 may not choose */
   const struct nn_policy *policy;       /* NULL: pass-through */
-  struct nn_cfgver *version;            /* keeps the policy alive */
+  struct nn_cache_version *version;            /* keeps the policy alive */
   struct nn_policy_hot hot;             /* the policy's, copied: one load less per call */
   unsigned chunk_mask;                  /* bit c: some chunk= rule can match collective c here
                                            (last: getCollInfo's fields keep their offsets) */

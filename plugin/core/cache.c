@@ -17,7 +17,7 @@ struct nn_shape_policy {
   struct nn_policy *policy;
 };
 
-struct nn_cfgver {
+struct nn_cache_version {
   int refs;               /* guarded by g_lock */
   char *path;
   char *tuner_csv;        /* NCCL_TUNER_CONFIG_FILE when read, or NULL */
@@ -35,12 +35,12 @@ struct nn_cfgver {
 
 /* Guards g_current and every version's refs; held for a few instructions only. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct nn_cfgver *g_current;
+static struct nn_cache_version *g_current;
 /* A WARN about a file that kept changing is given once per file until the next version is
  * published (guarded by g_lock). */
 static char g_moving_told[4096];
 
-static void free_version(struct nn_cfgver *v) {
+static void free_version(struct nn_cache_version *v) {
   if (!v) return;
   for (int i = 0; i < v->n_policies; i++) nn_policy_free(v->policies[i].policy);
   free(v->policies);
@@ -53,7 +53,7 @@ static void free_version(struct nn_cfgver *v) {
   free(v);
 }
 
-static void put_ref(struct nn_cfgver *v) {
+static void put_ref(struct nn_cache_version *v) {
   if (!v) return;
   pthread_mutex_lock(&g_lock);
   int last = --v->refs == 0;
@@ -64,7 +64,7 @@ static void put_ref(struct nn_cfgver *v) {
 /* Reads and parses the mapping and what it pulls in, as nn_config_resolve does for every
  * command; nn_snap_read records every file (a missing default file too, so its creation
  * is noticed). */
-static void load_version(struct nn_cfgver *v, int explicit_path) {
+static void load_version(struct nn_cache_version *v, int explicit_path) {
   struct nn_config_source src = {v->path, explicit_path ? "NCCL_NUMA_CONFIG" : "default",
                                  explicit_path, v->tuner_csv};
   const char *culprit = NULL;
@@ -72,8 +72,8 @@ static void load_version(struct nn_cfgver *v, int explicit_path) {
   v->culprit_is_csv = v->status == NN_CFG_INVALID && culprit && culprit == v->tuner_csv;
 }
 
-static struct nn_cfgver *build_version(const struct nn_config_source *src) {
-  struct nn_cfgver *v = calloc(1, sizeof *v);
+static struct nn_cache_version *build_version(const struct nn_config_source *src) {
+  struct nn_cache_version *v = calloc(1, sizeof *v);
   if (!v) return NULL;
   const char *csv = src->tuner_csv;
   v->path = strdup(src->path);
@@ -94,21 +94,21 @@ static struct nn_cfgver *build_version(const struct nn_config_source *src) {
   return v;
 }
 
-static int same_tuner_csv(const struct nn_cfgver *v, const char *csv) {
+static int same_tuner_csv(const struct nn_cache_version *v, const char *csv) {
   if (!csv) return v->tuner_csv == NULL;
   return v->tuner_csv && !strcmp(v->tuner_csv, csv);
 }
 
 /* `v` still describes the files on disk: one stat per file, no read. */
-static int still_current(const struct nn_cfgver *v, const struct nn_config_source *src) {
+static int still_current(const struct nn_cache_version *v, const struct nn_config_source *src) {
   return v && !strcmp(v->path, src->path) && same_tuner_csv(v, src->tuner_csv) &&
          nn_snap_record_current(&v->files);
 }
 
 /* Makes `fresh` current unless another thread published the same files meanwhile; returns
  * the version the caller holds a reference to. */
-static struct nn_cfgver *publish(struct nn_cfgver *fresh) {
-  struct nn_cfgver *drop = NULL, *held;
+static struct nn_cache_version *publish(struct nn_cache_version *fresh) {
+  struct nn_cache_version *drop = NULL, *held;
   pthread_mutex_lock(&g_lock);
   if (g_current && nn_snap_record_equal(&g_current->files, &fresh->files) &&
       !strcmp(g_current->path, fresh->path)) {
@@ -126,7 +126,7 @@ static struct nn_cfgver *publish(struct nn_cfgver *fresh) {
   return held;
 }
 
-static void warn_moving(const struct nn_logger *logger, const struct nn_cfgver *fresh, const struct nn_cfgver *kept) {
+static void warn_moving(const struct nn_logger *logger, const struct nn_cache_version *fresh, const struct nn_cache_version *kept) {
   int at = fresh->files.moving - 1;
   const char *what = at >= 0 && at < fresh->files.n ? fresh->files.files[at].path : fresh->path;
   pthread_mutex_lock(&g_lock);
@@ -142,16 +142,16 @@ static void warn_moving(const struct nn_logger *logger, const struct nn_cfgver *
                 "is still (replace files by rename)", what, NN_SNAP_READS);
 }
 
-struct nn_cfgver *nn_cache_acquire(const struct nn_logger *logger) {
+struct nn_cache_version *nn_cache_acquire(const struct nn_logger *logger) {
   struct nn_config_source src;
   nn_config_source_find(NULL, &src);
   pthread_mutex_lock(&g_lock);
-  struct nn_cfgver *cur = g_current;
+  struct nn_cache_version *cur = g_current;
   if (cur) cur->refs++;
   pthread_mutex_unlock(&g_lock);
   if (still_current(cur, &src)) return cur;
 
-  struct nn_cfgver *fresh = build_version(&src);
+  struct nn_cache_version *fresh = build_version(&src);
   int same_path = cur && !strcmp(cur->path, src.path);
   if (!fresh || fresh->status == NN_CFG_MOVING) {
     if (fresh) warn_moving(logger, fresh, same_path ? cur : NULL);
@@ -166,7 +166,7 @@ struct nn_cfgver *nn_cache_acquire(const struct nn_logger *logger) {
   return publish(fresh);
 }
 
-struct nn_cfgver *nn_cfgver_ref(struct nn_cfgver *v) {
+struct nn_cache_version *nn_cache_ref(struct nn_cache_version *v) {
   if (!v) return NULL;
   pthread_mutex_lock(&g_lock);
   v->refs++;
@@ -174,24 +174,24 @@ struct nn_cfgver *nn_cfgver_ref(struct nn_cfgver *v) {
   return v;
 }
 
-void nn_cache_release(struct nn_cfgver *v) { put_ref(v); }
+void nn_cache_release(struct nn_cache_version *v) { put_ref(v); }
 
 /* Frees the cache's own reference when the library is unloaded, so leak checkers see none. */
 __attribute__((destructor)) static void nn_cache_unload(void) {
   pthread_mutex_lock(&g_lock);
-  struct nn_cfgver *v = g_current;
+  struct nn_cache_version *v = g_current;
   g_current = NULL;
   int last = v && --v->refs == 0;
   pthread_mutex_unlock(&g_lock);
   if (last) free_version(v);
 }
 
-const struct nn_config *nn_cfgver_config(const struct nn_cfgver *v) { return v ? v->cfg : NULL; }
-const char *nn_cfgver_path(const struct nn_cfgver *v) { return v ? v->path : ""; }
-int nn_cfgver_status(const struct nn_cfgver *v) { return v ? v->status : NN_CFG_ABSENT; }
-const char *nn_cfgver_hash(const struct nn_cfgver *v) { return v ? v->hash : "-"; }
+const struct nn_config *nn_cache_config(const struct nn_cache_version *v) { return v ? v->cfg : NULL; }
+const char *nn_cache_path(const struct nn_cache_version *v) { return v ? v->path : ""; }
+int nn_cache_status(const struct nn_cache_version *v) { return v ? v->status : NN_CFG_ABSENT; }
+const char *nn_cache_hash(const struct nn_cache_version *v) { return v ? v->hash : "-"; }
 
-int nn_cfgver_claim_warning(struct nn_cfgver *v) {
+int nn_cache_claim_warning(struct nn_cache_version *v) {
   if (!v) return 0;
   pthread_mutex_lock(&v->lock);
   int first = !v->warned;
@@ -200,8 +200,8 @@ int nn_cfgver_claim_warning(struct nn_cfgver *v) {
   return first;
 }
 
-void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger, const char *consequence) {
-  if (nn_cfgver_status(v) != NN_CFG_INVALID || !nn_cfgver_claim_warning(v)) return;
+void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger, const char *consequence) {
+  if (nn_cache_status(v) != NN_CFG_INVALID || !nn_cache_claim_warning(v)) return;
   for (int i = 0; i < v->diag.n; i++) nn_log_warn(logger, "nccl-numa: %s", v->diag.msgs[i]);
   if (v->diag.dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", v->diag.dropped);
   struct nn_config_source src = {v->path, "", 1, v->tuner_csv};
@@ -210,9 +210,9 @@ void nn_cfgver_warn_rejected(struct nn_cfgver *v, const struct nn_logger *logger
   nn_log_warn(logger, "nccl-numa: %s rejected: %s", what, consequence);
 }
 
-void nn_cfgver_warn_refused(struct nn_cfgver *v, const struct nn_logger *logger) {
-  const struct nn_config *cfg = nn_cfgver_config(v);
-  if (!cfg || (!cfg->refused.n && !cfg->notes.n) || !nn_cfgver_claim_warning(v)) return;
+void nn_cache_warn_refused(struct nn_cache_version *v, const struct nn_logger *logger) {
+  const struct nn_config *cfg = nn_cache_config(v);
+  if (!cfg || (!cfg->refused.n && !cfg->notes.n) || !nn_cache_claim_warning(v)) return;
   for (int i = 0; i < cfg->refused.n; i++)
     nn_log_warn(logger, "nccl-numa: %s: the rest of the file applies", cfg->refused.msgs[i]);
   if (cfg->refused.dropped)
@@ -220,7 +220,7 @@ void nn_cfgver_warn_refused(struct nn_cfgver *v, const struct nn_logger *logger)
   for (int i = 0; i < cfg->notes.n; i++) nn_log_warn(logger, "nccl-numa: %s", cfg->notes.msgs[i]);
 }
 
-static struct nn_policy *find_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes) {
+static struct nn_policy *find_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes) {
   for (int i = 0; i < v->n_policies; i++)
     if (v->policies[i].n_ranks == n_ranks && v->policies[i].n_nodes == n_nodes)
       return v->policies[i].policy;
@@ -228,7 +228,7 @@ static struct nn_policy *find_policy(struct nn_cfgver *v, size_t n_ranks, size_t
 }
 
 /* Keeps `p` for the shape, unless out of memory (then the caller frees it). */
-static int add_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes, struct nn_policy *p) {
+static int add_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes, struct nn_policy *p) {
   if (v->n_policies == v->cap_policies) {
     int cap = v->cap_policies ? 2 * v->cap_policies : 8;
     struct nn_shape_policy *grown = realloc(v->policies, (size_t)cap * sizeof *grown);
@@ -240,7 +240,7 @@ static int add_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes, struc
   return 0;
 }
 
-const struct nn_policy *nn_cfgver_policy(struct nn_cfgver *v, size_t n_ranks, size_t n_nodes) {
+const struct nn_policy *nn_cache_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes) {
   if (!v || !v->cfg) return NULL;
   pthread_mutex_lock(&v->lock);
   struct nn_policy *p = find_policy(v, n_ranks, n_nodes);

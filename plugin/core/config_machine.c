@@ -158,7 +158,7 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
   return bad;
 }
 
-void nn_dir_gpu(struct nn_parser *p) {
+void nn_config_parser_gpu(struct nn_parser *p) {
   p->last_gpu_line = p->line;
   if (p->gpus_over) return;
   if (p->n_gpus >= NN_MAX_GPUS) {
@@ -222,7 +222,7 @@ void nn_gpus_finish(struct nn_parser *p) {
 
 /* ------------------------------------------------------------------ numa */
 
-void nn_dir_numa(struct nn_parser *p) {
+void nn_config_parser_numa(struct nn_parser *p) {
   int node = -1, bad = 0;
   if (p->nf < 2 || strchr(p->f[1], '=')) {
     nn_perr(p, "numa: missing node (expected: numa <node> cpus=<list>)");
@@ -321,7 +321,7 @@ static int cpu_intel_complete(struct nn_parser *p, struct nn_cpu *cpu) {
   return 1;
 }
 
-void nn_dir_cpu(struct nn_parser *p) {
+void nn_config_parser_cpu(struct nn_parser *p) {
   struct nn_cpu *cpu = &p->cfg->cpu;
   if (p->cpu_line) {
     nn_perr(p, "cpu: second cpu line (first on line %d)", p->cpu_line);

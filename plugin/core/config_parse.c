@@ -35,9 +35,9 @@ static const struct {
   const char *name;
   void (*run)(struct nn_parser *p);
 } directives[] = {
-  {"gpu", nn_dir_gpu}, {"numa", nn_dir_numa}, {"cpu", nn_dir_cpu}, {"rule", nn_dir_rule},
-  {"env", nn_dir_env}, {"model", nn_dir_model}, {"topology", nn_dir_topology},
-  {"include-csv", nn_dir_include_csv},
+  {"gpu", nn_config_parser_gpu}, {"numa", nn_config_parser_numa}, {"cpu", nn_config_parser_cpu}, {"rule", nn_config_parser_rule},
+  {"env", nn_config_parser_env}, {"model", nn_config_parser_model}, {"topology", nn_config_parser_topology},
+  {"include-csv", nn_config_parser_include_csv},
 };
 
 static void comment_line(struct nn_parser *p, const char *s, size_t len) {

@@ -101,14 +101,14 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
 const char *nn_config_own_file(struct nn_config *c, char *name);
 
 /* The directives: each parses the fields of the current line (p->f[0] is its name). */
-void nn_dir_gpu(struct nn_parser *p);
-void nn_dir_numa(struct nn_parser *p);
-void nn_dir_cpu(struct nn_parser *p);
-void nn_dir_rule(struct nn_parser *p);
-void nn_dir_env(struct nn_parser *p);
-void nn_dir_model(struct nn_parser *p);
-void nn_dir_topology(struct nn_parser *p);
-void nn_dir_include_csv(struct nn_parser *p);
+void nn_config_parser_gpu(struct nn_parser *p);
+void nn_config_parser_numa(struct nn_parser *p);
+void nn_config_parser_cpu(struct nn_parser *p);
+void nn_config_parser_rule(struct nn_parser *p);
+void nn_config_parser_env(struct nn_parser *p);
+void nn_config_parser_model(struct nn_parser *p);
+void nn_config_parser_topology(struct nn_parser *p);
+void nn_config_parser_include_csv(struct nn_parser *p);
 
 /* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
  * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */

@@ -123,7 +123,7 @@ static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) 
   return bad;
 }
 
-void nn_dir_rule(struct nn_parser *p) {
+void nn_config_parser_rule(struct nn_parser *p) {
   struct nn_config *c = p->cfg;
   if (p->rules_over) return;
   if (c->n_rules >= NN_MAX_RULES) {
@@ -171,7 +171,7 @@ static int *env_slot(struct nn_parser *p, const char *name) {
   return &p->env_tab[i];
 }
 
-void nn_dir_env(struct nn_parser *p) {
+void nn_config_parser_env(struct nn_parser *p) {
   struct nn_config *c = p->cfg;
   if (p->nf < 2) {
     nn_perr(p, "env: expected env NCCL_NAME=value");
@@ -241,7 +241,7 @@ static const char *take_single_key(struct nn_parser *p, const char *dir, int *fi
   return k[0].val;
 }
 
-void nn_dir_model(struct nn_parser *p) {
+void nn_config_parser_model(struct nn_parser *p) {
   struct nn_config *c = p->cfg;
   const char *v = take_single_key(p, "model", &c->model_line, "pci-latency-us", "");
   if (!v) return;
@@ -254,7 +254,7 @@ void nn_dir_model(struct nn_parser *p) {
   c->pci_latency_us = x;
 }
 
-void nn_dir_topology(struct nn_parser *p) {
+void nn_config_parser_topology(struct nn_parser *p) {
   const char *v = take_single_key(p, "topology", &p->topo_line, "mode", " (auto, numa or off)");
   if (!v) return;
   int m = nn_topo_mode_from_name(v);
@@ -346,7 +346,7 @@ static void remember_csv(struct nn_parser *p, const struct nn_file_key *key, int
   p->csv_seen[p->n_csv_seen++] = (struct nn_csv_seen){*key, first, n, bad ? p->line : 0};
 }
 
-void nn_dir_include_csv(struct nn_parser *p) {
+void nn_config_parser_include_csv(struct nn_parser *p) {
   if (p->nf != 2) {
     nn_perr(p, "include-csv: expected exactly one path");
     return;

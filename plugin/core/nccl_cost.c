@@ -244,9 +244,9 @@ static void fill_pair(struct nn_cost_model *m, const struct tune *t, int coll, i
   m->bw[coll][a][p] = a == NN_ALGO_RING ? ring_bw(t, coll, p) : tree_bw_of(t, p);
 }
 
-int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, char *err, size_t err_size) {
+int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, char *err, size_t errsz) {
   memset(m, 0, sizeof *m);
-  if (check_comm(c, err, err_size)) return -1;
+  if (check_comm(c, err, errsz)) return -1;
   /* init.cc: after the all-gather both graphs keep the smaller channel count. */
   struct nn_cost_graph ring = c->ring, tree = c->tree;
   int nch = ring.nchannels < tree.nchannels ? ring.nchannels : tree.nchannels;

@@ -58,7 +58,7 @@ static int read_cpuinfo(const char *path, struct nn_cpu_kind *out) {
 }
 
 int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
-                         struct nn_cpu_kind *out, char *err, size_t err_size) {
+                         struct nn_cpu_kind *out, char *err, size_t errsz) {
   memset(out, 0, sizeof *out);
   out->family = out->model = -1;
   if (cfg && cfg->cpu.present) {
@@ -75,13 +75,13 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
     return 0;
   }
   if (read_cpuinfo(cpuinfo_path, out) != 0) {
-    nn_errbuf_set(err, err_size, "CPU kind unknown: %s unreadable and no `cpu` line in the mapping",
+    nn_errbuf_set(err, errsz, "CPU kind unknown: %s unreadable and no `cpu` line in the mapping",
              cpuinfo_path ? cpuinfo_path : nn_cpuinfo_default());
     return -1;
   }
   out->from_cpuinfo = 1;
   if (strcmp(out->vendor, "AuthenticAMD") && strcmp(out->vendor, "GenuineIntel")) {
-    nn_errbuf_set(err, err_size, "CPU vendor '%s' from cpuinfo is not one NCCL models on x86; "
+    nn_errbuf_set(err, errsz, "CPU vendor '%s' from cpuinfo is not one NCCL models on x86; "
              "declare it with a `cpu vendor=` line", out->vendor);
     return -1;
   }

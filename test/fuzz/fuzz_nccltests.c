@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[512];
   memset(&r, 0, sizeof r);
   err[0] = 0;

@@ -308,7 +308,7 @@ static int check_tuning_own(const char *on, size_t on_len, const char *off, size
 /* ---------- the driver's results ---------- */
 
 static int check_results(const char *out, size_t len, const char *name) {
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   if (nn_nccltests_parse(out, len, &r, err, sizeof err))
     return verdict(FAIL, "results", "%s: %s", name, err);

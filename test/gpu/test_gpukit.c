@@ -35,7 +35,7 @@ static void driver_rows_parse(void **state) {
   (void)state;
   size_t len;
   char *out = print_sweep(1, 0, &len);
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
   assert_int_equal(r.n_rows, 6);   /* 8, 32, 128, 512, 2048, 8192 */
@@ -62,7 +62,7 @@ static void driver_wrong_and_unchecked(void **state) {
   (void)state;
   size_t len;
   char *out = print_sweep(1, 3, &len);
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
   assert_true(nn_nccltests_row_failed(&r.rows[4]));   /* 2048 B in place: 3 wrong */

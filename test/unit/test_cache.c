@@ -72,36 +72,36 @@ static int teardown(void **state) {
 static void test_reuse_and_reload(void **state) {
   (void)state;
   setenv("NCCL_NUMA_CONFIG", replace("m.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\n"), 1);
-  struct nn_cfgver *a = nn_cache_acquire(NULL);
-  struct nn_cfgver *b = nn_cache_acquire(NULL);
+  struct nn_cache_version *a = nn_cache_acquire(NULL);
+  struct nn_cache_version *b = nn_cache_acquire(NULL);
   assert_ptr_equal(a, b);
-  assert_int_equal(nn_cfgver_status(a), NN_CFG_OK);
-  assert_int_equal(nn_cfgver_config(a)->n_rules, 1);
-  assert_int_equal(strlen(nn_cfgver_hash(a)), 8);
-  const struct nn_policy *p1 = nn_cfgver_policy(a, 4, 1), *p2 = nn_cfgver_policy(b, 4, 1);
+  assert_int_equal(nn_cache_status(a), NN_CFG_OK);
+  assert_int_equal(nn_cache_config(a)->n_rules, 1);
+  assert_int_equal(strlen(nn_cache_hash(a)), 8);
+  const struct nn_policy *p1 = nn_cache_policy(a, 4, 1), *p2 = nn_cache_policy(b, 4, 1);
   assert_ptr_equal(p1, p2);                                   /* shared per shape */
-  assert_ptr_not_equal(p1, nn_cfgver_policy(a, 8, 1));
+  assert_ptr_not_equal(p1, nn_cache_policy(a, 8, 1));
 
   replace("m.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n");
-  struct nn_cfgver *c = nn_cache_acquire(NULL);               /* adopted at once: no settle time */
+  struct nn_cache_version *c = nn_cache_acquire(NULL);               /* adopted at once: no settle time */
   assert_ptr_not_equal(c, a);
-  assert_int_equal(nn_cfgver_config(c)->n_rules, 2);
-  assert_string_not_equal(nn_cfgver_hash(c), nn_cfgver_hash(a));
-  assert_int_equal(nn_cfgver_config(a)->n_rules, 1);          /* the old version stays whole */
+  assert_int_equal(nn_cache_config(c)->n_rules, 2);
+  assert_string_not_equal(nn_cache_hash(c), nn_cache_hash(a));
+  assert_int_equal(nn_cache_config(a)->n_rules, 1);          /* the old version stays whole */
 
   replace("m.conf", "gpu 0 bus=nope numa=0\n");
-  struct nn_cfgver *d = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(d), NN_CFG_INVALID);
-  assert_null(nn_cfgver_config(d));
-  assert_null(nn_cfgver_policy(d, 4, 1));
+  struct nn_cache_version *d = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cache_status(d), NN_CFG_INVALID);
+  assert_null(nn_cache_config(d));
+  assert_null(nn_cache_policy(d, 4, 1));
   warns = 0;
-  nn_cfgver_warn_rejected(d, &the_logger, "pass-through");
+  nn_cache_warn_rejected(d, &the_logger, "pass-through");
   assert_int_equal(warns, 2);                                 /* the problem, then the verdict */
   assert_non_null(strstr(first_warn, "m.conf:1:"));
   assert_non_null(strstr(last_warn, "rejected: pass-through"));
-  nn_cfgver_warn_rejected(d, &the_logger, "pass-through");
+  nn_cache_warn_rejected(d, &the_logger, "pass-through");
   assert_int_equal(warns, 2);                                 /* warn once per version */
-  assert_int_equal(nn_cfgver_claim_warning(d), 0);
+  assert_int_equal(nn_cache_claim_warning(d), 0);
   nn_cache_release(a);
   nn_cache_release(b);
   nn_cache_release(c);
@@ -114,11 +114,11 @@ static void test_hash_names_content(void **state) {
   (void)state;
   const char *text = "gpu 0 bus=01:00.0 numa=0\nrule algo=tree\n";
   setenv("NCCL_NUMA_CONFIG", replace("one.conf", text), 1);
-  struct nn_cfgver *a = nn_cache_acquire(NULL);
+  struct nn_cache_version *a = nn_cache_acquire(NULL);
   setenv("NCCL_NUMA_CONFIG", replace("two.conf", text), 1);
-  struct nn_cfgver *b = nn_cache_acquire(NULL);
+  struct nn_cache_version *b = nn_cache_acquire(NULL);
   assert_ptr_not_equal(a, b);
-  assert_string_equal(nn_cfgver_hash(a), nn_cfgver_hash(b));
+  assert_string_equal(nn_cache_hash(a), nn_cache_hash(b));
   nn_cache_release(a);
   nn_cache_release(b);
 }
@@ -128,17 +128,17 @@ static void test_included_csv_is_part_of_the_version(void **state) {
   (void)state;
   replace("r.csv", "allreduce,0,-1,ring,ll,2,-1,-1\n");
   setenv("NCCL_NUMA_CONFIG", replace("inc.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv r.csv\n"), 1);
-  struct nn_cfgver *a = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_config(a)->rules[0].algo, NN_ALGO_RING);
-  struct nn_cfgver *same = nn_cache_acquire(NULL);
+  struct nn_cache_version *a = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cache_config(a)->rules[0].algo, NN_ALGO_RING);
+  struct nn_cache_version *same = nn_cache_acquire(NULL);
   assert_ptr_equal(same, a);
   nn_cache_release(same);
   replace("r.csv", "allreduce,0,-1,tree,simple,8,-1,-1\n");
-  struct nn_cfgver *b = nn_cache_acquire(NULL);
+  struct nn_cache_version *b = nn_cache_acquire(NULL);
   assert_ptr_not_equal(b, a);
-  assert_int_equal(nn_cfgver_config(b)->rules[0].algo, NN_ALGO_TREE);
-  assert_int_equal(nn_cfgver_config(b)->rules[0].channels, 8);
-  assert_string_not_equal(nn_cfgver_hash(a), nn_cfgver_hash(b));
+  assert_int_equal(nn_cache_config(b)->rules[0].algo, NN_ALGO_TREE);
+  assert_int_equal(nn_cache_config(b)->rules[0].channels, 8);
+  assert_string_not_equal(nn_cache_hash(a), nn_cache_hash(b));
   nn_cache_release(a);
   nn_cache_release(b);
 
@@ -147,10 +147,10 @@ static void test_included_csv_is_part_of_the_version(void **state) {
   setenv("NCCL_TUNER_CONFIG_FILE", in_dir("t.csv"), 1);
   setenv("NCCL_NUMA_CONFIG", replace("norules.conf", "gpu 0 bus=01:00.0 numa=0\n"), 1);
   a = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_config(a)->rules[0].proto, NN_PROTO_LL);
+  assert_int_equal(nn_cache_config(a)->rules[0].proto, NN_PROTO_LL);
   replace("t.csv", "allgather,0,-1,ring,simple,2,-1,-1\n");
   b = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_config(b)->rules[0].proto, NN_PROTO_SIMPLE);
+  assert_int_equal(nn_cache_config(b)->rules[0].proto, NN_PROTO_SIMPLE);
   nn_cache_release(a);
   nn_cache_release(b);
   unsetenv("NCCL_TUNER_CONFIG_FILE");
@@ -181,19 +181,19 @@ static void test_moving_file_keeps_the_previous_version(void **state) {
   (void)state;
   const char *good = replace("good.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=tree\n");
   setenv("NCCL_NUMA_CONFIG", relink("link.conf", good), 1);
-  struct nn_cfgver *a = nn_cache_acquire(&the_logger);
-  assert_int_equal(nn_cfgver_status(a), NN_CFG_OK);
+  struct nn_cache_version *a = nn_cache_acquire(&the_logger);
+  assert_int_equal(nn_cache_status(a), NN_CFG_OK);
   relink("link.conf", "/proc/self/status");
   warns = 0;
-  struct nn_cfgver *b = nn_cache_acquire(&the_logger);
-  struct nn_cfgver *c = nn_cache_acquire(&the_logger);
+  struct nn_cache_version *b = nn_cache_acquire(&the_logger);
+  struct nn_cache_version *c = nn_cache_acquire(&the_logger);
   assert_ptr_equal(b, a);                                     /* kept whole */
   assert_ptr_equal(c, a);
   assert_int_equal(warns, 1);                                 /* said once */
   assert_non_null(strstr(last_warn, "changed while being read"));
-  assert_non_null(strstr(last_warn, nn_cfgver_hash(a)));
+  assert_non_null(strstr(last_warn, nn_cache_hash(a)));
   relink("link.conf", good);
-  struct nn_cfgver *d = nn_cache_acquire(&the_logger);
+  struct nn_cache_version *d = nn_cache_acquire(&the_logger);
   assert_ptr_equal(d, a);                                     /* the same files again: the same version */
   nn_cache_release(b);
   nn_cache_release(c);
@@ -202,8 +202,8 @@ static void test_moving_file_keeps_the_previous_version(void **state) {
   /* An include that keeps changing counts the same way. */
   setenv("NCCL_NUMA_CONFIG", replace("inc2.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv /proc/self/status\n"), 1);
   b = nn_cache_acquire(&the_logger);
-  assert_int_equal(nn_cfgver_status(b), NN_CFG_MOVING);       /* a new path: nothing older to keep */
-  assert_null(nn_cfgver_config(b));
+  assert_int_equal(nn_cache_status(b), NN_CFG_MOVING);       /* a new path: nothing older to keep */
+  assert_null(nn_cache_config(b));
   assert_non_null(strstr(last_warn, "pass-through"));
   nn_cache_release(b);
   nn_cache_release(a);
@@ -214,14 +214,14 @@ static void test_missing_default_is_quiet(void **state) {
   unsetenv("NCCL_NUMA_CONFIG");
   struct stat st;
   if (stat(NN_DEFAULT_CONFIG_PATH, &st) == 0) skip();
-  struct nn_cfgver *v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_ABSENT);
+  struct nn_cache_version *v = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cache_status(v), NN_CFG_ABSENT);
   nn_cache_release(v);
   setenv("NCCL_NUMA_CONFIG", "/nonexistent/x.conf", 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);     /* an explicit path that is missing warns */
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);     /* an explicit path that is missing warns */
   warns = 0;
-  nn_cfgver_warn_rejected(v, &the_logger, "pass-through");
+  nn_cache_warn_rejected(v, &the_logger, "pass-through");
   assert_non_null(strstr(first_warn, "/nonexistent/x.conf: cannot open"));
   nn_cache_release(v);
   unsetenv("NCCL_NUMA_CONFIG");

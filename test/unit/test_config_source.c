@@ -137,9 +137,9 @@ static void test_plugin_warn_names_the_csv(void **state) {
   const char *csv = put("plugin.csv", "allreduce,0,10,ring,simple,2\n");
   setenv("NCCL_NUMA_CONFIG", map, 1);
   setenv("NCCL_TUNER_CONFIG_FILE", csv, 1);
-  struct nn_cfgver *v = nn_cache_acquire(&test_logger);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);
-  nn_cfgver_warn_rejected(v, &test_logger, "pass-through");
+  struct nn_cache_version *v = nn_cache_acquire(&test_logger);
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
+  nn_cache_warn_rejected(v, &test_logger, "pass-through");
   char want[1024];
   snprintf(want, sizeof want, "nccl-numa: NCCL_TUNER_CONFIG_FILE %s (for config %s) rejected: pass-through",
            csv, map);

@@ -148,12 +148,12 @@ static void from_tuning_231(void **state) {
   nn_test_tuning_231(&t);
   struct nn_cost_model m;
   struct nn_cost_choice ch;
-  assert_int_equal(nn_costm_from_tuning(&t, 23102, 8, &m, err, sizeof err), 0);
+  assert_int_equal(nn_costmeasure_from_tuning(&t, 23102, 8, &m, err, sizeof err), 0);
   assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
   assert_int_equal(ch.proto, NN_PROTO_LL);                  /* 20.6 + 1 MiB / 13.7 GB/s */
   assert_true(fabs(ch.time_us - 97.1) < 1.0);
   assert_true(nn_cost_time(&m, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, 1 << 20) < 0);
-  assert_int_equal(nn_costm_from_tuning(&t, 23100, 8, &m, err, sizeof err), 0);
+  assert_int_equal(nn_costmeasure_from_tuning(&t, 23100, 8, &m, err, sizeof err), 0);
   assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
   assert_int_equal(ch.proto, NN_PROTO_LL128);               /* 49.0 + 1 MiB / 25.2 GB/s: 90.6 */
   assert_true(fabs(ch.time_us - 90.6) < 1.0);
@@ -163,7 +163,7 @@ static void from_tuning_231(void **state) {
     "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
     "h:1:2 [0] NCCL INFO     AllReduce |    20.6/  13.7 |    49.0/   0.0 |    88.2/  27.4 |     0.0/   0.0 |     0.0/   0.0 |    25.0/ 300.0 |\n";
   assert_int_equal(nn_tuning_parse(nvls, strlen(nvls), &t, err, sizeof err), NN_TUNING_FOUND);
-  assert_int_equal(nn_costm_from_tuning(&t, 22809, 8, &m, err, sizeof err), -1);
+  assert_int_equal(nn_costmeasure_from_tuning(&t, 22809, 8, &m, err, sizeof err), -1);
   assert_non_null(strstr(err, "NVLS"));
 }
 

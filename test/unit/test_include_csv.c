@@ -84,22 +84,22 @@ static void test_tuner_config_file_variable(void **state) {
   setenv("NCCL_TUNER_CONFIG_FILE", csv, 1);
   const char *norules = put("norules.conf", "gpu 0 bus=01:00.0 numa=0\n");
   setenv("NCCL_NUMA_CONFIG", norules, 1);
-  struct nn_cfgver *v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_OK);
-  assert_int_equal(nn_cfgver_config(v)->n_rules, 2);              /* the mapping has none: CSV used */
+  struct nn_cache_version *v = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cache_status(v), NN_CFG_OK);
+  assert_int_equal(nn_cache_config(v)->n_rules, 2);              /* the mapping has none: CSV used */
   nn_cache_release(v);
   const char *rules = put("rules.conf", "rule algo=ring\n");
   setenv("NCCL_NUMA_CONFIG", rules, 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_config(v)->n_rules, 1);              /* the mapping's rules win */
+  assert_int_equal(nn_cache_config(v)->n_rules, 1);              /* the mapping's rules win */
   nn_cache_release(v);
   setenv("NCCL_TUNER_CONFIG_FILE", put("worse.csv", "allreduce,0,10,ring,simple,2\n"), 1);
   const char *again = put("again.conf", "gpu 0 bus=02:00.0 numa=0\n");
   setenv("NCCL_NUMA_CONFIG", again, 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);          /* a bad CSV rejects the version */
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);          /* a bad CSV rejects the version */
   first_warn[0] = 0;
-  nn_cfgver_warn_rejected(v, &logger, "pass-through");
+  nn_cache_warn_rejected(v, &logger, "pass-through");
   assert_non_null(strstr(first_warn, "worse.csv:1:"));
   nn_cache_release(v);
   unsetenv("NCCL_TUNER_CONFIG_FILE");

@@ -8,7 +8,7 @@
 
 #define FIX "test/fixtures/nccl-tests/"
 
-static int parse_file(const char *path, struct nn_nt_result *r, char *err, size_t errsz) {
+static int parse_file(const char *path, struct nn_nccltests_result *r, char *err, size_t errsz) {
   size_t len;
   char *b = nn_test_slurp(path, &len);
   int rc = nn_nccltests_parse(b, len, r, err, errsz);
@@ -18,7 +18,7 @@ static int parse_file(const char *path, struct nn_nt_result *r, char *err, size_
 
 static void text_with_info_lines(void **state) {
   (void)state;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(parse_file(FIX "synthetic-allreduce-info.txt", &r, err, sizeof err), 0);
   assert_int_equal(r.format, NN_NT_TEXT);
@@ -59,7 +59,7 @@ static void text_with_info_lines(void **state) {
 
 static void text_old_float_error(void **state) {
   (void)state;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(parse_file(FIX "synthetic-old-noroot-error.txt", &r, err, sizeof err), 0);
   assert_int_equal(r.has_root, 0);
@@ -77,7 +77,7 @@ static void text_old_float_error(void **state) {
 
 static void text_truncated(void **state) {
   (void)state;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(parse_file(FIX "synthetic-truncated.txt", &r, err, sizeof err), -1);
   assert_non_null(strstr(err, "line 9"));
@@ -91,7 +91,7 @@ static void text_truncated(void **state) {
 
 static void json_output(void **state) {
   (void)state;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(parse_file(FIX "synthetic-allgather.json", &r, err, sizeof err), 0);
   assert_int_equal(r.format, NN_NT_JSON);
@@ -132,7 +132,7 @@ static void json_oob_count_out_of_range(void **state) {
   int n = snprintf(big, len + 32, "%.*s\"out_of_bounds\":{\"count\":5555555552,%s", (int)head, b,
                    at + strlen(from));
   assert_int_equal((size_t)n, head + tail + strlen("\"out_of_bounds\":{\"count\":5555555552,"));
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(big, (size_t)n, &r, err, sizeof err), 0);
   assert_int_equal(r.n_rows, 4);
@@ -143,7 +143,7 @@ static void json_oob_count_out_of_range(void **state) {
 }
 
 static void expect_error(const char *text, const char *needle) {
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(text, strlen(text), &r, err, sizeof err), -1);
   if (!strstr(err, needle)) fail_msg("error '%s' lacks '%s'", err, needle);
@@ -171,7 +171,7 @@ static void hostile_input(void **state) {
   deep[sizeof deep - 1] = 0;
   expect_error(deep, "deeper");
   const char nul[] = "  8 2 float sum -1 1 0 0 0 1 1 1 0\n  16 4 fl\0at sum -1 1 0 0 0 1 1 1 0\n";
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   char err[128];
   assert_int_equal(nn_nccltests_parse(nul, sizeof nul - 1, &r, err, sizeof err), -1);
   assert_non_null(strstr(err, "NUL"));

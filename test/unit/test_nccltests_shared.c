@@ -13,7 +13,7 @@ static const char *shared_dir(void) {
   return d ? d : "../shared/fixtures/nccl-tests";
 }
 
-static int parse_named(const char *name, struct nn_nt_result *r, char *err, size_t errsz) {
+static int parse_named(const char *name, struct nn_nccltests_result *r, char *err, size_t errsz) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", shared_dir(), name);
   FILE *f = fopen(path, "rb");
@@ -35,7 +35,7 @@ static int parse_named(const char *name, struct nn_nt_result *r, char *err, size
 }
 
 /* Parses a file that must parse; fails the test with the parser's message otherwise. */
-static void parse_known(const char *name, struct nn_nt_result *r) {
+static void parse_known(const char *name, struct nn_nccltests_result *r) {
   char err[256];
   if (parse_named(name, r, err, sizeof err)) fail_msg("%s: %s", name, err);
 }
@@ -48,7 +48,7 @@ static void every_file_parses(void **state) {
   for (struct dirent *e; (e = readdir(d));) {
     size_t n = strlen(e->d_name);
     if (n < 5 || strcmp(e->d_name + n - 4, ".txt")) continue;
-    struct nn_nt_result r;
+    struct nn_nccltests_result r;
     char err[256];
     int rc = parse_named(e->d_name, &r, err, sizeof err);
     if (rc) fail_msg("%s: %s", e->d_name, err);
@@ -67,7 +67,7 @@ static void every_file_parses(void **state) {
 
 static void known_values(void **state) {
   (void)state;
-  struct nn_nt_result r;
+  struct nn_nccltests_result r;
   /* in-place columns widened and misaligned */
   parse_known("Anthony-Hoo.github.io_file_2080ti-1gpu_reduce-widecols.txt", &r);
   assert_int_equal(r.n_rows, 28);

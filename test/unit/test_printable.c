@@ -172,9 +172,9 @@ static void test_csv_fields_in_warn_lines(void **state) {
   unsetenv("NCCL_TUNER_CONFIG_FILE");
   setenv("NCCL_NUMA_CONFIG", conf, 1);
   n_lines = 0, all_printable = 1;
-  struct nn_cfgver *v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);
-  nn_cfgver_warn_rejected(v, &capturing, "pass-through");
+  struct nn_cache_version *v = nn_cache_acquire(NULL);
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
+  nn_cache_warn_rejected(v, &capturing, "pass-through");
   assert_true(n_lines >= 2);
   assert_true(all_printable);
   assert_non_null(strstr(lines[0], "r.csv:1: unknown algorithm '\\x1b[1A\\x1b[2Kok\\x07'"));

@@ -44,23 +44,23 @@ static void fake_host(struct nn_discovery *d, const struct fake_pci *p, int n, i
 }
 
 /* Rewrites `text` (VM 100 on node pve1, no mapping file); returns 0 or -1 with err. */
-static int rewrite(const struct nn_discovery *host, const char *text, struct nn_pxn_output *out, char *err,
-                   size_t err_size) {
+static int rewrite(const struct nn_discovery *host, const char *text, struct nn_proxmox_numa_output *out, char *err,
+                   size_t errsz) {
   struct nn_pve_vm vm;
-  if (nn_pve_vm_parse("100.conf", text, strlen(text), &vm, err, err_size)) return -1;
-  int rc = nn_pve_assign(&vm, NULL, "pve1", err, err_size);
+  if (nn_pve_vm_parse("100.conf", text, strlen(text), &vm, err, errsz)) return -1;
+  int rc = nn_pve_assign(&vm, NULL, "pve1", err, errsz);
   if (!rc) {
-    struct nn_pxn_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host};
-    rc = nn_pxn_rewrite(&in, out, err, err_size);
+    struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host};
+    rc = nn_proxmox_numa_rewrite(&in, out, err, errsz);
   }
   nn_pve_vm_free(&vm);
   return rc;
 }
 
 /* Rewrites `text` on a made-up host of the n functions p over n_nodes nodes;
- * the rewrite must succeed. The caller frees out with nn_pxn_output_free. */
+ * the rewrite must succeed. The caller frees out with nn_proxmox_numa_output_free. */
 static void rewrite_on(const struct fake_pci *p, int n, int n_nodes, const char *text,
-                       struct nn_pxn_output *out) {
+                       struct nn_proxmox_numa_output *out) {
   struct nn_discovery d;
   char err[1024] = "";
   fake_host(&d, p, n, n_nodes);
@@ -97,21 +97,21 @@ static char *value_of(const char *text, const char *key) {
 static void test_vmid_from_path(void **state) {
   char id[16];
   (void)state;
-  assert_int_equal(nn_pxn_vmid_from_path("/etc/pve/qemu-server/101.conf", id, sizeof id), 0);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/etc/pve/qemu-server/101.conf", id, sizeof id), 0);
   assert_string_equal(id, "101");
-  assert_int_equal(nn_pxn_vmid_from_path("9.conf", id, sizeof id), 0);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("9.conf", id, sizeof id), 0);
   assert_string_equal(id, "9");
-  assert_int_equal(nn_pxn_vmid_from_path("/x/101.conf.bak", id, sizeof id), -1);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/x/101.conf.bak", id, sizeof id), -1);
   assert_string_equal(id, "");
-  assert_int_equal(nn_pxn_vmid_from_path("/x/vm101.conf", id, sizeof id), -1);
-  assert_int_equal(nn_pxn_vmid_from_path("/x/.conf", id, sizeof id), -1);
-  assert_int_equal(nn_pxn_vmid_from_path("/x/1234567890.conf", id, sizeof id), -1);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/x/vm101.conf", id, sizeof id), -1);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/x/.conf", id, sizeof id), -1);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/x/1234567890.conf", id, sizeof id), -1);
 }
 
 /* Missing keys are added in Proxmox's sorted order; nothing else moves. */
 static void test_minimal_config_key_order(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   (void)state;
   rewrite_on(pcis, 1, 1, "hostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
   char *keys = keys_only(out.text);
@@ -122,13 +122,13 @@ static void test_minimal_config_key_order(void **state) {
     "machine: q35\nmemory: 1024\nnuma: 1\nnuma0: cpus=0,hostnodes=0,memory=1024,policy=bind\n");
   assert_string_equal(out.notes, "");
   free(keys);
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* 9 vCPUs and 1001 MiB over two nodes: remainders to node 0, sockets kept with a note. */
 static void test_odd_split(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   (void)state;
   rewrite_on(pcis, 2, 2, "cores: 3\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
                          "memory: 1001\nsockets: 3\n", &out);
@@ -137,13 +137,13 @@ static void test_odd_split(void **state) {
   assert_string_equal(value_of(out.text, "sockets"), "3");
   assert_string_equal(value_of(out.text, "cores"), "3");
   assert_non_null(strstr(out.notes, "9 vCPUs do not split into 2 equal sockets"));
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* vCPUs that divide: one socket per guest node; one vCPU per node is a single id. */
 static void test_sockets_follow_nodes(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   (void)state;
   rewrite_on(pcis, 2, 2, "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
                          "machine: q35\nmemory: 2048\n", &out);
@@ -155,7 +155,7 @@ static void test_sockets_follow_nodes(void **state) {
   assert_string_equal(value_of(out.text, "sockets"), "2");
   assert_string_equal(value_of(out.text, "cores"), "1");
   assert_non_null(strstr(out.text, "#  sockets 2 x cores 1 (was 1 x 2)"));
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* Expander buses: each its own bus plus one per root port plus headroom, rounded to 16. */
@@ -165,7 +165,7 @@ static void test_bus_spacing_three_nodes(void **state) {
                                         "0000:44:00.0", "0000:45:00.0", "0000:46:00.0", "0000:47:00.0",
                                         "0000:48:00.0", "0000:49:00.0", "0000:c1:00.0", "0000:c2:00.0"};
   static const int nodes[12] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   char text[2048] = "cores: 6\nmachine: q35\nmemory: 3072\n";
   (void)state;
   for (int i = 0; i < 12; i++) {
@@ -184,14 +184,14 @@ static void test_bus_spacing_three_nodes(void **state) {
   assert_string_equal(value_of(out.text, "numa2"), "cpus=4-5,hostnodes=2,memory=1024,policy=bind");
   /* hostpci12 was one of them and nothing else of slot 00:11 stays: no filler */
   assert_null(strstr(args, "nnfill"));
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* A whole device passes every function; a `;` list the named ones, duplicates once. */
 static void test_functions(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), AUDIO("0000:01:00.1", 0),
                                          GPU("0000:02:00.0", 0), AUDIO("0000:02:00.1", 0)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   (void)state;
   rewrite_on(pcis, 4, 1, "hostpci0: 01:00,pcie=1,rombar=off\nhostpci1: host=02:00.0;0000:02:00.0,pcie=1\n"
                          "machine: q35\nmemory: 1024\n", &out);
@@ -201,26 +201,26 @@ static void test_functions(void **state) {
   assert_non_null(strstr(args, "-device vfio-pci,host=0000:02:00.0,bus=nnrp0_1"));
   assert_null(strstr(args, "0000:02:00.1"));
   assert_null(strstr(args, "nnrp0_1,addr"));
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* Removing hostpci12 while hostpci13 stays: an empty root port takes 00:11.0. */
 static void test_slot_filler(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), NIC("0000:41:00.0", 0)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   (void)state;
   rewrite_on(pcis, 2, 1, "hostpci12: 01:00.0,pcie=1\nhostpci13: 41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
   assert_non_null(strstr(value_of(out.text, "args"),
                          "-device pcie-root-port,id=nnfill12,bus=pcie.0,addr=11.0,multifunction=on,chassis=49,port=49 "));
   assert_string_equal(value_of(out.text, "hostpci13"), "41:00.0,pcie=1");
   assert_null(value_of(out.text, "hostpci12"));
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* Snapshot sections and description lines stay byte for byte; only the current config changes. */
 static void test_sections_kept(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0)};
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   const char *text = "#my notes\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\nnuma0: cpus=0,memory=1024\n"
                      "\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n";
   (void)state;
@@ -230,7 +230,7 @@ static void test_sections_kept(void **state) {
   assert_non_null(snap);
   assert_string_equal(snap, "\n\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n");
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0,hostnodes=0,memory=1024,policy=bind");
-  nn_pxn_output_free(&out);
+  nn_proxmox_numa_output_free(&out);
 }
 
 /* Each refusal names the line and the reason. */
@@ -265,7 +265,7 @@ static void test_refusals(void **state) {
      "100.conf:2: the VM is 'pc-i440fx-8.1', not q35"},
   };
   struct nn_discovery d;
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   char err[1024];
   (void)state;
   fake_host(&d, pcis, 6, 2);
@@ -285,7 +285,7 @@ static void test_too_many_nodes(void **state) {
   struct fake_pci pcis[9];
   static char buses[9][16];
   struct nn_discovery d;
-  struct nn_pxn_output out;
+  struct nn_proxmox_numa_output out;
   char err[1024], text[1024] = "cores: 9\nmachine: q35\nmemory: 9216\n";
   (void)state;
   for (int i = 0; i < 9; i++) {

@@ -282,18 +282,18 @@ static void test_cache_adopts_the_fixed_file(void **state) {
   setenv("NCCL_NUMA_CONFIG", m, 1);
   unsetenv("NCCL_TUNER_CONFIG_FILE");
   struct nn_logger logger = {nn_test_line};
-  struct nn_cfgver *v = nn_cache_acquire(&logger);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_INVALID);
+  struct nn_cache_version *v = nn_cache_acquire(&logger);
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
   nn_test_warns = 0;
-  nn_cfgver_warn_rejected(v, &logger, "pass-through");
-  nn_cfgver_warn_rejected(v, &logger, "pass-through");
+  nn_cache_warn_rejected(v, &logger, "pass-through");
+  nn_cache_warn_rejected(v, &logger, "pass-through");
   assert_int_equal(nn_test_warns, 2);   /* the file and reason, then the verdict; once */
   assert_non_null(strstr(nn_test_last_warn, "rejected: pass-through"));
   nn_cache_release(v);
   assert_int_equal(chmod(m, 0644), 0);
   v = nn_cache_acquire(&logger);
-  assert_int_equal(nn_cfgver_status(v), NN_CFG_OK);
-  assert_int_equal(nn_cfgver_config(v)->n_gpus, 1);
+  assert_int_equal(nn_cache_status(v), NN_CFG_OK);
+  assert_int_equal(nn_cache_config(v)->n_gpus, 1);
   nn_cache_release(v);
   unsetenv("NCCL_NUMA_CONFIG");
 }
