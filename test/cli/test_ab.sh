@@ -3,14 +3,14 @@
 # nccl-numa ab end to end with a stand-in nccl-tests (fake_nccl_tests.sh): the
 # environment each arm's runs were given, the A B C alternation, the report, the
 # plots, and the NCCL < 2.28 variant of the stock arm.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 SO=$(readlink -f "$SO")
 nn_tmp nn-ab
 T=$tmp
 
 mkdir -p "$T/tests"
-for c in all_reduce all_gather reduce_scatter; do ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
+for c in all_reduce all_gather reduce_scatter; do ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\ntopology mode=numa\n' > "$T/a.conf"
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\ntopology mode=off\n' > "$T/off.conf"
 

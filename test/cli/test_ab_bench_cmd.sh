@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ab and calibrate with --bench-cmd instead of an nccl-tests directory: the command's
 # words, {coll} expanded, then nccl-tests' options; the report reads its rows.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-abcmd
 T=$tmp
 unset NCCL_TESTS_DIR
 mkdir -p "$T/bin"
-ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/bin/all_reduce_perf"
-ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/bin/all_gather_perf"
+ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/bin/all_reduce_perf"
+ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/bin/all_gather_perf"
 # The benchmark: records its arguments, then runs the stand-in named after the collective.
 cat > "$T/bench" <<'SH'
 #!/usr/bin/env bash

@@ -6,7 +6,7 @@
 # daemon an empty environment as a login would, so the arm's variables reach the
 # ranks only through mpirun's -x). The stand-in nccl-tests reports which rank ran on
 # which node; every rank must have seen its arm's variables.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 SO=$(readlink -f "$SO")
 cli=$CLI
@@ -14,10 +14,10 @@ nn_tmp nn-launch
 T=$tmp
 unset NCCL_TESTS_DIR NCCL_NUMA_CONFIG NCCL_TUNER_PLUGIN NCCL_ENV_PLUGIN OMPI_COMM_WORLD_RANK SLURM_PROCID
 mkdir -p "$T/tests" "$T/bin"
-ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/tests/all_reduce_perf"
+ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/tests/all_reduce_perf"
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\ntopology mode=numa\n' > "$T/a.conf"
 export FAKE_MODEL=ab
-ln -sf "$root/test/cli/fake_srun.sh" "$T/bin/srun"
+ln -sf "$root/test/cli/helpers/fake_srun.sh" "$T/bin/srun"
 
 # rank_seen LOG TAG TUNER CONFIG: the ranks of ranks.log that ran arm TAG with those values.
 rank_seen() { awk -v t="$2" -v p="$3" -v c="$4" '$3 == t && $4 == p && $5 == c {print $1 "@" $2}' "$1" | sort -u | tr '\n' ' '; }

@@ -6,12 +6,12 @@
 # wrong (#wrong > 0) and tree/ll128 refused (exit 3): never chosen. Default candidates:
 # what the stand-in's synthetic NCCL tuning table enables (no LL128; Tree for AllReduce
 # only), the fixed set when the table is missing or cut off; --algos/--protos override.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-cal
 T=$tmp
 mkdir -p "$T/tests"
-for c in all_reduce all_gather alltoall; do ln -s "$root/test/cli/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
+for c in all_reduce all_gather alltoall; do ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done
 for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=0$((i + 1)):00.0 numa=$((i / 4))"; done > "$T/m.conf"
 export FAKE_LOG_DIR=$T/log FAKE_MODEL=calibrate
 

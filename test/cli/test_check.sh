@@ -4,7 +4,7 @@
 # topology files): the exact report for a good guest and for a bare-metal AMD host that hits
 # NCCL's socket-link hazard, then one case per problem, each with its message and exit 1.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 command -v python3 >/dev/null || nn_skip "python3 is needed to build the sysfs fixtures"
 nn_tmp

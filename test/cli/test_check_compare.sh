@@ -4,7 +4,7 @@
 # are written by the real plugin (plugin_record.py calls its tuner init), then given
 # other host names as if written elsewhere; INFO lines are synthetic, in the format of
 # the plugin's INIT and TUNING lines and NCCL's "Init COMPLETE" line.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 cli=$CLI
 SO=$(readlink -f "$SO")
@@ -17,7 +17,7 @@ unset NCCL_NUMA_LOG_FILE NCCL_DEBUG
 record() {
   local f=$tmp/rec.$$.json
   rm -f "$f"
-  NCCL_NUMA_CONFIG=$3 NCCL_NUMA_LOG_FILE=$f OMPI_COMM_WORLD_RANK=$2 python3 "$root/test/cli/plugin_record.py" "$SO" 0xabc 4 2 ||
+  NCCL_NUMA_CONFIG=$3 NCCL_NUMA_LOG_FILE=$f OMPI_COMM_WORLD_RANK=$2 python3 "$root/test/cli/helpers/plugin_record.py" "$SO" 0xabc 4 2 ||
     fail "plugin init for rank $2"
   sed "s/\"host\":\"[^\"]*\"/\"host\":\"$1\"/" "$f" >> "$4"
 }

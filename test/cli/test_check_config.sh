@@ -3,7 +3,7 @@
 # `nccl-numa check-config`: exit codes, output on stdout/stderr, the fixtures under
 # test/fixtures/config, hostile files, and every shipped example.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 fix=$root/test/fixtures/config
 nn_tmp

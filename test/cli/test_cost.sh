@@ -5,7 +5,7 @@
 # 8 GPUs flat gen5 from nccl-oracle, made-up nccl-tests outputs): the three columns, the one
 # rule where the best beats NCCL's choice beyond the spread, the pci-latency estimate and its
 # residual; and a run directory whose probe.out lacks a table says why there is no prediction.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-cost
 cp -r "$root/test/fixtures/rundir-synthetic" "$tmp/r"

@@ -4,7 +4,7 @@
 # same result on an Intel and on an AMD host: each runs with the host's /proc/cpuinfo replaced
 # by one of each kind (a private mount namespace). And the CPU kind the command assumes for
 # NCCL's own view is the one NCCL_NUMA_CPUINFO or --cpuinfo names, and explain says which.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-cpu-kind
 intel=$root/test/fixtures/cpuinfo/intel-emerald-rapids

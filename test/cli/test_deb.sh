@@ -6,7 +6,7 @@
 # installed example, exec -- env naming the installed library, its manual pages),
 # the real-NCCL env-plugin smoke test on the installed .so, then purge: nothing of
 # it may remain. Skipped only where Debian's packaging tools are missing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 cd "$root" || exit 1
 for t in dpkg-buildpackage dpkg-deb dh dpkg-shlibdeps help2man; do
   command -v "$t" >/dev/null || nn_skip "no $t (apt-get install dpkg-dev debhelper help2man)"

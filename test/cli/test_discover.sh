@@ -4,7 +4,7 @@
 # VM case with unknown locality, --allow-unknown/--assume-numa, usage errors.
 # The real hwloc exports are test_discover_real.sh.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 fix=$root/test/fixtures/hwloc
 nn_tmp

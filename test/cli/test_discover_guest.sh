@@ -6,7 +6,7 @@
 # come out on host NUMA 1 and 4-7 on NUMA 0. Also: the address-table fallback, a port number
 # that contradicts the address, guest NUMA nodes, non-contiguous hostpci numbers, and errors.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 command -v python3 >/dev/null || nn_skip "python3 is needed to build the sysfs fixture"
 nn_tmp

@@ -6,7 +6,7 @@
 # and `discover --proxmox-vm`. The mapping written must hold no line the source did not
 # mean: no `env` line, check-config counts 0 env, and the hostile text is there, escaped.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
 nn_tmp
 export SOURCE_DATE_EPOCH=0

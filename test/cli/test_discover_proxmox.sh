@@ -5,7 +5,7 @@
 # assignment order), and every error: missing mapping name, exhausted mapping, node without
 # devices, an id not on the host, bad config lines.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 nn_tmp
 export SOURCE_DATE_EPOCH=0

@@ -3,7 +3,7 @@
 # `nccl-numa discover` on real hwloc exports (CI only): ../shared/fixtures/hwloc relative to
 # the repository root, read from there, never copied; skipped when absent.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 fix=$root/test/fixtures/hwloc
 nn_tmp

@@ -9,7 +9,7 @@
 # private temporary directory here; `nccl-numa` is the CLI under test. Every relative link
 # [text](path#anchor) must name a file of the repository and, with #anchor, one of its headings.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
 command -v python3 >/dev/null || nn_skip "python3 is needed to read the documents"
 nn_tmp

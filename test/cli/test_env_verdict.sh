@@ -5,7 +5,7 @@
 # NCCL's own search (nccl-oracle built from v2.28.9-1 and dev) on the same files. The GPUs sit in
 # PCI domain 7f00, which no machine running this test has: NCCL's own view is then one flat CPU
 # of this machine's CPU kind (/proc/cpuinfo, as NCCL reads it), which the Intel case depends on.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 command -v python3 >/dev/null || nn_skip "python3 is needed to call the plugin"
 nn_tmp
@@ -23,7 +23,7 @@ mapping() {
 # served NAME ABI VERSION WANT(yes|no)
 served() {
   local got
-  got=$(NCCL_NUMA_CONFIG=$tmp/$1.conf python3 "$root/test/cli/env_verdict.py" "$so" "$2" "$3" 2>"$tmp/err") \
+  got=$(NCCL_NUMA_CONFIG=$tmp/$1.conf python3 "$root/test/cli/helpers/env_verdict.py" "$so" "$2" "$3" 2>"$tmp/err") \
     || { fail "$1 on $3: the loader failed: $(cat "$tmp/err")"; return; }
   if [ "$4" = yes ] && [ "$got" = "served 2" ]; then echo "ok $1 on $3 ($2): served"
   elif [ "$4" = no ] && [ "$got" = none ]; then echo "ok $1 on $3 ($2): not served"
@@ -34,7 +34,7 @@ amd25="cpu vendor=AuthenticAMD family=25 model=17"
 # Hopper, gen5 x16 (assumed: not in sysfs): served 1 x 15 GB/s against NCCL's own 2 x 24
 mapping h100 "$amd25" "sm=90"
 served h100 v2 2.28.9 no
-NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/h100.conf python3 "$root/test/cli/env_verdict.py" "$so" v1 2.28.9 >/dev/null 2>"$tmp/warn"
+NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/h100.conf python3 "$root/test/cli/helpers/env_verdict.py" "$so" v1 2.28.9 >/dev/null 2>"$tmp/warn"
 grep -qF 'no topology served (mode=auto, NCCL 2.28.9): NCCL'"'"'s search on the served file (ring 1 x 15.0 GB/s, 2 socket crossings | tree 1 x 15.0 GB/s) would be worse than on its own view (ring 2 x' "$tmp/warn" \
   && echo "ok the WARN names both predictions and the release" || fail "WARN: $(cat "$tmp/warn")"
 # ... declared gen3 x16: 1 x 12 both ways, not worse
@@ -59,7 +59,7 @@ mapping forced "$amd25" "sm=100 pcie=5x16" "topology mode=numa"
 served forced v2 2.28.9 yes
 # ... and says, in its log, by how much NCCL's model rates it slower: the factor explain computes
 # (the same core function) for this machine's CPU kind
-NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/forced.conf python3 "$root/test/cli/env_verdict.py" "$so" v2 2.28.9 >/dev/null 2>"$tmp/warn"
+NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/forced.conf python3 "$root/test/cli/helpers/env_verdict.py" "$so" v2 2.28.9 >/dev/null 2>"$tmp/warn"
 want=$(NCCL_NUMA_CPUINFO=/proc/cpuinfo "$cli" explain --config "$tmp/forced.conf" --nccl-version 2.28.9 \
   | sed -n 's/^topology:     WARNING: //p')
 case $want in
@@ -74,7 +74,7 @@ esac
 # plugin says it has no effect there, and not on 2.30.7 or 2.32.3 (pre-init copy).
 { echo "$amd25"; echo "model pci-latency-us=7"; grep '^gpu' "$tmp/h100.conf"; } >"$tmp/model.conf"
 for rel in 2.30.7 2.31.2 2.32.3; do
-  got=$(NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/model.conf python3 "$root/test/cli/model_line.py" "$so" $rel 2>"$tmp/warn")
+  got=$(NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/model.conf python3 "$root/test/cli/helpers/model_line.py" "$so" $rel 2>"$tmp/warn")
   [ "$got" = "7.00" ] || fail "model line on $rel: hwLatencies[PCI][Ring][LL] = '$got', not 7.00"
   if [ $rel = 2.31.2 ]; then
     grep -qF "no effect on NCCL 2.31.2: it copies its default constants over the tuner's after init" "$tmp/warn" \
@@ -92,7 +92,7 @@ sed 's/bus=0000:/bus=7f00:/' "$root/docs/examples/proxmox-epyc-8gpu.conf" >"$tmp
 # visible LIST VERSION WANT-FIRST-LINE [WANT-NUMAID PCI-COUNT]
 visible() {
   local got
-  got=$(CUDA_VISIBLE_DEVICES=$1 NCCL_DEBUG=INFO NCCL_NUMA_CONFIG=$tmp/ref.conf python3 "$root/test/cli/env_verdict.py" \
+  got=$(CUDA_VISIBLE_DEVICES=$1 NCCL_DEBUG=INFO NCCL_NUMA_CONFIG=$tmp/ref.conf python3 "$root/test/cli/helpers/env_verdict.py" \
         "$so" v2 "$2" show 2>"$tmp/info") || { fail "CUDA_VISIBLE_DEVICES=$1 on $2: the loader failed: $(cat "$tmp/info")"; return; }
   if [ "$(echo "$got" | head -1)" != "$3" ]; then fail "CUDA_VISIBLE_DEVICES=$1 on $2: wanted '$3', got '$got'"; return; fi
   if [ -n "${4:-}" ]; then
@@ -120,7 +120,7 @@ grep -qF "UUID or MIG entries need the CUDA driver" "$tmp/info" && echo "ok a UU
 scope() {
   rm -f "$tmp/rec"
   ( [ -n "$1" ] && export CUDA_VISIBLE_DEVICES=$1 || unset CUDA_VISIBLE_DEVICES
-    NCCL_NUMA_CONFIG=$tmp/26.conf NCCL_NUMA_LOG_FILE=$tmp/rec python3 "$root/test/cli/plugin_record.py" "$so" 0x1 4 1 )
+    NCCL_NUMA_CONFIG=$tmp/26.conf NCCL_NUMA_LOG_FILE=$tmp/rec python3 "$root/test/cli/helpers/plugin_record.py" "$so" 0x1 4 1 )
   grep -qF "\"scope\":\"$2\"" "$tmp/rec" 2>/dev/null && echo "ok tuner scope with CUDA_VISIBLE_DEVICES='$1': $2" \
     || fail "tuner scope with CUDA_VISIBLE_DEVICES='$1': wanted $2 in $(cat "$tmp/rec" 2>&1)"
 }

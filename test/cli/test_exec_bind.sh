@@ -5,7 +5,7 @@
 # vllm --numa-bind --numa-bind-nodes N...); nothing added, with the reason, when this OS lacks
 # one of the nodes (a fake sysfs under --sysfs-root), when the command already gives the option,
 # or without gpu lines. The command prints the arguments it received, one per line.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-exec-bind
 unset NCCL_TUNER_PLUGIN NCCL_ENV_PLUGIN NCCL_NUMA_CONFIG NCCL_TOPO_FILE

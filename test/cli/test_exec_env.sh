@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa exec / env: the child sees exactly the parent's environment plus
 # NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN (absolute .so) and NCCL_NUMA_CONFIG (absolute mapping).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 CLI=$(readlink -f "$CLI")
 SO=$(readlink -f "$SO")

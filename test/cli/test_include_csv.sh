@@ -3,7 +3,7 @@
 # include-csv: NCCL example-tuner CSV files behind a mapping, through the CLI (check-config,
 # explain): good files load with their rules firing at the right sizes and shapes, bad
 # lines are reported as MAPPING:LINE: include-csv: CSV:LINE: problem.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-csv
 T=$tmp

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The licence: LICENSE is BSD-3-Clause, the Debian copyright file says the same, and every
 # tracked source, header and script names it in an SPDX line within its first three lines.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 cd "$root" || exit 1
 command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 || nn_skip "not a git checkout (the file list is git's)"
 

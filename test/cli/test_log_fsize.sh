@@ -6,7 +6,7 @@
 # says so, and the host lives. A JSON record is one whole line or nothing: a long config
 # path and many rules used to overflow its buffer into a truncated, invalid line.
 # The host is nn_plugin_lines, a stand-in for NCCL's plugin loading (env v2, tuner v6).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 host=${NN_BUILD:-build}/tools/nn_plugin_lines
 nn_need_built "$host"

@@ -5,7 +5,7 @@
 # else the first on sys.path), else the library search path. Fake site-packages trees, each
 # with a fake libnccl.so.2 of its own release, and fake and real interpreters; every case
 # checks the release and the file named. NCCL_NUMA_BIN overrides the CLI under test.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
 command -v cc >/dev/null || nn_skip "a C compiler is needed for the fake libnccl.so.2 files"
 nn_tmp

@@ -4,7 +4,7 @@
 # it the env plugin must serve no topology, say which libraries it tried, and serve the
 # rest. Here libxml2.so.2 and libxml2.so.16 are found first on LD_LIBRARY_PATH and are
 # libm, which lacks libxml2's functions: both names are tried and refused.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 ABI=${NN_BUILD:-build}/tools/abi_conformance
 nn_need_built "$ABI"

@@ -5,7 +5,7 @@
 # under expected/, --diff, --write (.bak, atomic replace, refusals) and usage errors.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
 # NN_UPDATE_EXPECTED=1 rewrites the expected files (review them with git diff).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
 fix=$root/test/fixtures/proxmox-numa
 exp=$fix/expected

@@ -6,7 +6,7 @@
 # boot test shows its guest kernel placing the GPUs). Going back to treating every GPU
 # inside a VM as of unknown node is a failure.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 fix=$root/test/fixtures/proxmox-numa
 nn_tmp

@@ -12,7 +12,7 @@
 # kernel: NN_QEMU_KERNEL, else the newest build/qemu-cache/vmlinuz-* that
 # test/qemu/fetch-kernel.sh put there. Installs nothing: says "skipped" without them.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 fix=$root/test/fixtures/proxmox-numa
 
 command -v qemu-system-x86_64 >/dev/null || nn_skip "no qemu-system-x86_64 (Debian: qemu-system-x86)"

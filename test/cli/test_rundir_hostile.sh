@@ -5,7 +5,7 @@
 # code in meta's host name ran, a collective named /../../../X wrote files above the
 # run directory, a planted report.md link overwrote its target, and a FIFO hung both
 # commands. Every command runs under `timeout` so a hang fails instead of blocking.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-hostile
 T=$tmp

@@ -5,7 +5,7 @@
 # ncclTopoGetXmlFromFile), once per rank, and each open must start at the top of the
 # file even after the name in the private directory was swapped. Runs NCCL's code built
 # for the CPU (nccl-oracle, reference material); skipped when it is absent.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 oracle=${NCCL_ORACLE:-$(ls /tmp/oracle-2.28.9 /tmp/oracle-2.30.7 2>/dev/null | head -n1)}
 [ -n "$oracle" ] && [ -x "$oracle" ] || nn_skip "no nccl-oracle (set NCCL_ORACLE; /work/shared/tools/nccl-oracle builds it)"

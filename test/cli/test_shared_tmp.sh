@@ -7,7 +7,7 @@
 # $TMPDIR/nccl-numa-0 made root's plugin serve no topology; root appended its record to
 # the other user's 0666 file and to a FIFO that user read; a directory the other user
 # replaced by a link to a root-only directory made root create the log file inside it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 host=${NN_BUILD:-build}/tools/nn_plugin_lines
 nn_need_built "$host"

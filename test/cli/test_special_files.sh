@@ -5,7 +5,7 @@
 # loader) and HWLOC_XMLFILE, /dev/zero grew discover's memory by ~1 GB/s, and a missing
 # HWLOC_XMLFILE silently read the live machine instead. Each refusal is exit 1 with a
 # message naming the file; every command runs under `timeout` so a hang fails.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 nn_tmp nn-special
 T=$tmp

@@ -3,7 +3,7 @@
 # `nccl-numa topo`: generating the topology XML (stdout, -o, --sysfs-root, verdict) and
 # `topo --validate` on the fixtures under test/fixtures/topo, hostile files included.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs   # --validate runs from $fix
 fix=$root/test/fixtures/topo
 nn_tmp

@@ -5,7 +5,7 @@
 # protects only that user's own file; NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
 # an env line a mapping may not serve is an error of check-config and a note of env.
 # (`check` is in test_check.sh, the plugin in test/unit/test_hostile.c and test_env_refused.c.)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
 nn_tmp nn-trust
 chmod 0755 "$tmp"

@@ -3,7 +3,7 @@
 # The version from the file VERSION, printed by `nccl-numa --version` and by every
 # subcommand's --version; every subcommand answers --help on stdout with exit 0
 # (help2man builds the man pages of the Debian package from exactly these).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 nn_tmp
 version=$(cat "$root/VERSION")

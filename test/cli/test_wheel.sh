@@ -6,7 +6,7 @@
 # venv: explain reads its release, and that real NCCL loads the installed env plugin
 # (ncclGetUniqueId, NCCL_DEBUG=INFO) and applies its `env` line. Skipped without the wheel
 # tools (make deps) or without PyPI, with the reason. BUILD: the build directory (default build).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/helpers/lib.sh"
 cd "$root" || exit 1
 BUILD=${BUILD:-build}
 NCCL_WHEEL=${NCCL_WHEEL:-nvidia-nccl-cu12==2.28.9}

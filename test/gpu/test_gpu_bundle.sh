@@ -7,7 +7,7 @@
 # machine's libraries or, where it "lacks" them (NN_GPU_SYSLIBS), the bundle's; the
 # bundle's real driver loads the machine's NCCL and FAILs for want of a GPU; no NCCL is a
 # skip; a glibc too old is a FAIL. And HWLOC=0 builds the CLI and nn_gpucheck without hwloc.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../cli/helpers/lib.sh"
 cd "$root" || exit 1
 vars=$(bash test/gpu/find_cuda.sh) || nn_skip "${vars#skipped: }"
 nccl_inc=$(sed -n 's/^NCCL_INC=//p' <<<"$vars")

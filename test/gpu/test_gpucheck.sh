@@ -3,7 +3,7 @@
 # Every assertion of the GPU kit (nn_gpucheck) on NCCL log excerpts in the formats of
 # NCCL 2.28.9 and 2.30.7: it passes on the excerpt that shows the effect, and fails
 # (or says N/A) on one where the effect is missing, so none of them can pass blindly.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../cli/helpers/lib.sh"
 cd "$root" || exit 1
 G=${NN_BUILD:-build}/tools/nn_gpucheck
 nn_need_built "$G"

@@ -6,7 +6,7 @@
 # killed at its limit with every process of its session, the runs after it are not run,
 # and results.md has the verdict; the kit's own limit leaves results.md too; the output
 # folder may pass through a symlink; the driver is rebuilt when its NCCL changes.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../cli/helpers/lib.sh"
 cd "$root" || exit 1
 nn_need_built build/tools/nn_gpucheck
 nn_tmp nn-kitfail

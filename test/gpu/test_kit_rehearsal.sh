@@ -7,7 +7,7 @@
 # both, taking each release's way to two ranks on one GPU (the stand-in refuses the other
 # way as NCCL does), fail when the rules have no effect or results are wrong, and say
 # "skipped" without a GPU. test_kit_failures.sh has the kit's failures and limits.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../cli/helpers/lib.sh"
 cd "$root" || exit 1
 nn_tmp nn-kit
 T=$tmp

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # lib.sh - the prologue and helpers the CLI shell tests (test/cli/test_*.sh) share.
 #
-# Source it first:  . "$(dirname "$0")/lib.sh"
+# Source it first:  . "$(dirname "$0")/helpers/lib.sh"
 # It sets -u, $root (the repository root, absolute) and fails=0 (the count of
 # failed checks). A test exits 0 when it passes, 77 when skipped (after a line
 # "skipped: reason", see nn_skip), anything else when it fails (nn_finish).
@@ -9,7 +9,7 @@
 # (nn_tmp keeps the temporary directory for a look after the run).
 
 set -u
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 fails=0
 
 # Predictions of NCCL's own view depend on the CPU kind NCCL reads. The expected outputs
@@ -56,7 +56,7 @@ nn_tmp() {
 # nn_sysfs_tree DIR < SPEC: a fake sysfs tree built by sysfs_fixture.py.
 nn_sysfs_tree() {
   rm -rf "$1"
-  python3 "$root/test/cli/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
+  python3 "$root/test/cli/helpers/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
 }
 
 # ---- verdicts ----
