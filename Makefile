@@ -20,7 +20,7 @@ XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
 # hwloc: reading a machine's topology (discover, and what uses it) alone needs it. HWLOC=0,
 # or no pkg-config entry for it, builds everything else without it, and discover says so
-# (use a BUILD directory of its own: objects are not rebuilt when HWLOC changes).
+# (objects are rebuilt when HWLOC changes: see FLAGS_STAMP).
 HWLOC ?= $(if $(shell $(PKG_CONFIG) --exists hwloc 2>/dev/null && echo y),1,0)
 HWLOC_CFLAGS := $(if $(filter 1,$(HWLOC)),$(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null) -DNN_HAVE_HWLOC,)
 HWLOC_LIBS := $(if $(filter 1,$(HWLOC)),$(or $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null),-lhwloc),)
@@ -61,7 +61,13 @@ all: $(SO) $(CLI)
 # removed header from breaking the build); VERSION is compiled in, and the flags are the
 # Makefile's.
 DEPFLAGS = -MMD -MP
-$(BUILD)/obj/%.o: %.c VERSION Makefile
+# The flags are a file too: an object is rebuilt when they change (another CC, SAN or OPT,
+# or hwloc or cmocka installed since the last build), never left built without them.
+FLAGS_STAMP := $(BUILD)/flags.txt
+FLAGS_NOW := $(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) $(HWLOC_LIBS) $(CMOCKA_CFLAGS) $(CMOCKA_LIBS)
+$(shell mkdir -p $(BUILD) && now='$(subst ','\'',$(FLAGS_NOW))' && \
+  { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$$now" ] || printf '%s\n' "$$now" > $(FLAGS_STAMP); })
+$(BUILD)/obj/%.o: %.c VERSION Makefile $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(HWLOC_CFLAGS) -c $< -o $@
 $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
@@ -85,7 +91,7 @@ $(SO): $(LIB_OBJ) plugin/abi/exports.map
 $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
-$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A)
+$(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@mkdir -p $(BUILD)/obj/test/unit
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MF $(BUILD)/obj/test/unit/$*.d -MT $@ $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
