@@ -9,7 +9,7 @@
 
 #include "cli/sweep/abrun.h"
 #include "cli/common/cliconfig.h"
-#include "cli/cmd/cmd_exec.h"
+#include "cli/common/locate.h"
 #include "cli/commands.h"
 #include "cli/sweep/report.h"
 #include "cli/sweep/rundir.h"
@@ -61,7 +61,7 @@ static int add_numa_arm(struct nn_rundir *rd, const char *name, size_t name_len,
     return -1;
   }
   char path[PATH_MAX], err[PATH_MAX + 128];
-  if (nn_config_locate(file, path, sizeof path, err, sizeof err)) {
+  if (nn_locate_config(file, path, sizeof path, err, sizeof err)) {
     fprintf(stderr, "nccl-numa ab: %s\n", err);
     return -1;
   }
@@ -151,7 +151,7 @@ int nn_cmd_ab(int argc, char **argv) {
     return NN_EXIT_USAGE;
   }
   char so[PATH_MAX], err[PATH_MAX + 128];
-  if (nn_plugin_locate(c.plugin, so, sizeof so, err, sizeof err)) {
+  if (nn_locate_plugin(c.plugin, so, sizeof so, err, sizeof err)) {
     fprintf(stderr, "nccl-numa ab: %s\n", err);
     return NN_EXIT_INVALID;
   }

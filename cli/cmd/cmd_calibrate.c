@@ -7,7 +7,7 @@
 #include "cli/sweep/abrun.h"
 #include "cli/sweep/calibrate.h"
 #include "cli/common/cliconfig.h"
-#include "cli/cmd/cmd_exec.h"
+#include "cli/common/locate.h"
 #include "cli/commands.h"
 #include "cli/sweep/costmeasure.h"
 #include "cli/sweep/launcher.h"
@@ -112,7 +112,7 @@ int nn_cmd_calibrate(int argc, char **argv) {
   int rc = cal_parse(argc, argv, &o, &c);
   if (rc) return rc < 0 ? NN_EXIT_OK : rc;
   char config[PATH_MAX] = "", err[PATH_MAX + 128];
-  if (c.config && nn_config_locate(c.config, config, sizeof config, err, sizeof err)) {
+  if (c.config && nn_locate_config(c.config, config, sizeof config, err, sizeof err)) {
     fprintf(stderr, "nccl-numa calibrate: %s\n", err);
     return NN_EXIT_INVALID;
   }

@@ -8,6 +8,7 @@
 #include "cli/check/check.h"
 #include "cli/check/compare.h"
 #include "cli/commands.h"
+#include "cli/common/options.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -43,9 +44,8 @@ int nn_cmd_check(int argc, char **argv) {
     {"compare", no_argument, 0, 'C'}, {"visible-devices", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
   int c, compare = 0;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  nn_options_begin();
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'c': o.config = optarg; break;
       case 'r': o.root = optarg; break;
@@ -57,7 +57,7 @@ int nn_cmd_check(int argc, char **argv) {
       case 'D': o.visible = optarg; break;
       case 'h': usage(stdout); return NN_EXIT_OK;
       default:
-        fprintf(stderr, "nccl-numa check: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        nn_options_error("check", c, argc, argv);
         usage(stderr);
         return NN_EXIT_USAGE;
     }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_check_config.c - `nccl-numa check-config FILE [--host-side]`: validates a mapping file
  * with the plugin's own parser and prints every problem as FILE:LINE: problem. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/check/mapwarn.h"
 #include "cli/common/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
 #include "nccl_model.h"
@@ -112,39 +114,30 @@ static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncc
 int nn_cmd_check_config(int argc, char **argv) {
   const char *path = NULL, *sysfs_root = NULL, *version = NULL;
   struct nn_parse_opts opts = {0};
-  int options_done = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!options_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-      check_config_usage(stdout);
-      return NN_EXIT_OK;
-    } else if (!options_done && !strcmp(a, "--host-side")) {
-      opts.flags |= NN_PARSE_HOST_SIDE;
-    } else if (!options_done && !strcmp(a, "--sysfs-root")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "nccl-numa check-config: --sysfs-root needs a value\n");
-        return NN_EXIT_USAGE;
-      }
-      sysfs_root = argv[++i];
-    } else if (!options_done && !strcmp(a, "--nccl-version")) {
-      if (++i == argc) {
-        fprintf(stderr, "nccl-numa check-config: --nccl-version needs a release (X.Y.Z)\n");
-        return NN_EXIT_USAGE;
-      }
-      version = argv[i];
-    } else if (!options_done && !strcmp(a, "--")) {
-      options_done = 1;
-    } else if (!options_done && a[0] == '-' && a[1]) {
-      fprintf(stderr, "nccl-numa check-config: unknown option '%s'\n", a);
+  static const struct option longs[] = {{"host-side", no_argument, 0, 'H'},
+                                        {"sysfs-root", required_argument, 0, 's'},
+                                        {"nccl-version", required_argument, 0, 'V'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
+  int c;
+  nn_options_begin();
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    switch (c) {
+    case 'h': check_config_usage(stdout); return NN_EXIT_OK;
+    case 'H': opts.flags |= NN_PARSE_HOST_SIDE; break;
+    case 's': sysfs_root = optarg; break;
+    case 'V': version = optarg; break;
+    default:
+      nn_options_error("check-config", c, argc, argv);
       check_config_usage(stderr);
       return NN_EXIT_USAGE;
-    } else if (path) {
-      fprintf(stderr, "nccl-numa check-config: one FILE only ('%s' and '%s' given)\n", path, a);
-      return NN_EXIT_USAGE;
-    } else {
-      path = a;
     }
   }
+  if (argc - optind > 1) {
+    fprintf(stderr, "nccl-numa check-config: one FILE only ('%s' and '%s' given)\n", argv[optind], argv[optind + 1]);
+    return NN_EXIT_USAGE;
+  }
+  if (optind < argc) path = argv[optind];
   if (!path) {
     fprintf(stderr, "nccl-numa check-config: missing FILE\n");
     check_config_usage(stderr);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cli/discover/discover_map.h"
 
 static void usage(FILE *out) {
@@ -41,9 +42,8 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
     {"assume-numa", required_argument, 0, 'a'}, {"no-cuda", no_argument, 0, 'c'},
     {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
   int c;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  nn_options_begin();
+  while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
       case 'x': o->xml = optarg; break;
       case 'p': o->vm = optarg; break;
@@ -64,7 +64,7 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
       }
       case 'h': usage(stdout); exit(NN_EXIT_OK);
       default:
-        fprintf(stderr, "nccl-numa discover: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        nn_options_error("discover", c, argc, argv);
         return -1;
     }
   }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_exec.c - nccl-numa exec / env: run a command with nccl-numa switched on. */
-#include "cli/cmd/cmd_exec.h"
-
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,72 +11,11 @@
 
 #include "cli/common/bindfor.h"
 #include "cli/common/cliconfig.h"
+#include "cli/common/locate.h"
+#include "cli/common/options.h"
 #include "cli/commands.h"
 #include "errbuf.h"
 #include "nn_config.h"
-
-static int is_regular(const char *path) {
-  struct stat st;
-  return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-static int absolute(const char *path, char *buf, size_t size, char *err, size_t errsz,
-                    const char *what) {
-  char tmp[PATH_MAX];
-  if (!realpath(path, tmp)) {
-    nn_errbuf_set(err, errsz, "%s %s: %s", what, path, strerror(errno));
-    return -1;
-  }
-  if (!is_regular(tmp)) {
-    nn_errbuf_set(err, errsz, "%s %s: not a regular file", what, path);
-    return -1;
-  }
-  if (strlen(tmp) >= size) {
-    nn_errbuf_set(err, errsz, "%s %s: path too long", what, path);
-    return -1;
-  }
-  strcpy(buf, tmp);
-  return 0;
-}
-
-int nn_plugin_locate(const char *override, char *buf, size_t size, char *err, size_t errsz) {
-  if (override) return absolute(override, buf, size, err, errsz, "plugin");
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    nn_errbuf_set(err, errsz, "cannot find this executable (/proc/self/exe): %s; use --plugin PATH",
-            strerror(errno));
-    return -1;
-  }
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  if (slash) *slash = 0;
-  /* PREFIX/lib (make install), PREFIX/lib/<multiarch> (the Debian package), the build dir */
-  static const char *const tails[] = {"/../lib/" NN_PLUGIN_FILE,
-#ifdef NN_MULTIARCH
-                                      "/../lib/" NN_MULTIARCH "/" NN_PLUGIN_FILE,
-#endif
-                                      "/" NN_PLUGIN_FILE};
-  for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
-    char cand[PATH_MAX + 64];
-    snprintf(cand, sizeof cand, "%s%s", exe, tails[i]);
-    if (is_regular(cand)) return absolute(cand, buf, size, err, errsz, "plugin");
-  }
-  nn_errbuf_set(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE, exe,
-          exe);
-  return -1;
-}
-
-int nn_config_locate(const char *given, char *buf, size_t size, char *err, size_t errsz) {
-  struct nn_config_source src;
-  nn_config_source_find(given, &src);
-  if (!src.named && access(src.path, F_OK)) {
-    nn_errbuf_set(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
-            NN_DEFAULT_CONFIG_PATH);
-    return -1;
-  }
-  return absolute(src.path, buf, size, err, errsz, "config");
-}
 
 struct exec_opts {
   const char *config, *plugin;
@@ -87,65 +25,43 @@ struct exec_opts {
   int help;
 };
 
-/* exec's own options, VALUE given as the next argument or after '='. Returns 1 when `a` is
- * one (i advanced past a separate value), 0 when not, -1 on a usage error. */
-static int exec_only_opt(int argc, char **argv, int *i, struct exec_opts *o, char *why, size_t whysz) {
-  static const char *const names[] = {"--bind-for", "--sysfs-root"};
-  const char *a = argv[*i];
-  for (int k = 0; k < 2; k++) {
-    size_t n = strlen(names[k]);
-    if (strncmp(a, names[k], n) || (a[n] && a[n] != '=')) continue;
-    if (!a[n] && *i + 1 >= argc) {
-      nn_errbuf_set(why, whysz, "%s needs a value", names[k]);
-      return -1;
-    }
-    const char *v = a[n] ? a + n + 1 : argv[++*i];
-    if (k == 1) {
-      o->sysfs_root = v;
-    } else if (!(o->bind = nn_bind_engine_parse(v))) {
-      nn_errbuf_set(why, whysz, "--bind-for '%s': expected sglang or vllm", v);
-      return -1;
-    }
-    return 1;
-  }
-  return 0;
-}
-
-/* Parses exec's (want_cmd) or env's options; on a usage error says what is wrong in why. */
+/* Parses exec's (want_cmd) or env's options; on a usage error says what is wrong in why.
+ * exec's optstring starts with '+': its options end at COMMAND, whose own arguments
+ * (`--config` of the wrapped program, say) pass through untouched. */
 static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, char *why, size_t whysz) {
+  static const struct option exec_opts[] = {
+      {"config", required_argument, 0, 'c'},   {"plugin", required_argument, 0, 'p'},
+      {"bind-for", required_argument, 0, 'b'}, {"sysfs-root", required_argument, 0, 's'},
+      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  int c;
   memset(o, 0, sizeof *o);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int own;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      o->help = 1;
-    } else if (!strcmp(a, "--config") || !strcmp(a, "--plugin")) {
-      if (i + 1 >= argc) {
-        nn_errbuf_set(why, whysz, "%s needs a value", a);
-        return -1;
-      }
-      if (a[2] == 'c') o->config = argv[++i];
-      else o->plugin = argv[++i];
-    } else if (!strncmp(a, "--config=", 9)) {
-      o->config = a + 9;
-    } else if (!strncmp(a, "--plugin=", 9)) {
-      o->plugin = a + 9;
-    } else if (want_cmd && a[0] == '-' && (own = exec_only_opt(argc, argv, &i, o, why, whysz)) != 0) {
-      if (own < 0) return -1;
-    } else if (want_cmd && !strcmp(a, "--")) {
-      o->cmd = i + 1 < argc ? i + 1 : 0;
-      if (!o->cmd) nn_errbuf_set(why, whysz, "no COMMAND after --");
-      return o->cmd ? 0 : -1;
-    } else if (want_cmd && a[0] != '-') {
-      o->cmd = i;
-      return 0;
-    } else {
-      nn_errbuf_set(why, whysz, a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+  nn_options_begin();
+  /* env has no --bind-for or --sysfs-root: its table ends before them */
+  static const struct option env_opts[] = {{"config", required_argument, 0, 'c'},
+                                           {"plugin", required_argument, 0, 'p'},
+                                           {"help", no_argument, 0, 'h'},
+                                           {0, 0, 0, 0}};
+  while ((c = getopt_long(argc, argv, want_cmd ? "+:h" : ":h", want_cmd ? exec_opts : env_opts, NULL)) != -1) {
+    switch (c) {
+    case 'h': o->help = 1; break;
+    case 'c': o->config = optarg; break;
+    case 'p': o->plugin = optarg; break;
+    case 's': o->sysfs_root = optarg; break;
+    case 'b':
+      if ((o->bind = nn_bind_engine_parse(optarg))) break;
+      nn_errbuf_set(why, whysz, "--bind-for '%s': expected sglang or vllm", optarg);
       return -1;
+    default: nn_options_problem(c, argc, argv, why, whysz); return -1;
     }
   }
+  if (!want_cmd && optind < argc) {
+    nn_errbuf_set(why, whysz, "unexpected argument '%s'", argv[optind]);
+    return -1;
+  }
+  o->cmd = want_cmd && optind < argc ? optind : 0;
   if (want_cmd && !o->help && !o->cmd) {
-    nn_errbuf_set(why, whysz, "no COMMAND to run");
+    int after_dashes = optind > 1 && !strcmp(argv[optind - 1], "--");
+    nn_errbuf_set(why, whysz, after_dashes ? "no COMMAND after --" : "no COMMAND to run");
     return -1;
   }
   return 0;
@@ -154,8 +70,8 @@ static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, 
 /* Resolves and validates; fills the two paths. Returns an exit code. */
 static int resolve(const struct exec_opts *o, const char *who, char *so, char *cfg) {
   char err[PATH_MAX + 256];
-  if (nn_plugin_locate(o->plugin, so, PATH_MAX, err, sizeof err) ||
-      nn_config_locate(o->config, cfg, PATH_MAX, err, sizeof err)) {
+  if (nn_locate_plugin(o->plugin, so, PATH_MAX, err, sizeof err) ||
+      nn_locate_config(o->config, cfg, PATH_MAX, err, sizeof err)) {
     fprintf(stderr, "nccl-numa %s: %s\n", who, err);
     return NN_EXIT_INVALID;
   }

@@ -8,6 +8,7 @@
 
 #include "cli/common/cliconfig.h"
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cli/common/bindfor.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
@@ -204,9 +205,8 @@ int nn_cmd_explain(int argc, char **argv) {
   const char *path = NULL, *version = NULL, *lib = NULL, *visible = NULL;
   size_t ranks = 0, nodes = 1;
   int only = -1, c;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "c:r:n:l:h", opts, NULL)) != -1) {
+  nn_options_begin();
+  while ((c = getopt_long(argc, argv, ":c:r:n:l:h", opts, NULL)) != -1) {
     switch (c) {
     case 'c': path = optarg; break;
     case 'V': version = optarg; break;
@@ -224,7 +224,7 @@ int nn_cmd_explain(int argc, char **argv) {
       break;
     case 'h': usage(stdout); return NN_EXIT_OK;
     default:
-      fprintf(stderr, "nccl-numa explain: unknown or incomplete option '%s'\n", argv[optind - 1]);
+      nn_options_error("explain", c, argc, argv);
       usage(stderr);
       return NN_EXIT_USAGE;
     }

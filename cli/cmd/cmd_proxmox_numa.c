@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cli/proxmox/proxmox_numa_apply.h"
 #include "nn_config.h"
 
@@ -44,9 +45,8 @@ static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *
     {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
   int ch;
   memset(o, 0, sizeof *o);
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+  nn_options_begin();
+  while ((ch = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (ch) {
       case 'v': o->vm = optarg; break;
       case 'm': o->pci_mapping = optarg; break;
@@ -56,7 +56,7 @@ static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *
       case 'd': o->diff = 1; break;
       case 'h': usage(stdout); return NN_EXIT_OK;
       default:
-        fprintf(stderr, PROG ": unknown or incomplete option '%s'\n", argv[optind - 1]);
+        nn_options_error("proxmox-numa", ch, argc, argv);
         usage(stderr);
         return NN_EXIT_USAGE;
     }

@@ -18,15 +18,14 @@ int nn_cmd_report(int argc, char **argv) {
   static const struct option opts[] = {{"no-plot", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   int plots = 1, c;
-  optind = 1;
-  opterr = 0;
+  nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     if (c == 'h') {
       usage(stdout);
       return NN_EXIT_OK;
     }
     if (c != 'p') {
-      nn_cli_option_error("report", c, argc, argv);
+      nn_options_error("report", c, argc, argv);
       usage(stderr);
       return NN_EXIT_USAGE;
     }

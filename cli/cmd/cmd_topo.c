@@ -3,12 +3,14 @@
  * serve (same modules), or validates an existing one with --validate. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/common/cliconfig.h"
+#include "cli/common/options.h"
 #include "cli/commands.h"
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
@@ -55,41 +57,45 @@ struct topo_args {
   const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib;
 };
 
-/* Takes the value of option argv[*i]; NULL (with a message) when missing or repeated. */
-static const char *take_value(int argc, char **argv, int *i, const char *prev) {
-  const char *opt = argv[*i];
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "nccl-numa topo: %s needs a value\n", opt);
-    return NULL;
+/* Stores an option's value; a second one for the same option (OPT as written, `--x` or
+ * `--x=VALUE`) is a usage error. */
+static int set_once(const char **slot, const char *opt, const char *value) {
+  if (*slot) {
+    fprintf(stderr, "nccl-numa topo: %.*s given twice\n", (int)strcspn(opt, "="), opt);
+    return -1;
   }
-  if (prev) {
-    fprintf(stderr, "nccl-numa topo: %s given twice\n", opt);
-    return NULL;
-  }
-  return argv[++*i];
+  *slot = value;
+  return 0;
 }
 
 /* Returns -1 to continue, else the exit code. */
 static int parse_args(int argc, char **argv, struct topo_args *a) {
-  static const char *const names[] = {"--config", "-o", "--sysfs-root", "--cpuinfo", "--validate",
-                                      "--nccl-version", "--nccl-lib"};
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+  static const struct option opts[] = {
+      {"config", required_argument, 0, 'c'},       {"sysfs-root", required_argument, 0, 's'},
+      {"cpuinfo", required_argument, 0, 'i'},      {"validate", required_argument, 0, 'v'},
+      {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
+      {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+  int c;
+  nn_options_begin();
+  while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    const char **slot = c == 'c' ? &a->config : c == 'o' ? &a->out : c == 's' ? &a->sysfs_root
+                      : c == 'i' ? &a->cpuinfo : c == 'v' ? &a->validate : c == 'V' ? &a->nccl_version
+                      : c == 'L' ? &a->nccl_lib : NULL;
+    if (c == 'h') {
       topo_usage(stdout);
       return NN_EXIT_OK;
     }
-    const char **slot[] = {&a->config, &a->out, &a->sysfs_root, &a->cpuinfo, &a->validate,
-                           &a->nccl_version, &a->nccl_lib};
-    size_t k = 0;
-    while (k < 7 && strcmp(argv[i], names[k])) k++;
-    if (k == 7) {
-      fprintf(stderr, "nccl-numa topo: unexpected argument '%s'\n", argv[i]);
+    if (!slot) {
+      nn_options_error("topo", c, argc, argv);
       topo_usage(stderr);
       return NN_EXIT_USAGE;
     }
-    const char *v = take_value(argc, argv, &i, *slot[k]);
-    if (!v) return NN_EXIT_USAGE;
-    *slot[k] = v;
+    if (set_once(slot, argv[optind - 1], optarg)) return NN_EXIT_USAGE;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "nccl-numa topo: unexpected argument '%s'\n", argv[optind]);
+    topo_usage(stderr);
+    return NN_EXIT_USAGE;
   }
   if (!a->config && !a->validate) {
     fprintf(stderr, "nccl-numa topo: --config FILE or --validate FILE is required\n");

@@ -10,11 +10,17 @@
 
 #include <stddef.h>
 
-/* What getopt_long's '?' (unknown) or ':' (no value) return c means, into buf:
- * "unknown option '--x'" or "'--x' needs a value". Reads optind and optopt. */
-void nn_cli_option_problem(int c, int argc, char *const argv[], char *buf, size_t size);
+/* Starts a fresh getopt_long scan: optind 0 (glibc then reads the optstring's '+' again)
+ * and opterr 0 (the command reports, through the two functions below). */
+void nn_options_begin(void);
+
+/* What getopt_long's '?' (unknown) or ':' (no value) return c means, into buf, naming the
+ * option as the user wrote it without a `=VALUE`: "unknown option '--x'", "'--x' needs a
+ * value", or "'--x' takes no value" (`--flag=VALUE`). Reads optind and optopt, so call it
+ * right after getopt_long returned c. */
+void nn_options_problem(int c, int argc, char *const argv[], char *buf, size_t size);
 
 /* The same on stderr as "nccl-numa CMD: ...". */
-void nn_cli_option_error(const char *cmd, int c, int argc, char *const argv[]);
+void nn_options_error(const char *cmd, int c, int argc, char *const argv[]);
 
 #endif

@@ -530,7 +530,7 @@ int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct n
   while ((c = getopt_long(argc, argv, "+:b:e:f:g:n:w:h", table, NULL)) != -1) {
     if (c == OPT_HELP) return NN_AB_HELP;
     if (c == '?' || c == ':') {
-      nn_cli_option_problem(c, argc, argv, err, errsz);
+      nn_options_problem(c, argc, argv, err, errsz);
       return NN_AB_UNKNOWN;
     }
     if (take_one(c, own, o, err, errsz) < 0) return NN_AB_USAGE;

@@ -14,7 +14,7 @@
 
 #include "cli/sweep/abrun.h"
 #include "cli/common/cliconfig.h"
-#include "cli/cmd/cmd_exec.h"
+#include "cli/common/locate.h"
 #include "cli/commands.h"
 #include "cli/sweep/costmeasure.h"
 #include "cli/sweep/nccltuning.h"
@@ -383,7 +383,7 @@ int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
                   "or --from RUNDIR");
     return NN_EXIT_USAGE;
   }
-  if (config[0] && nn_plugin_locate(c->plugin, c->plugin_path, sizeof c->plugin_path, err, errsz))
+  if (config[0] && nn_locate_plugin(c->plugin, c->plugin_path, sizeof c->plugin_path, err, errsz))
     return NN_EXIT_INVALID;
   o->plugin = config[0] ? c->plugin_path : NULL;
   const char *cfg = config[0] ? config : NULL;

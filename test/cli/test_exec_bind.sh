@@ -56,7 +56,7 @@ check "without --bind-for: nothing appended, nothing said" "[ \"\$out\" = '--tp 
 run "$tmp/m.conf" --bind-for tgi -- "${argv[@]}"
 check "unknown engine: exit 2, named" "[ $rc -eq 2 ] && grep -q \"bind-for 'tgi': expected sglang or vllm\" <<<\"\$err\""
 run "$tmp/m.conf" --bind-for
-check "--bind-for without a value: exit 2" "[ $rc -eq 2 ] && grep -q -- '--bind-for needs a value' <<<\"\$err\""
+check "--bind-for without a value: exit 2" "[ $rc -eq 2 ] && grep -qF -- \"'--bind-for' needs a value\" <<<\"\$err\""
 "$CLI" env --config "$tmp/m.conf" --bind-for sglang >/dev/null 2>"$tmp/err"
 check "env has no --bind-for" "[ $? -eq 2 ] && grep -q \"unknown option '--bind-for'\" '$tmp/err'"
 # check mentions it when this OS has every node of a mapping on two or more nodes, not otherwise

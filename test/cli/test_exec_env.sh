@@ -62,7 +62,7 @@ usage_says() {   # usage_says WANTED_FIRST_LINE ARGS...
 }
 usage_says "nccl-numa exec: no COMMAND after --" exec --config "$CFG" --
 usage_says "nccl-numa exec: no COMMAND to run" exec --config "$CFG"
-usage_says "nccl-numa env: --config needs a value" env --config
+usage_says "nccl-numa env: '--config' needs a value" env --config
 usage_says "nccl-numa env: unknown option '--bogus'" env --bogus
 usage_says "nccl-numa env: unexpected argument 'extra'" env extra
 # The mapping is found as the plugin finds it; a bad NCCL_TUNER_CONFIG_FILE stops exec, naming it.
