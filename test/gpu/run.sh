@@ -12,6 +12,10 @@
 #      ring/simple below 64 KiB and ring/ll from 64 KiB for all-reduce and all-gather;
 #      NCCL's TUNING lines show that choice, the plugin-off run NCCL's own; results correct.
 #   c. nccl-numa ab (stock against the plugin, A B A B) with the driver, and its report.
+#   d. CUDA_VISIBLE_DEVICES: a mapping over two NUMA nodes; with two GPUs of one node
+#      visible the plugin judges those alone and NCCL reads the one-node file it serves
+#      (and an A/B under that restriction); with one GPU the plugin says the whole
+#      mapping is judged, and the rest is N/A.
 #
 #   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
 #   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build;
@@ -82,7 +86,7 @@ case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 # Time for the checks and results.md after the last run; runs share the rest.
 RESERVE=$((LIMIT / 5 < 15 ? LIMIT / 5 : 15))
 DEADLINE=$((LIMIT - RESERVE))
-UNITS=19   # weights of the runs still to come: a 3, b 4 x 2, ab 8 x 1
+UNITS=19   # weights of the runs still to come: a 3, b 4 x 2, ab 8 x 1; d adds its own
 OUT='' SUM='' code='' cur='' stopped='' fails=0 verdict=''
 
 # ---------- the output folder, summary.txt and results.md ----------
@@ -117,6 +121,7 @@ write_results() {   # results.md from machine.txt and summary.txt, with the verd
     echo "| **kit** | ${verdict:-INCOMPLETE: the kit had not finished when this was written} |"
     echo
     if [ -s "$OUT/report.md" ]; then echo "### A/B (nccl-numa report)"; echo; sed 's/^#/###/' "$OUT/report.md"; fi
+    if [ -s "$OUT/report-d.md" ]; then echo "### A/B under CUDA_VISIBLE_DEVICES=0,1 (step d)"; echo; sed 's/^#/###/' "$OUT/report-d.md"; fi
   } > "$OUT/.results.md" && mv -f "$OUT/.results.md" "$OUT/results.md"
 }
 line() {   # line STEP VERDICT...: one line of summary.txt, on the terminal too
@@ -287,6 +292,9 @@ bus=$(awk '$1 == "device" && $2 == 0 {print $3}' <<<"$devs")
 node=$(cat "/sys/bus/pci/devices/$(tr 'A-F' 'a-f' <<<"$bus")/numa_node" 2>/dev/null || echo -1)
 [ "$node" -ge 0 ] 2>/dev/null || node=0   # a VM shows -1: any node, the checks compare with the mapping
 base="gpu 0 bus=$bus numa=$node"
+ndev=$(grep -c '^device [0-9]' <<<"$devs")
+# step d: a run (2) and, with two GPUs, an A/B of its own (4)
+if [ "$ndev" -ge 2 ]; then UNITS=$((UNITS + 6)); else UNITS=$((UNITS + 2)); fi
 printf '# GPU kit, step a\n%s\ntopology mode=numa\n' "$base" > "$OUT/a.conf"
 printf '# GPU kit, steps b and c: rules NCCL would not choose by itself\n%s\ntopology mode=numa\n%s\n' "$base" \
   "rule coll=allreduce bytes=0-65535 algo=ring proto=simple
@@ -374,5 +382,60 @@ if share 8; then
   fi
 else
   note c "NOT-RUN ab: ${stopped:-no time left before the limit of $LIMIT s}"
+fi
+
+# ---------- d. CUDA_VISIBLE_DEVICES: the process's own GPUs ----------
+# The mapping spans two NUMA nodes (a GPU this machine lacks on the other node). With two
+# GPUs of one node visible, the plugin judges those alone (NCCL keeps only the
+# communicator's GPUs of the file) and serves their one-node file; with one GPU visible it
+# must say that the whole mapping is judged (a one-GPU process may share its communicator
+# with other processes' GPUs).
+other=$((node == 0 ? 1 : 0))
+ghost="gpu $ndev bus=0000:fe:1f.0 numa=$other"
+if [ "$ndev" -ge 2 ]; then
+  bus1=$(awk '$1 == "device" && $2 == 1 {print $3}' <<<"$devs")
+  seen="0,1" gd=2 want="CUDA_VISIBLE_DEVICES=0,1: 2 GPUs, all on NUMA node $node; NCCL keeps only these of the file"
+  printf '# GPU kit, step d\n%s\ngpu 1 bus=%s numa=%s\n%s\n' "$base" "$bus1" "$node" "$ghost" > "$OUT/d.conf"
+  printf '# GPU kit, step d: the GPUs CUDA_VISIBLE_DEVICES leaves\n%s\ngpu 1 bus=%s numa=%s\n' "$base" "$bus1" "$node" > "$OUT/d-view.conf"
+else
+  seen="0" gd=1 want="CUDA_VISIBLE_DEVICES=0: one GPU visible, whose communicator may hold other processes' GPUs on other NUMA nodes; the whole mapping is judged"
+  printf '# GPU kit, step d\n%s\n%s\n' "$base" "$ghost" > "$OUT/d.conf"
+fi
+visible_line() {   # visible_line LOG: the plugin logged what CUDA_VISIBLE_DEVICES decided
+  if grep -qF -- "nccl-numa: $want" "$1"; then note d "PASS visible: $want"
+  else note d "FAIL visible: no \"nccl-numa: $want\" line in ${1##*/} ($(grep -m1 -o 'nccl-numa: CUDA_VISIBLE_DEVICES=.*' "$1" || echo 'no CUDA_VISIBLE_DEVICES line at all'))"; fi
+}
+if [ -z "$code" ] || [ $vcode -lt 22807 ]; then
+  note d "N/A visible, topo-file, dump, ab: NCCL ${code:-of unknown release} has no env plugin (2.28.7+), so nothing is served"
+elif drv d 2 "CUDA_VISIBLE_DEVICES=$seen" d.log "${PLUG[@]}" CUDA_VISIBLE_DEVICES="$seen" NCCL_NUMA_CONFIG="$OUT/d.conf" \
+    "${DEBUG[@]}" NCCL_TOPO_DUMP_FILE="$OUT/d-topo-dump.xml" "$DRV" --op all_reduce -g "$gd" -b 8 -e 1M -f 4 -n 5 -w 1; then
+  visible_line "$OUT/d.log"
+  if [ "$ndev" -ge 2 ]; then
+    record d topo-file "$OUT/d.log"
+    if [ -s "$OUT/d-topo-dump.xml" ]; then record d dump "$OUT/d-topo-dump.xml" --config "$OUT/d-view.conf"
+    else note d "FAIL dump: NCCL wrote no NCCL_TOPO_DUMP_FILE"; fi
+  else
+    note d "N/A topo-file, dump, ab: narrowing needs two GPUs of one NUMA node visible; this machine has $ndev"
+  fi
+  record d results "$OUT/d.log"
+fi
+if [ "$ndev" -ge 2 ] && [ $vcode -ge 22807 ]; then
+  if share 4; then
+    per=$(( (lim - 5) / 5 )); [ $per -ge 1 ] || per=1
+    run_in "$lim" "$OUT/ab-d-stdout.md" "$OUT/ab-d-stderr.log" env CUDA_VISIBLE_DEVICES=0,1 XDG_RUNTIME_DIR="$OUT/xdg" \
+      "$CLI" ab --bench-cmd "$DRV --op {coll} -g 2" --plugin "$SO" --config "$OUT/d.conf" \
+      --colls all_reduce -b 8 -e 16M -f 4 -n 10 -w 2 --repeats 2 --timeout "$per" --out "$OUT/ab-d"
+    rc=$?
+    runs=$(wc -l < "$OUT/ab-d/runs.tsv" 2>/dev/null || echo 0)
+    if [ $rc -eq 0 ] && [ "$runs" -eq 4 ] && ! grep -q FAILED "$OUT/ab-d-stderr.log"; then
+      note d "PASS ab: CUDA_VISIBLE_DEVICES=0,1, $runs runs (stock, numa x 2 repeats, A B A B), report ab-d/report.md"
+      timeout --foreground 60 "$CLI" report "$OUT/ab-d" > "$OUT/report-d.md" 2>> "$OUT/ab-d-stderr.log" && write_results
+    else
+      timed_out $rc && stopped="d: ab timed out after $lim s"
+      note d "FAIL ab: exit $rc, $runs runs recorded (ab-d-stderr.log: $(lastlines "$OUT/ab-d-stderr.log" 2))"
+    fi
+  else
+    note d "NOT-RUN ab: ${stopped:-no time left before the limit of $LIMIT s}"
+  fi
 fi
 [ $fails -eq 0 ]

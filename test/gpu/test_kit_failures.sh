@@ -36,6 +36,13 @@ gone() {   # gone SID: no process of session SID is left (a second for the reape
   return 1
 }
 
+# ---- step d: a plugin that never saw CUDA_VISIBLE_DEVICES does not pass as narrowed ----
+kit hidden STANDIN_GPUS=2 STANDIN_HIDE_VISIBLE=1
+check "step d: no narrowing line: the kit fails on visible, naming what it found" \
+  "[ $rc -eq 1 ] && grep -q '^d FAIL visible: no \"nccl-numa: CUDA_VISIBLE_DEVICES=0,1: 2 GPUs.*(no CUDA_VISIBLE_DEVICES line at all)' '$T/hidden/summary.txt'"
+check "step d: judged whole, the two-node mapping is withheld: topo-file fails (the narrowing is what serves it)" \
+  "grep -q '^d FAIL topo-file: nccl-numa served no NCCL_TOPO_FILE' '$T/hidden/summary.txt'"
+
 # ---- a driver that cannot load libnccl.so.2 (the real loader's error) ----
 mkdir -p "$T/lib"
 # (soname libnccl.so.9: a libnccl.so.2 this machine has would be found in its place)
@@ -100,7 +107,7 @@ check "kit limit: summary.txt and results.md say so" \
 # ---- limits fit: each run's limit within the time left before NN_GPU_TIMEOUT ----
 kit fit NN_GPU_TIMEOUT=200
 lims=$(grep -o '(limit [0-9]* s of [0-9]* s left)' "$T/fit/summary.txt" | awk '{print $2, $5}')
-check "every run's limit named (6: a, b x 4, ab)" "[ $rc -eq 0 ] && [ \$(wc -l <<<'$lims') -eq 6 ]"
+check "every run's limit named (7: a, b x 4, ab, d)" "[ $rc -eq 0 ] && [ \$(wc -l <<<'$lims') -eq 7 ]"
 check "each limit and its 5 s grace within the time left, the first under 200 s" \
   "awk 'NR == 1 && \$2 >= 200 {exit 1} \$1 + 5 > \$2 {exit 1}' <<<'$lims'"
 

@@ -34,10 +34,28 @@ good() {   # good RELEASE ENV_ABI TUNER_ABI MODE: the kit passes everything on t
   check "$r: step c: ab ran A B A B and wrote its report" "grep -q '^c PASS ab: 8 runs' '$sum' && [ -s '$T/$out/ab/report.md' ] && [ -s '$T/$out/report.md' ]"
   check "$r: ab alternated stock and numa" "[ \"\$(cut -f3 '$T/$out/ab/runs.tsv' | tr '\n' ' ')\" = 'stock numa stock numa stock numa stock numa ' ]"
   check "$r: results.md names the release and has the verdict table" "grep -q '^## .*: NCCL $r\$' '$T/$out/results.md' && grep -q '^| a | PASS plugins:' '$T/$out/results.md' && grep -q '^| \*\*kit\*\* | PASS: ' '$T/$out/results.md'"
+  check "$r: step d: one GPU visible: the plugin says the whole mapping is judged" "grep -q '^d PASS visible: CUDA_VISIBLE_DEVICES=0: one GPU visible' '$sum'"
+  check "$r: step d: one GPU: topo-file, dump and ab are N/A, with the reason" "grep -q '^d N/A topo-file, dump, ab: narrowing needs two GPUs' '$sum'"
   check "$r: every log kept in the output folder" "ls '$T/$out'/a.log '$T/$out'/a-topo-dump.xml '$T/$out'/b-allreduce-rules.log '$T/$out'/b-allgather-off.log >/dev/null"
 }
 good 2.30.7 2 6 "2 threads, NCCL_MULTI_RANK_GPU_ENABLE=1"
 good 2.28.9 1 5 "2 processes with their own NCCL_HOSTID over lo"
+
+# Two GPUs of one node visible: the plugin judges them alone and serves their file, without
+# the mapping's GPU on the other node; the A/B runs under the same restriction.
+two() {   # two RELEASE
+  local r=$1 out=two-$1
+  kit "$out" STANDIN_NCCL="$r" STANDIN_GPUS=2
+  local rc=$? sum=$T/$out/summary.txt
+  check "$r, 2 GPUs: the kit passes" "[ $rc -eq 0 ] || { grep FAIL '$sum'; false; }"
+  check "$r, 2 GPUs: step d: the plugin narrowed to the visible GPUs" "grep -q '^d PASS visible: CUDA_VISIBLE_DEVICES=0,1: 2 GPUs, all on NUMA node 0' '$sum'"
+  for c in topo-file dump results ab; do check "$r, 2 GPUs: step d: $c passed" "grep -q '^d PASS $c:' '$sum'"; done
+  check "$r, 2 GPUs: step d: the served file holds the two visible GPUs and not the other node's" \
+    "[ \$(grep -c '<gpu ' '$T/$out/d-topo-dump.xml') -eq 2 ] && ! grep -q 'fe:1f.0' '$T/$out/d-topo-dump.xml'"
+  check "$r, 2 GPUs: results.md carries step d's A/B" "grep -q '^### A/B under CUDA_VISIBLE_DEVICES=0,1' '$T/$out/results.md'"
+}
+two 2.30.7
+two 2.28.9
 check "2.28.9: each rank a process with its own NCCL_HOSTID" "[ \$(grep -o 'NCCL_HOSTID set by environment to standin-[0-9]*-rank[01]' '$T/good-2.28.9/b-allreduce-rules.log' | sort -u | wc -l) -eq 2 ]"
 
 # The stand-in refuses what NCCL refuses: the check above is only worth something if so.
