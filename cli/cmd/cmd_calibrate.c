@@ -90,7 +90,7 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
            "beats the runner-up by more than the spread of the repeats.\n", why);
   int n = nn_calibrate_emit(rd, s, ns, ranks, scope, have ? &model : NULL, stdout);
   char how[256];
-  double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
+  double lat = nn_costmeasure_pci_latency(rd, s, ns, how, sizeof how);
   printf("# pci-latency: %s\n", how);
   char not[400];
   if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not))
@@ -141,12 +141,14 @@ int nn_cmd_calibrate(int argc, char **argv) {
     int gpus = 0;
     nn_calibrate_scope(config, 0, 1, &gpus);
     err[0] = 0;
-    rc = nn_calibrate_run(argc, argv, &o, &c, &rd, config, &gpus, err, sizeof err);
+    c.argc = argc;
+    c.argv = argv;
+    rc = nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err);
     nn_launch_free(&o.launch);
     if (rc) {
       if (err[0]) fprintf(stderr, "nccl-numa calibrate: %s\n", err);
       nn_rundir_free(&rd);
-      return rc;
+      return rc == NN_CALIBRATE_USAGE ? NN_EXIT_USAGE : NN_EXIT_INVALID;
     }
   }
   rc = cal_print(&rd, config);

@@ -15,7 +15,6 @@
 #include "cli/sweep/abrun.h"
 #include "cli/common/cliconfig.h"
 #include "cli/common/locate.h"
-#include "cli/commands.h"
 #include "cli/sweep/costmeasure.h"
 #include "cli/sweep/nccltuning.h"
 #include "errbuf.h"
@@ -23,9 +22,6 @@
 #include "nn_config.h"
 #include "topology.h"
 
-#define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
-#define BASE_LAT_TREE_LL 6.8
-#define LATENCY_MAX_BYTES 1024
 #define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
 #define FIXED_PROTOS "ll,ll128,simple"
 #define PROBE_MAX_BYTES (16 << 20)
@@ -189,52 +185,6 @@ int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int
   return total;
 }
 
-static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *algo,
-                                       const char *proto) {
-  for (int i = 0; i < rd->n_arms; i++)
-    if (rd->arms[i].kind == NN_ARM_FORCED && !strcasecmp(rd->arms[i].algo, algo) &&
-        !strcasecmp(rd->arms[i].proto, proto))
-      return &rd->arms[i];
-  return NULL;
-}
-
-double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                                char *how, size_t how_size) {
-  static const struct { const char *algo; double base; } tries[] = {
-    {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
-  for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
-    const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
-    const struct nn_series *se = a ? nn_series_find(s, ns, a->name, "all_reduce") : NULL;
-    if (!se || se->ranks < 2) continue;
-    double best = INFINITY;
-    uint64_t at = 0;
-    for (int i = 0; i < se->n_pts; i++) {
-      const struct nn_point *p = &se->pts[i];
-      if (p->size > LATENCY_MAX_BYTES || p->failed || p->n_ok < 1) continue;
-      if (p->median < best) {
-        best = p->median;
-        at = p->size;
-      }
-    }
-    if (!isfinite(best)) continue;
-    double hop = (best - tries[t].base) / (2.0 * (se->ranks - 1));
-    if (!(hop > 0) || hop > 1e6) {
-      if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
-                        "base latency %.1f us: no estimate", tries[t].algo, (unsigned long long)at,
-                        best, tries[t].base);
-      return 0;
-    }
-    if (how)
-      snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
-               "%d hops x %.2f us", tries[t].algo, se->ranks, best, (unsigned long long)at,
-               tries[t].base, 2 * (se->ranks - 1), hop);
-    return hop;
-  }
-  if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
-                    "sizes <= 1 KiB: no pci-latency estimate");
-  return 0;
-}
-
 /* ---------- the sweep ---------- */
 
 static int split_names(char *list, const char *what, int (*lookup)(const char *), char **out,
@@ -376,25 +326,25 @@ static void meta_note(const struct nn_rundir *rd, const char *line) {
   close(fd);
 }
 
-int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
+int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
                      struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz) {
   if (!o->tests_dir && !o->bench_cmd) {
     nn_errbuf_set(err, errsz, "give --nccl-tests DIR (or set NCCL_TESTS_DIR), --bench-cmd 'PATH ARGS', "
                   "or --from RUNDIR");
-    return NN_EXIT_USAGE;
+    return NN_CALIBRATE_USAGE;
   }
   if (config[0] && nn_locate_plugin(c->plugin, c->plugin_path, sizeof c->plugin_path, err, errsz))
-    return NN_EXIT_INVALID;
+    return NN_CALIBRATE_FAILED;
   o->plugin = config[0] ? c->plugin_path : NULL;
   const char *cfg = config[0] ? config : NULL;
   int from_nccl = !c->algos && !c->protos;
   char note[1024] = "candidates given";
   if (!from_nccl) {
-    if (cal_arms(rd, c, cfg, err, errsz)) return NN_EXIT_USAGE;
+    if (cal_arms(rd, c, cfg, err, errsz)) return NN_CALIBRATE_USAGE;
     strcat(note, ": ");
     arm_list(rd, note, sizeof note);
   }
-  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_EXIT_USAGE;
+  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_CALIBRATE_USAGE;
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
   rd->gpus = o->gpus;
@@ -410,14 +360,14 @@ int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
              localtime_r(&now, &tm));
     c->out = c->default_out;
   }
-  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", argc, argv, err, errsz))
-    return NN_EXIT_INVALID;
+  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->argc, c->argv, err, errsz))
+    return NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
       nn_ab_execute(rd, o, err, errsz) < 0) {
     size_t n = err ? strlen(err) : 0;
     if (nn_ab_rundir_discard_empty(rd) && n < errsz)
       snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);
-    return NN_EXIT_INVALID;
+    return NN_CALIBRATE_FAILED;
   }
   meta_note(rd, note);
   /* read back what was recorded: the same path as --from */
@@ -426,7 +376,7 @@ int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_
   int rc = path ? nn_rundir_read(path, rd, err, errsz) : -1;
   if (!path) nn_errbuf_set(err, errsz, "out of memory");
   free(path);
-  return rc ? NN_EXIT_INVALID : 0;
+  return rc ? NN_CALIBRATE_FAILED : 0;
 }
 
 const char *nn_calibrate_scope(const char *config, int ranks, int nodes, int *gpus) {

@@ -52,15 +52,12 @@
 int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                       int ranks, const char *scope, const struct nn_cost_model *m, FILE *out);
 
-/* The pci-latency estimate in microseconds from a run, or 0 when the run does
- * not allow one. `how` (may be NULL) receives one line saying what it used. */
-double nn_calibrate_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                                char *how, size_t how_size);
-
 /* What the command line asks of a sweep (cmd_calibrate.c fills it). */
 struct nn_cal_cli {
   const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
   char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
+  int argc;                                   /* the command line, recorded in the run's meta */
+  char **argv;
   /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */
   char plugin_path[PATH_MAX];
   char default_out[64];
@@ -69,9 +66,11 @@ struct nn_cal_cli {
 /* Runs the forced sweeps that c and o describe into a new run directory (the mapping
  * `config`, "" for none, gives the runs the topology; *gpus the default GPU count, set to
  * the count used), then reads the run back into rd as `--from` would. The candidates
- * chosen, and the sweep's progress (abrun.h), go to stderr as it runs. Returns 0, or an
- * exit code (NN_EXIT_*) with the problem in err (empty when the sweep itself said it). */
-int nn_calibrate_run(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c,
+ * chosen, and the sweep's progress (abrun.h), go to stderr as it runs. Returns 0,
+ * NN_CALIBRATE_USAGE (the options ask for what cannot be run) or NN_CALIBRATE_FAILED,
+ * with the problem in err (empty when the sweep itself said it). */
+enum { NN_CALIBRATE_FAILED = -1, NN_CALIBRATE_USAGE = -2 };
+int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
                      struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz);
 
 /* The scope (intra or cross) of `ranks` ranks on `nodes` nodes by the mapping `config`,

@@ -9,12 +9,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/sweep/calibrate.h"
 #include "cli/predict/costview.h"
 #include "cli/sweep/nccltests.h"
-#include "cli/sweep/report.h"
+#include "cli/sweep/verdict.h"
 #include "fileread.h"
 #include "nccl_model.h"
+
+#define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
+#define BASE_LAT_TREE_LL 6.8
+#define LATENCY_MAX_BYTES 1024
 
 #define PROBE_MAX_BYTES (16 << 20)
 
@@ -176,7 +179,7 @@ int nn_costmeasure_point_at(const struct nn_rundir *rd, const struct nn_series *
     out->loss_pct = out->best_pt->median > 0 ? 100.0 * out->loss_us / out->best_pt->median : 0;
   }
   out->verdict = out->pred_pt && out->best_pt && out->best_pt != out->pred_pt
-                     ? nn_report_verdict(out->pred_pt, out->best_pt) : NN_VERDICT_UNKNOWN;
+                     ? nn_verdict_compare(out->pred_pt, out->best_pt) : NN_VERDICT_UNKNOWN;
   return 0;
 }
 
@@ -270,6 +273,52 @@ int nn_costmeasure_residual(const struct nn_rundir *rd, const struct nn_series *
     *worst_with = *worst_default;
   }
   return n;
+}
+
+static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *algo,
+                                       const char *proto) {
+  for (int i = 0; i < rd->n_arms; i++)
+    if (rd->arms[i].kind == NN_ARM_FORCED && !strcasecmp(rd->arms[i].algo, algo) &&
+        !strcasecmp(rd->arms[i].proto, proto))
+      return &rd->arms[i];
+  return NULL;
+}
+
+double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                                char *how, size_t how_size) {
+  static const struct { const char *algo; double base; } tries[] = {
+    {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
+  for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+    const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
+    const struct nn_series *se = a ? nn_series_find(s, ns, a->name, "all_reduce") : NULL;
+    if (!se || se->ranks < 2) continue;
+    double best = INFINITY;
+    uint64_t at = 0;
+    for (int i = 0; i < se->n_pts; i++) {
+      const struct nn_point *p = &se->pts[i];
+      if (p->size > LATENCY_MAX_BYTES || p->failed || p->n_ok < 1) continue;
+      if (p->median < best) {
+        best = p->median;
+        at = p->size;
+      }
+    }
+    if (!isfinite(best)) continue;
+    double hop = (best - tries[t].base) / (2.0 * (se->ranks - 1));
+    if (!(hop > 0) || hop > 1e6) {
+      if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
+                        "base latency %.1f us: no estimate", tries[t].algo, (unsigned long long)at,
+                        best, tries[t].base);
+      return 0;
+    }
+    if (how)
+      snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
+               "%d hops x %.2f us", tries[t].algo, se->ranks, best, (unsigned long long)at,
+               tries[t].base, 2 * (se->ranks - 1), hop);
+    return hop;
+  }
+  if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
+                    "sizes <= 1 KiB: no pci-latency estimate");
+  return 0;
 }
 
 /* A size where NCCL's choice under w moves to a pair measured slower than its choice under m.
@@ -396,7 +445,7 @@ void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const st
           ver, m.nranks);
   for (int c = 0; c < nc; c++) nn_costmeasure_markdown(f, rd, s, ns, colls[c], &m);
   char how[320];
-  double lat = nn_calibrate_pci_latency(rd, s, ns, how, sizeof how);
+  double lat = nn_costmeasure_pci_latency(rd, s, ns, how, sizeof how);
   fprintf(f, "\n");
   char not[400];
   if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, &m, lat, not, sizeof not))

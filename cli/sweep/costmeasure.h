@@ -41,7 +41,7 @@ struct nn_costmeasure_point {
   const struct nn_arm *best_arm;     /* fastest arm whose every run succeeded; NULL: none */
   const struct nn_point *best_pt;
   double loss_us, loss_pct;          /* measured(pred) - best, and over best (0 when pred is best) */
-  int verdict;                       /* nn_report_verdict(pred, best): NN_VERDICT_FASTER = the best
+  int verdict;                       /* nn_verdict_compare(pred, best): NN_VERDICT_FASTER = the best
                                       * beats NCCL's choice by more than the larger spread */
 };
 
@@ -89,5 +89,10 @@ int nn_costmeasure_winner(const struct nn_rundir *rd, const struct nn_series *s,
  * and the pci-latency line; or why there is no prediction. */
 void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
                              const char *const *colls, int nc);
+
+/* The pci-latency estimate in microseconds from a run, or 0 when the run does
+ * not allow one. `how` (may be NULL) receives one line saying what it used. */
+double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                                char *how, size_t how_size);
 
 #endif

@@ -13,34 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "cli/sweep/costmeasure.h"
+#include "cli/sweep/verdict.h"
 #include "cli/common/strbuf.h"
 #include "errbuf.h"
 #include "printable.h"
 
 #define MAX_COLLS 16
-
-int nn_report_verdict(const struct nn_point *base, const struct nn_point *arm) {
-  if (!base || !arm) return NN_VERDICT_UNKNOWN;
-  if (base->failed || arm->failed) return NN_VERDICT_FAILED;
-  if (base->n_ok < 2 || arm->n_ok < 2) return NN_VERDICT_UNKNOWN;
-  double noise = fmax(base->max - base->min, arm->max - arm->min);
-  double gain = base->median - arm->median;
-  if (gain > noise) return NN_VERDICT_FASTER;
-  if (-gain > noise) return NN_VERDICT_SLOWER;
-  return NN_VERDICT_NOISE;
-}
-
-const char *nn_verdict_name(int v) {
-  switch (v) {
-    case NN_VERDICT_FASTER: return "faster";
-    case NN_VERDICT_SLOWER: return "slower";
-    case NN_VERDICT_NOISE: return "within noise";
-    case NN_VERDICT_FAILED: return "FAILED";
-    default: return "n/a";
-  }
-}
 
 static const char *baseline_arm(const struct nn_rundir *rd) {
   if (nn_rundir_arm(rd, "stock")) return "stock";
@@ -158,7 +137,7 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
       if (!strcmp(rd->arms[a].name, base)) continue;
       const struct nn_series *as = nn_series_find(s, ns, rd->arms[a].name, coll);
       const struct nn_point *ap = nn_series_point(as, sizes[i]);
-      int v = nn_report_verdict(bp, ap);
+      int v = nn_verdict_compare(bp, ap);
       cell_time(t, ap, as ? as->n_runs : 0);
       cell_versus(t, bp, ap, v);
       if (k < MAX_COLLS) counts[k++][v]++;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/sweep/report.h"
+#include "cli/sweep/verdict.h"
 #include "cli/sweep/rundir.h"
 
 static char dir[64];
@@ -118,12 +119,12 @@ static void read_back(void **state) {
   assert_true(fabs(s8->median - 20.1) < 1e-9);
   assert_true(fabs(s8->max - s8->min - 0.2) < 1e-9);
   assert_true(fabs(n8->median - 15.05) < 1e-9);   /* JSON, text, text */
-  assert_int_equal(nn_report_verdict(s8, n8), NN_VERDICT_FASTER);
-  assert_int_equal(nn_report_verdict(n8, s8), NN_VERDICT_SLOWER);
+  assert_int_equal(nn_verdict_compare(s8, n8), NN_VERDICT_FASTER);
+  assert_int_equal(nn_verdict_compare(n8, s8), NN_VERDICT_SLOWER);
   /* 64 B: numa's third run had #wrong 4: failed, never a speed result */
   const struct nn_point *n64 = nn_series_point(nu, 64);
   assert_true(n64->failed);
-  assert_int_equal(nn_report_verdict(nn_series_point(st, 64), n64), NN_VERDICT_FAILED);
+  assert_int_equal(nn_verdict_compare(nn_series_point(st, 64), n64), NN_VERDICT_FAILED);
   /* all_gather numa: one run exited 1: every size failed, fewer repeats */
   const struct nn_series *ga = nn_series_find(s, ns, "numa", "all_gather");
   assert_int_equal(ga->n_failed_runs, 1);
@@ -131,7 +132,7 @@ static void read_back(void **state) {
   assert_true(nn_series_point(ga, 64)->failed);
   /* stock all_gather 64 B vs itself: within noise */
   const struct nn_point *g64 = nn_series_point(nn_series_find(s, ns, "stock", "all_gather"), 64);
-  assert_int_equal(nn_report_verdict(g64, g64), NN_VERDICT_NOISE);
+  assert_int_equal(nn_verdict_compare(g64, g64), NN_VERDICT_NOISE);
   nn_series_free(s, ns);
   nn_rundir_free(&rd);
 }
@@ -140,14 +141,14 @@ static void verdict_rules(void **state) {
   (void)state;
   double a[] = {10, 10.5}, b[] = {9, 9.2}, one[] = {5};
   struct nn_point pa = {8, a, 2, 0, 0, 10.25, 10, 10.5}, pb = {8, b, 2, 0, 0, 9.1, 9, 9.2};
-  assert_int_equal(nn_report_verdict(&pa, &pb), NN_VERDICT_FASTER);
+  assert_int_equal(nn_verdict_compare(&pa, &pb), NN_VERDICT_FASTER);
   pb.median = 9.8;   /* gain 0.45 < spread 0.5 */
-  assert_int_equal(nn_report_verdict(&pa, &pb), NN_VERDICT_NOISE);
+  assert_int_equal(nn_verdict_compare(&pa, &pb), NN_VERDICT_NOISE);
   struct nn_point p1 = {8, one, 1, 0, 0, 5, 5, 5};
-  assert_int_equal(nn_report_verdict(&pa, &p1), NN_VERDICT_UNKNOWN);
-  assert_int_equal(nn_report_verdict(&pa, NULL), NN_VERDICT_UNKNOWN);
+  assert_int_equal(nn_verdict_compare(&pa, &p1), NN_VERDICT_UNKNOWN);
+  assert_int_equal(nn_verdict_compare(&pa, NULL), NN_VERDICT_UNKNOWN);
   p1.failed = 1;
-  assert_int_equal(nn_report_verdict(&pa, &p1), NN_VERDICT_FAILED);
+  assert_int_equal(nn_verdict_compare(&pa, &p1), NN_VERDICT_FAILED);
   assert_true(isnan(nn_median(NULL, 0)));
   double m[] = {3, 1, 2, 10};
   assert_true(nn_median(m, 4) == 2.5);
