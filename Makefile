@@ -158,7 +158,7 @@ $(BUILD)/tools/nn_coll_driver: test/gpu/nn_coll_driver.c test/gpu/driver_format.
 		$< test/gpu/driver_format.c -o $@ -L$(NCCL_LIB) -L$(CUDART_LIB) \
 		$(DRIVER_RPATH) -l:libnccl.so.2 $(CUDART_SO) -lpthread
 # gpu-bundle: the GPU kit in one folder ($(BUILD)/gpu-bundle) for a GPU machine without
-# network or -dev packages; there: bash DIR/run.sh --bundle DIR (docs/gpu-check.md).
+# network or -dev packages; there: bash DIR/run.sh --bundle DIR (docs/user/gpu-check.md).
 .PHONY: gpu-bundle
 gpu-bundle:
 	@BUILD=$(BUILD) bash test/gpu/make_bundle.sh

@@ -7,7 +7,7 @@
  * (*_FILE: NCCL_DEBUG_FILE, NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_FILE, ...) or
  * chooses a peer to connect to (NCCL_COMM_ID), nor nccl-numa's own settings: a mapping is
  * a file others may hand to a root process, and whoever sets those names in the real
- * environment can do so there. docs/mapping.md lists the names; keep both in step.
+ * environment can do so there. docs/user/mapping.md lists the names; keep both in step.
  */
 #ifndef NCCL_NUMA_ENV_NAMES_H
 #define NCCL_NUMA_ENV_NAMES_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * errbuf.h - the caller's error buffer, the project's one way to report a failure
- * (docs/architecture.md, "How errors are reported"): a function that can fail takes
+ * (docs/dev/architecture.md, "How errors are reported"): a function that can fail takes
  * `char *err, size_t errsz` and describes the problem there instead of printing it,
  * naming the input and line when there is one ("PATH:LINE: problem"), without the
  * program's name or a newline. Libraries never print; the commands (cli/cmd_*.c)

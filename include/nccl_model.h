@@ -4,7 +4,7 @@
  *
  * Everything here is a fact read from NVIDIA/nccl's sources (tags up to v2.30.7-1,
  * branch `dev` for 2.31+) or from the symbol tables of released libnccl.so.2 files;
- * every row of the table in nccl_model.c cites where. docs/topology.md explains the
+ * every row of the table in nccl_model.c cites where. docs/user/topology.md explains the
  * columns. Nothing in this module allocates, locks or does I/O.
  */
 #ifndef NCCL_NUMA_NCCL_MODEL_H

@@ -2,7 +2,7 @@
 /*
  * topology.h - sockets and scope: where a communicator's ranks sit, which CPU kind
  * NCCL will model, and whether serving the topology is no worse for NCCL's own graph
- * search than NCCL's own view (docs/topology.md).
+ * search than NCCL's own view (docs/user/topology.md).
  */
 #ifndef NCCL_NUMA_TOPOLOGY_H
 #define NCCL_NUMA_TOPOLOGY_H

@@ -7,7 +7,7 @@
  * the rank's GPU keep=1 and ncclTopoTrimXml drops every cpu/pci branch without a kept GPU or
  * NIC before the ranks' XMLs are fused (NCCL 2.28.9 src/graph/topo.cc, src/graph/xml.cc). A
  * process whose GPUs all sit on one NUMA node therefore gives NCCL one CPU node: the verdict,
- * the served file and the tuner's scope are computed on those GPUs only (docs/topology.md).
+ * the served file and the tuner's scope are computed on those GPUs only (docs/user/topology.md).
  */
 #ifndef NCCL_NUMA_VISIBLE_H
 #define NCCL_NUMA_VISIBLE_H

@@ -527,7 +527,7 @@ static void section_peer(struct ctx *c) {
 
 /* ---- summary ---- */
 
-/* The host-to-guest path (docs/host-to-guest.md): inside a VM only the host knows the sockets. */
+/* The host-to-guest path (docs/user/host-to-guest.md): inside a VM only the host knows the sockets. */
 #define VM_PATH "on the Proxmox host\n" \
                 "    nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf > host.map, then in the VM\n" \
                 "    nccl-numa discover --guest --host-map host.map > new && nccl-numa check-config new &&\n" \

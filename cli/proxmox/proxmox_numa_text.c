@@ -129,7 +129,7 @@ static void write_header(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
   write_cpu_note(c->in->vm, b);
   nn_strbuf_printf(b, "# By hand now:\n"
                "#  1. Proxmox no longer manages these GPUs: bind them to vfio-pci on the host before the VM\n"
-               "#     starts (see nccl-numa's docs/proxmox.md, \"Binding the GPUs to vfio-pci\").\n"
+               "#     starts (see nccl-numa's docs/user/proxmox.md, \"Binding the GPUs to vfio-pci\").\n"
                "#  2. No hot-plug behind an expander: GPU changes need a VM stop and start.\n"
                "#  3. Review the QEMU command: qm showcmd %s --pretty\n"
                "#  4. Stop and start the VM (a reboot inside the guest keeps the old layout).\n"

@@ -4,7 +4,7 @@
  * with nccl-tests (or `--from RUNDIR`), turned into `rule` lines and a
  * `model pci-latency-us=` estimate for the mapping file.
  *
- * Method (docs/measuring.md, "nccl-numa calibrate", says the same for users):
+ * Method (docs/user/measuring.md, "nccl-numa calibrate", says the same for users):
  *  - every candidate algorithm x protocol is one arm (NCCL_ALGO/NCCL_PROTO
  *    forced), run alternately like `ab` for --repeats N (default 3);
  *  - candidates: --algos x --protos when given; otherwise what NCCL enables on

@@ -44,7 +44,7 @@ const char *nn_env_refusal(const char *name) {
   if (!strcmp(name, "NCCL_COMM_ID")) return "it names the peer NCCL's bootstrap connects to";
   size_t n = sizeof allowed / sizeof allowed[0] - 1;
   if (bsearch(name, allowed, n, sizeof allowed[0], by_name)) return NULL;
-  return "not one of the tuning variables a mapping may serve (docs/mapping.md lists them)";
+  return "not one of the tuning variables a mapping may serve (docs/user/mapping.md lists them)";
 }
 
 const char *const *nn_env_allowed_names(void) { return allowed; }

@@ -205,7 +205,7 @@ static float tree_lat(const struct tune *t, int p) {
  * (2.30: or all 9.0+). The dev branch's 2.31.0 (ncclTuningCostModelInit) applies that
  * check only when NCCL_ALGO or NCCL_PROTO is set, so by default every LL128 model stays
  * enabled; the released 2.31.2 and 2.32.3 apply it by default again (read from their
- * libnccl.so.2 by the model work; docs/nccl-cost.md). */
+ * libnccl.so.2 by the model work; docs/user/nccl-cost.md). */
 static int ll128_rule(const struct tune *t, const struct nn_cost_graph *g) {
   const struct nn_cost_comm *c = t->c;
   if (c->ll128 != NN_COST_LL128_RULE) return c->ll128 != 0;

@@ -6,7 +6,7 @@
 #   BENCH_ARGS="..."     passed to bench_tuner (-r RUNS -n CALLS -c INIT_CYCLES, -s SEED of the
 #                        random layouts, -q quick, -Q the check `make test` runs: correctness of
 #                        every rule count and random layout, one timing row)
-#   BENCH_DOCS=1         also write the results, machine and command into docs/benchmarks.md
+#   BENCH_DOCS=1         also write the results, machine and command into docs/results/benchmarks.md
 #   BENCH_INSTR=0        skip the instruction counts (default: counted under callgrind when
 #                        valgrind is installed; deterministic, unlike times on a shared VM)
 #
@@ -136,8 +136,8 @@ if [ "${BENCH_DOCS:-0}" = 1 ]; then
     echo "the targets are judged on the worst row."
     echo
     sed -n '2,$p' "$out"
-  } > docs/benchmarks.md
-  echo "bench: wrote docs/benchmarks.md"
+  } > docs/results/benchmarks.md
+  echo "bench: wrote docs/results/benchmarks.md"
 fi
 [ "$rc" -eq 3 ] && [ "${BENCH_STRICT:-0}" != 1 ] && rc=0
 exit "$rc"

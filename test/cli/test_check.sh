@@ -187,7 +187,7 @@ check --sysfs-root "$bm"
 check --sysfs-root "$bm" --cpuinfo "$guest/proc/cpuinfo"
 has_problem "--cpuinfo overrides ROOT/proc/cpuinfo" "socket link modelled at 16 GB/s"
 # Zen 5 (Turin) on 2.31.2: a 32 GB/s link, above the floor, and still the tree search fails
-# (nccl-oracle, dev 2.31.0: ring 2 x 15 cut to 1, tree none; docs/host-to-guest.md says so)
+# (nccl-oracle, dev 2.31.0: ring 2 x 15 cut to 1, tree none; docs/user/host-to-guest.md says so)
 cpuinfo "$bm" AuthenticAMD 26 2
 check --sysfs-root "$bm" --nccl-version 2.31.2
 has_problem "bare-metal Zen 5 on 2.31.2" "(NCCL 2.31.2): GPUs under 2 CPU nodes, socket link modelled at 32 GB/s, above the 18 GB/s floor for compute capability 10.0 (assumed) (ring ok, tree fails)"

@@ -29,7 +29,7 @@ fx=$root/test/fixtures
 (cd "$fx/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 101.conf --pci-mapping pci.cfg \
    --node pve1 --xml ../hwloc/epyc-ref-host.xml) >"$tmp/host.map" || fail "host map"
 
-# The reference guest is the fixture the walkthrough in docs/host-to-guest.md builds; it must
+# The reference guest is the fixture the walkthrough in docs/user/host-to-guest.md builds; it must
 # be the tree ports() describes, plus the OS's one node and its cpuinfo.
 grep -v '^#' "$fx/sysfs/ref-guest.spec" | sed 's/ *#.*//' >"$tmp/spec"
 { ports full | sed 's/ cfg=full//'; echo "node 0 cpus=0-15"; echo "cpuinfo AuthenticAMD family=25 model=17"; } |

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The examples in README.md and docs/*.md are true: every ```console block is run and its
+# The examples in README.md and docs/**/*.md are true: every ```console block is run and its
 # output compared. In such a block a line "$ CMD" is a command (a trailing "\" continues it
 # on the next line), run by bash from the repository root with stderr joined to stdout; the
 # lines after it, up to the next command, are its whole output, where a line "..." stands
@@ -16,7 +16,7 @@ nn_tmp
 cd "$root" || exit 1
 unset HWLOC_XMLFILE NCCL_NUMA_CONFIG NCCL_TOPO_FILE NCCL_TUNER_CONFIG_FILE NCCL_TUNER_PLUGIN \
   NCCL_ENV_PLUGIN NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_NUMA_LOG_FILE
-docs=$(ls README.md docs/*.md)
+docs=$(ls README.md docs/*.md docs/*/*.md 2>/dev/null)
 python3 - "$tmp" "$cli" $docs <<'PY'
 import os, re, subprocess, sys
 

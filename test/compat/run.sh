@@ -13,7 +13,7 @@
 #   NN_COMPAT_CACHE=dir      download cache (default ~/.cache/nccl-numa/compat)
 #   NN_COMPAT_RELEASES="..." releases (default below; the newest on PyPI is added when online)
 #   COMPAT_CACHED_ONLY=1     never download: use what the cache holds (CI), skip if empty
-#   COMPAT_DOCS=1            also write the table into docs/compat.md
+#   COMPAT_DOCS=1            also write the table into docs/results/compat.md
 #
 # Exit: 0 all good (or skipped), 1 a smoke test failed or a release wants a newer ABI.
 set -uo pipefail
@@ -165,7 +165,7 @@ if [ "${COMPAT_DOCS:-0}" = 1 ]; then
     echo
     echo "$table"
     for n in "${notes[@]}"; do echo; echo "Note: $n"; done
-  } > docs/compat.md
-  echo "compat: wrote docs/compat.md"
+  } > docs/results/compat.md
+  echo "compat: wrote docs/results/compat.md"
 fi
 exit $status

@@ -5,7 +5,7 @@
 #
 #   BUILD=dir          build directory (default build); the fuzz build goes to $BUILD-fuzz
 #   FUZZ_SECONDS=n     seconds per target (default 60)
-#   FUZZ_RUNS=n        instead: run each target for n executions (the long runs of docs/fuzzing.md)
+#   FUZZ_RUNS=n        instead: run each target for n executions (the long runs of docs/results/fuzzing.md)
 #   FUZZ_TIMEOUT=s     seconds one input may take (default 10; raise it for long runs under
 #                      nice on a busy machine, where a starved process otherwise reports a timeout)
 #   FUZZ_TARGETS="..." targets to run (default: all test/fuzz/fuzz_*.c)

@@ -679,7 +679,7 @@ static void test_env_refused(void **state) {
   expect_err("env NCCL_NET_PLUGIN=/x/evil.so\nrule algo=bogus\n", 1, "env: NCCL_NET_PLUGIN refused");
 }
 
-/* The allow-list: sorted for its bsearch, every name served, and docs/mapping.md lists
+/* The allow-list: sorted for its bsearch, every name served, and docs/user/mapping.md lists
  * exactly these names. */
 static void test_env_allow_list(void **state) {
   (void)state;
@@ -691,16 +691,16 @@ static void test_env_allow_list(void **state) {
   }
   assert_true(n > 40);
   size_t len;
-  char *doc = nn_test_slurp("docs/mapping.md", &len);
+  char *doc = nn_test_slurp("docs/user/mapping.md", &len);
   char *start = strstr(doc, "<!-- env-allow-list -->"), *end = start ? strstr(start, "<!-- /env-allow-list -->") : NULL;
-  if (!end) fail_msg("docs/mapping.md has no <!-- env-allow-list --> ... <!-- /env-allow-list --> block");
+  if (!end) fail_msg("docs/user/mapping.md has no <!-- env-allow-list --> ... <!-- /env-allow-list --> block");
   *end = 0;
   int listed = 0;
   for (char *p = start; (p = strstr(p, "`NCCL_"));) {
     char *q = strchr(p + 1, '`');
     assert_non_null(q);
     *q = 0;
-    if (nn_env_refusal(p + 1)) fail_msg("docs/mapping.md lists %s, which is not served", p + 1);
+    if (nn_env_refusal(p + 1)) fail_msg("docs/user/mapping.md lists %s, which is not served", p + 1);
     listed++;
     p = q + 1;
   }
