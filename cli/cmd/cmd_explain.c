@@ -12,6 +12,7 @@
 #include "cli/common/bindfor.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
+#include "cli/predict/release_diff.h"
 #include "cli/predict/summary.h"
 #include "cpuinfo.h"
 #include "nccl_forced.h"
@@ -28,7 +29,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n"
           "                         [--nccl-version X.Y.Z | --nccl-lib PATH] [--cpuinfo FILE]\n"
-          "                         [--visible-devices LIST]\n\n"
+          "                         [--visible-devices LIST] [--compare-release X.Y.Z [--emit-rules]]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
           "on NCCL's usual PCIe-only table (ring with ll and simple, and tree with ll and simple\n"
@@ -42,7 +43,11 @@ static void usage(FILE *out) {
           "  --nccl-lib PATH the release of this libnccl.so.2 (default: the Python environment's\n"
           "                  nvidia-nccl wheel, else the one on the library path)\n"
           "  --cpuinfo FILE  the CPU kind NCCL would see, from FILE (default: NCCL_NUMA_CPUINFO, else\n"
-          "                  /proc/cpuinfo); a `cpu` line in the mapping takes precedence\n");
+          "                  /proc/cpuinfo); a `cpu` line in the mapping takes precedence\n"
+          "  --compare-release X.Y.Z  also the sizes where NCCL's own choice (algorithm, protocol or\n"
+          "                  graphs) on release X.Y.Z differs from that on the release above\n"
+          "  --emit-rules    with --compare-release: print only mapping rules that keep X.Y.Z's choice\n"
+          "                  on the release above (commented out where a tuner cannot express it)\n");
 }
 
 /* NCCL runs Tree only for allreduce; Ring everywhere; LL128 is off on PCIe-only paths. */
@@ -189,6 +194,21 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
   return print_cost_model(&v, &cpu, cfg, ranks, nodes, m);
 }
 
+/* --compare-release: the comparison after the tables, or (emit) only the rules. */
+static int compare_release(const struct nn_config *cfg, const struct nn_ncclver *ver, int x_code, size_t ranks,
+                           size_t nodes, const struct nn_forced *forced, int only, int emit) {
+  static struct nn_release_diff d;   /* large; the CLI is single-threaded */
+  char err[768];
+  if (nn_release_diff_compute(cfg, ver, x_code, (int)ranks, (int)nodes, forced, NN_EXPLAIN_MAX_LOG2, &d, err,
+                              sizeof err)) {
+    fprintf(stderr, "nccl-numa explain: --compare-release: %s\n", err);
+    return NN_EXIT_INVALID;
+  }
+  if (emit) nn_release_diff_rules(stdout, &d, only);
+  else nn_release_diff_print(stdout, &d, only);
+  return NN_EXIT_OK;
+}
+
 static int parse_count(const char *s, size_t *out) {
   int v;
   if (nn_int_parse(s, 1, 1000000, &v)) return -1;
@@ -201,10 +221,11 @@ int nn_cmd_explain(int argc, char **argv) {
                                        {"nodes", required_argument, 0, 'n'}, {"coll", required_argument, 0, 'l'},
                                        {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
                                        {"cpuinfo", required_argument, 0, 'i'}, {"visible-devices", required_argument, 0, 'D'},
+                                       {"compare-release", required_argument, 0, 'R'}, {"emit-rules", no_argument, 0, 'E'},
                                        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   const char *path = NULL, *version = NULL, *lib = NULL, *visible = NULL;
   size_t ranks = 0, nodes = 1;
-  int only = -1, c;
+  int only = -1, c, compare = 0, emit = 0;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":c:r:n:l:h", opts, NULL)) != -1) {
     switch (c) {
@@ -213,6 +234,13 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'L': lib = optarg; break;
     case 'i': nn_cpuinfo_set_default(optarg); break;
     case 'D': visible = optarg; break;
+    case 'R':
+      if ((compare = nn_nccl_version_parse(optarg)) <= 0) {
+        fprintf(stderr, "nccl-numa explain: --compare-release '%s': expected X.Y.Z (e.g. 2.30.7)\n", optarg);
+        return NN_EXIT_USAGE;
+      }
+      break;
+    case 'E': emit = 1; break;
     case 'r': if (parse_count(optarg, &ranks)) { fprintf(stderr, "nccl-numa explain: bad --ranks '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'n': if (parse_count(optarg, &nodes)) { fprintf(stderr, "nccl-numa explain: bad --nodes '%s' (expected 1-1000000)\n", optarg); return NN_EXIT_USAGE; } break;
     case 'l':
@@ -233,6 +261,10 @@ int nn_cmd_explain(int argc, char **argv) {
     fprintf(stderr, "nccl-numa explain: unexpected argument '%s' (give the mapping with --config FILE)\n",
             argv[optind]);
     usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  if (emit && !compare) {
+    fprintf(stderr, "nccl-numa explain: --emit-rules needs --compare-release X.Y.Z\n");
     return NN_EXIT_USAGE;
   }
   struct nn_ncclver ver;
@@ -257,6 +289,12 @@ int nn_cmd_explain(int argc, char **argv) {
   struct header h = {.have_verdict = 0};
   struct nn_forced forced;
   nn_forced_read(cfg, &forced);
+  if (emit) {
+    int rc = compare_release(cfg, &ver, compare, ranks, nodes, &forced, only, 1);
+    nn_policy_free(p);
+    nn_cli_config_free(&cc);
+    return rc;
+  }
   int modelled = print_header(&cc, cfg, &vis, ranks, nodes, p, &ver, &forced, &model, &h);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     static const int order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
@@ -264,6 +302,11 @@ int nn_cmd_explain(int argc, char **argv) {
     if (only >= 0 && only != order[coll]) continue;
     if (modelled) nn_costview_print(stdout, cfg, &model, p, &forced, order[coll], NN_EXPLAIN_MAX_LOG2);
     else explain_coll(cfg, p, &forced, order[coll]);
+  }
+  if (compare && compare_release(cfg, &ver, compare, ranks, nodes, &forced, only, 0) != NN_EXIT_OK) {
+    nn_policy_free(p);
+    nn_cli_config_free(&cc);
+    return NN_EXIT_INVALID;
   }
   struct nn_summary_rules rules;
   nn_summary_rules_of(modelled ? &model : NULL, p, NN_EXPLAIN_MAX_LOG2, &rules);

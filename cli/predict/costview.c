@@ -96,8 +96,8 @@ static int same_band(const struct point *a, const struct point *b) {
          a->nccl.proto == b->nccl.proto && a->plug.algo == b->plug.algo && a->plug.proto == b->plug.proto;
 }
 
-static int bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
-                       int coll, int max_log2, struct nn_costview_band *bands, int max_bands) {
+int nn_costview_bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                            int coll, int max_log2, struct nn_costview_band *bands, int max_bands) {
   int n = 0;
   struct point first, prev, cur;
   for (int e = 0; e <= max_log2 && n < max_bands; e++) {
@@ -125,17 +125,17 @@ static int bands_under(const struct nn_cost_model *m, const struct nn_policy *p,
 
 int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
                       struct nn_costview_band *bands, int max_bands) {
-  return bands_under(m, p, NULL, coll, max_log2, bands, max_bands);
+  return nn_costview_bands_under(m, p, NULL, coll, max_log2, bands, max_bands);
 }
 
-static void human_size(int log2, char *buf, size_t size) {
+void nn_costview_size_name(int log2, char *buf, size_t size) {
   static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = log2 / 10;
   if (u > 4) u = 4;
   snprintf(buf, size, "%llu %s", (unsigned long long)1 << (log2 - 10 * u), unit[u]);
 }
 
-static void time_range(float lo, float hi, int same, char *buf, size_t size) {
+void nn_costview_time_range(float lo, float hi, int same, char *buf, size_t size) {
   char h[24];
   snprintf(buf, size, "%.1f", lo);
   snprintf(h, sizeof h, "%.1f", hi);
@@ -198,17 +198,17 @@ static void chunk_note(const struct nn_config *cfg, const struct nn_cost_model *
 static void band_row(const struct nn_config *cfg, const struct nn_cost_model *m, const struct nn_costview_band *b,
                      struct row *r) {
   char l[24], h[24], note[120];
-  human_size(b->lo_log2, l, sizeof l);
-  human_size(b->hi_log2, h, sizeof h);
+  nn_costview_size_name(b->lo_log2, l, sizeof l);
+  nn_costview_size_name(b->hi_log2, h, sizeof h);
   int one = b->lo_log2 == b->hi_log2;
   snprintf(r->range, sizeof r->range, one ? "%s" : "%s - %s", l, h);
   nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, r->nccl, sizeof r->nccl);
-  time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, r->nt, sizeof r->nt);
+  nn_costview_time_range(b->nccl_lo.time_us, b->nccl_hi.time_us, one, r->nt, sizeof r->nt);
   snprintf(r->mark, sizeof r->mark, "%c", b->overrides ? '*' : ' ');
   nn_costview_pair_name(b->plug_lo.algo, b->plug_lo.proto, r->plug, sizeof r->plug);
   if (b->channels && !nn_costview_channels_no_effect(m, b->channels))
     snprintf(r->plug + strlen(r->plug), sizeof r->plug - strlen(r->plug), " ch=%d", b->channels);
-  time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, r->pt, sizeof r->pt);
+  nn_costview_time_range(b->plug_lo.time_us, b->plug_hi.time_us, one, r->pt, sizeof r->pt);
   penalty(b, r->pen, sizeof r->pen);
   band_note(m, b, note, sizeof note);
   snprintf(r->where, sizeof r->where, "NCCL's choice");
@@ -229,7 +229,7 @@ void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_c
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2) {
   static struct row rows[65];   /* the header and up to 64 bands; the CLI is single-threaded */
   struct nn_costview_band bands[64];
-  int n = bands_under(m, p, forced, coll, max_log2, bands, 64);
+  int n = nn_costview_bands_under(m, p, forced, coll, max_log2, bands, 64);
   int w[ROW_COLS] = {19, 13, 15, 1, 18, 15, 13};
   rows[0] = (struct row){"size", "NCCL picks", "modelled us", " ", "with the plugin", "modelled us", "vs NCCL",
                          "decided by"};

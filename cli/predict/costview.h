@@ -51,6 +51,11 @@ int nn_costview_plugin_choice(const struct nn_cost_model *m, const struct nn_pol
 int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, int coll, int max_log2,
                       struct nn_costview_band *bands, int max_bands);
 
+/* nn_costview_bands on the tables NCCL builds under `forced` (NULL: neither NCCL_ALGO nor
+ * NCCL_PROTO set); p may be NULL (no rules: the plugin's choice is NCCL's). */
+int nn_costview_bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                            int coll, int max_log2, struct nn_costview_band *bands, int max_bands);
+
 /* Whether a rule's channels=N can change nothing on m's release and communicator: the release
  * only lowers NCCL's own count (2.31+) and N is not below m->comm_nchannels. */
 int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels);
@@ -64,6 +69,13 @@ void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
  * whose channels cannot take effect on the release says `no effect` after its file:line. */
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
+
+/* "1 B", "512 KiB", "4 GiB": 2^log2 bytes in the largest unit that divides it (buf >= 24). */
+void nn_costview_size_name(int log2, char *buf, size_t size);
+
+/* Modelled times at a band's two ends: "20.6-97.1", one value when `same` (a one-size band) or
+ * both print alike, "-" when either is negative (buf >= 40). */
+void nn_costview_time_range(float lo, float hi, int same, char *buf, size_t size);
 
 /* "ring/ll" (buf >= 16); "-" when algo < 0. */
 void nn_costview_pair_name(int algo, int proto, char *buf, size_t size);
