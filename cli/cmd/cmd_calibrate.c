@@ -31,8 +31,11 @@ static void cal_usage(FILE *f) {
     "A winner needs to beat the runner-up by more than the spread of the repeats.\n"
     "Candidates: without --algos and --protos, what NCCL enables on this machine for the\n"
     "swept collectives, read from the tuning table a probe run logs (NCCL_DEBUG=INFO\n"
-    "NCCL_DEBUG_SUBSYS=TUNING, kept in RUNDIR/runs/probe.out); ring,tree x ll,ll128,simple\n"
-    "when that table cannot be read (or for the one of --algos/--protos not given).\n"
+    "NCCL_DEBUG_SUBSYS=TUNING, kept in RUNDIR/runs/probe.out); ring,tree x ll,simple (and\n"
+    "ll128 where the release enables it between PCIe-only GPUs) when that table cannot be\n"
+    "read (or for the one of --algos/--protos not given). calibrate never forces a protocol\n"
+    "the release keeps off between PCIe-only GPUs (--protos ll128 there is refused). Every\n"
+    "run checks its results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner.\n"
     "A combination that fails is skipped.\n");
 }
 

@@ -11,6 +11,7 @@
 #include "cli/common/options.h"
 #include "cli/predict/costview.h"
 #include "cli/predict/ncclver.h"
+#include "cli/predict/protonotes.h"
 #include "nccl_model.h"
 #include "nn_config.h"
 
@@ -161,6 +162,8 @@ int nn_cmd_check_config(int argc, char **argv) {
       print_summary(path, cfg, sysfs_root);
     }
     if (version) print_channel_notes(cfg, &ver);
+    if (version)
+      nn_protonotes_print(stdout, "", "note: ", cfg, nn_nccl_release_find(ver.code, NULL), cfg->n_gpus ? cfg->gpus[0].sm : 0);
   } else {
     print_problems(path, &diag);
     rc = NN_EXIT_INVALID;

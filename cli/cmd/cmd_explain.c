@@ -11,6 +11,7 @@
 #include "cli/common/options.h"
 #include "cli/common/bindfor.h"
 #include "cli/predict/costview.h"
+#include "cli/predict/protonotes.h"
 #include "cli/predict/ncclver.h"
 #include "cli/predict/release_diff.h"
 #include "cli/predict/summary.h"
@@ -179,6 +180,7 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
          cpu.from_cpuinfo ? " from " : "", cpu.from_cpuinfo ? nn_cpuinfo_default() : "", link);
   print_own_cpu(&cpu);
   print_protocols(v.rel, v.sm);
+  nn_protonotes_print(stdout, "rules:        ", "", cfg, v.rel, v.sm);
   char how[256];
   nn_nccl_tuner_semantics(v.rel, how, sizeof how);
   printf("tuner:        %s\n", how);

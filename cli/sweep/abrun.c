@@ -425,9 +425,28 @@ static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz
 }
 
 /* "--": everything after it goes to nccl-tests as is. */
+/* The index of an nccl-tests argument that turns its correctness check off (-c 0,
+ * --check 0, -c0, --check=0), or -1: an arm whose results are not checked could win with
+ * wrong ones. */
+static int check_off_at(char **a, int n) {
+  for (int i = 0; i < n; i++) {
+    const char *v = !strcmp(a[i], "-c") || !strcmp(a[i], "--check") ? (i + 1 < n ? a[i + 1] : "")
+                    : !strncmp(a[i], "--check=", 8) ? a[i] + 8 : !strncmp(a[i], "-c", 2) ? a[i] + 2 : NULL;
+    if (v && !strcmp(v, "0")) return i;
+  }
+  return -1;
+}
+
 static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->extra = argv + i + 1;
   o->n_extra = argc - i - 1;
+  int off = check_off_at(o->extra, o->n_extra);
+  if (off >= 0) {
+    int joined = !strcmp(o->extra[off], "-c") || !strcmp(o->extra[off], "--check");
+    nn_errbuf_set(err, errsz, "-- %s%s: every run checks its results (nccl-tests' -c 1); a run with #wrong > 0 "
+                  "is FAILED, never a winner", o->extra[off], joined ? " 0" : "");
+    return -1;
+  }
   if (o->n_extra <= NN_AB_MAX_EXTRA) return 2;
   nn_errbuf_set(err, errsz, "--: more than %d arguments for nccl-tests", NN_AB_MAX_EXTRA);
   return -1;

@@ -221,8 +221,17 @@ static void arm_list(const struct nn_rundir *rd, char *buf, size_t size) {
   }
 }
 
-/* The fixed candidates, or those --algos/--protos give. */
-static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, char *err,
+/* Whether calibrate may force proto: never one the release keeps off between PCIe-only GPUs
+ * (nccl_model.c's table); with the release unknown (0), only a protocol every release
+ * enables there. */
+static int proto_may_force(int nccl_code, int proto) {
+  if (!nccl_code) return proto == NN_PROTO_LL || proto == NN_PROTO_SIMPLE;
+  return nn_nccl_proto_enabled_pcie(nn_nccl_release_find(nccl_code, NULL), proto, 0);
+}
+
+/* The fixed candidates (less the protocols the release keeps off), or those --algos/--protos
+ * give (refused when the release is known to keep one off). */
+static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, int nccl_code, char *err,
                     size_t errsz) {
   char dalgos[] = FIXED_ALGOS, dprotos[] = FIXED_PROTOS;
   char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
@@ -231,6 +240,19 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
   int np = na <= 0 ? -1 : split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name,
                                       protos, NN_PROTO_COUNT, err, errsz);
   if (na <= 0 || np <= 0) return -1;
+  for (int k = 0; k < np; k++) {
+    int p = nn_proto_from_name(protos[k]);
+    if (proto_may_force(nccl_code, p) || (c->protos && !nccl_code)) continue;
+    if (c->protos) {
+      nn_errbuf_set(err, errsz, "--protos %s: NCCL %d.%d.%d keeps %s off between PCIe-only GPUs (its own rule), "
+                    "so calibrate does not force it", protos[k], nccl_code / 10000, nccl_code / 100 % 100,
+                    nccl_code % 100, nn_proto_name(p));
+      return -1;
+    }
+    memmove(&protos[k], &protos[k + 1], (size_t)(np - k - 1) * sizeof protos[0]);   /* the fixed set: left out */
+    np--;
+    k--;
+  }
   for (int i = 0; i < na; i++)
     for (int k = 0; k < np; k++)
       if (add_arm(rd, algos[i], protos[k], config)) {
@@ -307,7 +329,7 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   }
   rd->n_arms = 0;
   struct nn_cal_cli fixed = {0};
-  if (cal_arms(rd, &fixed, config, fail, failsz)) return -1;
+  if (cal_arms(rd, &fixed, config, o->nccl_code, fail, failsz)) return -1;
   arm_list(rd, list, sizeof list);
   fprintf(o->progress, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
           "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
@@ -340,7 +362,7 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
   int from_nccl = !c->algos && !c->protos;
   char note[1024] = "candidates given";
   if (!from_nccl) {
-    if (cal_arms(rd, c, cfg, err, errsz)) return NN_CALIBRATE_USAGE;
+    if (cal_arms(rd, c, cfg, o->nccl_code, err, errsz)) return NN_CALIBRATE_USAGE;
     strcat(note, ": ");
     arm_list(rd, note, sizeof note);
   }

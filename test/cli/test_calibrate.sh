@@ -77,8 +77,18 @@ for mode in none cut; do
   FAKE_TUNING=$mode "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce -b 8 -e 2K -f 4 -g 4 --repeats 1 \
     --out "$T/fb-$mode" >/dev/null 2>"$T/fb-$mode.err"
   check "no usable table ($mode): the fixed set, said on stderr and in the meta" \
-    "grep -q 'candidates: ring.ll ring.ll128 ring.simple tree.ll tree.ll128 tree.simple (the fixed set' '$T/fb-$mode.err' && grep -q '^candidates fixed' '$T/fb-$mode/meta' && [ \$(grep -c 'kind=forced' '$T/fb-$mode/meta') -eq 6 ]"
+    "grep -q 'candidates: ring.ll ring.simple tree.ll tree.simple (the fixed set' '$T/fb-$mode.err' && grep -q '^candidates fixed' '$T/fb-$mode/meta' && [ \$(grep -c 'kind=forced' '$T/fb-$mode/meta') -eq 4 ]"
 done
+# The fixed set follows the release's own rule between PCIe-only GPUs: NCCL 2.28.9 keeps
+# LL128 off there, the 2.31.0 development release turns it on (nccl_model.c's table).
+FAKE_TUNING=none FAKE_NCCL_CODE=23100 "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce -b 8 -e 2K -f 4 -g 4 \
+  --repeats 1 --out "$T/fb-2310" >/dev/null 2>"$T/fb-2310.err"
+check "no usable table on a release that enables LL128 over PCIe: the fixed set has it" \
+  "grep -q 'candidates: ring.ll ring.ll128 ring.simple tree.ll tree.ll128 tree.simple (the fixed set' '$T/fb-2310.err'"
+"$CLI" calibrate --nccl-tests "$T/tests" --nccl-version 2.28.9 --protos ll128,simple --colls all_reduce -g 4 \
+  --out "$T/forced-ll128" >/dev/null 2>"$T/forced-ll128.err"
+check "--protos ll128 where the release keeps it off: refused (exit 2), nothing run" \
+  "[ \$? -eq 2 ] && grep -qF 'nccl-numa calibrate: --protos ll128: NCCL 2.28.9 keeps ll128 off between PCIe-only GPUs' '$T/forced-ll128.err' && [ ! -e '$T/forced-ll128' ]"
 check "a table cut off is named as such" "grep -q 'breaks off' '$T/fb-cut.err'"
 # 2.31 logs LL128's numbers also where its enable check turns LL128 off (2.31.2 between
 # PCIe-only GPUs): the release table decides, as for the cost model. 2.31.0 (dev) runs it;
@@ -121,4 +131,11 @@ FAKE_MODEL=ab "$CLI" ab --nccl-tests "$T/tests" --config "$T/m.conf" --colls all
 check "--from a run without forced arms: exit 1, says why, prints no rules" \
   "[ $? -eq 1 ] && grep -qF 'nccl-numa calibrate: $T/abrun has no forced algorithm x protocol runs (a run directory of kind '\''ab'\'' with 2 arms)' '$T/fromab.err' && ! grep -q '^rule' '$T/fromab'"
 
+# Results are always checked: a sweep that would turn nccl-tests' check off is refused.
+for off in "-c 0" "--check=0" "-c0"; do
+  # shellcheck disable=SC2086
+  "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce -g 4 --out "$T/nocheck" -- $off >/dev/null 2>"$T/nocheck.err"
+  check "calibrate -- $off: refused (exit 2), nothing run" \
+    "[ \$? -eq 2 ] && grep -q 'every run checks its results' '$T/nocheck.err' && [ ! -e '$T/nocheck' ]"
+done
 nn_finish "all calibrate checks passed"

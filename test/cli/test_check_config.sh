@@ -161,4 +161,12 @@ for ex in "$root"/examples/*.conf; do
   expect_rc 0 "example $(basename "$ex")"
 done
 
+# --nccl-version: a proto=ll128 rule the release cannot honour between PCIe-only GPUs is a note.
+printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\nrule coll=allreduce algo=ring proto=ll128\n' > "$tmp/ll.conf"
+"$cli" check-config --nccl-version 2.28.9 "$tmp/ll.conf" > "$tmp/out" 2>&1
+check "check-config --nccl-version 2.28.9: the ll128 rule gets its note, the file stays ok" \
+  "[ \$? -eq 0 ] && grep -qF '$tmp/ll.conf:3: note: proto=ll128 cannot take effect on NCCL 2.27-2.28' '$tmp/out'"
+"$cli" check-config --nccl-version 2.31.0 "$tmp/ll.conf" > "$tmp/out" 2>&1
+check "check-config --nccl-version 2.31.0: no ll128 note (the release enables it)" "! grep -q 'proto=ll128 cannot' '$tmp/out'"
+
 nn_finish "check-config: all checks passed"

@@ -214,4 +214,16 @@ grep -qxF "topology:     no topology served: NCCL 2.27.5 has no env plugin (it c
   && grep -qF "cost model:   NCCL 2.27.5 on its own view:" <<<"$out" && ! grep -q "topology served: mode=numa" <<<"$out" \
   && grep -qF "WARNING: NCCL_TOPO_FILE set to this file would be rated worse (NCCL 2.27.5): NCCL's model makes a 4 GiB all-reduce 480x slower" <<<"$out" \
   && echo "ok 2.27.5: no env plugin, said instead of the verdict" || { echo "FAIL 2.27.5: $out"; fail=1; }
+# A proto=ll128 rule where the release keeps LL128 off between PCIe-only GPUs cannot take
+# effect: explain says so per rule, and only on such a release (2.31.0 dev turns it on).
+llc=$(mktemp)
+{ cat "$R"; echo "rule coll=allreduce bytes=1M-8M algo=ring proto=ll128"; } > "$llc"
+ll_line=$(($(wc -l < "$llc")))
+for rel in 2.28.9 2.31.2; do
+  $CLI explain --config "$llc" --cpuinfo $T --nccl-version $rel | grep -qxF "rules:        $llc:$ll_line: proto=ll128 cannot take effect on NCCL $($CLI explain --config "$llc" --cpuinfo $T --nccl-version $rel | sed -n 's/^protocols:    NCCL \(.*\) enables .*/\1/p'): it keeps ll128 off between PCIe-only GPUs, and a tuner chooses only among the protocols NCCL enabled" \
+    && echo "ok $rel: the ll128 rule is marked as unable to take effect" || { echo "FAIL $rel: no ll128 note"; fail=1; }
+done
+$CLI explain --config "$llc" --cpuinfo $T --nccl-version 2.31.0 | grep -q "^rules:.*proto=ll128 cannot" \
+  && { echo "FAIL 2.31.0: ll128 marked although that release enables it"; fail=1; } || echo "ok 2.31.0: ll128 not marked (the release enables it over PCIe)"
+rm -f "$llc"
 exit $fail
