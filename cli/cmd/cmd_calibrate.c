@@ -21,7 +21,8 @@ static void cal_usage(FILE *f) {
     "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
     "                           [--plugin PATH] [--nccl-version X.Y.Z] [--timeout SEC]\n"
     "                           [--bench-cmd 'PATH ARGS'] [--launcher mpirun|srun|'CMD ARGS']\n"
-    "                           [--nodes N] [--ranks-per-node R] [-- NCCL-TESTS-ARGS]\n\n"
+    "                           [--nodes N] [--ranks-per-node R] [--chunks LIST]\n"
+    "                           [-- NCCL-TESTS-ARGS]\n\n"
     "Runs nccl-tests once per algorithm x protocol forced with NCCL_ALGO/NCCL_PROTO, or\n"
     "reads such a run (--from), and prints `rule`\n"
     "lines to paste into the mapping, and a `model pci-latency-us=` line where it improves\n"
@@ -36,7 +37,11 @@ static void cal_usage(FILE *f) {
     "read (or for the one of --algos/--protos not given). calibrate never forces a protocol\n"
     "the release keeps off between PCIe-only GPUs (--protos ll128 there is refused). Every\n"
     "run checks its results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner.\n"
-    "A combination that fails is skipped.\n");
+    "A combination that fails is skipped.\n"
+    "--chunks LIST (e.g. 128K,512K,1M; needs --config and NCCL 2.30.3+) adds one arm per chunk\n"
+    "size, the plugin serving it through its own rule (`rule chunk=SIZE`: NCCL has no variable\n"
+    "for it), against an arm with the plugin and no rule; chunk= is written where one beats\n"
+    "NCCL's own chunk size by more than the spread of the repeats.\n");
 }
 
 /* calibrate's own options (struct nn_ab_own): each takes a value. */
@@ -47,6 +52,7 @@ static int cal_opt(void *own, const char *name, char *v) {
   else if (!strcmp(name, "plugin")) c->plugin = v;
   else if (!strcmp(name, "out")) c->out = v;
   else if (!strcmp(name, "algos")) c->algos = v;
+  else if (!strcmp(name, "chunks")) c->chunks = v;
   else c->protos = v;
   return 0;
 }
@@ -55,7 +61,8 @@ static int cal_opt(void *own, const char *name, char *v) {
 static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c) {
   char err[256];
   static const struct nn_ab_own_opt opts[] = {{"from", 0},   {"config", 0}, {"plugin", 0},
-                                              {"out", 0},    {"algos", 0},  {"protos", 0}};
+                                              {"out", 0},    {"algos", 0},  {"protos", 0},
+                                              {"chunks", 0}};
   const struct nn_ab_own own = {opts, (int)(sizeof opts / sizeof opts[0]), cal_opt, c};
   int rc = nn_ab_parse_args(argc, argv, o, &own, err, sizeof err);
   if (rc == NN_AB_HELP) cal_usage(stdout);

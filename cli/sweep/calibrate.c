@@ -2,6 +2,7 @@
 /* calibrate.c - forced algorithm/protocol sweeps turned into rules. */
 #include "cli/sweep/calibrate.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +18,9 @@
 #include "cli/common/locate.h"
 #include "cli/sweep/costmeasure.h"
 #include "cli/sweep/nccltuning.h"
+#include "cli/sweep/nccltests.h"
+#include "cli/sweep/verdict.h"
+#include "nccl_model.h"
 #include "errbuf.h"
 #include "fileread.h"
 #include "nn_config.h"
@@ -25,6 +29,9 @@
 #define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
 #define FIXED_PROTOS "ll,ll128,simple"
 #define PROBE_MAX_BYTES (16 << 20)
+
+#define CHUNK_PREFIX "chunk."   /* the arms of --chunks: chunk.none and chunk.SIZE */
+#define MAX_CHUNKS 8
 
 /* ---------- choosing ---------- */
 
@@ -116,6 +123,66 @@ static int judge(const struct nn_rundir *rd, const struct nn_series *s, int ns, 
   return r;
 }
 
+static int is_chunk_arm(const struct nn_arm *a) {
+  return a && a->kind == NN_ARM_NUMA && !strncmp(a->name, CHUNK_PREFIX, strlen(CHUNK_PREFIX));
+}
+
+/* Series of a --chunks arm (arg: the run directory). */
+static int is_chunk(const struct nn_series *s, const void *rd) { return is_chunk_arm(nn_rundir_arm(rd, s->arm)); }
+
+/* The chunk arm that beats chunk.none (NCCL's own chunk size, the plugin loaded without rules)
+ * at one size by more than the spread of the repeats, the fastest of those; -1 when none. */
+static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                        uint64_t size, char *why, size_t why_size) {
+  const struct nn_point *base = nn_series_point(nn_series_find(s, ns, CHUNK_PREFIX "none", coll), size), *bp = NULL;
+  int best = -1;
+  for (int a = 0; base && a < rd->n_arms; a++) {
+    if (!is_chunk_arm(&rd->arms[a]) || !strcmp(rd->arms[a].name, CHUNK_PREFIX "none")) continue;
+    const struct nn_point *p = nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), size);
+    if (nn_verdict_compare(base, p) == NN_VERDICT_FASTER && (!bp || p->median < bp->median)) {
+      best = a;
+      bp = p;
+    }
+  }
+  if (!base || base->failed) snprintf(why, why_size, "no good chunk.none run to compare with");
+  else if (best < 0) snprintf(why, why_size, "no chunk size beats NCCL's own by more than the spread");
+  else snprintf(why, why_size, "%s beats NCCL's own chunk size by %.2f us (spread %.2f us)", rd->arms[best].name,
+                base->median - bp->median, fmax(base->max - base->min, bp->max - bp->min));
+  return best;
+}
+
+/* chunk= rules for one collective, where a --chunks arm measurably wins; the number written. */
+static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                            const char *rc, int ranks, const char *scope, FILE *out) {
+  int n = 0, rules = 0, code = rd->nccl[0] ? nn_nccl_version_code(rd->nccl) : 0;
+  uint64_t *sz = nn_series_sizes(s, ns, coll, is_chunk, rd, &n);
+  if (!sz) return -1;
+  if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size)
+    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, 2.30.3+): no chunk rule\n", coll,
+            rd->nccl);
+  for (int i = 0; i < n && !(code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size);) {
+    char why[192], a[32], b[32], lo[32], hi[32];
+    int w = chunk_winner(rd, s, ns, coll, sz[i], why, sizeof why), j = i;
+    while (j + 1 < n && chunk_winner(rd, s, ns, coll, sz[j + 1], a, sizeof a) == w) j++;
+    nn_size_format(sz[i], a, sizeof a);
+    nn_size_format(sz[j], b, sizeof b);
+    fprintf(out, "# %s %s%s%s, chunk size: %s%s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "",
+            w < 0 ? "no rule (" : "", why, w < 0 ? ")" : "");
+    if (w >= 0) {
+      bytes_text(sz[i], lo, sizeof lo);
+      bytes_text(j + 1 < n ? sz[j + 1] - 1 : sz[j], hi, sizeof hi);
+      fprintf(out, "rule coll=%s bytes=%s-%s", rc, lo, hi);
+      if (ranks > 0) fprintf(out, " ranks=%d nodes=1", ranks);
+      if (scope) fprintf(out, " scope=%s", scope);
+      fprintf(out, " chunk=%s\n", rd->arms[w].name + strlen(CHUNK_PREFIX));
+      rules++;
+    }
+    i = j + 1;
+  }
+  free(sz);
+  return rules;
+}
+
 static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                      const char *coll, int ranks, const char *scope, const struct nn_cost_model *m,
                      FILE *out) {
@@ -165,7 +232,8 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
   free(sz);
   free(win);
   free(why);
-  return rules;
+  int chunk_rules = emit_chunk_rules(rd, s, ns, coll, rc, ranks, scope, out);
+  return chunk_rules < 0 ? -1 : rules + chunk_rules;
 }
 
 int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns, int ranks,
@@ -338,6 +406,100 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   return 0;
 }
 
+/* ---------- chunk sizes (--chunks) ---------- */
+
+/* --chunks LIST into sizes a rule's chunk= takes; -1 with the problem in err. */
+static int parse_chunks(const char *list, uint64_t *out, char *err, size_t errsz) {
+  char buf[256];
+  int n = 0;
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    uint64_t v;
+    if (nn_size_parse(t, &v) || v < NN_MIN_CHUNK || v > NN_MAX_CHUNK || n >= MAX_CHUNKS) {
+      nn_errbuf_set(err, errsz, "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
+                    MAX_CHUNKS, NN_MIN_CHUNK);
+      return -1;
+    }
+    out[n++] = v;
+  }
+  if (!n) nn_errbuf_set(err, errsz, "--chunks '%s': no size given", list);
+  return n ? n : -1;
+}
+
+/* RUNDIR/NAME.conf: the mapping's machine lines (no rules, no CSV rules), plus `extra`. */
+static char *chunk_config(const struct nn_rundir *rd, const char *base, const char *name, const char *extra,
+                          char *err, size_t errsz) {
+  char path[PATH_MAX], line[4096];
+  snprintf(path, sizeof path, "%s/%s.conf", rd->path, name);
+  FILE *in = fopen(base, "r");
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!in || !out) {
+    nn_errbuf_set(err, errsz, "%s: %s", in ? path : base, strerror(errno));
+    if (in) fclose(in);
+    if (out) fclose(out);
+    else if (fd >= 0) close(fd);
+    return NULL;
+  }
+  fprintf(out, "# nccl-numa calibrate: %s's machine lines, for the arm %s\n", base, name);
+  while (fgets(line, sizeof line, in)) {
+    const char *t = line + strspn(line, " \t");
+    if (strncmp(t, "rule", 4) && strncmp(t, "include-csv", 11)) fputs(line, out);
+  }
+  fprintf(out, "\n%s", extra);
+  fclose(in);
+  if (fclose(out)) {
+    nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  return strdup(path);
+}
+
+static int add_numa_arm(struct nn_rundir *rd, const char *name, char *config) {
+  if (!config) return -1;
+  if (rd->n_arms >= NN_MAX_ARMS) {
+    free(config);
+    return -1;
+  }
+  struct nn_arm *a = &rd->arms[rd->n_arms++];
+  memset(a, 0, sizeof *a);
+  snprintf(a->name, sizeof a->name, "%s", name);
+  a->kind = NN_ARM_NUMA;
+  a->config = config;
+  return 0;
+}
+
+/* The chunk arms: "chunk.none" (the plugin loaded without rules: NCCL's own choice and chunk
+ * size) and one "chunk.SIZE" per size, whose only rule is `rule chunk=SIZE`, so the plugin
+ * serves that chunk size through getChunkSize and nothing else changes. */
+static int add_chunk_arms(struct nn_rundir *rd, const char *base, const uint64_t *chunks, int n, char *err,
+                          size_t errsz) {
+  char name[NN_ARM_NAME_MAX], text[24], rule[64];
+  if (add_numa_arm(rd, CHUNK_PREFIX "none", chunk_config(rd, base, CHUNK_PREFIX "none", "", err, errsz))) return -1;
+  for (int i = 0; i < n; i++) {
+    bytes_text(chunks[i], text, sizeof text);
+    snprintf(name, sizeof name, CHUNK_PREFIX "%.24s", text);
+    snprintf(rule, sizeof rule, "rule chunk=%s\n", text);
+    if (add_numa_arm(rd, name, chunk_config(rd, base, name, rule, err, errsz))) return -1;
+  }
+  return 0;
+}
+
+/* Whether calibrate can sweep chunk sizes here: a mapping, and a release that asks tuners. */
+static int chunks_usable(const struct nn_ab_opts *o, const char *config, char *err, size_t errsz) {
+  if (!config) {
+    nn_errbuf_set(err, errsz, "--chunks needs --config: the plugin serves chunk sizes through its rules "
+                  "(NCCL has no variable for them)");
+    return 0;
+  }
+  if (o->nccl_code && !nn_nccl_release_find(o->nccl_code, NULL)->tuner_chunk_size) {
+    nn_errbuf_set(err, errsz, "--chunks: NCCL %d.%d.%d asks no tuner for chunk sizes (getChunkSize, tuner v6, "
+                  "NCCL 2.30.3+)", o->nccl_code / 10000, o->nccl_code / 100 % 100, o->nccl_code % 100);
+    return 0;
+  }
+  return 1;
+}
+
 /* Adds a line to the run's meta (nn_rundir_read skips keys it does not know). */
 static void meta_note(const struct nn_rundir *rd, const char *line) {
   char path[PATH_MAX];
@@ -359,6 +521,10 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
     return NN_CALIBRATE_FAILED;
   o->plugin = config[0] ? c->plugin_path : NULL;
   const char *cfg = config[0] ? config : NULL;
+  uint64_t chunks[MAX_CHUNKS];
+  int n_chunks = 0;
+  if (c->chunks && (!chunks_usable(o, cfg, err, errsz) || (n_chunks = parse_chunks(c->chunks, chunks, err, errsz)) < 0))
+    return NN_CALIBRATE_USAGE;
   int from_nccl = !c->algos && !c->protos;
   char note[1024] = "candidates given";
   if (!from_nccl) {
@@ -385,7 +551,7 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
   if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->argc, c->argv, err, errsz))
     return NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
-      nn_ab_execute(rd, o, err, errsz) < 0) {
+      (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) || nn_ab_execute(rd, o, err, errsz) < 0) {
     size_t n = err ? strlen(err) : 0;
     if (nn_ab_rundir_discard_empty(rd) && n < errsz)
       snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);

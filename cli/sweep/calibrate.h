@@ -56,6 +56,7 @@ int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int
 struct nn_cal_cli {
   const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
   char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
+  const char *chunks;                         /* --chunks list of chunk sizes to sweep, NULL: none */
   int argc;                                   /* the command line, recorded in the run's meta */
   char **argv;
   /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */

@@ -138,4 +138,32 @@ for off in "-c 0" "--check=0" "-c0"; do
   check "calibrate -- $off: refused (exit 2), nothing run" \
     "[ \$? -eq 2 ] && grep -q 'every run checks its results' '$T/nocheck.err' && [ ! -e '$T/nocheck' ]"
 done
+# --chunks: chunk sizes as arms through the plugin's own rules (a mapping whose only rule is
+# `rule chunk=SIZE`, served by getChunkSize); chunk= is written only where one measurably wins.
+mkdir -m 0700 -p "$T/xdg"
+chunks() {   # chunks OUT [VAR=VALUE...]: a chunk sweep on NCCL 2.30.7 (tuner v6 asks for chunk sizes)
+  local out=$1; shift
+  env "$@" XDG_RUNTIME_DIR="$T/xdg" FAKE_NCCL_CODE=23007 "$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" \
+    --colls all_reduce --algos ring --protos ll,simple --chunks 128K,512K -b 64K -e 4M -f 4 -g 8 --out "$T/$out" \
+    >"$T/$out.out" 2>"$T/$out.err"
+}
+chunks ck FAKE_CHUNK_FAST=512K
+check "--chunks: exit 0, arms chunk.none, chunk.128K and chunk.512K ran" \
+  "[ \$? -eq 0 ] && for a in none 128K 512K; do grep -q \"chunk.\$a\" '$T/ck/runs.tsv' || exit 1; done"
+check "--chunks: each chunk arm loads the plugin as tuner with a mapping whose one rule is its chunk=" \
+  "grep -qx 'NCCL_TUNER_PLUGIN=/.*libnccl-tuner-numa.so' '$T/ck/runs/'*chunk.512K-all_reduce.env && grep -qx \"NCCL_NUMA_CONFIG=\$(cd '$T/ck' && pwd -P)/chunk.512K.conf\" '$T/ck/runs/'*chunk.512K-all_reduce.env && [ \"\$(grep '^rule' '$T/ck/chunk.512K.conf')\" = 'rule chunk=512K' ] && ! grep -q '^rule' '$T/ck/chunk.none.conf'"
+check "--chunks: the generated mappings are valid" "'$CLI' check-config '$T/ck/chunk.512K.conf' >/dev/null"
+check "--chunks: chunk=512K where it wins (from 1 MiB), nothing for 128K or below 1 MiB" \
+  "grep -qx 'rule coll=allreduce bytes=1M-4M ranks=8 nodes=1 scope=cross chunk=512K' '$T/ck.out' && ! grep -q 'chunk=128K' '$T/ck.out' && grep -q '^# all_reduce 64 KiB..256 KiB, chunk size: no rule (no chunk size beats' '$T/ck.out'"
+chunks even
+check "--chunks, no chunk size faster: no chunk= rule, and says why" \
+  "! grep -q '^rule.*chunk=' '$T/even.out' && grep -q 'chunk size: no rule (no chunk size beats' '$T/even.out'"
+"$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --chunks 128K --out "$T/c1" >/dev/null 2>"$T/c1.err"
+check "--chunks without --config: refused (exit 2), says why" "[ \$? -eq 2 ] && grep -q -- '--chunks needs --config' '$T/c1.err'"
+"$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce --chunks 8 --out "$T/c2" >/dev/null 2>"$T/c2.err"
+check "--chunks 8 (below 16 B): refused (exit 2)" "[ \$? -eq 2 ] && grep -qF \"nccl-numa calibrate: --chunks '8': expected up to 8 sizes of 16 B to 1G\" '$T/c2.err'"
+"$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --nccl-version 2.28.9 --colls all_reduce --chunks 128K \
+  --out "$T/c3" >/dev/null 2>"$T/c3.err"
+check "--chunks on NCCL 2.28.9 (no getChunkSize): refused (exit 2)" "[ \$? -eq 2 ] && grep -q 'asks no tuner for chunk sizes' '$T/c3.err' && [ ! -e '$T/c3' ]"
+
 nn_finish "all calibrate checks passed"

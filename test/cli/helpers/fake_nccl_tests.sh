@@ -12,6 +12,10 @@
 #                   only), cut (the same, cut off in a row), ll128 (the same but with
 #                   LL128's numbers, as 2.31 logs them also where it turns LL128 off),
 #                   none (no table)
+#   FAKE_CHUNK_FAST SIZE: in the calibrate model, a run whose mapping's rule says chunk=SIZE
+#                   (what the plugin serves through getChunkSize) is 10 us faster from
+#                   FAKE_CHUNK_FROM bytes (default 1M) on; every other chunk arm and chunk.none
+#                   take NCCL's own time
 # Under a launcher (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, else SLURM_PROCID
 # from srun) every rank prints its own "Rank" lines (what real nccl-tests built with
 # MPI=1 gathers on rank 0) on host NN_FAKE_NODE (set by the tests' fake ssh), else
@@ -110,13 +114,17 @@ echo "#                                                              out-of-plac
 echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
 echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)"
 echo "fakehost:1:2 [0] NCCL INFO Channel 00/02 : 0 1"
-awk -v b="$b" -v e="$e" -v f="$f" -v tag="$tag" -v coll="$coll" -v rep="$rep" -v model="${FAKE_MODEL:-ab}" '
+chunk=''
+[ -n "${NCCL_NUMA_CONFIG:-}" ] && chunk=$(sed -n 's/^rule .*chunk=\([0-9KMG]*\).*/\1/p' "$NCCL_NUMA_CONFIG" | head -n1)
+awk -v b="$b" -v e="$e" -v f="$f" -v tag="$tag" -v coll="$coll" -v rep="$rep" -v model="${FAKE_MODEL:-ab}" \
+  -v chunk="$chunk" -v fast="${FAKE_CHUNK_FAST:-}" -v from="$(tobytes "${FAKE_CHUNK_FROM:-1M}")" '
 function t_ab(s) {
   t = 20 + s / 1000
   if (tag ~ /^numa:a/ && s <= 512) t = 15 + s / 1000          # arm numa: faster at small sizes
   return t
 }
 function t_cal(s,   a) {
+  if (tag ~ /^numa:chunk/) return 40 + s / 1000 - ((chunk != "" && chunk == fast && s >= from) ? 10 : 0)
   a = substr(tag, 8)
   if (a == "ring.ll") return 10 + s / 100
   if (a == "ring.simple") return 30 + s / 1000
