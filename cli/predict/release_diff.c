@@ -44,6 +44,7 @@ static int graphs_equal(const struct nn_release_diff_graphs *a, const struct nn_
 static void choices_at(const struct nn_cost_model *m, const struct nn_forced *forced, int coll, int max_log2,
                        struct nn_cost_choice *at) {
   struct nn_costview_band b[NN_RELEASE_DIFF_MAX_LOG2 + 1];
+  for (int e = 0; e <= max_log2; e++) at[e] = (struct nn_cost_choice){.algo = -1, .proto = -1, .time_us = -1.0f};
   int n = nn_costview_bands_under(m, NULL, forced, coll, max_log2, b, NN_RELEASE_DIFF_MAX_LOG2 + 1);
   for (int i = 0; i < n; i++)
     for (int e = b[i].lo_log2; e <= b[i].hi_log2; e++) {
