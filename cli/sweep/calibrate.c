@@ -548,7 +548,7 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
              localtime_r(&now, &tm));
     c->out = c->default_out;
   }
-  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->argc, c->argv, err, errsz))
+  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->command, err, errsz))
     return NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
       (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) || nn_ab_execute(rd, o, err, errsz) < 0) {

@@ -57,8 +57,7 @@ struct nn_cal_cli {
   const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
   char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
   const char *chunks;                         /* --chunks list of chunk sizes to sweep, NULL: none */
-  int argc;                                   /* the command line, recorded in the run's meta */
-  char **argv;
+  const char *command;                        /* the command line the run's meta records */
   /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */
   char plugin_path[PATH_MAX];
   char default_out[64];
