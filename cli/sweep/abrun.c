@@ -424,7 +424,6 @@ static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz
   return o->n_colls ? 0 : -1;
 }
 
-/* "--": everything after it goes to nccl-tests as is. */
 /* The index of an nccl-tests argument that turns its correctness check off (-c 0,
  * --check 0, -c0, --check=0), or -1: an arm whose results are not checked could win with
  * wrong ones. */
@@ -453,6 +452,7 @@ static int bench_cmd_checked(const char *cmd, char *err, size_t errsz) {
   return off < 0;
 }
 
+/* "--": everything after it goes to nccl-tests as is (but -c 0). */
 static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->extra = argv + i + 1;
   o->n_extra = argc - i - 1;
