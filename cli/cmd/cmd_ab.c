@@ -188,7 +188,9 @@ int nn_cmd_ab(int argc, char **argv) {
   if (getenv("NCCL_ALGO") || getenv("NCCL_PROTO"))
     fprintf(stderr, "nccl-numa ab: note: NCCL_ALGO/NCCL_PROTO are set and apply to every arm; "
             "rules that need another choice fall through\n");
-  if (nn_ab_rundir_create(&rd, c.out, numbered, "ab", argc, argv, err, sizeof err)) {
+  char command[sizeof rd.command];
+  nn_ab_rundir_command(argc, argv, command, sizeof command);
+  if (nn_ab_rundir_create(&rd, c.out, numbered, "ab", command, err, sizeof err)) {
     fprintf(stderr, "nccl-numa ab: %s\n", err);
     nn_rundir_free(&rd);
     nn_launch_free(&o.launch);

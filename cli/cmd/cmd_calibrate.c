@@ -151,8 +151,9 @@ int nn_cmd_calibrate(int argc, char **argv) {
     int gpus = 0;
     nn_calibrate_scope(config, 0, 1, &gpus);
     err[0] = 0;
-    c.argc = argc;
-    c.argv = argv;
+    char command[sizeof rd.command];
+    nn_ab_rundir_command(argc, argv, command, sizeof command);
+    c.command = command;
     rc = nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err);
     nn_launch_free(&o.launch);
     if (rc) {

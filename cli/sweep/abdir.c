@@ -54,8 +54,18 @@ static int make_rundir(const char *path, int numbered, char *made, size_t size) 
   return 0;
 }
 
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
-                        char **argv, char *err, size_t errsz) {
+void nn_ab_rundir_command(int argc, char *const *argv, char *buf, size_t size) {
+  size_t used = 0;
+  if (size) buf[0] = 0;
+  for (int i = 0; i < argc && used + 1 < size; i++) {
+    int w = snprintf(buf + used, size - used, "%s%s", i ? " " : "nccl-numa ", argv[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
+                        const char *command, char *err, size_t errsz) {
   char made[PATH_MAX];
   if (make_rundir(path, numbered, made, sizeof made)) {
     nn_errbuf_set(err, errsz, "cannot create %s: %s%s", made, strerror(errno),
@@ -84,13 +94,7 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, co
   time_t now = time(NULL);
   struct tm tm;
   strftime(rd->date, sizeof rd->date, "%Y-%m-%d %H:%M:%S %z", localtime_r(&now, &tm));
-  size_t used = 0;
-  for (int i = 0; i < argc && used < sizeof rd->command - 1; i++) {
-    int w = snprintf(rd->command + used, sizeof rd->command - used, "%s%s", i ? " " : "nccl-numa ",
-                     argv[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
+  snprintf(rd->command, sizeof rd->command, "%s", command ? command : "");
   return 0;
 }
 

@@ -9,12 +9,16 @@
 
 #include "cli/sweep/rundir.h"
 
-/* Creates the run directory (must not exist) with runs/ inside, fills rd's
- * machine description and command line. With `numbered` (a default name the user did
- * not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried instead, so a
- * second run in the same second works. Returns 0 or -1 (err says why). */
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind, int argc,
-                        char **argv, char *err, size_t errsz);
+/* The command line as a run directory records it: "nccl-numa ARG ARG ..." (argv[0] is the
+ * subcommand), cut to fit buf. */
+void nn_ab_rundir_command(int argc, char *const *argv, char *buf, size_t size);
+
+/* Creates the run directory (must not exist) with runs/ inside, fills rd's machine
+ * description and `command` (nn_ab_rundir_command's text). With `numbered` (a default name
+ * the user did not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried
+ * instead, so a second run in the same second works. Returns 0 or -1 (err says why). */
+int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
+                        const char *command, char *err, size_t errsz);
 
 /* After a run that failed before any result: removes the run directory when it holds
  * nothing but the empty runs/ and what nn_ab_rundir_create wrote, so no empty run is left.

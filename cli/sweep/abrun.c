@@ -424,7 +424,6 @@ static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz
   return o->n_colls ? 0 : -1;
 }
 
-/* "--": everything after it goes to nccl-tests as is. */
 /* The index of an nccl-tests argument that turns its correctness check off (-c 0,
  * --check 0, -c0, --check=0), or -1: an arm whose results are not checked could win with
  * wrong ones. */
@@ -437,6 +436,23 @@ static int check_off_at(char **a, int n) {
   return -1;
 }
 
+/* Whether --bench-cmd keeps nccl-tests' correctness check on (else err names the word). */
+static int bench_cmd_checked(const char *cmd, char *err, size_t errsz) {
+  char **av = split_bench_cmd(cmd, "coll");
+  int n = 0;
+  while (av && av[n]) n++;
+  int off = av ? check_off_at(av, n) : -1;
+  if (off >= 0) {
+    int joined = !strcmp(av[off], "-c") || !strcmp(av[off], "--check");
+    nn_errbuf_set(err, errsz, "--bench-cmd: '%s%s' turns nccl-tests' correctness check off: every run checks its "
+                  "results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner", av[off],
+                  joined ? " 0" : "");
+  }
+  nn_ab_env_free(av);
+  return off < 0;
+}
+
+/* "--": everything after it goes to nccl-tests as is (but -c 0). */
 static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->extra = argv + i + 1;
   o->n_extra = argc - i - 1;
@@ -486,7 +502,7 @@ static int set_common(struct nn_ab_opts *o, const char *opt, char *v, char *err,
       return -1;
     }
     o->bench_cmd = v;
-    return 1;
+    return bench_cmd_checked(v, err, errsz) ? 1 : -1;
   }
   /* --nccl-version */
   o->nccl_code = nn_nccl_version_code(v);

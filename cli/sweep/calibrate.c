@@ -183,6 +183,46 @@ static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *
   return rules;
 }
 
+/* Appends ", WHAT at N (MEANING)" to buf when n > 0. */
+static void failure_part(char *buf, size_t size, int n, const char *what, const char *meaning) {
+  size_t used = strlen(buf);
+  if (n > 0 && used < size)
+    snprintf(buf + used, size - used, "%s%s at %d (%s)", used ? ", " : "", what, n, meaning);
+}
+
+/* One line per forced arm that failed somewhere for coll: where, and why. */
+static void report_failed(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
+                          FILE *out) {
+  for (int a = 0; a < rd->n_arms; a++) {
+    const struct nn_series *se = rd->arms[a].kind == NN_ARM_FORCED
+                                     ? nn_series_find(s, ns, rd->arms[a].name, coll) : NULL;
+    if (!se) continue;
+    int wrong = 0, unchecked = 0, other = 0, first = -1, last = -1;
+    for (int i = 0; i < se->n_pts; i++) {
+      const struct nn_point *p = &se->pts[i];
+      if (!p->failed && p->n_ok > 0) continue;
+      if (first < 0) first = i;
+      last = i;
+      if (p->n_wrong) wrong++;
+      else if (p->n_unchecked) unchecked++;
+      else other++;
+    }
+    char why[256] = "", lo[32], hi[32];
+    failure_part(why, sizeof why, wrong, "#wrong > 0", "nccl-tests' correctness check found wrong results");
+    failure_part(why, sizeof why, unchecked, "#wrong N/A", "run without nccl-tests' correctness check");
+    failure_part(why, sizeof why, other, "no good result", "a non-zero exit or no readable row");
+    if (first >= 0) {
+      nn_size_format(se->pts[first].size, lo, sizeof lo);
+      nn_size_format(se->pts[last].size, hi, sizeof hi);
+      fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll, rd->arms[a].name,
+              wrong + unchecked + other, se->n_pts, lo, hi, why);
+    } else if (!se->n_pts && se->n_failed_runs) {
+      fprintf(out, "# %s %s: FAILED: no result in %d of %d runs (a non-zero exit or no readable table); never "
+              "a winner\n", coll, rd->arms[a].name, se->n_failed_runs, se->n_runs);
+    }
+  }
+}
+
 static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                      const char *coll, int ranks, const char *scope, const struct nn_cost_model *m,
                      FILE *out) {
@@ -191,6 +231,7 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     fprintf(out, "# %s: NCCL's tuner is never asked about this collective; no rules\n", coll);
     return 0;
   }
+  report_failed(rd, s, ns, coll, out);
   int n = 0, rules = 0;
   uint64_t *sz = nn_series_sizes(s, ns, coll, is_forced, rd, &n);
   if (!sz) return -1;
@@ -297,6 +338,36 @@ static int proto_may_force(int nccl_code, int proto) {
   return nn_nccl_proto_enabled_pcie(nn_nccl_release_find(nccl_code, NULL), proto, 0);
 }
 
+/* The usage error for --protos naming a protocol calibrate does not force on release code. */
+static void refuse_proto(int code, int proto, char *err, size_t errsz) {
+  if (!code)
+    nn_errbuf_set(err, errsz, "--protos %s: NCCL's release is unknown (the probe run did not tell it), so is "
+                  "whether it keeps %s off between PCIe-only GPUs; calibrate does not force it (give "
+                  "--nccl-version X.Y.Z)", nn_proto_name(proto), nn_proto_name(proto));
+  else
+    nn_errbuf_set(err, errsz, "--protos %s: NCCL %d.%d.%d keeps %s off between PCIe-only GPUs (its own rule), "
+                  "so calibrate does not force it", nn_proto_name(proto), code / 10000, code / 100 % 100,
+                  code % 100, nn_proto_name(proto));
+}
+
+/* --protos given without --nccl-version: the release a probe run reports decides whether a
+ * protocol that some release keeps off between PCIe-only GPUs (LL128) may be forced. Returns 0,
+ * -1 with err set when it is not forced, -2 when the probe could not run. */
+static int given_protos_checked(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, char *err,
+                                size_t errsz) {
+  char out[PATH_MAX];
+  for (int i = 0; i < rd->n_arms; i++) {
+    int p = nn_proto_from_name(rd->arms[i].proto);
+    if (p < 0 || proto_may_force(o->nccl_code, p)) continue;
+    if (!o->nccl_code && !o->probed && nn_ab_probe(rd, o, config, 0, out, sizeof out, err, errsz) < 0) return -2;
+    if (!proto_may_force(o->nccl_code, p)) {
+      refuse_proto(o->nccl_code, p, err, errsz);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* The fixed candidates (less the protocols the release keeps off), or those --algos/--protos
  * give (refused when the release is known to keep one off). */
 static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, int nccl_code, char *err,
@@ -312,9 +383,7 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
     int p = nn_proto_from_name(protos[k]);
     if (proto_may_force(nccl_code, p) || (c->protos && !nccl_code)) continue;
     if (c->protos) {
-      nn_errbuf_set(err, errsz, "--protos %s: NCCL %d.%d.%d keeps %s off between PCIe-only GPUs (its own rule), "
-                    "so calibrate does not force it", protos[k], nccl_code / 10000, nccl_code / 100 % 100,
-                    nccl_code % 100, nn_proto_name(p));
+      refuse_proto(nccl_code, p, err, errsz);
       return -1;
     }
     memmove(&protos[k], &protos[k + 1], (size_t)(np - k - 1) * sizeof protos[0]);   /* the fixed set: left out */
@@ -548,8 +617,10 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
              localtime_r(&now, &tm));
     c->out = c->default_out;
   }
-  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->argc, c->argv, err, errsz))
+  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->command, err, errsz))
     return NN_CALIBRATE_FAILED;
+  int checked = from_nccl ? 0 : given_protos_checked(rd, o, cfg, err, errsz);
+  if (checked) return checked == -1 ? NN_CALIBRATE_USAGE : NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
       (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) || nn_ab_execute(rd, o, err, errsz) < 0) {
     size_t n = err ? strlen(err) : 0;

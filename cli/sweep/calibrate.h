@@ -14,6 +14,12 @@
  *    the release runs it over PCIe, nn_tuning_proto_runs_pcie), falling back to
  *    ring,tree x ll,ll128,simple when no complete table is found; the choice
  *    and its reason go to stderr and to a `candidates` line in RUNDIR/meta;
+ *  - LL128 (any protocol the release keeps off between PCIe-only GPUs) is
+ *    never forced: --protos naming it is refused, after a version probe when
+ *    --nccl-version is not given; a release the probe cannot tell gets none;
+ *  - nccl-tests' correctness check stays on (-c 0 after -- or in --bench-cmd
+ *    is refused, a forced arm's row with #wrong N/A fails); each failed arm
+ *    gets one FAILED comment per collective saying where and why;
  *  - per collective and size, the candidates whose every run succeeded are
  *    ranked by median out-of-place time; a failed combination (non-zero exit,
  *    #wrong > 0) is never chosen;
@@ -57,8 +63,7 @@ struct nn_cal_cli {
   const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
   char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
   const char *chunks;                         /* --chunks list of chunk sizes to sweep, NULL: none */
-  int argc;                                   /* the command line, recorded in the run's meta */
-  char **argv;
+  const char *command;                        /* the command line the run's meta records */
   /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */
   char plugin_path[PATH_MAX];
   char default_out[64];

@@ -355,14 +355,23 @@ static int cmp_point(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Adds one run's rows to its series. A size may appear once per run. */
-static int add_rows(struct nn_series *s, const struct nn_nccltests_result *r, int max_values) {
+/* Whether one direction's correctness check found wrong results. */
+static int measure_wrong(const struct nn_nccltests_measure *m) {
+  return m->present && m->wrong_known && m->wrong > 0 && m->failed;
+}
+
+/* Adds one run's rows to its series. A size may appear once per run; `checked`: a row
+ * without a correctness check (#wrong N/A) fails. */
+static int add_rows(struct nn_series *s, const struct nn_nccltests_result *r, int max_values, int checked) {
   for (int i = 0; i < r->n_rows; i++) {
     const struct nn_nccltests_row *row = &r->rows[i];
     if (!row->size) continue;   /* size 0 rows carry no timing worth comparing */
     struct nn_point *p = point_get(s, row->size, max_values);
     if (!p) return -1;
-    if (nn_nccltests_row_failed(row) || !row->oop.present) p->n_bad++;
+    int unchecked = checked && row->oop.present && !row->oop.wrong_known;
+    p->n_wrong += measure_wrong(&row->oop) || measure_wrong(&row->inplace);
+    p->n_unchecked += unchecked;
+    if (nn_nccltests_row_failed(row) || !row->oop.present || unchecked) p->n_bad++;
     else if (p->n_ok < max_values) p->times[p->n_ok++] = row->oop.time_us;
   }
   if (r->n_ranks > s->ranks) s->ranks = r->n_ranks;
@@ -433,7 +442,8 @@ int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **o
         /* a non-zero exit discredits every size of the run */
         for (int k = 0; k < r.n_rows; k++) r.rows[k].oop.failed = 1;
       }
-      int rc = add_rows(s, &r, max_values);
+      const struct nn_arm *arm = nn_rundir_arm(rd, run->arm);
+      int rc = add_rows(s, &r, max_values, arm && arm->kind == NN_ARM_FORCED);
       nn_nccltests_free(&r);
       if (rc) goto oom;
     }

@@ -63,9 +63,12 @@ struct nn_point {
   uint64_t size;
   double *times;             /* out-of-place times (us) of the good runs */
   int n_ok;                  /* good values */
-  int n_bad;                 /* rows with #wrong > 0 or a bad time */
+  int n_bad;                 /* rows with #wrong > 0 or a bad time; for a forced arm also
+                              * rows whose #wrong is N/A (nccl-tests ran with -c 0) */
   int failed;                /* some run did not give a good value: never a speed result */
   double median, min, max;   /* of times, when n_ok > 0 */
+  int n_wrong;               /* rows whose correctness check found wrong results */
+  int n_unchecked;           /* rows of a forced arm without a correctness check (#wrong N/A) */
 };
 
 struct nn_series {
@@ -99,7 +102,9 @@ int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *ru
 const struct nn_arm *nn_rundir_arm(const struct nn_rundir *rd, const char *name);
 
 /* Parses every run's output and groups the out-of-place times by arm,
- * collective and size. Problems with single runs (missing or truncated
+ * collective and size. A forced arm's row counts only with nccl-tests'
+ * correctness check on: forcing an algorithm or protocol can give wrong
+ * results, so a row whose #wrong is N/A fails it. Problems with single runs (missing or truncated
  * output) are reported on `log` (may be NULL) and count as failed runs; an
  * output that is a link, a FIFO, a device or oversized refuses the whole run
  * directory. Returns 0 with *out (n_out entries, in arm then collective

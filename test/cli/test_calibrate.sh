@@ -3,7 +3,7 @@
 # nccl-numa calibrate on synthetic forced sweeps (stand-in nccl-tests, FAKE_MODEL=calibrate)
 # whose winners are known: ring/ll up to 2 KiB, ring/simple at 8 KiB and 512 KiB, no
 # significant winner at 32 and 128 KiB (ring/simple and tree/simple tie), ll128 fast but
-# wrong (#wrong > 0) and tree/ll128 refused (exit 3): never chosen. Default candidates:
+# wrong (#wrong > 0) and tree/ll128 refused (exit 3): reported FAILED, never chosen. Default candidates:
 # what the stand-in's synthetic NCCL tuning table enables (no LL128; Tree for AllReduce
 # only), the fixed set when the table is missing or cut off; --algos/--protos override.
 . "$(dirname "$0")/helpers/lib.sh"
@@ -15,7 +15,8 @@ for c in all_reduce all_gather alltoall; do ln -s "$root/test/cli/helpers/fake_n
 for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=0$((i + 1)):00.0 numa=$((i / 4))"; done > "$T/m.conf"
 export FAKE_LOG_DIR=$T/log FAKE_MODEL=calibrate
 
-"$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce,all_gather,alltoall \
+# 2.31.0 (the dev branch) runs LL128 between PCIe-only GPUs by default: calibrate forces it there
+FAKE_NCCL_CODE=23100 "$CLI" calibrate --nccl-tests "$T/tests" --config "$T/m.conf" --colls all_reduce,all_gather,alltoall \
   --algos ring,tree --protos ll,ll128,simple -b 8 -e 512K -f 4 -g 4 --out "$T/run" >"$T/out" 2>"$T/err"
 rc=$?
 check "calibrate exits 0" "[ $rc -eq 0 ]"
@@ -32,6 +33,10 @@ check "exactly six rules" "[ \$(grep -c '^rule ' '$T/out') -eq 6 ]"
 check "no rule where no winner is significant (32 KiB, 128 KiB)" \
   "grep -q 'all_reduce 32 KiB: no rule (.*within the spread' '$T/out' && grep -q 'all_reduce 128 KiB: no rule' '$T/out'"
 check "the failed combinations are never chosen" "! grep -q 'proto=ll128' '$T/out'"
+check "an arm with #wrong > 0 is reported FAILED, with where and why" \
+  "grep -qxF \"# all_reduce ring.ll128: FAILED at 9 of 9 sizes (8 B..512 KiB): #wrong > 0 at 9 (nccl-tests' correctness check found wrong results); never a winner\" '$T/out'"
+check "an arm that exits non-zero is reported FAILED" \
+  "grep -qF '# all_gather tree.ll128: FAILED: no result in 3 of 3 runs' '$T/out'"
 check "alltoall gets no rules (NCCL's tuner never sees it)" "grep -q 'alltoall: NCCL.s tuner is never asked' '$T/out' && ! grep -q 'coll=alltoall' '$T/out'"
 check "pci-latency estimate from ring/ll: (10.08 - 6.6) / 6" "grep -qF '# pci-latency: all_reduce ring/ll, 4 ranks: 10.08 us at 8 B = 6.6 us base + 6 hops x 0.58 us' '$T/out'"
 check "no NCCL model to check the estimate against: a comment, not a line" \
@@ -106,9 +111,9 @@ for code in 23102 23100 22809; do
   esac
 done
 rm -rf "$T/log"
-"$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --protos ll128 -b 8 -e 2K -f 4 -g 4 --repeats 1 \
-  --out "$T/over" >/dev/null 2>"$T/over.err"
-check "--protos overrides NCCL's table (no tuning probe; ll128 is run)" \
+FAKE_NCCL_CODE=23100 "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --protos ll128 -b 8 -e 2K -f 4 -g 4 \
+  --repeats 1 --out "$T/over" >/dev/null 2>"$T/over.err"
+check "--protos overrides NCCL's table (no tuning probe; ll128 is run where the release runs it)" \
   "! grep -q TUNING '$T/log/run-1.env' && [ \"\$(sed -n 's/^arm \\([^ ]*\\) kind=forced.*/\\1/p' '$T/over/meta' | tr '\\n' ' ')\" = 'ring.ll128 tree.ll128 ' ] && grep -q '^candidates given: ring.ll128 tree.ll128' '$T/over/meta'"
 
 "$CLI" calibrate --nccl-tests "$T/tests" --algos ring,warp -g 4 --out "$T/bad" >/dev/null 2>"$T/bad.err"
@@ -131,6 +136,17 @@ FAKE_MODEL=ab "$CLI" ab --nccl-tests "$T/tests" --config "$T/m.conf" --colls all
 check "--from a run without forced arms: exit 1, says why, prints no rules" \
   "[ $? -eq 1 ] && grep -qF 'nccl-numa calibrate: $T/abrun has no forced algorithm x protocol runs (a run directory of kind '\''ab'\'' with 2 arms)' '$T/fromab.err' && ! grep -q '^rule' '$T/fromab'"
 
+rm -rf "$T/log"
+"$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --protos ll,ll128 -b 8 -e 2K -f 4 -g 4 --repeats 1 \
+  --out "$T/probed" >/dev/null 2>"$T/probed.err"
+check "--protos ll128 without --nccl-version: a probe tells 2.28.9, then refused (exit 2), nothing forced" \
+  "[ \$? -eq 2 ] && grep -qF 'nccl-numa calibrate: --protos ll128: NCCL 2.28.9 keeps ll128 off between PCIe-only GPUs' '$T/probed.err' && [ \"\$(cut -d' ' -f3 '$T/log/order.log')\" = probe ] && ! grep -q '^NCCL_PROTO=' '$T'/log/run-*.env"
+rm -rf "$T/log"
+FAKE_NCCL_CODE=0 "$CLI" calibrate --nccl-tests "$T/tests" --colls all_reduce --protos ll128 -b 8 -e 2K -f 4 -g 4 \
+  --repeats 1 --out "$T/unknown" >/dev/null 2>"$T/unknown.err"
+check "--protos ll128 where the release cannot be told: refused (exit 2), nothing forced" \
+  "[ \$? -eq 2 ] && grep -qF \"nccl-numa calibrate: --protos ll128: NCCL's release is unknown\" '$T/unknown.err' && ! grep -q '^NCCL_PROTO=' '$T'/log/run-*.env"
+
 # Results are always checked: a sweep that would turn nccl-tests' check off is refused.
 for off in "-c 0" "--check=0" "-c0"; do
   # shellcheck disable=SC2086
@@ -138,6 +154,16 @@ for off in "-c 0" "--check=0" "-c0"; do
   check "calibrate -- $off: refused (exit 2), nothing run" \
     "[ \$? -eq 2 ] && grep -q 'every run checks its results' '$T/nocheck.err' && [ ! -e '$T/nocheck' ]"
 done
+"$CLI" calibrate --bench-cmd "$T/tests/all_reduce_perf -c 0 {coll}" -g 4 --out "$T/nocheck" >/dev/null 2>"$T/nocheck.err"
+check "--bench-cmd with -c 0: refused (exit 2), naming it" \
+  "[ \$? -eq 2 ] && grep -qF \"nccl-numa calibrate: --bench-cmd: '-c 0' turns nccl-tests' correctness check off\" '$T/nocheck.err' && [ ! -e '$T/nocheck' ]"
+# a run without the check all the same (a wrapper hides -c 0): #wrong N/A, its arms FAILED
+printf '#!/bin/sh\nexec "$@" -c 0\n' > "$T/hide-c0"; chmod +x "$T/hide-c0"
+rm -rf "$T/log"
+"$CLI" calibrate --bench-cmd "$T/hide-c0 $T/tests/{coll}_perf" --colls all_reduce --algos ring --protos ll,simple \
+  -b 8 -e 2K -f 4 -g 4 --out "$T/hidden" >"$T/hidden.out" 2>/dev/null
+check "a run without the check (#wrong N/A): its arms FAILED, no rules" \
+  "grep -q 'validation: 0' '$T'/hidden/runs/0001-*.out && grep -qF '# all_reduce ring.ll: FAILED at 5 of 5 sizes (8 B..2 KiB): #wrong N/A at 5 (run without nccl-tests'\"'\"' correctness check)' '$T/hidden.out' && ! grep -q '^rule' '$T/hidden.out'"
 # --chunks: chunk sizes as arms through the plugin's own rules (a mapping whose only rule is
 # `rule chunk=SIZE`, served by getChunkSize); chunk= is written only where one measurably wins.
 mkdir -m 0700 -p "$T/xdg"

@@ -140,11 +140,12 @@ static void read_back(void **state) {
 static void verdict_rules(void **state) {
   (void)state;
   double a[] = {10, 10.5}, b[] = {9, 9.2}, one[] = {5};
-  struct nn_point pa = {8, a, 2, 0, 0, 10.25, 10, 10.5}, pb = {8, b, 2, 0, 0, 9.1, 9, 9.2};
+  struct nn_point pa = {.size = 8, .times = a, .n_ok = 2, .median = 10.25, .min = 10, .max = 10.5};
+  struct nn_point pb = {.size = 8, .times = b, .n_ok = 2, .median = 9.1, .min = 9, .max = 9.2};
   assert_int_equal(nn_verdict_compare(&pa, &pb), NN_VERDICT_FASTER);
   pb.median = 9.8;   /* gain 0.45 < spread 0.5 */
   assert_int_equal(nn_verdict_compare(&pa, &pb), NN_VERDICT_NOISE);
-  struct nn_point p1 = {8, one, 1, 0, 0, 5, 5, 5};
+  struct nn_point p1 = {.size = 8, .times = one, .n_ok = 1, .median = 5, .min = 5, .max = 5};
   assert_int_equal(nn_verdict_compare(&pa, &p1), NN_VERDICT_UNKNOWN);
   assert_int_equal(nn_verdict_compare(&pa, NULL), NN_VERDICT_UNKNOWN);
   p1.failed = 1;

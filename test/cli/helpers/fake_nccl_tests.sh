@@ -12,10 +12,13 @@
 #                   only), cut (the same, cut off in a row), ll128 (the same but with
 #                   LL128's numbers, as 2.31 logs them also where it turns LL128 off),
 #                   none (no table)
-#   FAKE_CHUNK_FAST SIZE: in the calibrate model, a run whose mapping's rule says chunk=SIZE
-#                   (what the plugin serves through getChunkSize) is 10 us faster from
+#   FAKE_CHUNK_FAST SIZE: in the calibrate model, a run where nccl-numa's tuner
+#                   (NCCL_TUNER_PLUGIN, a path) serves chunk SIZE through getChunkSize
+#                   (asked as NCCL would, by plugin_chunk.py) is 10 us faster from
 #                   FAKE_CHUNK_FROM bytes (default 1M) on; every other chunk arm and chunk.none
 #                   take NCCL's own time
+# Options: -b -e -f -g -n -w as nccl-tests; -c 0 turns the correctness check off as
+# nccl-tests does (header "validation: 0", #wrong N/A).
 # Under a launcher (OMPI_COMM_WORLD_RANK from Open MPI's mpirun, else SLURM_PROCID
 # from srun) every rank prints its own "Rank" lines (what real nccl-tests built with
 # MPI=1 gathers on rank 0) on host NN_FAKE_NODE (set by the tests' fake ssh), else
@@ -23,11 +26,11 @@
 # FAKE_LOG_DIR/ranks.log; only rank 0 prints the rest and records the run.
 set -u
 coll=$(basename "$0"); coll=${coll%_perf}
-b=8 e=8 f=2 g=1 n=20 w=5
+b=8 e=8 f=2 g=1 n=20 w=5 check=1
 while [ $# -gt 0 ]; do
   case $1 in
     -b) b=$2; shift ;; -e) e=$2; shift ;; -f) f=$2; shift ;; -g) g=$2; shift ;;
-    -n) n=$2; shift ;; -w) w=$2; shift ;;
+    -n) n=$2; shift ;; -w) w=$2; shift ;; -c) check=$2; shift ;;
   esac
   shift
 done
@@ -66,7 +69,7 @@ if [ "${FAKE_MODEL:-ab}" = calibrate ] && [ "$tag" = "forced:tree.ll128" ]; then
 fi
 echo "# nccl-tests version 2.17.6 nccl-headers=$code nccl-library=$code"
 echo "# Collective test starting: ${coll}_perf"
-echo "# nThread 1 nGpus $g minBytes $b maxBytes $e step: $f(factor) warmup iters: $w iters: $n agg iters: 1 validation: 1 graph: 0 unalign: 0"
+echo "# nThread 1 nGpus $g minBytes $b maxBytes $e step: $f(factor) warmup iters: $w iters: $n agg iters: 1 validation: $check graph: 0 unalign: 0"
 echo "#"
 echo "# Using devices"
 for ((r = 0; r < g && ${#wrank} == 0; r++)); do
@@ -114,17 +117,24 @@ echo "#                                                              out-of-plac
 echo "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
 echo "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)"
 echo "fakehost:1:2 [0] NCCL INFO Channel 00/02 : 0 1"
-chunk=''
-[ -n "${NCCL_NUMA_CONFIG:-}" ] && chunk=$(sed -n 's/^rule .*chunk=\([0-9KMG]*\).*/\1/p' "$NCCL_NUMA_CONFIG" | head -n1)
-awk -v b="$b" -v e="$e" -v f="$f" -v tag="$tag" -v coll="$coll" -v rep="$rep" -v model="${FAKE_MODEL:-ab}" \
-  -v chunk="$chunk" -v fast="${FAKE_CHUNK_FAST:-}" -v from="$(tobytes "${FAKE_CHUNK_FROM:-1M}")" '
+# the chunk size nccl-numa's tuner serves at each size: "SIZE:CHUNK ..." (FAKE_CHUNK_FAST)
+chunks=''
+case ${NCCL_TUNER_PLUGIN:-}:${FAKE_CHUNK_FAST:-} in
+  /*:?*)
+    sizes=(); for ((s = b; s <= e; s *= f)); do sizes+=("$s"); [ "$s" = "$e" ] && break; done
+    chunks=$(python3 "$(dirname "$(readlink -f "$0")")/plugin_chunk.py" "$NCCL_TUNER_PLUGIN" "$coll" \
+      "${NCCL_ALGO:-ring}" "${NCCL_PROTO:-simple}" "$g" 131072 "${sizes[@]}" | tr ' \n' ': ') || exit 4 ;;
+esac
+awk -v b="$b" -v e="$e" -v f="$f" -v check="$check" -v tag="$tag" -v coll="$coll" -v rep="$rep" \
+  -v model="${FAKE_MODEL:-ab}" -v chunks="$chunks" -v fast="$(tobytes "${FAKE_CHUNK_FAST:-0}")" \
+  -v from="$(tobytes "${FAKE_CHUNK_FROM:-1M}")" '
 function t_ab(s) {
   t = 20 + s / 1000
   if (tag ~ /^numa:a/ && s <= 512) t = 15 + s / 1000          # arm numa: faster at small sizes
   return t
 }
 function t_cal(s,   a) {
-  if (tag ~ /^numa:chunk/) return 40 + s / 1000 - ((chunk != "" && chunk == fast && s >= from) ? 10 : 0)
+  if (tag ~ /^numa:chunk/) return 40 + s / 1000 - ((fast > 0 && served[s] == fast && s >= from) ? 10 : 0)
   a = substr(tag, 8)
   if (a == "ring.ll") return 10 + s / 100
   if (a == "ring.simple") return 30 + s / 1000
@@ -133,13 +143,16 @@ function t_cal(s,   a) {
   return 1.0                                                  # ll128: fast but wrong
 }
 BEGIN {
+  n = split(chunks, kv, " ")
+  for (i = 1; i <= n; i++) { split(kv[i], p, ":"); served[p[1]] = p[2] }
   for (s = b; s <= e; s *= f) {
     t = (model == "calibrate") ? t_cal(s) : t_ab(s)
     t += (rep - 2) * 0.05                                     # repeats 1,2,3: -0.05, 0, +0.05
     wrong = 0
     if (model == "calibrate" && tag ~ /ll128/) wrong = 5
     if (model == "ab" && tag ~ /^numa:off/ && coll == "all_gather" && s == 32768) wrong = 2
-    printf "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n", s, s / 4, "float", "sum", -1, t, s / t / 1000, s / t / 1000, wrong, t, s / t / 1000, s / t / 1000, 0
+    w1 = check ? wrong : "N/A"; w2 = check ? 0 : "N/A"                # -c 0: no check, as nccl-tests prints it
+    printf "%12d  %12d  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6s  %7.2f  %6.2f  %6.2f  %6s\n", s, s / 4, "float", "sum", -1, t, s / t / 1000, s / t / 1000, w1, t, s / t / 1000, s / t / 1000, w2
     if (s == e) break
   }
 }'
