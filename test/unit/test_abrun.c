@@ -25,7 +25,7 @@ static int parse(struct nn_ab_opts *o, struct own_seen *seen, char *err, size_t 
   static char copy[32][64];
   static char *argv[32];
   int argc = 0;
-  for (; args[argc] && argc < 31; argc++) argv[argc] = strcpy(copy[argc], args[argc]);
+  for (; argc < 31 && args[argc]; argc++) argv[argc] = strcpy(copy[argc], args[argc]);
   argv[argc] = NULL;
   nn_ab_opts_init(o);
   memset(seen, 0, sizeof *seen);
