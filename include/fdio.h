@@ -12,6 +12,6 @@
  * Never raises SIGXFSZ in the calling process (a library must not kill its host):
  * a write that would pass RLIMIT_FSIZE writes nothing and fails with EFBIG.
  * Returns 0, or -1 with errno set (or left as is when write returned 0). */
-int nn_fd_write_all(int fd, const void *data, size_t len);
+int nn_fdio_write_all(int fd, const void *data, size_t len);
 
 #endif

@@ -9,7 +9,7 @@
  * of an in-place rewrite leaves a file that is still, and such a read cannot be told from
  * a finished file; replacing a file by rename is the way to change it safely.
  *
- * While a recording is active on a thread, every file read by nn_snap_read on that thread
+ * While a recording is active on a thread, every file read by nn_snapshot_read on that thread
  * (the mapping, each `include-csv`, NCCL_TUNER_CONFIG_FILE) adds its path and identity to
  * the recording and its bytes to the recording's content hash: together they are the
  * version key of a parsed config.
@@ -33,15 +33,15 @@ struct nn_file_key {
 };
 
 /* stat(path) as a key. */
-void nn_file_key_of(const char *path, struct nn_file_key *k);
+void nn_snapshot_key_of(const char *path, struct nn_file_key *k);
 
 /* 1 when both keys describe the same file contents. */
-int nn_file_key_equal(const struct nn_file_key *a, const struct nn_file_key *b);
+int nn_snapshot_key_equal(const struct nn_file_key *a, const struct nn_file_key *b);
 
 /* How many times a file that changed during the read is read again before giving up. */
 #define NN_SNAP_READS 4
 
-enum nn_snap_result {
+enum nn_snapshot_result {
   NN_SNAP_OK = 0,          /* *buf holds the whole file */
   NN_SNAP_ERROR = -1,      /* cannot open, not a regular file, too large, read error */
   NN_SNAP_MOVING = -2      /* changed during each of NN_SNAP_READS reads */
@@ -53,17 +53,17 @@ enum nn_snap_result {
  * NN_SNAP_ERROR and NN_SNAP_MOVING, writes "PATH: problem" to err and sets *buf = NULL; on
  * NN_SNAP_OK err is "", or the note to pass on that the file was read only because of
  * trust.h's opt-out. Records into the thread's active recording, if any, on every outcome. */
-int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz);
+int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz);
 
 /* One file of a recording. */
-struct nn_snap_file {
+struct nn_snapshot_file {
   char *path;
   struct nn_file_key key;
 };
 
 /* The files read while building one config version. */
-struct nn_snap_record {
-  struct nn_snap_file *files;
+struct nn_snapshot_record {
+  struct nn_snapshot_file *files;
   int n, cap;
   int moving;             /* some file changed under every read: 1 + its index in files */
   int incomplete;         /* out of memory while recording: the key cannot be trusted */
@@ -71,17 +71,17 @@ struct nn_snap_record {
 };
 
 /* Starts recording on this thread (one recording at a time). */
-void nn_snap_record_begin(struct nn_snap_record *r);
+void nn_snapshot_record_begin(struct nn_snapshot_record *r);
 
-/* Stops recording; the record stays valid until nn_snap_record_free. */
-void nn_snap_record_end(struct nn_snap_record *r);
+/* Stops recording; the record stays valid until nn_snapshot_record_free. */
+void nn_snapshot_record_end(struct nn_snapshot_record *r);
 
 /* 1 when every recorded file still has its recorded key (one stat per file). */
-int nn_snap_record_current(const struct nn_snap_record *r);
+int nn_snapshot_record_current(const struct nn_snapshot_record *r);
 
 /* 1 when both recordings name the same files with the same keys. */
-int nn_snap_record_equal(const struct nn_snap_record *a, const struct nn_snap_record *b);
+int nn_snapshot_record_equal(const struct nn_snapshot_record *a, const struct nn_snapshot_record *b);
 
-void nn_snap_record_free(struct nn_snap_record *r);
+void nn_snapshot_record_free(struct nn_snapshot_record *r);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * trust.h - whether a file may configure this process: the one check of every file the
  * configuration comes from (the mapping, each `include-csv`, NCCL_TUNER_CONFIG_FILE), made
- * by the plugin and by every command alike (the core calls it from nn_snap_read).
+ * by the plugin and by every command alike (the core calls it from nn_snapshot_read).
  *
  * The plugin runs inside other people's processes, often root's, and a mapping decides
  * what NCCL is served; so, as OpenSSH's StrictModes and sudo do, a file is trusted only

@@ -163,7 +163,7 @@ int nn_cmd_ab(int argc, char **argv) {
     nn_rundir_free(&rd);
     return NN_EXIT_INVALID;
   }
-  if (nn_launch_finish(&o.launch, &o.gpus, gpus, err, sizeof err)) {
+  if (nn_launcher_finish(&o.launch, &o.gpus, gpus, err, sizeof err)) {
     fprintf(stderr, "nccl-numa ab: %s\n", err);
     nn_rundir_free(&rd);
     return NN_EXIT_USAGE;
@@ -189,17 +189,17 @@ int nn_cmd_ab(int argc, char **argv) {
     fprintf(stderr, "nccl-numa ab: note: NCCL_ALGO/NCCL_PROTO are set and apply to every arm; "
             "rules that need another choice fall through\n");
   char command[sizeof rd.command];
-  nn_ab_rundir_command(argc, argv, command, sizeof command);
-  if (nn_ab_rundir_create(&rd, c.out, numbered, "ab", command, err, sizeof err)) {
+  nn_abdir_command(argc, argv, command, sizeof command);
+  if (nn_abdir_create(&rd, c.out, numbered, "ab", command, err, sizeof err)) {
     fprintf(stderr, "nccl-numa ab: %s\n", err);
     nn_rundir_free(&rd);
-    nn_launch_free(&o.launch);
+    nn_launcher_free(&o.launch);
     return NN_EXIT_INVALID;
   }
   int failed = nn_ab_execute(&rd, &o, err, sizeof err);
   int exit_code = failed < 0 ? NN_EXIT_INVALID : NN_EXIT_OK;
   if (failed < 0) fprintf(stderr, "nccl-numa ab: %s\n", err);
-  if (failed < 0 && nn_ab_rundir_discard_empty(&rd))
+  if (failed < 0 && nn_abdir_discard_empty(&rd))
     fprintf(stderr, "nccl-numa ab: nothing ran; %s removed\n", rd.path);
   if (failed >= 0) {
     if (nn_report_write(rd.path, c.plots, stdout, stderr, err, sizeof err)) {
@@ -210,6 +210,6 @@ int nn_cmd_ab(int argc, char **argv) {
     }
   }
   nn_rundir_free(&rd);
-  nn_launch_free(&o.launch);
+  nn_launcher_free(&o.launch);
   return exit_code;
 }

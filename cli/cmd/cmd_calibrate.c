@@ -82,7 +82,7 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   int ranks = 0;
   for (int i = 0; i < ns; i++)
     if (s[i].ranks > ranks) ranks = s[i].ranks;
-  int nodes = nn_launch_nodes(rd->path);
+  int nodes = nn_launcher_nodes(rd->path);
   const char *scope = nn_calibrate_scope(config, ranks, nodes, NULL);
   printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=%d)\n", rd->path,
          rd->nccl[0] ? rd->nccl : "unknown", ranks, nodes);
@@ -108,7 +108,7 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   else if (lat > 0)
     printf("# model pci-latency-us=%.2f not written: %s\n", lat, not);
   nn_costmeasure_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
-  nn_series_free(s, ns);
+  nn_rundir_series_free(s, ns);
   if (n < 0) return NN_EXIT_INVALID;
   fprintf(stderr, "nccl-numa calibrate: %d rule(s)\n", n);
   return NN_EXIT_OK;
@@ -152,10 +152,10 @@ int nn_cmd_calibrate(int argc, char **argv) {
     nn_calibrate_scope(config, 0, 1, &gpus);
     err[0] = 0;
     char command[sizeof rd.command];
-    nn_ab_rundir_command(argc, argv, command, sizeof command);
+    nn_abdir_command(argc, argv, command, sizeof command);
     c.command = command;
     rc = nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err);
-    nn_launch_free(&o.launch);
+    nn_launcher_free(&o.launch);
     if (rc) {
       if (err[0]) fprintf(stderr, "nccl-numa calibrate: %s\n", err);
       nn_rundir_free(&rd);

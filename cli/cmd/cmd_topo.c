@@ -143,7 +143,7 @@ static int write_atomically(const char *path, const char *data, size_t len) {
   snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   int rc = fd < 0 ? -1 : 0;
-  if (!rc) rc = nn_fd_write_all(fd, data, len);
+  if (!rc) rc = nn_fdio_write_all(fd, data, len);
   if (fd >= 0 && close(fd) && !rc) rc = -1;
   if (!rc) rc = rename(tmp, path);
   int e = errno;

@@ -11,11 +11,11 @@
 
 /* The GPU behind one hostpci entry: NULL with *skip set for non-GPU entries,
  * NULL with *missing set when an id is not on this host. */
-static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d, const struct nn_pve_hostpci *h,
+static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d, const struct nn_proxmox_hostpci *h,
                                                 int *missing) {
   *missing = -1;
   for (int i = 0; i < h->n_ids; i++) {
-    const struct nn_pve_pciid *id = &h->ids[i];
+    const struct nn_proxmox_pciid *id = &h->ids[i];
     const struct nn_discovery_pci *p = id->has_func ? nn_discovery_find(d, &id->bus)
                                                     : nn_discovery_find_gpu_in_device(d, &id->bus);
     if (p && p->is_gpu) return p;
@@ -30,25 +30,25 @@ struct pve_out {
   int n, nodes[NN_PVE_MAX_HOSTPCI], n_nodes, n_sm;
 };
 
-static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_pve_vm *vm,
-                     const struct nn_pve_hostpci *h, struct pve_out *po, struct nn_discover_sm *sm,
+static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_proxmox_vm *vm,
+                     const struct nn_proxmox_hostpci *h, struct pve_out *po, struct nn_discover_sm *sm,
                      FILE *notes) {
   int missing, assumed;
   char label[32], id[32];
   const struct nn_discovery_pci *p = entry_gpu(d, h, &missing);
   snprintf(label, sizeof label, "hostpci%d: ", h->index);
   if (missing >= 0) {
-    nn_pve_pciid_format(&h->ids[missing], id, sizeof id);
+    nn_proxmox_pciid_format(&h->ids[missing], id, sizeof id);
     nn_diag_add(&o->msgs, "%s:%d: hostpci%d: %s is not a PCI device of this host (%s)",
             vm->path, h->line, h->index, id, d->source);
     return -1;
   }
   if (!p) {
-    nn_pve_pciid_format(&h->ids[0], id, sizeof id);
+    nn_proxmox_pciid_format(&h->ids[0], id, sizeof id);
     if (notes) nn_mapwrite_comment(notes, "hostpci%d (%s): not an NVIDIA GPU, left out", h->index, id);
     return 0;
   }
-  if (!h->pcie || !nn_pve_vm_is_q35(vm))
+  if (!h->pcie || !nn_proxmox_vm_is_q35(vm))
     nn_diag_add(&o->msgs, "warning: %s:%d: hostpci%d is not a PCIe device of a q35 VM "
             "(machine: q35 and pcie=1): the guest step cannot find its root port", vm->path, h->line, h->index);
   struct nn_mapwrite_gpu *g = &po->g[po->n];
@@ -66,7 +66,7 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
   return 0;
 }
 
-static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_pve_vm *vm, const char *node,
+static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_proxmox_vm *vm, const char *node,
                      const struct pve_out *po, const struct nn_discover_sm *sm) {
   nn_discover_write_head(o->out, " --proxmox-vm", d);
   fprintf(o->out, "%s\n", NN_MAPWRITE_HOST_SIDE_MARKER);
@@ -79,7 +79,7 @@ static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, c
   nn_mapwrite_cpu(o->out, d->cpu_vendor, d->cpu_family, d->cpu_model);
 }
 
-static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn_pve_vm *vm, const char *node) {
+static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn_proxmox_vm *vm, const char *node) {
   struct pve_out *po = calloc(1, sizeof *po);
   struct nn_discover_sm sm;
   int bad = 0;
@@ -109,22 +109,22 @@ static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn
 }
 
 int nn_discover_proxmox(struct nn_discover_opts *o) {
-  struct nn_pve_vm vm;
-  struct nn_pve_mappings ms = {0};
+  struct nn_proxmox_vm vm;
+  struct nn_proxmox_mappings ms = {0};
   struct nn_discovery d;
   char err[1024], node[256];
   int have_maps, rc = -1;
   if (o->node) snprintf(node, sizeof node, "%s", o->node);
-  else nn_pve_node_name(node, sizeof node);
-  if (nn_pve_vm_load(o->vm, &vm, err, sizeof err)) {
+  else nn_proxmox_node_name(node, sizeof node);
+  if (nn_proxmox_vm_load(o->vm, &vm, err, sizeof err)) {
     nn_diag_add(&o->msgs, "%s", err);
     return -1;
   }
-  if (nn_pve_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
+  if (nn_proxmox_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
     nn_diag_add(&o->msgs, "%s", err);
     goto out_vm;
   }
-  if (nn_pve_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
+  if (nn_proxmox_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
     nn_diag_add(&o->msgs, "%s", err);
     goto out_maps;
   }
@@ -135,8 +135,8 @@ int nn_discover_proxmox(struct nn_discover_opts *o) {
   rc = pve_run(o, &d, &vm, node);
   nn_discovery_free(&d);
 out_maps:
-  if (have_maps) nn_pve_mappings_free(&ms);
+  if (have_maps) nn_proxmox_mappings_free(&ms);
 out_vm:
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   return rc;
 }

@@ -67,7 +67,7 @@ static int hex_field(const char *s, size_t n, unsigned max, unsigned *out) {
   return 0;
 }
 
-int nn_pve_pciid_parse(const char *s, struct nn_pve_pciid *out) {
+int nn_proxmox_pciid_parse(const char *s, struct nn_proxmox_pciid *out) {
   unsigned dom = 0, bus, dev, fn = 0;
   const char *c1 = strchr(s, ':');
   if (!c1) return -1;
@@ -90,7 +90,7 @@ int nn_pve_pciid_parse(const char *s, struct nn_pve_pciid *out) {
   return 0;
 }
 
-void nn_pve_pciid_format(const struct nn_pve_pciid *id, char *buf, size_t size) {
+void nn_proxmox_pciid_format(const struct nn_proxmox_pciid *id, char *buf, size_t size) {
   if (id->has_func)
     snprintf(buf, size, "%04x:%02x:%02x.%x", id->bus.domain, id->bus.bus, id->bus.dev, id->bus.func);
   else
@@ -98,7 +98,7 @@ void nn_pve_pciid_format(const struct nn_pve_pciid *id, char *buf, size_t size) 
 }
 
 /* Parses a `;` list of ids into ids[]; returns the count or -1 with the problem in bad. */
-static int parse_id_list(const char *list, struct nn_pve_pciid *ids, char *bad, size_t bad_size) {
+static int parse_id_list(const char *list, struct nn_proxmox_pciid *ids, char *bad, size_t bad_size) {
   int n = 0;
   for (const char *p = list;; p++) {
     size_t len = strcspn(p, ";");
@@ -112,7 +112,7 @@ static int parse_id_list(const char *list, struct nn_pve_pciid *ids, char *bad, 
       return -1;
     }
     snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
-    if (len >= sizeof tok || nn_pve_pciid_parse(tok, &ids[n])) {
+    if (len >= sizeof tok || nn_proxmox_pciid_parse(tok, &ids[n])) {
       snprintf(bad, bad_size, "'%.64s' is not a PCI id ([dddd:]bb:dd[.f])", tok);
       return -1;
     }
@@ -149,7 +149,7 @@ static int for_each_item(char *value, const char *default_key, item_fn fn, void 
 /* ---- VM config ---- */
 
 static int hostpci_item(void *ctx, const char *key, const char *value, char *bad, size_t bad_size) {
-  struct nn_pve_hostpci *h = ctx;
+  struct nn_proxmox_hostpci *h = ctx;
   if (!strcmp(key, "host")) {
     if (h->n_ids) {
       snprintf(bad, bad_size, "host given twice");
@@ -171,7 +171,7 @@ static int hostpci_item(void *ctx, const char *key, const char *value, char *bad
   return 0;
 }
 
-static int parse_hostpci(struct nn_pve_vm *vm, int index, const char *value, int line, char *bad,
+static int parse_hostpci(struct nn_proxmox_vm *vm, int index, const char *value, int line, char *bad,
                          size_t bad_size) {
   if (index < 0 || index >= NN_PVE_MAX_HOSTPCI) {
     snprintf(bad, bad_size, "hostpci%d: index out of range 0-%d", index, NN_PVE_MAX_HOSTPCI - 1);
@@ -184,7 +184,7 @@ static int parse_hostpci(struct nn_pve_vm *vm, int index, const char *value, int
     return -1;
   }
   memmove(&vm->hostpci[at + 1], &vm->hostpci[at], (size_t)(vm->n_hostpci - at) * sizeof vm->hostpci[0]);
-  struct nn_pve_hostpci *h = &vm->hostpci[at];
+  struct nn_proxmox_hostpci *h = &vm->hostpci[at];
   memset(h, 0, sizeof *h);
   vm->n_hostpci++;
   h->index = index;
@@ -215,7 +215,7 @@ static int numbered(const char *key, const char *prefix, int *n) {
   return 1;
 }
 
-static int vm_scalar(struct nn_pve_vm *vm, const char *key, const char *value, char *bad,
+static int vm_scalar(struct nn_proxmox_vm *vm, const char *key, const char *value, char *bad,
                      size_t bad_size) {
   long v;
   if (!strcmp(key, "machine")) {
@@ -241,7 +241,7 @@ static int vm_scalar(struct nn_pve_vm *vm, const char *key, const char *value, c
   return 0;
 }
 
-static int vm_line(struct nn_pve_vm *vm, char *line, int no, char *bad, size_t bad_size) {
+static int vm_line(struct nn_proxmox_vm *vm, char *line, int no, char *bad, size_t bad_size) {
   char *colon = strchr(line, ':');
   int n;
   if (!colon) {
@@ -256,7 +256,7 @@ static int vm_line(struct nn_pve_vm *vm, char *line, int no, char *bad, size_t b
       snprintf(bad, bad_size, "%s: guest NUMA node out of range 0-%d", key, NN_PVE_MAX_NUMA - 1);
       return -1;
     }
-    struct nn_pve_numa_line *l = &vm->numa_lines[vm->n_numa_lines++];
+    struct nn_proxmox_vm_numa *l = &vm->numa_lines[vm->n_numa_lines++];
     l->index = n;
     l->raw = strdup(value);
     l->line = no;
@@ -265,7 +265,7 @@ static int vm_line(struct nn_pve_vm *vm, char *line, int no, char *bad, size_t b
   return vm_scalar(vm, key, value, bad, bad_size);
 }
 
-int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve_vm *vm, char *err,
+int nn_proxmox_vm_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_vm *vm, char *err,
                     size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
@@ -282,21 +282,21 @@ int nn_pve_vm_parse(const char *name, const char *buf, size_t len, struct nn_pve
       break;
     }
   }
-  if (r < 0) nn_pve_vm_free(vm);
+  if (r < 0) nn_proxmox_vm_free(vm);
   return r < 0 ? -1 : 0;
 }
 
-int nn_pve_vm_load(const char *path, struct nn_pve_vm *vm, char *err, size_t errsz) {
+int nn_proxmox_vm_load(const char *path, struct nn_proxmox_vm *vm, char *err, size_t errsz) {
   char *buf;
   size_t len;
   memset(vm, 0, sizeof *vm);
   if (read_text(path, &buf, &len, err, errsz)) return -1;
-  int rc = nn_pve_vm_parse(path, buf, len, vm, err, errsz);
+  int rc = nn_proxmox_vm_parse(path, buf, len, vm, err, errsz);
   free(buf);
   return rc;
 }
 
-void nn_pve_vm_free(struct nn_pve_vm *vm) {
+void nn_proxmox_vm_free(struct nn_proxmox_vm *vm) {
   for (int i = 0; i < vm->n_hostpci; i++) {
     free(vm->hostpci[i].raw);
     free(vm->hostpci[i].mapping);
@@ -309,7 +309,7 @@ void nn_pve_vm_free(struct nn_pve_vm *vm) {
   memset(vm, 0, sizeof *vm);
 }
 
-int nn_pve_vm_is_q35(const struct nn_pve_vm *vm) {
+int nn_proxmox_vm_is_q35(const struct nn_proxmox_vm *vm) {
   const char *m = vm->machine;
   if (!m) return 0;
   /* "q35", "pc-q35-8.1", and the viommu/type options after a comma. */
@@ -320,7 +320,7 @@ int nn_pve_vm_is_q35(const struct nn_pve_vm *vm) {
 /* ---- cluster PCI mapping ---- */
 
 struct map_ctx {
-  struct nn_pve_map_entry *e;
+  struct nn_proxmox_map_entry *e;
   int have_path;
 };
 
@@ -339,14 +339,14 @@ static int map_item(void *ctx, const char *key, const char *value, char *bad, si
   return 0;
 }
 
-static int add_map_entry(struct nn_pve_mapping *m, char *value, int no, char *bad, size_t bad_size) {
-  struct nn_pve_map_entry *grown = realloc(m->entries, (size_t)(m->n_entries + 1) * sizeof *grown);
+static int add_map_entry(struct nn_proxmox_mapping *m, char *value, int no, char *bad, size_t bad_size) {
+  struct nn_proxmox_map_entry *grown = realloc(m->entries, (size_t)(m->n_entries + 1) * sizeof *grown);
   if (!grown) {
     snprintf(bad, bad_size, "out of memory");
     return -1;
   }
   m->entries = grown;
-  struct nn_pve_map_entry *e = &m->entries[m->n_entries];
+  struct nn_proxmox_map_entry *e = &m->entries[m->n_entries];
   memset(e, 0, sizeof *e);
   e->line = no;
   struct map_ctx c = {e, 0};
@@ -359,25 +359,25 @@ static int add_map_entry(struct nn_pve_mapping *m, char *value, int no, char *ba
   return 0;
 }
 
-static int add_mapping(struct nn_pve_mappings *ms, const char *name, int no, char *bad, size_t bad_size) {
-  if (nn_pve_mappings_find(ms, name)) {
+static int add_mapping(struct nn_proxmox_mappings *ms, const char *name, int no, char *bad, size_t bad_size) {
+  if (nn_proxmox_mappings_find(ms, name)) {
     snprintf(bad, bad_size, "mapping '%.64s' defined twice", name);
     return -1;
   }
-  struct nn_pve_mapping *grown = realloc(ms->maps, (size_t)(ms->n_maps + 1) * sizeof *grown);
+  struct nn_proxmox_mapping *grown = realloc(ms->maps, (size_t)(ms->n_maps + 1) * sizeof *grown);
   if (!grown) {
     snprintf(bad, bad_size, "out of memory");
     return -1;
   }
   ms->maps = grown;
-  struct nn_pve_mapping *m = &ms->maps[ms->n_maps++];
+  struct nn_proxmox_mapping *m = &ms->maps[ms->n_maps++];
   memset(m, 0, sizeof *m);
   m->name = strdup(name);
   m->line = no;
   return 0;
 }
 
-static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur, char *raw, int no,
+static int mapping_line(struct nn_proxmox_mappings *ms, struct nn_proxmox_mapping **cur, char *raw, int no,
                         char *bad, size_t bad_size) {
   int indented = raw[0] == ' ' || raw[0] == '\t';
   char *s = nn_text_trim(raw);
@@ -406,11 +406,11 @@ static int mapping_line(struct nn_pve_mappings *ms, struct nn_pve_mapping **cur,
   return 0;                               /* description, mdev, ... */
 }
 
-int nn_pve_mappings_parse(const char *name, const char *buf, size_t len, struct nn_pve_mappings *ms,
+int nn_proxmox_mappings_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_mappings *ms,
                           char *err, size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
-  struct nn_pve_mapping *cur = NULL;
+  struct nn_proxmox_mapping *cur = NULL;
   int r;
   memset(ms, 0, sizeof *ms);
   ms->path = strdup(name);
@@ -422,21 +422,21 @@ int nn_pve_mappings_parse(const char *name, const char *buf, size_t len, struct 
     }
     if (cur) cur = &ms->maps[ms->n_maps - 1];   /* realloc may have moved it */
   }
-  if (r < 0) nn_pve_mappings_free(ms);
+  if (r < 0) nn_proxmox_mappings_free(ms);
   return r < 0 ? -1 : 0;
 }
 
-int nn_pve_mappings_load(const char *path, struct nn_pve_mappings *ms, char *err, size_t errsz) {
+int nn_proxmox_mappings_load(const char *path, struct nn_proxmox_mappings *ms, char *err, size_t errsz) {
   char *buf;
   size_t len;
   memset(ms, 0, sizeof *ms);
   if (read_text(path, &buf, &len, err, errsz)) return -1;
-  int rc = nn_pve_mappings_parse(path, buf, len, ms, err, errsz);
+  int rc = nn_proxmox_mappings_parse(path, buf, len, ms, err, errsz);
   free(buf);
   return rc;
 }
 
-void nn_pve_mappings_free(struct nn_pve_mappings *ms) {
+void nn_proxmox_mappings_free(struct nn_proxmox_mappings *ms) {
   for (int i = 0; i < ms->n_maps; i++) {
     free(ms->maps[i].name);
     free(ms->maps[i].entries);
@@ -446,7 +446,7 @@ void nn_pve_mappings_free(struct nn_pve_mappings *ms) {
   memset(ms, 0, sizeof *ms);
 }
 
-const struct nn_pve_mapping *nn_pve_mappings_find(const struct nn_pve_mappings *ms, const char *name) {
+const struct nn_proxmox_mapping *nn_proxmox_mappings_find(const struct nn_proxmox_mappings *ms, const char *name) {
   for (int i = 0; ms && i < ms->n_maps; i++)
     if (!strcmp(ms->maps[i].name, name)) return &ms->maps[i];
   return NULL;
@@ -455,31 +455,31 @@ const struct nn_pve_mapping *nn_pve_mappings_find(const struct nn_pve_mappings *
 /* ---- assignment ---- */
 
 /* Two ids overlap when they name the same function, or one names a whole device. */
-static int ids_overlap(const struct nn_pve_pciid *a, const struct nn_pve_pciid *b) {
+static int ids_overlap(const struct nn_proxmox_pciid *a, const struct nn_proxmox_pciid *b) {
   if (a->bus.domain != b->bus.domain || a->bus.bus != b->bus.bus || a->bus.dev != b->bus.dev) return 0;
   return !a->has_func || !b->has_func || a->bus.func == b->bus.func;
 }
 
 struct used {
-  struct nn_pve_pciid ids[NN_PVE_MAX_HOSTPCI * NN_PVE_MAX_IDS];
+  struct nn_proxmox_pciid ids[NN_PVE_MAX_HOSTPCI * NN_PVE_MAX_IDS];
   int n;
 };
 
-static int is_used(const struct used *u, const struct nn_pve_pciid *ids, int n) {
+static int is_used(const struct used *u, const struct nn_proxmox_pciid *ids, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < u->n; j++)
       if (ids_overlap(&ids[i], &u->ids[j])) return 1;
   return 0;
 }
 
-static void mark_used(struct used *u, const struct nn_pve_pciid *ids, int n) {
+static void mark_used(struct used *u, const struct nn_proxmox_pciid *ids, int n) {
   for (int i = 0; i < n && u->n < (int)(sizeof u->ids / sizeof u->ids[0]); i++) u->ids[u->n++] = ids[i];
 }
 
-static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
-                      const struct nn_pve_mappings *maps, const char *node, struct used *u,
+static int assign_one(struct nn_proxmox_hostpci *h, const struct nn_proxmox_vm *vm,
+                      const struct nn_proxmox_mappings *maps, const char *node, struct used *u,
                       char *err, size_t errsz) {
-  const struct nn_pve_mapping *m = nn_pve_mappings_find(maps, h->mapping);
+  const struct nn_proxmox_mapping *m = nn_proxmox_mappings_find(maps, h->mapping);
   int for_node = 0;
   if (!m) {
     nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
@@ -487,7 +487,7 @@ static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
     return -1;
   }
   for (int i = 0; i < m->n_entries; i++) {
-    const struct nn_pve_map_entry *e = &m->entries[i];
+    const struct nn_proxmox_map_entry *e = &m->entries[i];
     if (strcmp(e->node, node)) continue;
     for_node++;
     if (is_used(u, e->ids, e->n_ids)) continue;
@@ -506,12 +506,12 @@ static int assign_one(struct nn_pve_hostpci *h, const struct nn_pve_vm *vm,
   return -1;
 }
 
-int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, const char *node,
+int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings *maps, const char *node,
                   char *err, size_t errsz) {
   struct used u;
   u.n = 0;
   for (int i = 0; i < vm->n_hostpci; i++) {
-    struct nn_pve_hostpci *h = &vm->hostpci[i];
+    struct nn_proxmox_hostpci *h = &vm->hostpci[i];
     if (h->mapping) continue;
     if (is_used(&u, h->ids, h->n_ids)) {
       nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
@@ -525,20 +525,20 @@ int nn_pve_assign(struct nn_pve_vm *vm, const struct nn_pve_mappings *maps, cons
   return 0;
 }
 
-int nn_pve_mappings_for_vm(const struct nn_pve_vm *vm, const char *path, struct nn_pve_mappings *m, int *have,
+int nn_proxmox_mappings_for_vm(const struct nn_proxmox_vm *vm, const char *path, struct nn_proxmox_mappings *m, int *have,
                            char *err, size_t errsz) {
   *have = path != NULL;
   for (int i = 0; i < vm->n_hostpci; i++)
     if (vm->hostpci[i].mapping) *have = 1;
   if (!*have) return 0;
-  if (nn_pve_mappings_load(path ? path : "/etc/pve/mapping/pci.cfg", m, err, errsz)) {
+  if (nn_proxmox_mappings_load(path ? path : "/etc/pve/mapping/pci.cfg", m, err, errsz)) {
     *have = 0;
     return -1;
   }
   return 0;
 }
 
-void nn_pve_node_name(char *buf, size_t size) {
+void nn_proxmox_node_name(char *buf, size_t size) {
   if (gethostname(buf, size)) snprintf(buf, size, "localhost");
   buf[size - 1] = 0;
   buf[strcspn(buf, ".")] = 0;

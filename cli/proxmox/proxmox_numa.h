@@ -15,7 +15,7 @@
  *
  * The rules:
  *  - every hostpciN entry that resolves (host= or mapping=, Proxmox's
- *    assignment order, nn_pve_assign) to an NVIDIA GPU (hwloc: vendor 0x10de,
+ *    assignment order, nn_proxmox_assign) to an NVIDIA GPU (hwloc: vendor 0x10de,
  *    class 0x03xx) is removed; guest node K = K-th host NUMA node holding such
  *    a GPU, ascending;
  *  - `numa: 1` and numaK: cpus=,hostnodes=,memory=,policy=bind lines; vCPUs
@@ -53,8 +53,8 @@ struct nn_proxmox_numa_input {
   const char *vmid;                    /* "101"; NULL when the name is not <vmid>.conf */
   const char *text;                    /* the config file's contents */
   size_t len;
-  const struct nn_pve_vm *vm;          /* parsed from text, nn_pve_assign done */
-  const struct nn_pve_mappings *maps;  /* cluster PCI mapping, or NULL */
+  const struct nn_proxmox_vm *vm;          /* parsed from text, nn_proxmox_assign done */
+  const struct nn_proxmox_mappings *maps;  /* cluster PCI mapping, or NULL */
   const char *node;                    /* Proxmox node name (mapping= entries) */
   const struct nn_discovery *host;     /* the host's PCI devices and NUMA nodes */
 };

@@ -71,7 +71,7 @@ static int replace_file(struct nn_diag *msgs, const char *dst, const char *text,
     unlink(tmp);
     return -1;
   }
-  int bad = nn_fd_write_all(fd, text, len) != 0 || fsync(fd) != 0;
+  int bad = nn_fdio_write_all(fd, text, len) != 0 || fsync(fd) != 0;
   if (close(fd)) bad = 1;
   if (bad || rename(tmp, dst)) {
     nn_diag_add(msgs, "%s: cannot write: %s", dst, strerror(errno));
@@ -206,8 +206,8 @@ static void print_notes(struct nn_diag *msgs, const char *notes) {
 
 /* Everything after the options: load, rewrite, output. */
 static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_apply_opts *o, const char *vmid) {
-  struct nn_pve_vm vm;
-  struct nn_pve_mappings ms = {0};
+  struct nn_proxmox_vm vm;
+  struct nn_proxmox_mappings ms = {0};
   struct nn_discovery d;
   struct nn_proxmox_numa_output res;
   struct stat st;
@@ -215,7 +215,7 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_app
   size_t len;
   int have_maps = 0, rc = -1;
   if (o->node) snprintf(node, sizeof node, "%s", o->node);
-  else nn_pve_node_name(node, sizeof node);
+  else nn_proxmox_node_name(node, sizeof node);
   char *text = read_config(msgs, o->vm, &len, &st);
   if (!text) return -1;
   if (memchr(text, 0, len)) {
@@ -223,16 +223,16 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_app
     free(text);
     return -1;
   }
-  if (nn_pve_vm_parse(o->vm, text, len, &vm, err, sizeof err)) {
+  if (nn_proxmox_vm_parse(o->vm, text, len, &vm, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
     free(text);
     return -1;
   }
-  if (nn_pve_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
+  if (nn_proxmox_mappings_for_vm(&vm, o->pci_mapping, &ms, &have_maps, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
     goto out_vm;
   }
-  if (nn_pve_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
+  if (nn_proxmox_assign(&vm, have_maps ? &ms : NULL, node, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
@@ -253,9 +253,9 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_app
   }
   nn_discovery_free(&d);
 out_maps:
-  if (have_maps) nn_pve_mappings_free(&ms);
+  if (have_maps) nn_proxmox_mappings_free(&ms);
 out_vm:
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   free(text);
   return rc;
 }

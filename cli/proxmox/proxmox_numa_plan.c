@@ -123,11 +123,11 @@ static void add_func(struct nn_proxmox_numa_gpu *g, const struct nn_busid *b) {
 }
 
 /* The host functions an entry passes (a whole device: every function hwloc lists). */
-static int entry_functions(struct nn_proxmox_numa_ctx *c, const struct nn_pve_hostpci *h, struct nn_proxmox_numa_gpu *g) {
+static int entry_functions(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox_hostpci *h, struct nn_proxmox_numa_gpu *g) {
   const struct nn_discovery *d = c->in->host;
   for (int i = 0; i < h->n_ids; i++) {
     char id[32];
-    nn_pve_pciid_format(&h->ids[i], id, sizeof id);
+    nn_proxmox_pciid_format(&h->ids[i], id, sizeof id);
     int found = 0;
     for (int p = 0; p < d->n_pcis; p++) {
       const struct nn_busid *b = &d->pcis[p].bus;
@@ -143,7 +143,7 @@ static int entry_functions(struct nn_proxmox_numa_ctx *c, const struct nn_pve_ho
 }
 
 /* Whether entry h passes an NVIDIA GPU; fills g when it does (1), 0 when not, -1 on error. */
-static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_pve_hostpci *h, struct nn_proxmox_numa_gpu *g) {
+static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox_hostpci *h, struct nn_proxmox_numa_gpu *g) {
   const struct nn_discovery *d = c->in->host;
   memset(g, 0, sizeof *g);
   g->hostpci = h->index;
@@ -189,7 +189,7 @@ static int gpu_cmp(const void *a, const void *b) {
 /* Collects the GPU entries, sorts them into guest order and numbers their ports. */
 static int plan_gpus(struct nn_proxmox_numa_ctx *c) {
   struct nn_proxmox_numa_plan *p = &c->plan;
-  const struct nn_pve_vm *vm = c->in->vm;
+  const struct nn_proxmox_vm *vm = c->in->vm;
   for (int i = 0; i < vm->n_hostpci; i++) {
     int r = classify_entry(c, &vm->hostpci[i], &p->gpus[p->n_gpus]);
     if (r < 0) return -1;
@@ -232,12 +232,12 @@ static int plan_buses(struct nn_proxmox_numa_ctx *c) {
  * remaining entry of that slot: an empty root port then takes function 0. */
 static void plan_fillers(struct nn_proxmox_numa_ctx *c) {
   static const int first[2] = {4, 12}, last[2] = {11, 15};
-  const struct nn_pve_vm *vm = c->in->vm;
+  const struct nn_proxmox_vm *vm = c->in->vm;
   for (int s = 0; s < 2; s++) {
     c->plan.fillers[s] = -1;
     if (!nn_proxmox_numa_is_removed(&c->plan, first[s])) continue;
     for (int i = 0; i < vm->n_hostpci; i++) {
-      const struct nn_pve_hostpci *h = &vm->hostpci[i];
+      const struct nn_proxmox_hostpci *h = &vm->hostpci[i];
       if (h->index > first[s] && h->index <= last[s] && h->pcie && !nn_proxmox_numa_is_removed(&c->plan, h->index))
         c->plan.fillers[s] = first[s];
     }
@@ -248,26 +248,26 @@ static void plan_fillers(struct nn_proxmox_numa_ctx *c) {
  * again; refuse when one of them would then receive different devices (a
  * mapping that mixes GPUs with other devices). */
 static int check_remaining(struct nn_proxmox_numa_ctx *c) {
-  const struct nn_pve_vm *vm = c->in->vm;
-  struct nn_pve_vm *rest = malloc(sizeof *rest);
+  const struct nn_proxmox_vm *vm = c->in->vm;
+  struct nn_proxmox_vm *rest = malloc(sizeof *rest);
   char err[1024];
   if (!rest) return nn_proxmox_numa_fail(c, 0, "out of memory");
   *rest = *vm;                 /* shallow: only the hostpci array is edited */
   rest->n_hostpci = 0;
   for (int i = 0; i < vm->n_hostpci; i++) {
     if (nn_proxmox_numa_is_removed(&c->plan, vm->hostpci[i].index)) continue;
-    struct nn_pve_hostpci *h = &rest->hostpci[rest->n_hostpci++];
+    struct nn_proxmox_hostpci *h = &rest->hostpci[rest->n_hostpci++];
     *h = vm->hostpci[i];
     if (h->mapping) h->n_ids = 0;
   }
-  int rc = nn_pve_assign(rest, c->in->maps, c->in->node, err, sizeof err);
+  int rc = nn_proxmox_assign(rest, c->in->maps, c->in->node, err, sizeof err);
   for (int i = 0, j = 0; rc == 0 && i < vm->n_hostpci; i++) {
-    const struct nn_pve_hostpci *was = &vm->hostpci[i];
+    const struct nn_proxmox_hostpci *was = &vm->hostpci[i];
     if (nn_proxmox_numa_is_removed(&c->plan, was->index)) continue;
-    const struct nn_pve_hostpci *now = &rest->hostpci[j++];
+    const struct nn_proxmox_hostpci *now = &rest->hostpci[j++];
     if (now->n_ids != was->n_ids || memcmp(now->ids, was->ids, sizeof now->ids[0] * (size_t)now->n_ids)) {
       char id[32];
-      nn_pve_pciid_format(&now->ids[0], id, sizeof id);
+      nn_proxmox_pciid_format(&now->ids[0], id, sizeof id);
       free(rest);
       return nn_proxmox_numa_fail(c, was->line, "hostpci%d (mapping %s) would receive %s from Proxmox once the GPU entries are "
                   "gone, a device the rewrite passes itself; split the mapping so GPUs and other devices are "
@@ -282,7 +282,7 @@ static int check_remaining(struct nn_proxmox_numa_ctx *c) {
 /* vCPUs and memory over the guest nodes; the socket count when it fits. */
 static int plan_topology(struct nn_proxmox_numa_ctx *c) {
   struct nn_proxmox_numa_plan *p = &c->plan;
-  const struct nn_pve_vm *vm = c->in->vm;
+  const struct nn_proxmox_vm *vm = c->in->vm;
   int n = p->n_nodes;
   p->sockets = vm->sockets > 0 ? vm->sockets : 1;
   p->cores = vm->cores > 0 ? vm->cores : 1;
@@ -316,10 +316,10 @@ static int plan_topology(struct nn_proxmox_numa_ctx *c) {
 
 /* Settings the rewrite cannot live with. */
 static int check_config(struct nn_proxmox_numa_ctx *c) {
-  const struct nn_pve_vm *vm = c->in->vm;
+  const struct nn_proxmox_vm *vm = c->in->vm;
   char v[4096];
   int line = 0;   /* 0: no line to name (the machine: key may be absent) */
-  if (!nn_pve_vm_is_q35(vm)) {
+  if (!nn_proxmox_vm_is_q35(vm)) {
     nn_proxmox_numa_main_value(&c->ls, "machine", v, sizeof v, &line);
     return nn_proxmox_numa_fail(c, vm->machine ? line : 0, "the VM is %s%s%s, not q35: PCIe expander buses need the q35 machine; "
                 "switch it to q35 (a change of the guest's hardware: test it) first",

@@ -67,7 +67,7 @@ static int has_mapping(const struct nn_proxmox_numa_plan *p) {
 }
 
 /* The CPU kind NCCL will detect in the guest: the guest's CPUID, set by the VM's CPU type. */
-static void write_cpu_note(const struct nn_pve_vm *vm, struct nn_strbuf *b) {
+static void write_cpu_note(const struct nn_proxmox_vm *vm, struct nn_strbuf *b) {
   const char *t = vm->cpu ? vm->cpu : "";
   int host = !strncmp(t, "host", 4) && (!t[4] || t[4] == ',');
   nn_strbuf_printf(b, "# CPU type %s%s: NCCL in the guest models the socket link by the guest's CPUID.\n", t[0] ? "cpu: " : "",

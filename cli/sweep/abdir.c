@@ -54,7 +54,7 @@ static int make_rundir(const char *path, int numbered, char *made, size_t size) 
   return 0;
 }
 
-void nn_ab_rundir_command(int argc, char *const *argv, char *buf, size_t size) {
+void nn_abdir_command(int argc, char *const *argv, char *buf, size_t size) {
   size_t used = 0;
   if (size) buf[0] = 0;
   for (int i = 0; i < argc && used + 1 < size; i++) {
@@ -64,7 +64,7 @@ void nn_ab_rundir_command(int argc, char *const *argv, char *buf, size_t size) {
   }
 }
 
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
+int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
                         const char *command, char *err, size_t errsz) {
   char made[PATH_MAX];
   if (make_rundir(path, numbered, made, sizeof made)) {
@@ -98,7 +98,7 @@ int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, co
   return 0;
 }
 
-int nn_ab_rundir_discard_empty(const struct nn_rundir *rd) {
+int nn_abdir_discard_empty(const struct nn_rundir *rd) {
   if (!rd->path) return 0;
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/runs", rd->path);

@@ -11,18 +11,18 @@
 
 /* The command line as a run directory records it: "nccl-numa ARG ARG ..." (argv[0] is the
  * subcommand), cut to fit buf. */
-void nn_ab_rundir_command(int argc, char *const *argv, char *buf, size_t size);
+void nn_abdir_command(int argc, char *const *argv, char *buf, size_t size);
 
 /* Creates the run directory (must not exist) with runs/ inside, fills rd's machine
- * description and `command` (nn_ab_rundir_command's text). With `numbered` (a default name
+ * description and `command` (nn_abdir_command's text). With `numbered` (a default name
  * the user did not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried
  * instead, so a second run in the same second works. Returns 0 or -1 (err says why). */
-int nn_ab_rundir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
+int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
                         const char *command, char *err, size_t errsz);
 
 /* After a run that failed before any result: removes the run directory when it holds
- * nothing but the empty runs/ and what nn_ab_rundir_create wrote, so no empty run is left.
+ * nothing but the empty runs/ and what nn_abdir_create wrote, so no empty run is left.
  * Returns 1 when it removed it, else 0. */
-int nn_ab_rundir_discard_empty(const struct nn_rundir *rd);
+int nn_abdir_discard_empty(const struct nn_rundir *rd);
 
 #endif

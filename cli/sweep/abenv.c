@@ -11,7 +11,7 @@
 
 /* ---------- names ---------- */
 
-const char *nn_ab_coll_name(const char *s) {
+const char *nn_abenv_coll_name(const char *s) {
   static const char *const alias[][2] = {{"allreduce", "all_reduce"}, {"allgather", "all_gather"},
                                          {"reducescatter", "reduce_scatter"}};
   for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
@@ -22,7 +22,7 @@ const char *nn_ab_coll_name(const char *s) {
   return s;
 }
 
-const char *nn_ab_rule_coll(const char *c) {
+const char *nn_abenv_rule_coll(const char *c) {
   static const char *const map[][2] = {{"all_reduce", "allreduce"}, {"all_gather", "allgather"},
                                        {"reduce_scatter", "reducescatter"},
                                        {"broadcast", "broadcast"}, {"reduce", "reduce"}};
@@ -33,7 +33,7 @@ const char *nn_ab_rule_coll(const char *c) {
 
 /* ---------- environments ---------- */
 
-void nn_ab_env_free(char **env) {
+void nn_abenv_free(char **env) {
   if (!env) return;
   for (char **e = env; *e; e++) free(*e);
   free(env);
@@ -44,7 +44,7 @@ static int env_is(const char *entry, const char *name) {
   return !strncmp(entry, name, n) && entry[n] == '=';
 }
 
-void nn_ab_env_unset(char **env, const char *name) {
+void nn_abenv_unset(char **env, const char *name) {
   char **w = env;
   for (char **r = env; *r; r++) {
     if (env_is(*r, name)) free(*r);
@@ -53,8 +53,8 @@ void nn_ab_env_unset(char **env, const char *name) {
   *w = NULL;
 }
 
-int nn_ab_env_set(char **env, const char *name, const char *value) {
-  nn_ab_env_unset(env, name);
+int nn_abenv_set(char **env, const char *name, const char *value) {
+  nn_abenv_unset(env, name);
   char **e = env;
   while (*e) e++;
   size_t n = strlen(name) + strlen(value) + 2;
@@ -64,7 +64,7 @@ int nn_ab_env_set(char **env, const char *name, const char *value) {
   return 0;
 }
 
-char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
+char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin,
                      int nccl_code) {
   size_t n = 0;
   while (base && base[n]) n++;
@@ -74,27 +74,27 @@ char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *pl
     if (!(env[i] = strdup(base[i]))) goto oom;
   static const char *const drop[] = {"NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_TOPO_FILE",
                                      "NCCL_NUMA_CONFIG"};
-  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) nn_ab_env_unset(env, drop[i]);
+  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) nn_abenv_unset(env, drop[i]);
   int rc = 0;
   int tuner_none = nccl_code == 0 || nccl_code >= NCCL_TUNER_NONE_CODE;
   if (arm->kind == NN_ARM_NUMA) {
-    rc |= nn_ab_env_set(env, "NCCL_TUNER_PLUGIN", plugin ? plugin : "");
-    rc |= nn_ab_env_set(env, "NCCL_ENV_PLUGIN", plugin ? plugin : "");
-    rc |= nn_ab_env_set(env, "NCCL_NUMA_CONFIG", arm->config ? arm->config : "");
+    rc |= nn_abenv_set(env, "NCCL_TUNER_PLUGIN", plugin ? plugin : "");
+    rc |= nn_abenv_set(env, "NCCL_ENV_PLUGIN", plugin ? plugin : "");
+    rc |= nn_abenv_set(env, "NCCL_NUMA_CONFIG", arm->config ? arm->config : "");
   } else {
-    if (tuner_none) rc |= nn_ab_env_set(env, "NCCL_TUNER_PLUGIN", "none");
+    if (tuner_none) rc |= nn_abenv_set(env, "NCCL_TUNER_PLUGIN", "none");
     if (arm->kind == NN_ARM_FORCED && arm->config && plugin) {
-      rc |= nn_ab_env_set(env, "NCCL_ENV_PLUGIN", plugin);
-      rc |= nn_ab_env_set(env, "NCCL_NUMA_CONFIG", arm->config);
+      rc |= nn_abenv_set(env, "NCCL_ENV_PLUGIN", plugin);
+      rc |= nn_abenv_set(env, "NCCL_NUMA_CONFIG", arm->config);
     }
   }
   if (arm->kind == NN_ARM_FORCED) {
-    rc |= nn_ab_env_set(env, "NCCL_ALGO", arm->algo);
-    rc |= nn_ab_env_set(env, "NCCL_PROTO", arm->proto);
+    rc |= nn_abenv_set(env, "NCCL_ALGO", arm->algo);
+    rc |= nn_abenv_set(env, "NCCL_PROTO", arm->proto);
   }
   if (rc) goto oom;
   return env;
 oom:
-  nn_ab_env_free(env);
+  nn_abenv_free(env);
   return NULL;
 }

@@ -20,26 +20,26 @@
 
 /* Normalises a collective name ("allreduce" -> "all_reduce"); NULL when not a
  * plausible nccl-tests name. */
-const char *nn_ab_coll_name(const char *s);
+const char *nn_abenv_coll_name(const char *s);
 
 /* The rule-file name of an nccl-tests collective ("all_reduce" -> "allreduce"),
  * NULL for collectives NCCL's tuner never sees (alltoall, sendrecv, ...). */
-const char *nn_ab_rule_coll(const char *tests_coll);
+const char *nn_abenv_rule_coll(const char *tests_coll);
 
 /* Builds the environment of one arm from `base` (NULL-terminated). Returns a
  * malloc'd NULL-terminated array of malloc'd strings (free with
- * nn_ab_env_free), or NULL when out of memory. */
-char **nn_ab_arm_env(char *const *base, const struct nn_arm *arm, const char *plugin,
+ * nn_abenv_free), or NULL when out of memory. */
+char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin,
                      int nccl_code);
 
-/* Frees an environment nn_ab_arm_env built (every string, then the array); NULL is ignored. */
-void nn_ab_env_free(char **env);
+/* Frees an environment nn_abenv_arm built (every string, then the array); NULL is ignored. */
+void nn_abenv_free(char **env);
 
 /* Drops every NAME=... entry from the NULL-terminated env (in place, freeing them). */
-void nn_ab_env_unset(char **env, const char *name);
+void nn_abenv_unset(char **env, const char *name);
 
 /* Sets NAME=value at the end of env (after dropping any NAME=...); env must have room
  * for one more entry and its NULL. Returns 0, or -1 when out of memory. */
-int nn_ab_env_set(char **env, const char *name, const char *value);
+int nn_abenv_set(char **env, const char *name, const char *value);
 
 #endif

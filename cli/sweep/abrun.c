@@ -66,7 +66,7 @@ static char **split_bench_cmd(const char *cmd, const char *coll) {
     size_t w = strcspn(p, " \t");
     if (!w) break;
     if (!(av[n++] = expand_word(p, w, coll))) {
-      nn_ab_env_free(av);
+      nn_abenv_free(av);
       return NULL;
     }
     p += w;
@@ -76,14 +76,14 @@ static char **split_bench_cmd(const char *cmd, const char *coll) {
 
 /* The command of one collective's runs, without the size and iteration options:
  * --bench-cmd's words, else nccl-tests' COLL_perf. NULL-terminated, free with
- * nn_ab_env_free; NULL when there is none (err says why). */
+ * nn_abenv_free; NULL when there is none (err says why). */
 static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err, size_t errsz) {
   if (o->bench_cmd) {
     char **av = split_bench_cmd(o->bench_cmd, coll);
     if (av && av[0] && !access(av[0], X_OK)) return av;
     nn_errbuf_set(err, errsz, "--bench-cmd '%s': %s", o->bench_cmd,
                   !av ? "out of memory" : !av[0] ? "empty command" : "the first word is not an executable path");
-    nn_ab_env_free(av);
+    nn_abenv_free(av);
     return NULL;
   }
   char *bin = find_binary(o->tests_dir, coll);
@@ -153,13 +153,13 @@ static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
 static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char *out) {
   if (!o->launch.style) return spawn(av, env, out, o->timeout_s);
   char err[256];
-  char **lav = nn_launch_argv(&o->launch, env, av, err, sizeof err);
+  char **lav = nn_launcher_argv(&o->launch, env, av, err, sizeof err);
   if (!lav) {   /* this run fails; the progress line says so */
     fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
     return 127;
   }
   int rc = spawn(lav, env, out, o->timeout_s);
-  nn_launch_argv_free(lav);
+  nn_launcher_argv_free(lav);
   return rc;
 }
 
@@ -167,7 +167,7 @@ static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char
 static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o, const char *out,
                              const struct nn_run_rec *rec) {
   char where[512];
-  int n = nn_launch_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
+  int n = nn_launcher_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
   if (n < 0) fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
   else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
   else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
@@ -238,18 +238,18 @@ static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuni
     arm.kind = NN_ARM_FORCED;
     arm.config = (char *)config;
   }
-  char **env = nn_ab_arm_env(environ, &arm, o->plugin, 0);
+  char **env = nn_abenv_arm(environ, &arm, o->plugin, 0);
   if (!env) return NULL;
-  nn_ab_env_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
-  nn_ab_env_unset(env, "NCCL_ALGO");
-  nn_ab_env_unset(env, "NCCL_PROTO");
+  nn_abenv_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
+  nn_abenv_unset(env, "NCCL_ALGO");
+  nn_abenv_unset(env, "NCCL_PROTO");
   if (tuning) {
-    if (nn_ab_env_set(env, "NCCL_DEBUG", "INFO") || nn_ab_env_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
-      nn_ab_env_free(env);
+    if (nn_abenv_set(env, "NCCL_DEBUG", "INFO") || nn_abenv_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
+      nn_abenv_free(env);
       return NULL;
     }
-  } else if (nn_ab_env_set(env, "NCCL_DEBUG", "VERSION")) {
-    nn_ab_env_free(env);
+  } else if (nn_abenv_set(env, "NCCL_DEBUG", "VERSION")) {
+    nn_abenv_free(env);
     return NULL;
   }
   return env;
@@ -263,7 +263,7 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, co
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
   snprintf(out, out_size, "%s/runs/probe.out", rd->path);
   int rc = run_cmd(o, av, env, out);
-  nn_ab_env_free(env);
+  nn_abenv_free(env);
   o->probed = 1;
   if (o->nccl_code) return rc;
   o->nccl_code = version_in_output(out, rd->nccl, sizeof rd->nccl);
@@ -282,7 +282,7 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
   if (!bin) return -1;
   int rc = probe_with(rd, o, bin, config, tuning, out, out_size);
   if (rc < 0) nn_errbuf_set(err, errsz, "cannot run the probe (out of memory)");
-  nn_ab_env_free(bin);
+  nn_abenv_free(bin);
   return rc;
 }
 
@@ -312,9 +312,9 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   char out[PATH_MAX], envp[PATH_MAX];
   snprintf(out, sizeof out, "%s/%s", rd->path, rec.out);
   snprintf(envp, sizeof envp, "%s/%s", rd->path, rec.env);
-  char **env = nn_ab_arm_env(environ, arm, o->plugin, o->nccl_code);
+  char **env = nn_abenv_arm(environ, arm, o->plugin, o->nccl_code);
   if (!env || write_env_file(envp, env)) {
-    nn_ab_env_free(env);
+    nn_abenv_free(env);
     nn_errbuf_set(err, errsz, "cannot write %s", envp);
     return -1;
   }
@@ -323,7 +323,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   double t0 = now_s();
   rec.rc = run_cmd(o, av, env, out);
   rec.seconds = now_s() - t0;
-  nn_ab_env_free(env);
+  nn_abenv_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
     nn_errbuf_set(err, errsz, "cannot append to %s/runs.tsv", rd->path);
     return -1;
@@ -366,7 +366,7 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
     nn_errbuf_set(err, errsz, "cannot write %s/meta", rd->path);
     goto out;
   }
-  if (o->launch.style && nn_launch_write(&o->launch, rd->path)) {
+  if (o->launch.style && nn_launcher_write(&o->launch, rd->path)) {
     nn_errbuf_set(err, errsz, "cannot write %s/launch", rd->path);
     goto out;
   }
@@ -380,7 +380,7 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
       }
   rc = failed;
 out:
-  for (int c = 0; c < o->n_colls; c++) nn_ab_env_free(bins[c]);
+  for (int c = 0; c < o->n_colls; c++) nn_abenv_free(bins[c]);
   return rc;
 }
 
@@ -413,7 +413,7 @@ static int int_arg(const char *opt, const char *v, int lo, int hi, int *out, cha
 static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz) {
   o->n_colls = 0;
   for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    const char *c = nn_ab_coll_name(t);
+    const char *c = nn_abenv_coll_name(t);
     if (!c || o->n_colls >= NN_AB_MAX_COLLS) {
       nn_errbuf_set(err, errsz, "--colls: bad collective '%s'", t);
       return -1;
@@ -448,7 +448,7 @@ static int bench_cmd_checked(const char *cmd, char *err, size_t errsz) {
                   "results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner", av[off],
                   joined ? " 0" : "");
   }
-  nn_ab_env_free(av);
+  nn_abenv_free(av);
   return off < 0;
 }
 
@@ -473,7 +473,7 @@ static int set_common(struct nn_ab_opts *o, const char *opt, char *v, char *err,
   uint64_t bytes;
   int f;
   if (!strcmp(opt, "-b") || !strcmp(opt, "-e")) {
-    if (nn_size_parse(v, &bytes)) {
+    if (nn_rundir_size_parse(v, &bytes)) {
       nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", opt, v);
       return -1;
     }
@@ -546,7 +546,7 @@ static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, ch
     return own->take(own->arg, w->name, w->flag ? NULL : optarg) < 0 ? -1 : 1;
   }
   if (c >= OPT_LAUNCH && c < OPT_OWN && k < (int)NN_AB_N_LAUNCH)
-    return nn_launch_set_opt(&o->launch, launch_long[k], optarg, err, errsz);
+    return nn_launcher_set_opt(&o->launch, launch_long[k], optarg, err, errsz);
   if (c >= OPT_COMMON && c < OPT_LAUNCH && k < (int)NN_AB_N_COMMON)
     snprintf(spelled, sizeof spelled, "--%s", common_long[k]);
   else

@@ -36,7 +36,7 @@ struct nn_ab_opts {
   int n_extra;
   FILE *progress;                   /* progress lines (stderr) */
   int probed;                       /* nn_ab_probe ran: nn_ab_execute runs no second probe */
-  struct nn_launch launch;          /* --launcher, --nodes, --ranks-per-node (launcher.h) */
+  struct nn_launcher launch;          /* --launcher, --nodes, --ranks-per-node (launcher.h) */
 };
 
 /* Runs every repeat x collective x arm of rd's arms, writing meta and

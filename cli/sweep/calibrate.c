@@ -52,7 +52,7 @@ static int winner_at(const struct nn_rundir *rd, const struct nn_series *s, int 
   int n = 0, failed = 0;
   for (int a = 0; a < rd->n_arms; a++) {
     if (rd->arms[a].kind != NN_ARM_FORCED) continue;
-    const struct nn_point *p = nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), size);
+    const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
     if (!p) continue;
     if (p->failed || p->n_ok < 1) {
       failed++;
@@ -134,11 +134,11 @@ static int is_chunk(const struct nn_series *s, const void *rd) { return is_chunk
  * at one size by more than the spread of the repeats, the fastest of those; -1 when none. */
 static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                         uint64_t size, char *why, size_t why_size) {
-  const struct nn_point *base = nn_series_point(nn_series_find(s, ns, CHUNK_PREFIX "none", coll), size), *bp = NULL;
+  const struct nn_point *base = nn_rundir_series_point(nn_rundir_series_find(s, ns, CHUNK_PREFIX "none", coll), size), *bp = NULL;
   int best = -1;
   for (int a = 0; base && a < rd->n_arms; a++) {
     if (!is_chunk_arm(&rd->arms[a]) || !strcmp(rd->arms[a].name, CHUNK_PREFIX "none")) continue;
-    const struct nn_point *p = nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), size);
+    const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
     if (nn_verdict_compare(base, p) == NN_VERDICT_FASTER && (!bp || p->median < bp->median)) {
       best = a;
       bp = p;
@@ -155,7 +155,7 @@ static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, i
 static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                             const char *rc, int ranks, const char *scope, FILE *out) {
   int n = 0, rules = 0, code = rd->nccl[0] ? nn_nccl_version_code(rd->nccl) : 0;
-  uint64_t *sz = nn_series_sizes(s, ns, coll, is_chunk, rd, &n);
+  uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_chunk, rd, &n);
   if (!sz) return -1;
   if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size)
     fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, 2.30.3+): no chunk rule\n", coll,
@@ -164,8 +164,8 @@ static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *
     char why[192], a[32], b[32], lo[32], hi[32];
     int w = chunk_winner(rd, s, ns, coll, sz[i], why, sizeof why), j = i;
     while (j + 1 < n && chunk_winner(rd, s, ns, coll, sz[j + 1], a, sizeof a) == w) j++;
-    nn_size_format(sz[i], a, sizeof a);
-    nn_size_format(sz[j], b, sizeof b);
+    nn_rundir_size_format(sz[i], a, sizeof a);
+    nn_rundir_size_format(sz[j], b, sizeof b);
     fprintf(out, "# %s %s%s%s, chunk size: %s%s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "",
             w < 0 ? "no rule (" : "", why, w < 0 ? ")" : "");
     if (w >= 0) {
@@ -195,7 +195,7 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
                           FILE *out) {
   for (int a = 0; a < rd->n_arms; a++) {
     const struct nn_series *se = rd->arms[a].kind == NN_ARM_FORCED
-                                     ? nn_series_find(s, ns, rd->arms[a].name, coll) : NULL;
+                                     ? nn_rundir_series_find(s, ns, rd->arms[a].name, coll) : NULL;
     if (!se) continue;
     int wrong = 0, unchecked = 0, other = 0, first = -1, last = -1;
     for (int i = 0; i < se->n_pts; i++) {
@@ -212,8 +212,8 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
     failure_part(why, sizeof why, unchecked, "#wrong N/A", "run without nccl-tests' correctness check");
     failure_part(why, sizeof why, other, "no good result", "a non-zero exit or no readable row");
     if (first >= 0) {
-      nn_size_format(se->pts[first].size, lo, sizeof lo);
-      nn_size_format(se->pts[last].size, hi, sizeof hi);
+      nn_rundir_size_format(se->pts[first].size, lo, sizeof lo);
+      nn_rundir_size_format(se->pts[last].size, hi, sizeof hi);
       fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll, rd->arms[a].name,
               wrong + unchecked + other, se->n_pts, lo, hi, why);
     } else if (!se->n_pts && se->n_failed_runs) {
@@ -226,14 +226,14 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
 static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                      const char *coll, int ranks, const char *scope, const struct nn_cost_model *m,
                      FILE *out) {
-  const char *rc = nn_ab_rule_coll(coll);
+  const char *rc = nn_abenv_rule_coll(coll);
   if (!rc) {
     fprintf(out, "# %s: NCCL's tuner is never asked about this collective; no rules\n", coll);
     return 0;
   }
   report_failed(rd, s, ns, coll, out);
   int n = 0, rules = 0;
-  uint64_t *sz = nn_series_sizes(s, ns, coll, is_forced, rd, &n);
+  uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_forced, rd, &n);
   if (!sz) return -1;
   int *win = malloc((size_t)(n ? n : 1) * sizeof *win);
   char (*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);
@@ -249,11 +249,11 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     int j = i;
     while (j + 1 < n && win[j + 1] == win[i]) j++;
     char lo[32], hi[32], a[32], b[32];
-    nn_size_format(sz[i], a, sizeof a);
-    nn_size_format(sz[j], b, sizeof b);
+    nn_rundir_size_format(sz[i], a, sizeof a);
+    nn_rundir_size_format(sz[j], b, sizeof b);
     if (win[i] < 0) {
       for (int k = i; k <= j; k++) {
-        nn_size_format(sz[k], a, sizeof a);
+        nn_rundir_size_format(sz[k], a, sizeof a);
         fprintf(out, "# %s %s: no rule (%s)\n", coll, a, why[k]);
       }
     } else {
@@ -401,19 +401,19 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
 
 /* Whether NCCL runs algo x proto for one of the swept collectives it tunes: enabled in
  * its table, and for the release between PCIe-only GPUs (2.31.2 logs LL128 it turns off). */
-static int tuning_enables(const struct nn_tuning *t, const struct nn_ab_opts *o, int algo,
+static int tuning_enables(const struct nn_nccltuning *t, const struct nn_ab_opts *o, int algo,
                           int proto) {
-  if (!nn_tuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
+  if (!nn_nccltuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
   for (int c = 0; c < o->n_colls; c++) {
-    const char *f = nn_tuning_func_of(o->colls[c]);
-    if (f && nn_tuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
+    const char *f = nn_nccltuning_func_of(o->colls[c]);
+    if (f && nn_nccltuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
   }
   return 0;
 }
 
 /* Arms from the table: ring and tree first (today's order), then the rest in
  * NCCL's order; why gets the fixed combinations NCCL left out. */
-static int tuning_arms(struct nn_rundir *rd, const struct nn_tuning *t,
+static int tuning_arms(struct nn_rundir *rd, const struct nn_nccltuning *t,
                        const struct nn_ab_opts *o, const char *config, char *why, size_t size) {
   static const int order[] = {NN_ALGO_RING, NN_ALGO_TREE, NN_ALGO_COLLNET_DIRECT,
                               NN_ALGO_COLLNET_CHAIN, NN_ALGO_NVLS, NN_ALGO_NVLS_TREE, NN_ALGO_PAT};
@@ -443,11 +443,11 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   size_t len = 0;
   char *buf = NULL;
   nn_file_read(AT_FDCWD, out, NN_FILE_NOFOLLOW, PROBE_MAX_BYTES, &buf, &len, err, sizeof err);
-  struct nn_tuning t;
-  int found = buf ? nn_tuning_parse(buf, len, &t, err, sizeof err) : NN_TUNING_NONE;
+  struct nn_nccltuning t;
+  int found = buf ? nn_nccltuning_parse(buf, len, &t, err, sizeof err) : NN_NCCLTUNING_NONE;
   free(buf);
-  if (!err[0] && found != NN_TUNING_FOUND) snprintf(err, sizeof err, "cannot read it");
-  if (found == NN_TUNING_FOUND) {
+  if (!err[0] && found != NN_NCCLTUNING_FOUND) snprintf(err, sizeof err, "cannot read it");
+  if (found == NN_NCCLTUNING_FOUND) {
     if (tuning_arms(rd, &t, o, config, left, sizeof left)) {
       nn_errbuf_set(fail, failsz, "out of memory");
       return -1;
@@ -455,7 +455,7 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
     if (!rd->n_arms) snprintf(err, sizeof err, "NCCL's tuning table enables no algorithm x "
                               "protocol for the swept collectives");
   }
-  if (found == NN_TUNING_FOUND && rd->n_arms) {
+  if (found == NN_NCCLTUNING_FOUND && rd->n_arms) {
     arm_list(rd, list, sizeof list);
     fprintf(o->progress, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
             "swept collectives, from its tuning table in runs/probe.out%s%s)\n", list,
@@ -484,7 +484,7 @@ static int parse_chunks(const char *list, uint64_t *out, char *err, size_t errsz
   snprintf(buf, sizeof buf, "%s", list);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     uint64_t v;
-    if (nn_size_parse(t, &v) || v < NN_MIN_CHUNK || v > NN_MAX_CHUNK || n >= MAX_CHUNKS) {
+    if (nn_rundir_size_parse(t, &v) || v < NN_MIN_CHUNK || v > NN_MAX_CHUNK || n >= MAX_CHUNKS) {
       nn_errbuf_set(err, errsz, "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
                     MAX_CHUNKS, NN_MIN_CHUNK);
       return -1;
@@ -601,7 +601,7 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
     strcat(note, ": ");
     arm_list(rd, note, sizeof note);
   }
-  if (nn_launch_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_CALIBRATE_USAGE;
+  if (nn_launcher_finish(&o->launch, &o->gpus, *gpus, err, errsz)) return NN_CALIBRATE_USAGE;
   o->gpus = o->gpus ? o->gpus : (*gpus ? *gpus : 1);
   *gpus = o->gpus;
   rd->gpus = o->gpus;
@@ -617,14 +617,14 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
              localtime_r(&now, &tm));
     c->out = c->default_out;
   }
-  if (nn_ab_rundir_create(rd, c->out, numbered, "calibrate", c->command, err, errsz))
+  if (nn_abdir_create(rd, c->out, numbered, "calibrate", c->command, err, errsz))
     return NN_CALIBRATE_FAILED;
   int checked = from_nccl ? 0 : given_protos_checked(rd, o, cfg, err, errsz);
   if (checked) return checked == -1 ? NN_CALIBRATE_USAGE : NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
       (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) || nn_ab_execute(rd, o, err, errsz) < 0) {
     size_t n = err ? strlen(err) : 0;
-    if (nn_ab_rundir_discard_empty(rd) && n < errsz)
+    if (nn_abdir_discard_empty(rd) && n < errsz)
       snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);
     return NN_CALIBRATE_FAILED;
   }

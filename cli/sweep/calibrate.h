@@ -11,7 +11,7 @@
  *    the machine for the swept collectives, read (nccltuning.h) from the
  *    tuning table of one probe run with NCCL_DEBUG=INFO
  *    NCCL_DEBUG_SUBSYS=TUNING (kept as RUNDIR/runs/probe.out; LL128 only where
- *    the release runs it over PCIe, nn_tuning_proto_runs_pcie), falling back to
+ *    the release runs it over PCIe, nn_nccltuning_proto_runs_pcie), falling back to
  *    ring,tree x ll,ll128,simple when no complete table is found; the choice
  *    and its reason go to stderr and to a `candidates` line in RUNDIR/meta;
  *  - LL128 (any protocol the release keeps off between PCIe-only GPUs) is

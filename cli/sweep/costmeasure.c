@@ -28,21 +28,21 @@ static const char *const nccl_algo[NN_ALGO_COUNT] = {"Tree", "Ring", "CollNetDir
                                                      "NVLS", "NVLSTree", "PAT"};
 static const char *const nccl_proto[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
 
-static int find_name(const char (*names)[NN_TUNING_NAME_MAX], int n, const char *want) {
+static int find_name(const char (*names)[NN_NCCLTUNING_NAME_MAX], int n, const char *want) {
   for (int i = 0; i < n; i++)
     if (!strcasecmp(names[i], want)) return i;
   return -1;
 }
 
 static int coll_of(const char *tests_coll) {
-  const char *f = nn_tuning_func_of(tests_coll);
+  const char *f = nn_nccltuning_func_of(tests_coll);
   for (int c = 0; f && c < NN_COLL_COUNT; c++)
     if (!strcmp(f, nccl_func[c])) return c;
   return -1;
 }
 
 /* An enabled cell of an algorithm the model leaves out, or NULL. */
-static const char *uncovered(const struct nn_tuning *t) {
+static const char *uncovered(const struct nn_nccltuning *t) {
   for (int a = 0; a < t->n_algos; a++) {
     int known = !strcasecmp(t->algos[a], "Tree") || !strcasecmp(t->algos[a], "Ring");
     for (int f = 0; f < t->n_funcs && !known; f++)
@@ -59,7 +59,7 @@ static int guess_same_channels(const struct nn_cost_model *m) {
   return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < 6.6f + 1.5f * m->pci_hop[1][0];
 }
 
-int nn_costmeasure_from_tuning(const struct nn_tuning *t, int version_code, int nranks, struct nn_cost_model *m,
+int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, int nranks, struct nn_cost_model *m,
                          char *why, size_t why_size) {
   memset(m, 0, sizeof *m);
   const char *other = uncovered(t);
@@ -79,12 +79,12 @@ int nn_costmeasure_from_tuning(const struct nn_tuning *t, int version_code, int 
   memcpy(m->pci_hop, hops, sizeof hops);
   int cells = 0;
   for (int c = 0; c < NN_COLL_COUNT; c++) {
-    int f = find_name((const char (*)[NN_TUNING_NAME_MAX])t->funcs, t->n_funcs, nccl_func[c]);
+    int f = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, nccl_func[c]);
     for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING && f >= 0; a++) {
-      int ta = find_name((const char (*)[NN_TUNING_NAME_MAX])t->algos, t->n_algos, nccl_algo[a]);
+      int ta = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, nccl_algo[a]);
       for (int p = 0; p < NN_PROTO_COUNT && ta >= 0; p++) {
-        int tp = find_name((const char (*)[NN_TUNING_NAME_MAX])t->protos, t->n_protos, nccl_proto[p]);
-        if (tp < 0 || !t->enabled[f][ta][tp] || !nn_tuning_proto_runs_pcie(m->version_code, p)) continue;
+        int tp = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos, nccl_proto[p]);
+        if (tp < 0 || !t->enabled[f][ta][tp] || !nn_nccltuning_proto_runs_pcie(m->version_code, p)) continue;
         m->lat[c][a][p] = t->lat[f][ta][tp];
         m->bw[c][a][p] = t->bw[f][ta][tp];
         cells++;
@@ -112,16 +112,16 @@ int nn_costmeasure_load(const struct nn_rundir *rd, int nranks, struct nn_cost_m
     else snprintf(why, why_size, "%s", err);
     return -1;
   }
-  struct nn_tuning *t = calloc(1, sizeof *t);
+  struct nn_nccltuning *t = calloc(1, sizeof *t);
   if (!t) {
     free(buf);
     snprintf(why, why_size, "out of memory");
     return -1;
   }
-  int found = nn_tuning_parse(buf, len, t, err, sizeof err);
+  int found = nn_nccltuning_parse(buf, len, t, err, sizeof err);
   free(buf);
   int rc = -1;
-  if (found != NN_TUNING_FOUND) snprintf(why, why_size, "runs/probe.out: %s", err);
+  if (found != NN_NCCLTUNING_FOUND) snprintf(why, why_size, "runs/probe.out: %s", err);
   else rc = nn_costmeasure_from_tuning(t, nn_nccl_version_code(rd->nccl), nranks, m, why, why_size);
   free(t);
   return rc;
@@ -140,7 +140,7 @@ static const struct nn_arm *arm_of_kind(const struct nn_rundir *rd, int kind, in
 static const struct nn_point *good_point(const struct nn_series *s, int ns, const struct nn_arm *a,
                                          const char *coll, uint64_t size) {
   if (!a) return NULL;
-  const struct nn_point *p = nn_series_point(nn_series_find(s, ns, a->name, coll), size);
+  const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, a->name, coll), size);
   return p && !p->failed && p->n_ok > 0 ? p : NULL;
 }
 
@@ -192,7 +192,7 @@ static int keep_all(const struct nn_series *s, const void *arg) {
 void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                        const struct nn_cost_model *m) {
   int n = 0;
-  uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
+  uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, keep_all, NULL, &n);
   if (!sizes) return;
   fprintf(f, "\n### %s: NCCL's predicted choice against the measurements\n\n"
              "| size | NCCL picks | modelled (us) | measured (us) | measured on | best arm | best (us) | "
@@ -201,7 +201,7 @@ void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct n
     struct nn_costmeasure_point pt;
     if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
     char sz[32], pick[32];
-    nn_size_format(sizes[i], sz, sizeof sz);
+    nn_rundir_size_format(sizes[i], sz, sizeof sz);
     nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
     fprintf(f, "| %s | %s | %.1f |", sz, pick, pt.pred.time_us);
     if (pt.pred_pt) fprintf(f, " %.2f | %s |", pt.pred_pt->median, pt.pred_arm->name);
@@ -290,7 +290,7 @@ double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_se
     {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
   for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
     const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
-    const struct nn_series *se = a ? nn_series_find(s, ns, a->name, "all_reduce") : NULL;
+    const struct nn_series *se = a ? nn_rundir_series_find(s, ns, a->name, "all_reduce") : NULL;
     if (!se || se->ranks < 2) continue;
     double best = INFINITY;
     uint64_t at = 0;
@@ -326,7 +326,7 @@ double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_se
 static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                        const struct nn_cost_model *m, const struct nn_cost_model *w, char *why, size_t why_size) {
   int n = 0, found = 0;
-  uint64_t *sizes = nn_series_sizes(s, ns, coll, keep_all, NULL, &n);
+  uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, keep_all, NULL, &n);
   for (int i = 0; sizes && i < n && !found; i++) {
     struct nn_costmeasure_point old;
     struct nn_cost_choice now;
@@ -338,7 +338,7 @@ static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, in
     char a[32], b[32], sz[32];
     nn_costview_pair_name(old.pred.algo, old.pred.proto, a, sizeof a);
     nn_costview_pair_name(now.algo, now.proto, b, sizeof b);
-    nn_size_format(sizes[i], sz, sizeof sz);
+    nn_rundir_size_format(sizes[i], sz, sizeof sz);
     snprintf(why, why_size, "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
              "(%.2f us against %.2f us)", b, a, coll, sz, p->median, old.pred_pt->median);
     found = 1;

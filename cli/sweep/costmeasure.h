@@ -25,7 +25,7 @@
  * Returns 0, or -1 with the reason in why (no AllReduce row, nothing enabled, or NCCL
  * enabled an algorithm this model leaves out, such as NVLS or CollNet: then its choice
  * cannot be predicted from Tree and Ring alone). */
-int nn_costmeasure_from_tuning(const struct nn_tuning *t, int version_code, int nranks, struct nn_cost_model *m,
+int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, int nranks, struct nn_cost_model *m,
                          char *why, size_t why_size);
 
 /* Reads RUNDIR/runs/probe.out (as untrusted as the rest of the directory) and builds the

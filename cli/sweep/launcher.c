@@ -14,17 +14,17 @@
 #include "fileread.h"
 #include "numparse.h"
 
-#define NN_LAUNCH_MAX_NODES 65536
-#define NN_LAUNCH_MAX_RPN 4096
+#define NN_LAUNCHER_MAX_NODES 65536
+#define NN_LAUNCHER_MAX_RPN 4096
 
-int nn_launch_set_opt(struct nn_launch *l, const char *name, const char *v, char *err, size_t errsz) {
+int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err, size_t errsz) {
   int is_nodes = !strcmp(name, "nodes"), is_rpn = !strcmp(name, "ranks-per-node");
   if (!is_nodes && !is_rpn) {
     if (strcmp(name, "launcher")) return 0;
     l->spec = v;
     return 1;
   }
-  int max = is_nodes ? NN_LAUNCH_MAX_NODES : NN_LAUNCH_MAX_RPN;
+  int max = is_nodes ? NN_LAUNCHER_MAX_NODES : NN_LAUNCHER_MAX_RPN;
   if (nn_int_parse(v, 1, max, is_nodes ? &l->nodes : &l->ranks_per_node)) {
     nn_errbuf_set(err, errsz, "--%s: '%s' is not a number in 1..%d", name, v, max);
     return -1;
@@ -48,15 +48,15 @@ static char *resolve(const char *prog) {
   return NULL;
 }
 
-static enum nn_launch_style style_of(const char *word) {
+static enum nn_launcher_style style_of(const char *word) {
   const char *base = strrchr(word, '/');
   base = base ? base + 1 : word;
   if (!strcmp(base, "mpirun") || !strcmp(base, "mpiexec") || !strcmp(base, "orterun"))
-    return NN_LAUNCH_MPIRUN;
-  return !strcmp(base, "srun") ? NN_LAUNCH_SRUN : NN_LAUNCH_OTHER;
+    return NN_LAUNCHER_MPIRUN;
+  return !strcmp(base, "srun") ? NN_LAUNCHER_SRUN : NN_LAUNCHER_OTHER;
 }
 
-static int split_spec(struct nn_launch *l, char *err, size_t errsz) {
+static int split_spec(struct nn_launcher *l, char *err, size_t errsz) {
   wordexp_t we;
   if (wordexp(l->spec, &we, WRDE_NOCMD) != 0) {
     nn_errbuf_set(err, errsz, "--launcher '%s': cannot split into words (unbalanced quotes, "
@@ -64,7 +64,7 @@ static int split_spec(struct nn_launch *l, char *err, size_t errsz) {
     return -1;
   }
   int rc = 0;
-  if (we.we_wordc == 0 || we.we_wordc > NN_LAUNCH_MAX_WORDS) {
+  if (we.we_wordc == 0 || we.we_wordc > NN_LAUNCHER_MAX_WORDS) {
     nn_errbuf_set(err, errsz, "--launcher '%s': %s", l->spec, we.we_wordc ? "too many words" : "empty command");
     rc = -1;
   }
@@ -77,7 +77,7 @@ static int split_spec(struct nn_launch *l, char *err, size_t errsz) {
   return rc;
 }
 
-int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, char *err, size_t errsz) {
+int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char *err, size_t errsz) {
   if (!l->spec) {
     if (!l->nodes && !l->ranks_per_node) return 0;
     nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node need --launcher");
@@ -93,7 +93,7 @@ int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, char *err
   }
   free(l->words[0]);
   l->words[0] = path;
-  if (l->style == NN_LAUNCH_OTHER) {
+  if (l->style == NN_LAUNCHER_OTHER) {
     if (l->nodes || l->ranks_per_node) {
       nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node work with mpirun and srun; "
                     "the command '%s' must start its ranks itself", l->spec);
@@ -136,10 +136,10 @@ static char *srun_export(char *const *env, char *err, size_t errsz) {
 }
 
 /* The options of the style: rank counts and how the variables reach every rank. */
-static int style_options(const struct nn_launch *l, char *const *env, char **av, int *n, char *err,
+static int style_options(const struct nn_launcher *l, char *const *env, char **av, int *n, char *err,
                          size_t errsz) {
   char num[64];
-  if (l->style == NN_LAUNCH_MPIRUN) {
+  if (l->style == NN_LAUNCHER_MPIRUN) {
     snprintf(num, sizeof num, "%d", l->nodes * l->ranks_per_node);
     if (push(av, n, "-np") || push(av, n, num) || push(av, n, "--map-by")) return -1;
     snprintf(num, sizeof num, "ppr:%d:node", l->ranks_per_node);
@@ -148,7 +148,7 @@ static int style_options(const struct nn_launch *l, char *const *env, char **av,
       if (!is_passed(*e)) continue;
       if (push(av, n, "-x") || !(av[(*n)++] = strndup(*e, (size_t)(strchr(*e, '=') - *e)))) return -1;
     }
-  } else if (l->style == NN_LAUNCH_SRUN) {
+  } else if (l->style == NN_LAUNCHER_SRUN) {
     snprintf(num, sizeof num, "--nodes=%d", l->nodes);
     if (push(av, n, num)) return -1;
     snprintf(num, sizeof num, "--ntasks-per-node=%d", l->ranks_per_node);
@@ -158,7 +158,7 @@ static int style_options(const struct nn_launch *l, char *const *env, char **av,
   return 0;
 }
 
-char **nn_launch_argv(const struct nn_launch *l, char *const *env, char *const *prog, char *err,
+char **nn_launcher_argv(const struct nn_launcher *l, char *const *env, char *const *prog, char *err,
                       size_t errsz) {
   size_t cap = (size_t)l->n_words + 8;
   for (char *const *e = env; *e; e++) cap += 2;
@@ -174,21 +174,21 @@ char **nn_launch_argv(const struct nn_launch *l, char *const *env, char *const *
     if (push(av, &n, *p)) goto fail;
   return av;
 fail:
-  nn_launch_argv_free(av);
+  nn_launcher_argv_free(av);
   return NULL;
 }
 
-void nn_launch_argv_free(char **av) {
+void nn_launcher_argv_free(char **av) {
   if (!av) return;
   for (char **a = av; *a; a++) free(*a);
   free(av);
 }
 
-static const char *style_name(enum nn_launch_style s) {
-  return s == NN_LAUNCH_MPIRUN ? "mpirun" : s == NN_LAUNCH_SRUN ? "srun" : "other";
+static const char *style_name(enum nn_launcher_style s) {
+  return s == NN_LAUNCHER_MPIRUN ? "mpirun" : s == NN_LAUNCHER_SRUN ? "srun" : "other";
 }
 
-int nn_launch_write(const struct nn_launch *l, const char *rundir) {
+int nn_launcher_write(const struct nn_launcher *l, const char *rundir) {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/launch", rundir);
   FILE *f = fopen(path, "w");
@@ -204,14 +204,14 @@ static FILE *open_run_file(const char *path) {
   return nn_file_fopen(path, NN_FILE_NOFOLLOW, 64u << 20);
 }
 
-int nn_launch_nodes(const char *rundir) {
+int nn_launcher_nodes(const char *rundir) {
   char path[PATH_MAX], line[256];
   snprintf(path, sizeof path, "%s/launch", rundir);
   FILE *f = open_run_file(path);
   int nodes = 1;
   while (f && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "nodes ", 6) && nn_int_parse(line + 6, 1, NN_LAUNCH_MAX_NODES, &nodes)) nodes = 1;
+    if (!strncmp(line, "nodes ", 6) && nn_int_parse(line + 6, 1, NN_LAUNCHER_MAX_NODES, &nodes)) nodes = 1;
   }
   if (f) fclose(f);
   return nodes;
@@ -286,7 +286,7 @@ static int by_rank(const void *a, const void *b) {
   return ((const struct placement *)a)->rank - ((const struct placement *)b)->rank;
 }
 
-int nn_launch_record(const char *rundir, const char *out_path, const char *arm, int seq,
+int nn_launcher_record(const char *rundir, const char *out_path, const char *arm, int seq,
                      const char *coll, char *summary, size_t size) {
   struct placement *p = NULL;
   int n = read_placement(out_path, &p);
@@ -311,7 +311,7 @@ int nn_launch_record(const char *rundir, const char *out_path, const char *arm, 
   return rc;
 }
 
-void nn_launch_free(struct nn_launch *l) {
+void nn_launcher_free(struct nn_launcher *l) {
   for (int w = 0; w < l->n_words; w++) free(l->words[w]);
   l->n_words = 0;
 }

@@ -26,21 +26,21 @@
 #include <limits.h>
 #include <stdio.h>
 
-enum nn_launch_style { NN_LAUNCH_NONE = 0, NN_LAUNCH_MPIRUN, NN_LAUNCH_SRUN, NN_LAUNCH_OTHER };
+enum nn_launcher_style { NN_LAUNCHER_NONE = 0, NN_LAUNCHER_MPIRUN, NN_LAUNCHER_SRUN, NN_LAUNCHER_OTHER };
 
-#define NN_LAUNCH_MAX_WORDS 64
+#define NN_LAUNCHER_MAX_WORDS 64
 
-struct nn_launch {
-  enum nn_launch_style style;
+struct nn_launcher {
+  enum nn_launcher_style style;
   const char *spec;                  /* --launcher as given */
-  char *words[NN_LAUNCH_MAX_WORDS];  /* split, words[0] resolved on PATH (malloc'd) */
+  char *words[NN_LAUNCHER_MAX_WORDS];  /* split, words[0] resolved on PATH (malloc'd) */
   int n_words;
   int nodes, ranks_per_node;         /* 0 = not given */
 };
 
 /* Sets the option --NAME (launcher, nodes or ranks-per-node) to v. Returns 1 set, 0 not
  * one of them, -1 a bad value (the problem in err). */
-int nn_launch_set_opt(struct nn_launch *l, const char *name, const char *v, char *err, size_t errsz);
+int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err, size_t errsz);
 
 /* After all options: splits and resolves the launcher and checks --nodes and
  * --ranks-per-node against it; fills the defaults. With a launcher, -g (*gpus)
@@ -48,31 +48,31 @@ int nn_launch_set_opt(struct nn_launch *l, const char *name, const char *v, char
  * GPU count (mapping_gpus, else 1) when -g was not given, else to 1.
  * Returns 0, or -1 with the problem in err. Without a launcher it only refuses
  * --nodes/--ranks-per-node. */
-int nn_launch_finish(struct nn_launch *l, int *gpus, int mapping_gpus, char *err, size_t errsz);
+int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char *err, size_t errsz);
 
 /* The launcher's argv around `prog` (NULL-terminated) for a run in `env`: the
  * launcher words, the style's rank and environment options, then prog. Returns
  * a malloc'd NULL-terminated array of malloc'd strings (free with
- * nn_launch_argv_free), or NULL with a message in err. */
-char **nn_launch_argv(const struct nn_launch *l, char *const *env, char *const *prog, char *err,
+ * nn_launcher_argv_free), or NULL with a message in err. */
+char **nn_launcher_argv(const struct nn_launcher *l, char *const *env, char *const *prog, char *err,
                       size_t errsz);
-void nn_launch_argv_free(char **av);
+void nn_launcher_argv_free(char **av);
 
 /* Writes RUNDIR/launch: the style, the command, nodes and ranks per node. */
-int nn_launch_write(const struct nn_launch *l, const char *rundir);
+int nn_launcher_write(const struct nn_launcher *l, const char *rundir);
 
 /* Reads the "Rank R ... Pid P on HOST device D" lines of a run's output at
  * out_path and appends one line per rank "ARM SEQ COLL RANK HOST PID DEVICE" to
  * RUNDIR/placement.tsv (header written when new). Puts "HOST: R,R; HOST: R"
  * in summary. Returns the number of ranks found, or -1 when a file cannot be
  * read or written. */
-int nn_launch_record(const char *rundir, const char *out_path, const char *arm, int seq,
+int nn_launcher_record(const char *rundir, const char *out_path, const char *arm, int seq,
                      const char *coll, char *summary, size_t size);
 
 /* The nodes a run directory's runs used: from RUNDIR/launch, 1 when absent. */
-int nn_launch_nodes(const char *rundir);
+int nn_launcher_nodes(const char *rundir);
 
 /* Frees the launcher's words. */
-void nn_launch_free(struct nn_launch *l);
+void nn_launcher_free(struct nn_launcher *l);
 
 #endif

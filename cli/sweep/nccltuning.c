@@ -24,14 +24,14 @@ struct stream {
   int broken;                 /* line where the table broke off, 0 while it is whole */
   int start_line;
   int nblocks;
-  int balgo[NN_TUNING_MAX_ALGOS], nb;       /* the block's algorithms (indices into tab.algos) */
-  int bproto[NN_TUNING_MAX_PROTOS], np;     /* its protocols; np 0 until the Protocol row */
+  int balgo[NN_NCCLTUNING_MAX_ALGOS], nb;       /* the block's algorithms (indices into tab.algos) */
+  int bproto[NN_NCCLTUNING_MAX_PROTOS], np;     /* its protocols; np 0 until the Protocol row */
   unsigned first_funcs, block_funcs;        /* bit per tab.funcs index */
-  struct nn_tuning tab;                     /* this table alone */
+  struct nn_nccltuning tab;                     /* this table alone */
 };
 
 struct parse {
-  struct nn_tuning *out;
+  struct nn_nccltuning *out;
   struct stream *st;          /* MAX_STREAMS */
   int first_broken;           /* line of the first table that broke off */
 };
@@ -51,15 +51,15 @@ static int name_eq(const char *a, const char *b) {
 }
 
 /* Index of name in names[n], adding it when there is room; -1 when full. */
-static int name_index(char (*names)[NN_TUNING_NAME_MAX], int *n, int max, const char *name) {
+static int name_index(char (*names)[NN_NCCLTUNING_NAME_MAX], int *n, int max, const char *name) {
   for (int i = 0; i < *n; i++)
     if (name_eq(names[i], name)) return i;
   if (*n >= max) return -1;
-  snprintf(names[*n], NN_TUNING_NAME_MAX, "%s", name);
+  snprintf(names[*n], NN_NCCLTUNING_NAME_MAX, "%s", name);
   return (*n)++;
 }
 
-static int name_find(const char (*names)[NN_TUNING_NAME_MAX], int n, const char *name) {
+static int name_find(const char (*names)[NN_NCCLTUNING_NAME_MAX], int n, const char *name) {
   for (int i = 0; i < n; i++)
     if (name_eq(names[i], name)) return i;
   return -1;
@@ -68,7 +68,7 @@ static int name_find(const char (*names)[NN_TUNING_NAME_MAX], int n, const char 
 /* A plausible NCCL name: letters and digits, 1..NAME_MAX-1 long. */
 static int is_word(const char *s) {
   size_t n = strlen(s);
-  if (!n || n >= NN_TUNING_NAME_MAX) return 0;
+  if (!n || n >= NN_NCCLTUNING_NAME_MAX) return 0;
   for (size_t i = 0; i < n; i++)
     if (!isalnum((unsigned char)s[i])) return 0;
   return 1;
@@ -112,19 +112,19 @@ static void broke(struct stream *s, int line) {
  * which ends with AllReduce in every release read (2.18 ... 2.30), so a block
  * without it was cut off. */
 static void end_block(struct stream *s, int line) {
-  int ar = name_find((const char (*)[NN_TUNING_NAME_MAX])s->tab.funcs, s->tab.n_funcs, "AllReduce");
+  int ar = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])s->tab.funcs, s->tab.n_funcs, "AllReduce");
   int whole = s->np && ar >= 0 && (s->block_funcs & (1u << ar));
   if (whole && s->nblocks == 1) s->first_funcs = s->block_funcs;
   if (!whole || s->block_funcs != s->first_funcs) broke(s, line);
 }
 
-static void merge(struct nn_tuning *out, const struct nn_tuning *t) {
+static void merge(struct nn_nccltuning *out, const struct nn_nccltuning *t) {
   for (int f = 0; f < t->n_funcs; f++) {
-    int gf = name_index(out->funcs, &out->n_funcs, NN_TUNING_MAX_FUNCS, t->funcs[f]);
+    int gf = name_index(out->funcs, &out->n_funcs, NN_NCCLTUNING_MAX_FUNCS, t->funcs[f]);
     for (int a = 0; a < t->n_algos && gf >= 0; a++) {
-      int ga = name_index(out->algos, &out->n_algos, NN_TUNING_MAX_ALGOS, t->algos[a]);
+      int ga = name_index(out->algos, &out->n_algos, NN_NCCLTUNING_MAX_ALGOS, t->algos[a]);
       for (int p = 0; p < t->n_protos && ga >= 0; p++) {
-        int gp = name_index(out->protos, &out->n_protos, NN_TUNING_MAX_PROTOS, t->protos[p]);
+        int gp = name_index(out->protos, &out->n_protos, NN_NCCLTUNING_MAX_PROTOS, t->protos[p]);
         if (gp < 0 || !t->seen[f][a][p]) continue;
         if (!out->seen[gf][ga][gp]) {
           out->lat[gf][ga][gp] = t->lat[f][a][p];
@@ -164,7 +164,7 @@ static void open_table(struct stream *s, int line) {
 static void algo_row(struct parse *ps, struct stream *s, char **cell, int n, int line) {
   int fresh = 1;
   for (int i = 1; i < n && s->active; i++)
-    if (cell[i][0] && name_find((const char (*)[NN_TUNING_NAME_MAX])s->tab.algos,
+    if (cell[i][0] && name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])s->tab.algos,
                                 s->tab.n_algos, cell[i]) >= 0)
       fresh = 0;
   if (s->active && fresh) end_block(s, line);
@@ -176,8 +176,8 @@ static void algo_row(struct parse *ps, struct stream *s, char **cell, int n, int
   s->nb = s->np = 0;
   s->block_funcs = 0;
   for (int i = 1; i < n; i++) {
-    int a = is_word(cell[i]) && s->nb < NN_TUNING_MAX_ALGOS
-                ? name_index(s->tab.algos, &s->tab.n_algos, NN_TUNING_MAX_ALGOS, cell[i]) : -1;
+    int a = is_word(cell[i]) && s->nb < NN_NCCLTUNING_MAX_ALGOS
+                ? name_index(s->tab.algos, &s->tab.n_algos, NN_NCCLTUNING_MAX_ALGOS, cell[i]) : -1;
     for (int k = 0; k < s->nb && a >= 0; k++)
       if (s->balgo[k] == a) a = -1;   /* named twice */
     if (a < 0) {
@@ -194,8 +194,8 @@ static void proto_row(struct stream *s, char **cell, int n, int line) {
   if (!s->active || s->np) return;
   for (int i = 1; i < n; i++) {
     if (s->np && name_eq(cell[i], s->tab.protos[s->bproto[0]])) break;
-    int p = is_word(cell[i]) && s->np < NN_TUNING_MAX_PROTOS
-                ? name_index(s->tab.protos, &s->tab.n_protos, NN_TUNING_MAX_PROTOS, cell[i]) : -1;
+    int p = is_word(cell[i]) && s->np < NN_NCCLTUNING_MAX_PROTOS
+                ? name_index(s->tab.protos, &s->tab.n_protos, NN_NCCLTUNING_MAX_PROTOS, cell[i]) : -1;
     if (p < 0) {
       broke(s, line);
       return;
@@ -211,7 +211,7 @@ static void func_row(struct stream *s, char **cell, int n, int line) {
     broke(s, line);
     return;
   }
-  int f = name_index(s->tab.funcs, &s->tab.n_funcs, NN_TUNING_MAX_FUNCS, cell[0]);
+  int f = name_index(s->tab.funcs, &s->tab.n_funcs, NN_NCCLTUNING_MAX_FUNCS, cell[0]);
   if (f < 0 || (s->block_funcs & (1u << f))) {
     broke(s, line);
     return;
@@ -275,12 +275,12 @@ static void one_line(struct parse *ps, char *text, int line) {
     func_row(s, cell, n, line);
 }
 
-int nn_tuning_parse(const char *buf, size_t len, struct nn_tuning *t, char *err, size_t errsz) {
+int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err, size_t errsz) {
   memset(t, 0, sizeof *t);
   struct parse ps = {.out = t, .st = calloc(MAX_STREAMS, sizeof(struct stream))};
   if (!ps.st) {
     nn_errbuf_set(err, errsz, "out of memory");
-    return NN_TUNING_NONE;
+    return NN_NCCLTUNING_NONE;
   }
   char *line = malloc(MAX_LINE);
   int lineno = 0;
@@ -298,34 +298,34 @@ int nn_tuning_parse(const char *buf, size_t len, struct nn_tuning *t, char *err,
     pos = end + 1;
   }
   for (int i = 0; i < MAX_STREAMS; i++) close_table(&ps, &ps.st[i], lineno + 1);
-  int rc = NN_TUNING_FOUND;
+  int rc = NN_NCCLTUNING_FOUND;
   if (!line) {
     nn_errbuf_set(err, errsz, "out of memory");
-    rc = NN_TUNING_NONE;
+    rc = NN_NCCLTUNING_NONE;
   } else if (!t->n_tables && t->n_truncated) {
     nn_errbuf_set(err, errsz, "line %d: NCCL's tuning table breaks off (truncated output?)",
                   ps.first_broken);
-    rc = NN_TUNING_TRUNCATED;
+    rc = NN_NCCLTUNING_TRUNCATED;
   } else if (!t->n_tables) {
     nn_errbuf_set(err, errsz, "no NCCL tuning table (needs NCCL_DEBUG=INFO and "
                   "NCCL_DEBUG_SUBSYS=TUNING, printed by rank 0 at init)");
-    rc = NN_TUNING_NONE;
+    rc = NN_NCCLTUNING_NONE;
   }
   free(line);
   free(ps.st);
   return rc;
 }
 
-int nn_tuning_enabled(const struct nn_tuning *t, const char *func, const char *algo,
+int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const char *algo,
                       const char *proto) {
-  int f = name_find((const char (*)[NN_TUNING_NAME_MAX])t->funcs, t->n_funcs, func);
-  int a = name_find((const char (*)[NN_TUNING_NAME_MAX])t->algos, t->n_algos, algo);
-  int p = name_find((const char (*)[NN_TUNING_NAME_MAX])t->protos, t->n_protos, proto);
+  int f = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, func);
+  int a = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, algo);
+  int p = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos, proto);
   if (f < 0 || a < 0 || p < 0 || !t->seen[f][a][p]) return -1;
   return t->enabled[f][a][p];
 }
 
-const char *nn_tuning_func_of(const char *tests_coll) {
+const char *nn_nccltuning_func_of(const char *tests_coll) {
   static const char *const map[][2] = {
     {"all_reduce", "AllReduce"}, {"all_gather", "AllGather"},
     {"reduce_scatter", "ReduceScatter"}, {"broadcast", "Broadcast"}, {"reduce", "Reduce"}};
@@ -334,7 +334,7 @@ const char *nn_tuning_func_of(const char *tests_coll) {
   return NULL;
 }
 
-int nn_tuning_proto_runs_pcie(int version_code, int proto) {
+int nn_nccltuning_proto_runs_pcie(int version_code, int proto) {
   if (version_code < NN_NCCL_VERSION(2, 31, 0)) return 1;
   return nn_nccl_proto_enabled_pcie(nn_nccl_release_find(version_code, NULL), proto, 0);
 }

@@ -35,44 +35,44 @@
 
 #include <stddef.h>
 
-#define NN_TUNING_MAX_FUNCS 8
-#define NN_TUNING_MAX_ALGOS 12
-#define NN_TUNING_MAX_PROTOS 6
-#define NN_TUNING_NAME_MAX 24
+#define NN_NCCLTUNING_MAX_FUNCS 8
+#define NN_NCCLTUNING_MAX_ALGOS 12
+#define NN_NCCLTUNING_MAX_PROTOS 6
+#define NN_NCCLTUNING_NAME_MAX 24
 
 /* What the complete tables of a log said, merged by name. */
-struct nn_tuning {
+struct nn_nccltuning {
   int n_tables;           /* complete tables read (one per communicator's rank 0) */
   int n_truncated;        /* tables that ended early; they are left out */
   int first_line;         /* line of the first complete table's first row, 0 none */
   int n_funcs, n_algos, n_protos;
-  char funcs[NN_TUNING_MAX_FUNCS][NN_TUNING_NAME_MAX];    /* as NCCL names them */
-  char algos[NN_TUNING_MAX_ALGOS][NN_TUNING_NAME_MAX];
-  char protos[NN_TUNING_MAX_PROTOS][NN_TUNING_NAME_MAX];
+  char funcs[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_NAME_MAX];    /* as NCCL names them */
+  char algos[NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_NAME_MAX];
+  char protos[NN_NCCLTUNING_MAX_PROTOS][NN_NCCLTUNING_NAME_MAX];
   /* [func][algo][proto]: seen = some table had the cell; enabled = some
    * table gave it a bandwidth above 0 */
-  unsigned char seen[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
-  unsigned char enabled[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
+  unsigned char seen[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_MAX_PROTOS];
+  unsigned char enabled[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_MAX_PROTOS];
   /* NCCL's model as the first complete table printed it (0.1 precision): latency (us)
    * and bandwidth (GB/s) per cell */
-  float lat[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
-  float bw[NN_TUNING_MAX_FUNCS][NN_TUNING_MAX_ALGOS][NN_TUNING_MAX_PROTOS];
+  float lat[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_MAX_PROTOS];
+  float bw[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_MAX_PROTOS];
 };
 
-#define NN_TUNING_FOUND 0
-#define NN_TUNING_NONE 1        /* no table in the log */
-#define NN_TUNING_TRUNCATED 2   /* tables, but none complete */
+#define NN_NCCLTUNING_FOUND 0
+#define NN_NCCLTUNING_NONE 1        /* no table in the log */
+#define NN_NCCLTUNING_TRUNCATED 2   /* tables, but none complete */
 
-/* Parses a log. Returns NN_TUNING_FOUND with *t filled from the complete
- * tables (a later truncated one is counted in n_truncated), NN_TUNING_NONE
- * when there is no table, or NN_TUNING_TRUNCATED when every table ended early;
+/* Parses a log. Returns NN_NCCLTUNING_FOUND with *t filled from the complete
+ * tables (a later truncated one is counted in n_truncated), NN_NCCLTUNING_NONE
+ * when there is no table, or NN_NCCLTUNING_TRUNCATED when every table ended early;
  * the last two put a message in err (the line where the first table broke off). */
-int nn_tuning_parse(const char *buf, size_t len, struct nn_tuning *t, char *err, size_t errsz);
+int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err, size_t errsz);
 
 /* Whether NCCL enabled func x algo x proto (names compared without case and
  * underscores, so "all_reduce"/"AllReduce", "nvls_tree"/"NVLSTree" match):
  * 1 enabled, 0 disabled, -1 not in the table. */
-int nn_tuning_enabled(const struct nn_tuning *t, const char *func, const char *algo,
+int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const char *algo,
                       const char *proto);
 
 /* Whether a cell that NCCL `version_code` logs as enabled for `proto` (enum nn_proto)
@@ -80,10 +80,10 @@ int nn_tuning_enabled(const struct nn_tuning *t, const char *func, const char *a
  * too where their enable check then turns LL128 off: there the release table decides
  * (nn_nccl_proto_enabled_pcie, nccl_model.h). Earlier releases log a disabled cell as
  * such, and an unknown release (0) is taken at its table's word: 1 for those. */
-int nn_tuning_proto_runs_pcie(int version_code, int proto);
+int nn_nccltuning_proto_runs_pcie(int version_code, int proto);
 
 /* NCCL's name of an nccl-tests collective ("all_reduce" -> "AllReduce"), or
  * NULL for one NCCL does not tune (alltoall, sendrecv, gather, ...). */
-const char *nn_tuning_func_of(const char *tests_coll);
+const char *nn_nccltuning_func_of(const char *tests_coll);
 
 #endif

@@ -114,12 +114,12 @@ static void table_head(struct nn_strbuf *t, const struct nn_rundir *rd, const ch
 static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
                        int ns, const char *coll, const char *base, int plots) {
   int nsz = 0;
-  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes) {
     t->oom = 1;
     return;
   }
-  const struct nn_series *bs = nn_series_find(s, ns, base, coll);
+  const struct nn_series *bs = nn_rundir_series_find(s, ns, base, coll);
   if (!nsz) {
     nn_strbuf_printf(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
     free(sizes);
@@ -129,14 +129,14 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
   int counts[MAX_COLLS][5] = {{0}};
   for (int i = 0; i < nsz; i++) {
     char sz[32];
-    nn_size_format(sizes[i], sz, sizeof sz);
-    const struct nn_point *bp = nn_series_point(bs, sizes[i]);
+    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    const struct nn_point *bp = nn_rundir_series_point(bs, sizes[i]);
     nn_strbuf_printf(t, "| %s |", sz);
     cell_time(t, bp, bs ? bs->n_runs : 0);
     for (int a = 0, k = 0; a < rd->n_arms; a++) {
       if (!strcmp(rd->arms[a].name, base)) continue;
-      const struct nn_series *as = nn_series_find(s, ns, rd->arms[a].name, coll);
-      const struct nn_point *ap = nn_series_point(as, sizes[i]);
+      const struct nn_series *as = nn_rundir_series_find(s, ns, rd->arms[a].name, coll);
+      const struct nn_point *ap = nn_rundir_series_point(as, sizes[i]);
       int v = nn_verdict_compare(bp, ap);
       cell_time(t, ap, as ? as->n_runs : 0);
       cell_versus(t, bp, ap, v);
@@ -238,7 +238,7 @@ static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
                            const struct nn_series *s, int ns, const char *coll) {
   char name[128];
   int nsz = 0;
-  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes) return -1;
   snprintf(name, sizeof name, "plot-%s.dat", coll);
   FILE *d = stage_file(st, name);
@@ -253,7 +253,7 @@ static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
     fprintf(d, "%llu", (unsigned long long)sizes[i]);
     for (int a = 0; a < rd->n_arms; a++) {
       const struct nn_point *p =
-          nn_series_point(nn_series_find(s, ns, rd->arms[a].name, coll), sizes[i]);
+          nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), sizes[i]);
       if (p && !p->failed && p->median > 0) fprintf(d, " %.4f", p->median);
       else fprintf(d, " ?");
     }
@@ -268,7 +268,7 @@ static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
 /* x tics at measured sizes, labelled in binary units ("32 KiB"; gnuplot's own %c would say 33k). */
 static void plot_xtics(FILE *g, const struct nn_series *s, int ns, const char *coll) {
   int nsz = 0;
-  uint64_t *sizes = nn_series_sizes(s, ns, coll, NULL, NULL, &nsz);
+  uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, NULL, NULL, &nsz);
   if (!sizes || !nsz) {
     free(sizes);
     return;
@@ -277,7 +277,7 @@ static void plot_xtics(FILE *g, const struct nn_series *s, int ns, const char *c
   fprintf(g, "set xtics (");
   for (int i = 0; i < nsz; i += step) {
     char sz[32];
-    nn_size_format(sizes[i], sz, sizeof sz);
+    nn_rundir_size_format(sizes[i], sz, sizeof sz);
     fprintf(g, "%s", i ? ", " : "");
     gp_string(g, sz);
     fprintf(g, " %llu", (unsigned long long)sizes[i]);
@@ -448,7 +448,7 @@ static int build_report(struct nn_strbuf *t, const struct stage *st, const struc
     nn_strbuf_printf(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
         "runs/*.out.\n", failed_runs);
   if (plots) draw_plots(t, st, rd, s, ns, colls, nc, base, log);
-  nn_series_free(s, ns);
+  nn_rundir_series_free(s, ns);
   if (t->oom) nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rd->path);
   return t->oom ? -1 : 0;
 }

@@ -41,7 +41,7 @@ static char *join(const char *dir, const char *name) {
 
 /* ---------- sizes and statistics ---------- */
 
-void nn_size_format(uint64_t b, char *buf, size_t size) {
+void nn_rundir_size_format(uint64_t b, char *buf, size_t size) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
   while (u < 4 && b >= 1024 && b % 1024 == 0) {
@@ -51,7 +51,7 @@ void nn_size_format(uint64_t b, char *buf, size_t size) {
   snprintf(buf, size, "%llu %s", (unsigned long long)b, units[u]);
 }
 
-int nn_size_parse(const char *s, uint64_t *out) {
+int nn_rundir_size_parse(const char *s, uint64_t *out) {
   char buf[64];
   size_t n;
   if (!s || (n = strlen(s)) >= sizeof buf) return -1;
@@ -65,7 +65,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double nn_median(const double *v, int n) {
+double nn_rundir_median(const double *v, int n) {
   if (n <= 0) return NAN;
   double *s = malloc((size_t)n * sizeof *s);
   if (!s) return NAN;
@@ -389,7 +389,7 @@ static void finish_series(struct nn_series *s) {
   for (int i = 0; i < s->n_pts; i++) {
     struct nn_point *p = &s->pts[i];
     p->failed = p->n_ok < s->n_runs || p->n_bad > 0;
-    p->median = nn_median(p->times, p->n_ok);
+    p->median = nn_rundir_median(p->times, p->n_ok);
     p->min = p->max = p->n_ok ? p->times[0] : NAN;
     for (int k = 1; k < p->n_ok; k++) {
       if (p->times[k] < p->min) p->min = p->times[k];
@@ -458,11 +458,11 @@ oom:
   nn_errbuf_set(err, errsz, "out of memory");
 fail:
   close(dfd);
-  nn_series_free(all, n);
+  nn_rundir_series_free(all, n);
   return -1;
 }
 
-void nn_series_free(struct nn_series *s, int n) {
+void nn_rundir_series_free(struct nn_series *s, int n) {
   if (!s) return;
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < s[i].n_pts; k++) free(s[i].pts[k].times);
@@ -471,14 +471,14 @@ void nn_series_free(struct nn_series *s, int n) {
   free(s);
 }
 
-const struct nn_series *nn_series_find(const struct nn_series *s, int n, const char *arm,
+const struct nn_series *nn_rundir_series_find(const struct nn_series *s, int n, const char *arm,
                                        const char *coll) {
   for (int i = 0; i < n; i++)
     if (!strcmp(s[i].arm, arm) && !strcmp(s[i].coll, coll)) return &s[i];
   return NULL;
 }
 
-const struct nn_point *nn_series_point(const struct nn_series *s, uint64_t size) {
+const struct nn_point *nn_rundir_series_point(const struct nn_series *s, uint64_t size) {
   if (!s) return NULL;
   for (int i = 0; i < s->n_pts; i++)
     if (s->pts[i].size == size) return &s->pts[i];
@@ -490,7 +490,7 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-uint64_t *nn_series_sizes(const struct nn_series *s, int n, const char *coll,
+uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *coll,
                           int (*keep)(const struct nn_series *, const void *), const void *arg,
                           int *n_out) {
   int cap = 0, m = 0;

@@ -111,25 +111,25 @@ const struct nn_arm *nn_rundir_arm(const struct nn_rundir *rd, const char *name)
  * order), or -1 with the reason in err. */
 int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **out, int *n_out,
                      char *err, size_t errsz);
-void nn_series_free(struct nn_series *s, int n);
+void nn_rundir_series_free(struct nn_series *s, int n);
 /* The series of one arm and collective, or NULL. */
-const struct nn_series *nn_series_find(const struct nn_series *s, int n, const char *arm,
+const struct nn_series *nn_rundir_series_find(const struct nn_series *s, int n, const char *arm,
                                        const char *coll);
 /* The point of a size in a series, or NULL. */
-const struct nn_point *nn_series_point(const struct nn_series *s, uint64_t size);
+const struct nn_point *nn_rundir_series_point(const struct nn_series *s, uint64_t size);
 /* Every size measured for `coll` by the series `keep` accepts (all of them
  * when keep is NULL; keep gets arg), ascending, each once. Returns a malloc'd
  * array (caller frees) of *n_out sizes, or NULL when out of memory. */
-uint64_t *nn_series_sizes(const struct nn_series *s, int n, const char *coll,
+uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *coll,
                           int (*keep)(const struct nn_series *, const void *), const void *arg,
                           int *n_out);
 
 /* Median of n values (sorted copy); NAN when n == 0. */
-double nn_median(const double *v, int n);
+double nn_rundir_median(const double *v, int n);
 
 /* Human size: 8 B, 4 KiB, 256 MiB (exact powers of 1024 only; else bytes). */
-void nn_size_format(uint64_t bytes, char *buf, size_t size);
+void nn_rundir_size_format(uint64_t bytes, char *buf, size_t size);
 /* Parses "8", "64K", "256M", "1G" (powers of 1024). Returns 0 or -1. */
-int nn_size_parse(const char *s, uint64_t *out);
+int nn_rundir_size_parse(const char *s, uint64_t *out);
 
 #endif

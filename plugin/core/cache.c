@@ -22,7 +22,7 @@ struct nn_cache_version {
   char *path;
   char *tuner_csv;        /* NCCL_TUNER_CONFIG_FILE when read, or NULL */
   int culprit_is_csv;     /* rejected because of tuner_csv, not the mapping */
-  struct nn_snap_record files;   /* the version key */
+  struct nn_snapshot_record files;   /* the version key */
   char hash[17];
   int status;
   struct nn_config *cfg;
@@ -46,7 +46,7 @@ static void free_version(struct nn_cache_version *v) {
   free(v->policies);
   nn_config_free(v->cfg);
   nn_diag_clear(&v->diag);
-  nn_snap_record_free(&v->files);
+  nn_snapshot_record_free(&v->files);
   pthread_mutex_destroy(&v->lock);
   free(v->tuner_csv);
   free(v->path);
@@ -62,7 +62,7 @@ static void put_ref(struct nn_cache_version *v) {
 }
 
 /* Reads and parses the mapping and what it pulls in, as nn_config_resolve does for every
- * command; nn_snap_read records every file (a missing default file too, so its creation
+ * command; nn_snapshot_read records every file (a missing default file too, so its creation
  * is noticed). */
 static void load_version(struct nn_cache_version *v, int explicit_path) {
   struct nn_config_source src = {v->path, explicit_path ? "NCCL_NUMA_CONFIG" : "default",
@@ -86,9 +86,9 @@ static struct nn_cache_version *build_version(const struct nn_config_source *src
   }
   pthread_mutex_init(&v->lock, NULL);
   v->refs = 1;
-  nn_snap_record_begin(&v->files);
+  nn_snapshot_record_begin(&v->files);
   load_version(v, src->named);
-  nn_snap_record_end(&v->files);
+  nn_snapshot_record_end(&v->files);
   if (v->files.moving) v->status = NN_CFG_MOVING;
   snprintf(v->hash, sizeof v->hash, "%08x", (unsigned)(v->files.hash ^ (v->files.hash >> 32)));
   return v;
@@ -102,7 +102,7 @@ static int same_tuner_csv(const struct nn_cache_version *v, const char *csv) {
 /* `v` still describes the files on disk: one stat per file, no read. */
 static int still_current(const struct nn_cache_version *v, const struct nn_config_source *src) {
   return v && !strcmp(v->path, src->path) && same_tuner_csv(v, src->tuner_csv) &&
-         nn_snap_record_current(&v->files);
+         nn_snapshot_record_current(&v->files);
 }
 
 /* Makes `fresh` current unless another thread published the same files meanwhile; returns
@@ -110,7 +110,7 @@ static int still_current(const struct nn_cache_version *v, const struct nn_confi
 static struct nn_cache_version *publish(struct nn_cache_version *fresh) {
   struct nn_cache_version *drop = NULL, *held;
   pthread_mutex_lock(&g_lock);
-  if (g_current && nn_snap_record_equal(&g_current->files, &fresh->files) &&
+  if (g_current && nn_snapshot_record_equal(&g_current->files, &fresh->files) &&
       !strcmp(g_current->path, fresh->path)) {
     held = g_current;
     held->refs++;

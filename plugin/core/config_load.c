@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * config_load.c - a mapping read from its file (whole, by nn_snap_read), rules merged in from a CSV file named outside the
+ * config_load.c - a mapping read from its file (whole, by nn_snapshot_read), rules merged in from a CSV file named outside the
  * mapping (NCCL_TUNER_CONFIG_FILE), and the questions the plugin asks of a
  * parsed config.
  */
@@ -23,7 +23,7 @@ int nn_config_load(const char *path, const struct nn_parse_opts *opts,
   }
   char *buf, err[600];
   size_t len;
-  if (nn_snap_read(path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err) != NN_SNAP_OK) {
+  if (nn_snapshot_read(path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err) != NN_SNAP_OK) {
     nn_diag_add(diag, "%s", err);
     return -1;
   }

@@ -299,7 +299,7 @@ static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, i
 /* The file include-csv read before with the same identity, or NULL. */
 static const struct nn_csv_seen *csv_seen(const struct nn_parser *p, const struct nn_file_key *key) {
   for (int i = 0; i < p->n_csv_seen; i++)
-    if (nn_file_key_equal(&p->csv_seen[i].key, key)) return &p->csv_seen[i];
+    if (nn_snapshot_key_equal(&p->csv_seen[i].key, key)) return &p->csv_seen[i];
   return NULL;
 }
 
@@ -358,7 +358,7 @@ void nn_config_parser_include_csv(struct nn_parser *p) {
     return;
   }
   struct nn_file_key key;
-  nn_file_key_of(path, &key);
+  nn_snapshot_key_of(path, &key);
   const struct nn_csv_seen *seen = key.err ? NULL : csv_seen(p, &key);
   if (seen) {
     include_again(p, seen, path);

@@ -266,7 +266,7 @@ int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules,
   *n_rules = 0;
   char *buf, err[512];
   size_t len;
-  if (nn_snap_read(path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err) != NN_SNAP_OK) {
+  if (nn_snapshot_read(path, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err) != NN_SNAP_OK) {
     nn_diag_add(diag, "%s", err);
     return -1;
   }

@@ -148,7 +148,7 @@ int nn_log_append_line(const char *path, const char *line, char *err, size_t err
   rec[n] = '\n';
   /* One write() per record: O_APPEND keeps records of concurrent processes whole; past the
    * file-size limit nothing is written (EFBIG), never a part of the line, never SIGXFSZ. */
-  int rc = nn_fd_write_all(fd, rec, n + 1);
+  int rc = nn_fdio_write_all(fd, rec, n + 1);
   if (rc) nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
   free(rec);
   close(fd);

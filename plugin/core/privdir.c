@@ -166,7 +166,7 @@ static int nn_pd_replace(int dfd, const char *dir, const char *name, const void 
     return -1;
   }
   /* fchmod: the creation mode went through the umask, which may be odd. */
-  int bad = nn_fd_write_all(fd, data, len) || fchmod(fd, 0600);
+  int bad = nn_fdio_write_all(fd, data, len) || fchmod(fd, 0600);
   int e = errno;
   if (close(fd) && !bad) {
     bad = 1;

@@ -23,7 +23,7 @@ static int g_record_key_ok;
 
 static void make_record_key(void) { g_record_key_ok = pthread_key_create(&g_record_key, NULL) == 0; }
 
-static struct nn_snap_record *active_record(void) {
+static struct nn_snapshot_record *active_record(void) {
   pthread_once(&g_record_once, make_record_key);
   return g_record_key_ok ? pthread_getspecific(g_record_key) : NULL;
 }
@@ -37,7 +37,7 @@ static void key_from_stat(const struct stat *st, struct nn_file_key *k) {
   k->ctime = st->st_ctim;
 }
 
-void nn_file_key_of(const char *path, struct nn_file_key *k) {
+void nn_snapshot_key_of(const char *path, struct nn_file_key *k) {
   struct stat st;
   if (stat(path, &st) == 0) {
     key_from_stat(&st, k);
@@ -47,7 +47,7 @@ void nn_file_key_of(const char *path, struct nn_file_key *k) {
   k->err = errno ? errno : EIO;
 }
 
-int nn_file_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) {
+int nn_snapshot_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) {
   return a->err == b->err && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
          a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
          a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
@@ -100,7 +100,7 @@ static int read_once(int fd, const char *path, size_t max, char **buf, size_t *l
   struct nn_file_key after_key;
   int still = fstat(fd, &after) == 0;
   if (still) key_from_stat(&after, &after_key);
-  if (!still || (size_t)got != size || !nn_file_key_equal(key, &after_key)) {
+  if (!still || (size_t)got != size || !nn_snapshot_key_equal(key, &after_key)) {
     free(b);
     return 0;
   }
@@ -128,21 +128,21 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 static void record(const char *path, const struct nn_file_key *key, const char *buf, size_t len, int moving) {
-  struct nn_snap_record *r = active_record();
+  struct nn_snapshot_record *r = active_record();
   if (!r) return;
   uint64_t n = buf ? (uint64_t)len : UINT64_MAX;   /* an unreadable file hashes unlike an empty one */
   r->hash = fnv1a(r->hash, &n, sizeof n);
   if (buf) r->hash = fnv1a(r->hash, buf, len);
   if (r->n == r->cap) {
     int cap = r->cap ? 2 * r->cap : 4;
-    struct nn_snap_file *grown = realloc(r->files, (size_t)cap * sizeof *grown);
+    struct nn_snapshot_file *grown = realloc(r->files, (size_t)cap * sizeof *grown);
     if (!grown) { r->incomplete = 1; r->moving |= moving; return; }
     r->files = grown;
     r->cap = cap;
   }
   char *copy = strdup(path);
   if (!copy) { r->incomplete = 1; r->moving |= moving; return; }
-  r->files[r->n++] = (struct nn_snap_file){copy, *key};
+  r->files[r->n++] = (struct nn_snapshot_file){copy, *key};
   if (moving && !r->moving) r->moving = r->n;
   /* the record owns the copy now (freed with the record; cppcheck loses it in the array) */
   // cppcheck-suppress memleak
@@ -158,7 +158,7 @@ static int open_trusted(const char *path, struct nn_file_key *key, int *moving, 
     if (fd < 0) {
       int e = errno ? errno : EIO;
       nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
-      nn_file_key_of(path, key);   /* what the next look will compare: stat may work where open did not */
+      nn_snapshot_key_of(path, key);   /* what the next look will compare: stat may work where open did not */
       return -1;
     }
     struct stat st;
@@ -174,7 +174,7 @@ static int open_trusted(const char *path, struct nn_file_key *key, int *moving, 
   return -1;
 }
 
-int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
+int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
   *buf = NULL;
   *len = 0;
   if (err && errsz) err[0] = 0;
@@ -194,35 +194,35 @@ int nn_snap_read(const char *path, size_t max, char **buf, size_t *len, char *er
   return rc == 1 ? NN_SNAP_OK : rc == 0 ? NN_SNAP_MOVING : NN_SNAP_ERROR;
 }
 
-void nn_snap_record_begin(struct nn_snap_record *r) {
+void nn_snapshot_record_begin(struct nn_snapshot_record *r) {
   memset(r, 0, sizeof *r);
   r->hash = 14695981039346656037ULL;
   pthread_once(&g_record_once, make_record_key);
   if (!g_record_key_ok || pthread_setspecific(g_record_key, r) != 0) r->incomplete = 1;
 }
 
-void nn_snap_record_end(struct nn_snap_record *r) {
+void nn_snapshot_record_end(struct nn_snapshot_record *r) {
   if (active_record() == r) pthread_setspecific(g_record_key, NULL);
 }
 
-int nn_snap_record_current(const struct nn_snap_record *r) {
+int nn_snapshot_record_current(const struct nn_snapshot_record *r) {
   for (int i = 0; i < r->n; i++) {
     struct nn_file_key now;
-    nn_file_key_of(r->files[i].path, &now);
-    if (!nn_file_key_equal(&now, &r->files[i].key)) return 0;
+    nn_snapshot_key_of(r->files[i].path, &now);
+    if (!nn_snapshot_key_equal(&now, &r->files[i].key)) return 0;
   }
   return !r->incomplete;
 }
 
-int nn_snap_record_equal(const struct nn_snap_record *a, const struct nn_snap_record *b) {
+int nn_snapshot_record_equal(const struct nn_snapshot_record *a, const struct nn_snapshot_record *b) {
   if (a->n != b->n || a->incomplete || b->incomplete) return 0;
   for (int i = 0; i < a->n; i++)
-    if (strcmp(a->files[i].path, b->files[i].path) || !nn_file_key_equal(&a->files[i].key, &b->files[i].key))
+    if (strcmp(a->files[i].path, b->files[i].path) || !nn_snapshot_key_equal(&a->files[i].key, &b->files[i].key))
       return 0;
   return 1;
 }
 
-void nn_snap_record_free(struct nn_snap_record *r) {
+void nn_snapshot_record_free(struct nn_snapshot_record *r) {
   for (int i = 0; i < r->n; i++) free(r->files[i].path);
   free(r->files);
   r->files = NULL;

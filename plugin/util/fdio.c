@@ -35,7 +35,7 @@ static int write_loop(int fd, const char *p, size_t len) {
   return 0;
 }
 
-int nn_fd_write_all(int fd, const void *data, size_t len) {
+int nn_fdio_write_all(int fd, const void *data, size_t len) {
   if (!fits_fsize_limit(fd, len)) {
     errno = EFBIG;
     return -1;

@@ -19,17 +19,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *vm_buf = sep ? sep + 6 : buf;
   size_t vm_len = size - (size_t)(vm_buf - buf);
   char err[512];
-  struct nn_pve_mappings maps;
-  struct nn_pve_vm vm;
+  struct nn_proxmox_mappings maps;
+  struct nn_proxmox_vm vm;
   memset(&maps, 0, sizeof maps);
   memset(&vm, 0, sizeof vm);
-  int maps_ok = nn_pve_mappings_parse("pci.cfg", buf, map_len, &maps, err, sizeof err) == 0;
-  int vm_ok = nn_pve_vm_parse("101.conf", vm_buf, vm_len, &vm, err, sizeof err) == 0;
+  int maps_ok = nn_proxmox_mappings_parse("pci.cfg", buf, map_len, &maps, err, sizeof err) == 0;
+  int vm_ok = nn_proxmox_vm_parse("101.conf", vm_buf, vm_len, &vm, err, sizeof err) == 0;
   if (vm_ok) {
-    nn_pve_vm_is_q35(&vm);
-    nn_pve_assign(&vm, maps_ok ? &maps : NULL, "pve1", err, sizeof err);
-    nn_pve_vm_free(&vm);
+    nn_proxmox_vm_is_q35(&vm);
+    nn_proxmox_assign(&vm, maps_ok ? &maps : NULL, "pve1", err, sizeof err);
+    nn_proxmox_vm_free(&vm);
   }
-  if (maps_ok) nn_pve_mappings_free(&maps);
+  if (maps_ok) nn_proxmox_mappings_free(&maps);
   return 0;
 }

@@ -223,9 +223,9 @@ static int parse_expect(const char *s, struct expect *e) {
   snprintf(hi, sizeof hi, "%.*s", (int)(eq - dash - 1), dash + 1);
   snprintf(e->algo, sizeof e->algo, "%.*s", (int)(slash - eq - 1), eq + 1);
   snprintf(e->proto, sizeof e->proto, "%s", slash + 1);
-  if (nn_size_parse(lo, &e->lo)) return -1;
+  if (nn_rundir_size_parse(lo, &e->lo)) return -1;
   if (!hi[0]) e->hi = UINT64_MAX;
-  else if (nn_size_parse(hi, &e->hi) || e->hi < e->lo) return -1;
+  else if (nn_rundir_size_parse(hi, &e->hi) || e->hi < e->lo) return -1;
   return nn_algo_from_name(e->algo) < 0 || nn_proto_from_name(e->proto) < 0 ? -1 : 0;
 }
 

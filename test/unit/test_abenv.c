@@ -7,15 +7,15 @@
 
 static void test_coll_names(void **state) {
   (void)state;
-  assert_string_equal(nn_ab_coll_name("allreduce"), "all_reduce");
-  assert_string_equal(nn_ab_coll_name("all_reduce"), "all_reduce");
-  assert_string_equal(nn_ab_coll_name("alltoall"), "alltoall");
-  assert_null(nn_ab_coll_name("reduce-scatter"));
-  assert_null(nn_ab_coll_name(""));
-  assert_string_equal(nn_ab_rule_coll("all_reduce"), "allreduce");
-  assert_string_equal(nn_ab_rule_coll("reduce_scatter"), "reducescatter");
-  assert_null(nn_ab_rule_coll("alltoall"));   /* NCCL's tuner never sees it */
-  assert_null(nn_ab_rule_coll("sendrecv"));
+  assert_string_equal(nn_abenv_coll_name("allreduce"), "all_reduce");
+  assert_string_equal(nn_abenv_coll_name("all_reduce"), "all_reduce");
+  assert_string_equal(nn_abenv_coll_name("alltoall"), "alltoall");
+  assert_null(nn_abenv_coll_name("reduce-scatter"));
+  assert_null(nn_abenv_coll_name(""));
+  assert_string_equal(nn_abenv_rule_coll("all_reduce"), "allreduce");
+  assert_string_equal(nn_abenv_rule_coll("reduce_scatter"), "reducescatter");
+  assert_null(nn_abenv_rule_coll("alltoall"));   /* NCCL's tuner never sees it */
+  assert_null(nn_abenv_rule_coll("sendrecv"));
 }
 
 static char **env_of(const char *const *base, int room) {
@@ -29,14 +29,14 @@ static void test_set_and_unset(void **state) {
   (void)state;
   const char *base[] = {"PATH=/bin", "NCCL_ALGO=tree", "X=1", "NCCL_ALGO_X=keep", NULL};
   char **e = env_of(base, 8);
-  nn_ab_env_unset(e, "NCCL_ALGO");
-  assert_int_equal(nn_ab_env_set(e, "NCCL_PROTO", "LL"), 0);
-  assert_int_equal(nn_ab_env_set(e, "X", "2"), 0);   /* replaced, moved to the end */
+  nn_abenv_unset(e, "NCCL_ALGO");
+  assert_int_equal(nn_abenv_set(e, "NCCL_PROTO", "LL"), 0);
+  assert_int_equal(nn_abenv_set(e, "X", "2"), 0);   /* replaced, moved to the end */
   const char *want[] = {"PATH=/bin", "NCCL_ALGO_X=keep", "NCCL_PROTO=LL", "X=2", NULL};
   for (int i = 0; want[i]; i++) assert_string_equal(e[i], want[i]);
   assert_null(e[4]);
-  nn_ab_env_free(e);
-  nn_ab_env_free(NULL);
+  nn_abenv_free(e);
+  nn_abenv_free(NULL);
 }
 
 int main(void) {

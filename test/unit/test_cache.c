@@ -156,22 +156,22 @@ static void test_included_csv_is_part_of_the_version(void **state) {
   unsetenv("NCCL_TUNER_CONFIG_FILE");
 }
 
-/* /proc files say size 0 and then return bytes: to nn_snap_read, a file that changes under
+/* /proc files say size 0 and then return bytes: to nn_snapshot_read, a file that changes under
  * every read. */
 static void test_snap_read_notices_a_moving_file(void **state) {
   (void)state;
   char *buf, err[512];
   size_t len;
-  assert_int_equal(nn_snap_read("/proc/self/status", NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
+  assert_int_equal(nn_snapshot_read("/proc/self/status", NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
                    NN_SNAP_MOVING);
   assert_null(buf);
   assert_non_null(strstr(err, "/proc/self/status: changed while being read"));
   const char *still = replace("still.conf", "abc");
-  assert_int_equal(nn_snap_read(still, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_OK);
+  assert_int_equal(nn_snapshot_read(still, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_OK);
   assert_int_equal(len, 3);
   assert_string_equal(buf, "abc");
   free(buf);
-  assert_int_equal(nn_snap_read(dir, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
+  assert_int_equal(nn_snapshot_read(dir, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
   assert_non_null(strstr(err, "cannot open: a directory, not a regular file"));
 }
 

@@ -143,7 +143,7 @@ static void channels_and_print(void **state) {
  * check turns LL128 off (released 2.31.2); the dev branch's 2.31.0 runs it. */
 static void from_tuning_231(void **state) {
   (void)state;
-  struct nn_tuning t;
+  struct nn_nccltuning t;
   char err[256] = "";
   nn_test_tuning_231(&t);
   struct nn_cost_model m;
@@ -162,7 +162,7 @@ static void from_tuning_231(void **state) {
     "h:1:2 [0] NCCL INFO   Algorithm   |                            Ring                  |                            NVLS                  |\n"
     "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
     "h:1:2 [0] NCCL INFO     AllReduce |    20.6/  13.7 |    49.0/   0.0 |    88.2/  27.4 |     0.0/   0.0 |     0.0/   0.0 |    25.0/ 300.0 |\n";
-  assert_int_equal(nn_tuning_parse(nvls, strlen(nvls), &t, err, sizeof err), NN_TUNING_FOUND);
+  assert_int_equal(nn_nccltuning_parse(nvls, strlen(nvls), &t, err, sizeof err), NN_NCCLTUNING_FOUND);
   assert_int_equal(nn_costmeasure_from_tuning(&t, 22809, 8, &m, err, sizeof err), -1);
   assert_non_null(strstr(err, "NVLS"));
 }

@@ -33,7 +33,7 @@ static void test_whole_buffer(void **state) {
     _exit(got == N && sum == 0 ? 0 : 1);
   }
   close(p[0]);
-  assert_int_equal(nn_fd_write_all(p[1], data, N), 0);
+  assert_int_equal(nn_fdio_write_all(p[1], data, N), 0);
   close(p[1]);
   int st;
   assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -53,7 +53,7 @@ static void test_file_size_limit(void **state) {
     struct rlimit rl = {4096, 4096};
     if (fd < 0 || setrlimit(RLIMIT_FSIZE, &rl)) _exit(2);
     char buf[8192] = {0};
-    int rc = nn_fd_write_all(fd, buf, sizeof buf);
+    int rc = nn_fdio_write_all(fd, buf, sizeof buf);
     _exit(rc == -1 && errno == EFBIG ? 0 : 1);
   }
   int st;

@@ -106,12 +106,12 @@ static void test_tuner_config_file_variable(void **state) {
   unsetenv("NCCL_NUMA_CONFIG");
 }
 
-/* nn_config_load of map with every file read recorded: nn_snap_read adds one entry per
+/* nn_config_load of map with every file read recorded: nn_snapshot_read adds one entry per
  * read, whatever its outcome, so r->n counts the reads. */
-static int load_recorded(const char *map, struct nn_config **cfg, struct nn_diag *d, struct nn_snap_record *r) {
-  nn_snap_record_begin(r);
+static int load_recorded(const char *map, struct nn_config **cfg, struct nn_diag *d, struct nn_snapshot_record *r) {
+  nn_snapshot_record_begin(r);
   int rc = nn_config_load(map, NULL, cfg, d);
-  nn_snap_record_end(r);
+  nn_snapshot_record_end(r);
   return rc;
 }
 
@@ -134,7 +134,7 @@ static void test_one_file_read_once(void **state) {
   const char *map = put("many.conf", text);
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
-  struct nn_snap_record r;
+  struct nn_snapshot_record r;
   assert_int_equal(load_recorded(map, &cfg, &d, &r), 0);
   assert_int_equal(r.n, 2);                         /* the mapping and big.csv, once */
   assert_string_equal(r.files[1].path, csv);
@@ -149,7 +149,7 @@ static void test_one_file_read_once(void **state) {
     assert_string_equal(a->file + strlen(a->file) - n, want + strlen(want) - n);
     assert_ptr_equal(a->file, b->file);
   }
-  nn_snap_record_free(&r);
+  nn_snapshot_record_free(&r);
   nn_config_free(cfg);
   /* A bad file included twice: read once, the second line points at the first. */
   put("bad2.csv", "allreduce,0,10,bogus,simple,2,1,-1\n");
@@ -160,7 +160,7 @@ static void test_one_file_read_once(void **state) {
   assert_non_null(strstr(d.msgs[0], "bad2.conf:1: include-csv: "));
   assert_non_null(strstr(d.msgs[1], "bad2.conf:2: include-csv: "));
   assert_non_null(strstr(d.msgs[1], "./bad2.csv: rejected at line 1 above"));
-  nn_snap_record_free(&r);
+  nn_snapshot_record_free(&r);
   nn_diag_clear(&d);
 }
 
@@ -191,13 +191,13 @@ static void test_include_byte_cap(void **state) {
   const char *map = put("cap.conf", text);
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
-  struct nn_snap_record r;
+  struct nn_snapshot_record r;
   assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
   assert_int_equal(r.n, 5);                         /* the mapping and c0..c3; not c4 */
   assert_int_equal(d.n, 1);
   assert_non_null(strstr(d.msgs[0], "cap.conf:5: include-csv: "));
   assert_non_null(strstr(d.msgs[0], "/c4.csv: its 13631488 bytes would pass the 64 MiB"));
-  nn_snap_record_free(&r);
+  nn_snapshot_record_free(&r);
   nn_diag_clear(&d);
 }
 

@@ -5,41 +5,41 @@
 
 static char err[1024];
 
-static int parse_vm(const char *text, struct nn_pve_vm *vm) {
+static int parse_vm(const char *text, struct nn_proxmox_vm *vm) {
   err[0] = 0;
-  return nn_pve_vm_parse("vm.conf", text, strlen(text), vm, err, sizeof err);
+  return nn_proxmox_vm_parse("vm.conf", text, strlen(text), vm, err, sizeof err);
 }
 
-static int parse_maps(const char *text, struct nn_pve_mappings *m) {
+static int parse_maps(const char *text, struct nn_proxmox_mappings *m) {
   err[0] = 0;
-  return nn_pve_mappings_parse("pci.cfg", text, strlen(text), m, err, sizeof err);
+  return nn_proxmox_mappings_parse("pci.cfg", text, strlen(text), m, err, sizeof err);
 }
 
-static void id_is(const struct nn_pve_pciid *id, const char *want) {
+static void id_is(const struct nn_proxmox_pciid *id, const char *want) {
   char buf[32];
-  nn_pve_pciid_format(id, buf, sizeof buf);
+  nn_proxmox_pciid_format(id, buf, sizeof buf);
   assert_string_equal(buf, want);
 }
 
 static void test_pciid(void **state) {
   (void)state;
-  struct nn_pve_pciid id;
-  assert_int_equal(nn_pve_pciid_parse("01:00", &id), 0);
+  struct nn_proxmox_pciid id;
+  assert_int_equal(nn_proxmox_pciid_parse("01:00", &id), 0);
   id_is(&id, "0000:01:00");
   assert_int_equal(id.has_func, 0);
-  assert_int_equal(nn_pve_pciid_parse("0000:C1:1f.7", &id), 0);
+  assert_int_equal(nn_proxmox_pciid_parse("0000:C1:1f.7", &id), 0);
   id_is(&id, "0000:c1:1f.7");
-  assert_int_equal(nn_pve_pciid_parse("0001:02:03", &id), 0);
+  assert_int_equal(nn_proxmox_pciid_parse("0001:02:03", &id), 0);
   id_is(&id, "0001:02:03");
   const char *bad[] = {"", "01", "1:00.0", "01:0.0", "01:20.0", "01:00.8", "01:00.", "01:00.00",
                        "10000:01:00.0", "zz:00.0", "01:00.0;", "0000:01:00:0", ":01:00.0"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    assert_int_equal(nn_pve_pciid_parse(bad[i], &id), -1);
+    assert_int_equal(nn_proxmox_pciid_parse(bad[i], &id), -1);
 }
 
 static void test_vm_fields(void **state) {
   (void)state;
-  struct nn_pve_vm vm;
+  struct nn_proxmox_vm vm;
   assert_int_equal(parse_vm("# a description line\r\n"
                             "args: -device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1\n"
                             "cores: 16\nsockets: 2\nmemory: 524288\nnuma: 1\nmachine: pc-q35-8.1\n"
@@ -49,7 +49,7 @@ static void test_vm_fields(void **state) {
                             "hostpci1: mapping=gpus,pcie=1\n"
                             "\n[snapshot1]\nhostpci2: 0000:99:00.0\nmachine: pc\n", &vm), 0);
   assert_string_equal(vm.machine, "pc-q35-8.1");
-  assert_true(nn_pve_vm_is_q35(&vm));
+  assert_true(nn_proxmox_vm_is_q35(&vm));
   assert_int_equal(vm.cores, 16);
   assert_int_equal(vm.sockets, 2);
   assert_int_equal(vm.memory_mb, 524288);
@@ -73,18 +73,18 @@ static void test_vm_fields(void **state) {
   id_is(&vm.hostpci[2].ids[0], "0000:01:00.0");
   id_is(&vm.hostpci[2].ids[1], "0000:02:00");
   assert_null(vm.hostpci[2].mapping);
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("machine: i440fx\n", &vm), 0);
-  assert_false(nn_pve_vm_is_q35(&vm));
-  nn_pve_vm_free(&vm);
+  assert_false(nn_proxmox_vm_is_q35(&vm));
+  nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("cores: 4\n", &vm), 0);
-  assert_false(nn_pve_vm_is_q35(&vm));                /* no machine: line means i440fx */
-  nn_pve_vm_free(&vm);
+  assert_false(nn_proxmox_vm_is_q35(&vm));                /* no machine: line means i440fx */
+  nn_proxmox_vm_free(&vm);
 }
 
 static void test_vm_errors(void **state) {
   (void)state;
-  struct nn_pve_vm vm;
+  struct nn_proxmox_vm vm;
   static const struct { const char *text, *msg; } cases[] = {
     {"cores: 2\nhostpci16: 01:00.0\n", "vm.conf:2: hostpci16: index out of range 0-15"},
     {"hostpci1: 01:00.0\nhostpci1: 02:00.0\n", "vm.conf:2: hostpci1 given twice"},
@@ -104,7 +104,7 @@ static void test_vm_errors(void **state) {
     assert_string_equal(err, cases[i].msg);
   }
   char nul[] = "cores: 2\nmemory: 1\0\n";
-  assert_int_equal(nn_pve_vm_parse("vm.conf", nul, sizeof nul - 1, &vm, err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_vm_parse("vm.conf", nul, sizeof nul - 1, &vm, err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: NUL byte");
   char *long_line = malloc(9000);
   memset(long_line, 'a', 8999);
@@ -127,10 +127,10 @@ static void test_vm_errors(void **state) {
 
 static void test_mappings(void **state) {
   (void)state;
-  struct nn_pve_mappings m;
+  struct nn_proxmox_mappings m;
   assert_int_equal(parse_maps(MAPS, &m), 0);
   assert_int_equal(m.n_maps, 2);
-  const struct nn_pve_mapping *g = nn_pve_mappings_find(&m, "gpus");
+  const struct nn_proxmox_mapping *g = nn_proxmox_mappings_find(&m, "gpus");
   assert_non_null(g);
   assert_int_equal(g->line, 2);
   assert_int_equal(g->n_entries, 4);
@@ -139,11 +139,11 @@ static void test_mappings(void **state) {
   id_is(&g->entries[2].ids[0], "0000:e1:00");
   assert_int_equal(g->entries[3].n_ids, 2);
   assert_int_equal(g->entries[3].line, 7);
-  const struct nn_pve_mapping *n = nn_pve_mappings_find(&m, "nic");
+  const struct nn_proxmox_mapping *n = nn_proxmox_mappings_find(&m, "nic");
   assert_non_null(n);
   id_is(&n->entries[0].ids[0], "0000:41:00.0");
-  assert_null(nn_pve_mappings_find(&m, "none"));
-  nn_pve_mappings_free(&m);
+  assert_null(nn_proxmox_mappings_find(&m, "none"));
+  nn_proxmox_mappings_free(&m);
 
   static const struct { const char *text, *msg; } cases[] = {
     {"\tmap node=a,path=01:00.0\n", "pci.cfg:1: property line outside a mapping section"},
@@ -159,101 +159,101 @@ static void test_mappings(void **state) {
   }
 }
 
-static void assigned(const struct nn_pve_vm *vm, int i, const char *want) {
+static void assigned(const struct nn_proxmox_vm *vm, int i, const char *want) {
   assert_int_equal(vm->hostpci[i].n_ids >= 1, 1);
   id_is(&vm->hostpci[i].ids[0], want);
 }
 
 static void test_assign_order(void **state) {
   (void)state;
-  struct nn_pve_mappings m;
-  struct nn_pve_vm vm;
+  struct nn_proxmox_mappings m;
+  struct nn_proxmox_vm vm;
   assert_int_equal(parse_maps(MAPS, &m), 0);
   /* Mapping entries take the node's devices in listed order. */
   assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci2: mapping=gpus\n"
                             "hostpci5: mapping=nic\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve1", err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), 0);
   assigned(&vm, 0, "0000:f1:00.0");
   assigned(&vm, 1, "0000:e1:00");
   assigned(&vm, 2, "0000:91:00.0");
   assert_int_equal(vm.hostpci[2].n_ids, 2);
   assert_int_equal(vm.hostpci[2].map_line, 7);
   assigned(&vm, 3, "0000:41:00.0");
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   /* Explicit host= ids are taken before any mapping, even from higher-numbered entries;
    * a whole-device id blocks its functions. */
   assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci4: host=f1:00\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve1", err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), 0);
   assigned(&vm, 0, "0000:e1:00");
   assigned(&vm, 1, "0000:91:00.0");
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   /* The other node gets its own device. */
   assert_int_equal(parse_vm("hostpci0: mapping=gpus\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve2", err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve2", err, sizeof err), 0);
   assigned(&vm, 0, "0000:e1:00.0");
-  nn_pve_vm_free(&vm);
-  nn_pve_mappings_free(&m);
+  nn_proxmox_vm_free(&vm);
+  nn_proxmox_mappings_free(&m);
 }
 
 static void test_assign_errors(void **state) {
   (void)state;
-  struct nn_pve_mappings m;
-  struct nn_pve_vm vm;
+  struct nn_proxmox_mappings m;
+  struct nn_proxmox_vm vm;
   assert_int_equal(parse_maps(MAPS, &m), 0);
   assert_int_equal(parse_vm("hostpci0: host=01:00.0\nhostpci1: mapping=nosuch\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve1", err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: hostpci1: mapping 'nosuch' is not defined in pci.cfg");
-  assert_int_equal(nn_pve_assign(&vm, NULL, "pve1", err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_assign(&vm, NULL, "pve1", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: hostpci1: mapping 'nosuch' is not defined in the PCI mapping file "
                            "(none given: --pci-mapping)");
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve2", err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve2", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: hostpci1: every device of mapping 'gpus' on node 'pve2' is already "
                            "used by another hostpci entry");
-  assert_int_equal(nn_pve_assign(&vm, &m, "pve9", err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_assign(&vm, &m, "pve9", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:1: hostpci0: mapping 'gpus' (pci.cfg:2) has no device on node 'pve9'");
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("hostpci0: 01:00\nhostpci1: 0000:01:00.1\n", &vm), 0);
-  assert_int_equal(nn_pve_assign(&vm, NULL, "pve1", err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_assign(&vm, NULL, "pve1", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: hostpci1: a device is assigned twice");
-  nn_pve_vm_free(&vm);
-  nn_pve_mappings_free(&m);
+  nn_proxmox_vm_free(&vm);
+  nn_proxmox_mappings_free(&m);
 }
 
 static void test_load_files(void **state) {
   (void)state;
-  struct nn_pve_vm vm;
-  struct nn_pve_mappings m;
-  assert_int_equal(nn_pve_vm_load("/nonexistent/101.conf", &vm, err, sizeof err), -1);
+  struct nn_proxmox_vm vm;
+  struct nn_proxmox_mappings m;
+  assert_int_equal(nn_proxmox_vm_load("/nonexistent/101.conf", &vm, err, sizeof err), -1);
   assert_string_equal(err, "/nonexistent/101.conf: cannot open: No such file or directory");
-  assert_int_equal(nn_pve_mappings_load("/", &m, err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_mappings_load("/", &m, err, sizeof err), -1);
   assert_string_equal(err, "/: cannot open: a directory, not a regular file: refused");
-  assert_int_equal(nn_pve_vm_load("test/fixtures/proxmox/101.conf", &vm, err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_vm_load("test/fixtures/proxmox/101.conf", &vm, err, sizeof err), 0);
   assert_int_equal(vm.n_hostpci, 9);
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
 }
 
 /* The mapping a VM needs is loaded only when an entry has mapping= or a path was given. */
 static void test_mappings_for_vm(void **state) {
   (void)state;
-  struct nn_pve_vm vm;
-  struct nn_pve_mappings m;
+  struct nn_proxmox_vm vm;
+  struct nn_proxmox_mappings m;
   int have = 7;
   assert_int_equal(parse_vm("hostpci0: host=01:00.0,pcie=1\n", &vm), 0);
-  assert_int_equal(nn_pve_mappings_for_vm(&vm, NULL, &m, &have, err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_mappings_for_vm(&vm, NULL, &m, &have, err, sizeof err), 0);
   assert_int_equal(have, 0);
   err[0] = 0;
-  assert_int_equal(nn_pve_mappings_for_vm(&vm, "/nonexistent/pci.cfg", &m, &have, err, sizeof err), -1);
+  assert_int_equal(nn_proxmox_mappings_for_vm(&vm, "/nonexistent/pci.cfg", &m, &have, err, sizeof err), -1);
   assert_int_equal(have, 0);
   assert_string_equal(err, "/nonexistent/pci.cfg: cannot open: No such file or directory");
-  assert_int_equal(nn_pve_mappings_for_vm(&vm, "test/fixtures/proxmox/pci.cfg", &m, &have, err, sizeof err), 0);
+  assert_int_equal(nn_proxmox_mappings_for_vm(&vm, "test/fixtures/proxmox/pci.cfg", &m, &have, err, sizeof err), 0);
   assert_int_equal(have, 1);
-  assert_non_null(nn_pve_mappings_find(&m, "gpus-numa1"));
-  nn_pve_mappings_free(&m);
-  nn_pve_vm_free(&vm);
+  assert_non_null(nn_proxmox_mappings_find(&m, "gpus-numa1"));
+  nn_proxmox_mappings_free(&m);
+  nn_proxmox_vm_free(&vm);
   char node[64];
-  nn_pve_node_name(node, sizeof node);
+  nn_proxmox_node_name(node, sizeof node);
   assert_true(node[0] && !strchr(node, '.'));
 }
 

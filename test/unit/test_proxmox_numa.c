@@ -46,14 +46,14 @@ static void fake_host(struct nn_discovery *d, const struct fake_pci *p, int n, i
 /* Rewrites `text` (VM 100 on node pve1, no mapping file); returns 0 or -1 with err. */
 static int rewrite(const struct nn_discovery *host, const char *text, struct nn_proxmox_numa_output *out, char *err,
                    size_t errsz) {
-  struct nn_pve_vm vm;
-  if (nn_pve_vm_parse("100.conf", text, strlen(text), &vm, err, errsz)) return -1;
-  int rc = nn_pve_assign(&vm, NULL, "pve1", err, errsz);
+  struct nn_proxmox_vm vm;
+  if (nn_proxmox_vm_parse("100.conf", text, strlen(text), &vm, err, errsz)) return -1;
+  int rc = nn_proxmox_assign(&vm, NULL, "pve1", err, errsz);
   if (!rc) {
     struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host};
     rc = nn_proxmox_numa_rewrite(&in, out, err, errsz);
   }
-  nn_pve_vm_free(&vm);
+  nn_proxmox_vm_free(&vm);
   return rc;
 }
 

@@ -108,32 +108,32 @@ static void read_back(void **state) {
   int ns;
   assert_int_equal(nn_rundir_series(&rd, NULL, &s, &ns, err, sizeof err), 0);
   assert_int_equal(ns, 4);
-  const struct nn_series *st = nn_series_find(s, ns, "stock", "all_reduce");
-  const struct nn_series *nu = nn_series_find(s, ns, "numa", "all_reduce");
+  const struct nn_series *st = nn_rundir_series_find(s, ns, "stock", "all_reduce");
+  const struct nn_series *nu = nn_rundir_series_find(s, ns, "numa", "all_reduce");
   assert_non_null(st);
   assert_non_null(nu);
   assert_int_equal(st->n_runs, 3);
   assert_int_equal(st->ranks, 2);
   assert_string_equal(st->device, "SYNTH GPU");
-  const struct nn_point *s8 = nn_series_point(st, 8), *n8 = nn_series_point(nu, 8);
+  const struct nn_point *s8 = nn_rundir_series_point(st, 8), *n8 = nn_rundir_series_point(nu, 8);
   assert_true(fabs(s8->median - 20.1) < 1e-9);
   assert_true(fabs(s8->max - s8->min - 0.2) < 1e-9);
   assert_true(fabs(n8->median - 15.05) < 1e-9);   /* JSON, text, text */
   assert_int_equal(nn_verdict_compare(s8, n8), NN_VERDICT_FASTER);
   assert_int_equal(nn_verdict_compare(n8, s8), NN_VERDICT_SLOWER);
   /* 64 B: numa's third run had #wrong 4: failed, never a speed result */
-  const struct nn_point *n64 = nn_series_point(nu, 64);
+  const struct nn_point *n64 = nn_rundir_series_point(nu, 64);
   assert_true(n64->failed);
-  assert_int_equal(nn_verdict_compare(nn_series_point(st, 64), n64), NN_VERDICT_FAILED);
+  assert_int_equal(nn_verdict_compare(nn_rundir_series_point(st, 64), n64), NN_VERDICT_FAILED);
   /* all_gather numa: one run exited 1: every size failed, fewer repeats */
-  const struct nn_series *ga = nn_series_find(s, ns, "numa", "all_gather");
+  const struct nn_series *ga = nn_rundir_series_find(s, ns, "numa", "all_gather");
   assert_int_equal(ga->n_failed_runs, 1);
-  assert_true(nn_series_point(ga, 8)->failed);
-  assert_true(nn_series_point(ga, 64)->failed);
+  assert_true(nn_rundir_series_point(ga, 8)->failed);
+  assert_true(nn_rundir_series_point(ga, 64)->failed);
   /* stock all_gather 64 B vs itself: within noise */
-  const struct nn_point *g64 = nn_series_point(nn_series_find(s, ns, "stock", "all_gather"), 64);
+  const struct nn_point *g64 = nn_rundir_series_point(nn_rundir_series_find(s, ns, "stock", "all_gather"), 64);
   assert_int_equal(nn_verdict_compare(g64, g64), NN_VERDICT_NOISE);
-  nn_series_free(s, ns);
+  nn_rundir_series_free(s, ns);
   nn_rundir_free(&rd);
 }
 
@@ -150,28 +150,28 @@ static void verdict_rules(void **state) {
   assert_int_equal(nn_verdict_compare(&pa, NULL), NN_VERDICT_UNKNOWN);
   p1.failed = 1;
   assert_int_equal(nn_verdict_compare(&pa, &p1), NN_VERDICT_FAILED);
-  assert_true(isnan(nn_median(NULL, 0)));
+  assert_true(isnan(nn_rundir_median(NULL, 0)));
   double m[] = {3, 1, 2, 10};
-  assert_true(nn_median(m, 4) == 2.5);
+  assert_true(nn_rundir_median(m, 4) == 2.5);
   char buf[32];
-  nn_size_format(256u << 20, buf, sizeof buf);
+  nn_rundir_size_format(256u << 20, buf, sizeof buf);
   assert_string_equal(buf, "256 MiB");
-  nn_size_format(1000, buf, sizeof buf);
+  nn_rundir_size_format(1000, buf, sizeof buf);
   assert_string_equal(buf, "1000 B");
   uint64_t v;
-  assert_int_equal(nn_size_parse("256M", &v), 0);
+  assert_int_equal(nn_rundir_size_parse("256M", &v), 0);
   assert_true(v == 256u << 20);
-  assert_int_equal(nn_size_parse("99999999999999999999T", &v), -1);
-  assert_int_equal(nn_size_parse("8X", &v), -1);
-  assert_int_equal(nn_size_parse("64kB", &v), 0);   /* a B after the unit is allowed */
+  assert_int_equal(nn_rundir_size_parse("99999999999999999999T", &v), -1);
+  assert_int_equal(nn_rundir_size_parse("8X", &v), -1);
+  assert_int_equal(nn_rundir_size_parse("64kB", &v), 0);   /* a B after the unit is allowed */
   assert_true(v == 64u << 10);
-  assert_int_equal(nn_size_parse("8", &v), 0);
+  assert_int_equal(nn_rundir_size_parse("8", &v), 0);
   assert_true(v == 8);
-  assert_int_equal(nn_size_parse("16777216T", &v), -1);   /* 2^64 */
+  assert_int_equal(nn_rundir_size_parse("16777216T", &v), -1);   /* 2^64 */
   v = 7;
   const char *bad[] = {"", "8B", "B", "K", " 8", "8 ", "-8", "8KBB", "0x10"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(nn_size_parse(bad[i], &v), -1);
-  assert_int_equal(nn_size_parse(NULL, &v), -1);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(nn_rundir_size_parse(bad[i], &v), -1);
+  assert_int_equal(nn_rundir_size_parse(NULL, &v), -1);
   assert_true(v == 7);
 }
 

@@ -10,9 +10,9 @@
 static void expect_size(const char *text, uint64_t want, const char *formatted) {
   uint64_t v = 1;
   char buf[32];
-  assert_int_equal(nn_size_parse(text, &v), 0);
+  assert_int_equal(nn_rundir_size_parse(text, &v), 0);
   assert_true(v == want);
-  nn_size_format(v, buf, sizeof buf);
+  nn_rundir_size_format(v, buf, sizeof buf);
   assert_string_equal(buf, formatted);
 }
 
@@ -28,16 +28,16 @@ static void test_sizes(void **state) {
   const char *bad[] = {"1.5K", "abc", "-1", "", NULL};
   for (int i = 0; bad[i]; i++) {
     uint64_t v = 7;
-    assert_int_equal(nn_size_parse(bad[i], &v), -1);
+    assert_int_equal(nn_rundir_size_parse(bad[i], &v), -1);
   }
 }
 
 static void test_median(void **state) {
   (void)state;
   const double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
-  assert_true(nn_median(odd, 3) == 2);
-  assert_true(nn_median(even, 4) == 2.5);
-  assert_true(isnan(nn_median(odd, 0)));
+  assert_true(nn_rundir_median(odd, 3) == 2);
+  assert_true(nn_rundir_median(even, 4) == 2.5);
+  assert_true(isnan(nn_rundir_median(odd, 0)));
 }
 
 static void test_arm_names(void **state) {
