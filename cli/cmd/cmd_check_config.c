@@ -7,6 +7,7 @@
 
 #include "cli/check/mapwarn.h"
 #include "cli/common/cliconfig.h"
+#include "cli/common/jsonw.h"
 #include "cli/commands.h"
 #include "cli/common/options.h"
 #include "cli/predict/costview.h"
@@ -18,9 +19,11 @@
 static void check_config_usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR] [--nccl-version X.Y.Z]\n"
+          "                              [--json]\n"
           "\n"
           "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
           "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
+          "--json prints one JSON document on stdout instead (keys: docs/user/cli.md).\n"
           "A valid file can still get warnings (FILE: warning: ..., on stderr): no gpu lines,\n"
           "or GPUs on NUMA nodes of which one gets CPUs and another none.\n"
           "\n"
@@ -112,12 +115,51 @@ static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncc
   }
 }
 
+#define NN_CHECK_CONFIG_JSON_VERSION 1
+
+static void json_messages(struct nn_jsonw *w, const char *key, const struct nn_diag *d) {
+  nn_jsonw_array(w, key);
+  for (int i = 0; d && i < d->n; i++) nn_jsonw_str(w, NULL, d->msgs[i]);
+  nn_jsonw_end(w);
+}
+
+/* check-config --json: the verdict, what the file holds, every problem and warning (keys:
+ * docs/user/cli.md). cfg is NULL when the file did not parse. Returns the exit code. */
+static int print_json(const char *path, const struct nn_config *cfg, const struct nn_diag *problems,
+                      const char *sysfs_root) {
+  struct nn_jsonw w;
+  struct nn_mapwarn warn = {0};
+  int valid = cfg && !cfg->refused.n && !cfg->refused.dropped;
+  if (valid) nn_mapwarn_check(cfg, path, sysfs_root, &warn);
+  nn_jsonw_begin(&w, stdout);
+  nn_jsonw_object(&w, NULL);
+  nn_jsonw_int(&w, "version", NN_CHECK_CONFIG_JSON_VERSION);
+  nn_jsonw_str(&w, "command", "check-config");
+  nn_jsonw_str(&w, "file", path);
+  nn_jsonw_bool(&w, "valid", valid);
+  json_messages(&w, "problems", cfg ? NULL : problems);
+  json_messages(&w, "refused", cfg ? &cfg->refused : NULL);
+  nn_jsonw_int(&w, "problems_not_shown", cfg ? cfg->refused.dropped : problems->dropped);
+  nn_jsonw_int(&w, "gpus", cfg ? cfg->n_gpus : 0);
+  nn_jsonw_int(&w, "numa_nodes", cfg ? nn_config_numa_count(cfg) : 0);
+  nn_jsonw_int(&w, "rules", cfg ? cfg->n_rules : 0);
+  nn_jsonw_int(&w, "env", cfg ? cfg->n_envs : 0);
+  nn_jsonw_bool(&w, "host_side", cfg && cfg->host_side);
+  nn_jsonw_array(&w, "warnings");
+  for (int i = 0; i < warn.n; i++) nn_jsonw_str(&w, NULL, warn.msg[i]);
+  nn_jsonw_end(&w);
+  nn_jsonw_finish(&w);
+  return valid ? NN_EXIT_OK : NN_EXIT_INVALID;
+}
+
 int nn_cmd_check_config(int argc, char **argv) {
   const char *path = NULL, *sysfs_root = NULL, *version = NULL;
+  int json = 0;
   struct nn_parse_opts opts = {0};
   static const struct option longs[] = {{"host-side", no_argument, 0, 'H'},
                                         {"sysfs-root", required_argument, 0, 's'},
                                         {"nccl-version", required_argument, 0, 'V'},
+                                        {"json", no_argument, 0, 'J'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   int c;
@@ -128,6 +170,7 @@ int nn_cmd_check_config(int argc, char **argv) {
     case 'H': opts.flags |= NN_PARSE_HOST_SIDE; break;
     case 's': sysfs_root = optarg; break;
     case 'V': version = optarg; break;
+    case 'J': json = 1; break;
     default:
       nn_options_error("check-config", c, argc, argv);
       check_config_usage(stderr);
@@ -153,7 +196,10 @@ int nn_cmd_check_config(int argc, char **argv) {
   struct nn_config *cfg = NULL;
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
-  if (nn_config_load(path, &opts, &cfg, &diag) == 0) {
+  int loaded = nn_config_load(path, &opts, &cfg, &diag) == 0;
+  if (json) {
+    rc = print_json(path, loaded ? cfg : NULL, &diag, sysfs_root);
+  } else if (loaded) {
     nn_cli_print_notes(cfg);
     if (cfg->refused.n || cfg->refused.dropped) {
       print_refused(path, cfg);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/common/cliconfig.h"
+#include "cli/common/jsonw.h"
 #include "cli/common/options.h"
 #include "cli/commands.h"
 #include "cli/predict/ncclver.h"
@@ -25,6 +26,7 @@ static void topo_usage(FILE *out) {
           "usage: nccl-numa topo --config FILE [-o PATH] [--sysfs-root DIR] [--cpuinfo FILE]\n"
           "                      [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
           "       nccl-numa topo --validate FILE [--config FILE]\n"
+          "       (either with --json: one JSON document on stdout instead; keys: docs/user/cli.md)\n"
           "\n"
           "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE,\n"
           "byte for byte what the env plugin serves, on stdout or atomically into PATH.\n"
@@ -53,8 +55,11 @@ static void topo_usage(FILE *out) {
           "or a problem found, 2 usage.\n");
 }
 
+#define NN_TOPO_JSON_VERSION 1
+
 struct topo_args {
   const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib;
+  int json;   /* --json: one JSON document on stdout instead of the XML or the ok line */
 };
 
 /* Stores an option's value; a second one for the same option (OPT as written, `--x` or
@@ -74,7 +79,8 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
       {"config", required_argument, 0, 'c'},       {"sysfs-root", required_argument, 0, 's'},
       {"cpuinfo", required_argument, 0, 'i'},      {"validate", required_argument, 0, 'v'},
       {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-      {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+      {"json", no_argument, 0, 'J'},               {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -84,6 +90,10 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
     if (c == 'h') {
       topo_usage(stdout);
       return NN_EXIT_OK;
+    }
+    if (c == 'J') {
+      a->json = 1;
+      continue;
     }
     if (!slot) {
       nn_options_error("topo", c, argc, argv);
@@ -124,9 +134,10 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
 }
 
 static void print_verdict(const struct topo_args *a, const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                          const struct nn_ncclver *ver) {
+                          const struct nn_ncclver *ver, struct nn_topo_verdict *out) {
   struct nn_topo_verdict v;
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
+  *out = v;
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
@@ -153,6 +164,61 @@ static int write_atomically(const char *path, const char *data, size_t len) {
   return rc;
 }
 
+/* topo --json: the verdict and the XML (or where it was written); keys in docs/user/cli.md. */
+static void print_json(const struct topo_args *a, const struct nn_ncclver *ver, const struct nn_cpu_kind *cpu,
+                       const struct nn_topo_verdict *v, const char *xml, size_t len) {
+  struct nn_jsonw w;
+  char release[16] = "";
+  if (ver->code) nn_nccl_version_format(ver->code, release, sizeof release);
+  nn_jsonw_begin(&w, stdout);
+  nn_jsonw_object(&w, NULL);
+  nn_jsonw_int(&w, "version", NN_TOPO_JSON_VERSION);
+  nn_jsonw_str(&w, "command", "topo");
+  nn_jsonw_str(&w, "config", a->config);
+  nn_jsonw_object(&w, "nccl");
+  nn_jsonw_str(&w, "release", release[0] ? release : NULL);
+  nn_jsonw_str(&w, "source", ver->source);
+  nn_jsonw_end(&w);
+  nn_jsonw_bool(&w, "served", v->serve);
+  nn_jsonw_str(&w, "mode", nn_topo_mode_name(v->mode));
+  nn_jsonw_str(&w, "reason", v->reason);
+  nn_jsonw_str(&w, "warning", v->warning[0] ? v->warning : NULL);
+  nn_jsonw_int(&w, "numa_nodes", v->numa_nodes);
+  nn_jsonw_object(&w, "cpu");
+  nn_jsonw_str(&w, "vendor", cpu->vendor);
+  nn_jsonw_int(&w, "family", cpu->family);
+  nn_jsonw_int(&w, "model", cpu->model);
+  nn_jsonw_end(&w);
+  nn_jsonw_num(&w, "link_gbps", v->link_gbps);
+  nn_jsonw_str(&w, "output", a->out);
+  nn_jsonw_int(&w, "bytes", (long long)len);
+  nn_jsonw_str(&w, "xml", a->out ? NULL : xml);
+  nn_jsonw_finish(&w);
+}
+
+static void print_validate_json(const struct topo_args *a, const struct nn_topo_report *rep, int with_mapping) {
+  struct nn_jsonw w;
+  nn_jsonw_begin(&w, stdout);
+  nn_jsonw_object(&w, NULL);
+  nn_jsonw_int(&w, "version", NN_TOPO_JSON_VERSION);
+  nn_jsonw_str(&w, "command", "topo --validate");
+  nn_jsonw_str(&w, "file", a->validate);
+  nn_jsonw_str(&w, "config", with_mapping ? a->config : NULL);
+  nn_jsonw_bool(&w, "ok", rep->errors == 0);
+  nn_jsonw_int(&w, "errors", rep->errors);
+  nn_jsonw_int(&w, "warnings", rep->warnings);
+  nn_jsonw_int(&w, "dropped", rep->dropped);
+  nn_jsonw_array(&w, "findings");
+  for (int i = 0; i < rep->n; i++) {
+    nn_jsonw_object(&w, NULL);
+    nn_jsonw_int(&w, "line", rep->items[i].line);
+    nn_jsonw_bool(&w, "warning", rep->items[i].warning);
+    nn_jsonw_str(&w, "message", rep->items[i].msg);
+    nn_jsonw_end(&w);
+  }
+  nn_jsonw_finish(&w);
+}
+
 static int generate(const struct topo_args *a) {
   struct nn_ncclver ver;
   char verr[512];
@@ -172,9 +238,13 @@ static int generate(const struct topo_args *a) {
     fprintf(stderr, "%s: %s\n", a->config, err);
   } else {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
-    print_verdict(a, cfg, &cpu, &ver);
-    if (!a->out) rc = fwrite(xml, 1, len, stdout) == len && fflush(stdout) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
-    else if (write_atomically(a->out, xml, len) == 0) rc = NN_EXIT_OK;
+    struct nn_topo_verdict v;
+    print_verdict(a, cfg, &cpu, &ver, &v);
+    if (a->out) rc = write_atomically(a->out, xml, len) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
+    else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
+    else rc = NN_EXIT_OK;
+    if (!rc && a->json) print_json(a, &ver, &cpu, &v, xml, len);
+    if (!rc && fflush(stdout) != 0) rc = NN_EXIT_INVALID;
     if (!rc && a->out) fprintf(stderr, "nccl-numa topo: wrote %s (%zu bytes)\n", a->out, len);
   }
   free(xml);
@@ -189,7 +259,8 @@ static int validate(const struct topo_args *a) {
   nn_topo_validate_file(a->validate, cfg, &rep);
   nn_topo_report_print(&rep, a->validate, stderr);
   int rc = rep.errors ? NN_EXIT_INVALID : NN_EXIT_OK;
-  if (rc == NN_EXIT_OK)
+  if (a->json) print_validate_json(a, &rep, cfg != NULL);
+  else if (rc == NN_EXIT_OK)
     printf("%s: ok%s (%d warning%s)\n", a->validate, cfg ? ", agrees with the mapping" : "",
            rep.warnings, rep.warnings == 1 ? "" : "s");
   else

@@ -77,9 +77,8 @@ struct point {
   size_t chunk;
 };
 
-static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
-                       int coll, int e, struct point *pt) {
-  uint64_t b = (uint64_t)1 << e;
+static void eval_bytes(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, uint64_t b, struct point *pt) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   nn_cost_table(m, coll, b, table);
   nn_costview_mask(forced, coll, table);
@@ -88,6 +87,20 @@ static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p,
     pt->plug.algo = pt->plug.proto = -1;
   pt->chunk = 0;
   pt->chunk_rule = nn_policy_chunk(p, coll, b, pt->plug.algo, pt->plug.proto, &pt->chunk);
+}
+
+static void eval_point(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                       int coll, int e, struct point *pt) {
+  eval_bytes(m, p, forced, coll, (uint64_t)1 << e, pt);
+}
+
+void nn_costview_at(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                    int coll, uint64_t nbytes, struct nn_costview_at *out) {
+  struct point pt;
+  eval_bytes(m, p, forced, coll, nbytes, &pt);
+  *out = (struct nn_costview_at){.nccl = pt.nccl, .plug = pt.plug, .rule = pt.rule, .channels = pt.channels};
+  if (out->nccl.algo >= 0) out->nccl.time_us = nn_cost_time(m, coll, out->nccl.algo, out->nccl.proto, nbytes);
+  if (out->plug.algo < 0) out->plug.time_us = -1.0f;
 }
 
 static int same_band(const struct point *a, const struct point *b) {

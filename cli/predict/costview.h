@@ -56,6 +56,16 @@ int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, 
 int nn_costview_bands_under(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
                             int coll, int max_log2, struct nn_costview_band *bands, int max_bands);
 
+/* NCCL's choice and the plugin's for one call of nbytes (any size, not only a power of two),
+ * on the table NCCL builds under `forced` (NULL: none); p may be NULL (no rules). */
+struct nn_costview_at {
+  struct nn_cost_choice nccl, plug;   /* choice and modelled time; algo -1: no candidate */
+  int rule;                           /* rule index in the config, -1 = none fired */
+  int channels;                       /* the rule's channel count, 0 = NCCL's */
+};
+void nn_costview_at(const struct nn_cost_model *m, const struct nn_policy *p, const struct nn_forced *forced,
+                    int coll, uint64_t nbytes, struct nn_costview_at *out);
+
 /* Whether a rule's channels=N can change nothing on m's release and communicator: the release
  * only lowers NCCL's own count (2.31+) and N is not below m->comm_nchannels. */
 int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels);
