@@ -16,7 +16,7 @@
 struct nn_cudaprobe;
 
 /* Loads the driver and initialises it. Returns NULL with a short reason in
- * `why` ("no driver: ..." or "driver present but ...") when it cannot. */
+ * `why` ("no driver (...)" or "driver present but ...") when it cannot. */
 struct nn_cudaprobe *nn_cudaprobe_open(char *why, size_t why_size);
 
 /* Compute capability (major*10+minor) of the GPU at `bus`, 0 when the driver
