@@ -2,6 +2,7 @@
 /* cmd_check_config.c - `nccl-numa check-config FILE [--host-side]`: validates a mapping file
  * with the plugin's own parser and prints every problem as FILE:LINE: problem. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "cli/predict/protonotes.h"
 #include "nccl_model.h"
 #include "nn_config.h"
+#include "printable.h"
 
 static void check_config_usage(FILE *out) {
   fprintf(out,
@@ -197,21 +199,25 @@ int nn_cmd_check_config(int argc, char **argv) {
   struct nn_diag diag = {0};
   int rc = NN_EXIT_OK;
   int loaded = nn_config_load(path, &opts, &cfg, &diag) == 0;
+  /* the name as the terminal gets it: a path may hold any byte (the messages of the
+   * parser escape it the same way) */
+  char shown[PATH_MAX * 4 + 1];
+  nn_printable(shown, sizeof shown, path, NN_PRINTABLE_CSTR, NULL);
   if (json) {
     rc = print_json(path, loaded ? cfg : NULL, &diag, sysfs_root);
   } else if (loaded) {
     nn_cli_print_notes(cfg);
     if (cfg->refused.n || cfg->refused.dropped) {
-      print_refused(path, cfg);
+      print_refused(shown, cfg);
       rc = NN_EXIT_INVALID;
     } else {
-      print_summary(path, cfg, sysfs_root);
+      print_summary(shown, cfg, sysfs_root);
     }
     if (version) print_channel_notes(cfg, &ver);
     if (version)
       nn_protonotes_print(stdout, "", "note: ", cfg, nn_nccl_release_find(ver.code, NULL), cfg->n_gpus ? cfg->gpus[0].sm : 0);
   } else {
-    print_problems(path, &diag);
+    print_problems(shown, &diag);
     rc = NN_EXIT_INVALID;
   }
   nn_config_free(cfg);

@@ -169,4 +169,14 @@ check "check-config --nccl-version 2.28.9: the ll128 rule gets its note, the fil
 "$cli" check-config --nccl-version 2.31.0 "$tmp/ll.conf" > "$tmp/out" 2>&1
 check "check-config --nccl-version 2.31.0: no ll128 note (the release enables it)" "! grep -q 'proto=ll128 cannot' '$tmp/out'"
 
+# A file name with raw bytes is printed escaped, in the problems and in the closing line alike.
+esc=$(printf '%s/a\033[2Jb.conf' "$tmp")
+printf 'gpu 0 bus=zz numa=0\n' > "$esc"
+"$cli" check-config "$esc" > "$tmp/out" 2>&1
+check "check-config on a name with ESC: escaped in every line, no raw byte" \
+  "grep -qF 'a\\x1b[2Jb.conf: invalid (1 problem)' '$tmp/out' && ! grep -q \"\$(printf '\\033')\" '$tmp/out'"
+printf 'gpu 0 bus=01:00.0 numa=0\n' > "$esc"
+"$cli" check-config "$esc" > "$tmp/out" 2>&1
+check "check-config ok line: the name escaped" "grep -qF 'a\\x1b[2Jb.conf: ok (1 GPU' '$tmp/out' && ! grep -q \"\$(printf '\\033')\" '$tmp/out'"
+
 nn_finish "check-config: all checks passed"
