@@ -562,7 +562,9 @@ int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct n
   optind = 0;   /* a fresh scan, "+" included: options end at the first other argument */
   opterr = 0;
   int c;
+  const char *last_value = NULL;   /* a "--" that was an option's value ends nothing */
   while ((c = getopt_long(argc, argv, "+:b:e:f:g:n:w:h", table, NULL)) != -1) {
+    last_value = optarg;
     if (c == OPT_HELP) return NN_AB_HELP;
     if (c == '?' || c == ':') {
       nn_options_problem(c, argc, argv, err, errsz);
@@ -570,7 +572,7 @@ int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct n
     }
     if (take_one(c, own, o, err, errsz) < 0) return NN_AB_USAGE;
   }
-  if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--"))
+  if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_value)
     return take_extra(argc, argv, optind - 1, o, err, errsz) < 0 ? NN_AB_USAGE : 0;
   if (optind < argc) {
     nn_errbuf_set(err, errsz, "unexpected argument '%s' (nccl-tests' own arguments go after --)", argv[optind]);

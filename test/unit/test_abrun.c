@@ -79,6 +79,9 @@ static void test_refusals(void **state) {
                       "never a winner", (char *[]){"ab", "--", "-c", "0", NULL});
   expect(NN_AB_UNKNOWN, "unexpected argument 'stray' (nccl-tests' own arguments go after --)",
          (char *[]){"ab", "stray", NULL});
+  /* "--" as an option's value ends nothing: what follows is still an option, or a stray */
+  expect(NN_AB_UNKNOWN, "unexpected argument 'x' (nccl-tests' own arguments go after --)",
+         (char *[]){"ab", "--config", "--", "x", NULL});
 }
 
 int main(void) {
