@@ -119,7 +119,7 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
                                struct nn_seg *seg, int32_t *first, uint32_t *parent) {
   for (uint32_t i = 0; i <= n; i++) parent[i] = i;
   for (uint32_t i = 0; i < n; i++) {
-    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_GENERAL};
+    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE};
     first[i] = -1;
   }
   for (int ri = 0; ri < p->n_rules; ri++) {

@@ -19,6 +19,7 @@
 /* NCCL's NCCL_NUM_PROTOCOLS (LL, LL128, Simple) in every release the adapters support: a
  * segment stores its choice's table index for that width. */
 #define NN_FAST_PROTOS 3
+#define NN_SEG_NONE 0xfeu      /* nn_seg.entry: no rule covers the segment, nothing to do */
 #define NN_SEG_GENERAL 0xffu   /* nn_seg.entry: only the general path can answer */
 
 /* One segment in 16 bytes: its start and its first rule's choice, so a call reads one
@@ -29,7 +30,8 @@ struct nn_seg {
   uint8_t channels;     /* 0: leave NCCL's */
   uint8_t entry;        /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
                            numPipeOps/regBuff condition and the entry is among the first 9
-                           (tree, ring, collnet_direct); else NN_SEG_GENERAL */
+                           (tree, ring, collnet_direct); NN_SEG_NONE without a rule;
+                           else NN_SEG_GENERAL */
   uint16_t unused;
 };
 
@@ -115,12 +117,12 @@ static inline int nn_policy_enabled_fast(const float *cost) {
   return bits <= 0x7f800000u;
 }
 
-/* Whether the fast path may answer with segment g: its entry is set, the table has NCCL's
- * shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the first 8
- * entries is +-0.0. */
+/* Whether the fast path may answer with segment g: its entry is a table index, the table has
+ * NCCL's shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the
+ * first 8 entries is +-0.0. */
 static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
   unsigned k = g->entry;
-  return k != NN_SEG_GENERAL && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
+  return k < NN_SEG_NONE && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
          nn_policy_enabled_fast(&table[k]) &&
          !nn_policy_zero_in_8(table);
 }
@@ -138,13 +140,15 @@ static inline void nn_policy_fast_write(const struct nn_seg *g, float *table, in
 /* The common call of nn_policy_apply, for a policy's hot data (nn_policy_hot_of or a copy)
  * and a collective known valid (0 <= coll < NN_COLL_COUNT) and NCCL's table shape:
  * answered from the segment alone when its entry is set, enabled in the table, and none of
- * the table's first 8 entries is +-0.0. Returns the segment that decided, or NULL with
- * nothing changed: then nn_policy_apply_general decides. It makes no call. */
+ * the table's first 8 entries is +-0.0, or left alone when no rule covers the size. Returns
+ * the segment that decided (its rule -1 when none covers it), or NULL with nothing changed:
+ * then nn_policy_apply_general decides. It makes no call. */
 static inline const struct nn_seg *nn_policy_apply_fast(const struct nn_policy_hot *h, int coll, uint64_t n_bytes,
                                                         float *table, int num_algo, int num_proto,
                                                         int *n_channels) {
   const struct nn_seg *g = nn_policy_segment_fast(&h->coll[coll], n_bytes);
-  if (!nn_policy_fast_ok(g, table, num_algo, num_proto)) return NULL;
+  /* Tested after the choice, so that a matching call runs no more instructions for it. */
+  if (!nn_policy_fast_ok(g, table, num_algo, num_proto)) return g->entry == NN_SEG_NONE ? g : NULL;
   nn_policy_fast_write(g, table, n_channels);
   return g;
 }
