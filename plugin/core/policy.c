@@ -16,7 +16,7 @@
  * the number of rules. The shift s is chosen per octave at compile time: the smallest that
  * sends the fewest of its sizes to the general path, which answers sizes below the top
  * segment of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB,
- * which no affordable shift separates) by binary search. An octave without boundaries is
+ * which no affordable shift separates) by a binary search over that bucket's segments. An octave without boundaries is
  * one bucket: what a call touches grows with the octaves that need the detail, not with
  * the largest shift. Buckets cover every key of a 64-bit size, so a call needs no clamp. */
 #define NN_OCTAVES 64
@@ -26,8 +26,10 @@
 #define NN_MAX_BUCKETS (2u + (1u << NN_MAX_SHIFT) + 62u + 58u * (1u << NN_MAX_SHIFT))
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
-/* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
+/* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits,
+ * and a rule's index must fit nn_seg.from below NN_SEG_NO_RULE. */
 _Static_assert(2 * NN_MAX_RULES + 1 + 2 * NN_MAX_BUCKETS < UINT16_MAX, "a segment index must fit a bucket");
+_Static_assert(NN_MAX_RULES < NN_SEG_NO_RULE, "a rule's index must fit nn_seg.from");
 
 struct nn_crule {
   uint64_t lo, hi;
@@ -41,7 +43,6 @@ struct nn_crule {
 /* What the general path and the walks need beside a collective's struct nn_segs. */
 struct nn_coll_more {
   uint32_t octave[NN_OCTAVES];   /* the words nn_policy_key reads */
-  int32_t *first;       /* per segment: index into p->rules of its first rule, or -1 */
   uint32_t n;           /* segments (the crowded buckets' records come after them) */
 };
 
@@ -95,12 +96,14 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
   return u;
 }
 
-/* The segment holding v, by binary search: the general path, and compiling. */
+/* The segment holding v among seg[0..n) (seg[0].start <= v), by a binary search whose
+ * steps do not branch on v: the general path in a crowded bucket, and compiling. */
 static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) {
-  uint32_t lo = 0, hi = n;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (seg[mid].start <= v) lo = mid; else hi = mid;
+  uint32_t lo = 0;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    lo += seg[lo + half].start <= v ? half : 0;
+    n -= half;
   }
   return lo;
 }
@@ -116,19 +119,17 @@ static uint8_t fast_entry(const struct nn_crule *r) {
  * union-find over unassigned segments keeps this O((rules + segments) log) instead of
  * rules x segments. */
 static void assign_first_rules(const struct nn_policy *p, int coll, const uint64_t *b, uint32_t n,
-                               struct nn_seg *seg, int32_t *first, uint32_t *parent) {
+                               struct nn_seg *seg, uint32_t *parent) {
   for (uint32_t i = 0; i <= n; i++) parent[i] = i;
-  for (uint32_t i = 0; i < n; i++) {
-    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE};
-    first[i] = -1;
-  }
+  for (uint32_t i = 0; i < n; i++)
+    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE, .from = NN_SEG_NO_RULE};
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
     uint32_t j = dsu_find(parent, segment_index(seg, n, r->lo));
     while (j < n && b[j] <= r->hi) {
-      first[j] = ri;
-      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r)};
+      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r),
+                               .from = (uint16_t)ri};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
     }
@@ -195,7 +196,8 @@ static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
 /* Buckets for every key over the n segments starting at b: each names the segment
  * holding its top value (the number of boundaries with a key up to its own). A crowded
  * bucket names instead a copy of that segment appended at seg[*extra + 1], after a record
- * that sends the call to the general path; with seg NULL this only counts them. */
+ * that sends the call to the general path with the bucket's segments below the top one;
+ * with seg NULL this only counts them. */
 static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys, const uint64_t *b,
                          uint32_t n, uint16_t *bucket, struct nn_seg *seg, uint32_t *extra) {
   uint32_t i = 1;
@@ -206,7 +208,8 @@ static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t
     /* slow_width says 0 for fewer than two boundaries too; tested first, b[from] may be b[n] */
     if (i - from < 2 || !slow_width(b, from, i, shift[nn_policy_octave(b[from])])) continue;
     if (seg) {
-      seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1, .entry = NN_SEG_GENERAL};
+      seg[*extra] = (struct nn_seg){.start = b[from], .rule = (int32_t)(from - 1), .entry = NN_SEG_CROWDED,
+                                    .from = (uint16_t)(i - from)};
       seg[*extra + 1] = seg[i - 1];
     }
     bucket[k] = (uint16_t)(*extra + 1);
@@ -227,14 +230,13 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   uint32_t total = n;
   fill_buckets(s, shift, keys, scratch, n, bucket, NULL, &total);
   struct nn_seg *seg = malloc(total * sizeof *seg);
-  int32_t *first = p->more[coll].first = malloc(n * sizeof *first);
   s->seg = seg;
-  if (!seg || !first) return -1;
-  assign_first_rules(p, coll, scratch, n, seg, first, parent);
+  if (!seg) return -1;
+  assign_first_rules(p, coll, scratch, n, seg, parent);
   total = n;
   fill_buckets(s, shift, keys, scratch, n, bucket, seg, &total);
   for (uint32_t i = 0; i < n; i++)
-    if (first[i] >= 0) p->coll_mask |= 1u << coll;
+    if (seg[i].rule >= 0) p->coll_mask |= 1u << coll;
   return 0;
 }
 
@@ -297,7 +299,6 @@ void nn_policy_free(struct nn_policy *p) {
   for (int c = 0; c < NN_COLL_COUNT; c++) {
     free((void *)p->hot.coll[c].seg);
     free((void *)p->hot.coll[c].bucket);
-    free(p->more[c].first);
   }
   free(p->rules);
   nn_policy_free(p->chunk);
@@ -355,7 +356,7 @@ struct nn_hit {
 };
 
 /* The kept rules covering this size from p->rules[from] on, in file order: the first whose
- * conditions hold and whose choice is possible fires. */
+ * conditions hold and whose choice is possible fires (none for from NN_SEG_NO_RULE). */
 static int first_possible(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
                           int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
                           int *a, int *pr, struct nn_hit *hit) {
@@ -370,15 +371,26 @@ static int first_possible(const struct nn_policy *p, int from, int coll, uint64_
   return 0;
 }
 
+/* The segment holding n_bytes for g, what nn_policy_segment_fast found: g, or in a crowded
+ * bucket the one its record finds among the bucket's segments. */
+static const struct nn_seg *crowded_segment(const struct nn_segs *s, const struct nn_seg *g, uint64_t n_bytes) {
+  if (g->entry != NN_SEG_CROWDED) return g;
+  const struct nn_seg *low = s->seg + g->rule;
+  return low + segment_index(low, g->from, n_bytes);
+}
+
+static const struct nn_seg *segment_of(const struct nn_policy *p, int coll, uint64_t n_bytes) {
+  const struct nn_segs *s = &p->hot.coll[coll];
+  return crowded_segment(s, nn_policy_segment_fast(s, n_bytes), n_bytes);
+}
+
 /* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
 static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops, int reg_buff,
                      const float *t, int na, int np, nn_choice_allowed_fn allowed, int *a, int *pr,
                      struct nn_hit *hit) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return 0;
-  const struct nn_coll_more *m = &p->more[coll];
-  int from = m->first[segment_index(p->hot.coll[coll].seg, m->n, n_bytes)];
-  if (from < 0) return 0;
-  return first_possible(p, from, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
+  return first_possible(p, segment_of(p, coll, n_bytes)->from, coll, n_bytes, pipe_ops, reg_buff, t, na, np,
+                        allowed, a, pr, hit);
 }
 
 /* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
@@ -390,12 +402,21 @@ static void choose(float *t, int k) {
   t[k] = 0.0f;
 }
 
-int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                            int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
+int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
+                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
+                            int *n_channels) {
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+  g = crowded_segment(&p->hot.coll[coll], g, n_bytes);
+  if (g->entry == NN_SEG_NONE) return -1;
+  /* A crowded bucket's segment may be one the fast path answers. */
+  if (nn_policy_fast_ok(g, table, num_algo, num_proto)) {
+    nn_policy_fast_write(g, table, n_channels);
+    return g->rule;
+  }
   int a, pr;
   struct nn_hit hit;
-  if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit))
+  if (!first_possible(p, g->from, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr,
+                      &hit))
     return -1;
   if (a >= 0 && pr >= 0) choose(table, a * num_proto + pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
@@ -405,9 +426,9 @@ int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_byte
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
-  const struct nn_seg *g = nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels);
-  return g ? g->rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
-                                               n_channels);
+  const struct nn_seg *g;
+  if (nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels, &g)) return g->rule;
+  return nn_policy_apply_general(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
 }
 
 int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
@@ -457,7 +478,7 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
     const struct nn_coll_more *m = &p->more[c];
     for (uint32_t i = 0, j; i < m->n; i = j) {
       /* Adjacent segments with the same first rule read as one range. */
-      for (j = i + 1; j < m->n && m->first[j] == m->first[i]; j++) {}
+      for (j = i + 1; j < m->n && seg[j].from == seg[i].from; j++) {}
       uint64_t hi = j < m->n ? seg[j].start - 1 : UINT64_MAX;
       fn(arg, c, seg[i].start, hi, seg[i].rule);
     }
