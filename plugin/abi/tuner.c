@@ -319,8 +319,12 @@ __attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, con
                                                                   int num_algo, int num_proto, int reg_buff,
                                                                   int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
-  nn_policy_apply_general(c->policy, g, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table, num_algo,
-                          num_proto, n_channels);
+  float *t = (float *)(void *)table;
+  /* A crowded bucket's segment, which the fast check may answer, found without a call. */
+  g = nn_policy_crowded(&c->hot.coll[coll], g, n_bytes);
+  if (nn_policy_fast_ok(g, t, num_algo, num_proto)) nn_policy_fast_write(g, t, n_channels);
+  else if (g->entry != NN_SEG_NONE)
+    nn_policy_apply_general(c->policy, g, coll, n_bytes, pipe_ops, reg_buff, t, num_algo, num_proto, n_channels);
 }
 
 /* A set bit of coll_mask (checked by the caller) means a policy and a collective below

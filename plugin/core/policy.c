@@ -96,16 +96,9 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
   return u;
 }
 
-/* The segment holding v among seg[0..n) (seg[0].start <= v), by a binary search whose
- * steps do not branch on v: the general path in a crowded bucket, and compiling. */
+/* The segment holding v among seg[0..n) (seg[0].start <= v): compiling. */
 static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) {
-  uint32_t lo = 0;
-  while (n > 1) {
-    uint32_t half = n / 2;
-    lo += seg[lo + half].start <= v ? half : 0;
-    n -= half;
-  }
-  return lo;
+  return (uint32_t)(nn_policy_search(seg, n, v) - seg);
 }
 
 /* The table index a segment of rule r stores for the fast path, or NN_SEG_GENERAL. */
@@ -371,17 +364,10 @@ static int first_possible(const struct nn_policy *p, int from, int coll, uint64_
   return 0;
 }
 
-/* The segment holding n_bytes for g, what nn_policy_segment_fast found: g, or in a crowded
- * bucket the one its record finds among the bucket's segments. */
-static const struct nn_seg *crowded_segment(const struct nn_segs *s, const struct nn_seg *g, uint64_t n_bytes) {
-  if (g->entry != NN_SEG_CROWDED) return g;
-  const struct nn_seg *low = s->seg + g->rule;
-  return low + segment_index(low, g->from, n_bytes);
-}
-
+/* The segment holding n_bytes (in a crowded bucket, the one its record finds). */
 static const struct nn_seg *segment_of(const struct nn_policy *p, int coll, uint64_t n_bytes) {
   const struct nn_segs *s = &p->hot.coll[coll];
-  return crowded_segment(s, nn_policy_segment_fast(s, n_bytes), n_bytes);
+  return nn_policy_crowded(s, nn_policy_segment_fast(s, n_bytes), n_bytes);
 }
 
 /* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
@@ -402,17 +388,11 @@ static void choose(float *t, int k) {
   t[k] = 0.0f;
 }
 
-int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
-                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
-                            int *n_channels) {
-  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
-  g = crowded_segment(&p->hot.coll[coll], g, n_bytes);
-  if (g->entry == NN_SEG_NONE) return -1;
-  /* A crowded bucket's segment may be one the fast path answers. */
-  if (nn_policy_fast_ok(g, table, num_algo, num_proto)) {
-    nn_policy_fast_write(g, table, n_channels);
-    return g->rule;
-  }
+/* The general path's first-match walk from g's first rule: out of line, so that a crowded
+ * bucket's segment the fast check answers saves no registers for it. */
+__attribute__((noinline)) static int apply_walk(const struct nn_policy *p, const struct nn_seg *g, int coll,
+                                                uint64_t n_bytes, int pipe_ops, int reg_buff, float *table,
+                                                int num_algo, int num_proto, int *n_channels) {
   int a, pr;
   struct nn_hit hit;
   if (!first_possible(p, g->from, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr,
@@ -421,6 +401,20 @@ int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, i
   if (a >= 0 && pr >= 0) choose(table, a * num_proto + pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
+}
+
+int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
+                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
+                            int *n_channels) {
+  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+  g = nn_policy_crowded(&p->hot.coll[coll], g, n_bytes);
+  /* A crowded bucket's segment may be one the fast path answers. */
+  if (nn_policy_fast_ok(g, table, num_algo, num_proto)) {
+    nn_policy_fast_write(g, table, n_channels);
+    return g->rule;
+  }
+  if (g->entry == NN_SEG_NONE) return -1;
+  return apply_walk(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
 }
 
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,

@@ -87,6 +87,25 @@ static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *
   return g - __builtin_sub_overflow(v, g->start, &difference);
 }
 
+/* The segment holding v among seg[0..n) (seg[0].start <= v, n >= 1), by a binary search
+ * whose steps do not branch on v. */
+static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, uint32_t n, uint64_t v) {
+  while (n > 1) {
+    uint32_t half = n / 2;
+    uint64_t difference;
+    /* As in nn_policy_segment_fast, the borrow: a compare would become a branch. */
+    seg += half & ((uint32_t)__builtin_sub_overflow(v, seg[half].start, &difference) - 1u);
+    n -= half;
+  }
+  return seg;
+}
+
+/* The segment holding v for g, what nn_policy_segment_fast found for v in s: g, or for a
+ * crowded bucket's record the segment holding v among the bucket's segments. */
+static inline const struct nn_seg *nn_policy_crowded(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
+  return g->entry == NN_SEG_CROWDED ? nn_policy_search(s->seg + g->rule, g->from, v) : g;
+}
+
 /* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result, and
  * g, the segment nn_policy_apply_fast found for n_bytes in p's collective coll. */
 int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
