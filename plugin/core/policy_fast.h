@@ -19,6 +19,7 @@
 /* NCCL's NCCL_NUM_PROTOCOLS (LL, LL128, Simple) in every release the adapters support: a
  * segment stores its choice's table index for that width. */
 #define NN_FAST_PROTOS 3
+#define NN_SEG_SPLIT 0xfcu     /* nn_seg.entry: a split crowded bucket's record (below) */
 #define NN_SEG_CROWDED 0xfdu   /* nn_seg.entry: a crowded bucket's record (below) */
 #define NN_SEG_NONE 0xfeu      /* nn_seg.entry: no rule covers the segment, nothing to do */
 #define NN_SEG_GENERAL 0xffu   /* nn_seg.entry: only the general path can answer */
@@ -29,15 +30,18 @@
 struct nn_seg {
   uint64_t start;       /* the segment covers [start, next segment's start) */
   int32_t rule;         /* config index of the first kept rule covering it, or -1; in a
-                           crowded record, the index of its bucket's first segment */
-  uint8_t channels;     /* 0: leave NCCL's */
+                           crowded record, the index of its bucket's first segment; in a
+                           split record, that of its first sub-bucket */
+  uint8_t channels;     /* 0: leave NCCL's; in a split record, the shift of a size that
+                           leaves its sub-bucket's number in the low bits */
   uint8_t entry;        /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
                            numPipeOps/regBuff condition and the entry is among the first 9
                            (tree, ring, collnet_direct); NN_SEG_NONE without a rule,
-                           NN_SEG_CROWDED for a crowded record; else NN_SEG_GENERAL */
+                           NN_SEG_CROWDED and NN_SEG_SPLIT for records; else NN_SEG_GENERAL */
   uint16_t from;        /* where the general path's walk starts: that rule's index among the
                            policy's rules, NN_SEG_NO_RULE without one; in a crowded record,
-                           the number of its bucket's segments below the top one */
+                           the number of its bucket's segments below the top one; in a split
+                           record, the mask of those low bits */
 };
 
 /* One collective's buckets and segments, all a fast call reads (32 bytes). */
@@ -46,7 +50,7 @@ struct nn_segs {
   const uint16_t *bucket;    /* per key, every key of a 64-bit size: the segment holding its
                                 top value */
   const uint32_t *octave;    /* per octave of a size, its word for nn_policy_key */
-  uint64_t unused;
+  const uint16_t *sub;       /* the sub-buckets of split buckets, each as a bucket */
 };
 
 /* The first member of struct nn_policy. */
@@ -100,9 +104,19 @@ static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, ui
   return seg;
 }
 
+/* The segment holding v for a split record g: its sub-bucket by the next bits of v names the
+ * segment holding its top value, one step back as in nn_policy_segment_fast, or a crowded
+ * sub-bucket's record. */
+static inline const struct nn_seg *nn_policy_split(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
+  const struct nn_seg *t = s->seg + s->sub[(uint32_t)g->rule + ((uint32_t)(v >> g->channels) & g->from)];
+  uint64_t difference;
+  return t - __builtin_sub_overflow(v, t->start, &difference);
+}
+
 /* The segment holding v for g, what nn_policy_segment_fast found for v in s: g, or for a
- * crowded bucket's record the segment holding v among the bucket's segments. */
+ * record the segment holding v that its sub-bucket or its search finds. */
 static inline const struct nn_seg *nn_policy_crowded(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
+  if (g->entry == NN_SEG_SPLIT) g = nn_policy_split(s, g, v);
   return g->entry == NN_SEG_CROWDED ? nn_policy_search(s->seg + g->rule, g->from, v) : g;
 }
 
@@ -149,7 +163,7 @@ static inline int nn_policy_enabled_fast(const float *cost) {
  * first 8 entries is +-0.0. */
 static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
   unsigned k = g->entry;
-  return k < NN_SEG_CROWDED && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
+  return k < NN_SEG_SPLIT && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
          nn_policy_enabled_fast(&table[k]) &&
          !nn_policy_zero_in_8(table);
 }
