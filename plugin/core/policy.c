@@ -285,10 +285,10 @@ static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t
     uint32_t from = i;
     while (i < w->n && nn_policy_key(s->octave, w->b[i]) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
-    /* slow_width says 0 for fewer than two boundaries too; tested first, b[from] may be b[n] */
+    /* Fewer than two boundaries tested first: then b[from] may be b[n], past the end. */
+    if (i - from < 2) continue;
     unsigned e = nn_policy_octave(w->b[from]);
-    if (i - from < 2 || !slow_width(w->b, from, i, shift[e])) continue;
-    bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
+    if (slow_width(w->b, from, i, shift[e])) bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
   }
 }
 
