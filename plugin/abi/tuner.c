@@ -312,14 +312,19 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   return nn_ncclSuccess;
 }
 
-/* What the fast path leaves: out of line, so the fast path keeps few registers saved. */
-__attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, int coll, size_t n_bytes,
-                                                                        int pipe_ops, float **table, int num_algo,
-                                                                        int num_proto, int reg_buff,
-                                                                        int *n_channels) {
+/* What the fast path leaves, from the segment g it found: out of line, so the fast path
+ * keeps few registers saved. */
+__attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, const struct nn_seg *g, int coll,
+                                                                  size_t n_bytes, int pipe_ops, float **table,
+                                                                  int num_algo, int num_proto, int reg_buff,
+                                                                  int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
-  nn_policy_apply_general(c->policy, coll, n_bytes, pipe_ops, reg_buff, (float *)(void *)table, num_algo,
-                          num_proto, n_channels);
+  float *t = (float *)(void *)table;
+  /* A crowded bucket's segment, which the fast check may answer, found without a call. */
+  g = nn_policy_crowded(&c->hot.coll[coll], g, n_bytes);
+  if (nn_policy_fast_ok(g, t, num_algo, num_proto)) nn_policy_fast_write(g, t, n_channels);
+  else if (g->entry != NN_SEG_NONE)
+    nn_policy_apply_general(c->policy, g, coll, n_bytes, pipe_ops, reg_buff, t, num_algo, num_proto, n_channels);
 }
 
 /* A set bit of coll_mask (checked by the caller) means a policy and a collective below
@@ -328,8 +333,9 @@ __attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, int
 nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
                                              int num_algo, int num_proto, int reg_buff, int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
-  if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels))
-    get_coll_info_general(ctx, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  const struct nn_seg *g;
+  if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels, &g))
+    get_coll_info_general(ctx, g, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
   return nn_ncclSuccess;
 }
 

@@ -16,7 +16,10 @@
  * the number of rules. The shift s is chosen per octave at compile time: the smallest that
  * sends the fewest of its sizes to the general path, which answers sizes below the top
  * segment of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB,
- * which no affordable shift separates) by binary search. An octave without boundaries is
+ * which no affordable shift separates): a crowded bucket is split by the next bits of the
+ * size into at most 2^NN_SPLIT_BITS sub-buckets, each answered the same way, the fewest that
+ * leave none of them crowded, and what is still crowded (or past the budget of sub-buckets)
+ * by a binary search over that bucket's segments. An octave without boundaries is
  * one bucket: what a call touches grows with the octaves that need the detail, not with
  * the largest shift. Buckets cover every key of a 64-bit size, so a call needs no clamp. */
 #define NN_OCTAVES 64
@@ -24,10 +27,18 @@
 /* Keys: 0 and 1 (octave 0), unused ones so that every later octave's base, its first key
  * less 2^s, is >= 0 (fewer than 2^NN_MAX_SHIFT), then 2^s per octave: 3,840 at most. */
 #define NN_MAX_BUCKETS (2u + (1u << NN_MAX_SHIFT) + 62u + 58u * (1u << NN_MAX_SHIFT))
+/* A crowded bucket splits into at most 2^NN_SPLIT_BITS sub-buckets, and a collective's
+ * sub-buckets number at most twice its segments (plus one split's worth). */
+#define NN_SPLIT_BITS 8
+#define NN_SPLIT_BUDGET(n) (2u * (n) + (1u << NN_SPLIT_BITS))
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
-/* Segments (2 per rule + 1) and the pairs of crowded buckets must be indexable by 16 bits. */
-_Static_assert(2 * NN_MAX_RULES + 1 + 2 * NN_MAX_BUCKETS < UINT16_MAX, "a segment index must fit a bucket");
+/* Segments (2 per rule + 1), the pairs of crowded buckets and those of crowded sub-buckets
+ * (each holds two boundaries of its own) must be indexable by 16 bits, and a rule's index
+ * must fit nn_seg.from below NN_SEG_NO_RULE. */
+_Static_assert(2 * NN_MAX_RULES + 1 + 2 * NN_MAX_BUCKETS + 2 * NN_MAX_RULES + 1 < UINT16_MAX,
+               "a segment index must fit a bucket");
+_Static_assert(NN_MAX_RULES < NN_SEG_NO_RULE, "a rule's index must fit nn_seg.from");
 
 struct nn_crule {
   uint64_t lo, hi;
@@ -41,7 +52,6 @@ struct nn_crule {
 /* What the general path and the walks need beside a collective's struct nn_segs. */
 struct nn_coll_more {
   uint32_t octave[NN_OCTAVES];   /* the words nn_policy_key reads */
-  int32_t *first;       /* per segment: index into p->rules of its first rule, or -1 */
   uint32_t n;           /* segments (the crowded buckets' records come after them) */
 };
 
@@ -95,14 +105,9 @@ static uint32_t collect_bounds(const struct nn_policy *p, int coll, uint64_t *b)
   return u;
 }
 
-/* The segment holding v, by binary search: the general path, and compiling. */
+/* The segment holding v among seg[0..n) (seg[0].start <= v): compiling. */
 static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) {
-  uint32_t lo = 0, hi = n;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (seg[mid].start <= v) lo = mid; else hi = mid;
-  }
-  return lo;
+  return (uint32_t)(nn_policy_search(seg, n, v) - seg);
 }
 
 /* The table index a segment of rule r stores for the fast path, or NN_SEG_GENERAL. */
@@ -116,19 +121,17 @@ static uint8_t fast_entry(const struct nn_crule *r) {
  * union-find over unassigned segments keeps this O((rules + segments) log) instead of
  * rules x segments. */
 static void assign_first_rules(const struct nn_policy *p, int coll, const uint64_t *b, uint32_t n,
-                               struct nn_seg *seg, int32_t *first, uint32_t *parent) {
+                               struct nn_seg *seg, uint32_t *parent) {
   for (uint32_t i = 0; i <= n; i++) parent[i] = i;
-  for (uint32_t i = 0; i < n; i++) {
-    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_GENERAL};
-    first[i] = -1;
-  }
+  for (uint32_t i = 0; i < n; i++)
+    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE, .from = NN_SEG_NO_RULE};
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
     uint32_t j = dsu_find(parent, segment_index(seg, n, r->lo));
     while (j < n && b[j] <= r->hi) {
-      first[j] = ri;
-      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r)};
+      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r),
+                               .from = (uint16_t)ri};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
     }
@@ -192,25 +195,100 @@ static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
   return first;
 }
 
-/* Buckets for every key over the n segments starting at b: each names the segment
- * holding its top value (the number of boundaries with a key up to its own). A crowded
- * bucket names instead a copy of that segment appended at seg[*extra + 1], after a record
- * that sends the call to the general path; with seg NULL this only counts them. */
-static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys, const uint64_t *b,
-                         uint32_t n, uint16_t *bucket, struct nn_seg *seg, uint32_t *extra) {
+/* Whether boundaries b[k..m), all in one (sub-)bucket starting at low, leave it crowded:
+ * three or more segments, which one step back cannot tell apart. */
+static int crowded(const uint64_t *b, uint32_t k, uint32_t m, uint64_t low) {
+  return m - k > 2 || (m - k == 2 && b[k] != low);
+}
+
+/* Whether some sub-bucket 2^u wide of the bucket at low holding b[i..j) is crowded. */
+static int any_crowded(const uint64_t *b, uint32_t i, uint32_t j, uint64_t low, unsigned u) {
+  for (uint32_t k = i, m; k < j; k = m) {
+    uint64_t sub = (b[k] - low) >> u;
+    for (m = k + 1; m < j && (b[m] - low) >> u == sub; m++) {}
+    if (crowded(b, k, m, low + (sub << u))) return 1;
+  }
+  return 0;
+}
+
+/* The bits that split a crowded bucket 2^w wide at low, holding b[i..j): the fewest that
+ * leave no sub-bucket crowded, else as many as NN_SPLIT_BITS and w allow. */
+static unsigned split_bits(const uint64_t *b, uint32_t i, uint32_t j, uint64_t low, unsigned w) {
+  unsigned max = w < NN_SPLIT_BITS ? w : NN_SPLIT_BITS;
+  for (unsigned t = 1; t < max; t++)
+    if (!any_crowded(b, i, j, low, w - t)) return t;
+  return max;
+}
+
+/* One pass over a collective's boundaries b[0..n): with seg and sub NULL it only counts
+ * what the second pass writes. */
+struct lay_pass {
+  const uint64_t *b;
+  uint32_t n;
+  struct nn_seg *seg;   /* the n segments, then the records appended at extra */
+  uint32_t extra;
+  uint16_t *sub;        /* sub-buckets of split buckets, used up to subs of budget */
+  uint32_t subs, budget;
+};
+
+/* Appends a crowded record for the (sub-)bucket holding boundaries b[from..i) and a copy of
+ * its top segment; returns the copy's index, which its bucket names. */
+static uint32_t add_crowded(struct lay_pass *w, uint32_t from, uint32_t i) {
+  if (w->seg) {
+    w->seg[w->extra] = (struct nn_seg){.start = w->b[from], .rule = (int32_t)(from - 1),
+                                       .entry = NN_SEG_CROWDED, .from = (uint16_t)(i - from)};
+    w->seg[w->extra + 1] = w->seg[i - 1];
+  }
+  w->extra += 2;
+  return w->extra - 1;
+}
+
+/* Fills the 2^t sub-buckets 2^u wide of the bucket at low holding b[from..i) from sub. */
+static void fill_sub(struct lay_pass *w, uint16_t *sub, uint32_t from, uint32_t i, uint64_t low, unsigned t,
+                     unsigned u) {
+  uint32_t k = from;
+  for (uint64_t j = 0; j < (uint64_t)1 << t; j++) {
+    uint32_t m = k;
+    while (m < i && (w->b[m] - low) >> u == j) m++;
+    uint32_t top = crowded(w->b, k, m, low + (j << u)) ? add_crowded(w, k, m) : m - 1;
+    if (sub) sub[j] = (uint16_t)top;
+    k = m;
+  }
+}
+
+/* A crowded bucket 2^width wide holding b[from..i): split into sub-buckets when the budget
+ * has room for them (a split record before a copy of its top segment), else a crowded
+ * record. Returns the index its bucket names. */
+static uint32_t add_split(struct lay_pass *w, uint32_t from, uint32_t i, unsigned width) {
+  uint64_t low = w->b[from] >> width << width;
+  unsigned t = split_bits(w->b, from, i, low, width), u = width - t;
+  if (w->subs + (1u << t) > w->budget) return add_crowded(w, from, i);
+  uint32_t at = w->extra, offset = w->subs;
+  w->extra += 2;
+  w->subs += 1u << t;
+  if (w->seg) {
+    w->seg[at] = (struct nn_seg){.start = w->b[from], .rule = (int32_t)offset, .channels = (uint8_t)u,
+                                 .entry = NN_SEG_SPLIT, .from = (uint16_t)((1u << t) - 1)};
+    w->seg[at + 1] = w->seg[i - 1];
+  }
+  fill_sub(w, w->sub ? w->sub + offset : NULL, from, i, low, t, u);
+  return at + 1;
+}
+
+/* Buckets for every key: each names the segment holding its top value (the number of
+ * boundaries with a key up to its own), or for a crowded bucket a copy of that segment
+ * after a record that sends the call to the general path (add_split). */
+static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys, uint16_t *bucket,
+                         struct lay_pass *w) {
   uint32_t i = 1;
   for (uint32_t k = 0; k < keys; k++) {
     uint32_t from = i;
-    while (i < n && nn_policy_key(s->octave, b[i]) <= k) i++;
+    while (i < w->n && nn_policy_key(s->octave, w->b[i]) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
-    /* slow_width says 0 for fewer than two boundaries too; tested first, b[from] may be b[n] */
-    if (i - from < 2 || !slow_width(b, from, i, shift[nn_policy_octave(b[from])])) continue;
-    if (seg) {
-      seg[*extra] = (struct nn_seg){.start = b[from], .rule = -1, .entry = NN_SEG_GENERAL};
-      seg[*extra + 1] = seg[i - 1];
-    }
-    bucket[k] = (uint16_t)(*extra + 1);
-    *extra += 2;
+    /* Fewer than two boundaries tested first: then b[from] may be b[n], past the end. */
+    if (i - from < 2) continue;
+    unsigned e = nn_policy_octave(w->b[from]);
+    if (slow_width(w->b, from, i, shift[e])) bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
   }
 }
 
@@ -224,17 +302,18 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   uint16_t *bucket = malloc(keys * sizeof *bucket);
   s->bucket = bucket;
   if (!bucket) return -1;
-  uint32_t total = n;
-  fill_buckets(s, shift, keys, scratch, n, bucket, NULL, &total);
-  struct nn_seg *seg = malloc(total * sizeof *seg);
-  int32_t *first = p->more[coll].first = malloc(n * sizeof *first);
+  struct lay_pass w = {.b = scratch, .n = n, .extra = n, .budget = NN_SPLIT_BUDGET(n)};
+  fill_buckets(s, shift, keys, bucket, &w);
+  struct nn_seg *seg = malloc(w.extra * sizeof *seg);
+  uint16_t *sub = malloc((w.subs ? w.subs : 1) * sizeof *sub);
   s->seg = seg;
-  if (!seg || !first) return -1;
-  assign_first_rules(p, coll, scratch, n, seg, first, parent);
-  total = n;
-  fill_buckets(s, shift, keys, scratch, n, bucket, seg, &total);
+  s->sub = sub;
+  if (!seg || !sub) return -1;
+  assign_first_rules(p, coll, scratch, n, seg, parent);
+  w = (struct lay_pass){.b = scratch, .n = n, .seg = seg, .extra = n, .sub = sub, .budget = w.budget};
+  fill_buckets(s, shift, keys, bucket, &w);
   for (uint32_t i = 0; i < n; i++)
-    if (first[i] >= 0) p->coll_mask |= 1u << coll;
+    if (seg[i].rule >= 0) p->coll_mask |= 1u << coll;
   return 0;
 }
 
@@ -297,7 +376,7 @@ void nn_policy_free(struct nn_policy *p) {
   for (int c = 0; c < NN_COLL_COUNT; c++) {
     free((void *)p->hot.coll[c].seg);
     free((void *)p->hot.coll[c].bucket);
-    free(p->more[c].first);
+    free((void *)p->hot.coll[c].sub);
   }
   free(p->rules);
   nn_policy_free(p->chunk);
@@ -355,7 +434,7 @@ struct nn_hit {
 };
 
 /* The kept rules covering this size from p->rules[from] on, in file order: the first whose
- * conditions hold and whose choice is possible fires. */
+ * conditions hold and whose choice is possible fires (none for from NN_SEG_NO_RULE). */
 static int first_possible(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
                           int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
                           int *a, int *pr, struct nn_hit *hit) {
@@ -370,15 +449,19 @@ static int first_possible(const struct nn_policy *p, int from, int coll, uint64_
   return 0;
 }
 
+/* The segment holding n_bytes (in a crowded bucket, the one its record finds). */
+static const struct nn_seg *segment_of(const struct nn_policy *p, int coll, uint64_t n_bytes) {
+  const struct nn_segs *s = &p->hot.coll[coll];
+  return nn_policy_crowded(s, nn_policy_segment_fast(s, n_bytes), n_bytes);
+}
+
 /* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
 static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops, int reg_buff,
                      const float *t, int na, int np, nn_choice_allowed_fn allowed, int *a, int *pr,
                      struct nn_hit *hit) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return 0;
-  const struct nn_coll_more *m = &p->more[coll];
-  int from = m->first[segment_index(p->hot.coll[coll].seg, m->n, n_bytes)];
-  if (from < 0) return 0;
-  return first_possible(p, from, coll, n_bytes, pipe_ops, reg_buff, t, na, np, allowed, a, pr, hit);
+  return first_possible(p, segment_of(p, coll, n_bytes)->from, coll, n_bytes, pipe_ops, reg_buff, t, na, np,
+                        allowed, a, pr, hit);
 }
 
 /* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
@@ -390,24 +473,41 @@ static void choose(float *t, int k) {
   t[k] = 0.0f;
 }
 
-int nn_policy_apply_general(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
-                            int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
-  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+/* The general path's first-match walk from g's first rule: out of line, so that a crowded
+ * bucket's segment the fast check answers saves no registers for it. */
+__attribute__((noinline)) static int apply_walk(const struct nn_policy *p, const struct nn_seg *g, int coll,
+                                                uint64_t n_bytes, int pipe_ops, int reg_buff, float *table,
+                                                int num_algo, int num_proto, int *n_channels) {
   int a, pr;
   struct nn_hit hit;
-  if (!find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit))
+  if (!first_possible(p, g->from, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr,
+                      &hit))
     return -1;
   if (a >= 0 && pr >= 0) choose(table, a * num_proto + pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
 }
 
+int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
+                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
+                            int *n_channels) {
+  if (!table || num_algo <= 0 || num_proto <= 0) return -1;
+  g = nn_policy_crowded(&p->hot.coll[coll], g, n_bytes);
+  /* A crowded bucket's segment may be one the fast path answers. */
+  if (nn_policy_fast_ok(g, table, num_algo, num_proto)) {
+    nn_policy_fast_write(g, table, n_channels);
+    return g->rule;
+  }
+  if (g->entry == NN_SEG_NONE) return -1;
+  return apply_walk(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
+}
+
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
-  const struct nn_seg *g = nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels);
-  return g ? g->rule : nn_policy_apply_general(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
-                                               n_channels);
+  const struct nn_seg *g;
+  if (nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels, &g)) return g->rule;
+  return nn_policy_apply_general(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
 }
 
 int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
@@ -457,7 +557,7 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
     const struct nn_coll_more *m = &p->more[c];
     for (uint32_t i = 0, j; i < m->n; i = j) {
       /* Adjacent segments with the same first rule read as one range. */
-      for (j = i + 1; j < m->n && m->first[j] == m->first[i]; j++) {}
+      for (j = i + 1; j < m->n && seg[j].from == seg[i].from; j++) {}
       uint64_t hi = j < m->n ? seg[j].start - 1 : UINT64_MAX;
       fn(arg, c, seg[i].start, hi, seg[i].rule);
     }

@@ -21,8 +21,9 @@ STAGES = [  # (stage, functions whose lines it sums)
      {"nn_policy_zero_in_8", "intrinsics"}),
     ("write the choice: entry 0.0, channels", {"nn_policy_fast_write"}),
     ("general path (crowded buckets, conditions, open choices)",
-     {"get_coll_info_general", "nn_policy_apply_general", "find_rule", "first_possible", "segment_index",
-      "possible", "resolve_choice", "call_matches", "cheapest", "enabled", "choose", "rule_has_coll", "in_range"}),
+     {"get_coll_info_general", "nn_policy_apply_general", "nn_policy_crowded", "nn_policy_split", "nn_policy_search",
+      "apply_walk", "find_rule", "first_possible", "segment_index", "possible", "resolve_choice", "call_matches",
+      "cheapest", "enabled", "choose", "rule_has_coll", "in_range"}),
 ]
 FUNC = re.compile(r"^(?:static\s+|inline\s+|__attribute__\(\([^)]*\)\)\s+|const\s+|struct\s+\w+\s*\*?\s*|"
                   r"unsigned\s+|int\s+|void\s+|double\s+|nn_ncclResult_t\s+|uint32_t\s+|uint64_t\s+)+\**(\w+)\(")

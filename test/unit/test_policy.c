@@ -8,6 +8,7 @@
 
 #include "nccl_cost.h"
 #include "nccl_model.h"
+#include "plugin/core/policy_fast.h"
 #include "policy.h"
 #include "topology.h"
 
@@ -399,7 +400,7 @@ static void test_memory_bound(void **state) {
   struct nn_config *cfg = nn_test_parse(text);
   /* Sanitizers' allocators keep no mallinfo counts: then only the compile is checked. */
   size_t probe = mallinfo2().uordblks;
-  void *x = malloc(4096);
+  void *volatile x = malloc(4096);   /* volatile: gcc drops an unused malloc/free pair */
   int counted = mallinfo2().uordblks > probe;
   free(x);
   size_t before = mallinfo2().uordblks;
@@ -415,6 +416,88 @@ static void test_memory_bound(void **state) {
   free(text);
 }
 
+/* Seeded layouts like the benchmark's random ones (narrow or wide ranges, clustered in two
+ * octaves or spread, with gaps and overlaps, over two collectives): at every rule's edges and
+ * at powers of two, nn_policy_lookup and nn_policy_apply equal the reference scan, and the
+ * queries reach every kind of record (no rule, split bucket, crowded bucket or sub-bucket). */
+#define LAYOUT_RULES 600
+static void layout_rules(char *text, size_t cap, unsigned *seed, int narrow, int clustered, uint64_t *lo,
+                         uint64_t *hi) {
+  size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
+  unsigned center = 6 + (unsigned)(rand_r(seed) % 24);
+  for (int i = 0; i < LAYOUT_RULES; i++) {
+    unsigned e = clustered ? center + (unsigned)(rand_r(seed) % 2) : (unsigned)(rand_r(seed) % 34);
+    uint64_t base = (uint64_t)1 << e;
+    lo[i] = base + ((uint64_t)rand_r(seed) << 31 ^ (uint64_t)rand_r(seed)) % base;
+    uint64_t width = narrow ? 1 + (uint64_t)(rand_r(seed) % 64) : (uint64_t)1 << (rand_r(seed) % (e + 1));
+    hi[i] = lo[i] + width - 1;
+    len += (size_t)snprintf(text + len, cap - len, "rule coll=%s bytes=%llu-%llu algo=%s proto=%s%s\n",
+                            i % 2 ? "allreduce" : "allgather", (unsigned long long)lo[i],
+                            (unsigned long long)hi[i], i % 3 ? "ring" : "tree", i % 4 ? "simple" : "ll",
+                            i % 5 ? "" : " channels=3");
+  }
+}
+
+/* The kinds of record the fast lookup of v reaches, as bits: 1 no rule, 2 a split bucket, 4 a
+ * crowded bucket or sub-bucket. */
+static unsigned record_kinds(const struct nn_policy *p, int coll, uint64_t v) {
+  const struct nn_segs *s = &nn_policy_hot_of(p)->coll[coll];
+  const struct nn_seg *g = nn_policy_segment_fast(s, v);
+  unsigned kinds = 0;
+  if (g->entry == NN_SEG_SPLIT) kinds |= 2, g = nn_policy_split(s, g, v);
+  return kinds | (g->entry == NN_SEG_NONE) | (g->entry == NN_SEG_CROWDED) << 2;
+}
+
+static void check_layout_query(const struct nn_config *cfg, const struct nn_policy *p, int scope, int coll,
+                               uint64_t v) {
+  float t[NA * NP], before[NA * NP];
+  int ch = 0;
+  pcie_table(t);
+  memcpy(before, t, sizeof t);
+  int want = naive(cfg, scope, 4, 1, coll, v, t);
+  assert_int_equal(nn_policy_lookup(p, coll, v, 1, 0, t, NA, NP), want);
+  assert_int_equal(nn_policy_apply(p, coll, v, 1, 0, t, NA, NP, &ch), want);
+  if (want < 0) {
+    assert_memory_equal(t, before, sizeof t);
+    return;
+  }
+  const struct nn_rule *r = &cfg->rules[want];
+  before[r->algo * NP + r->proto] = 0.0f;
+  assert_memory_equal(t, before, sizeof t);
+  assert_int_equal(ch, r->channels);
+}
+
+static void test_random_layouts(void **state) {
+  (void)state;
+  unsigned seed = 2025, seen = 0;
+  size_t cap = 512 + LAYOUT_RULES * 120;
+  char *text = malloc(cap);
+  uint64_t *lo = malloc(LAYOUT_RULES * sizeof *lo), *hi = malloc(LAYOUT_RULES * sizeof *hi);
+  assert_true(text && lo && hi);
+  for (int round = 0; round < 8; round++) {
+    layout_rules(text, cap, &seed, round % 2, round / 2 % 2, lo, hi);
+    struct nn_config *cfg = nn_test_parse(text);
+    struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
+    assert_non_null(p);
+    int scope = nn_topology_scope(cfg, 4, 1);
+    for (int i = 0; i < LAYOUT_RULES; i++) {
+      int coll = i % 2 ? NN_COLL_ALLREDUCE : NN_COLL_ALLGATHER;
+      uint64_t edges[4] = {lo[i] - 1, lo[i], hi[i], hi[i] + 1};
+      for (int k = 0; k < 4; k++) {
+        check_layout_query(cfg, p, scope, coll, edges[k]);
+        seen |= record_kinds(p, coll, edges[k]);
+      }
+    }
+    for (unsigned e = 0; e < 64; e++) check_layout_query(cfg, p, scope, NN_COLL_ALLREDUCE, (uint64_t)1 << e);
+    nn_policy_free(p);
+    nn_config_free(cfg);
+  }
+  assert_int_equal(seen & 7, 7);
+  free(text);
+  free(lo);
+  free(hi);
+}
+
 static void test_format_bytes(void **state) {
   (void)state;
   char b[32];
@@ -428,7 +511,8 @@ static void test_format_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
-    cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_never_writes_negative),
+    cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_random_layouts),
+    cmocka_unit_test(test_never_writes_negative),
     cmocka_unit_test(test_chunk_independent),
     cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
