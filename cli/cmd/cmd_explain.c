@@ -225,21 +225,6 @@ static int compare_release(const struct nn_config *cfg, const struct nn_ncclver 
   return NN_EXIT_OK;
 }
 
-/* --sizes LIST: up to NN_EXPLAIN_MAX_SIZES sizes of 1 B to 4 GiB. Returns the count, or -1. */
-static int parse_sizes(const char *list, uint64_t *out) {
-  char buf[512];
-  int n = 0;
-  if (strlen(list) >= sizeof buf) return -1;
-  strcpy(buf, list);
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    uint64_t v;
-    if (n >= NN_EXPLAIN_MAX_SIZES || nn_rundir_size_parse(t, &v) || v < 1 || v > ((uint64_t)1 << NN_EXPLAIN_MAX_LOG2))
-      return -1;
-    out[n++] = v;
-  }
-  return n ? n : -1;
-}
-
 static void rule_name(const struct nn_config *cfg, int rule, char *buf, size_t size) {
   if (rule < 0) snprintf(buf, size, "NCCL's choice");
   else snprintf(buf, size, "%s:%d", cfg->rules[rule].file ? cfg->rules[rule].file : "?", cfg->rules[rule].line);
@@ -420,7 +405,7 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'E': emit = 1; break;
     case 'J': json = 1; break;
     case 'S':
-      if ((n_sizes = parse_sizes(optarg, sizes)) < 0) {
+      if ((n_sizes = nn_rundir_size_list(optarg, 1, (uint64_t)1 << NN_EXPLAIN_MAX_LOG2, sizes, NN_EXPLAIN_MAX_SIZES)) < 0) {
         fprintf(stderr, "nccl-numa explain: --sizes '%s': expected up to %d sizes of 1 B to 4G, e.g. 8K,64K,1M,64M\n",
                 optarg, NN_EXPLAIN_MAX_SIZES);
         return NN_EXIT_USAGE;

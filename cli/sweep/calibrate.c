@@ -479,20 +479,13 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
 
 /* --chunks LIST into sizes a rule's chunk= takes; -1 with the problem in err. */
 static int parse_chunks(const char *list, uint64_t *out, char *err, size_t errsz) {
-  char buf[256];
-  int n = 0;
-  snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    uint64_t v;
-    if (nn_rundir_size_parse(t, &v) || v < NN_MIN_CHUNK || v > NN_MAX_CHUNK || n >= MAX_CHUNKS) {
-      nn_errbuf_set(err, errsz, "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
-                    MAX_CHUNKS, NN_MIN_CHUNK);
-      return -1;
-    }
-    out[n++] = v;
-  }
-  if (!n) nn_errbuf_set(err, errsz, "--chunks '%s': no size given", list);
-  return n ? n : -1;
+  int n = nn_rundir_size_list(list, NN_MIN_CHUNK, NN_MAX_CHUNK, out, MAX_CHUNKS);
+  if (n < 0 && !list[strspn(list, ",")])
+    nn_errbuf_set(err, errsz, "--chunks '%s': no size given", list);
+  else if (n < 0)
+    nn_errbuf_set(err, errsz, "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
+                  MAX_CHUNKS, NN_MIN_CHUNK);
+  return n;
 }
 
 /* RUNDIR/NAME.conf: the mapping's machine lines (no rules, no CSV rules), plus `extra`. */

@@ -510,3 +510,16 @@ uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *c
   *n_out = m;
   return v;
 }
+
+int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *out, int max) {
+  char buf[512];
+  int n = 0;
+  if (strlen(list) >= sizeof buf) return -1;
+  strcpy(buf, list);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    uint64_t v;
+    if (n >= max || nn_rundir_size_parse(t, &v) || v < lo || v > hi) return -1;
+    out[n++] = v;
+  }
+  return n ? n : -1;
+}

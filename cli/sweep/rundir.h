@@ -131,5 +131,8 @@ double nn_rundir_median(const double *v, int n);
 void nn_rundir_size_format(uint64_t bytes, char *buf, size_t size);
 /* Parses "8", "64K", "256M", "1G" (powers of 1024). Returns 0 or -1. */
 int nn_rundir_size_parse(const char *s, uint64_t *out);
+/* A comma-separated list of such sizes, each in [lo, hi], at most max of them, into out.
+ * Returns the count, or -1 (an empty list, a bad size, one out of range, too many). */
+int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *out, int max);
 
 #endif
