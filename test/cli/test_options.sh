@@ -11,17 +11,29 @@ XML=$root/test/fixtures/hwloc/2s-8gpu-interleaved.xml
 VM=$root/test/fixtures/proxmox/101.conf
 cd "$tmp" || exit 1
 
+# run_to BASE CMD ARGS...: runs the command into BASE.out and BASE.err with its UTC time stamps
+# (discover's header) replaced, so that two runs a second apart compare equal; echoes the exit.
+run_to() {
+  local base=$1 rc
+  shift
+  timeout 60 "$cli" "$@" >"$base.raw" 2>"$base.err"; rc=$?
+  sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g' "$base.raw" >"$base.out"
+  echo $rc
+}
+
 # both_forms CMD OPT VALUE [ARGS...]: "CMD OPT VALUE ARGS" and "CMD OPT=VALUE ARGS" give the
 # same exit code, stdout and stderr, and the run observed the value (it appears in what the
 # command printed, or changed the output against a run without the option).
 both_forms() {
   local cmd=$1 opt=$2 val=$3
   shift 3
-  timeout 60 "$cli" "$cmd" "$opt" "$val" "$@" >sep.out 2>sep.err; local rc1=$?
-  timeout 60 "$cli" "$cmd" "$opt=$val" "$@" >eq.out 2>eq.err; local rc2=$?
-  timeout 60 "$cli" "$cmd" "$@" >none.out 2>none.err; local rc0=$?
+  local rc1 rc2 rc0
+  rc1=$(run_to sep "$cmd" "$opt" "$val" "$@")
+  rc2=$(run_to eq "$cmd" "$opt=$val" "$@")
+  rc0=$(run_to none "$cmd" "$@")
   if [ $rc1 -ne $rc2 ] || ! cmp -s sep.out eq.out || ! cmp -s sep.err eq.err; then
     fail "$cmd $opt: '$opt VALUE' (exit $rc1) and '$opt=VALUE' (exit $rc2) differ"
+    diff sep.out eq.out | head -5
     diff sep.err eq.err | head -5
     return
   fi
