@@ -11,21 +11,25 @@
 
 /* A collective's byte axis is cut into octaves (0 and 1, then [2^e, 2^(e+1))) and each
  * octave into 2^s buckets by the top s + 1 bits of nBytes. Each bucket names the segment
- * holding its top value; one branch-free compare steps back to the segment before, so a
- * bucket that holds at most two segments answers every call with the same work, whatever
- * the number of rules. The shift s is chosen per octave at compile time: the smallest that
- * sends the fewest of its sizes to the general path, which answers sizes below the top
- * segment of a "crowded" bucket (three or more segments, e.g. ranges 1 byte wide at 2 GiB,
- * which no affordable shift separates): a crowded bucket is split by the next bits of the
+ * holding its top value; NN_SEG_BACK branch-free compares step back to the one holding the
+ * size, so a bucket that holds at most NN_SEG_BACK + 1 segments (a narrow range and one more
+ * boundary) answers every call with the same work, whatever the number of rules. The shift
+ * s is chosen per octave at compile time: the smallest that sends the fewest of its sizes
+ * to the general path, which answers sizes below the top segment of a "crowded" bucket
+ * (more segments, e.g. many ranges 1 byte wide at 2 GiB, which no affordable shift
+ * separates): a crowded bucket is split by the next bits of the
  * size into at most 2^NN_SPLIT_BITS sub-buckets, each answered the same way, the fewest that
  * leave none of them crowded, and what is still crowded (or past the budget of sub-buckets)
  * by a binary search over that bucket's segments. An octave without boundaries is
  * one bucket: what a call touches grows with the octaves that need the detail, not with
  * the largest shift. Buckets cover every key of a 64-bit size, so a call needs no clamp. */
 #define NN_OCTAVES 64
-#define NN_MAX_SHIFT 6          /* at most 64 buckets per octave (8 and more crowded L1) */
+/* At most 1,024 buckets per octave: narrow ranges scattered over an octave crowd fewer of
+ * them than at 64 or 256 (bench_tuner's random layouts), and an octave pays only when its
+ * boundaries need them. */
+#define NN_MAX_SHIFT 10
 /* Keys: 0 and 1 (octave 0), unused ones so that every later octave's base, its first key
- * less 2^s, is >= 0 (fewer than 2^NN_MAX_SHIFT), then 2^s per octave: 3,840 at most. */
+ * less 2^s, is >= 0 (fewer than 2^NN_MAX_SHIFT), then 2^s per octave: 60,480 at most. */
 #define NN_MAX_BUCKETS (2u + (1u << NN_MAX_SHIFT) + 62u + 58u * (1u << NN_MAX_SHIFT))
 /* A crowded bucket splits into at most 2^NN_SPLIT_BITS sub-buckets, and a collective's
  * sub-buckets number at most twice its segments (plus one split's worth). */
@@ -33,10 +37,13 @@
 #define NN_SPLIT_BUDGET(n) (2u * (n) + (1u << NN_SPLIT_BITS))
 #define NN_RAISED 1e-6f /* above the chosen 0.0 so NCCL's lowest-index tie-break cannot win */
 
-/* Segments (2 per rule + 1), the pairs of crowded buckets and those of crowded sub-buckets
- * (each holds two boundaries of its own) must be indexable by 16 bits, and a rule's index
- * must fit nn_seg.from below NN_SEG_NO_RULE. */
-_Static_assert(2 * NN_MAX_RULES + 1 + 2 * NN_MAX_BUCKETS + 2 * NN_MAX_RULES + 1 < UINT16_MAX,
+/* The pads before the segments, the segments (2 per rule + 1) and the record blocks must be
+ * indexable by 16 bits: a block per crowded bucket and per crowded sub-bucket, each holding
+ * more than NN_SEG_BACK boundaries of its own, so fewer than 2 per NN_SEG_BACK + 1 of them.
+ * A rule's index must fit nn_seg.from below NN_SEG_NO_RULE. */
+#define NN_MAX_SEGS (2 * NN_MAX_RULES + 1)
+#define NN_PADS (NN_SEG_BACK - 1)
+_Static_assert(NN_PADS + NN_MAX_SEGS + NN_SEG_BACK * 2 * (NN_MAX_SEGS / (NN_SEG_BACK + 1)) < UINT16_MAX,
                "a segment index must fit a bucket");
 _Static_assert(NN_MAX_RULES < NN_SEG_NO_RULE, "a rule's index must fit nn_seg.from");
 
@@ -144,12 +151,17 @@ static uint64_t bucket_low(uint64_t v, unsigned shift) {
   return e <= shift ? v : v >> (e - shift) << (e - shift);
 }
 
+/* Whether boundaries b[k..m), all in one (sub-)bucket starting at low, leave it crowded:
+ * more segments above the one holding low than nn_policy_step_back steps over. */
+static int crowded(const uint64_t *b, uint32_t k, uint32_t m, uint64_t low) {
+  return m > k && m - k - (b[k] == low) > NN_SEG_BACK;
+}
+
 /* Boundaries b[i..j) share one bucket: the width of its part that the inline step cannot
- * answer (below its top segment), 0 when it holds at most two segments. */
+ * answer (below its top segment), 0 when it is not crowded. */
 static uint64_t slow_width(const uint64_t *b, uint32_t i, uint32_t j, unsigned shift) {
-  if (j - i < 2) return 0;
   uint64_t low = bucket_low(b[i], shift);
-  return j - i == 2 && b[i] == low ? 0 : b[j - 1] - low;
+  return crowded(b, i, j, low) ? b[j - 1] - low : 0;
 }
 
 /* The sizes of one octave, holding boundaries b[i..j), that `shift` sends out of line. */
@@ -195,12 +207,6 @@ static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
   return first;
 }
 
-/* Whether boundaries b[k..m), all in one (sub-)bucket starting at low, leave it crowded:
- * three or more segments, which one step back cannot tell apart. */
-static int crowded(const uint64_t *b, uint32_t k, uint32_t m, uint64_t low) {
-  return m - k > 2 || (m - k == 2 && b[k] != low);
-}
-
 /* Whether some sub-bucket 2^u wide of the bucket at low holding b[i..j) is crowded. */
 static int any_crowded(const uint64_t *b, uint32_t i, uint32_t j, uint64_t low, unsigned u) {
   for (uint32_t k = i, m; k < j; k = m) {
@@ -231,16 +237,25 @@ struct lay_pass {
   uint32_t subs, budget;
 };
 
-/* Appends a crowded record for the (sub-)bucket holding boundaries b[from..i) and a copy of
- * its top segment; returns the copy's index, which its bucket names. */
-static uint32_t add_crowded(struct lay_pass *w, uint32_t from, uint32_t i) {
+/* A record block: pads, the record, then a copy of its bucket's top segment, which the
+ * bucket names. The record and pads start at 0, so stepping back from the copy (a size below
+ * its start) reaches the record and no further. Returns the copy's index. */
+static uint32_t add_block(struct lay_pass *w, struct nn_seg record, uint32_t top) {
+  uint32_t copy = w->extra + NN_SEG_BACK - 1;
   if (w->seg) {
-    w->seg[w->extra] = (struct nn_seg){.start = w->b[from], .rule = (int32_t)(from - 1),
-                                       .entry = NN_SEG_CROWDED, .from = (uint16_t)(i - from)};
-    w->seg[w->extra + 1] = w->seg[i - 1];
+    for (uint32_t k = w->extra; k < copy - 1; k++) w->seg[k] = (struct nn_seg){.start = 0};
+    w->seg[copy - 1] = record;
+    w->seg[copy] = w->seg[top];
   }
-  w->extra += 2;
-  return w->extra - 1;
+  w->extra = copy + 1;
+  return copy;
+}
+
+/* Appends a crowded record for the (sub-)bucket holding boundaries b[from..i): its segments
+ * are from - 1 (holding its lowest value) to i - 1. */
+static uint32_t add_crowded(struct lay_pass *w, uint32_t from, uint32_t i) {
+  return add_block(w, (struct nn_seg){.rule = (int32_t)(from - 1), .entry = NN_SEG_CROWDED,
+                                      .from = (uint16_t)(i - from)}, i - 1);
 }
 
 /* Fills the 2^t sub-buckets 2^u wide of the bucket at low holding b[from..i) from sub. */
@@ -263,16 +278,12 @@ static uint32_t add_split(struct lay_pass *w, uint32_t from, uint32_t i, unsigne
   uint64_t low = w->b[from] >> width << width;
   unsigned t = split_bits(w->b, from, i, low, width), u = width - t;
   if (w->subs + (1u << t) > w->budget) return add_crowded(w, from, i);
-  uint32_t at = w->extra, offset = w->subs;
-  w->extra += 2;
+  uint32_t offset = w->subs;
   w->subs += 1u << t;
-  if (w->seg) {
-    w->seg[at] = (struct nn_seg){.start = w->b[from], .rule = (int32_t)offset, .channels = (uint8_t)u,
-                                 .entry = NN_SEG_SPLIT, .from = (uint16_t)((1u << t) - 1)};
-    w->seg[at + 1] = w->seg[i - 1];
-  }
+  uint32_t copy = add_block(w, (struct nn_seg){.rule = (int32_t)offset, .channels = (uint8_t)u,
+                                               .entry = NN_SEG_SPLIT, .from = (uint16_t)((1u << t) - 1)}, i - 1);
   fill_sub(w, w->sub ? w->sub + offset : NULL, from, i, low, t, u);
-  return at + 1;
+  return copy;
 }
 
 /* Buckets for every key: each names the segment holding its top value (the number of
@@ -285,8 +296,8 @@ static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t
     uint32_t from = i;
     while (i < w->n && nn_policy_key(s->octave, w->b[i]) <= k) i++;
     bucket[k] = (uint16_t)(i - 1);
-    /* Fewer than two boundaries tested first: then b[from] may be b[n], past the end. */
-    if (i - from < 2) continue;
+    /* Few boundaries tested first: then b[from] may be b[n], past the end. */
+    if (i - from <= NN_SEG_BACK) continue;
     unsigned e = nn_policy_octave(w->b[from]);
     if (slow_width(w->b, from, i, shift[e])) bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
   }
@@ -304,7 +315,7 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   if (!bucket) return -1;
   struct lay_pass w = {.b = scratch, .n = n, .extra = n, .budget = NN_SPLIT_BUDGET(n)};
   fill_buckets(s, shift, keys, bucket, &w);
-  struct nn_seg *seg = malloc(w.extra * sizeof *seg);
+  struct nn_seg *pads = calloc(NN_PADS + w.extra, sizeof *pads), *seg = pads ? pads + NN_PADS : NULL;
   uint16_t *sub = malloc((w.subs ? w.subs : 1) * sizeof *sub);
   s->seg = seg;
   s->sub = sub;
@@ -374,7 +385,7 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
 void nn_policy_free(struct nn_policy *p) {
   if (!p) return;
   for (int c = 0; c < NN_COLL_COUNT; c++) {
-    free((void *)p->hot.coll[c].seg);
+    if (p->hot.coll[c].seg) free((void *)(p->hot.coll[c].seg - NN_PADS));
     free((void *)p->hot.coll[c].bucket);
     free((void *)p->hot.coll[c].sub);
   }

@@ -78,17 +78,32 @@ static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
   return (w >> 6) + (uint32_t)(v >> (w & 63));   /* v >> (w & 63) < 2^(s + 1) */
 }
 
-/* The segment holding v, or a record with entry NN_SEG_CROWDED that sends the call to the
- * general path. A bucket names the segment holding its top value and one branch-free
- * compare steps back to the one before; a bucket with more segments (1-byte-wide ranges,
- * say) names a copy of its top segment preceded by such a record, which says where the
- * bucket's other segments are for the general path to search. */
-static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
-  const struct nn_seg *g = s->seg + s->bucket[nn_policy_key(s->octave, v)];
+/* How many segments a (sub-)bucket may hold beyond the one holding its lowest value and
+ * still be answered by nn_policy_step_back: a range narrower than a bucket adds two. */
+#define NN_SEG_BACK 3
+
+/* From g, the segment holding a bucket's top value, to the one holding v in that bucket:
+ * one borrow per start below g that v may lie under, all loaded side by side. The segments
+ * before a bucket's first are there to read: the array begins with NN_SEG_BACK - 1 that
+ * start at 0, and every record block such pads (policy.c, add_block). */
+static inline const struct nn_seg *nn_policy_step_back(const struct nn_seg *g, uint64_t v) {
   uint64_t difference;
   /* The borrow of v - start, not a compare: gcc turns `g - (v < g->start)` into a branch,
    * which sizes just below a boundary mispredict. */
-  return g - __builtin_sub_overflow(v, g->start, &difference);
+  unsigned back = (unsigned)__builtin_sub_overflow(v, g[0].start, &difference) +
+                  (unsigned)__builtin_sub_overflow(v, g[-1].start, &difference) +
+                  (unsigned)__builtin_sub_overflow(v, g[-2].start, &difference);
+  return g - back;
+}
+_Static_assert(NN_SEG_BACK == 3, "nn_policy_step_back reads NN_SEG_BACK starts");
+
+/* The segment holding v, or a record with entry NN_SEG_CROWDED or NN_SEG_SPLIT that sends
+ * the call to the general path. A bucket names the segment holding its top value and
+ * branch-free compares step back to the one holding v; a bucket with more segments than
+ * NN_SEG_BACK can step over names a copy of its top segment preceded by such a record,
+ * which says where the bucket's other segments are. */
+static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *s, uint64_t v) {
+  return nn_policy_step_back(s->seg + s->bucket[nn_policy_key(s->octave, v)], v);
 }
 
 /* The segment holding v among seg[0..n) (seg[0].start <= v, n >= 1), by a binary search
@@ -97,7 +112,7 @@ static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, ui
   while (n > 1) {
     uint32_t half = n / 2;
     uint64_t difference;
-    /* As in nn_policy_segment_fast, the borrow: a compare would become a branch. */
+    /* As in nn_policy_step_back, the borrow: a compare would become a branch. */
     seg += half & ((uint32_t)__builtin_sub_overflow(v, seg[half].start, &difference) - 1u);
     n -= half;
   }
@@ -105,12 +120,10 @@ static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, ui
 }
 
 /* The segment holding v for a split record g: its sub-bucket by the next bits of v names the
- * segment holding its top value, one step back as in nn_policy_segment_fast, or a crowded
+ * segment holding its top value, stepped back as in nn_policy_segment_fast, or a crowded
  * sub-bucket's record. */
 static inline const struct nn_seg *nn_policy_split(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
-  const struct nn_seg *t = s->seg + s->sub[(uint32_t)g->rule + ((uint32_t)(v >> g->channels) & g->from)];
-  uint64_t difference;
-  return t - __builtin_sub_overflow(v, t->start, &difference);
+  return nn_policy_step_back(s->seg + s->sub[(uint32_t)g->rule + ((uint32_t)(v >> g->channels) & g->from)], v);
 }
 
 /* The segment holding v for g, what nn_policy_segment_fast found for v in s: g, or for a

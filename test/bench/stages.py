@@ -15,7 +15,7 @@ STAGES = [  # (stage, functions whose lines it sums)
     ("benchmark harness: refill the table, indirect call (the floor's work)", {"time_calls"}),
     ("ABI adapter (tuner_v5.c, tuner.h: context, collective mask, jump)", {"get_coll_info_v5", "nn_tuner_get_coll_info"}),
     ("ruled collective: entry, saved registers, exit (tuner.c)", {"nn_tuner_get_coll_info_ruled", "nn_policy_apply_fast"}),
-    ("segment lookup: octave word, key of nBytes, bucket, step back", {"nn_policy_octave", "nn_policy_key", "nn_policy_segment_fast"}),
+    ("segment lookup: octave word, key of nBytes, bucket, step back", {"nn_policy_octave", "nn_policy_key", "nn_policy_segment_fast", "nn_policy_step_back"}),
     ("choice check: entry set, table shape, entry enabled or no rule", {"nn_policy_fast_ok"}),
     ("no +-0.0 among the first 8 entries (vector compare)",
      {"nn_policy_zero_in_8", "intrinsics"}),

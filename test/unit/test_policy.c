@@ -416,8 +416,8 @@ static void test_memory_bound(void **state) {
   free(text);
 }
 
-/* Seeded layouts like the benchmark's random ones (narrow or wide ranges, clustered in two
- * octaves or spread, with gaps and overlaps, over two collectives): at every rule's edges and
+/* Seeded layouts like the benchmark's random ones (narrow or wide ranges; clustered in two
+ * octaves, spread, or dense within 64 KiB; gaps and overlaps; two collectives): at every rule's edges and
  * at powers of two, nn_policy_lookup and nn_policy_apply equal the reference scan, and the
  * queries reach every kind of record (no rule, split bucket, crowded bucket or sub-bucket). */
 #define LAYOUT_RULES 600
@@ -427,8 +427,11 @@ static void layout_rules(char *text, size_t cap, unsigned *seed, int narrow, int
   unsigned center = 6 + (unsigned)(rand_r(seed) % 24);
   for (int i = 0; i < LAYOUT_RULES; i++) {
     unsigned e = clustered ? center + (unsigned)(rand_r(seed) % 2) : (unsigned)(rand_r(seed) % 34);
-    uint64_t base = (uint64_t)1 << e;
-    lo[i] = base + ((uint64_t)rand_r(seed) << 31 ^ (uint64_t)rand_r(seed)) % base;
+    uint64_t base = (uint64_t)1 << e, span = base;
+    /* Dense: every start within 64 KiB of 1 GiB, more boundaries than any bucket or
+     * sub-bucket there can step over, so crowded records are reached. */
+    if (clustered == 2) base = (uint64_t)1 << 30, span = 65536;
+    lo[i] = base + ((uint64_t)rand_r(seed) << 31 ^ (uint64_t)rand_r(seed)) % span;
     uint64_t width = narrow ? 1 + (uint64_t)(rand_r(seed) % 64) : (uint64_t)1 << (rand_r(seed) % (e + 1));
     hi[i] = lo[i] + width - 1;
     len += (size_t)snprintf(text + len, cap - len, "rule coll=%s bytes=%llu-%llu algo=%s proto=%s%s\n",
@@ -474,8 +477,8 @@ static void test_random_layouts(void **state) {
   char *text = malloc(cap);
   uint64_t *lo = malloc(LAYOUT_RULES * sizeof *lo), *hi = malloc(LAYOUT_RULES * sizeof *hi);
   assert_true(text && lo && hi);
-  for (int round = 0; round < 8; round++) {
-    layout_rules(text, cap, &seed, round % 2, round / 2 % 2, lo, hi);
+  for (int round = 0; round < 12; round++) {
+    layout_rules(text, cap, &seed, round % 2, round / 2 % 3, lo, hi);
     struct nn_config *cfg = nn_test_parse(text);
     struct nn_policy *p = nn_policy_compile(cfg, 4, 1);
     assert_non_null(p);
