@@ -5,8 +5,8 @@
  * nn_policy_compile() keeps only the rules that can match a communicator of this
  * shape (ranks, nodes, scope) and splits each collective's byte axis into segments,
  * each carrying its first matching rule's choice. A call then costs one bucket load
- * (by the top bits of nBytes) and one compare for almost every file: the same work
- * with 1 or 1,000 rules, with no allocation, locking, I/O or string work. The layout
+ * (by the top bits of nBytes) and three side-by-side compares for almost every file:
+ * the same work with 1 or 1,000 rules, with no allocation, locking, I/O or string work. The layout
  * that work reads, and the inline functions reading it, are private to the tuner:
  * plugin/core/policy_fast.h.
  */
