@@ -7,41 +7,7 @@
 #include "nn_test.h"
 
 #include "cli/proxmox/proxmox_numa.h"
-
-/* One made-up PCI function: "0000:01:00.0", vendor, class, NUMA node. */
-struct fake_pci {
-  const char *bus;
-  unsigned vendor, class_id;
-  int numa;
-};
-
-#define GPU(b, n) {b, 0x10de, 0x0302, n}
-#define AUDIO(b, n) {b, 0x10de, 0x0403, n}
-#define NIC(b, n) {b, 0x15b3, 0x0200, n}
-
-static void fake_host(struct nn_discovery *d, const struct fake_pci *p, int n, int n_nodes) {
-  memset(d, 0, sizeof *d);
-  snprintf(d->source, sizeof d->source, "a made-up host");
-  d->pcis = calloc((size_t)n, sizeof *d->pcis);
-  d->numas = calloc((size_t)n_nodes, sizeof *d->numas);
-  assert_non_null(d->pcis);
-  assert_non_null(d->numas);
-  for (int i = 0; i < n; i++) {
-    struct nn_discovery_pci *q = &d->pcis[i];
-    assert_int_equal(nn_busid_parse(p[i].bus, &q->bus), 0);
-    q->vendor = p[i].vendor;
-    q->class_id = p[i].class_id;
-    q->is_gpu = p[i].vendor == 0x10de && (p[i].class_id >> 8) == 0x03;
-    q->numa = q->is_gpu ? p[i].numa : -1;
-    if (i) assert_true(nn_discovery_busid_compare(&d->pcis[i - 1].bus, &q->bus) < 0);
-  }
-  d->n_pcis = n;
-  for (int k = 0; k < n_nodes; k++) {
-    d->numas[k].node = k;
-    d->numas[k].cpus = strdup("0");
-  }
-  d->n_numas = n_nodes;
-}
+#include "proxmox_fixture.h"
 
 /* Rewrites `text` (VM 100 on node pve1, no mapping file); returns 0 or -1 with err. */
 static int rewrite(const struct nn_discovery *host, const char *text, struct nn_proxmox_numa_output *out, char *err,
