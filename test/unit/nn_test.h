@@ -32,6 +32,16 @@ static inline char *nn_test_write_file(const char *text) {
   return path;
 }
 
+/* Writes `text` to DIR/NAME (DIR exists), failing the test when it cannot. */
+static inline void nn_test_put_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
 /* Reads a whole fixture file (NUL-terminated, malloc'd); fails the test when unreadable. */
 static inline char *nn_test_slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");

@@ -50,15 +50,6 @@ static void test_build_from_mapping(void **state) {
   }
 }
 
-static void put(const char *dir, const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* sysfs as each release reads it: 2.28 the lower of the GPU's and its port's maximum,
  * 2.30.7+ the GPU's current link (NVML's answer); `stable` always the maximum. */
 static void test_sysfs(void **state) {
@@ -70,13 +61,13 @@ static void test_sysfs(void **state) {
   snprintf(cmd, sizeof cmd, "mkdir -p %s %s/sys/bus/pci/devices && ln -s %s %s/sys/bus/pci/devices/0000:01:00.0",
            dev, root, dev, root);
   assert_int_equal(system(cmd), 0);
-  put(dev, "max_link_speed", "32.0 GT/s PCIe\n");
-  put(dev, "max_link_width", "16\n");
-  put(dev, "current_link_speed", "2.5 GT/s PCIe\n");
-  put(dev, "current_link_width", "16\n");
-  put(dev, "numa_node", "1\n");
-  put(port, "max_link_speed", "16.0 GT/s PCIe\n");
-  put(port, "max_link_width", "16\n");
+  nn_test_put_file(dev, "max_link_speed", "32.0 GT/s PCIe\n");
+  nn_test_put_file(dev, "max_link_width", "16\n");
+  nn_test_put_file(dev, "current_link_speed", "2.5 GT/s PCIe\n");
+  nn_test_put_file(dev, "current_link_width", "16\n");
+  nn_test_put_file(dev, "numa_node", "1\n");
+  nn_test_put_file(port, "max_link_speed", "16.0 GT/s PCIe\n");
+  nn_test_put_file(port, "max_link_width", "16\n");
   struct nn_busid bus = {0, 1, 0, 0}, none = {0, 2, 0, 0};
   struct nn_pcie_link l;
   const struct nn_nccl_release *r228 = nn_nccl_release_find(22809, NULL), *r230 = nn_nccl_release_find(23007, NULL);
@@ -91,7 +82,7 @@ static void test_sysfs(void **state) {
   assert_int_equal(nn_search_read_sysfs_link(r228, root, &none, 0, &l), -1);
   assert_int_equal(nn_search_read_sysfs_numa(root, &bus), 1);
   assert_int_equal(nn_search_read_sysfs_numa(root, &none), -1);
-  put(dev, "numa_node", "-1\n");
+  nn_test_put_file(dev, "numa_node", "-1\n");
   assert_int_equal(nn_search_read_sysfs_numa(root, &bus), -1);
   snprintf(cmd, sizeof cmd, "rm -rf %s", root);
   assert_int_equal(system(cmd), 0);

@@ -13,14 +13,7 @@
 
 static char dir[64];
 
-static void put_file(const char *name, const char *text) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void put_file(const char *name, const char *text) { nn_test_put_file(dir, name, text); }
 
 /* A text output (synthetic) with times t8, t64 for sizes 8 and 64; wrong64 in #wrong. */
 static void text_out(const char *name, double t8, double t64, int wrong64) {
