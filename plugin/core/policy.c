@@ -60,6 +60,7 @@ struct nn_crule {
 struct nn_coll_more {
   uint32_t octave[NN_OCTAVES];   /* the words nn_policy_key reads */
   uint32_t n;           /* segments (the crowded buckets' records come after them) */
+  struct nn_seg *alloc; /* NN_PADS pads, then what nn_segs.seg points at: what is freed */
 };
 
 struct nn_policy {
@@ -315,7 +316,8 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   if (!bucket) return -1;
   struct lay_pass w = {.b = scratch, .n = n, .extra = n, .budget = NN_SPLIT_BUDGET(n)};
   fill_buckets(s, shift, keys, bucket, &w);
-  struct nn_seg *pads = calloc(NN_PADS + w.extra, sizeof *pads), *seg = pads ? pads + NN_PADS : NULL;
+  struct nn_seg *alloc = p->more[coll].alloc = calloc(NN_PADS + w.extra, sizeof *alloc);
+  struct nn_seg *seg = alloc ? alloc + NN_PADS : NULL;
   uint16_t *sub = malloc((w.subs ? w.subs : 1) * sizeof *sub);
   s->seg = seg;
   s->sub = sub;
@@ -385,7 +387,7 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
 void nn_policy_free(struct nn_policy *p) {
   if (!p) return;
   for (int c = 0; c < NN_COLL_COUNT; c++) {
-    if (p->hot.coll[c].seg) free((void *)(p->hot.coll[c].seg - NN_PADS));
+    free(p->more[c].alloc);
     free((void *)p->hot.coll[c].bucket);
     free((void *)p->hot.coll[c].sub);
   }
