@@ -57,6 +57,34 @@ static void resolve(void **state) {
   nn_config_free(cfg);
 }
 
+/* The engine's numbering (nn_visible_order): the visible GPUs whatever their nodes and count. */
+static void order(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  struct nn_visible v;
+  int pos[NN_MAX_GPUS];
+  nn_visible_resolve(cfg, NULL, NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 8);
+  assert_int_equal(pos[7], 7);
+  nn_visible_resolve(cfg, "7,6,5,4", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 4);
+  assert_int_equal(pos[0], 7);
+  assert_int_equal(pos[3], 4);
+  nn_visible_resolve(cfg, "3,4", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_SPANS);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 2);
+  assert_int_equal(pos[1], 4);
+  nn_visible_resolve(cfg, "5", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 1);
+  assert_int_equal(pos[0], 5);
+  nn_visible_resolve(cfg, "x", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 0);
+  nn_visible_resolve(cfg, "0,9", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), -1);
+  nn_config_free(cfg);
+}
+
 /* The driver's view: GPUs 6 and 5 of the mapping, then a MIG instance of 5 again. */
 static int fake_driver(struct nn_busid *out, int max) {
   static const char *bus[] = {"0000:71:00.0", "0000:61:00.0", "0000:61:00.0"};
@@ -196,8 +224,11 @@ static void pod_both_sockets(void **state) {
   struct nn_visible v;
   nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
-  assert_int_equal(v.n, 0);
+  assert_int_equal(v.n, 8);   /* listed, in bus order, for the engine's binding */
   assert_string_equal(v.why, "");
+  int pos[NN_VISIBLE_MAX];
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), 8);
+  assert_int_equal(pos[7], 7);
   /* a mapping's index entries on a host whose driver shows all its GPUs: as before */
   nn_visible_resolve_at(cfg, "6,7", NULL, root, &v);
   assert_int_equal(v.source, NN_VISIBLE_FROM_VARIABLE);
@@ -222,6 +253,8 @@ static void pod_unmapped_gpu(void **state) {
   nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_UNMAPPED);
   assert_int_equal(v.n, 0);
+  int pos[NN_VISIBLE_MAX];
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), -1);   /* no binding either */
   assert_string_equal(v.why, "the GPUs the NVIDIA driver shows this container: the GPU at 0000:e1:00.0 is not in "
                       "the mapping t.conf (no gpu line with bus=0000:e1:00.0): the mapping does not describe this "
                       "machine: no topology served, no rules applied");
@@ -393,9 +426,10 @@ static void oracle_subsets(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve),          cmocka_unit_test(resolve_by_driver),
-                                     cmocka_unit_test(driver_list),      cmocka_unit_test(pod_one_socket),
-                                     cmocka_unit_test(pod_both_sockets), cmocka_unit_test(pod_unmapped_gpu),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve),          cmocka_unit_test(order),
+                                     cmocka_unit_test(resolve_by_driver), cmocka_unit_test(driver_list),
+                                     cmocka_unit_test(pod_one_socket),   cmocka_unit_test(pod_both_sockets),
+                                     cmocka_unit_test(pod_unmapped_gpu),
                                      cmocka_unit_test(oracle_subsets)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
