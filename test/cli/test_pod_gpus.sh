@@ -74,6 +74,28 @@ NCCL_DEBUG=WARN NCCL_NUMA_DRIVER_ROOT=$tmp/one-socket python3 "$root/test/cli/he
 check "control: the one-socket pod's tuner writes its record" 'grep -q "\"configHash\"" "$tmp/records.json"'
 unset NCCL_NUMA_LOG_FILE
 
+# The CLI takes the same GPUs: exec --bind-for gives the engine the pod's GPUs' nodes, explain
+# judges them (both read the list under NCCL_NUMA_DRIVER_ROOT or exec's --sysfs-root).
+for p in one-socket both-sockets unmapped; do
+  mkdir -p "$tmp/$p/sys/devices/system/node/node0" "$tmp/$p/sys/devices/system/node/node1"
+done
+bind() {   # bind POD: the arguments exec appends for sglang, on stdout; its stderr in $tmp/err
+  "$cli" exec --config "$tmp/node.conf" --bind-for sglang --sysfs-root "$tmp/$1" -- sh -c 'echo "$@"' sh 2>"$tmp/err"
+}
+check "exec, one socket: --numa-node 1 1 1 1" '[ "$(bind one-socket)" = "--numa-node 1 1 1 1" ]'
+check "exec, one socket: says whose GPUs" \
+  'grep -qF "(the NUMA node of each GPU the NVIDIA driver shows this container, in PCI bus order: the mapping'"'"'s GPUs 4 5 6 7; CUDA_VISIBLE_DEVICES is unset)" "$tmp/err"'
+check "exec, both sockets: --numa-node 0 0 0 0 1 1 1 1" '[ "$(bind both-sockets)" = "--numa-node 0 0 0 0 1 1 1 1" ]'
+check "exec, unmapped GPU: nothing appended, the reason given" \
+  '[ -z "$(bind unmapped)" ] && grep -qF "nothing added: the GPUs the NVIDIA driver shows this container: the GPU at 7f00:0e:00.0 is not in the mapping" "$tmp/err"'
+explain() { NCCL_NUMA_DRIVER_ROOT=$tmp/$1 "$cli" explain --config "$tmp/node.conf" --nccl-version 2.28.9 --coll allreduce; }
+out=$(explain one-socket)
+check "explain, one socket: its devices line" \
+  'grep -qF "devices:      the GPUs the NVIDIA driver shows this container: 4 GPUs, all on NUMA node 1" <<<"$out"'
+check "explain, one socket: 4 ranks by default" 'grep -q "^communicator: 4 ranks on 1 node" <<<"$out"'
+out=$(explain unmapped)
+check "explain, unmapped GPU: says no topology, no rules" 'grep -qF "no topology served, no rules applied" <<<"$out"'
+
 # The real path: /proc/driver of a private mount namespace holds the one-socket pod's list.
 if unshare -m true 2>/dev/null; then
   out=$(unshare -m bash -c 'mount -t tmpfs -o mode=755 nn-pod /proc/driver && cp -r "$1/proc/driver/nvidia" /proc/driver/ &&
