@@ -13,7 +13,8 @@
 #   ... [--update] explain/intra-2.28.9 only the cases named (COMMAND/CASE)
 #
 # The environment is fixed (no NCCL_* or CUDA_VISIBLE_DEVICES from the caller, an Intel
-# cpuinfo, SOURCE_DATE_EPOCH=0, LC_ALL=C, TZ=UTC): a case names everything it depends on.
+# cpuinfo, no driver GPU list, SOURCE_DATE_EPOCH=0, LC_ALL=C, TZ=UTC): a case names everything
+# it depends on.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
 . "$(dirname "$0")/../cli/helpers/lib.sh"
 nn_cli abs
@@ -33,6 +34,8 @@ unset HWLOC_XMLFILE
 mkdir -p "$tmp/scratch"
 export SYSFS=$tmp/sysfs SCRATCH=$tmp/scratch SOURCE_DATE_EPOCH=0 LC_ALL=C TZ=UTC
 export NCCL_NUMA_CPUINFO=test/fixtures/cpuinfo/intel-emerald-rapids
+# no driver GPU list (a GPU host's would replace the mappings' GPUs: see lib.sh)
+export NCCL_NUMA_DRIVER_ROOT=$root/test/fixtures/driver/none
 
 # output CMDFILE: what the case printed, filtered.
 output() {
