@@ -84,7 +84,7 @@ if command -v setpriv >/dev/null; then
   as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
   as_nobody "$cli" check-config "$tmp/sticky/theirs.conf" >"$tmp/out" 2>"$tmp/err"
   [ $? -eq 0 ] && echo "ok as uid 65534: its own file in a sticky directory" || fail "as 65534, own file: $(cat "$tmp/err")"
-  # root's file there: only root can replace it (issue 33: a false refusal before)
+  # root's file there: only root can replace it (this was refused before)
   as_nobody "$cli" check-config "$tmp/sticky/roots.conf" >"$tmp/out" 2>"$tmp/err"
   [ $? -eq 0 ] && echo "ok as uid 65534: root's file in a sticky directory" \
     || fail "as 65534, root's file in a sticky directory: $(cat "$tmp/err")"

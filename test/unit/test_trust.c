@@ -212,7 +212,7 @@ static void test_sticky_directory(void **state) {
   expect_refused(inside, want);
 }
 
-/* Issue 33's attack 4: uid 65534 cannot write root's mappings, but owns a link in the sticky
+/* The attack: uid 65534 cannot write root's mappings, but owns a link in the sticky
  * directory: it picks which of root's files root reads. The link is judged by its owner. */
 static void test_link_in_sticky_directory(void **state) {
   (void)state;
@@ -244,7 +244,7 @@ static void test_link_in_sticky_directory(void **state) {
   assert_non_null(strstr(err, "cannot open: Too many levels of symbolic links"));
 }
 
-/* Issue 33's item 8: a Kubernetes ConfigMap volume, as the kubelet writes it: a root 1777
+/* What must not be refused: a Kubernetes ConfigMap volume, as the kubelet writes it: a root 1777
  * directory holding a root-owned timestamped directory, `..data` linking to it and
  * `mapping.conf -> ..data/mapping.conf`. A pod running as uid 65534 must read it. */
 static char configmap[192];
@@ -312,7 +312,7 @@ static void test_configmap_as_nobody(void **state) {
   expect_refused(configmap, "..data is owned by uid 65534");
 }
 
-/* Issue 33's item 8, the other case: root wrote /tmp/x/m.conf (x root's, mode 0755). */
+/* What must not be refused, the other case: root wrote /tmp/x/m.conf (x root's, mode 0755). */
 static void test_root_dir_in_sticky_as_nobody(void **state) {
   (void)state;
   need_root();
@@ -326,7 +326,7 @@ static void test_root_dir_in_sticky_as_nobody(void **state) {
   expect_trusted_as(m, NOBODY);
 }
 
-/* Issue 33's attack 4, second half: a FIFO or device named through the path is refused
+/* The attack's second half: a FIFO or device named through the path is refused
  * without being opened (inotify sees no open), and so is a file in a directory others can
  * write. A trusted file is opened: the control that inotify sees opens at all. */
 static int opened(int in, const char *path, const char *target) {
@@ -370,7 +370,7 @@ static void test_never_opened(void **state) {
   close(in);
 }
 
-/* Issue 33's attack 6: the walk is linear in the depth (1,990 directories took 28.5 s with a
+/* The stall: the walk is linear in the depth (1,990 directories took 28.5 s with a
  * stat of every prefix for each file), and a walk budget bounds what one configuration
  * may cost. */
 static void test_deep_path(void **state) {
