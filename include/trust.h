@@ -33,6 +33,7 @@
 #define NCCL_NUMA_TRUST_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The development opt-out: exactly "1" in the real environment. */
@@ -73,6 +74,10 @@ void nn_trust_walk_end(struct nn_trust_walk *w);
  * it is trusted (or the opt-out applies), opens it read-only (O_NONBLOCK, close-on-exec)
  * into *fd. Returns an enum nn_trust_result; *fd is -1 unless OK or OPTED_OUT. */
 int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err, size_t errsz);
+
+/* stat(path), from the walk's remembered directory when path lies in it (w may be NULL):
+ * one step instead of a lookup of every directory on the way. */
+int nn_trust_walk_stat(const struct nn_trust_walk *w, const char *path, struct stat *st);
 
 /* nn_trust_open for the user `euid` (tests ask for another user than the caller). */
 int nn_trust_open_as(const char *path, uid_t euid, int *fd, char *err, size_t errsz);

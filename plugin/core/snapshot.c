@@ -37,14 +37,20 @@ static void key_from_stat(const struct stat *st, struct nn_file_key *k) {
   k->ctime = st->st_ctim;
 }
 
-void nn_snapshot_key_of(const char *path, struct nn_file_key *k) {
+/* stat(path) as a key; from the directory `walk` remembers, when path lies in it. */
+static void key_at(const struct nn_trust_walk *walk, const char *path, struct nn_file_key *k) {
   struct stat st;
-  if (stat(path, &st) == 0) {
+  if (nn_trust_walk_stat(walk, path, &st) == 0) {
     key_from_stat(&st, k);
     return;
   }
   memset(k, 0, sizeof *k);
   k->err = errno ? errno : EIO;
+}
+
+void nn_snapshot_key_of(const char *path, struct nn_file_key *k) {
+  struct nn_snapshot_record *r = active_record();
+  key_at(r ? r->walk : NULL, path, k);
 }
 
 int nn_snapshot_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) {
@@ -207,13 +213,15 @@ static void end_walk(struct nn_snapshot_record *r) {
 
 void nn_snapshot_record_end(struct nn_snapshot_record *r) {
   if (active_record() == r) pthread_setspecific(g_record_key, NULL);
-  end_walk(r);
 }
 
+/* The first file (the mapping) is looked up by its whole path, so that a directory on its
+ * way replaced (a release directory switched by a link) is noticed; the others beside it
+ * from the directory the walk remembers, one step each instead of one per directory. */
 int nn_snapshot_record_current(const struct nn_snapshot_record *r) {
   for (int i = 0; i < r->n; i++) {
     struct nn_file_key now;
-    nn_snapshot_key_of(r->files[i].path, &now);
+    key_at(i ? r->walk : NULL, r->files[i].path, &now);
     if (!nn_snapshot_key_equal(&now, &r->files[i].key)) return 0;
   }
   return !r->incomplete;

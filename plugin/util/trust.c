@@ -348,6 +348,14 @@ int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err,
   return result;
 }
 
+int nn_trust_walk_stat(const struct nn_trust_walk *w, const char *path, struct stat *st) {
+  char dir[PATH_MAX], base[NAME_MAX + 1];
+  if (w && w->dir && w->dirfd >= 0 && !split_path(path, dir, sizeof dir, base, sizeof base) && base[0] &&
+      !strcmp(dir, w->dir))
+    return fstatat(w->dirfd, base, st, 0);
+  return stat(path, st);
+}
+
 int nn_trust_open_as(const char *path, uid_t euid, int *fd, char *err, size_t errsz) {
   struct nn_trust_walk w;
   nn_trust_walk_init(&w, euid, -1);
