@@ -31,6 +31,7 @@ build() {   # build LABEL MAKEARGS...
 build default all unit-bins tools
 for t in build/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
 run_case abi/conformance build/tools/abi_conformance build/libnccl-tuner-numa.so
+run_case lint/include-areas bash test/lint/test_include_areas.sh
 
 summary() {
   echo
