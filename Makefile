@@ -121,6 +121,9 @@ $(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(FLAGS_STAMP)
 
 unit-bins: $(UNIT_BIN)
 
+# NCCL's plugin ABI, one header per version, for the tools that are not tracked by .d files.
+ABI_H := $(wildcard include/abi/nccl/*.h)
+
 # The include flags of tests and tools, for the scripts that compile their own
 # (test/lint, test/fuzz, test/stress, test/bench).
 .PHONY: include-flags
@@ -128,10 +131,10 @@ include-flags:
 	@echo '$(INC_ALL)'
 
 # Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
-$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/concurrency: test/abi/concurrency.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/concurrency: test/abi/concurrency.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
@@ -157,7 +160,7 @@ $(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(C
 $(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/gpu/driver_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
-$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
 # NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.
