@@ -38,10 +38,10 @@ OPT ?= -O2 -g
 INC_UTIL := -Iinclude/util
 INC_CORE := -Iinclude/core $(INC_UTIL)
 INC_ABI := -Iinclude/abi/nccl -Iplugin/abi $(INC_CORE) -I.
-INC_CLI := -I. $(INC_CORE)
-INC_ALL := $(INC_ABI)
+INC_CLI := -I. $(INC_CORE) $(XML_CFLAGS)
+INC_ALL := $(INC_ABI) $(XML_CFLAGS)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	$(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
+	$(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
 	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -105,7 +105,7 @@ $(ABI_A): $(ABI_OBJ)
 $(CLI_A): $(CLI_OBJ)
 	@rm -f $@; ar rcs $@ $^ $(if $(CLI_OBJ),,/dev/null)
 
-# The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
+# The plugin: libc only (it writes its topology XML itself; libxml2 is the CLI's alone).
 $(SO): $(LIB_OBJ) plugin/abi/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,libnccl-tuner-numa.so -Wl,--version-script=plugin/abi/exports.map \
 		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
