@@ -8,7 +8,8 @@
  * so that the command's checks are real: a kernel that touches another GPU's memory without
  * peer access enabled faults (CUDA_ERROR_ILLEGAL_ADDRESS at the next synchronisation).
  *
- *   NN_FAKECUDA_GPUS=N    devices (default 2), bus ids 0000:11:00.0, 0000:12:00.0, ...
+ *   NN_FAKECUDA_GPUS=N    devices (default: STANDIN_GPUS, the GPU kit's stand-ins' count, else
+ *                         2), bus ids 0000:11:00.0, 0000:12:00.0, ...
  *   NN_FAKECUDA=MODE      ok (default); drop: peer access granted, peer writes (kernel
  *                         stores and peer copies) silently lost; hang: a kernel or copy that
  *                         crosses the link never finishes; corrupt: peer copies deliver
@@ -98,6 +99,11 @@ API int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status);
 
 static int is(const char *m) { return !strcmp(mode, m); }
 
+static const char *gpus_env(void) {
+  const char *n = getenv("NN_FAKECUDA_GPUS");
+  return n && *n ? n : getenv("STANDIN_GPUS");
+}
+
 /* Whether the mode hits the link between devices x and y. */
 static int bad(int x, int y) {
   if (x == y) return 0;
@@ -109,7 +115,8 @@ static int bad(int x, int y) {
 static void hang(void) {
   const char *tag = getenv("NN_FAKECUDA_TAG");
   if (tag && *tag) {
-    prctl(PR_SET_NAME, tag);
+    FILE *comm = fopen("/proc/self/comm", "w");   /* the process's name, from any thread */
+    if (comm) { fputs(tag, comm); fclose(comm); }
     if (fork() == 0) {
       prctl(PR_SET_NAME, tag);
       for (;;) pause();
@@ -136,7 +143,7 @@ static int reach(struct ctx *c, uint64_t p, size_t bytes) {
 
 int cuInit(unsigned flags) {
   (void)flags;
-  const char *m = getenv("NN_FAKECUDA"), *n = getenv("NN_FAKECUDA_GPUS"), *b = getenv("NN_FAKECUDA_BAD");
+  const char *m = getenv("NN_FAKECUDA"), *n = gpus_env(), *b = getenv("NN_FAKECUDA_BAD");
   if (m && *m) mode = m;
   if (!is("ok") && !is("drop") && !is("hang") && !is("nopeer") && !is("corrupt") && !is("nvml-off")) {
     fprintf(stderr, "fakecuda: unknown NN_FAKECUDA=%s\n", mode);
@@ -420,7 +427,7 @@ int nvmlShutdown(void) { return 0; }
 int nvmlSystemGetDriverVersion(char *v, unsigned len) { snprintf(v, len, "580.95.05"); return 0; }
 
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
-  const char *n = getenv("NN_FAKECUDA_GPUS");
+  const char *n = gpus_env();
   int count = n && *n ? atoi(n) : 2;
   for (int i = 0; i < count && i < MAX_GPUS; i++) {
     char want[32];
