@@ -9,16 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/common/dlfn.h"
 #include "trust.h"
-
-/* Stores a dlsym result into a function pointer without an object-to-function cast. */
-static int symbol(void *lib, const char *name, void *fn, size_t size) {
-  void *sym = dlsym(lib, name);
-  memset(fn, 0, size);
-  if (!sym || size != sizeof sym) return -1;
-  memcpy(fn, &sym, sizeof sym);
-  return 0;
-}
 
 /* The library named by env (checked by trust.h, loaded through the descriptor checked), or
  * the system's `soname`. */
@@ -71,7 +63,7 @@ int nn_p2pdrv_cuda_open(struct nn_cuda *cu, char *why, size_t why_size) {
 #undef NN_SYM
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    if (symbol(cu->lib, syms[i].name, syms[i].fn, syms[i].size)) {
+    if (nn_dlfn(cu->lib, syms[i].name, syms[i].fn, syms[i].size)) {
       snprintf(why, why_size, "the CUDA driver lacks %s", syms[i].name);
       dlclose(cu->lib);
       cu->lib = NULL;
@@ -85,11 +77,11 @@ int nn_p2pdrv_nvml_open(struct nn_nvml *nv, char *why, size_t why_size) {
   memset(nv, 0, sizeof *nv);
   nv->lib = load(NN_P2P_NVML_LIB_ENV, "libnvidia-ml.so.1", why, why_size);
   if (!nv->lib) return -1;
-  if (symbol(nv->lib, "nvmlInit_v2", &nv->init, sizeof nv->init) ||
-      symbol(nv->lib, "nvmlShutdown", &nv->shutdown, sizeof nv->shutdown) ||
-      symbol(nv->lib, "nvmlSystemGetDriverVersion", &nv->driver_version, sizeof nv->driver_version) ||
-      symbol(nv->lib, "nvmlDeviceGetHandleByPciBusId_v2", &nv->by_bus, sizeof nv->by_bus) ||
-      symbol(nv->lib, "nvmlDeviceGetP2PStatus", &nv->p2p_status, sizeof nv->p2p_status)) {
+  if (nn_dlfn(nv->lib, "nvmlInit_v2", &nv->init, sizeof nv->init) ||
+      nn_dlfn(nv->lib, "nvmlShutdown", &nv->shutdown, sizeof nv->shutdown) ||
+      nn_dlfn(nv->lib, "nvmlSystemGetDriverVersion", &nv->driver_version, sizeof nv->driver_version) ||
+      nn_dlfn(nv->lib, "nvmlDeviceGetHandleByPciBusId_v2", &nv->by_bus, sizeof nv->by_bus) ||
+      nn_dlfn(nv->lib, "nvmlDeviceGetP2PStatus", &nv->p2p_status, sizeof nv->p2p_status)) {
     snprintf(why, why_size, "NVML lacks the P2P status functions");
     dlclose(nv->lib);
     nv->lib = NULL;

@@ -2,10 +2,14 @@
 /* p2preport.c - the children's lines read into a report, and its verdict; see p2preport.h. */
 #include "cli/p2p/p2preport.h"
 
+#include <limits.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "numparse.h"
 
 const char *const nn_p2p_step_names[NN_P2P_STEPS] = {"write", "read", "copy", "latency", "bandwidth"};
 
@@ -25,22 +29,32 @@ static char *next_line(char **text) {
   return line;
 }
 
+/* The n integers that start s, separated by blanks, into out; *end after them. 0 or -1. */
+static int ints(const char *s, int *out, int n, const char **end) {
+  for (int i = 0; i < n; i++)
+    if (nn_int_parse_prefix(s, INT_MIN + 1, INT_MAX, &out[i], &s)) return -1;
+  if (end) *end = s;
+  return 0;
+}
+
+/* "ORDINAL BUS NAME" */
 static void add_gpu(struct nn_p2p_report *r, const char *rest) {
   struct nn_p2p_gpu *g = &r->gpus[r->n_gpus];
-  int used = 0;
-  if (r->n_gpus >= NN_P2P_MAX_GPUS || sscanf(rest, "%d %31s %n", &g->ordinal, g->bus, &used) < 2) return;
-  snprintf(g->name, sizeof g->name, "%s", rest + used);
+  const char *bus, *name;
+  if (r->n_gpus >= NN_P2P_MAX_GPUS || ints(rest, &g->ordinal, 1, &bus) || *bus++ != ' ') return;
+  if (!(name = strchr(bus, ' ')) || (size_t)(name - bus) >= sizeof g->bus) return;
+  snprintf(g->bus, sizeof g->bus, "%.*s", (int)(name - bus), bus);
+  snprintf(g->name, sizeof g->name, "%s", name + 1);
   g->numa = -1;
   r->n_gpus++;
 }
 
+/* "A B READ WRITE" */
 static void add_nvml(struct nn_p2p_report *r, const char *rest) {
-  int a, b, rd, wr;
-  if (sscanf(rest, "%d %d %d %d", &a, &b, &rd, &wr) != 4 || a < 0 || b < 0 || a >= NN_P2P_MAX_GPUS ||
-      b >= NN_P2P_MAX_GPUS)
-    return;
-  r->nvml[a][b][0] = rd;
-  r->nvml[a][b][1] = wr;
+  int v[4];
+  if (ints(rest, v, 4, NULL) || v[0] < 0 || v[1] < 0 || v[0] >= NN_P2P_MAX_GPUS || v[1] >= NN_P2P_MAX_GPUS) return;
+  r->nvml[v[0]][v[1]][0] = v[2];
+  r->nvml[v[0]][v[1]][1] = v[3];
 }
 
 int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, double timeout_s, char *why, size_t why_size) {
@@ -51,7 +65,7 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, dou
   why[0] = '\0';
   while (copy && (line = next_line(&cur))) {
     if (!strncmp(line, "missing ", 8)) snprintf(why, why_size, "%s", line + 8);
-    else if (!strncmp(line, "cuda ", 5)) r->cuda_version = atoi(line + 5);
+    else if (!strncmp(line, "cuda ", 5)) nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
     else if (!strncmp(line, "gpu ", 4)) add_gpu(r, line + 4);
     else if (!strncmp(line, "nvml-driver ", 12)) snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
     else if (!strncmp(line, "nvml-off ", 9)) snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
@@ -120,12 +134,17 @@ void nn_p2preport_pair(struct nn_p2p_pair *p, const struct nn_p2prun *run, doubl
   p->latency_us = p->gbps = -1;
   p->reason[0] = '\0';
   while (copy && (line = next_line(&cur))) {
-    if (!strncmp(line, "peer ", 5))
-      sscanf(line + 5, "%d %d %d %d %d", &p->can, &p->attr[0], &p->attr[1], &p->attr[2], &p->attr[3]);
+    if (!strncmp(line, "peer ", 5)) {
+      int v[5];
+      if (ints(line + 5, v, 5, NULL) == 0) {
+        p->can = v[0];
+        memcpy(p->attr, v + 1, sizeof p->attr);
+      }
+    }
     else if (!strncmp(line, "begin ", 6)) snprintf(last, sizeof last, "%s", line + 6);
     else if (!strncmp(line, "step ", 5)) read_step(p, line + 5);
-    else if (!strncmp(line, "latency ", 8)) p->latency_us = atof(line + 8);
-    else if (!strncmp(line, "bandwidth ", 10)) p->gbps = atof(line + 10);
+    else if (!strncmp(line, "latency ", 8)) nn_double_parse(line + 8, &p->latency_us);
+    else if (!strncmp(line, "bandwidth ", 10)) nn_double_parse(line + 10, &p->gbps);
     else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
     else if (!strncmp(line, "done ", 5)) snprintf(done, sizeof done, "%s", line + 5);
   }

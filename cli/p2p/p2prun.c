@@ -2,6 +2,8 @@
 /* p2prun.c - a child process under a watchdog; see p2prun.h. */
 #include "cli/p2p/p2prun.h"
 
+#include "cli/common/monotonic.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t running_group;
@@ -32,12 +33,6 @@ static void catch_signals(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
-}
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static void child(int fd, void (*work)(void *, FILE *), void *arg) {
@@ -107,10 +102,10 @@ int nn_p2prun_child(void (*work)(void *arg, FILE *out), void *arg, double timeou
   fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  double deadline = now_s() + timeout_s;
+  double deadline = nn_monotonic_s() + timeout_s;
   int eof = 0;
   for (;;) {
-    double left = deadline - now_s();
+    double left = deadline - nn_monotonic_s();
     if (left <= 0) { res->timed_out = 1; break; }
     struct pollfd pfd = {fds[0], POLLIN, 0};
     /* short slices: a grandchild may hold the pipe open after the child has exited */

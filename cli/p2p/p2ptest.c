@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
+#include "cli/common/monotonic.h"
 #include "cli/p2p/p2p_ptx.h"
 #include "cli/p2p/p2pdrv.h"
 #include "printable.h"
@@ -106,12 +106,6 @@ static int ok(struct pair *p, nn_cu_result rc, const char *call) {
 static void begin(struct pair *p, const char *step) {
   p->step = step;
   fprintf(p->out, "begin %s\n", step);
-}
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static int current(struct pair *p, const struct side *s) { return ok(p, p->cu.ctx_set_current(s->ctx), "cuCtxSetCurrent"); }
@@ -231,9 +225,9 @@ static int step_latency(struct pair *p) {
 static int step_bandwidth(struct pair *p) {
   begin(p, "bandwidth");
   if (current(p, &p->s[0]) || copy_a_to_b(p, 1)) return -1;   /* warm-up */
-  double t0 = now_s();
+  double t0 = nn_monotonic_s();
   if (current(p, &p->s[0]) || copy_a_to_b(p, COPIES)) return -1;
-  double dt = now_s() - t0;
+  double dt = nn_monotonic_s() - t0;
   fprintf(p->out, "bandwidth %.3f\n", dt > 0 ? (double)COPIES * WORDS * 4 / dt / 1e9 : 0.0);
   fprintf(p->out, "step bandwidth ok\n");
   return 0;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cli/p2p/p2ptest.h"
+#include "numparse.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_GPUS 16
@@ -99,6 +100,17 @@ API int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status);
 
 static int is(const char *m) { return !strcmp(mode, m); }
 
+/* NN_FAKECUDA_BAD=A:B into *a, *b (left alone when it is not that) */
+static void bad_link(const char *s, int *a, int *b) {
+  const char *colon;
+  int x, y;
+  if (nn_int_parse_prefix(s, 0, MAX_GPUS - 1, &x, &colon) == 0 && *colon == ':' &&
+      nn_int_parse(colon + 1, 0, MAX_GPUS - 1, &y) == 0) {
+    *a = x;
+    *b = y;
+  }
+}
+
 static const char *gpus_env(void) {
   const char *n = getenv("NN_FAKECUDA_GPUS");
   return n && *n ? n : getenv("STANDIN_GPUS");
@@ -149,9 +161,8 @@ int cuInit(unsigned flags) {
     fprintf(stderr, "fakecuda: unknown NN_FAKECUDA=%s\n", mode);
     return E_INVALID_VALUE;
   }
-  if (n && *n) n_gpus = atoi(n);
-  if (n_gpus < 0 || n_gpus > MAX_GPUS) n_gpus = 2;
-  if (b && sscanf(b, "%d:%d", &bad_a, &bad_b) != 2) bad_a = bad_b = -1;
+  if (n && *n && nn_int_parse(n, 0, MAX_GPUS, &n_gpus)) n_gpus = 2;
+  if (b && *b) bad_link(b, &bad_a, &bad_b);
   for (int i = 0; i < MAX_GPUS; i++) ctxs[i].dev = i;
   initialized = 1;
   return OK;
@@ -428,7 +439,8 @@ int nvmlSystemGetDriverVersion(char *v, unsigned len) { snprintf(v, len, "580.95
 
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
   const char *n = gpus_env();
-  int count = n && *n ? atoi(n) : 2;
+  int count = 2;
+  if (n && *n && nn_int_parse(n, 0, MAX_GPUS, &count)) count = 2;
   for (int i = 0; i < count && i < MAX_GPUS; i++) {
     char want[32];
     snprintf(want, sizeof want, "%02X:00.0", 0x11 + i);
@@ -445,7 +457,7 @@ int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status) {
   (void)index;
   const char *m = getenv("NN_FAKECUDA"), *bl = getenv("NN_FAKECUDA_BAD");
   int x = (int)(uintptr_t)a - 1, y = (int)(uintptr_t)b - 1, ba = -1, bb = -1;
-  if (bl) sscanf(bl, "%d:%d", &ba, &bb);
+  if (bl) bad_link(bl, &ba, &bb);
   int hit = x != y && (ba < 0 || (x == ba && y == bb) || (x == bb && y == ba));
   *status = m && !strcmp(m, "nopeer") && hit ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */ : 0;
   return 0;
