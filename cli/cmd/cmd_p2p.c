@@ -133,9 +133,9 @@ static int probe(struct nn_p2p_report *r, const struct options *o) {
 }
 
 static int path_of(const struct nn_p2p_report *r, int a, int b) {
-  if (!r->mapping) return NN_P2P_PATH_PHB;
+  if (!r->mapping) return NN_P2P_LEVEL_PHB;
   int na = r->gpus[a].numa, nb = r->gpus[b].numa;
-  return na >= 0 && na == nb ? NN_P2P_PATH_PHB : NN_P2P_PATH_SYS;
+  return na >= 0 && na == nb ? NN_P2P_LEVEL_PHB : NN_P2P_LEVEL_SYS;
 }
 
 /* Every ordered pair of the selected GPUs (each with itself for --self), one child each. */
@@ -207,7 +207,7 @@ static int run(struct nn_p2p_report *r, const struct options *o, const struct nn
   if (o->json) nn_p2pprint_json(stdout, r, n_sel < r->n_gpus);
   else nn_p2pprint_text(stdout, r, n_sel < r->n_gpus);
   int bad = 0;
-  for (int i = 0; i < r->n_pairs; i++) bad += r->pairs[i].state == NN_P2P_STATE_BROKEN;
+  for (int i = 0; i < r->n_pairs; i++) bad += r->pairs[i].state == NN_P2P_PAIR_BROKEN;
   return bad ? EXIT_BROKEN : NN_EXIT_OK;
 }
 

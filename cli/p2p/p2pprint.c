@@ -11,7 +11,7 @@
 static const char *outcome(int o) { return o == NN_P2P_PASSED ? "ok" : o == NN_P2P_FAILED ? "FAIL" : "-"; }
 
 static const char *state_words(int s) {
-  return s == NN_P2P_STATE_OK ? "works" : s == NN_P2P_STATE_NOPEER ? "no peer access" : "BROKEN";
+  return s == NN_P2P_PAIR_OK ? "works" : s == NN_P2P_PAIR_NOPEER ? "no peer access" : "BROKEN";
 }
 
 static void nvml_cell(char *buf, size_t size, const struct nn_p2p_pair *p) {
@@ -25,7 +25,7 @@ static void pair_list(struct nn_strbuf *b, const struct nn_p2p_report *r, int st
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
     int in = state >= 0 ? p->state == state
-                        : p->state == NN_P2P_STATE_OK && p->a != p->b && (p->nvml_read > 0 || p->nvml_write > 0);
+                        : p->state == NN_P2P_PAIR_OK && p->a != p->b && (p->nvml_read > 0 || p->nvml_write > 0);
     if (in) nn_strbuf_printf(b, "%s%d->%d", b->len ? ", " : "", p->a, p->b);
   }
 }
@@ -34,7 +34,7 @@ static void range(const struct nn_p2p_report *r, int bw, double *lo, double *hi)
   *lo = *hi = -1;
   for (int i = 0; i < r->n_pairs; i++) {
     double v = bw ? r->pairs[i].gbps : r->pairs[i].latency_us;
-    if (r->pairs[i].state != NN_P2P_STATE_OK || v < 0) continue;
+    if (r->pairs[i].state != NN_P2P_PAIR_OK || v < 0) continue;
     if (*lo < 0 || v < *lo) *lo = v;
     if (v > *hi) *hi = v;
   }
@@ -67,12 +67,12 @@ static void print_rows(FILE *out, const struct nn_p2p_report *r) {
     nvml_cell(nv, sizeof nv, p);
     if (p->latency_us >= 0) snprintf(lat, sizeof lat, "%.2f", p->latency_us);
     if (p->gbps >= 0) snprintf(bw, sizeof bw, "%.2f", p->gbps);
-    fprintf(out, "%-7s %-4s %-6s %-8s %-5s %-5s %-5s %12s %10s  %s\n", name, nn_p2preport_path_name(p->path),
+    fprintf(out, "%-7s %-4s %-6s %-8s %-5s %-5s %-5s %12s %10s  %s\n", name, nn_config_p2p_level_name(p->path),
             p->can < 0 ? "?" : p->can ? "yes" : "no", nv, outcome(p->step[NN_P2P_WRITE]),
             outcome(p->step[NN_P2P_READ]), outcome(p->step[NN_P2P_COPY]), lat, bw, state_words(p->state));
   }
   for (int i = 0; i < r->n_pairs; i++)
-    if (r->pairs[i].state == NN_P2P_STATE_BROKEN)
+    if (r->pairs[i].state == NN_P2P_PAIR_BROKEN)
       fprintf(out, "  %d->%d: %s\n", r->pairs[i].a, r->pairs[i].b, r->pairs[i].reason);
 }
 
@@ -85,8 +85,8 @@ static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
     fprintf(out, "note: NVML's P2P read/write status is not OK on %s: NCCL checks it (ncclTopoCheckP2p, "
             "src/graph/paths.cc) and keeps P2P off there even with the line below\n", b.s);
   free(nn_strbuf_take(&b));
-  if (r->verdict == NN_P2P_VERDICT_OK) {
-    pair_list(&b, r, NN_P2P_STATE_NOPEER);
+  if (r->verdict == NN_P2P_OK) {
+    pair_list(&b, r, NN_P2P_PAIR_NOPEER);
     if (b.len) fprintf(out, "note: no peer access on %s: NCCL keeps those on host memory (SHM)\n", b.s);
     free(nn_strbuf_take(&b));
   }
@@ -97,23 +97,23 @@ static void print_verdict(FILE *out, const struct nn_p2p_report *r) {
   struct nn_strbuf b = {0};
   int n_ok = 0;
   double llo, lhi, blo, bhi;
-  for (int i = 0; i < r->n_pairs; i++) n_ok += r->pairs[i].state == NN_P2P_STATE_OK;
+  for (int i = 0; i < r->n_pairs; i++) n_ok += r->pairs[i].state == NN_P2P_PAIR_OK;
   range(r, 0, &llo, &lhi);
   range(r, 1, &blo, &bhi);
   fprintf(out, "\nverdict: ");
   switch (r->verdict) {
-  case NN_P2P_VERDICT_SELF:
+  case NN_P2P_NONE:
     fprintf(out, "%s: the kernels loaded, ran and were timed on each GPU with itself (latency %.2f-%.2f us, "
             "%.2f-%.2f GB/s); peer-to-peer needs two GPUs: pairs N/A, no mapping line\n",
             n_ok == r->n_pairs ? "self-test passed" : "self-test FAILED", llo, lhi, blo, bhi);
     return;
-  case NN_P2P_VERDICT_BROKEN:
-    pair_list(&b, r, NN_P2P_STATE_BROKEN);
+  case NN_P2P_BROKEN:
+    pair_list(&b, r, NN_P2P_PAIR_BROKEN);
     fprintf(out, "peer-to-peer is BROKEN on %s. Keep it off: NCCL would hang or compute wrong results "
             "there. The line makes the plugin set NCCL_P2P_DISABLE=1.\n", b.s);
     free(nn_strbuf_take(&b));
     break;
-  case NN_P2P_VERDICT_UNSUPPORTED:
+  case NN_P2P_UNSUPPORTED:
     fprintf(out, "the driver grants peer access on no pair: nothing to verify; NCCL goes through host "
             "memory (SHM). In a Proxmox VM, the GPUs' clique (proxmox-numa --p2p-clique) may grant it: "
             "then run this again.\n");
@@ -121,7 +121,7 @@ static void print_verdict(FILE *out, const struct nn_p2p_report *r) {
   default:
     fprintf(out, "peer-to-peer works: %d pair(s) wrote, read and copied correctly (latency %.2f-%.2f us, "
             "%.2f-%.2f GB/s). The line lets NCCL use it up to path %s (NCCL_P2P_LEVEL).\n",
-            n_ok, llo, lhi, blo, bhi, nn_p2preport_path_name(r->level));
+            n_ok, llo, lhi, blo, bhi, nn_config_p2p_level_name(r->level));
   }
   fprintf(out, "add this line to the mapping:\n%s\n", r->line);
 }
@@ -149,7 +149,7 @@ static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
   nn_jsonw_object(w, NULL);
   nn_jsonw_int(w, "a", p->a);
   nn_jsonw_int(w, "b", p->b);
-  nn_jsonw_str(w, "path", nn_p2preport_path_name(p->path));
+  nn_jsonw_str(w, "path", nn_config_p2p_level_name(p->path));
   if (p->can < 0) nn_jsonw_null(w, "peer_access");
   else nn_jsonw_bool(w, "peer_access", p->can);
   nn_jsonw_object(w, "attributes");
@@ -167,7 +167,7 @@ static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
 }
 
 void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset) {
-  static const char *const verdicts[] = {"ok", "broken", "unsupported", "self-test"};
+  static const char *const verdicts[] = {"self-test", "ok", "broken", "unsupported"};   /* nn_p2p_state */
   struct nn_jsonw w;
   nn_jsonw_begin(&w, out);
   nn_jsonw_object(&w, NULL);
@@ -192,11 +192,11 @@ void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset) {
   for (int i = 0; i < r->n_pairs; i++) json_pair(&w, &r->pairs[i]);
   nn_jsonw_end(&w);
   nn_jsonw_str(&w, "verdict", verdicts[r->verdict]);
-  nn_jsonw_str(&w, "level", r->verdict == NN_P2P_VERDICT_OK ? nn_p2preport_path_name(r->level) : NULL);
+  nn_jsonw_str(&w, "level", r->verdict == NN_P2P_OK ? nn_config_p2p_level_name(r->level) : NULL);
   nn_jsonw_str(&w, "mapping_line", r->line[0] ? r->line : NULL);
   nn_jsonw_array(&w, "failing");
   for (int i = 0; i < r->n_pairs; i++) {
-    if (r->pairs[i].state != NN_P2P_STATE_BROKEN) continue;
+    if (r->pairs[i].state != NN_P2P_PAIR_BROKEN) continue;
     char name[24];
     snprintf(name, sizeof name, "%d->%d", r->pairs[i].a, r->pairs[i].b);
     nn_jsonw_str(&w, NULL, name);

@@ -18,8 +18,6 @@ const char *nn_p2preport_nvml_name(int status) {
   return status >= 0 && status < 7 ? names[status] : "?";
 }
 
-const char *nn_p2preport_path_name(int path) { return path == NN_P2P_PATH_SYS ? "SYS" : "PHB"; }
-
 /* The next line of *text (NUL-terminated in place), or NULL at the end. */
 static char *next_line(char **text) {
   if (!*text || !**text) return NULL;
@@ -149,10 +147,10 @@ void nn_p2preport_pair(struct nn_p2p_pair *p, const struct nn_p2prun *run, doubl
     else if (!strncmp(line, "done ", 5)) snprintf(done, sizeof done, "%s", line + 5);
   }
   free(copy);
-  if (!strcmp(done, "nopeer")) { p->state = NN_P2P_STATE_NOPEER; return; }
+  if (!strcmp(done, "nopeer")) { p->state = NN_P2P_PAIR_NOPEER; return; }
   int failed = p->reason[0] != '\0';
-  if (!strcmp(done, "ok") && !failed && !run->timed_out) { p->state = NN_P2P_STATE_OK; return; }
-  p->state = NN_P2P_STATE_BROKEN;
+  if (!strcmp(done, "ok") && !failed && !run->timed_out) { p->state = NN_P2P_PAIR_OK; return; }
+  p->state = NN_P2P_PAIR_BROKEN;
   if (run->timed_out) {
     add_reason(p, "hung: no answer within %.0f s during '%s', killed", timeout_s, last);
   } else if (error[0]) {
@@ -166,8 +164,8 @@ void nn_p2preport_pair(struct nn_p2p_pair *p, const struct nn_p2prun *run, doubl
 /* "p2p KIND[ level=L] tested=DATE[ driver=V]" */
 static void mapping_line(struct nn_p2p_report *r, const char *kind, const char *date) {
   int n = snprintf(r->line, sizeof r->line, "p2p %s", kind);
-  if (r->verdict == NN_P2P_VERDICT_OK)
-    n += snprintf(r->line + n, sizeof r->line - (size_t)n, " level=%s", nn_p2preport_path_name(r->level));
+  if (r->verdict == NN_P2P_OK)
+    n += snprintf(r->line + n, sizeof r->line - (size_t)n, " level=%s", nn_config_p2p_level_name(r->level));
   n += snprintf(r->line + n, sizeof r->line - (size_t)n, " tested=%s", date);
   /* a version the mapping can carry: digits and dots only */
   if (r->nvml_driver[0] && strspn(r->nvml_driver, "0123456789.") == strlen(r->nvml_driver))
@@ -175,18 +173,18 @@ static void mapping_line(struct nn_p2p_report *r, const char *kind, const char *
 }
 
 void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
-  int broken = 0, ok = 0, level = NN_P2P_PATH_PHB;
+  int broken = 0, ok = 0, level = NN_P2P_LEVEL_PHB;
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
-    broken += p->state == NN_P2P_STATE_BROKEN;
-    if (p->state == NN_P2P_STATE_OK) {
+    broken += p->state == NN_P2P_PAIR_BROKEN;
+    if (p->state == NN_P2P_PAIR_OK) {
       ok++;
       if (p->path > level) level = p->path;
     }
   }
   r->level = level;
   r->line[0] = '\0';
-  if (r->self) { r->verdict = NN_P2P_VERDICT_SELF; return; }
-  r->verdict = broken ? NN_P2P_VERDICT_BROKEN : ok ? NN_P2P_VERDICT_OK : NN_P2P_VERDICT_UNSUPPORTED;
-  mapping_line(r, broken ? "broken" : ok ? "ok" : "unsupported", date);
+  if (r->self) { r->verdict = NN_P2P_NONE; return; }
+  r->verdict = broken ? NN_P2P_BROKEN : ok ? NN_P2P_OK : NN_P2P_UNSUPPORTED;
+  mapping_line(r, nn_config_p2p_state_name(r->verdict), date);
 }

@@ -20,9 +20,7 @@
 
 enum nn_p2p_step { NN_P2P_WRITE, NN_P2P_READ, NN_P2P_COPY, NN_P2P_LATENCY, NN_P2P_BANDWIDTH, NN_P2P_STEPS };
 enum nn_p2p_outcome { NN_P2P_NOT_RUN, NN_P2P_PASSED, NN_P2P_FAILED };
-enum nn_p2p_state { NN_P2P_STATE_OK, NN_P2P_STATE_NOPEER, NN_P2P_STATE_BROKEN };
-enum nn_p2p_path { NN_P2P_PATH_PHB, NN_P2P_PATH_SYS };
-enum nn_p2p_verdict { NN_P2P_VERDICT_OK, NN_P2P_VERDICT_BROKEN, NN_P2P_VERDICT_UNSUPPORTED, NN_P2P_VERDICT_SELF };
+enum nn_p2p_pair_state { NN_P2P_PAIR_OK, NN_P2P_PAIR_NOPEER, NN_P2P_PAIR_BROKEN };
 
 struct nn_p2p_gpu {
   int ordinal;
@@ -33,13 +31,13 @@ struct nn_p2p_gpu {
 
 struct nn_p2p_pair {
   int a, b;
-  int path;                           /* enum nn_p2p_path */
+  int path;                           /* enum nn_p2p_level: PHB or SYS */
   int can;                            /* cuDeviceCanAccessPeer, -1 unknown */
   int attr[4];                        /* performance rank, access, native atomics, arrays; -1 unknown */
   int nvml_read, nvml_write;          /* nvmlGpuP2PStatus_t, -1 unknown */
   int step[NN_P2P_STEPS];             /* enum nn_p2p_outcome */
   double latency_us, gbps;            /* < 0: not measured */
-  int state;                          /* enum nn_p2p_state */
+  int state;                          /* enum nn_p2p_pair_state */
   char reason[768];                   /* why BROKEN */
 };
 
@@ -54,7 +52,8 @@ struct nn_p2p_report {
   struct nn_p2p_pair *pairs;
   int n_pairs;
   int self;                           /* --self: each GPU with itself */
-  int verdict, level;
+  int verdict;                        /* enum nn_p2p_state (nn_config.h); NN_P2P_NONE for --self */
+  int level;                          /* enum nn_p2p_level, with NN_P2P_OK */
   char line[160];                     /* the mapping line; "" for --self */
 };
 
@@ -75,7 +74,5 @@ void nn_p2preport_decide(struct nn_p2p_report *r, const char *date);
 
 /* The short name of an nvmlGpuP2PStatus_t, as nvidia-smi topo -p2p prints it ("OK", "CNS", ...). */
 const char *nn_p2preport_nvml_name(int status);
-
-const char *nn_p2preport_path_name(int path);
 
 #endif

@@ -128,6 +128,15 @@ done
 p2p --help
 check "--help: exit 0, the usage" "[ $rc -eq 0 ] && has '^usage: nccl-numa p2p'"
 
+# ---- the printed line is a valid mapping line (check-config), for each verdict ----
+for mode in ok drop nopeer nvml-off; do
+  NN_FAKECUDA=$mode p2p --mapping "$tmp/two.conf" --gpus 0,1
+  line=$(grep '^p2p ' "$tmp/out")
+  { cat "$tmp/two.conf"; echo "$line"; } > "$tmp/with-line.conf"
+  nn_run 30 check-config "$tmp/with-line.conf"
+  check "$mode: check-config accepts the printed '$line'" "[ -n '$line' ] && [ $rc -eq 0 ]"
+done
+
 # ---- --json ----
 NN_FAKECUDA=drop NN_FAKECUDA_BAD=0:1 NN_FAKECUDA_GPUS=3 p2p --json
 check "--json: exit 1, one object with pairs, verdict, failing and the mapping line" "[ $rc -eq 1 ] && python3 - '$tmp/out' <<'PY'
