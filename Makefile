@@ -107,7 +107,7 @@ $(P2P_PTX_C): $(P2P_PTX)
 	  echo '0x00};'; } > $@.tmp && mv -f $@.tmp $@
 $(BUILD)/obj/gen/p2p_ptx.o: $(P2P_PTX_C) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(INC_CLI) -c $< -o $@
 
 $(CORE_A): $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -157,7 +157,7 @@ tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/
 # A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
 $(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c plugin/util/numparse.c cli/p2p/p2ptest.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared test/p2p/fakecuda.c plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared test/p2p/fakecuda.c plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
