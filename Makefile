@@ -56,6 +56,10 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 ABI_OBJ := $(ABI_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(filter-out $(BUILD)/obj/$(CLI_MAIN:.c=.o),$(CLI_SRC:%.c=$(BUILD)/obj/%.o))
+# The kernels of `nccl-numa p2p`: the committed PTX, embedded as a C array (od: coreutils).
+P2P_PTX := cli/p2p/p2p_kernels.ptx
+P2P_PTX_C := $(BUILD)/gen/p2p_ptx.c
+CLI_OBJ += $(BUILD)/obj/gen/p2p_ptx.o
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 SO := $(BUILD)/libnccl-tuner-numa.so
@@ -96,6 +100,15 @@ $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
 # adapters and front ends (plugin/abi) are an archive of their own over it.
+$(P2P_PTX_C): $(P2P_PTX)
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from $(P2P_PTX) by the Makefile */'; echo '#include "cli/p2p/p2p_ptx.h"'; \
+	  echo 'const unsigned char nn_p2p_ptx[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; } > $@.tmp && mv -f $@.tmp $@
+$(BUILD)/obj/gen/p2p_ptx.o: $(P2P_PTX_C) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(INC_CLI) -c $< -o $@
+
 $(CORE_A): $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
@@ -142,7 +155,12 @@ $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
 	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include $< -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
 tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/nn_gpucheck \
-	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print
+	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print \
+	$(BUILD)/tools/libnn-fakecuda.so
+# A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
+$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c plugin/util/numparse.c cli/p2p/p2ptest.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared test/p2p/fakecuda.c plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
