@@ -16,7 +16,7 @@ CC=${CC:-cc}
 LOG="$BUILD/stress"
 mkdir -p "$LOG"
 FLAGS=(-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-       -Wmissing-prototypes -Wformat=2 -Iinclude)
+       -Wmissing-prototypes -Wformat=2 $(make -s include-flags))
 quick=${STRESS_QUICK:-0}
 failed=0
 
@@ -48,7 +48,7 @@ run_cycles() {
   reach=$(sed -n 's/.*still reachable: \(.*\)/\1/p' "$out" | tail -1)
   [ -n "$leaks" ] || leaks="no leaks possible;"
   if [ $rc -eq 0 ]; then
-    part cycles PASS "valgrind memcheck, $tuner tuner + $env env cycles: ${errors:-?} errors, $leaks still reachable: ${reach:-0} (the dynamic loader's, for the dlopen'd libxml2)"
+    part cycles PASS "valgrind memcheck, $tuner tuner + $env env cycles: ${errors:-?} errors, $leaks still reachable: ${reach:-0} (the dynamic loader's)"
   else
     part cycles FAIL "valgrind exit $rc (log $out)"; tail -n 40 "$out"
   fi
