@@ -75,6 +75,11 @@ void nn_trust_walk_end(struct nn_trust_walk *w);
  * into *fd. Returns an enum nn_trust_result; *fd is -1 unless OK or OPTED_OUT. */
 int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err, size_t errsz);
 
+/* For a descriptor the caller opened already by `path` (prefer nn_trust_open, which opens
+ * nothing untrusted): the verdict of nn_trust_open on path, and NN_TRUST_REPLACED when what
+ * it opens is not the file behind fd. */
+int nn_trust_fd(int fd, const char *path, char *err, size_t errsz);
+
 /* stat(path), from the walk's remembered directory when path lies in it (w may be NULL):
  * one step instead of a lookup of every directory on the way. */
 int nn_trust_walk_stat(const struct nn_trust_walk *w, const char *path, struct stat *st);

@@ -363,3 +363,15 @@ int nn_trust_open_as(const char *path, uid_t euid, int *fd, char *err, size_t er
   nn_trust_walk_end(&w);
   return rc;
 }
+
+int nn_trust_fd(int fd, const char *path, char *err, size_t errsz) {
+  int mine;
+  int rc = nn_trust_open(NULL, path, &mine, err, errsz);
+  if (rc != NN_TRUST_OK && rc != NN_TRUST_OPTED_OUT) return rc;
+  struct stat a, b;
+  int same = fstat(fd, &a) == 0 && fstat(mine, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  close(mine);
+  if (same) return rc;
+  nn_errbuf_set(err, errsz, "%s: the path no longer names the file opened (it was replaced meanwhile)", path);
+  return NN_TRUST_REPLACED;
+}
