@@ -5,7 +5,10 @@
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-LOG=build/test-logs
+# BUILD: the build directory under test (default build); `make check BUILD=out` tests out/.
+BUILD=${BUILD:-build}
+export BUILD NN_BUILD=$BUILD
+LOG=$BUILD/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0 failed=()
 
@@ -28,9 +31,9 @@ build() {   # build LABEL MAKEARGS...
   fi
 }
 
-build default all unit-bins tools
-for t in build/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
-run_case abi/conformance build/tools/abi_conformance build/libnccl-tuner-numa.so
+build default BUILD="$BUILD" all unit-bins tools
+for t in "$BUILD"/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
+run_case abi/conformance "$BUILD"/tools/abi_conformance "$BUILD"/libnccl-tuner-numa.so
 
 summary() {
   echo
@@ -46,19 +49,19 @@ if [ -n "${NN_TEST_QUICK:-}" ]; then
   exit
 fi
 
-build asan BUILD=build/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
+build asan BUILD="$BUILD"/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for t in build/asan/test/test_*; do run_case "asan/$(basename "$t")" "$t"; done
-run_case asan/abi-conformance build/asan/tools/abi_conformance build/asan/libnccl-tuner-numa.so
+for t in "$BUILD"/asan/test/test_*; do run_case "asan/$(basename "$t")" "$t"; done
+run_case asan/abi-conformance "$BUILD"/asan/tools/abi_conformance "$BUILD"/asan/libnccl-tuner-numa.so
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 # The same sources must stay -Werror clean with clang.
 if command -v clang >/dev/null; then
-  run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD=build/clang all unit-bins tools
+  run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD="$BUILD"/clang all unit-bins tools
 fi
 
-build tsan BUILD=build/tsan SAN=thread OPT="-O1 -g" build/tsan/libnccl-tuner-numa.so build/tsan/tools/concurrency
-run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/concurrency build/tsan/libnccl-tuner-numa.so 32
+build tsan BUILD="$BUILD"/tsan SAN=thread OPT="-O1 -g" "$BUILD"/tsan/libnccl-tuner-numa.so "$BUILD"/tsan/tools/concurrency
+run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 "$BUILD"/tsan/tools/concurrency "$BUILD"/tsan/libnccl-tuner-numa.so 32
 
 for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
 run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
@@ -69,7 +72,7 @@ run_case bench/check env BENCH_ARGS=-Q BENCH_INSTR=0 bash test/bench/run.sh
 # The GPU kit: its log checks on NCCL log excerpts and the whole kit on stand-ins
 # (always), the driver built against the CUDA runtime and NCCL found here (skipped
 # without them), and the kit itself (skipped without a GPU).
-run_case gpu/kit-unit build/tools/test_gpukit
+run_case gpu/kit-unit "$BUILD"/tools/test_gpukit
 run_case gpu/kit-checks bash test/gpu/test_gpucheck.sh
 run_case gpu/kit-rehearsal bash test/gpu/test_kit_rehearsal.sh
 run_case gpu/kit-failures bash test/gpu/test_kit_failures.sh

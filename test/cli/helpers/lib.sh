@@ -27,10 +27,10 @@ nn_need_built() {
   [ -x "$1" ] || { echo "FAIL: $1 not built (run make first)"; exit 1; }
 }
 
-# nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else build/nccl-numa.
+# nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else $NN_BUILD/nccl-numa (build/).
 # "abs" makes it absolute, for tests that run it from other directories.
 nn_cli() {
-  cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+  cli=${NCCL_NUMA_BIN:-$root/${NN_BUILD:-build}/nccl-numa}
   nn_need_built "$cli"
   [ "${1:-}" != abs ] || cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
 }
