@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/common/atomicwrite.h"
 #include "cli/common/cliconfig.h"
 #include "cli/common/jsonw.h"
 #include "cli/common/options.h"
@@ -16,7 +18,6 @@
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
 #include "cli/topo/topo_validate.h"
-#include "fdio.h"
 #include "nn_config.h"
 #include "topo_xml.h"
 #include "topology.h"
@@ -146,22 +147,12 @@ static void print_verdict(const struct topo_args *a, const struct nn_config *cfg
           cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
 }
 
-/* Temporary file next to `path`, then rename: readers never see half a file. */
-static int write_atomically(const char *path, const char *data, size_t len) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return -1;
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  int rc = fd < 0 ? -1 : 0;
-  if (!rc) rc = nn_fdio_write_all(fd, data, len);
-  if (fd >= 0 && close(fd) && !rc) rc = -1;
-  if (!rc) rc = rename(tmp, path);
-  int e = errno;
-  if (rc && fd >= 0) unlink(tmp);
-  if (rc) fprintf(stderr, "nccl-numa topo: cannot write %s: %s\n", path, strerror(e));
-  free(tmp);
-  return rc;
+/* -o PATH: replaced atomically (nn_atomicwrite_file), as a new file would be made. */
+static int write_out(const char *path, const char *xml, size_t len) {
+  char err[PATH_MAX + 256];
+  if (!nn_atomicwrite_file(path, xml, len, NULL, err, sizeof err)) return NN_EXIT_OK;
+  fprintf(stderr, "nccl-numa topo: %s\n", err);
+  return NN_EXIT_INVALID;
 }
 
 /* topo --json: the verdict and the XML (or where it was written); keys in docs/user/cli.md. */
@@ -240,7 +231,7 @@ static int generate(const struct topo_args *a) {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
     struct nn_topo_verdict v;
     print_verdict(a, cfg, &cpu, &ver, &v);
-    if (a->out) rc = write_atomically(a->out, xml, len) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
+    if (a->out) rc = write_out(a->out, xml, len);
     else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
     else rc = NN_EXIT_OK;
     if (!rc && a->json) print_json(a, &ver, &cpu, &v, xml, len);
