@@ -72,15 +72,15 @@ grep -q 'NCCL 2.40.1 (unverified for 2.40.1: table row 2.32)' "$tmp/err" || fail
 run --config "$fix/good.conf" --nccl-version 2.31
 expect_rc 2 "--nccl-version malformed"
 grep -q "expected X.Y.Z" "$tmp/err" || fail "malformed version: no reason ($err)"
-printf 'int ncclGetVersion(int *v) { *v = 23102; return 0; }\n' >"$tmp/fake.c"
+printf '__attribute__((used)) static const char v[] = "NCCL version 2.31.2+cuda13.0";\n' >"$tmp/fake.c"
 if cc -shared -fPIC -o "$tmp/libnccl.so.2" "$tmp/fake.c" 2>/dev/null; then
   run --config "$fix/good.conf" --nccl-lib "$tmp/libnccl.so.2"
   expect_rc 0 "--nccl-lib"
-  grep -q "release: NCCL 2.31.2, from ncclGetVersion of $tmp/libnccl.so.2" "$tmp/err" || fail "--nccl-lib: release ($err)"
+  grep -q "release: NCCL 2.31.2, from the version string in $tmp/libnccl.so.2" "$tmp/err" || fail "--nccl-lib: release ($err)"
   # 2.31.2 models Zen 3/4 at 24 GB/s: the served search passes, and is worse than NCCL's own
   grep -q 'modelled CPU link 24 GB/s' "$tmp/err" || fail "--nccl-lib: 2.31.2 link ($err)"
   LD_LIBRARY_PATH="$tmp" run --config "$fix/good.conf"
-  grep -q "release: NCCL 2.31.2, from ncclGetVersion of $tmp/libnccl.so.2" "$tmp/err" \
+  grep -q "release: NCCL 2.31.2, from the version string in $tmp/libnccl.so.2" "$tmp/err" \
     || fail "library path: release not from the library exec would run with ($err)"
   run --config "$fix/good.conf" --nccl-lib "$tmp/none.so"
   expect_rc 2 "--nccl-lib missing"
