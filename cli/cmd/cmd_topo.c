@@ -19,6 +19,7 @@
 #include "cpuinfo.h"
 #include "cli/topo/topo_validate.h"
 #include "nn_config.h"
+#include "printable.h"
 #include "topo_xml.h"
 #include "topology.h"
 
@@ -140,10 +141,11 @@ static void print_verdict(const struct topo_args *a, const struct nn_config *cfg
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
   *out = v;
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
-  char link[64] = "one CPU node: no socket link";
+  char link[64] = "one CPU node: no socket link", vendor[64];
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
   fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n", nn_topo_mode_name(v.mode),
-          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from " : "",
+          v.numa_nodes, nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL),
+          cpu->from_cpuinfo ? " (from " : "",
           cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
 }
 

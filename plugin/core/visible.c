@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cudrv.h"
+#include "printable.h"
 
 static int find_by_index(const struct nn_config *cfg, int index) {
   for (int i = 0; i < cfg->n_gpus; i++)
@@ -45,7 +46,8 @@ static int entry_index(const char *s, size_t len) {
 
 /* "CUDA_VISIBLE_DEVICES=0,1" or, when it is unset, what the driver enumerates. */
 static void who(const struct nn_visible *v, char *buf, size_t size) {
-  if (v->set) snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%.127s", v->list);
+  char list[128];   /* printed on terminals and logs: no control sequence passes */
+  if (v->set) snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%s", nn_printable(list, sizeof list, v->list, NN_PRINTABLE_CSTR, NULL));
   else snprintf(buf, size, "the CUDA devices of this process");
 }
 
