@@ -7,12 +7,10 @@
 # OSC 52 sequence in CUDA_VISIBLE_DEVICES or in cpuinfo's vendor_id reached the terminal.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
-[ "$(id -u)" -eq 0 ] || nn_skip "the attacks need root and a second user (uid 65534)"
-command -v setpriv >/dev/null || nn_skip "setpriv not installed"
+nn_need_nobody
 nn_tmp nn-cli-hostile
 chmod 0755 "$tmp"
 T=$tmp
-nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 conf=$root/test/fixtures/topo/good.conf
 unset NCCL_NUMA_PYTHON VIRTUAL_ENV NCCL_TOPO_FILE
 
@@ -51,13 +49,14 @@ mkdir "$T/sticky" && chmod 1777 "$T/sticky"
 echo "root's own file" >"$T/rootfile"
 xml=$T/sticky/topo.xml
 plant_and_run() {   # plant_and_run KIND: plants $xml.tmp.<pid of the next topo> as KIND, then runs topo -o
+  export -f nobody
   timeout 20 bash -c '
     kind=$1 out=$2 rootfile=$3; shift 3
     name=$out.tmp.$$
     case $kind in
-      fifo) setpriv --reuid 65534 --regid 65534 --clear-groups mkfifo "$name" ;;
+      fifo) nobody mkfifo "$name" ;;
       hardlink) ln "$rootfile" "$name" ;;   # what a user can do where fs.protected_hardlinks is off
-      file) setpriv --reuid 65534 --regid 65534 --clear-groups sh -c ": >\"$name\"; chmod 666 \"$name\"" ;;
+      file) nobody sh -c ": >\"$name\"; chmod 666 \"$name\"" ;;
     esac
     exec "$@"' _ "$1" "$xml" "$T/rootfile" "$cli" topo --config "$conf" -o "$xml" >"$T/out" 2>"$T/err"
   rc=$?

@@ -10,12 +10,10 @@
 nn_build_cli
 CLI=$(readlink -f "$CLI")
 cli=$CLI
-[ "$(id -u)" -eq 0 ] || nn_skip "the attacks need root and a second user (uid 65534)"
-command -v setpriv >/dev/null || nn_skip "setpriv not installed"
+nn_need_nobody
 nn_tmp nn-sweep-hostile
 chmod 0755 "$tmp"
 T=$tmp
-nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 
 mkdir -p "$T/tests"
 for c in all_reduce all_gather; do ln -s "$root/test/cli/helpers/fake_nccl_tests.sh" "$T/tests/${c}_perf"; done

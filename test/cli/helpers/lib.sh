@@ -59,6 +59,17 @@ nn_sysfs_tree() {
   python3 "$root/test/cli/helpers/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
 }
 
+# ---- another user ----
+
+# nn_need_nobody: skips the test unless it runs as root with setpriv, which `nobody` needs.
+nn_need_nobody() {
+  [ "$(id -u)" -eq 0 ] || nn_skip "the attacks need root and a second user (uid 65534)"
+  command -v setpriv >/dev/null || nn_skip "setpriv not installed"
+}
+
+# nobody CMD...: runs CMD as uid 65534 (gid 65534, no other groups): the hostile user.
+nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+
 # ---- verdicts ----
 
 # nn_skip REASON...: the test is skipped (exit 77).
