@@ -130,14 +130,19 @@ static void note_stop(int sig) {
   stop_signal = sig;
 }
 
-/* Catches the stop signals while a benchmark runs (saved: the dispositions to restore). */
+/* Catches the stop signals while a benchmark runs (saved: the dispositions to restore). One
+ * ignored on entry stays ignored (nohup's SIGHUP, a background job's SIGINT), for the
+ * benchmark too. */
 static void catch_stops(struct sigaction saved[N_STOP_SIGNALS]) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = note_stop;
   sigemptyset(&sa.sa_mask);
   stop_signal = 0;
-  for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(stop_signals[i], &sa, &saved[i]);
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+    sigaction(stop_signals[i], NULL, &saved[i]);
+    if (saved[i].sa_handler != SIG_IGN) sigaction(stop_signals[i], &sa, NULL);
+  }
 }
 
 static void restore_stops(const struct sigaction saved[N_STOP_SIGNALS]) {

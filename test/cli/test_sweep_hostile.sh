@@ -118,6 +118,36 @@ for sig in INT TERM HUP; do
   for p in $pids; do kill -9 "$p" 2>/dev/null; done
 done
 
+# calibrate runs its benchmarks the same way
+export SLOW_PIDS=$T/pids.cal
+env --default-signal=INT "$CLI" calibrate --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce \
+  -g 2 --repeats 1 --nccl-version 2.28.9 --algos ring --protos simple --timeout 600 --out "$T/sticky/int-cal" \
+  >/dev/null 2>&1 &
+ab_pid=$!
+for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
+pids=$(cat "$SLOW_PIDS" 2>/dev/null)
+kill -INT "$ab_pid"
+{ wait "$ab_pid"; } 2>/dev/null
+rc=$?
+check "calibrate, SIGINT: ended by it (status $rc), no stand-in process left ($pids)" "[ $rc -eq 130 ] && [ -n '$pids' ] && ! alive"
+for p in $pids; do kill -9 "$p" 2>/dev/null; done
+
+# nohup (SIGHUP ignored on entry): a hangup is ignored, by ab and the benchmark alike
+export SLOW_PIDS=$T/pids.nohup
+nohup "$CLI" ab --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce -g 2 --repeats 1 \
+  --nccl-version 2.28.9 --timeout 600 --out "$T/sticky/int-nohup" >/dev/null 2>&1 &
+ab_pid=$!
+for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
+pids=$(cat "$SLOW_PIDS" 2>/dev/null)
+kill -HUP "$ab_pid"
+sleep 1
+check "nohup ab, SIGHUP: ab and the stand-in go on" "[ -n '$pids' ] && kill -0 $ab_pid 2>/dev/null && alive"
+kill -TERM "$ab_pid"
+{ wait "$ab_pid"; } 2>/dev/null
+rc=$?
+check "... then SIGTERM ends both (status $rc)" "[ $rc -eq 143 ] && ! alive"
+for p in $pids; do kill -9 "$p" 2>/dev/null; done
+
 # --- 7. ab killed outright (SIGKILL): the benchmark gets SIGKILL from the kernel (PR_SET_PDEATHSIG)
 export SLOW_PIDS=$T/pids.kill
 "$CLI" ab --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce -g 2 --repeats 1 \
