@@ -45,7 +45,7 @@ static void topo_usage(FILE *out) {
           "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
           "                     when the mapping has no complete `cpu` line\n"
           "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
-          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (ncclGetVersion);\n"
+          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (read, never loaded);\n"
           "                     default: the Python environment's nvidia-nccl wheel, else the\n"
           "                     libnccl.so.2 on the library search path\n"
           "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
