@@ -179,7 +179,7 @@ static void exec_child(char **argv, char **env, int out_fd, pid_t parent) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);   /* parent gone */
   dup2(out_fd, 1);
   dup2(out_fd, 2);
-  int null = open("/dev/null", O_RDONLY);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null >= 0) dup2(null, 0);
   execve(argv[0], argv, env);
   dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
