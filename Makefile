@@ -54,7 +54,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
+.PHONY: all test check demo golden install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
 all: $(SO) $(CLI)
 
 # Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
@@ -178,6 +178,11 @@ check:
 
 demo:
 	@bash test/demo.sh
+
+# Rewrites the golden outputs (test/golden/COMMAND/CASE.out) from the CLI as built: after a
+# deliberate change of what explain, check, topo or discover print; review the diff.
+golden: $(CLI)
+	@NCCL_NUMA_BIN=$(CURDIR)/$(CLI) bash test/golden/run.sh --update
 
 deps:
 	@bash .ci/deps.sh
