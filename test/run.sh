@@ -91,6 +91,7 @@ cli_tests() {
 build default BUILD="$BUILD" all unit-bins tools
 run_parallel unit "" "$BUILD"/test/test_*
 run_case abi/conformance "$BUILD"/tools/abi_conformance "$BUILD"/libnccl-tuner-numa.so
+run_case lint/include-areas bash test/lint/test_include_areas.sh
 
 # make check (NN_TEST_QUICK=1): the unit tests, ABI conformance and the quick CLI tests only.
 if [ -n "${NN_TEST_QUICK:-}" ]; then
