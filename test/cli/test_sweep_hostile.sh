@@ -89,14 +89,22 @@ echo "$$ $!" >"$SLOW_PIDS.tmp" && mv "$SLOW_PIDS.tmp" "$SLOW_PIDS"
 wait
 EOF
 chmod +x "$T/slow_bench"
-interrupt() {   # interrupt SIGNAL: starts ab on the stand-in, signals ab once it runs; sets rc, pids
-  export SLOW_PIDS=$T/pids.$1
-  env --default-signal=INT,TERM,HUP "$CLI" ab --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" \
-    --colls all_reduce -g 2 --repeats 1 --nccl-version 2.28.9 --timeout 600 --out "$T/sticky/int-$1" \
-    >"$T/int.out" 2>"$T/int.err" &
-  local ab_pid=$! i
+# start_slow NAME [WRAPPER...] -- ARGS...: starts WRAPPER... $CLI ARGS... on the stand-in in the
+# background; ab_pid is that process, pids the stand-in's and its child's once they run.
+start_slow() {
+  local name=$1 i wrap=()
+  shift
+  while [ "$1" != -- ]; do wrap+=("$1"); shift; done
+  shift
+  export SLOW_PIDS=$T/pids.$name
+  "${wrap[@]}" "$CLI" "$@" --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce -g 2 \
+    --repeats 1 --nccl-version 2.28.9 --timeout 600 --out "$T/sticky/int-$name" >/dev/null 2>&1 &
+  ab_pid=$!
   for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
   pids=$(cat "$SLOW_PIDS" 2>/dev/null)
+}
+# stop SIGNAL: sends SIGNAL to ab_pid, waits for it; rc its status, took the seconds it took
+stop() {
   kill -s "$1" "$ab_pid"
   local t0=$SECONDS
   { wait "$ab_pid"; } 2>/dev/null
@@ -109,56 +117,38 @@ alive() {
   for p in $pids; do [ -r "/proc/$p/stat" ] && [ "$(cut -d')' -f2 "/proc/$p/stat" 2>/dev/null | cut -c2)" != Z ] && return 0; done
   return 1
 }
+reap() { local p; for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
 for sig in INT TERM HUP; do
-  interrupt $sig
+  start_slow $sig env --default-signal=INT,TERM,HUP -- ab
+  stop $sig
   num=$(kill -l $sig)
   check "SIG$sig: the stand-in ran (pids $pids)" "[ \$(wc -w <<<'$pids') -eq 2 ]"
   check "SIG$sig: ab ended by SIG$sig (status $rc = 128+$num) within the grace" "[ $rc -eq $((128 + num)) ] && [ $took -le 10 ]"
   check "SIG$sig: no stand-in process left (benchmark and its child)" "! alive"
-  for p in $pids; do kill -9 "$p" 2>/dev/null; done
+  reap
 done
 
 # calibrate runs its benchmarks the same way
-export SLOW_PIDS=$T/pids.cal
-env --default-signal=INT "$CLI" calibrate --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce \
-  -g 2 --repeats 1 --nccl-version 2.28.9 --algos ring --protos simple --timeout 600 --out "$T/sticky/int-cal" \
-  >/dev/null 2>&1 &
-ab_pid=$!
-for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
-pids=$(cat "$SLOW_PIDS" 2>/dev/null)
-kill -INT "$ab_pid"
-{ wait "$ab_pid"; } 2>/dev/null
-rc=$?
+start_slow cal env --default-signal=INT -- calibrate --algos ring --protos simple
+stop INT
 check "calibrate, SIGINT: ended by it (status $rc), no stand-in process left ($pids)" "[ $rc -eq 130 ] && [ -n '$pids' ] && ! alive"
-for p in $pids; do kill -9 "$p" 2>/dev/null; done
+reap
 
 # nohup (SIGHUP ignored on entry): a hangup is ignored, by ab and the benchmark alike
-export SLOW_PIDS=$T/pids.nohup
-nohup "$CLI" ab --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce -g 2 --repeats 1 \
-  --nccl-version 2.28.9 --timeout 600 --out "$T/sticky/int-nohup" >/dev/null 2>&1 &
-ab_pid=$!
-for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
-pids=$(cat "$SLOW_PIDS" 2>/dev/null)
+start_slow nohup nohup -- ab
 kill -HUP "$ab_pid"
 sleep 1
 check "nohup ab, SIGHUP: ab and the stand-in go on" "[ -n '$pids' ] && kill -0 $ab_pid 2>/dev/null && alive"
-kill -TERM "$ab_pid"
-{ wait "$ab_pid"; } 2>/dev/null
-rc=$?
+stop TERM
 check "... then SIGTERM ends both (status $rc)" "[ $rc -eq 143 ] && ! alive"
-for p in $pids; do kill -9 "$p" 2>/dev/null; done
+reap
 
 # --- 7. ab killed outright (SIGKILL): the benchmark gets SIGKILL from the kernel (PR_SET_PDEATHSIG)
-export SLOW_PIDS=$T/pids.kill
-"$CLI" ab --bench-cmd "$T/slow_bench {coll}" --config "$T/a.conf" --colls all_reduce -g 2 --repeats 1 \
-  --nccl-version 2.28.9 --timeout 600 --out "$T/sticky/int-kill" >/dev/null 2>&1 &
-ab_pid=$!
-for i in $(seq 100); do [ -s "$SLOW_PIDS" ] && break; sleep 0.1; done
-read -r bench grandchild <"$SLOW_PIDS"
-kill -9 "$ab_pid"
-{ wait "$ab_pid"; } 2>/dev/null
-for i in $(seq 50); do kill -0 "$bench" 2>/dev/null || break; sleep 0.1; done
+start_slow kill -- ab
+read -r bench grandchild <<<"$pids"
+stop KILL
 pids=$bench
+for i in $(seq 50); do alive || break; sleep 0.1; done
 check "SIGKILL of ab: the benchmark it started is gone" "[ -n '$bench' ] && ! alive"
 [ -n "${grandchild:-}" ] && kill -9 "$grandchild" 2>/dev/null
 
