@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/common/monotonic.h"
 #include "cli/common/options.h"
 #include "cli/sweep/nccltests.h"
 #include "errbuf.h"
@@ -113,12 +114,6 @@ static int write_env_file(const struct nn_rundir *rd, const char *name, char **a
   return fclose(f);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---------- the benchmark's process group and the signals that end the sweep ---------- */
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -166,7 +161,7 @@ static void pause_briefly(void) {
  * is SIGKILL), then reaps the child. */
 static void end_group(pid_t pid, int sig) {
   kill(-pid, sig);
-  for (double start = now_s(); sig != SIGKILL && !ended(pid) && now_s() - start < STOP_GRACE_S;)
+  for (double start = nn_monotonic_s(); sig != SIGKILL && !ended(pid) && nn_monotonic_s() - start < STOP_GRACE_S;)
     pause_briefly();
   kill(-pid, SIGKILL);   /* what is left of the group, the child itself included */
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -201,13 +196,13 @@ static int spawn(char **argv, char **env, int out_fd, int timeout_s) {
   }
   setpgid(pid, pid);   /* either side may run first; both make the group before any signal */
   int rc = -1;
-  for (double start = now_s(); rc < 0;) {
+  for (double start = nn_monotonic_s(); rc < 0;) {
     int st;
     pid_t r = waitpid(pid, &st, WNOHANG);
     if (r == pid) rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     else if (r < 0 && errno != EINTR) rc = 127;
     else if (stop_signal) break;
-    else if (timeout_s > 0 && now_s() - start > timeout_s) {
+    else if (timeout_s > 0 && nn_monotonic_s() - start > timeout_s) {
       end_group(pid, SIGKILL);
       rc = 124;
     } else {
@@ -409,9 +404,9 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
     nn_errbuf_set(err, errsz, "cannot write %s: %s", envp, env ? strerror(errno) : "out of memory");
     return -1;
   }
-  double t0 = now_s();
+  double t0 = nn_monotonic_s();
   rec.rc = run_into(rd, o, av, env, rec.out);
-  rec.seconds = now_s() - t0;
+  rec.seconds = nn_monotonic_s() - t0;
   nn_abenv_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
     nn_errbuf_set(err, errsz, "cannot append to %s/runs.tsv", rd->path);
