@@ -38,10 +38,10 @@ OPT ?= -O2 -g
 INC_UTIL := -Iinclude/util
 INC_CORE := -Iinclude/core $(INC_UTIL)
 INC_ABI := -Iinclude/abi/nccl -Iplugin/abi $(INC_CORE) -I.
-INC_CLI := -I. $(INC_CORE)
-INC_ALL := $(INC_ABI)
+INC_CLI := -I. $(INC_CORE) $(XML_CFLAGS)
+INC_ALL := $(INC_ABI) $(XML_CFLAGS)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	$(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
+	$(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
 	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -118,7 +118,7 @@ $(ABI_A): $(ABI_OBJ)
 $(CLI_A): $(CLI_OBJ)
 	@rm -f $@; ar rcs $@ $^ $(if $(CLI_OBJ),,/dev/null)
 
-# The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
+# The plugin: libc only (it writes its topology XML itself; libxml2 is the CLI's alone).
 $(SO): $(LIB_OBJ) plugin/abi/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,libnccl-tuner-numa.so -Wl,--version-script=plugin/abi/exports.map \
 		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
@@ -134,6 +134,9 @@ $(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(FLAGS_STAMP)
 
 unit-bins: $(UNIT_BIN)
 
+# NCCL's plugin ABI, one header per version, for the tools that are not tracked by .d files.
+ABI_H := $(wildcard include/abi/nccl/*.h)
+
 # The include flags of tests and tools, for the scripts that compile their own
 # (test/lint, test/fuzz, test/stress, test/bench).
 .PHONY: include-flags
@@ -141,10 +144,10 @@ include-flags:
 	@echo '$(INC_ALL)'
 
 # Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
-$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/concurrency: test/abi/concurrency.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/concurrency: test/abi/concurrency.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
@@ -175,7 +178,7 @@ $(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(C
 $(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/gpu/driver_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
-$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
 # NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.
