@@ -31,7 +31,7 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
     return -1;
   }
   char ver[16], lat[160] = "NCCL's default constants";
-  nn_cost_version_name(v->version, ver, sizeof ver);
+  nn_nccl_version_format(v->version, ver, sizeof ver);
   if (pci_latency_us > 0)
     snprintf(lat, sizeof lat, m->pci_latency_applied ? "`model pci-latency-us=%.2f` in effect"
                                                      : "`model pci-latency-us=%.2f` has no effect on this release",
@@ -172,7 +172,7 @@ int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels) 
 /* What the band's rule did, after its file:line. */
 static void band_note(const struct nn_cost_model *m, const struct nn_costview_band *b, char *buf, size_t size) {
   char ver[16];
-  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  nn_nccl_version_format(m->version_code, ver, sizeof ver);
   if (b->channels && nn_costview_channels_no_effect(m, b->channels))
     snprintf(buf, size, " (%schannels=%d: no effect, NCCL %s only lowers its %d)", b->overrides ? "" : "NCCL's pick; ",
              b->channels, ver, m->comm_nchannels);
@@ -200,7 +200,7 @@ static void chunk_note(const struct nn_config *cfg, const struct nn_cost_model *
   if (b->chunk_rule < 0 || !cfg || b->chunk_rule >= cfg->n_rules) return;
   char c[32], ver[16];
   nn_policy_format_bytes(b->chunk, c, sizeof c);
-  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  nn_nccl_version_format(m->version_code, ver, sizeof ver);
   int asked = nn_nccl_release_find(m->version_code, NULL)->tuner_chunk_size;
   size_t used = strlen(where);
   snprintf(where + used, size - used, "; chunk=%s from %s:%d%s%s%s", c,

@@ -28,9 +28,6 @@ struct nn_ncclver {
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz);
 
-/* NCCL_VERSION_CODE of the first release with an env plugin (2.28.7; env plugin v1). */
-#define NN_NCCL_ENV_PLUGIN_CODE 22807
-
 /* 1 when `ver` is a known release older than 2.28.7: NCCL never loads an env plugin, so the
  * topology verdict and the mapping's `env` lines cannot apply. */
 int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver);

@@ -154,12 +154,15 @@ static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, i
 /* chunk= rules for one collective, where a --chunks arm measurably wins; the number written. */
 static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                             const char *rc, int ranks, const char *scope, FILE *out) {
-  int n = 0, rules = 0, code = rd->nccl[0] ? nn_nccl_version_code(rd->nccl) : 0;
+  int n = 0, rules = 0, code = nn_rundir_nccl_code(rd);
   uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_chunk, rd, &n);
   if (!sz) return -1;
-  if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size)
-    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, 2.30.3+): no chunk rule\n", coll,
-            rd->nccl);
+  if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size) {
+    char since[16];
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
+    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, %s+): no chunk rule\n", coll,
+            rd->nccl, since);
+  }
   for (int i = 0; i < n && !(code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size);) {
     char why[192], a[32], b[32], lo[32], hi[32];
     int w = chunk_winner(rd, s, ns, coll, sz[i], why, sizeof why), j = i;
@@ -344,10 +347,12 @@ static void refuse_proto(int code, int proto, char *err, size_t errsz) {
     nn_errbuf_set(err, errsz, "--protos %s: NCCL's release is unknown (the probe run did not tell it), so is "
                   "whether it keeps %s off between PCIe-only GPUs; calibrate does not force it (give "
                   "--nccl-version X.Y.Z)", nn_proto_name(proto), nn_proto_name(proto));
-  else
-    nn_errbuf_set(err, errsz, "--protos %s: NCCL %d.%d.%d keeps %s off between PCIe-only GPUs (its own rule), "
-                  "so calibrate does not force it", nn_proto_name(proto), code / 10000, code / 100 % 100,
-                  code % 100, nn_proto_name(proto));
+  else {
+    char v[16];
+    nn_nccl_version_format(code, v, sizeof v);
+    nn_errbuf_set(err, errsz, "--protos %s: NCCL %s keeps %s off between PCIe-only GPUs (its own rule), "
+                  "so calibrate does not force it", nn_proto_name(proto), v, nn_proto_name(proto));
+  }
 }
 
 /* --protos given without --nccl-version: the release a probe run reports decides whether a
@@ -555,8 +560,11 @@ static int chunks_usable(const struct nn_ab_opts *o, const char *config, char *e
     return 0;
   }
   if (o->nccl_code && !nn_nccl_release_find(o->nccl_code, NULL)->tuner_chunk_size) {
-    nn_errbuf_set(err, errsz, "--chunks: NCCL %d.%d.%d asks no tuner for chunk sizes (getChunkSize, tuner v6, "
-                  "NCCL 2.30.3+)", o->nccl_code / 10000, o->nccl_code / 100 % 100, o->nccl_code % 100);
+    char v[16], since[16];
+    nn_nccl_version_format(o->nccl_code, v, sizeof v);
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
+    nn_errbuf_set(err, errsz, "--chunks: NCCL %s asks no tuner for chunk sizes (getChunkSize, tuner v6, "
+                  "NCCL %s+)", v, since);
     return 0;
   }
   return 1;

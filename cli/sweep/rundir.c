@@ -15,6 +15,7 @@
 #include "cli/sweep/nccltests.h"
 #include "errbuf.h"
 #include "fileread.h"
+#include "nccl_model.h"
 #include "numparse.h"
 
 #define MAX_OUTPUT_BYTES (64u << 20)
@@ -522,4 +523,9 @@ int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *ou
     out[n++] = v;
   }
   return n ? n : -1;
+}
+
+int nn_rundir_nccl_code(const struct nn_rundir *rd) {
+  int code = nn_nccl_version_parse(rd->nccl);
+  return code > 0 ? code : 0;
 }

@@ -48,7 +48,7 @@ struct nn_rundir {
   char *path;
   char kind[16];             /* "ab" or "calibrate" */
   char host[128], machine[256], cpu[128], date[64];
-  char nccl[32];             /* NCCL version the runs reported, "" unknown */
+  char nccl[32];             /* NCCL version the runs reported, "" unknown (nn_rundir_nccl_code) */
   char command[1024];
   int gpus, repeats, iters, warmup;
   char sizes[64];            /* "-b 8 -e 256M -f 2" as given */
@@ -134,5 +134,8 @@ int nn_rundir_size_parse(const char *s, uint64_t *out);
 /* A comma-separated list of such sizes, each in [lo, hi], at most max of them, into out.
  * Returns the count, or -1 (an empty list, a bad size, one out of range, too many). */
 int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *out, int max);
+
+/* The version code of rd->nccl (nn_nccl_version_parse), 0 when unknown or not a version. */
+int nn_rundir_nccl_code(const struct nn_rundir *rd);
 
 #endif
