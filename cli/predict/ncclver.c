@@ -72,13 +72,20 @@ static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
   return 0;
 }
 
+int nn_ncclver_parse_arg(const char *opt, const char *arg, char *err, size_t errsz) {
+  int code = nn_nccl_version_parse(arg);
+  if (code > 0) return code;
+  nn_errbuf_set(err, errsz, "%s '%s': expected X.Y.Z (e.g. 2.28.9)", opt, arg);
+  return -1;
+}
+
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz) {
   memset(out, 0, sizeof *out);
   if (version_arg) {
-    out->code = nn_nccl_version_parse(version_arg);
+    out->code = nn_ncclver_parse_arg("--nccl-version", version_arg, err, errsz);
     if (out->code <= 0) {
-      nn_errbuf_set(err, errsz, "--nccl-version '%s': expected X.Y.Z (e.g. 2.28.9)", version_arg);
+      out->code = 0;
       return -1;
     }
     snprintf(out->source, sizeof out->source, "--nccl-version");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/common/options.h"
+#include "cli/predict/ncclver.h"
 #include "cli/sweep/nccltests.h"
 #include "nccl_model.h"
 #include "errbuf.h"
@@ -508,11 +509,9 @@ static int set_bench_cmd(struct nn_ab_opts *o, char *v, char *err, size_t errsz)
 }
 
 static int set_nccl_version(struct nn_ab_opts *o, const char *v, char *err, size_t errsz) {
-  o->nccl_code = nn_nccl_version_parse(v);
-  if (o->nccl_code > 0) return 1;
-  o->nccl_code = 0;
-  nn_errbuf_set(err, errsz, "--nccl-version: '%s' is not a version like 2.28.9", v);
-  return -1;
+  int code = nn_ncclver_parse_arg("--nccl-version", v, err, errsz);
+  o->nccl_code = code > 0 ? code : 0;
+  return code > 0 ? 1 : -1;
 }
 
 /* One shared option's value, by its getopt code. */

@@ -142,7 +142,7 @@ static const struct nn_nccl_release nn_table[] = {
               "plugin); tuner v5 as 2.28.3",
   },
   {
-    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 99), .name = "2.29",
+    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 30, 2), .name = "2.29",
     .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
@@ -156,7 +156,7 @@ static const struct nn_nccl_release nn_table[] = {
               "src/graph/tuning.cc",
   },
   {
-    .first = NN_NCCL_VERSION(2, 30, 0), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
+    .first = NN_NCCL_VERSION(2, 30, 3), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
     .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
@@ -403,12 +403,18 @@ void nn_nccl_set_loaded_version(int version_code) {
   nn_loaded_version = version_code;
 }
 
+/* One component: digits only (no blank or sign, which nn_int_parse_prefix would skip or take). */
+static int version_part(const char **p, int min, int *out) {
+  if (!isdigit((unsigned char)**p)) return -1;
+  return nn_int_parse_prefix(*p, min, 99, out, p);
+}
+
 int nn_nccl_version_parse(const char *s) {
   if (!s) return -1;
   int x, y, z;
   const char *p = s;
-  if (nn_int_parse_prefix(p, 2, 99, &x, &p) || *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &y, &p) ||
-      *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &z, &p))
+  if (version_part(&p, 2, &x) || *p++ != '.' || version_part(&p, 0, &y) || *p++ != '.' ||
+      version_part(&p, 0, &z))
     return -1;
   if (*p && *p != '-' && *p != '+') return -1;
   return NN_NCCL_VERSION(x, y, z);
