@@ -28,8 +28,10 @@ enum nn_visible_kind {
 
 struct nn_visible {
   int kind;               /* enum nn_visible_kind */
-  int n;                  /* visible mapping GPUs, in CUDA's order (the process's device 0 first) */
+  int n;                  /* visible mapping GPUs, in CUDA's order (the process's device 0 first);
+                             listed whatever the kind, 0 when unset and no driver was asked */
   int gpu[NN_VISIBLE_MAX];/* their positions in cfg->gpus */
+  int unmatched;          /* the devices could not be matched to the mapping (why): none listed */
   int numa;               /* ONE_NODE: their NUMA node */
   int set;                /* CUDA_VISIBLE_DEVICES was set */
   char list[128];         /* the value as given, for messages ("" when unset) */
@@ -63,6 +65,12 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
  * ranks per node fit in them; else `cfg`. */
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
                                             size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
+
+/* The GPUs as the job's engine numbers them (its GPU 0 first), as positions in cfg->gpus
+ * written to pos (at most max): the visible ones whatever their nodes, or every GPU of the
+ * mapping when nothing names them (unset, no driver asked). Returns their count, or -1 when
+ * the devices could not be matched to the mapping (vis->why says why). */
+int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, int *pos, int max);
 
 /* The process's own visible set for `cfg`: CUDA_VISIBLE_DEVICES resolved with the CUDA
  * driver's bus ids when the process has loaded the driver. */

@@ -37,6 +37,7 @@
 #include "policy.h"
 #include "topology.h"
 #include "visible.h"
+#include "cli/predict/job.h"
 
 #define MAX_PROBLEMS 256
 #define MAX_TOPO_GPUS 1024
@@ -58,9 +59,7 @@ struct ctx {
   int n_problems, dropped;
   unsigned steps;
   int topo_env_used;            /* NCCL_TOPO_FILE decides what NCCL sees */
-  struct nn_visible vis;        /* the job's CUDA_VISIBLE_DEVICES against the mapping */
-  struct nn_gpu own[NN_VISIBLE_MAX];
-  struct nn_config view;        /* the mapping as the job sees it (shares c->cfg's data) */
+  struct nn_job job;            /* the job's visible GPUs against the mapping (job.h) */
   struct nn_topo_verdict verdict;   /* the plugin's, for the summary */
   struct nn_cpu_kind cpu;
   int have_verdict;
@@ -257,6 +256,7 @@ static void section_mapping(struct ctx *c) {
     load_mapping(c);
   }
   if (c->cfg) {
+    nn_job_resolve(c->cfg, c->o->visible, !c->o->no_cuda && !strcmp(c->o->root, "/"), &c->job);
     fprintf(c->out, "  %d GPUs on %d NUMA node%s\n", c->cfg->n_gpus, nn_config_numa_count(c->cfg),
             nn_config_numa_count(c->cfg) == 1 ? "" : "s");
     mapping_vs_machine(c);
@@ -485,11 +485,8 @@ static void section_hazard(struct ctx *c) {
   if (nn_topology_cpu_kind(&none, cpuinfo, &own, err, sizeof err) && c->cfg->cpu.present)
     fprintf(c->out, "  CPU kind from the mapping's `cpu` line (%s:%d): %s unreadable\n", c->cfg->path,
             c->cfg->cpu.line, cpuinfo ? cpuinfo : nn_cpuinfo_default());
-  const char *visible = c->o->visible ? c->o->visible : getenv("CUDA_VISIBLE_DEVICES");
-  nn_visible_resolve(c->cfg, visible && *visible ? visible : NULL, NULL, &c->vis);
-  nn_visible_view(c->cfg, &c->vis, c->own, &c->view);
-  if (c->vis.why[0]) fprintf(c->out, "  devices: %s\n", c->vis.why);
-  nn_ncclver_verdict(&c->view, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
+  if (c->job.vis.why[0]) fprintf(c->out, "  devices: %s\n", c->job.vis.why);
+  nn_ncclver_verdict(&c->job.view, &cpu, release_of(c), sysfs_root(c), cpuinfo, sm, &v);
   c->verdict = v;
   c->cpu = cpu;
   c->have_verdict = cpu.vendor[0] != 0;
@@ -575,15 +572,14 @@ static void next_steps(struct ctx *c) {
                     "    and compare with nccl-numa explain\n", cfg);
   }
   char list[NN_MAX_GPUS * 6];
-  if (c->cfg && nn_bind_applies(c->cfg, sysfs_root(c), list, sizeof list))
+  if (c->cfg && nn_bind_applies(c->cfg, &c->job.vis, sysfs_root(c), list, sizeof list))
     fprintf(c->out, "  - this OS has the mapping's NUMA nodes, so SGLang and vLLM can bind each rank to its GPU's\n"
                     "    node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list %s)\n", list);
 }
 
 /* The summary paragraph, for the communicator of every GPU the job sees (summary.h). */
 static void summary(struct ctx *c) {
-  if (c->cfg && !c->view.gpus) nn_visible_view(c->cfg, &c->vis, c->own, &c->view);   /* not judged above */
-  const struct nn_config *cfg = c->cfg && c->cfg->n_gpus ? &c->view : NULL;
+  const struct nn_config *cfg = c->cfg && c->cfg->n_gpus ? &c->job.view : NULL;
   struct nn_cost_model m;
   char desc[512], text[4096];
   int ranks = cfg ? cfg->n_gpus : 0;

@@ -13,6 +13,7 @@
 #include "cli/common/cliconfig.h"
 #include "cli/common/locate.h"
 #include "cli/common/options.h"
+#include "cli/predict/job.h"
 #include "cli/commands.h"
 #include "errbuf.h"
 #include "nn_config.h"
@@ -109,22 +110,38 @@ static void exec_usage(FILE *f) {
           "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
           "else %s). Nothing else in the environment changes. Example:\n"
           "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
-          "  --bind-for ENGINE  append the engine's own NUMA binding with the mapping's GPU -> node\n"
-          "                     list: sglang --numa-node N0 N1 ..., vllm --numa-bind --numa-bind-nodes\n"
-          "                     N0 N1 ...; only when this OS has those NUMA nodes, else it says why\n"
-          "                     and appends nothing\n"
+          "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
+          "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; every GPU of the\n"
+          "                     mapping when unset): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
+          "                     --numa-bind-nodes N0 N1 ...; only when this OS has those NUMA nodes,\n"
+          "                     else it says why and appends nothing\n"
           "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN under DIR\n",
           NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
+}
+
+/* Which GPUs the appended list is for, after the list on stderr. */
+static void say_whose(const struct nn_job *job) {
+  if (!job->vis.set) {
+    fprintf(stderr, " (the NUMA node of each GPU of the mapping: CUDA_VISIBLE_DEVICES is unset)\n");
+    return;
+  }
+  fprintf(stderr, " (the NUMA node of each GPU the job sees, in the engine's order: CUDA_VISIBLE_DEVICES=%s"
+          " is the mapping's GPU", job->vis.list);
+  for (int i = 0; i < job->vis.n; i++)   /* positions in the mapping are its gpu indices (nn_config.h) */
+    fprintf(stderr, "%s%d", i ? " " : job->vis.n > 1 ? "s " : " ", job->vis.gpu[i]);
+  fprintf(stderr, ")\n");
 }
 
 /* COMMAND's argv with --bind-for's options appended (malloc'd; argv itself when none). */
 static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const char *cfg) {
   static const char *const names[] = {"", "sglang", "vllm"};
+  static struct nn_job job;
   struct nn_cli_config cc;
   if (nn_cli_config_load("exec", cfg, NULL, 0, &cc) != NN_CFG_OK) return NULL;
   const char *add[NN_BIND_MAX_ARGS];
-  char why[PATH_MAX + 160];
-  int n = nn_bind_args(cc.cfg, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
+  char why[PATH_MAX + 512];
+  nn_job_resolve(cc.cfg, NULL, 1, &job);
+  int n = nn_bind_args(cc.cfg, &job.vis, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
   nn_cli_config_free(&cc);
   if (n == 0) {
     fprintf(stderr, "nccl-numa exec: --bind-for %s: nothing added: %s\n", names[o->bind], why);
@@ -139,7 +156,7 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
     v[have + i] = (char *)add[i];
     fprintf(stderr, " %s", add[i]);
   }
-  fprintf(stderr, " (the mapping's NUMA node of each GPU)\n");
+  say_whose(&job);
   return v;
 }
 

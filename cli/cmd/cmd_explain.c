@@ -17,6 +17,7 @@
 #include "cli/predict/ncclver.h"
 #include "cli/predict/release_diff.h"
 #include "cli/predict/summary.h"
+#include "cli/predict/job.h"
 #include "cpuinfo.h"
 #include "nccl_forced.h"
 #include "nccl_model.h"
@@ -204,7 +205,7 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
     if (nn_nccl_constants_ignored(ver->code, why, sizeof why)) fprintf(text_out, "              %s\n", why);
   }
   char list[NN_MAX_GPUS * 6];
-  if (nn_bind_applies(cfg, NULL, list, sizeof list))
+  if (nn_bind_applies(cc->cfg, vis, NULL, list, sizeof list))
     fprintf(text_out, "binding:      this OS has the mapping's NUMA nodes: `exec --bind-for sglang` adds --numa-node %s,\n"
            "              `--bind-for vllm` adds --numa-bind --numa-bind-nodes %s\n", list, list);
   return print_cost_model(&v, &cpu, cfg, ranks, nodes, m);
@@ -451,15 +452,13 @@ int nn_cmd_explain(int argc, char **argv) {
   }
   struct nn_cli_config cc;
   if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
-  struct nn_visible vis;
-  struct nn_gpu own[NN_VISIBLE_MAX];
+  static struct nn_job job;
+  nn_job_resolve(cc.cfg, visible, 1, &job);
+  const struct nn_visible *vis = &job.vis;
   struct nn_config view;
-  if (!visible) visible = getenv("CUDA_VISIBLE_DEVICES");
-  nn_visible_resolve(cc.cfg, visible && *visible ? visible : NULL, NULL, &vis);
-  nn_visible_view(cc.cfg, &vis, own, &view);
-  const struct nn_config *cfg = &view;
-  if (!ranks) ranks = cfg->n_gpus ? (size_t)cfg->n_gpus : 8;
-  struct nn_policy *p = nn_policy_compile(nn_visible_for_comm(cc.cfg, &vis, ranks, nodes, own, &view), ranks, nodes);
+  const struct nn_config *cfg = &job.view;
+  if (!ranks) ranks = nn_job_ranks(cc.cfg, &job);
+  struct nn_policy *p = nn_policy_compile(nn_visible_for_comm(cc.cfg, vis, ranks, nodes, job.own, &view), ranks, nodes);
   if (!p) { nn_cli_config_free(&cc); fprintf(stderr, "nccl-numa explain: out of memory\n"); return NN_EXIT_INVALID; }
   struct nn_cost_model model;
   struct header h = {.have_verdict = 0};
@@ -479,7 +478,7 @@ int nn_cmd_explain(int argc, char **argv) {
     return NN_EXIT_INVALID;
   }
   if (json) text_out = discard;
-  int modelled = print_header(&cc, cfg, &vis, ranks, nodes, p, &ver, &forced, &model, &h);
+  int modelled = print_header(&cc, cfg, vis, ranks, nodes, p, &ver, &forced, &model, &h);
   for (int coll = 0; coll < NN_COLL_COUNT; coll++) {
     if (only >= 0 && only != coll_order[coll]) continue;
     if (modelled) nn_costview_print(text_out, cfg, &model, p, &forced, coll_order[coll], NN_EXPLAIN_MAX_LOG2);
@@ -500,7 +499,7 @@ int nn_cmd_explain(int argc, char **argv) {
   nn_summary_text(&sin, summary, sizeof summary);
   fprintf(text_out, "\n%s", summary);
   if (json) {
-    struct explain_json e = {&cc, cfg, &ver, &vis, &h, ranks, nodes, modelled, only, n_sizes, &model, p, &forced,
+    struct explain_json e = {&cc, cfg, &ver, vis, &h, ranks, nodes, modelled, only, n_sizes, &model, p, &forced,
                              sizes, summary};
     print_json(&e);
     fclose(discard);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* bindfor.c - the engines' NUMA binding options from the mapping; see bindfor.h. */
+/* bindfor.c - the engines' NUMA binding options for the job's GPUs; see bindfor.h. */
 #include "cli/common/bindfor.h"
 
 #include <limits.h>
@@ -27,55 +27,71 @@ static int given(char *const *args, const char *opt) {
   return 0;
 }
 
-/* The first NUMA node of cfg that this OS does not have, or -1. */
-static int missing_node(const struct nn_config *cfg, const char *root, char *path, size_t size) {
-  for (int i = 0; i < cfg->n_gpus; i++) {
+/* The first of the n nodes that this OS does not have, or -1. */
+static int missing_node(const int *nodes, int n, const char *root, char *path, size_t size) {
+  for (int i = 0; i < n; i++) {
     struct stat st;
-    snprintf(path, size, "%s/sys/devices/system/node/node%d", root ? root : "", cfg->gpus[i].numa);
-    if (stat(path, &st) || !S_ISDIR(st.st_mode)) return cfg->gpus[i].numa;
+    snprintf(path, size, "%s/sys/devices/system/node/node%d", root ? root : "", nodes[i]);
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) return nodes[i];
   }
   return -1;
 }
 
-int nn_bind_args(const struct nn_config *cfg, int engine, const char *sysfs_root, char *const *args,
-                 const char **out, char *why, size_t whysz) {
-  static char nodes[NN_MAX_GPUS][12];
-  char path[PATH_MAX];
+/* The job's GPUs' nodes in the engine's order; their count, or 0 with why. */
+static int job_nodes(const struct nn_config *cfg, const struct nn_visible *vis, int *nodes, char *why, size_t whysz) {
+  int pos[NN_MAX_GPUS];
   if (cfg->n_gpus == 0 || cfg->host_side) {
     nn_errbuf_set(why, whysz, cfg->host_side ? "a host-side mapping numbers the host's GPUs, not the job's"
                                              : "the mapping has no gpu lines");
     return 0;
   }
+  int n = nn_visible_order(cfg, vis, pos, NN_MAX_GPUS);
+  if (n <= 0) {
+    nn_errbuf_set(why, whysz, "%s", n < 0 ? vis->why : "no GPU of the mapping is visible to the job");
+    return 0;
+  }
+  for (int i = 0; i < n; i++) nodes[i] = cfg->gpus[pos[i]].numa;
+  return n;
+}
+
+int nn_bind_args(const struct nn_config *cfg, const struct nn_visible *vis, int engine, const char *sysfs_root,
+                 char *const *args, const char **out, char *why, size_t whysz) {
+  static char text[NN_MAX_GPUS][12];
+  int nodes[NN_MAX_GPUS];
+  char path[PATH_MAX];
+  int n = job_nodes(cfg, vis, nodes, why, whysz);
+  if (n == 0) return 0;
   if (given(args, list_option(engine))) {
     nn_errbuf_set(why, whysz, "the command already gives %s", list_option(engine));
     return 0;
   }
-  int absent = missing_node(cfg, sysfs_root, path, sizeof path);
+  int absent = missing_node(nodes, n, sysfs_root, path, sizeof path);
   if (absent >= 0) {
     nn_errbuf_set(why, whysz, "this OS has no NUMA node %d (%s absent), which the engine's numactl "
                   "binding would need", absent, path);
     return 0;
   }
-  int n = 0;
-  if (engine == NN_BIND_VLLM && !given(args, "--numa-bind")) out[n++] = "--numa-bind";
-  out[n++] = list_option(engine);
-  for (int i = 0; i < cfg->n_gpus; i++) {
-    snprintf(nodes[i], sizeof nodes[i], "%d", cfg->gpus[i].numa);
-    out[n++] = nodes[i];
+  int k = 0;
+  if (engine == NN_BIND_VLLM && !given(args, "--numa-bind")) out[k++] = "--numa-bind";
+  out[k++] = list_option(engine);
+  for (int i = 0; i < n; i++) {
+    snprintf(text[i], sizeof text[i], "%d", nodes[i]);
+    out[k++] = text[i];
   }
-  return n;
+  return k;
 }
 
-int nn_bind_applies(const struct nn_config *cfg, const char *sysfs_root, char *nodes, size_t size) {
-  char path[PATH_MAX];
-  int distinct = 0;
-  if (cfg->host_side || cfg->n_gpus == 0 || missing_node(cfg, sysfs_root, path, sizeof path) >= 0) return 0;
+int nn_bind_applies(const struct nn_config *cfg, const struct nn_visible *vis, const char *sysfs_root, char *list,
+                    size_t size) {
+  int nodes[NN_MAX_GPUS];
+  char path[PATH_MAX], why[8];
+  int n = job_nodes(cfg, vis, nodes, why, sizeof why);
+  if (n == 0 || nn_config_numa_count(cfg) < 2 || missing_node(nodes, n, sysfs_root, path, sizeof path) >= 0) return 0;
   size_t used = 0;
-  nodes[0] = 0;
-  for (int i = 0; i < cfg->n_gpus; i++) {
-    if (cfg->gpus[i].numa != cfg->gpus[0].numa) distinct = 1;
-    int w = snprintf(nodes + used, size - used, "%s%d", i ? " " : "", cfg->gpus[i].numa);
+  list[0] = 0;
+  for (int i = 0; i < n; i++) {
+    int w = snprintf(list + used, size - used, "%s%d", i ? " " : "", nodes[i]);
     if (w > 0 && (size_t)w < size - used) used += (size_t)w;
   }
-  return distinct;
+  return 1;
 }

@@ -49,12 +49,19 @@ static void who(const struct nn_visible *v, char *buf, size_t size) {
   else snprintf(buf, size, "the CUDA devices of this process");
 }
 
+/* The whole mapping is judged; the visible GPUs found so far (v->n) stay listed. */
 static void whole(struct nn_visible *v, const char *what) {
   char w[160];
   who(v, w, sizeof w);
   v->kind = NN_VISIBLE_ALL;
-  v->n = 0;
   snprintf(v->why, sizeof v->why, "%s: %.200s; the whole mapping is judged", w, what);
+}
+
+/* The devices could not be matched to the mapping: nothing is listed. */
+static void unmatched(struct nn_visible *v, const char *what) {
+  v->n = 0;
+  v->unmatched = 1;
+  whole(v, what);
 }
 
 /* Index entries, up to the first one CUDA would reject. Returns 0, or -1 (whole() called). */
@@ -63,7 +70,7 @@ static int from_indices(const struct nn_config *cfg, struct nn_visible *v) {
   while (*s) {
     size_t len = strcspn(s, ",");
     if (!strncmp(s, "GPU-", 4) || !strncmp(s, "MIG-", 4)) {
-      whole(v, "UUID or MIG entries need the CUDA driver, which this process has not loaded");
+      unmatched(v, "UUID or MIG entries need the CUDA driver, which this process has not loaded");
       return -1;
     }
     int index = entry_index(s, len);
@@ -72,7 +79,7 @@ static int from_indices(const struct nn_config *cfg, struct nn_visible *v) {
     if (pos < 0) {
       char what[64];
       snprintf(what, sizeof what, "GPU %d is not in the mapping", index);
-      whole(v, what);
+      unmatched(v, what);
       return -1;
     }
     if (add_gpu(v, pos)) break;
@@ -88,7 +95,7 @@ static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const 
       char b[16], what[80];
       nn_busid_format(&bus[i], b, sizeof b);
       snprintf(what, sizeof what, "the CUDA device at %s is not in the mapping", b);
-      whole(v, what);
+      unmatched(v, what);
       return -1;
     }
     if (add_gpu(v, pos)) break;
@@ -126,10 +133,7 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
   out->set = value != NULL;
   snprintf(out->list, sizeof out->list, "%s", value ? value : "");
   if (n >= 0 ? from_driver(cfg, out, bus, n) : from_indices(cfg, out)) return;
-  if (!value && out->n == cfg->n_gpus) {   /* the driver sees the whole mapping: nothing to say */
-    out->n = 0;
-    return;
-  }
+  if (!value && out->n == cfg->n_gpus) return;   /* the driver sees the whole mapping: nothing to say */
   classify(cfg, out);
 }
 
@@ -143,6 +147,14 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
   }
   view->gpus = storage;
   view->n_gpus = vis->n;
+}
+
+int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, int *pos, int max) {
+  if (vis->unmatched) return -1;
+  int named = vis->set || vis->n > 0;   /* else unset with no driver to ask: every GPU of the mapping */
+  int n = named ? vis->n : cfg->n_gpus;
+  for (int i = 0; i < n && i < max; i++) pos[i] = named ? vis->gpu[i] : i;
+  return n < max ? n : max;
 }
 
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa exec --bind-for sglang|vllm: the engine's own NUMA binding options, with the
-# mapping's node of each GPU, appended to the command's arguments (sglang --numa-node N...,
+# NUMA node of each GPU the job sees (CUDA_VISIBLE_DEVICES, in the engine's order; the whole
+# mapping when unset), appended to the command's arguments (sglang --numa-node N...,
 # vllm --numa-bind --numa-bind-nodes N...); nothing added, with the reason, when this OS lacks
 # one of the nodes (a fake sysfs under --sysfs-root), when the command already gives the option,
 # or without gpu lines. The command prints the arguments it received, one per line.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 nn_tmp nn-exec-bind
-unset NCCL_TUNER_PLUGIN NCCL_ENV_PLUGIN NCCL_NUMA_CONFIG NCCL_TOPO_FILE
+unset NCCL_TUNER_PLUGIN NCCL_ENV_PLUGIN NCCL_NUMA_CONFIG NCCL_TOPO_FILE CUDA_VISIBLE_DEVICES
 printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\ngpu 2 bus=81:00.0 numa=1\ngpu 3 bus=82:00.0 numa=1\n' \
   >"$tmp/m.conf"
 printf '# no gpu lines\n' >"$tmp/empty.conf"
@@ -31,12 +32,37 @@ argv=(sh -c 'printf "%s\n" "$@"; [ -n "$NCCL_TUNER_PLUGIN" ] || echo "NO-PLUGIN-
 run "$tmp/m.conf" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}" --tp 4
 check "sglang: --numa-node with each GPU's node appended" "[ $rc -eq 0 ] && [ \"\$out\" = '--tp 4 --numa-node 0 0 1 1' ]"
 check "sglang: stderr says what was appended" \
-  "grep -qx 'nccl-numa exec: --bind-for sglang: appended --numa-node 0 0 1 1 (the mapping.s NUMA node of each GPU)' <<<\"\$err\""
+  "grep -qx 'nccl-numa exec: --bind-for sglang: appended --numa-node 0 0 1 1 (the NUMA node of each GPU of the mapping: CUDA_VISIBLE_DEVICES is unset)' <<<\"\$err\""
 run "$tmp/m.conf" --bind-for=vllm --sysfs-root="$tmp/two" -- "${argv[@]}" serve m
 check "vllm: --numa-bind --numa-bind-nodes appended" "[ $rc -eq 0 ] && [ \"\$out\" = 'serve m --numa-bind --numa-bind-nodes 0 0 1 1' ]"
 run "$tmp/m.conf" --bind-for vllm --sysfs-root "$tmp/two" -- "${argv[@]}" serve m --numa-bind
 check "vllm: --numa-bind given: only the node list appended" \
   "[ \"\$out\" = 'serve m --numa-bind --numa-bind-nodes 0 0 1 1' ]"
+
+# The reference machine's two TP=4 servers, one per socket (GPUs 0-3 on node 1, 4-7 on node 0):
+# each engine numbers its own GPUs 0-3, so each gets its socket's node four times
+ref="$root/test/fixtures/config/reference.conf"
+CUDA_VISIBLE_DEVICES=4,5,6,7 run "$ref" --bind-for vllm --sysfs-root "$tmp/two" -- "${argv[@]}" serve m --tp 4
+check "socket-0 server, vllm: nodes 0 0 0 0" "[ $rc -eq 0 ] && [ \"\$out\" = 'serve m --tp 4 --numa-bind --numa-bind-nodes 0 0 0 0' ]"
+check "socket-0 server: stderr names the visible GPUs" \
+  "grep -q 'appended --numa-bind --numa-bind-nodes 0 0 0 0 (the NUMA node of each GPU the job sees, in the engine.s order: CUDA_VISIBLE_DEVICES=4,5,6,7 is the mapping.s GPUs 4 5 6 7)' <<<\"\$err\""
+CUDA_VISIBLE_DEVICES=4,5,6,7 run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}" --tp 4
+check "socket-0 server, sglang: nodes 0 0 0 0" "[ \"\$out\" = '--tp 4 --numa-node 0 0 0 0' ]"
+CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for vllm --sysfs-root "$tmp/two" -- "${argv[@]}" serve m --tp 4
+check "socket-1 server, vllm: nodes 1 1 1 1" "[ \"\$out\" = 'serve m --tp 4 --numa-bind --numa-bind-nodes 1 1 1 1' ]"
+CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}" --tp 4
+check "socket-1 server, sglang: nodes 1 1 1 1" "[ \"\$out\" = '--tp 4 --numa-node 1 1 1 1' ]"
+CUDA_VISIBLE_DEVICES=5,0 run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}"
+check "CUDA's order, not the mapping's: 5,0 -> 0 1" "[ \"\$out\" = '--numa-node 0 1' ]"
+# a guest with one NUMA node: the socket-0 server's node exists, the socket-1 server's does not
+CUDA_VISIBLE_DEVICES=4,5,6,7 run "$ref" --bind-for vllm --sysfs-root "$tmp/one" -- "${argv[@]}" serve m
+check "one-node guest, socket-0 server: bound to node 0" "[ \"\$out\" = 'serve m --numa-bind --numa-bind-nodes 0 0 0 0' ]"
+CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for sglang --sysfs-root "$tmp/one" -- "${argv[@]}" --tp 4
+check "one-node guest, socket-1 server: nothing added, node 1 named" \
+  "[ \"\$out\" = '--tp 4' ] && grep -qF 'nothing added: this OS has no NUMA node 1' <<<\"\$err\""
+CUDA_VISIBLE_DEVICES=GPU-8f2b3c1d run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}"
+check "UUIDs without a driver: nothing added, and why" \
+  "[ -z \"\$out\" ] && grep -qF 'nothing added: CUDA_VISIBLE_DEVICES=GPU-8f2b3c1d: UUID or MIG entries need the CUDA driver' <<<\"\$err\""
 
 # nothing added, the command run unchanged, the reason said
 run "$tmp/m.conf" --bind-for sglang --sysfs-root "$tmp/one" -- "${argv[@]}" --tp 4

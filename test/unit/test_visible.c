@@ -57,6 +57,34 @@ static void resolve(void **state) {
   nn_config_free(cfg);
 }
 
+/* The engine's numbering (nn_visible_order): the visible GPUs whatever their nodes and count. */
+static void order(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  struct nn_visible v;
+  int pos[NN_MAX_GPUS];
+  nn_visible_resolve(cfg, NULL, NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 8);
+  assert_int_equal(pos[7], 7);
+  nn_visible_resolve(cfg, "7,6,5,4", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 4);
+  assert_int_equal(pos[0], 7);
+  assert_int_equal(pos[3], 4);
+  nn_visible_resolve(cfg, "3,4", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_SPANS);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 2);
+  assert_int_equal(pos[1], 4);
+  nn_visible_resolve(cfg, "5", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 1);
+  assert_int_equal(pos[0], 5);
+  nn_visible_resolve(cfg, "x", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 0);
+  nn_visible_resolve(cfg, "0,9", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), -1);
+  nn_config_free(cfg);
+}
+
 /* The driver's view: GPUs 6 and 5 of the mapping, then a MIG instance of 5 again. */
 static int fake_driver(struct nn_busid *out, int max) {
   static const char *bus[] = {"0000:71:00.0", "0000:61:00.0", "0000:61:00.0"};
@@ -260,7 +288,7 @@ static void oracle_subsets(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve), cmocka_unit_test(resolve_by_driver),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve), cmocka_unit_test(order), cmocka_unit_test(resolve_by_driver),
                                      cmocka_unit_test(oracle_subsets)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
