@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cli/discover/discover.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 #include "cli/proxmox/proxmox_numa.h"
 #include "fdio.h"
 #include "fileread.h"
