@@ -52,6 +52,15 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
   .tuner_constants_effective = 1
 
+#define NN_PCIE_MODEL_2_32                                                                  \
+  .name = "2.32", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),     \
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, \
+  .amd_zen5_gbps = 32.0f, .amd_by_family = 1, .intel_tiers = 4, .intel_erp_granite = 1,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0,                 \
+  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1,                \
+  .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1,          \
+  .cost_model_subsystem = 1, .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1
+
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
  * binaries carry its clamp message. No release before 2.30.3 asks for a chunk size.
@@ -213,16 +222,9 @@ static const struct nn_nccl_release nn_table[] = {
               "over the candidates' copied-back times has one compare, no >= 0 test; search as dev",
   },
   {
-    .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 99), .name = "2.32",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_229),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
-    .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
-    .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
-    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1,
+    .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 5),
+    NN_PCIE_MODEL_2_32,
+    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
     .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "
               "ncclTunerConstantsDefaults moved to ncclTuningCostModelPreInit, which ncclTuningInit "
@@ -230,6 +232,21 @@ static const struct nn_nccl_release nn_table[] = {
               "ncclTuningGetChannels as 2.31.2; ncclTuningCompute writes the tuner's table into each "
               "candidate's timeUs and ranks by selectionTimeUs > 0 ? selectionTimeUs : timeUs, no "
               ">= 0 test; no source tag, search as dev",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 32, 6), .last = NN_NCCL_VERSION(2, 32, 99),
+    NN_PCIE_MODEL_2_32,
+    .tuner_abi = 7, .env_abi = 2, .tuner_none = 1,
+    .source = "NVIDIA/nccl commit 2449986 (the tuner v7 source include/nccl_abi.h cites for 2.32.6; "
+              "no v2.32.6-1 tag in the mirror, so no nccl-oracle build): "
+              "src/include/plugin/tuner/tuner_v7.h (ncclTuner_v7_t: v6's calls, constants with a "
+              "fifth, Rubin, row); src/tuning/cost_model.cc: ncclTuningCostModelPreInit copies "
+              "ncclTunerConstantsDefaults before the tuner loads, isLL128Enabled runs for the "
+              "default setting (typeIntra <= NVB; mixed compute capabilities from 9.0), Ring LL128 "
+              "Blackwell 40 GB/s per channel; where its constants differ from 2.32.3 (Blackwell "
+              "llMaxBws N1 2 x 141.2, Tree LL128 N2 36.7) a PCIe node's LL bandwidth stays below "
+              "the cap or the entry is multi-node. Search, topology and selection not in that "
+              "snapshot: as 2.32.3",
   },
 };
 

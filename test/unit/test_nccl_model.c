@@ -212,7 +212,8 @@ static void test_release_facts(void **state) {
     {2, 24, 3, 4, 0, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0, 0},
     {2, 28, 6, 5, 0, 1, 0, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0, 0},
     {2, 30, 3, 6, 1, 1, 0, 1, 1}, {2, 30, 7, 6, 2, 1, 0, 1, 1}, {2, 31, 0, 6, 2, 1, 1, 1, 1},
-    {2, 31, 2, 6, 2, 1, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1, 1}};
+    {2, 31, 2, 6, 2, 1, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1, 1},
+    {2, 32, 6, 7, 2, 1, 1, 1, 1}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const struct nn_nccl_release *r = rel(want[i].x, want[i].y, want[i].z);
     assert_int_equal(r->tuner_abi, want[i].tuner_abi);
@@ -227,6 +228,8 @@ static void test_release_facts(void **state) {
   assert_string_equal(rel(2, 28, 3)->name, "2.27-2.28");
   assert_string_equal(rel(2, 28, 9)->name, "2.27-2.28");
   assert_string_equal(rel(2, 22, 3)->name, "2.21-2.24");
+  assert_string_equal(rel(2, 32, 6)->name, "2.32");   /* tuner v7; the model as 2.32.3 */
+  assert_true(rel(2, 32, 6) != rel(2, 32, 3));
   assert_int_equal(nn_nccl_lacks_env_plugin(0), 0);   /* unknown: no claim */
   char since[16];
   nn_nccl_env_plugin_since(since, sizeof since);
