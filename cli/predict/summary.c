@@ -2,6 +2,9 @@
 /* summary.c - the `summary:` paragraph of explain and check (see summary.h). */
 #include "cli/predict/summary.h"
 
+#include "cli/predict/p2pview.h"
+
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -237,10 +240,16 @@ void nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
   int topo = topo_words(in, &tp, ver);
   int rules = rules_words(in->cfg, in->rules, &rp);
   int env = env_words(in, &ep, ver);
-  int nothing = !topo && rules == 0 && env == 0;
+  char p2p[768] = "";
+  int p2p_serves = in->cfg ? nn_p2pview_words(in->cfg, p2p, sizeof p2p) : 0;
+  int nothing = !topo && rules == 0 && env == 0 && !p2p_serves;
   struct text t = {line, sizeof line, 0};
   add(&t, "summary: %s for this job on %s%s: %s; %s; %s.", nothing ? "nccl-numa changes nothing" :
       "what nccl-numa changes", in->nccl_version > 0 ? "NCCL " : "", ver, parts[0], parts[1], parts[2]);
+  if (p2p[0]) {
+    p2p[0] = (char)toupper((unsigned char)p2p[0]);
+    add(&t, " %s.", p2p);
+  }
   if (!in->cfg)
     add(&t, " Next: make a mapping (`nccl-numa\x01" "discover`), then measure on the GPUs with `nccl-numa\x01"
         "calibrate`.");
