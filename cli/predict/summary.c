@@ -11,6 +11,7 @@
 
 #include "cli/predict/costview.h"
 #include "nccl_model.h"
+#include "sizetext.h"
 
 struct text {
   char *buf;
@@ -27,17 +28,11 @@ static void add(struct text *t, const char *fmt, ...) {
   if (n > 0) t->len = (size_t)n < t->size - t->len ? t->len + (size_t)n : t->size - 1;
 }
 
-static void size_words(int log2, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
-  int u = log2 / 10 > 3 ? 3 : log2 / 10;
-  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
-}
-
 static void add_where(struct nn_summary_rules *out, int coll, int lo, int hi) {
   char l[32], h[32];
   size_t len = strlen(out->where);
-  size_words(lo, l, sizeof l);
-  size_words(hi, h, sizeof h);
+  nn_sizetext((uint64_t)1 << lo, l, sizeof l);
+  nn_sizetext((uint64_t)1 << hi, h, sizeof h);
   if (lo == hi) snprintf(out->where + len, sizeof out->where - len, "%s%s %s", len ? ", " : "", nn_coll_name(coll), l);
   else snprintf(out->where + len, sizeof out->where - len, "%s%s %s - %s", len ? ", " : "", nn_coll_name(coll), l, h);
 }

@@ -25,6 +25,7 @@
 #include "fileread.h"
 #include "nn_config.h"
 #include "topology.h"
+#include "sizetext.h"
 
 #define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
 #define FIXED_PROTOS "ll,ll128,simple"
@@ -167,8 +168,8 @@ static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *
     char why[192], a[32], b[32], lo[32], hi[32];
     int w = chunk_winner(rd, s, ns, coll, sz[i], why, sizeof why), j = i;
     while (j + 1 < n && chunk_winner(rd, s, ns, coll, sz[j + 1], a, sizeof a) == w) j++;
-    nn_rundir_size_format(sz[i], a, sizeof a);
-    nn_rundir_size_format(sz[j], b, sizeof b);
+    nn_sizetext(sz[i], a, sizeof a);
+    nn_sizetext(sz[j], b, sizeof b);
     fprintf(out, "# %s %s%s%s, chunk size: %s%s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "",
             w < 0 ? "no rule (" : "", why, w < 0 ? ")" : "");
     if (w >= 0) {
@@ -215,8 +216,8 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
     failure_part(why, sizeof why, unchecked, "#wrong N/A", "run without nccl-tests' correctness check");
     failure_part(why, sizeof why, other, "no good result", "a non-zero exit or no readable row");
     if (first >= 0) {
-      nn_rundir_size_format(se->pts[first].size, lo, sizeof lo);
-      nn_rundir_size_format(se->pts[last].size, hi, sizeof hi);
+      nn_sizetext(se->pts[first].size, lo, sizeof lo);
+      nn_sizetext(se->pts[last].size, hi, sizeof hi);
       fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll, rd->arms[a].name,
               wrong + unchecked + other, se->n_pts, lo, hi, why);
     } else if (!se->n_pts && se->n_failed_runs) {
@@ -252,11 +253,11 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     int j = i;
     while (j + 1 < n && win[j + 1] == win[i]) j++;
     char lo[32], hi[32], a[32], b[32];
-    nn_rundir_size_format(sz[i], a, sizeof a);
-    nn_rundir_size_format(sz[j], b, sizeof b);
+    nn_sizetext(sz[i], a, sizeof a);
+    nn_sizetext(sz[j], b, sizeof b);
     if (win[i] < 0) {
       for (int k = i; k <= j; k++) {
-        nn_rundir_size_format(sz[k], a, sizeof a);
+        nn_sizetext(sz[k], a, sizeof a);
         fprintf(out, "# %s %s: no rule (%s)\n", coll, a, why[k]);
       }
     } else {

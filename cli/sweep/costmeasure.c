@@ -14,6 +14,7 @@
 #include "cli/sweep/verdict.h"
 #include "fileread.h"
 #include "nccl_model.h"
+#include "sizetext.h"
 
 #define LATENCY_MAX_BYTES 1024
 
@@ -176,7 +177,7 @@ void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct n
     struct nn_costmeasure_point pt;
     if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
     char sz[32], pick[32];
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
     fprintf(f, "| %s | %s | %.1f |", sz, pick, pt.pred.time_us);
     if (pt.pred_pt) fprintf(f, " %.2f | %s |", pt.pred_pt->median, pt.pred_arm->name);
@@ -314,7 +315,7 @@ static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, in
     char a[32], b[32], sz[32];
     nn_costview_pair_name(old.pred.algo, old.pred.proto, a, sizeof a);
     nn_costview_pair_name(now.algo, now.proto, b, sizeof b);
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     snprintf(why, why_size, "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
              "(%.2f us against %.2f us)", b, a, coll, sz, p->median, old.pred_pt->median);
     found = 1;

@@ -42,16 +42,6 @@ static char *join(const char *dir, const char *name) {
 
 /* ---------- sizes and statistics ---------- */
 
-void nn_rundir_size_format(uint64_t b, char *buf, size_t size) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    u++;
-  }
-  snprintf(buf, size, "%llu %s", (unsigned long long)b, units[u]);
-}
-
 int nn_rundir_size_parse(const char *s, uint64_t *out) {
   char buf[64];
   size_t n;

@@ -127,8 +127,6 @@ uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *c
 /* Median of n values (sorted copy); NAN when n == 0. */
 double nn_rundir_median(const double *v, int n);
 
-/* Human size: 8 B, 4 KiB, 256 MiB (exact powers of 1024 only; else bytes). */
-void nn_rundir_size_format(uint64_t bytes, char *buf, size_t size);
 /* Parses "8", "64K", "256M", "1G" (powers of 1024). Returns 0 or -1. */
 int nn_rundir_size_parse(const char *s, uint64_t *out);
 /* A comma-separated list of such sizes, each in [lo, hi], at most max of them, into out.
