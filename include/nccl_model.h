@@ -71,8 +71,8 @@ struct nn_nccl_release {
                                          model's numbers, LL128's too where its check turns it
                                          off; 0: src/graph/tuning.cc, which logs a disabled cell
                                          as disabled */
-  int ring_ll128_230;                 /* 1: Blackwell's per-channel Ring LL128 caps are 40 GB/s each
-                                         (2.30+); 0: 2.28's 2 x 36.7 / 34.6 / 2 x 36.7 */
+  double ring_ll128_sm100[3];         /* per-channel Ring LL128 cap of compute capability 10.0+,
+                                         GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
   int ll128_mixed_cc_sm90;            /* 1: LL128's rule also allows GPUs of different compute
                                          capabilities when all are 9.0+ (2.30+) */
   const char *source;                 /* where each fact was read (file, release, how) */

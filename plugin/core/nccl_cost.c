@@ -31,11 +31,9 @@ static const double hw_lat[HW_COUNT][2][NN_PROTO_COUNT] = {
 };
 static const double ll_max_bw[CC_COUNT][NODES_SCALES] = {
   {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}};
-/* Blackwell's row changed in 2.30 (2.28.9: 2*36.7, 34.6, 2*36.7; 2.30.7 and dev: 40 each). */
-static const double ring_ll128_bw_228[CC_COUNT][NODES_SCALES] = {
-  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 34.6, 2 * 36.7}};
-static const double ring_ll128_bw_230[CC_COUNT][NODES_SCALES] = {
-  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
+/* Volta, Ampere, Hopper; Blackwell's row changes with the release (its row's ring_ll128_sm100). */
+static const double ring_ll128_bw[CC_BLACKWELL][NODES_SCALES] = {
+  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
 static const double tree_ll128_bw[CC_COUNT][NODES_SCALES] = {
   {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 static const double tree_bw[CC_COUNT][NODES_SCALES] = {
@@ -137,7 +135,7 @@ static void tune_setup(struct tune *t, const struct nn_cost_comm *c, const struc
   /* LL on one node is capped per GPU generation, across nodes per CPU vendor. */
   int ll_row = c->nnodes == 1 ? t->cc : (c->cpu == NN_COST_CPU_X86_AMD || c->cpu == NN_COST_CPU_MIXED) ? 1 : 0;
   t->ll_max = ll_max_bw[ll_row][t->scale];
-  t->ring_ll128 = (t->rel->ring_ll128_230 ? ring_ll128_bw_230 : ring_ll128_bw_228)[t->cc][t->scale];
+  t->ring_ll128 = t->cc == CC_BLACKWELL ? t->rel->ring_ll128_sm100[t->scale] : ring_ll128_bw[t->cc][t->scale];
   t->tree_ll128 = tree_ll128_bw[t->cc][t->scale];
   t->tree_max = tree_bw[t->cc][t->scale];
 }

@@ -38,13 +38,20 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   .intel_erp_gbps = 40.0f, .power_gbps = 32.0f, .arm_gbps = 6.0f, .zhaoxin_gbps = 6.0f,   \
   .zhaoxin_yongfeng_gbps = 9.0f, .unknown_gbps = 5000.0f
 
+/* Blackwell's per-channel Ring LL128 caps (src/graph/tuning.cc perChMaxRingLL128Bws; 2.31+
+ * src/tuning/cost_model.cc): v2.25.1-1..v2.28.3-1 2 x 36.7 each, v2.28.7-1..v2.28.9-1 34.6 on
+ * 2 nodes, v2.29.2-1..v2.29.3-1 34.5/34.6/34.5, from v2.29.7-1 40 each. Releases before 2.25
+ * have no row for compute capability 10.0; the model gives them 2.25's. */
+#define NN_RING_LL128_SM100_225 .ring_ll128_sm100 = {2 * 36.7, 2 * 36.7, 2 * 36.7}
+#define NN_RING_LL128_SM100_40 .ring_ll128_sm100 = {40.0, 40.0, 40.0}
+
 /* PCIe-node models that several rows share (rows that differ only in a plugin fact). */
 #define NN_PCIE_MODEL_2_21                                                                  \
   .name = "2.21-2.24", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
   .intra_sm100 = NN_NO_STEPS, .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f,               \
   .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 2, .intel_erp_granite = 0,     \
   NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
-  .tuner_constants_effective = 1
+  .tuner_constants_effective = 1, NN_RING_LL128_SM100_225
 #define NN_PCIE_MODEL_2_27                                                                  \
   .name = "2.27-2.28", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
   .intra_sm100 = NN_STEPS(steps_sm100_227), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
@@ -59,7 +66,7 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0,                 \
   .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1,                \
   .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1,          \
-  .cost_model_subsystem = 1, .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1
+  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40
 
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
@@ -103,6 +110,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 2, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
     .source = "v2.25.1-1: src/graph/search.cc sm100SpeedArrayIntra (floor 19), src/graph/topo.cc "
               "(Intel SKL/BDW only), src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -114,6 +122,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
     .source = "v2.26.2-1..v2.26.6-1: src/graph/search.cc (sm100 floor 19), src/graph/topo.cc "
               "(Intel ERP >= 0xCF, SRP >= 0x8F, SKL >= 0x55), src/graph/xml.cc, src/graph/tuning.cc",
   },
@@ -121,6 +130,7 @@ static const struct nn_nccl_release nn_table[] = {
     .first = NN_NCCL_VERSION(2, 27, 0), .last = NN_NCCL_VERSION(2, 27, 99),
     NN_PCIE_MODEL_2_27,
     .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
     .source = "v2.27.3-1..v2.27.7-1: src/graph/search.cc (sm100 floor 18), src/graph/topo.cc, "
               "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc; tuner v4 at most "
               "(src/include/plugin/tuner/), no \"none\" in src/plugin/tuner.cc, no env plugin",
@@ -129,6 +139,7 @@ static const struct nn_nccl_release nn_table[] = {
     .first = NN_NCCL_VERSION(2, 28, 0), .last = NN_NCCL_VERSION(2, 28, 6),
     NN_PCIE_MODEL_2_27,
     .tuner_abi = 5, .env_abi = 0, .tuner_none = 1,
+    NN_RING_LL128_SM100_225,
     .source = "v2.28.3-1: the PCIe model as 2.27; src/include/plugin/tuner/tuner_v5.h (init gets "
               "the constants), src/plugin/tuner.cc (NCCL_TUNER_PLUGIN=none loads nothing); no "
               "src/plugin/env.cc",
@@ -137,12 +148,13 @@ static const struct nn_nccl_release nn_table[] = {
     .first = NN_NCCL_VERSION(2, 28, 7), .last = NN_NCCL_VERSION(2, 28, 99),
     NN_PCIE_MODEL_2_27,
     .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .ring_ll128_sm100 = {2 * 36.7, 34.6, 2 * 36.7},
     .source = "v2.28.7-1..v2.28.9-1: the PCIe model as 2.27 (checked with NCCL's own search built "
               "from v2.28.9-1); src/plugin/env.cc and src/include/plugin/env/env_v1.h (the env "
               "plugin); tuner v5 as 2.28.3",
   },
   {
-    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 30, 2), .name = "2.29",
+    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 6), .name = "2.29",
     .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
@@ -150,9 +162,23 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1,
     .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
-    .source = "v2.29.2-1..v2.29.7-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
+    .ring_ll128_sm100 = {34.5, 34.6, 34.5},
+    .source = "v2.29.2-1..v2.29.3-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
               "bwInter 0 without a NIC), src/graph/topo.cc, src/graph/xml.cc (sysfs max_link_*), "
               "src/graph/tuning.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 29, 7), .last = NN_NCCL_VERSION(2, 30, 2), .name = "2.29",
+    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
+    .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
+    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
+    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .fallback_bwinter_zero = 1,
+    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    NN_RING_LL128_SM100_40,
+    .source = "v2.29.7-1: as 2.29.2 but src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell 40 GB/s "
+              "per channel",
   },
   {
     .first = NN_NCCL_VERSION(2, 30, 3), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
@@ -163,7 +189,7 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_abi = 6, .env_abi = 1, .tuner_none = 1,
-    .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
               "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -176,7 +202,7 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
-    .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
               "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
@@ -191,7 +217,7 @@ static const struct nn_nccl_release nn_table[] = {
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
               "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
@@ -210,7 +236,7 @@ static const struct nn_nccl_release nn_table[] = {
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ring_ll128_230 = 1, .ll128_mixed_cc_sm90 = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
               "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccl_model.c - the table of NCCL's model per release, at every boundary. The expected
  * values are NCCL's (sources of the cited tags, the released 2.31.2/2.32.3 binaries). */
+#include <math.h>
+
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "nn_test.h"
@@ -207,20 +209,19 @@ static void test_tuner_semantics(void **state) {
  * src/plugin/env.cc, tuning.cc's tables). */
 static void test_release_facts(void **state) {
   (void)state;
-  static const struct { int x, y, z, tuner_abi, env_abi, none, subsystem, ll128_230, mixed; } want[] = {
-    {2, 21, 5, 2, 0, 0, 0, 0, 0}, {2, 22, 3, 3, 0, 0, 0, 0, 0}, {2, 23, 4, 3, 0, 0, 0, 0, 0},
-    {2, 24, 3, 4, 0, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0, 0},
-    {2, 28, 6, 5, 0, 1, 0, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0, 0},
-    {2, 30, 3, 6, 1, 1, 0, 1, 1}, {2, 30, 7, 6, 2, 1, 0, 1, 1}, {2, 31, 0, 6, 2, 1, 1, 1, 1},
-    {2, 31, 2, 6, 2, 1, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1, 1},
-    {2, 32, 6, 7, 2, 1, 1, 1, 1}};
+  static const struct { int x, y, z, tuner_abi, env_abi, none, subsystem, mixed; } want[] = {
+    {2, 21, 5, 2, 0, 0, 0, 0}, {2, 22, 3, 3, 0, 0, 0, 0}, {2, 23, 4, 3, 0, 0, 0, 0},
+    {2, 24, 3, 4, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0},
+    {2, 28, 6, 5, 0, 1, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0},
+    {2, 30, 3, 6, 1, 1, 0, 1}, {2, 30, 7, 6, 2, 1, 0, 1}, {2, 31, 0, 6, 2, 1, 1, 1},
+    {2, 31, 2, 6, 2, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1},
+    {2, 32, 6, 7, 2, 1, 1, 1}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const struct nn_nccl_release *r = rel(want[i].x, want[i].y, want[i].z);
     assert_int_equal(r->tuner_abi, want[i].tuner_abi);
     assert_int_equal(r->env_abi, want[i].env_abi);
     assert_int_equal(r->tuner_none, want[i].none);
     assert_int_equal(r->cost_model_subsystem, want[i].subsystem);
-    assert_int_equal(r->ring_ll128_230, want[i].ll128_230);
     assert_int_equal(r->ll128_mixed_cc_sm90, want[i].mixed);
     assert_int_equal(nn_nccl_lacks_env_plugin(NN_NCCL_VERSION(want[i].x, want[i].y, want[i].z)), !want[i].env_abi);
   }
@@ -230,6 +231,14 @@ static void test_release_facts(void **state) {
   assert_string_equal(rel(2, 22, 3)->name, "2.21-2.24");
   assert_string_equal(rel(2, 32, 6)->name, "2.32");   /* tuner v7; the model as 2.32.3 */
   assert_true(rel(2, 32, 6) != rel(2, 32, 3));
+  /* Blackwell's Ring LL128 caps, 1 node / 2 nodes (perChMaxRingLL128Bws of each tag) */
+  static const struct { int x, y, z; double n1, n2; } ring[] = {
+    {2, 25, 1, 73.4, 73.4}, {2, 28, 3, 73.4, 73.4}, {2, 28, 9, 73.4, 34.6}, {2, 29, 2, 34.5, 34.6},
+    {2, 29, 7, 40.0, 40.0}, {2, 30, 7, 40.0, 40.0}, {2, 31, 2, 40.0, 40.0}, {2, 32, 6, 40.0, 40.0}};
+  for (size_t i = 0; i < sizeof ring / sizeof ring[0]; i++) {
+    const struct nn_nccl_release *r = rel(ring[i].x, ring[i].y, ring[i].z);
+    assert_true(fabs(r->ring_ll128_sm100[0] - ring[i].n1) < 1e-9 && fabs(r->ring_ll128_sm100[1] - ring[i].n2) < 1e-9);
+  }
   assert_int_equal(nn_nccl_lacks_env_plugin(0), 0);   /* unknown: no claim */
   char since[16];
   nn_nccl_env_plugin_since(since, sizeof since);
