@@ -58,7 +58,12 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0,     \
   NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
   .tuner_constants_effective = 1
-
+#define NN_PCIE_MODEL_2_29                                                                  \
+  .name = "2.29", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),     \
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
+  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
+  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1
 #define NN_PCIE_MODEL_2_32                                                                  \
   .name = "2.32", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),     \
   .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, \
@@ -154,13 +159,8 @@ static const struct nn_nccl_release nn_table[] = {
               "plugin); tuner v5 as 2.28.3",
   },
   {
-    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 6), .name = "2.29",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_229),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
-    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1,
+    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 6),
+    NN_PCIE_MODEL_2_29,
     .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
     .ring_ll128_sm100 = {34.5, 34.6, 34.5},
     .source = "v2.29.2-1..v2.29.3-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
@@ -168,13 +168,8 @@ static const struct nn_nccl_release nn_table[] = {
               "src/graph/tuning.cc",
   },
   {
-    .first = NN_NCCL_VERSION(2, 29, 7), .last = NN_NCCL_VERSION(2, 30, 2), .name = "2.29",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_229),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
-    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1,
+    .first = NN_NCCL_VERSION(2, 29, 7), .last = NN_NCCL_VERSION(2, 30, 2),
+    NN_PCIE_MODEL_2_29,
     .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
     NN_RING_LL128_SM100_40,
     .source = "v2.29.7-1: as 2.29.2 but src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell 40 GB/s "
