@@ -14,6 +14,7 @@ static struct {
   char file[256], msg[256];
 } got;
 
+__attribute__((format(printf, 5, 6)))
 static void fake_nccl(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
