@@ -250,6 +250,10 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
   struct nn_gpu own[NN_VISIBLE_MAX];
   struct nn_config view;
   nn_visible_of_process(mapping, &vis);
+  if (vis.kind == NN_VISIBLE_UNMAPPED) {
+    nn_log_warn(logger, "nccl-numa: %s", vis.why);
+    return -1;
+  }
   nn_visible_view(mapping, &vis, own, &view);
   tell_visible(&vis, logger);
   const struct nn_config *cfg = &view;

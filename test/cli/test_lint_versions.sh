@@ -30,8 +30,8 @@ check "NN_NCCL_VERSION with a literal release in the core fails" \
 plant cli/predict/summary.c 'static int planted(const char *v) { return nn_nccl_version_parse(v) < nn_nccl_version_parse("2.31.0"); }'
 check "a string that is a release, parsed to compare, fails" \
   "[ $? -eq 1 ] && grep -qF 'cli/predict/summary.c:$(lines_of cli/predict/summary.c): the string \"2.31.0\"' '$tmp/out'"
-plant include/nccl_cost.h '#define NN_PLANTED 23100'
-check "a release in a header's #define fails" "[ $? -eq 1 ] && grep -qF 'include/nccl_cost.h:' '$tmp/out'"
+plant include/core/nccl_cost.h '#define NN_PLANTED 23100'
+check "a release in a header's #define fails" "[ $? -eq 1 ] && grep -qF 'include/core/nccl_cost.h:' '$tmp/out'"
 plant cli/sweep/abenv.c '/* NCCL 2.28 (22800) added "none" */ static const char *planted = "no env plugin (2.28.7+)";'
 check "a release in a comment or inside a sentence passes" "[ $? -eq 0 ]"
 plant plugin/core/nccl_model.c 'static const int planted = 22800;'
