@@ -411,8 +411,9 @@ static int tuning_enables(const struct nn_nccltuning *t, const struct nn_ab_opts
                           int proto) {
   if (!nn_nccltuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
   for (int c = 0; c < o->n_colls; c++) {
-    const char *f = nn_nccltuning_func_of(o->colls[c]);
-    if (f && nn_nccltuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
+    int coll = nn_coll_from_name(o->colls[c]);
+    float lat, bw;
+    if (coll >= 0 && nn_nccltuning_cell(t, coll, algo, proto, &lat, &bw) == 1) return 1;
   }
   return 0;
 }

@@ -337,11 +337,6 @@ int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int pr
   return t->enabled[f][a][p];
 }
 
-const char *nn_nccltuning_func_of(const char *tests_coll) {
-  int c = nn_coll_from_name(tests_coll);
-  return c >= 0 ? nn_nccl_name(NN_NAME_COLL, c) : NULL;
-}
-
 int nn_nccltuning_proto_runs_pcie(int version_code, int proto) {
   const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
   return !r->cost_model_subsystem || nn_nccl_proto_enabled_pcie(r, proto, 0);

@@ -86,8 +86,5 @@ int nn_nccltuning_proto_runs_pcie(int version_code, int proto);
  * complete table printed them: 1 enabled, 0 disabled (lat and bw set), -1 not in the table. */
 int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat, float *bw);
 
-/* NCCL's name of an nccl-tests collective ("all_reduce" -> "AllReduce"), or
- * NULL for one NCCL does not tune (alltoall, sendrecv, gather, ...). */
-const char *nn_nccltuning_func_of(const char *tests_coll);
 
 #endif
