@@ -24,6 +24,7 @@
 #include "nn_config.h"
 #include "numparse.h"
 #include "policy.h"
+#include "printable.h"
 #include "topology.h"
 #include "visible.h"
 #include "sizetext.h"
@@ -130,13 +131,14 @@ static int print_cost_model(const struct nn_topo_verdict *v, const struct nn_cpu
 /* NCCL's own view is built for the CPU NCCL runs on, which a `cpu` line does not change. */
 static void print_own_cpu(const struct nn_cpu_kind *served) {
   struct nn_cpu_kind own;
-  char err[512];
+  char err[512], vendor[64];
   if (served->from_cpuinfo) return;
   if (nn_topology_cpu_kind(NULL, NULL, &own, err, sizeof err) != 0)
     fprintf(text_out, "              (NCCL's own view: %s)\n", err);
   else
-    fprintf(text_out, "              (NCCL's own view: CPU %s family %d model %d from %s)\n", own.vendor, own.family,
-           own.model, nn_cpuinfo_default());
+    fprintf(text_out, "              (NCCL's own view: CPU %s family %d model %d from %s)\n",
+            nn_printable(vendor, sizeof vendor, own.vendor, NN_PRINTABLE_CSTR, NULL), own.family, own.model,
+            nn_cpuinfo_default());
 }
 
 /* What NCCL applies before any tuner: one line per variable set. */
@@ -185,7 +187,9 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
   nn_ncclver_print(text_out, "topology:     ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled socket link %.0f GB/s", v.link_gbps);
-  fprintf(text_out, "              (CPU %s family %d model %d%s%s; %s)\n", cpu.vendor, cpu.family, cpu.model,
+  char vendor[64];
+  fprintf(text_out, "              (CPU %s family %d model %d%s%s; %s)\n",
+          nn_printable(vendor, sizeof vendor, cpu.vendor, NN_PRINTABLE_CSTR, NULL), cpu.family, cpu.model,
          cpu.from_cpuinfo ? " from " : "", cpu.from_cpuinfo ? nn_cpuinfo_default() : "", link);
   print_own_cpu(&cpu);
   print_protocols(v.rel, v.sm);
