@@ -66,6 +66,26 @@ expect_rc 0 "report reads the private run directory"
 check "report of the run: both arms measured" "grep -q '## all_reduce' '$R/report.md'"
 unset HF_TOKEN AWS_SECRET_ACCESS_KEY NCCL_MY_KNOB SLURM_JOB_ID MY_MARKER
 
+# --- 4b. the swap itself: with the refusal waived (NCCL_NUMA_ALLOW_UNTRUSTED=1), ab runs in uid
+# 65534's directory, and they rename the run directory away and put a link to root's directory in
+# its place while it runs. Every later file still goes into the directory ab made and opened.
+cat >"$T/sleepy_bench" <<'EOF2'
+#!/bin/sh
+sleep 1
+echo "# a stand-in that measures nothing"
+EOF2
+chmod +x "$T/sleepy_bench"
+mkdir "$T/rootdir" "$T/evil2" && chown 65534:65534 "$T/evil2"
+NCCL_NUMA_ALLOW_UNTRUSTED=1 timeout 60 "$CLI" ab --bench-cmd "$T/sleepy_bench {coll}" --config "$T/a.conf" \
+  --colls all_reduce -g 2 --repeats 2 --nccl-version 2.28.9 --no-plot --out "$T/evil2/swapped" >/dev/null 2>"$T/swap.err" &
+ab_pid=$!
+for i in $(seq 100); do [ -e "$T/evil2/swapped/runs/0001-stock-all_reduce.out" ] && break; sleep 0.1; done
+nobody mv "$T/evil2/swapped" "$T/evil2/moved" && nobody ln -s "$T/rootdir" "$T/evil2/swapped"
+{ wait "$ab_pid"; } 2>/dev/null
+check "the run directory was swapped for a link while ab ran" "[ -L '$T/evil2/swapped' ] && grep -q 'read anyway because NCCL_NUMA_ALLOW_UNTRUSTED=1' '$T/swap.err'"
+check "... nothing went through the link; every run is in the directory ab made" \
+  "[ -z \"\$(ls -A '$T/rootdir')\" ] && [ \$(ls '$T/evil2/moved/runs' | wc -l) -eq 8 ] && [ \$(wc -l <'$T/evil2/moved/runs.tsv') -eq 4 ]"
+
 # --- 5. calibrate: the same rules for its run directory and the mappings it writes there
 timeout 60 "$CLI" calibrate --nccl-tests "$T/tests" --config "$T/a.conf" --colls all_reduce -b 8 -e 64 -f 8 \
   -g 2 --repeats 1 --nccl-version 2.28.9 --algos ring --protos simple --out "$T/evil/cal" \
