@@ -21,6 +21,7 @@
 #define NN_MAX_RULES 4096
 #define NN_MAX_FILE_BYTES (16u << 20)
 #define NN_MAX_INCLUDE_BYTES (64u << 20)   /* read by include-csv, in all, per mapping */
+#define NN_MAX_INCLUDES 256                /* include-csv lines per mapping */
 #define NN_MAX_CHANNELS 64
 #define NN_MIN_CHUNK 16                /* LL's grain, the smallest of NCCL's protocols */
 #define NN_MAX_CHUNK (1ull << 30)
