@@ -208,6 +208,14 @@ int nn_coll_from_name(const char *s);
 int nn_algo_from_name(const char *s);    /* -2 when unknown */
 int nn_proto_from_name(const char *s);   /* -2 when unknown */
 
+/* NCCL's own spelling, as its logs, NCCL_ALGO and NCCL_PROTO use it (ncclFuncStr,
+ * ncclAlgoStr, ncclProtoStr in src/init.cc, v2.23.4-1 .. dev): "AllReduce", "CollNetDirect",
+ * "LL128". nn_nccl_name gives "?" out of range; nn_nccl_name_find compares the n bytes at s
+ * without case, as NCCL does, and returns the index or -1. */
+enum nn_name_kind { NN_NAME_COLL = 0, NN_NAME_ALGO, NN_NAME_PROTO };
+const char *nn_nccl_name(int kind, int index);
+int nn_nccl_name_find(int kind, const char *s, size_t n);
+
 #define NN_MAX_AFFINITY_CHARS 255    /* NCCL's limit on an XML attribute value */
 /* A comment line containing this text marks a host-side mapping (sets cfg->host_side). */
 #define NN_CONFIG_HOST_SIDE_MARKER "nccl-numa: host-side mapping"

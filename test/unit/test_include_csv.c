@@ -17,7 +17,7 @@ static void log_line(const struct nn_logger *self, int level, unsigned subsys, c
   (void)self; (void)level; (void)subsys;
   if (!first_warn[0]) snprintf(first_warn, sizeof first_warn, "%s", msg);
 }
-static const struct nn_logger logger = {log_line};
+static const struct nn_logger logger = {.line = log_line};
 
 static const char *put(const char *name, const char *text) { return nn_test_put(dir, name, text); }
 

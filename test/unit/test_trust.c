@@ -502,7 +502,7 @@ static void test_cache_adopts_the_fixed_file(void **state) {
   assert_int_equal(chmod(m, 0666), 0);
   setenv("NCCL_NUMA_CONFIG", m, 1);
   unsetenv("NCCL_TUNER_CONFIG_FILE");
-  struct nn_logger logger = {nn_test_line};
+  struct nn_logger logger = {.line = nn_test_line};
   struct nn_cache_version *v = nn_cache_acquire(&logger);
   assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
   nn_test_warns = 0;
