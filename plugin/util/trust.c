@@ -318,7 +318,7 @@ static int verdict(struct walk *s, const char *path, int rc, int fd, char *err, 
 }
 
 int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err, size_t errsz) {
-  struct nn_trust_walk own;
+  struct nn_trust_walk own = {.dirfd = -1};   /* set by nn_trust_walk_init when used */
   struct walk *s = calloc(1, sizeof *s);
   *fd = -1;
   if (err && errsz) err[0] = 0;

@@ -237,7 +237,7 @@ int main(int argc, char **argv) {
   int opt;
   while ((opt = getopt(argc, argv, "l:t:")) != -1) {
     if (opt == 'l') lib = optarg;
-    else if (opt == 't') target = atof(optarg);
+    else if (opt == 't') target = strtod(optarg, NULL);
     else return fail("usage: bench_init -l LIB [-t TARGET_MS]");
   }
   if (!lib || load(lib)) return lib ? 1 : fail("usage: bench_init -l LIB [-t TARGET_MS]");

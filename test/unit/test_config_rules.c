@@ -207,6 +207,25 @@ static void test_env_value_refused(void **state) {
 
 /* The <!-- env-values --> table of docs/user/mapping.md: each allowed name in one row, and a
  * row of numbers "`LO` to `HI`" (or "`0` or `1`") says what the code's rule says. */
+/* A values-table row that starts "| `LO` to `HI`" or "| `LO` or `HI`": 1 with both set. */
+static int table_range(const char *row, long *lo, long *hi) {
+  static const char *const joins[] = {"` to `", "` or `"};
+  static const char lead[] = "\n| `";
+  const char *p = row + strlen(lead);
+  if (strncmp(row, lead, strlen(lead))) return 0;
+  char *end;
+  *lo = strtol(p, &end, 10);
+  if (end == p) return 0;
+  for (int j = 0; j < 2; j++) {
+    size_t n = strlen(joins[j]);
+    if (strncmp(end, joins[j], n)) continue;
+    p = end + n;
+    *hi = strtol(p, &end, 10);
+    return end != p && *end == '`';
+  }
+  return 0;
+}
+
 static void check_values_table(char *doc, int n) {
   char *start = strstr(doc, "<!-- env-values -->"), *end = start ? strstr(start, "<!-- /env-values -->") : NULL;
   if (!end) fail_msg("docs/user/mapping.md has no <!-- env-values --> ... <!-- /env-values --> block");
@@ -216,7 +235,7 @@ static void check_values_table(char *doc, int n) {
     char *eol = strchr(row + 1, '\n');
     if (eol) *eol = 0;
     long lo = -1, hi = -1;
-    if (sscanf(row, "\n| `%ld` to `%ld`", &lo, &hi) != 2 && sscanf(row, "\n| `%ld` or `%ld`", &lo, &hi) != 2) lo = -1;
+    if (!table_range(row, &lo, &hi)) lo = hi = -1;
     for (char *p = row; (p = strstr(p, "`NCCL_"));) {
       char name[64], rule[512], want[64];
       size_t len = strcspn(p + 1, "`");
