@@ -577,13 +577,15 @@ static void next_steps(struct ctx *c) {
                     "    node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list %s)\n", list);
 }
 
-/* The summary paragraph, for the communicator of every GPU the job sees (summary.h). */
+/* The summary paragraph, for the job's communicator (summary.h). */
 static void summary(struct ctx *c) {
   const struct nn_config *cfg = c->cfg && c->cfg->n_gpus ? &c->job.view : NULL;
   struct nn_cost_model m;
+  struct nn_config scope;
   char desc[512], text[4096];
-  int ranks = cfg ? cfg->n_gpus : 0;
-  struct nn_policy *p = cfg ? nn_policy_compile(cfg, (size_t)ranks, 1) : NULL;
+  int ranks = !cfg ? 0 : c->o->ranks ? c->o->ranks : (int)nn_job_ranks(c->cfg, &c->job);
+  struct nn_policy *p = cfg ? nn_policy_compile(nn_visible_for_comm(c->cfg, &c->job.vis, (size_t)ranks, 1, c->job.own,
+                                                                    &scope), (size_t)ranks, 1) : NULL;
   int modelled = p && c->have_verdict && nn_costview_model(&c->verdict, &c->cpu, cfg, ranks, 1, &m, desc, sizeof desc) == 0;
   struct nn_summary_rules rules;
   nn_summary_rules_of(modelled ? &m : NULL, p, 32, &rules);

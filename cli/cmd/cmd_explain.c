@@ -49,7 +49,12 @@ static void usage(FILE *out) {
           "for allreduce; ll128, CollNet, NVLS and PAT disabled), and the topology verdict.\n\n"
           "  --config FILE   the mapping file (format 1); default: NCCL_NUMA_CONFIG, else\n"
           "                  /etc/nccl-numa.conf. NCCL_TUNER_CONFIG_FILE's rules apply as in the plugin\n"
-          "  --ranks N       ranks in the communicator (default: the visible GPUs' count, else 8)\n"
+          "  --ranks N       ranks in the communicator (default: the count of GPUs the job sees, else\n"
+          "                  the mapping's)\n"
+          "  --visible-devices LIST  the job's GPUs as CUDA_VISIBLE_DEVICES lists them (default:\n"
+          "                  CUDA_VISIBLE_DEVICES, else every GPU of the mapping); GPUs all on one NUMA\n"
+          "                  node are judged alone, as the plugin does: a TP=4 server on one socket\n"
+          "                  is --visible-devices with its four GPUs\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
@@ -169,6 +174,10 @@ static int print_header(const struct nn_cli_config *cc, const struct nn_config *
   nn_topology_describe_sockets(cc->cfg, sockets, sizeof sockets);
   fprintf(text_out, "config:       %s (%d GPUs: %s; %d rules)\n", cc->src.path, cc->cfg->n_gpus, sockets, cfg->n_rules);
   if (vis->why[0]) fprintf(text_out, "devices:      %s\n", vis->why);
+  if (!vis->set && !vis->n && ranks < (size_t)cc->cfg->n_gpus && nodes == 1)
+    fprintf(text_out, "note:         %zu ranks, but the job sees all %d GPUs of the mapping; a server that uses\n"
+            "              some of them sees only those: give them with --visible-devices (e.g. %s)\n", ranks,
+            cc->cfg->n_gpus, ranks == 4 && cc->cfg->n_gpus == 8 ? "0,1,2,3 or 4,5,6,7" : "0,1");
   if (cc->src.tuner_csv)
     fprintf(text_out, "csv rules:    NCCL_TUNER_CONFIG_FILE %s (%s)\n", cc->src.tuner_csv,
            cfg->n_files > 1 && !strcmp(cfg->files[cfg->n_files - 1], cc->src.tuner_csv)

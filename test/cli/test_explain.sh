@@ -17,6 +17,8 @@ expect() {  # expect NAME EXPECTED ACTUAL
 # under Sapphire Rapids, 22 GB/s socket link; one flat CPU; gen5 x16 GPU links, Intel's 6/5 P2P cost).
 out=$($CLI explain --config $F --ranks 2 --coll allreduce --nccl-version 2.28.9)
 expect "intra allreduce" "config:       $F (4 GPUs: NUMA0=2 NUMA1=2; 3 rules)
+note:         2 ranks, but the job sees all 4 GPUs of the mapping; a server that uses
+              some of them sees only those: give them with --visible-devices (e.g. 0,1)
 communicator: 2 ranks on 1 node(s): scope intra; 2 of 3 rules can apply
 topology:     release: NCCL 2.28.9, from --nccl-version
 topology:     no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring 2 x 11.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s) would be worse than on its own view (ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s). NCCL's model makes a 64 MiB all-reduce 79% slower with this file than with its own view; serve it anyway (\`topology mode=numa\`) only where \`nccl-numa ab\` measures it faster
