@@ -65,16 +65,16 @@ GPU peer access:
   not checked: --no-cuda
 Result: 0 problems
 Next steps:
-  - nothing to fix; run the job under the plugin (NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN and
-    NCCL_NUMA_CONFIG set for it) with: nccl-numa exec --config $good -- COMMAND
-    and compare with nccl-numa explain
-summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because
-  with it NCCL's own model would give this job slower graphs (failed ring and tree searches
-  (1 x 0.1 GB/s) instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view,
-  which has no CPU affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES
-  set to one socket's GPUs, gets the file); the mapping has no rules; there are no \`env\` lines.
-  Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's choice only where
-  the measurements beat it."
+  - nothing to fix, but nccl-numa changes nothing for this job (summary below); measure on the
+    GPUs with: nccl-numa calibrate --config $good
+    (its rules change NCCL's choice only where the measurements beat it)
+summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file: with it
+  NCCL would find no working ring, so it is not given and NCCL uses its own detection, which pins no
+  CPUs (with the file: failed ring and tree searches, 1 x 0.1 GB/s; without it: ring 2 x 24.0 GB/s,
+  tree 2 x 24.0 GB/s); a job whose GPUs all sit on one NUMA node (CUDA_VISIBLE_DEVICES set to one
+  socket's GPUs, \`--visible-devices\`) gets the file; the mapping has no rules; there are no \`env\`
+  lines. Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's choice only
+  where the measurements beat it."
 if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then echo "ok good guest: exact report, exit 0"
 else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
 
@@ -84,7 +84,7 @@ check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf
 sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
 [ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
   && grep -qx "  topology served: mode=auto, all GPUs on one NUMA node" "$tmp/out" \
-  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node 0;" <<<"$sum" \
+  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 0;" <<<"$sum" \
   && echo "ok one socket's GPUs: judged alone, served, summarised" || fail "visible devices: $out"
 CUDA_VISIBLE_DEVICES=4,5,6,7 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf"
 grep -q "devices: CUDA_VISIBLE_DEVICES=4,5,6,7" "$tmp/out" && echo "ok CUDA_VISIBLE_DEVICES honoured" || fail "CUDA_VISIBLE_DEVICES: $out"

@@ -40,13 +40,14 @@ allreduce
   512 KiB             ring/simple              32.9   ring/simple                   32.9               NCCL's choice
   1 MiB - 4 GiB       ring/simple     46.0-107394.0 * tree/simple         130.4-233438.5 +183%..+117%  $F:10
 
-summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets no topology file, because
-  with it NCCL's own model would give this job slower graphs (ring 2 x 11.0 GB/s, tree 2 x 20.0 GB/s
-  instead of ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s), so NCCL keeps its own view, which has no CPU
-  affinity (a job whose GPUs all sit on one NUMA node, e.g. CUDA_VISIBLE_DEVICES set to one socket's
-  GPUs, gets the file); all 2 rules that apply change NCCL's own choice (allreduce 1 B - 64 KiB,
-  allreduce 1 MiB - 4 GiB); there are no \`env\` lines. Next: measure on the GPUs with
-  \`nccl-numa calibrate\`, whose rules change NCCL's choice only where the measurements beat it." "$out"
+summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets no topology file: with it
+  NCCL would find slower rings and trees by its own model, so it is not given and NCCL uses its own
+  detection, which pins no CPUs (with the file: ring 2 x 11.0 GB/s, tree 2 x 20.0 GB/s; without it:
+  ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s); a job whose GPUs all sit on one NUMA node
+  (CUDA_VISIBLE_DEVICES set to one socket's GPUs, \`--visible-devices\`) gets the file; all 2 rules
+  that apply change NCCL's own choice (allreduce 1 B - 64 KiB, allreduce 1 MiB - 4 GiB); there are
+  no \`env\` lines. Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's
+  choice only where the measurements beat it." "$out"
 
 # NCCL's enabled protocols per release: LL128 only on the 2.31 development branch (released 2.31.2
 # and 2.32.3 check it for the default setting too)
@@ -125,7 +126,7 @@ R=docs/examples/proxmox-epyc-8gpu.conf
 T=test/fixtures/cpuinfo/amd-turin
 summary() { sed -n '/^summary:/,$p' | tr '\n' ' ' | sed 's/   */ /g'; }
 out=$($CLI explain --config $R --cpuinfo $T --nccl-version 2.28.9 | summary)
-grep -qF "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because with it NCCL's own model would give this job slower graphs (failed ring and tree searches" <<<"$out" \
+grep -qF "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file: with it NCCL would find no working ring, so it is not given and NCCL uses its own detection, which pins no CPUs (with the file: failed ring and tree searches" <<<"$out" \
   && grep -qF "Next: measure on the GPUs with \`nccl-numa calibrate\`" <<<"$out" \
   && echo "ok reference TP=8: changes nothing, says why and what next" || { echo "FAIL reference TP=8 summary: $out"; fail=1; }
 for vd in 0,1,2,3 4,5,6,7; do
@@ -136,8 +137,8 @@ for vd in 0,1,2,3 4,5,6,7; do
     grep -qF "devices:      CUDA_VISIBLE_DEVICES=$vd: 4 GPUs, all on NUMA node $node; NCCL keeps only these of the file, so they are judged alone" <<<"$full" \
       && grep -qF "communicator: 4 ranks on 1 node(s): scope intra" <<<"$full" \
       && grep -qF "served file (1 CPU node):  ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s" <<<"$full" \
-      && grep -qF "summary: what nccl-numa changes for this job on NCCL $rel: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node $node;" <<<"$out" \
-      && echo "ok reference TP=4 on $vd, $rel: the one-node file, same graphs, the node's affinity" \
+      && grep -qF "summary: what nccl-numa changes for this job on NCCL $rel: NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node $node;" <<<"$out" \
+      && echo "ok reference TP=4 on $vd, $rel: the one-node file, same search results, the node's affinity" \
       || { echo "FAIL reference TP=4 on $vd, $rel: $full"; fail=1; }
   done
 done
@@ -206,7 +207,7 @@ grep -qxF "topology:     WARNING: topology mode=numa serves a file NCCL's model 
 # every row's columns start where the header's do (the last column is "decided by")
 hdr=$(grep -m1 "^  size " <<<"$out")
 col=$(( $(awk -v h="$hdr" 'BEGIN { print index(h, "decided by") }') - 1 ))
-rows=$(sed -n '/^  size /,$p' <<<"$out" | tail -n +2 | grep '^  [0-9]')
+rows=$(sed -n '/^  size /,/^summary:/p' <<<"$out" | tail -n +2 | grep '^  [0-9]')
 bad=$(while IFS= read -r r; do [ "${r:col-1:1}" = " " ] && [ "${r:col:1}" != " " ] || echo "$r"; done <<<"$rows")
 [ -n "$rows" ] && [ -z "$bad" ] && grep -q "75162008.0" <<<"$rows" \
   && echo "ok wide modelled times keep the table's columns" || { echo "FAIL columns broken: $bad"; fail=1; }
