@@ -80,6 +80,10 @@ void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
 
+/* The same table from bands already computed (nn_costview_bands_under; at most 64). */
+void nn_costview_print_bands(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m, int coll,
+                             const struct nn_costview_band *bands, int n);
+
 /* "1 B", "512 KiB", "4 GiB": 2^log2 bytes in the largest unit that divides it (buf >= 24). */
 void nn_costview_size_name(int log2, char *buf, size_t size);
 
