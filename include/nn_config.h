@@ -85,6 +85,17 @@ struct nn_rule {
   int line;
 };
 
+/* The `p2p` line (config_p2p.c): state 0 when the mapping has none. */
+enum nn_p2p_state { NN_P2P_NONE = 0, NN_P2P_OK, NN_P2P_BROKEN, NN_P2P_UNSUPPORTED };
+/* NCCL_P2P_LEVEL's path types that a PCIe machine has, in NCCL's order. */
+enum nn_p2p_level { NN_P2P_LEVEL_LOC = 0, NN_P2P_LEVEL_PIX, NN_P2P_LEVEL_PXB, NN_P2P_LEVEL_PHB,
+                    NN_P2P_LEVEL_SYS };
+struct nn_p2p {
+  int state;              /* enum nn_p2p_state */
+  int level;              /* enum nn_p2p_level, with NN_P2P_OK */
+  int line;
+};
+
 struct nn_env_default {
   char *name;
   char *value;
@@ -112,6 +123,7 @@ struct nn_config {
   double pci_latency_us;  /* 0 = no `model` line */
   int model_line;
   int topo_mode;          /* enum nn_topo_mode */
+  struct nn_p2p p2p;
   int host_side;          /* header says it is a host-side mapping */
   char **files;           /* strings owned by the config (rule files) */
   int n_files;
@@ -168,8 +180,14 @@ int nn_config_max_gpus_per_numa(const struct nn_config *cfg);
 /* The `numa` line for a node, or NULL. */
 const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node);
 
-/* Served value of an `env` line, or NULL. */
+/* Served value of an `env` line, or of the variable the `p2p` line sets, or NULL. */
 const char *nn_config_env(const struct nn_config *cfg, const char *name);
+
+/* The variable's value the `p2p` line decides (NCCL_P2P_LEVEL for ok, NCCL_P2P_DISABLE=1
+ * for broken), or NULL; and the line's words, for messages. */
+const char *nn_config_p2p_env(const struct nn_config *cfg, const char *name);
+const char *nn_config_p2p_state_name(int state);   /* "ok", "broken", "unsupported", "none" */
+const char *nn_config_p2p_level_name(int level);   /* "PHB", ... */
 
 /* Bus ids: parse "[dddd:]bb:dd.f" (domain 1-8 hex digits <= 0xffff); format into buf >= 13. */
 int nn_busid_parse(const char *s, struct nn_busid *out);

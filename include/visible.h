@@ -24,6 +24,17 @@ enum nn_visible_kind {
   NN_VISIBLE_ALL = 0,     /* the whole mapping: CUDA_VISIBLE_DEVICES unset, or not usable (why) */
   NN_VISIBLE_ONE_NODE,    /* two or more visible GPUs, all on one NUMA node: the subset applies */
   NN_VISIBLE_SPANS,       /* visible GPUs on several NUMA nodes: the whole mapping's verdict */
+  NN_VISIBLE_UNMAPPED,    /* the driver shows a GPU whose bus id the mapping's bus= lines lack: the
+                             mapping does not describe this machine: no topology, no rules (its
+                             `env` lines, the network's settings, still apply) */
+};
+
+/* Where the visible set came from. */
+enum nn_visible_source {
+  NN_VISIBLE_FROM_NONE = 0,   /* nothing to ask: the whole mapping */
+  NN_VISIBLE_FROM_VARIABLE,   /* CUDA_VISIBLE_DEVICES' index entries, as the mapping's gpu indices */
+  NN_VISIBLE_FROM_CUDA,       /* the CUDA driver this process has loaded */
+  NN_VISIBLE_FROM_PROC,       /* the NVIDIA driver's list of this container's GPUs (ROOT/proc/...) */
 };
 
 struct nn_visible {
@@ -36,6 +47,7 @@ struct nn_visible {
   int set;                /* CUDA_VISIBLE_DEVICES was set */
   char list[128];         /* the value as given, for messages ("" when unset) */
   char why[400];          /* for the log and the CLI: what was decided and why */
+  int source;             /* enum nn_visible_source */
 };
 
 /* The bus ids of the devices CUDA enumerates for this process, in CUDA's order, as
@@ -47,9 +59,10 @@ typedef int (*nn_visible_busids_fn)(struct nn_busid *out, int max);
  * GPU-... and MIG-... entries included, and a container that shows only some GPUs with
  * CUDA_VISIBLE_DEVICES unset). Without it `value` (CUDA_VISIBLE_DEVICES; NULL = unset: the whole
  * mapping) is read: index entries are the mapping's gpu indices, and an entry CUDA would reject
- * ends the list there, as CUDA does. When a UUID needs the driver, a device is not in the
+ * ends the list there, as CUDA does. A driver's device whose bus id the mapping (bus= on every
+ * gpu line) lacks gives NN_VISIBLE_UNMAPPED. When a UUID needs the driver, an index is not in the
  * mapping, or only one GPU is visible (its communicator may hold other processes' GPUs on other
- * nodes), the whole mapping applies and `why` says so. Never fails. */
+ * nodes), the whole mapping applies. `why` says what was decided. Never fails. */
 void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
                         struct nn_visible *out);
 
@@ -66,6 +79,11 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
                                             size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
 
+/* The root under which the NVIDIA driver's list is read instead of /: NN_VISIBLE_ROOT_ENV when
+ * it is an absolute path (tests, and what-if runs of the CLI), else NULL (/). */
+#define NN_VISIBLE_ROOT_ENV "NCCL_NUMA_DRIVER_ROOT"
+const char *nn_visible_driver_root(void);
+
 /* The GPUs as the job's engine numbers them (its GPU 0 first), as positions in cfg->gpus
  * written to pos (at most max): the visible ones whatever their nodes, or every GPU of the
  * mapping when nothing names them (unset, no driver asked). Returns their count, or -1 when
@@ -73,7 +91,27 @@ const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const s
 int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, int *pos, int max);
 
 /* The process's own visible set for `cfg`: CUDA_VISIBLE_DEVICES resolved with the CUDA
- * driver's bus ids when the process has loaded the driver. */
+ * driver's bus ids when the process has loaded the driver, else with the NVIDIA driver's list
+ * of this container's GPUs (nn_visible_resolve_at under nn_visible_driver_root()). Reads
+ * /proc: call it at init, never on NCCL's per-call path. */
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out);
+
+/* The GPUs the NVIDIA driver shows this container: the bus-id names of the directories in
+ * ROOT/proc/driver/nvidia/gpus/ (root NULL or "" = /), in PCI bus order, at most `max` (the
+ * lowest). The NVIDIA container runtime shows a container only the GPUs it was given there,
+ * as it shows it only their /dev/nvidiaN. Returns the count, or -1 when the directory cannot
+ * be read (no NVIDIA driver). Names that are not bus ids are skipped. */
+int nn_visible_driver_busids(const char *root, struct nn_busid *out, int max);
+
+/* nn_visible_resolve with, when `busids` gives nothing (the CUDA driver not loaded), the
+ * NVIDIA driver's list under `root` (nn_visible_driver_busids): with `value` unset, its GPUs
+ * are the process's, matched to the mapping by bus id (a pod given one socket's GPUs gets that
+ * socket's view); with index entries in `value` and a list that holds only some of the
+ * mapping's GPUs (a container), the indices count the listed GPUs from 0, in bus order, as
+ * CUDA renumbers them there. The mapping needs bus= on every gpu line for either; without,
+ * `value` is read as by nn_visible_resolve. A listed GPU that the mapping's bus ids lack gives
+ * NN_VISIBLE_UNMAPPED. */
+void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                           const char *root, struct nn_visible *out);
 
 #endif

@@ -5,6 +5,9 @@
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+# The tests' mappings are made up: on a GPU host the driver's own GPU list (visible.h) would
+# not match them. A root without that list keeps every case the same on any machine.
+export NCCL_NUMA_DRIVER_ROOT=$PWD/test/fixtures/driver/none
 LOG=build/test-logs
 mkdir -p "$LOG"
 pass=0 fail=0 skip=0 failed=()

@@ -258,7 +258,9 @@ static void section_mapping(struct ctx *c) {
     load_mapping(c);
   }
   if (c->cfg) {
-    nn_job_resolve(c->cfg, c->o->visible, !c->o->no_cuda && !strcmp(c->o->root, "/"), &c->job);
+    int real_root = !strcmp(c->o->root, "/");
+    nn_job_resolve_at(c->cfg, c->o->visible, !c->o->no_cuda && real_root, real_root ? nn_visible_driver_root() : c->o->root,
+                      &c->job);
     fprintf(c->out, "  %d GPUs on %d NUMA node%s\n", c->cfg->n_gpus, nn_config_numa_count(c->cfg),
             nn_config_numa_count(c->cfg) == 1 ? "" : "s");
     mapping_vs_machine(c);

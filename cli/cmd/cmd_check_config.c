@@ -47,10 +47,16 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
   for (int i = 0; i < w.n; i++) fprintf(stderr, "%s\n", w.msg[i]);
   char warned[32] = "";
   if (w.n) snprintf(warned, sizeof warned, ", %d warning%s", w.n, w.n == 1 ? "" : "s");
-  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env%s)%s\n", path, cfg->n_gpus,
+  char p2p[64] = "";
+  if (cfg->p2p.state == NN_P2P_OK)
+    snprintf(p2p, sizeof p2p, ", p2p ok: NCCL_P2P_LEVEL=%s", nn_config_p2p_level_name(cfg->p2p.level));
+  else if (cfg->p2p.state)
+    snprintf(p2p, sizeof p2p, ", p2p %s%s", nn_config_p2p_state_name(cfg->p2p.state),
+             cfg->p2p.state == NN_P2P_BROKEN ? ": NCCL_P2P_DISABLE=1" : "");
+  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
          nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
-         cfg->n_envs, warned, cfg->host_side ? " [host-side mapping]" : "");
+         cfg->n_envs, p2p, warned, cfg->host_side ? " [host-side mapping]" : "");
 }
 
 /* Refused `env` lines are errors here, though the plugin applies the rest of the file. */

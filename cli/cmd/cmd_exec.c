@@ -111,16 +111,25 @@ static void exec_usage(FILE *f) {
           "else %s). Nothing else in the environment changes. Example:\n"
           "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
           "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
-          "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; every GPU of the\n"
-          "                     mapping when unset): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
+          "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
+          "                     the NVIDIA driver shows this container, else every GPU of the\n"
+          "                     mapping): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
           "                     --numa-bind-nodes N0 N1 ...; only when this OS has those NUMA nodes,\n"
           "                     else it says why and appends nothing\n"
-          "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN under DIR\n",
+          "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN and the GPUs the NVIDIA driver\n"
+          "                     shows this container (/proc/driver/nvidia/gpus) under DIR\n",
           NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
 }
 
 /* Which GPUs the appended list is for, after the list on stderr. */
 static void say_whose(const struct nn_job *job) {
+  if (!job->vis.set && job->vis.source == NN_VISIBLE_FROM_PROC) {
+    fprintf(stderr, " (the NUMA node of each GPU the NVIDIA driver shows this container, in PCI bus order: the "
+            "mapping's GPU%s", job->vis.n > 1 ? "s" : "");
+    for (int i = 0; i < job->vis.n; i++) fprintf(stderr, " %d", job->vis.gpu[i]);
+    fprintf(stderr, "; CUDA_VISIBLE_DEVICES is unset)\n");
+    return;
+  }
   if (!job->vis.set) {
     fprintf(stderr, " (the NUMA node of each GPU of the mapping: CUDA_VISIBLE_DEVICES is unset)\n");
     return;
@@ -140,7 +149,7 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
   if (nn_cli_config_load("exec", cfg, NULL, 0, &cc) != NN_CFG_OK) return NULL;
   const char *add[NN_BIND_MAX_ARGS];
   char why[PATH_MAX + 512];
-  nn_job_resolve(cc.cfg, NULL, 1, &job);
+  nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(), &job);
   int n = nn_bind_args(cc.cfg, &job.vis, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
   nn_cli_config_free(&cc);
   if (n == 0) {

@@ -13,6 +13,11 @@ static int names_uuid(const char *list) {
 }
 
 void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver, struct nn_job *job) {
+  nn_job_resolve_at(cfg, visible, use_driver, nn_visible_driver_root(), job);
+}
+
+void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver, const char *root,
+                       struct nn_job *job) {
   if (!visible) visible = getenv("CUDA_VISIBLE_DEVICES");
   if (visible && !*visible) visible = NULL;
   struct nn_cudaprobe *probe = NULL;
@@ -20,7 +25,7 @@ void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_dr
     char why[160];
     probe = nn_cudaprobe_open(why, sizeof why);   /* loaded and initialised: nn_cudrv finds it */
   }
-  nn_visible_resolve(cfg, visible, probe ? nn_cudrv_visible_busids : NULL, &job->vis);
+  nn_visible_resolve_at(cfg, visible, probe ? nn_cudrv_visible_busids : NULL, root, &job->vis);
   nn_cudaprobe_close(probe);
   nn_visible_view(cfg, &job->vis, job->own, &job->view);
 }

@@ -25,6 +25,12 @@ struct nn_job {
  * job->vis.why says why. */
 void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver, struct nn_job *job);
 
+/* nn_job_resolve with the NVIDIA driver's list of this container's GPUs read under `root`
+ * (NULL = /; nn_job_resolve gives NCCL_NUMA_DRIVER_ROOT, visible.h): with the list unset, the
+ * job's GPUs are the container's, as the plugin takes them. */
+void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver, const char *root,
+                       struct nn_job *job);
+
 /* The communicator's ranks when none is given: the visible GPUs' count when two or more are
  * visible (one visible GPU is one rank of a larger communicator), else the mapping's GPUs,
  * else 8. */

@@ -2,6 +2,9 @@
 /* summary.c - the `summary:` paragraph of explain and check (see summary.h). */
 #include "cli/predict/summary.h"
 
+#include "cli/predict/p2pview.h"
+
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -296,7 +299,9 @@ void nn_summary_facts_of(const struct nn_summary_in *in, struct nn_summary_facts
                      f->affinity == NN_SUMMARY_AFFINITY_NODE);
   f->rules = rules_of(in->cfg, in->rules);
   f->env = env_of(in);
-  f->nothing = !f->topo_changes && f->rules == 0 && f->env == 0;
+  char p2p[768];
+  f->p2p = in->cfg ? nn_p2pview_words(in->cfg, p2p, sizeof p2p) : 0;
+  f->nothing = !f->topo_changes && f->rules == 0 && f->env == 0 && !f->p2p;
 }
 
 static void next_words(const struct nn_summary_in *in, const struct nn_summary_facts *f, struct text *t) {
@@ -331,9 +336,15 @@ int nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
   topo_words(in, &f, &tp, ver);
   rules_words(in->cfg, in->rules, &rp);
   env_words(in, &ep, ver);
+  char p2p[768] = "";
+  if (in->cfg) nn_p2pview_words(in->cfg, p2p, sizeof p2p);
   struct text t = {line, sizeof line, 0};
   add(&t, "summary: %s for this job on %s%s: %s; %s; %s.", f.nothing ? "nccl-numa changes nothing" :
       "what nccl-numa changes", in->nccl_version > 0 ? "NCCL " : "", ver, parts[0], parts[1], parts[2]);
+  if (p2p[0]) {
+    p2p[0] = (char)toupper((unsigned char)p2p[0]);
+    add(&t, " %s.", p2p);
+  }
   next_words(in, &f, &t);
   wrap(line, buf, size, 100);
   return f.nothing;

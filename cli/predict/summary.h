@@ -60,6 +60,7 @@ struct nn_summary_facts {
   int topo_changes;       /* the file changes what NCCL finds or pins */
   int rules;              /* 1: they change NCCL's choice, 0: not, -1: not modelled */
   int env;                /* 1: `env` lines apply, 0: none or cannot, -1: release unknown */
+  int p2p;                /* the `p2p` line has the plugin serve something (p2pview.h) */
   int nothing;            /* nccl-numa changes nothing for this job */
 };
 

@@ -27,6 +27,7 @@
  *    vfio-pci device(s) for the functions the entry passed; when hostpci4
  *    (or 12) goes while later entries of its multifunction slot stay, an empty
  *    root port takes its function 0 so those stay visible to the guest;
+ *  - with a clique (--p2p-clique), each GPU's function 0 gets x-nv-gpudirect-clique;
  *  - everything else in the file is kept; a header comment explains the
  *    change and the manual steps.
  */
@@ -48,6 +49,14 @@
 /* Spare bus numbers kept after each expander's own. */
 #define NN_PROXMOX_NUMA_BUS_HEADROOM 8
 
+/* QEMU's vfio-pci property x-nv-gpudirect-clique (an id 0-15): GPUs of one clique are
+ * reported to the guest's NVIDIA driver as peers it may let talk directly, which a VM's
+ * emulated host bridge otherwise hides ("NS" in nvidia-smi topo -p2p r). NONE leaves the
+ * GPUs as they are; ONE puts every GPU in clique 0; PER_NODE puts guest node K's GPUs in
+ * clique K, so peer access never crosses the host's socket link. */
+enum nn_proxmox_clique { NN_PROXMOX_CLIQUE_NONE = 0, NN_PROXMOX_CLIQUE_ONE, NN_PROXMOX_CLIQUE_PER_NODE };
+#define NN_PROXMOX_CLIQUE_MAX 15
+
 struct nn_proxmox_numa_input {
   const char *name;                    /* config path as given (messages, header) */
   const char *vmid;                    /* "101"; NULL when the name is not <vmid>.conf */
@@ -57,6 +66,7 @@ struct nn_proxmox_numa_input {
   const struct nn_proxmox_mappings *maps;  /* cluster PCI mapping, or NULL */
   const char *node;                    /* Proxmox node name (mapping= entries) */
   const struct nn_discovery *host;     /* the host's PCI devices and NUMA nodes */
+  int p2p_clique;                      /* enum nn_proxmox_clique */
 };
 
 struct nn_proxmox_numa_output {

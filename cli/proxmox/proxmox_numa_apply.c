@@ -240,7 +240,7 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_app
     nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
-  struct nn_proxmox_numa_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d};
+  struct nn_proxmox_numa_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d, o->p2p_clique};
   if (nn_proxmox_numa_rewrite(&in, &res, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
   } else {

@@ -24,6 +24,7 @@ struct nn_proxmox_numa_apply_opts {
   const char *xml;          /* --xml hwloc export, or NULL: HWLOC_XMLFILE, else this machine */
   int write;                /* save FILE.bak, then replace FILE */
   int diff;                 /* print `diff -u` against the current file instead of the new config */
+  int p2p_clique;           /* enum nn_proxmox_clique: --p2p-clique */
 };
 
 /* Does what `o` asks: the new config to `out` (unless diff or write), `diff -u` to

@@ -42,6 +42,8 @@ static void write_args(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
         nn_strbuf_printf(b, " -device vfio-pci,host=%s,bus=nnrp%d_%d", id, k, g->port_index);
         if (g->n_funcs > 1) nn_strbuf_printf(b, ",addr=0.%d%s", f, f == 0 ? ",multifunction=on" : "");
         if (f == 0) nn_strbuf_printf(b, "%s", g->extra);
+        if (f == 0 && c->in->p2p_clique)
+          nn_strbuf_printf(b, ",x-nv-gpudirect-clique=%d", c->in->p2p_clique == NN_PROXMOX_CLIQUE_ONE ? 0 : k);
       }
     }
   }
@@ -64,6 +66,21 @@ static int has_mapping(const struct nn_proxmox_numa_plan *p) {
   for (int i = 0; i < p->n_gpus; i++)
     if (p->gpus[i].via[0]) return 1;
   return 0;
+}
+
+/* What the clique hint does, said once: it is a claim to the guest's driver, not a proof. */
+static void write_clique_note(const struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
+  int mode = c->in->p2p_clique;
+  if (!mode) return;
+  if (mode == NN_PROXMOX_CLIQUE_ONE)
+    nn_strbuf_printf(b, "# x-nv-gpudirect-clique=0 on every GPU: the guest's NVIDIA driver may offer peer-to-peer\n"
+                 "#  between all of them.\n");
+  else
+    nn_strbuf_printf(b, "# x-nv-gpudirect-clique=K on guest node K's GPUs: the guest's NVIDIA driver may offer\n"
+                 "#  peer-to-peer within each host socket, never across the socket link.\n");
+  nn_strbuf_printf(b, "#  It is a hint, not a proof: some boards and drivers grant peer access and\n"
+               "#  then hang or drop writes. After the VM starts, run `nccl-numa p2p` in the guest and add\n"
+               "#  the `p2p` line it prints to the mapping before any job relies on it (docs/user/p2p.md).\n");
 }
 
 /* The CPU kind NCCL will detect in the guest: the guest's CPUID, set by the VM's CPU type. */
@@ -126,6 +143,7 @@ static void write_header(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
   else if (p->vcpus % p->n_nodes)
     nn_strbuf_printf(b, "#  sockets %d x cores %d unchanged: %d vCPUs do not split into %d equal sockets.\n", p->sockets,
               p->cores, p->vcpus, p->n_nodes);
+  write_clique_note(c, b);
   write_cpu_note(c->in->vm, b);
   nn_strbuf_printf(b, "# By hand now:\n"
                "#  1. Proxmox no longer manages these GPUs: bind them to vfio-pci on the host before the VM\n"

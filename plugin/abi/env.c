@@ -79,6 +79,7 @@ static struct {
   int n_values;             /* finalize, so no old version needs to stay alive for them */
   int told_user_topo;
   int told_visible;         /* the visible set's decision was logged */
+  int told_p2p;             /* the current version's p2p line was explained */
   int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -92,6 +93,7 @@ static void hold_version(struct nn_cache_version *v) {
   struct nn_cache_version *old = g_env.cur.version;
   if (!v || old == v) { nn_cache_release(v); return; }
   g_env.cur = (struct nn_served){.version = v, .slot = -1};
+  g_env.told_p2p = 0;
   nn_cache_release(old);
 }
 
@@ -248,6 +250,10 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
   struct nn_gpu own[NN_VISIBLE_MAX];
   struct nn_config view;
   nn_visible_of_process(mapping, &vis);
+  if (vis.kind == NN_VISIBLE_UNMAPPED) {
+    nn_log_warn(logger, "nccl-numa: %s", vis.why);
+    return -1;
+  }
   nn_visible_view(mapping, &vis, own, &view);
   tell_visible(&vis, logger);
   const struct nn_config *cfg = &view;
@@ -379,6 +385,35 @@ static const char *served_value(const char *name) {
   return s ? intern_value(nn_config_env(nn_cache_config(s->version), name)) : NULL;
 }
 
+/* What the current version's p2p line does to `name` (one of the variables it decides),
+ * into msg, once per version; msg empty when there is nothing to say. Called with
+ * g_env.lock held: it formats, the caller logs after unlocking. */
+static void p2p_message(const char *name, char *msg, size_t size) {
+  struct nn_served *s = current();
+  const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
+  msg[0] = 0;
+  if (!cfg || !cfg->p2p.state || g_env.told_p2p) return;
+  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE")) return;
+  g_env.told_p2p = 1;
+  const char *decided = nn_config_p2p_env(cfg, name) ? name : nn_config_p2p_env(cfg, "NCCL_P2P_LEVEL")
+                            ? "NCCL_P2P_LEVEL" : nn_config_p2p_env(cfg, "NCCL_P2P_DISABLE") ? "NCCL_P2P_DISABLE" : NULL;
+  const char *user = decided ? getenv(decided) : NULL;
+  int line = cfg->p2p.line;
+  if (!decided)
+    snprintf(msg, size, "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
+             "nothing served", line);
+  else if (user)
+    snprintf(msg, size, "nccl-numa: %s=%s is set in the environment: the user's value wins over the "
+             "mapping's p2p %s (line %d)", decided, user, nn_config_p2p_state_name(cfg->p2p.state), line);
+  else if (cfg->p2p.state == NN_P2P_OK)
+    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
+             "access between GPUs up to path type %s", line, nn_config_p2p_level_name(cfg->p2p.level),
+             nn_config_p2p_level_name(cfg->p2p.level));
+  else
+    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 served, so NCCL never "
+             "tries the peer access that failed its test", line);
+}
+
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
                             nn_ncclDebugLogger_t nccl_logger, int abi_version) {
   struct nn_nccl_logger nl;
@@ -423,6 +458,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.initialized = 0;
   g_env.told_user_topo = 0;
   g_env.told_visible = 0;
+  g_env.told_p2p = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }
@@ -434,8 +470,13 @@ const char *nn_env_get(const char *name) {
   int initialized = g_env.initialized;
   pthread_mutex_unlock(&g_env.lock);
   if (initialized && !strcmp(name, "NCCL_TOPO_FILE")) return served_topo_file();
+  char p2p[512] = "";
   pthread_mutex_lock(&g_env.lock);
   const char *value = g_env.initialized ? served_value(name) : getenv(name);
+  if (g_env.initialized) p2p_message(name, p2p, sizeof p2p);
+  struct nn_nccl_logger nl;
+  const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   pthread_mutex_unlock(&g_env.lock);
+  if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
   return value;
 }

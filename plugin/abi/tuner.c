@@ -20,6 +20,7 @@
 #include "nn_version.h"
 #include "numparse.h"
 #include "topology.h"
+#include "visible.h"
 
 #define NN_LOG_TABLE_LINES 64
 
@@ -184,6 +185,17 @@ static int first_refusal(int rc, const char *path) {
   return first;
 }
 
+/* Whether the driver shows this process a GPU the mapping's bus ids lack (visible.h): then no
+ * rule applies. WARNs once per process, not once per communicator. */
+static int gpus_unmapped(const struct nn_config *cfg, const struct nn_logger *log) {
+  static atomic_int told;
+  struct nn_visible vis;
+  nn_visible_of_process(cfg, &vis);
+  if (vis.kind != NN_VISIBLE_UNMAPPED) return 0;
+  if (!atomic_exchange(&told, 1)) nn_log_warn(log, "nccl-numa: %s", vis.why);
+  return 1;
+}
+
 /* A record is one whole JSON line or nothing: the buffer grows until the record fits. */
 #define NN_JSON_RECORD_MAX (64u << 20)
 
@@ -298,6 +310,7 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
     return nn_ncclSuccess;
   }
   nn_cache_warn_refused(c->version, a->log);
+  if (gpus_unmapped(nn_cache_config(c->version), a->log)) return nn_ncclSuccess;
   c->policy = nn_cache_policy(c->version, a->n_ranks, a->n_nodes);
   c->coll_mask = nn_policy_coll_mask(c->policy);
   c->chunk_mask = nn_policy_chunk_mask(c->policy);

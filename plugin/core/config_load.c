@@ -97,6 +97,8 @@ const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node)
 }
 
 const char *nn_config_env(const struct nn_config *cfg, const char *name) {
+  const char *p2p = nn_config_p2p_env(cfg, name);
+  if (p2p) return p2p;
   for (int i = 0; cfg && name && i < cfg->n_envs; i++)
     if (!strcmp(cfg->envs[i].name, name)) return cfg->envs[i].value;
   return NULL;

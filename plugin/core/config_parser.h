@@ -5,7 +5,8 @@
  *
  * config_parse.c reads a buffer line by line and hands each directive to its
  * module: config_machine.c (gpu, numa, cpu: what the machine is) and
- * config_rules.c (rule, env, model, topology, include-csv: what to change).
+ * config_rules.c (rule, env, model, topology, include-csv: what to change) and
+ * config_p2p.c (p2p: what peer access was proven).
  * Both report through nn_perr, which counts the error and records it with the
  * file name and line, so one run shows every problem of a file.
  */
@@ -109,6 +110,9 @@ void nn_config_parser_env(struct nn_parser *p);
 void nn_config_parser_model(struct nn_parser *p);
 void nn_config_parser_topology(struct nn_parser *p);
 void nn_config_parser_include_csv(struct nn_parser *p);
+void nn_config_parser_p2p(struct nn_parser *p);
+/* After the last line: env lines that contradict the p2p line. */
+void nn_config_parser_p2p_finish(struct nn_parser *p);
 
 /* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
  * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */

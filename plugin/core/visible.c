@@ -2,6 +2,7 @@
 /* visible.c - CUDA_VISIBLE_DEVICES as a subset of the mapping (see visible.h). */
 #include "visible.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +46,16 @@ static int entry_index(const char *s, size_t len) {
 
 /* "CUDA_VISIBLE_DEVICES=0,1" or, when it is unset, what the driver enumerates. */
 static void who(const struct nn_visible *v, char *buf, size_t size) {
-  if (v->set) snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%.127s", v->list);
-  else snprintf(buf, size, "the CUDA devices of this process");
+  if (v->source == NN_VISIBLE_FROM_CUDA && !v->set) snprintf(buf, size, "the CUDA devices of this process");
+  else if (v->source == NN_VISIBLE_FROM_PROC)
+    snprintf(buf, size, "%s%.127s%sthe GPUs the NVIDIA driver shows this container", v->set ? "CUDA_VISIBLE_DEVICES=" : "",
+             v->list, v->set ? " of " : "");
+  else snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%.127s", v->list);
 }
 
 /* The whole mapping is judged; the visible GPUs found so far (v->n) stay listed. */
 static void whole(struct nn_visible *v, const char *what) {
-  char w[160];
+  char w[224];
   who(v, w, sizeof w);
   v->kind = NN_VISIBLE_ALL;
   snprintf(v->why, sizeof v->why, "%s: %.200s; the whole mapping is judged", w, what);
@@ -88,13 +92,37 @@ static int from_indices(const struct nn_config *cfg, struct nn_visible *v) {
   return 0;
 }
 
+static int every_gpu_has_bus(const struct nn_config *cfg) {
+  for (int i = 0; i < cfg->n_gpus; i++)
+    if (!cfg->gpus[i].has_bus) return 0;
+  return 1;
+}
+
+/* A GPU the driver shows whose bus id the mapping lacks: the mapping was written for another
+ * machine (or before a GPU moved), so none of it applies here. */
+static void unmapped(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus) {
+  char w[224], b[16];
+  who(v, w, sizeof w);
+  nn_busid_format(bus, b, sizeof b);
+  v->kind = NN_VISIBLE_UNMAPPED;
+  v->n = 0;
+  v->unmatched = 1;
+  snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line with bus=%s): the "
+           "mapping does not describe this machine: no topology served, no rules applied", w, b,
+           cfg->path ? cfg->path : "", b);
+}
+
 static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
   for (int i = 0; i < n; i++) {
     int pos = find_by_bus(cfg, &bus[i]);
+    if (pos < 0 && every_gpu_has_bus(cfg)) {
+      unmapped(cfg, v, &bus[i]);
+      return -1;
+    }
     if (pos < 0) {
-      char b[16], what[80];
+      char b[16], what[120];
       nn_busid_format(&bus[i], b, sizeof b);
-      snprintf(what, sizeof what, "the CUDA device at %s is not in the mapping", b);
+      snprintf(what, sizeof what, "the CUDA device at %s is not in the mapping, whose gpu lines lack bus=", b);
       unmatched(v, what);
       return -1;
     }
@@ -103,8 +131,22 @@ static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const 
   return 0;
 }
 
+/* Index entries of `v->list` as positions in the container's list `bus` (n of them). */
+static int from_listed_indices(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
+  struct nn_busid picked[NN_VISIBLE_MAX];
+  int k = 0;
+  for (const char *s = v->list; *s && k < NN_VISIBLE_MAX;) {
+    size_t len = strcspn(s, ",");
+    int index = entry_index(s, len);
+    if (index < 0 || index >= n) break;   /* CUDA ignores the rest of the list after a bad entry */
+    picked[k++] = bus[index];
+    s += len + (s[len] == ',');
+  }
+  return from_driver(cfg, v, picked, k);
+}
+
 static void classify(const struct nn_config *cfg, struct nn_visible *v) {
-  char w[160];
+  char w[224];
   who(v, w, sizeof w);
   if (v->n == 0) { whole(v, "no mapped GPU visible"); return; }
   if (v->n == 1) {
@@ -122,19 +164,85 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
              "are judged alone", w, v->n, v->numa);
 }
 
-void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
-                        struct nn_visible *out) {
+/* The set from `source`'s list `bus` (n GPUs; unused for FROM_VARIABLE), then its kind. */
+static void resolve_from(const struct nn_config *cfg, const char *value, int source, const struct nn_busid *bus,
+                         int n, struct nn_visible *out) {
+  out->set = value != NULL;
+  out->source = source;
+  snprintf(out->list, sizeof out->list, "%s", value ? value : "");
+  int rc;
+  if (source == NN_VISIBLE_FROM_VARIABLE) rc = from_indices(cfg, out);
+  else if (source == NN_VISIBLE_FROM_PROC && value) rc = from_listed_indices(cfg, out, bus, n);
+  else rc = from_driver(cfg, out, bus, n);
+  if (rc) return;
+  if (!value && out->n == cfg->n_gpus) return;   /* the driver sees the whole mapping: nothing to say */
+  classify(cfg, out);
+}
+
+static void clear(struct nn_visible *out) {
   memset(out, 0, sizeof *out);
   out->numa = -1;
+}
+
+void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                        struct nn_visible *out) {
+  clear(out);
   if (!cfg || cfg->n_gpus == 0) return;
   struct nn_busid bus[NN_VISIBLE_MAX];
   int n = busids ? busids(bus, NN_VISIBLE_MAX) : -1;
-  if (!value && n < 0) return;     /* unset, and no driver to ask: the whole mapping */
-  out->set = value != NULL;
-  snprintf(out->list, sizeof out->list, "%s", value ? value : "");
-  if (n >= 0 ? from_driver(cfg, out, bus, n) : from_indices(cfg, out)) return;
-  if (!value && out->n == cfg->n_gpus) return;   /* the driver sees the whole mapping: nothing to say */
-  classify(cfg, out);
+  if (n >= 0) resolve_from(cfg, value, NN_VISIBLE_FROM_CUDA, bus, n, out);
+  else if (value) resolve_from(cfg, value, NN_VISIBLE_FROM_VARIABLE, NULL, 0, out);
+  /* else unset, and no driver to ask: the whole mapping */
+}
+
+void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                           const char *root, struct nn_visible *out) {
+  clear(out);
+  if (!cfg || cfg->n_gpus == 0) return;
+  struct nn_busid bus[NN_VISIBLE_MAX];
+  int n = busids ? busids(bus, NN_VISIBLE_MAX) : -1;
+  if (n >= 0 || !every_gpu_has_bus(cfg)) {
+    nn_visible_resolve(cfg, value, busids, out);
+    return;
+  }
+  n = nn_visible_driver_busids(root, bus, NN_VISIBLE_MAX);
+  int indices = value && entry_index(value, strcspn(value, ",")) >= 0;
+  if (n >= 0 && (!value || (indices && n < cfg->n_gpus))) resolve_from(cfg, value, NN_VISIBLE_FROM_PROC, bus, n, out);
+  else if (value) resolve_from(cfg, value, NN_VISIBLE_FROM_VARIABLE, NULL, 0, out);
+}
+
+static int bus_before(const struct nn_busid *a, const struct nn_busid *b) {
+  if (a->domain != b->domain) return a->domain < b->domain;
+  if (a->bus != b->bus) return a->bus < b->bus;
+  if (a->dev != b->dev) return a->dev < b->dev;
+  return a->func < b->func;
+}
+
+/* Inserts b into the sorted out[0..n), keeping the lowest `max`; returns the new count. */
+static int insert_sorted(struct nn_busid *out, int n, int max, const struct nn_busid *b) {
+  int at = n;
+  while (at > 0 && bus_before(b, &out[at - 1])) at--;
+  if (at >= max) return n;
+  int last = n < max ? n : max - 1;
+  memmove(&out[at + 1], &out[at], (size_t)(last - at) * sizeof *out);
+  out[at] = *b;
+  return n < max ? n + 1 : n;
+}
+
+int nn_visible_driver_busids(const char *root, struct nn_busid *out, int max) {
+  char dir[4096];
+  const char *r = root && *root ? root : "";
+  if (max <= 0 || snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir) return -1;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    struct nn_busid b;
+    if (e->d_name[0] != '.' && nn_busid_parse(e->d_name, &b) == 0) n = insert_sorted(out, n, max, &b);
+  }
+  closedir(d);
+  return n;
 }
 
 void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
@@ -149,6 +257,12 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
   view->n_gpus = vis->n;
 }
 
+const char *nn_visible_driver_root(void) {
+  /* It gives no more than CUDA_VISIBLE_DEVICES does: which of the mapping's GPUs are judged. */
+  const char *root = getenv(NN_VISIBLE_ROOT_ENV);
+  return root && root[0] == '/' ? root : NULL;
+}
+
 int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, int *pos, int max) {
   if (vis->unmatched) return -1;
   int named = vis->set || vis->n > 0;   /* else unset with no driver to ask: every GPU of the mapping */
@@ -158,7 +272,7 @@ int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, 
 }
 
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out) {
-  nn_visible_resolve(cfg, getenv("CUDA_VISIBLE_DEVICES"), nn_cudrv_visible_busids, out);
+  nn_visible_resolve_at(cfg, getenv("CUDA_VISIBLE_DEVICES"), nn_cudrv_visible_busids, nn_visible_driver_root(), out);
 }
 
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,

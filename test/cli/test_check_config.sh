@@ -179,4 +179,16 @@ printf 'gpu 0 bus=01:00.0 numa=0\n' > "$esc"
 "$cli" check-config "$esc" > "$tmp/out" 2>&1
 check "check-config ok line: the name escaped" "grep -qF 'a\\x1b[2Jb.conf: ok (1 GPU' '$tmp/out' && ! grep -q \"\$(printf '\\033')\" '$tmp/out'"
 
+# p2p lines: the variable each state sets is named; a bad level is a located error.
+printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\np2p ok level=SYS tested=2026-12-03\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok: names the level served" "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS' '$tmp/out'"
+printf 'gpu 0 bus=01:00.0 numa=0\np2p broken\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p broken: names NCCL_P2P_DISABLE=1" "[ \$? -eq 0 ] && grep -qF 'p2p broken: NCCL_P2P_DISABLE=1)' '$tmp/out'"
+printf 'gpu 0 bus=01:00.0 numa=0\np2p ok level=NVL\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok level=NVL: file, line and the levels accepted" \
+  "[ \$? -eq 1 ] && grep -qF '$tmp/p2p.conf:2: p2p: unknown level '\\''NVL'\\'' (expected LOC, PIX, PXB, PHB or SYS)' '$tmp/out'"
+
 nn_finish "check-config: all checks passed"

@@ -46,8 +46,10 @@ summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets no topolo
   ring 2 x 20.0 GB/s, tree 2 x 20.0 GB/s); a job whose GPUs all sit on one NUMA node
   (CUDA_VISIBLE_DEVICES set to one socket's GPUs, \`--visible-devices\`) gets the file; all 2 rules
   that apply change NCCL's own choice (allreduce 1 B - 64 KiB, allreduce 1 MiB - 4 GiB); there are
-  no \`env\` lines. Next: measure on the GPUs with \`nccl-numa calibrate\`, whose rules change NCCL's
-  choice only where the measurements beat it." "$out"
+  no \`env\` lines. GPU peer-to-peer is off (no \`p2p\` line): every transfer between GPUs goes through
+  host memory. In a VM it is the largest gain left (public reports, not measured here: 15.2 -> 1.0
+  us a transfer), once tested: docs/user/p2p.md. Next: measure on the GPUs with
+  \`nccl-numa calibrate\`, whose rules change NCCL's choice only where the measurements beat it." "$out"
 
 # NCCL's enabled protocols per release: LL128 only on the 2.31 development branch (released 2.31.2
 # and 2.32.3 check it for the default setting too)

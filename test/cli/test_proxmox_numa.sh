@@ -33,6 +33,31 @@ for vm in 101 102 103; do
   same "$tmp/err" "$exp/$vm.err" "$vm.conf stderr"
 done
 
+# --p2p-clique: one clique for all GPUs, or one per host socket, on function 0 only; the note once.
+for mode in one socket; do
+  run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --p2p-clique=$mode
+  [ $rc -eq 0 ] || fail "--p2p-clique=$mode: exit $rc: $(cat "$tmp/err")"
+  same "$tmp/out" "$exp/101-clique-$mode.out" "101.conf --p2p-clique=$mode stdout"
+  [ "$(grep -c 'It is a hint, not a proof' "$tmp/out")" = 1 ] || fail "--p2p-clique=$mode: the note is not said once"
+done
+run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --p2p-clique
+cmp -s "$tmp/out" "$exp/101-clique-one.out" || fail "--p2p-clique without a value is not one clique"
+[ "$(grep '^args:' "$tmp/out" | grep -o 'x-nv-gpudirect-clique=0' | wc -l)" = 8 ] || fail "--p2p-clique: not 8 GPUs in clique 0"
+! grep -q '00\.1,[^ ]*clique' "$tmp/out" || fail "--p2p-clique: a GPU's audio function got the clique"
+run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --p2p-clique=socket
+[ "$(grep '^args:' "$tmp/out" | grep -o 'x-nv-gpudirect-clique=1' | wc -l)" = 4 ] || fail "--p2p-clique=socket: not 4 GPUs in clique 1"
+run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1
+! grep -q 'clique' "$tmp/out" || fail "without --p2p-clique the rewrite mentions a clique"
+run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --p2p-clique=all
+[ $rc -eq 2 ] && grep -qF -- "--p2p-clique=all: expected one or socket" "$tmp/err" || fail "--p2p-clique=all: exit $rc"
+# QEMU itself accepts the property the rewrite writes (skipped where QEMU is absent).
+if command -v qemu-system-x86_64 >/dev/null; then
+  qemu-system-x86_64 -device vfio-pci,help 2>&1 | grep -q 'x-nv-gpudirect-clique=<uint4>' ||
+    fail "this QEMU's vfio-pci has no x-nv-gpudirect-clique property"
+else
+  echo "skipped: QEMU's x-nv-gpudirect-clique property not checked: no qemu-system-x86_64 here"
+fi
+
 # Refusals: exit 1, nothing on stdout, the exact message.
 for vm in i440fx no-pcie args-pxb other-node mixed-mapping x-vga pending hotplug-memory no-gpu not-on-host; do
   run "$fix" --vm-config $vm.conf --pci-mapping pci.cfg --node pve1

@@ -41,9 +41,8 @@ def served():
     return re.sub(r'  <pci busid="([^"]+)" class="0x030000"/>', lambda m: gpu(m.group(1)), xml)
 
 
-def run(oracle, xml):
-    out = subprocess.run([oracle, "--sm", "120", "--sizes", SIZES, "--colls", COLLS, "--kv", xml],
-                         capture_output=True, text=True, check=True).stdout
+def parse(out):
+    """The oracle's --kv output: its head line as a dict, and each choice as a dict."""
     head, choices = {}, []
     for line in out.splitlines():
         if line.startswith("nccl="):
@@ -51,6 +50,24 @@ def run(oracle, xml):
         elif line.startswith("choice "):
             choices.append(dict(re.findall(r'(\S+?)=(\S+)', line[7:])))
     return head, choices
+
+
+def run(oracle, xml):
+    out = subprocess.run([oracle, "--sm", "120", "--sizes", SIZES, "--colls", COLLS, "--kv", xml],
+                         capture_output=True, text=True, check=True).stdout
+    return parse(out)
+
+
+def print_case(name, head, choices):
+    print("case %s %s" % (name, head["nccl"]))
+    print("graphs ring %s %s tree %s %s comm %s" % (head["ring.model.nChannels"], head["ring.model.bwIntra"],
+          head["tree.model.nChannels"], head["tree.model.bwIntra"], head["comm.nChannels"]))
+    seen = set()
+    for c in choices:
+        if (c["coll"], c["bytes"]) in seen:   # a size below 1 B per rank, run as 1 B per rank
+            continue
+        seen.add((c["coll"], c["bytes"]))
+        print("%s %s %s %s %s" % (c["coll"], c["bytes"], c["algo"], c["proto"], c["time"]))
 
 
 def main():
@@ -79,16 +96,8 @@ def main():
                 xml = os.path.join(tmp, name + ".xml")
                 with open(xml, "w") as f:
                     f.write(text)
-                head, choices = run(oracle, xml)
-                print("case %s %s" % (name, head["nccl"]))
-                print("graphs ring %s %s tree %s %s comm %s" % (head["ring.model.nChannels"], head["ring.model.bwIntra"],
-                      head["tree.model.nChannels"], head["tree.model.bwIntra"], head["comm.nChannels"]))
-                seen = set()
-                for c in choices:
-                    if (c["coll"], c["bytes"]) in seen:   # a size below 1 B per rank, run as 1 B per rank
-                        continue
-                    seen.add((c["coll"], c["bytes"]))
-                    print("%s %s %s %s %s" % (c["coll"], c["bytes"], c["algo"], c["proto"], c["time"]))
+                print_case(name, *run(oracle, xml))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -59,7 +59,7 @@ static inline struct fake_rewrite *fake_rewrite_open(const struct nn_discovery *
   assert_non_null(r);
   assert_int_equal(nn_proxmox_vm_parse("100.conf", text, strlen(text), &r->vm, r->err, sizeof r->err), 0);
   assert_int_equal(nn_proxmox_assign(&r->vm, NULL, "pve1", r->err, sizeof r->err), 0);
-  r->in = (struct nn_proxmox_numa_input){"100.conf", "100", text, strlen(text), &r->vm, NULL, "pve1", d};
+  r->in = (struct nn_proxmox_numa_input){"100.conf", "100", text, strlen(text), &r->vm, NULL, "pve1", d, 0};
   r->c.in = &r->in;
   r->c.err = r->err;
   r->c.errsz = sizeof r->err;

@@ -16,7 +16,7 @@ static int rewrite(const struct nn_discovery *host, const char *text, struct nn_
   if (nn_proxmox_vm_parse("100.conf", text, strlen(text), &vm, err, errsz)) return -1;
   int rc = nn_proxmox_assign(&vm, NULL, "pve1", err, errsz);
   if (!rc) {
-    struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host};
+    struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host, 0};
     rc = nn_proxmox_numa_rewrite(&in, out, err, errsz);
   }
   nn_proxmox_vm_free(&vm);

@@ -40,6 +40,11 @@ static const char *unwrapped(char *text) {
   return text;
 }
 
+/* The sentence of a mapping without a p2p line (p2pview.c). */
+#define NO_P2P "GPU peer-to-peer is off (no `p2p` line): every transfer between GPUs goes through host " \
+               "memory. In a VM it is the largest gain left (public reports, not measured here: 15.2 -> 1.0 " \
+               "us a transfer), once tested: docs/user/p2p.md."
+
 static void has(const char *text, const char *want) {
   if (!strstr(text, want)) fail_msg("'%s' not in:\n%s", want, text);
 }
@@ -64,7 +69,8 @@ static void served_one_node(void **state) {
   /* the consequence first, the figures after, in the user's words */
   has(buf, "NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x "
            "24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 1; the one rule that applies picks what NCCL "
-           "picks itself at every size; there are no `env` lines. Next: measure on the GPUs with `nccl-numa calibrate`");
+           "picks itself at every size; there are no `env` lines. " NO_P2P " Next: measure on the GPUs with "
+           "`nccl-numa calibrate`");
   assert_null(strstr(buf, "graphs"));
   assert_null(strstr(buf, "own view"));
   assert_null(strstr(buf, "changes nothing"));
@@ -153,7 +159,7 @@ static void releases_and_env(void **state) {
   unwrapped(buf);
   has(buf, "nccl-numa changes nothing for this job on NCCL 2.27.3: NCCL 2.27.3 has no env plugin (it arrived in "
            "2.28.7), so NCCL gets no topology file from nccl-numa; the mapping has no rules; the 2 `env` lines "
-           "cannot apply (no env plugin before 2.28.7). Next: NCCL 2.28.7 or later, or `nccl-numa topo`");
+           "cannot apply (no env plugin before 2.28.7). " NO_P2P " Next: NCCL 2.28.7 or later, or `nccl-numa topo`");
   in.nccl_version = 22807;
   nn_summary_text(&in, buf, sizeof buf);
   unwrapped(buf);
@@ -198,9 +204,40 @@ static void rules_from_the_model(void **state) {
   nn_config_free(cfg);
 }
 
+/* A p2p line the plugin serves is a change; each state is said in the user's terms. */
+static void p2p_lines(void **state) {
+  (void)state;
+  static const struct {
+    const char *line, *said;
+    int changes;
+  } cases[] = {
+      {"p2p ok level=SYS\n", "The mapping's `p2p ok` (line 6) has the env plugin serve NCCL_P2P_LEVEL=SYS, so NCCL "
+                             "moves data between GPUs directly (peer-to-peer) for pairs up to path type SYS", 1},
+      {"p2p broken\n", "The mapping's `p2p broken` (line 6) has the env plugin serve NCCL_P2P_DISABLE=1", 1},
+      {"p2p unsupported\n", "GPU peer-to-peer is off (`p2p unsupported`, line 6): every transfer", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, AMD FOUR "%s", cases[i].line);
+    struct nn_config *cfg = nn_test_parse(text);
+    assert_int_equal(cfg->p2p.line, 6);
+    struct nn_topo_verdict v = verdict(0, 1, 0.1f);
+    struct nn_summary_rules r = {.modelled = 1};
+    struct nn_summary_in in = {.nccl_version = 23007, .cfg = cfg, .v = &v, .rules = &r};
+    char buf[4096];
+    nn_summary_text(&in, buf, sizeof buf);
+    unwrapped(buf);
+    has(buf, cases[i].said);
+    if (cases[i].changes) assert_null(strstr(buf, "changes nothing"));
+    else has(buf, "nccl-numa changes nothing");
+    nn_config_free(cfg);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(served_one_node), cmocka_unit_test(withheld_changes_nothing),
                                      cmocka_unit_test(every_cpu_pins_nothing),
-                                     cmocka_unit_test(releases_and_env), cmocka_unit_test(rules_from_the_model)};
+                                     cmocka_unit_test(releases_and_env), cmocka_unit_test(rules_from_the_model),
+                                     cmocka_unit_test(p2p_lines)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

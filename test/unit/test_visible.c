@@ -130,9 +130,147 @@ static void resolve_by_driver(void **state) {
   nn_visible_resolve(cfg, NULL, all_eight, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_string_equal(v.why, "");
+  /* a device whose bus id the mapping lacks: the mapping is another machine's */
   nn_visible_resolve(cfg, "GPU-33", no_driver_gpu, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_UNMAPPED);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_CUDA);
+  assert_non_null(strstr(v.why, "the GPU at 0000:e1:00.0 is not in the mapping t.conf"));
+  assert_non_null(strstr(v.why, "no topology served, no rules applied"));
+  nn_config_free(cfg);
+}
+
+/* A made-up ROOT/proc/driver/nvidia/gpus/ holding a directory per bus id of `list`
+ * (space-separated, made in that order); returns ROOT (static). */
+static const char *driver_root(const char *list) {
+  static char root[64];
+  snprintf(root, sizeof root, "/tmp/nn-visible-XXXXXX");
+  assert_non_null(mkdtemp(root));
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p proc/driver/nvidia/gpus && cd proc/driver/nvidia/gpus && "
+           "for b in %s; do mkdir \"$b\" && echo 'Model: made up' >\"$b/information\"; done", root, list);
+  assert_int_equal(system(cmd), 0);
+  return root;
+}
+
+/* The list as the driver shows it: bus order whatever the directory order, names that are
+ * not bus ids skipped, the lowest `max` kept, -1 without the directory. */
+static void driver_list(void **state) {
+  (void)state;
+  const char *root = driver_root("0000:81:00.0 0000:51:00.0 0000:71:00.0 0000:61:00.0 registry");
+  struct nn_busid b[NN_VISIBLE_MAX];
+  assert_int_equal(nn_visible_driver_busids(root, b, NN_VISIBLE_MAX), 4);
+  for (int i = 0; i < 4; i++) assert_int_equal(b[i].bus, 0x51 + 0x10 * i);
+  assert_int_equal(nn_visible_driver_busids(root, b, 2), 2);
+  assert_int_equal(b[0].bus, 0x51);
+  assert_int_equal(b[1].bus, 0x61);
+  assert_int_equal(nn_test_remove_tree(root), 0);
+  assert_int_equal(nn_visible_driver_busids(root, b, NN_VISIBLE_MAX), -1);
+}
+
+/* A pod given one socket's 4 GPUs (CUDA_VISIBLE_DEVICES unset, CUDA not loaded): the
+ * container's list decides, matched by bus id, and the view renumbers them from 0. */
+static void pod_one_socket(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  const char *root = driver_root("0000:81:00.0 0000:71:00.0 0000:61:00.0 0000:51:00.0");
+  struct nn_visible v;
+  nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_PROC);
+  assert_int_equal(v.n, 4);
+  assert_int_equal(v.numa, 1);
+  for (int i = 0; i < 4; i++) assert_int_equal(v.gpu[i], 4 + i);
+  assert_non_null(strstr(v.why, "the GPUs the NVIDIA driver shows this container: 4 GPUs, all on NUMA node 1"));
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_view(cfg, &v, own, &view);
+  assert_int_equal(view.n_gpus, 4);
+  assert_int_equal(view.gpus[0].index, 0);
+  assert_int_equal(view.gpus[0].bus.bus, 0x51);
+  assert_int_equal(view.gpus[3].numa, 1);
+  assert_ptr_equal(nn_visible_for_comm(cfg, &v, 4, 1, own, &view), &view);
+  /* CUDA_VISIBLE_DEVICES=1,2 in that pod: CUDA's 1 and 2 there are the node's GPUs 5 and 6 */
+  nn_visible_resolve_at(cfg, "1,2", NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.gpu[0], 5);
+  assert_int_equal(v.gpu[1], 6);
+  assert_non_null(strstr(v.why, "CUDA_VISIBLE_DEVICES=1,2 of the GPUs the NVIDIA driver shows this container"));
+  /* ... and an index past the pod's GPUs ends the list, as CUDA does: one GPU left */
+  nn_visible_resolve_at(cfg, "3,4", NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
-  assert_non_null(strstr(v.why, "the CUDA device at 0000:e1:00.0 is not in the mapping"));
+  assert_non_null(strstr(v.why, "one GPU visible"));
+  /* the CUDA driver, once loaded, wins over the list */
+  nn_visible_resolve_at(cfg, NULL, fake_driver, root, &v);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_CUDA);
+  assert_int_equal(v.n, 2);
+  /* without the list the mapping's indices are read, as before */
+  nn_visible_resolve_at(cfg, "1,2", NULL, "/nonexistent", &v);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_VARIABLE);
+  assert_int_equal(v.gpu[0], 1);
+  nn_visible_resolve_at(cfg, NULL, NULL, "/nonexistent", &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_string_equal(v.why, "");
+  assert_int_equal(nn_test_remove_tree(root), 0);
+  nn_config_free(cfg);
+}
+
+/* A pod given both sockets' GPUs: all 8 is the whole mapping, silently; 2 of each, the whole
+ * mapping's verdict, said. */
+static void pod_both_sockets(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  const char *root = driver_root("0000:11:00.0 0000:21:00.0 0000:31:00.0 0000:41:00.0 "
+                                 "0000:51:00.0 0000:61:00.0 0000:71:00.0 0000:81:00.0");
+  struct nn_visible v;
+  nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_int_equal(v.n, 8);   /* listed, in bus order, for the engine's binding */
+  assert_string_equal(v.why, "");
+  int pos[NN_VISIBLE_MAX];
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), 8);
+  assert_int_equal(pos[7], 7);
+  /* a mapping's index entries on a host whose driver shows all its GPUs: as before */
+  nn_visible_resolve_at(cfg, "6,7", NULL, root, &v);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_VARIABLE);
+  assert_int_equal(v.gpu[0], 6);
+  assert_int_equal(nn_test_remove_tree(root), 0);
+  root = driver_root("0000:31:00.0 0000:41:00.0 0000:51:00.0 0000:61:00.0");
+  nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_SPANS);
+  assert_int_equal(v.n, 4);
+  assert_non_null(strstr(v.why, "this container: 4 GPUs on more than one NUMA node; the whole mapping is judged"));
+  assert_int_equal(nn_test_remove_tree(root), 0);
+  nn_config_free(cfg);
+}
+
+/* A pod with a GPU the mapping does not list: nothing applies, and the message says which
+ * GPU and which file. A mapping without bus ids cannot be matched: read as before. */
+static void pod_unmapped_gpu(void **state) {
+  (void)state;
+  struct nn_config *cfg = mapping("4+4", AMD26, 120);
+  const char *root = driver_root("0000:51:00.0 0000:61:00.0 0000:e1:00.0");
+  struct nn_visible v;
+  nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_UNMAPPED);
+  assert_int_equal(v.n, 0);
+  int pos[NN_VISIBLE_MAX];
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), -1);   /* no binding either */
+  assert_string_equal(v.why, "the GPUs the NVIDIA driver shows this container: the GPU at 0000:e1:00.0 is not in "
+                      "the mapping t.conf (no gpu line with bus=0000:e1:00.0): the mapping does not describe this "
+                      "machine: no topology served, no rules applied");
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view;
+  nn_visible_view(cfg, &v, own, &view);
+  assert_int_equal(view.n_gpus, 8);
+  /* a host-side mapping (the CLI reads one; its gpu lines have no bus=) */
+  for (int i = 0; i < cfg->n_gpus; i++) cfg->gpus[i].has_bus = 0;
+  nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_string_equal(v.why, "");
+  nn_visible_resolve_at(cfg, "0,1", NULL, root, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.source, NN_VISIBLE_FROM_VARIABLE);
+  assert_int_equal(nn_test_remove_tree(root), 0);
   nn_config_free(cfg);
 }
 
@@ -288,7 +426,10 @@ static void oracle_subsets(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve), cmocka_unit_test(order), cmocka_unit_test(resolve_by_driver),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve),          cmocka_unit_test(order),
+                                     cmocka_unit_test(resolve_by_driver), cmocka_unit_test(driver_list),
+                                     cmocka_unit_test(pod_one_socket),   cmocka_unit_test(pod_both_sockets),
+                                     cmocka_unit_test(pod_unmapped_gpu),
                                      cmocka_unit_test(oracle_subsets)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,9 @@ export NCCL_NUMA_CPUINFO="$root/test/fixtures/cpuinfo/intel-emerald-rapids"
 # explain, check and the plugin judge the GPUs CUDA_VISIBLE_DEVICES leaves: the tests set it
 # where they mean to, never inherit it from the machine.
 unset CUDA_VISIBLE_DEVICES
+# ... and so the GPUs the NVIDIA driver shows this machine (/proc/driver/nvidia/gpus): a root
+# without that directory, so the tests' made-up mappings are judged whole on a GPU host too.
+export NCCL_NUMA_DRIVER_ROOT="$root/test/fixtures/driver/none"
 
 # ---- the program under test ----
 
