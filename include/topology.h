@@ -141,7 +141,8 @@ void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const cha
 /* One prediction: "ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s". */
 void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size);
 
-/* "NCCL 2.28.9" or "NCCL 2.33.1 (unverified for 2.33.1: table row 2.32)". */
+/* "NCCL 2.28.9", or for a release the table does not hold "NCCL 2.33.1 (newer than checked:
+ * treated as 2.32)" (older: "older than checked"), else "(unverified for X: table row R)". */
 void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 #endif

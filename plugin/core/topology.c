@@ -208,8 +208,15 @@ void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t 
 void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size) {
   char ver[16];
   nn_nccl_version_format(v->version, ver, sizeof ver);
-  if (v->version_unverified)
-    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, v->rel ? v->rel->name : "?");
+  int count;
+  const struct nn_nccl_release *t = nn_nccl_release_table(&count);
+  const char *row = v->rel ? v->rel->name : "?";
+  if (v->version_unverified && v->version > t[count - 1].last)
+    snprintf(buf, size, "NCCL %s (newer than checked: treated as %s)", ver, row);
+  else if (v->version_unverified && v->version < t[0].first)
+    snprintf(buf, size, "NCCL %s (older than checked: treated as %s)", ver, row);
+  else if (v->version_unverified)
+    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, row);
   else
     snprintf(buf, size, "NCCL %s", ver);
 }
