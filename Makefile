@@ -210,6 +210,12 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man1/nccl-numa-*.1
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/,$(notdir $(wildcard docs/examples/*.conf)))
 	-rmdir $(DESTDIR)$(PREFIX)/share/nccl-numa/examples $(DESTDIR)$(PREFIX)/share/nccl-numa 2>/dev/null
+	@# the other directories install made, where empty now; under /usr and /usr/local (no DESTDIR)
+	@# they belong to the system's hierarchy and stay
+	-@case "$(DESTDIR)$(PREFIX)" in /usr|/usr/|/usr/local|/usr/local/) exit 0;; esac; \
+	for d in $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR) $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX); do \
+	  [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; done; true
 
 # Manual pages of the command and of each subcommand, made by help2man from their own
 # --help and --version (so they cannot drift from the program).

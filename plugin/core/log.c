@@ -30,7 +30,9 @@ static void emit(const struct nn_logger *logger, int level, unsigned subsys, con
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
   if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE")) return;
-  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", msg);
+  /* the messages name the plugin for NCCL's log ("nccl-numa: ..."); here the prefix does */
+  const char *text = strncmp(msg, "nccl-numa: ", 11) ? msg : msg + 11;
+  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", text);
 }
 
 void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fmt, ...) {
