@@ -30,8 +30,18 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 OPT ?= -O2 -g
+# Headers live by area (include/util, include/core, include/abi/nccl) and each area's
+# objects see only the areas below them: plugin/util sees util, plugin/core and cli/
+# see core and util, plugin/abi sees all three. So plugin/core and plugin/util cannot
+# include an NCCL ABI header: the name is not found, and a path to one is refused after
+# the compile (AREA_CHECK reads the object's .d). Tests and tools see everything.
+INC_UTIL := -Iinclude/util
+INC_CORE := -Iinclude/core $(INC_UTIL)
+INC_ABI := -Iinclude/abi/nccl -Iplugin/abi $(INC_CORE) -I.
+INC_CLI := -I. $(INC_CORE)
+INC_ALL := $(INC_ABI)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	-Iinclude -Iplugin/abi -I. $(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
+	$(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
 	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -54,7 +64,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test check demo install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
+.PHONY: all test check demo golden install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
 all: $(SO) $(CLI)
 
 # Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
@@ -64,12 +74,24 @@ DEPFLAGS = -MMD -MP
 # The flags are a file too: an object is rebuilt when they change (another CC, SAN or OPT,
 # or hwloc or cmocka installed since the last build), never left built without them.
 FLAGS_STAMP := $(BUILD)/flags.txt
-FLAGS_NOW := $(CC) $(CFLAGS_ALL) $(HWLOC_CFLAGS) $(HWLOC_LIBS) $(CMOCKA_CFLAGS) $(CMOCKA_LIBS)
+FLAGS_NOW := $(CC) $(CFLAGS_ALL) $(INC_ABI) $(INC_CLI) $(HWLOC_CFLAGS) $(HWLOC_LIBS) $(CMOCKA_CFLAGS) $(CMOCKA_LIBS)
 $(shell mkdir -p $(BUILD) && now='$(subst ','\'',$(FLAGS_NOW))' && \
   { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$$now" ] || printf '%s\n' "$$now" > $(FLAGS_STAMP); })
 $(BUILD)/obj/%.o: %.c VERSION Makefile $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(HWLOC_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(AREA_INC) $(DEPFLAGS) $(HWLOC_CFLAGS) -c $< -o $@
+	$(AREA_CHECK)
+$(BUILD)/obj/plugin/util/%.o: AREA_INC = $(INC_UTIL)
+$(BUILD)/obj/plugin/util/%.o: AREA_CHECK = $(call area_refuse,include/core/|include/abi/|plugin/abi/)
+$(BUILD)/obj/plugin/core/%.o: AREA_INC = $(INC_CORE)
+$(BUILD)/obj/plugin/core/%.o: AREA_CHECK = $(call area_refuse,include/abi/|plugin/abi/)
+$(BUILD)/obj/plugin/abi/%.o: AREA_INC = $(INC_ABI)
+$(BUILD)/obj/cli/%.o: AREA_INC = $(INC_CLI)
+# area_refuse PATTERN: fail (and remove the object) when a header the object included
+# matches PATTERN, however it was named in the #include.
+area_refuse = @if grep -Eq '(^| )[^ :]*($(1))' $(@:.o=.d); then \
+	echo "$<: includes a header of an area it may not use:" >&2; \
+	grep -Eo '[^ :]*($(1))[^ :]*' $(@:.o=.d) | sort -u | sed 's/^/  /' >&2; rm -f $@; exit 1; fi
 $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
@@ -94,18 +116,24 @@ $(CLI): $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(CLI_A) $(CORE_A)
 $(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@mkdir -p $(BUILD)/obj/test/unit
-	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -MF $(BUILD)/obj/test/unit/$*.d -MT $@ $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $(DEPFLAGS) -MF $(BUILD)/obj/test/unit/$*.d -MT $@ $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) -Itest/unit $< -o $@ $(CLI_A) $(ABI_A) $(CORE_A) \
 		$(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 
 unit-bins: $(UNIT_BIN)
 
+# The include flags of tests and tools, for the scripts that compile their own
+# (test/lint, test/fuzz, test/stress, test/bench).
+.PHONY: include-flags
+include-flags:
+	@echo '$(INC_ALL)'
+
 # Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
-$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/nccl_abi.h
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/abi/nccl/nccl_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/concurrency: test/abi/concurrency.c include/nccl_abi.h
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+$(BUILD)/tools/concurrency: test/abi/concurrency.c include/abi/nccl/nccl_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 # What nccl_smoke is built against (as DRIVER_STAMP below): another CUDA_HOME, or another NCCL
 # under the same one, rebuilds it instead of testing the old one.
 SMOKE_STAMP := $(BUILD)/tools/nccl_smoke.settings
@@ -128,18 +156,18 @@ GPUKIT_SRC := test/gpu/nclog.c test/gpu/driver_format.c
 GPUKIT_H := test/gpu/nclog.h test/gpu/driver_format.h
 $(BUILD)/tools/nn_gpucheck: test/gpu/gpucheck.c $(GPUKIT_SRC) $(GPUKIT_H) $(CLI_A) $(CORE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itest/gpu test/gpu/gpucheck.c $(GPUKIT_SRC) -o $@ $(CLI_A) $(CORE_A) \
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu test/gpu/gpucheck.c $(GPUKIT_SRC) -o $@ $(CLI_A) $(CORE_A) \
 		$(LDFLAGS_ALL) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 $(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(CLI_A) $(CORE_A) test/unit/nn_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -Itest/gpu -Itest/unit test/gpu/test_gpukit.c $(GPUKIT_SRC) -o $@ \
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $(CMOCKA_CFLAGS) -Itest/gpu -Itest/unit test/gpu/test_gpukit.c $(GPUKIT_SRC) -o $@ \
 		$(CLI_A) $(CORE_A) $(LDFLAGS_ALL) $(CMOCKA_LIBS) $(HWLOC_LIBS) $(XML_LIBS) -ldl -lpthread -lm
 $(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/gpu/driver_format.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
-$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/nccl_abi.h
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
+$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/abi/nccl/nccl_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
 # NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.
 NCCL_INC ?= $(CUDA_HOME)/include
 NCCL_LIB ?= $(CUDA_HOME)/lib64
@@ -186,6 +214,11 @@ check:
 
 demo:
 	@bash test/demo.sh
+
+# Rewrites the golden outputs (test/golden/COMMAND/CASE.out) from the CLI as built: after a
+# deliberate change of what explain, check, topo or discover print; review the diff.
+golden: $(CLI)
+	@NCCL_NUMA_BIN=$(CURDIR)/$(CLI) bash test/golden/run.sh --update
 
 deps:
 	@bash .ci/deps.sh

@@ -1,26 +1,67 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs every test of nccl-numa; `make test` calls this. Each case passes, fails,
-# or is skipped (exit 77) with its reason. The last line is the summary.
+# Runs every test of nccl-numa; `make test` calls this, `make check` (NN_TEST_QUICK=1) the
+# quick part. Each case passes, fails, or is skipped (exit 77) with its reason; its output is
+# in $LOG/NAME.log and its duration in $LOG/times.tsv. The last line is the summary.
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+# BUILD: the build directory under test (default build); `make check BUILD=out` tests out/.
+BUILD=${BUILD:-build}
+export BUILD NN_BUILD=$BUILD
 # The tests' mappings are made up: on a GPU host the driver's own GPU list (visible.h) would
 # not match them. A root without that list keeps every case the same on any machine.
 export NCCL_NUMA_DRIVER_ROOT=$PWD/test/fixtures/driver/none
-LOG=build/test-logs
+LOG=$BUILD/test-logs
 mkdir -p "$LOG"
+: >"$LOG/times.tsv"
 pass=0 fail=0 skip=0 failed=()
+
+# verdict NAME LOGFILE RC: counts and prints one case's result.
+verdict() {
+  local name=$1 out=$2 rc=$3
+  if [ "$rc" -eq 0 ]; then pass=$((pass+1)); echo "PASS $name"
+  elif [ "$rc" -eq 77 ]; then skip=$((skip+1)); echo "SKIP $name: $(grep -m1 -i 'skipped' "$out" || tail -n1 "$out")"
+  else fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, log $out)"; tail -n 30 "$out" | sed 's/^/    /'
+  fi
+}
+
+logof() { echo "$LOG/${1//\//_}.log"; }
+
+# timed LOGFILE CMD...: runs CMD with its output in LOGFILE; records its seconds in times.tsv.
+timed() {
+  local out=$1; shift
+  local start=${EPOCHREALTIME/./}
+  "$@" >"$out" 2>&1 </dev/null
+  local rc=$?
+  local us=$(( ${EPOCHREALTIME/./} - start ))
+  printf "%s\t%d.%d\n" "$(basename "$out" .log)" $((us / 1000000)) $((us / 100000 % 10)) >>"$LOG/times.tsv"
+  return $rc
+}
 
 run_case() {   # run_case NAME CMD...
   local name=$1; shift
-  local out="$LOG/${name//\//_}.log"
-  "$@" >"$out" 2>&1
-  local rc=$?
-  if [ $rc -eq 0 ]; then pass=$((pass+1)); echo "PASS $name"
-  elif [ $rc -eq 77 ]; then skip=$((skip+1)); echo "SKIP $name: $(grep -m1 -i 'skipped' "$out" || tail -n1 "$out")"
-  else fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, log $out)"; tail -n 30 "$out" | sed 's/^/    /'
-  fi
+  local out; out=$(logof "$name")
+  timed "$out" "$@"
+  verdict "$name" "$out" $?
+}
+
+# run_parallel PREFIX CMD FILE...: "CMD FILE" for every FILE, JOBS at a time, each with its own
+# log and exit status; the results are then printed in the order given, as run_case would.
+run_parallel() {
+  local prefix=$1 cmd=$2; shift 2
+  local f name
+  for f in "$@"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    name=$prefix/$(basename "$f" .sh)
+    ( timed "$(logof "$name")" $cmd "$f"; echo $? >"$(logof "$name").rc" ) &
+  done
+  wait
+  for f in "$@"; do
+    name=$prefix/$(basename "$f" .sh)
+    verdict "$name" "$(logof "$name")" "$(cat "$(logof "$name").rc")"
+    rm -f "$(logof "$name").rc"
+  done
 }
 
 build() {   # build LABEL MAKEARGS...
@@ -31,10 +72,6 @@ build() {   # build LABEL MAKEARGS...
   fi
 }
 
-build default all unit-bins tools
-for t in build/test/test_*; do run_case "unit/$(basename "$t")" "$t"; done
-run_case abi/conformance build/tools/abi_conformance build/libnccl-tuner-numa.so
-
 summary() {
   echo
   [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
@@ -42,28 +79,43 @@ summary() {
   [ $fail -eq 0 ]
 }
 
-# make check (NN_TEST_QUICK=1): the unit tests, ABI conformance and the CLI tests only.
+# The CLI tests: all of them, or (make check) all but those test/slow.txt lists.
+cli_tests() {
+  local t
+  for t in test/cli/test_*.sh; do
+    [ -n "${NN_TEST_QUICK:-}" ] && grep -qx "cli/$(basename "$t" .sh)" <(sed 's/[[:space:]]*#.*//' test/slow.txt) && continue
+    echo "$t"
+  done
+}
+
+build default BUILD="$BUILD" all unit-bins tools
+run_parallel unit "" "$BUILD"/test/test_*
+run_case abi/conformance "$BUILD"/tools/abi_conformance "$BUILD"/libnccl-tuner-numa.so
+run_case lint/include-areas bash test/lint/test_include_areas.sh
+
+# make check (NN_TEST_QUICK=1): the unit tests, ABI conformance and the quick CLI tests only.
 if [ -n "${NN_TEST_QUICK:-}" ]; then
-  for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
+  run_parallel cli bash $(cli_tests)
+  echo "not run by make check (make test runs them): $(sed -n 's/^\([a-z]\S*\).*/\1/p' test/slow.txt | tr '\n' ' ')"
   summary
   exit
 fi
 
-build asan BUILD=build/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
+build asan BUILD="$BUILD"/asan SAN=address,undefined OPT="-O1 -g" all unit-bins tools
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for t in build/asan/test/test_*; do run_case "asan/$(basename "$t")" "$t"; done
-run_case asan/abi-conformance build/asan/tools/abi_conformance build/asan/libnccl-tuner-numa.so
+run_parallel asan "" "$BUILD"/asan/test/test_*
+run_case asan/abi-conformance "$BUILD"/asan/tools/abi_conformance "$BUILD"/asan/libnccl-tuner-numa.so
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 # The same sources must stay -Werror clean with clang.
 if command -v clang >/dev/null; then
-  run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD=build/clang all unit-bins tools
+  run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD="$BUILD"/clang all unit-bins tools
 fi
 
-build tsan BUILD=build/tsan SAN=thread OPT="-O1 -g" build/tsan/libnccl-tuner-numa.so build/tsan/tools/concurrency
-run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 build/tsan/tools/concurrency build/tsan/libnccl-tuner-numa.so 32
+build tsan BUILD="$BUILD"/tsan SAN=thread OPT="-O1 -g" "$BUILD"/tsan/libnccl-tuner-numa.so "$BUILD"/tsan/tools/concurrency
+run_case tsan/concurrency env TSAN_OPTIONS=halt_on_error=1 "$BUILD"/tsan/tools/concurrency "$BUILD"/tsan/libnccl-tuner-numa.so 32
 
-for t in test/cli/test_*.sh; do [ -e "$t" ] && run_case "cli/$(basename "$t" .sh)" bash "$t"; done
+run_parallel cli bash $(cli_tests)
 run_case nccl/real-nccl-env-plugin bash test/nccl/run_smoke.sh
 # The benchmark's checks, in seconds: every rule count's decisions against the reference scan,
 # every re-read observed, one timing row; no target asserted (`make bench` prints them all).
@@ -72,7 +124,7 @@ run_case bench/check env BENCH_ARGS=-Q BENCH_INSTR=0 bash test/bench/run.sh
 # The GPU kit: its log checks on NCCL log excerpts and the whole kit on stand-ins
 # (always), the driver built against the CUDA runtime and NCCL found here (skipped
 # without them), and the kit itself (skipped without a GPU).
-run_case gpu/kit-unit build/tools/test_gpukit
+run_case gpu/kit-unit "$BUILD"/tools/test_gpukit
 run_case gpu/kit-checks bash test/gpu/test_gpucheck.sh
 run_case gpu/kit-rehearsal bash test/gpu/test_kit_rehearsal.sh
 run_case gpu/kit-failures bash test/gpu/test_kit_failures.sh

@@ -197,6 +197,11 @@ void nn_config_parser_env(struct nn_parser *p) {
     nn_prefuse(p, "env: %s refused, not served: %s", name, refusal);
     return;
   }
+  char why[640];
+  if (nn_env_value_refusal(name, value, why, sizeof why)) {
+    nn_prefuse(p, "env: %s='%s' refused, not served: %s", name, nn_quote(p, value), why);
+    return;
+  }
   int *slot = env_slot(p, name);
   if (*slot) {
     nn_perr(p, "env: duplicate %s (first on line %d)", name, c->envs[*slot - 1].line);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* policy.c - compile rules into per-collective byte segments; decide per call. */
 #include "policy.h"
-#include "plugin/core/policy_fast.h"
+#include "policy_fast.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -58,7 +58,7 @@ static void whole(struct nn_visible *v, const char *what) {
   char w[224];
   who(v, w, sizeof w);
   v->kind = NN_VISIBLE_ALL;
-  snprintf(v->why, sizeof v->why, "%s: %.200s; the whole mapping is judged", w, what);
+  snprintf(v->why, sizeof v->why, "%s: %.140s; the whole mapping is judged", w, what);
 }
 
 /* The devices could not be matched to the mapping: nothing is listed. */

@@ -22,7 +22,7 @@ BIN="$BUILD/bench/bench_tuner"
 make -s BUILD="$BUILD" "$SO"
 mkdir -p "$BUILD/bench"
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-  -Wmissing-prototypes -Wformat=2 -Iinclude test/bench/bench_tuner.c -o "$BIN" -ldl -lm
+  -Wmissing-prototypes -Wformat=2 $(make -s include-flags) test/bench/bench_tuner.c -o "$BIN" -ldl -lm
 
 # shellcheck disable=SC2086
 cmd=("$BIN" -l "$SO" ${BENCH_ARGS:-})

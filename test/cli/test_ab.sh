@@ -94,20 +94,24 @@ printf 'gpu 0 bus=zz numa=0\n' > "$T/bad.conf"
 "$CLI" ab --nccl-tests "$T/tests" --arm bad="$T/bad.conf" --out "$T/y" >/dev/null 2>"$T/e"; check "invalid mapping refused with file:line" "[ $? -eq 1 ] && grep -q 'bad.conf:1' '$T/e'"
 "$CLI" ab --nccl-tests "$T/tests" --arm stock="$T/a.conf" --out "$T/z" >/dev/null 2>&1; check "arm name stock refused" "[ $? -eq 1 ]"
 
-# A failed ab leaves no empty run directory; two runs with the default name in the same
-# second both get one (the second with -2).
+# A failed ab leaves no empty run directory.
 mkdir -p "$T/cwd"
 (cd "$T/cwd" && "$root/$CLI" ab --nccl-tests "$T/nowhere" --config "$T/a.conf" >/dev/null 2>"$T/e")
 check "failed ab: exit 1, says nothing ran, leaves no run directory" \
   "[ $? -eq 1 ] && grep -q 'nothing ran; .*removed' '$T/e' && [ -z \"\$(ls '$T/cwd')\" ]"
-mkdir -p "$T/cwd2"
-now=$(date +%s)
-for k in 0 1 2 3 4 5; do mkdir "$T/cwd2/nccl-numa-ab-$(date -d "@$((now + k))" +%Y%m%d-%H%M%S)"; done
-(cd "$T/cwd2" && "$root/$CLI" ab --nccl-tests "$T/tests" --config "$T/a.conf" --colls all_reduce \
-   -b 8 -e 8 -g 2 --repeats 1 --no-plot >/dev/null 2>"$T/e2")
+# Two runs with the default name in the same second both get one (the second with -2). The
+# second is the default name already taken: ab's clock (time(), from a preloaded stand-in) reads
+# a fixed second whose name the test made first, whatever the time the run starts.
+printf '#include <stdlib.h>\n#include <time.h>\ntime_t time(time_t *t) { time_t v = strtoll(getenv("NN_FAKE_TIME"), 0, 10); if (t) *t = v; return v; }\n' >"$T/clock.c"
+cc -shared -fPIC -o "$T/clock.so" "$T/clock.c" || fail "cc clock.so"
+second=1700000000
+taken=nccl-numa-ab-$(TZ=UTC date -d "@$second" +%Y%m%d-%H%M%S)
+mkdir -p "$T/cwd2/$taken"
+(cd "$T/cwd2" && TZ=UTC NN_FAKE_TIME=$second LD_PRELOAD="$T/clock.so" "$root/$CLI" ab --nccl-tests "$T/tests" \
+   --config "$T/a.conf" --colls all_reduce -b 8 -e 8 -g 2 --repeats 1 --no-plot >/dev/null 2>"$T/e2")
 rc=$?
 check "default name taken (a run in the same second): the next free NAME-2 is used" \
-  "[ $rc -eq 0 ] && [ \$(ls '$T/cwd2' | grep -c -- '-2\$') -eq 1 ] && [ -s \"\$(ls -d '$T'/cwd2/*-2)/runs.tsv\" ] && ! grep -q 'File exists' '$T/e2'"
+  "[ $rc -eq 0 ] && [ \"\$(ls '$T/cwd2')\" = \"$taken"$'\n'"$taken-2\" ] && [ -s '$T/cwd2/$taken-2/runs.tsv' ] && ! grep -q 'File exists' '$T/e2'"
 
 # report: usage errors say what is wrong.
 "$CLI" report "$T/run" --bogus >/dev/null 2>"$T/e"

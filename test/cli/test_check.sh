@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # `nccl-numa check` on fake machines built at run time (sysfs trees, cpuinfo, mappings,
-# topology files): the exact report for a good guest and for a bare-metal AMD host that hits
-# NCCL's socket-link hazard, then one case per problem, each with its message and exit 1.
+# topology files): a good guest and a bare-metal AMD host that hits NCCL's socket-link hazard
+# (their exact reports are golden cases, test/golden/check), then one case per problem, each
+# with its message and exit 1.
 # NCCL_NUMA_BIN overrides the CLI under test (default build/nccl-numa).
 . "$(dirname "$0")/helpers/lib.sh"
 nn_cli
@@ -33,52 +34,10 @@ good=$tmp/good.conf
   for i in 0 1 2 3; do echo "gpu $i bus=0000:0$((i + 1)):00.0 numa=1"; done
   for i in 4 5 6 7; do echo "gpu $i bus=0000:0$((i + 1)):00.0 numa=0"; done; } >"$good"
 
+# The exact reports of a good guest and of the bare-metal hazard are golden cases
+# (test/golden/check/ref-guest-zen3-2.28.9, bare-amd-no-mapping-2.28.9); here what they lead to.
 check --sysfs-root "$guest" --config "$good"
-want="nccl-numa check of $guest
-GPUs (NVIDIA, from sysfs):
-  0000:01:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:02:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:03:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:04:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:05:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:06:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:07:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-  0000:08:00.0  numa_node -1  (flagged: NCCL cannot tell this GPU's socket)
-NUMA nodes of this OS: 1
-  node 0 cpus 0-15
-Topology files:
-  NCCL_TOPO_FILE: not set
-  /var/run/nvidia-topologyd/virtualTopology.xml: absent
-Mapping:
-  $good
-  8 GPUs on 2 NUMA nodes
-Socket link (NCCL's graph search):
-  PCIe link of 8 GPUs: not readable in sysfs (max_link_speed/width)
-  plugin (the one verdict auto mode uses):
-  release: NCCL 2.28.9, from --nccl-version
-  no topology served (mode=auto, NCCL 2.28.9): NCCL's search on the served file (ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)) would be worse than on its own view (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s); NCCL models the AuthenticAMD socket link at 16 GB/s, below its 18 GB/s floor for compute capability 10.0 (assumed). NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view; serve it anyway (\`topology mode=numa\`) only where \`nccl-numa ab\` measures it faster
-  GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 10.0 (assumed: none known); search floor 18 GB/s
-  predicted search (NCCL 2.28.9):
-    served file (2 CPU nodes):  ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)
-    NCCL's own view:           ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s
-GPU peer access:
-  not checked: --no-cuda
-Result: 0 problems
-Next steps:
-  - nothing to fix, but nccl-numa changes nothing for this job (summary below); measure on the
-    GPUs with: nccl-numa calibrate --config $good
-    (its rules change NCCL's choice only where the measurements beat it)
-summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file: with it
-  NCCL would find no working ring, so it is not given and NCCL uses its own detection, which pins no
-  CPUs (with the file: failed ring and tree searches, 1 x 0.1 GB/s; without it: ring 2 x 24.0 GB/s,
-  tree 2 x 24.0 GB/s); a job whose GPUs all sit on one NUMA node (CUDA_VISIBLE_DEVICES set to one
-  socket's GPUs, \`--visible-devices\`) gets the file; the mapping has no rules; there are no \`env\`
-  lines. GPU peer-to-peer is off (no \`p2p\` line): every transfer between GPUs goes through host
-  memory. In a VM it is the largest gain left (public reports, not measured here: 15.2 -> 1.0 us a
-  transfer), once tested: docs/user/p2p.md. Next: measure on the GPUs with \`nccl-numa calibrate\`,
-  whose rules change NCCL's choice only where the measurements beat it."
-if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then echo "ok good guest: exact report, exit 0"
-else fail "good guest (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
+[ "$rc" -eq 0 ] && grep -qx "Result: 0 problems" "$tmp/out" && echo "ok good guest: no problem, exit 0" || fail "good guest (exit $rc): $out"
 
 # One socket's GPUs of the shipped example (--visible-devices, else CUDA_VISIBLE_DEVICES): judged
 # alone, as the plugin does, and served; the summary says what that changes.
@@ -149,40 +108,7 @@ printf '%s\n' "port 0000:00:01.1" "port 0000:80:01.1" "dev 0000:00:01.1/0000:01:
   "node 0 cpus=0-31" "node 1 cpus=32-63" | nn_sysfs_tree "$bm"
 cpuinfo "$bm" AuthenticAMD 25 17
 check --sysfs-root "$bm"
-want="nccl-numa check of $bm
-GPUs (NVIDIA, from sysfs):
-  0000:01:00.0  numa_node 0
-  0000:02:00.0  numa_node 0
-  0000:81:00.0  numa_node 1
-  0000:82:00.0  numa_node 1
-NUMA nodes of this OS: 2
-  node 0 cpus 0-31
-  node 1 cpus 32-63
-Topology files:
-  NCCL_TOPO_FILE: not set
-  /var/run/nvidia-topologyd/virtualTopology.xml: absent
-Mapping:
-  none (no --config, NCCL_NUMA_CONFIG unset, no /etc/nccl-numa.conf)
-Socket link (NCCL's graph search):
-  PCIe link of 4 GPUs: not readable in sysfs (max_link_speed/width)
-  NCCL will see its own detection: 4 GPUs (sysfs numa_node)
-  release: NCCL 2.28.9, from --nccl-version
-  GPU link: 48 GB/s as NCCL models it (assumed gen5 x16: not in sysfs, no pcie= in the mapping); compute capability 10.0 (assumed: none known); search floor 18 GB/s
-  predicted search (NCCL 2.28.9) on its own detection: ring search fails (1 x 0.1 GB/s), 2 socket crossings | tree search fails (1 x 0.1 GB/s)
-  PROBLEM: NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability 10.0 (assumed) (ring fails, tree fails); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel
-GPU peer access:
-  not checked: --no-cuda
-Result: 1 problem
-  1. NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor for compute capability 10.0 (assumed) (ring fails, tree fails); NCCL logs \"Could not find a path for pattern 4\" and runs 1 channel
-Next steps:
-  - let \`topology mode=auto\` withhold a file NCCL's search rates worse (no \`mode=numa\`, no
-    NCCL_TOPO_FILE), unless nccl-numa ab against \`topology mode=off\` shows a gain; a GPU link
-    below the floor is the slot's (generation x width), which no topology file changes
-summary: nccl-numa changes nothing for this job on NCCL 2.28.9: there is no mapping, so NCCL gets no
-  topology file; there are no rules; there are no \`env\` lines. Next: make a mapping
-  (\`nccl-numa discover\`), then measure on the GPUs with \`nccl-numa calibrate\`."
-if [ "$rc" -eq 1 ] && [ "$out" = "$want" ]; then echo "ok bare-metal AMD hazard: exact report, exit 1"
-else fail "bare metal (exit $rc)"; diff <(echo "$want") <(echo "$out"); fi
+has_problem "bare-metal AMD, no mapping: NCCL's own search fails" "socket link modelled at 16 GB/s, below the 18 GB/s floor"
 cpuinfo "$bm" GenuineIntel 6 207
 check --sysfs-root "$bm"
 [ "$rc" -eq 0 ] && echo "ok bare-metal Intel model 207: no hazard" || fail "bare-metal intel: $out"

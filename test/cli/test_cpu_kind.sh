@@ -33,7 +33,7 @@ if ! unshare -m true 2>/dev/null; then
   nn_skip "the host swap needs a mount namespace (unshare -m failed); the CPU-kind checks above passed"
 fi
 for host in "$intel" "$amd"; do
-  for t in test_explain test_topo test_include_csv test_check test_env_verdict test_docs; do
+  for t in test_explain test_topo test_include_csv test_check test_env_verdict test_docs test_golden; do
     if unshare -m bash -c 'mount --bind "$1" /proc/cpuinfo && grep -q "^vendor_id" /proc/cpuinfo &&
         [ "$(sed -n "s/^vendor_id[[:space:]]*: //p" /proc/cpuinfo)" = "$(sed -n "s/^vendor_id[[:space:]]*: //p" "$1")" ] &&
         bash "$2"' _ "$host" "$root/test/cli/$t.sh" >"$tmp/$t.log" 2>&1; then

@@ -13,50 +13,23 @@ unset HWLOC_XMLFILE
 run() { nn_run 30 discover --no-cuda "$@"; }
 
 cd "$fix"
+# The exact outputs on the hwloc fixtures are golden cases (test/golden/discover).
 run --xml 2s-8gpu-interleaved.xml
-expect "two sockets, bus order interleaving them" 0 "# nccl-numa discover: on bare-metal-8gpu, from hwloc XML 2s-8gpu-interleaved.xml, 1970-01-01T00:00:00Z
-# GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical
-# GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.
-# sm= left out: the CUDA driver cannot tell (--no-cuda)
-cpu vendor=GenuineIntel family=6 model=143
-numa 0 cpus=0-7,16-23
-numa 1 cpus=8-15,24-31
-gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0
-gpu 1 bus=0000:21:00.0 numa=1 host=0000:21:00.0
-gpu 2 bus=0000:41:00.0 numa=0 host=0000:41:00.0
-gpu 3 bus=0000:61:00.0 numa=1 host=0000:61:00.0
-gpu 4 bus=0000:81:00.0 numa=0 host=0000:81:00.0
-gpu 5 bus=0000:a1:00.0 numa=1 host=0000:a1:00.0
-gpu 6 bus=0000:c1:00.0 numa=0 host=0000:c1:00.0
-gpu 7 bus=0000:e1:00.0 numa=1 host=0000:e1:00.0"
+expect_rc 0 "two sockets, bus order interleaving them"
 printf '%s\n' "$out" >"$tmp/bare.conf"
 timeout 30 "$cli" check-config "$tmp/bare.conf" >/dev/null 2>&1 && echo "ok output passes check-config" \
   || fail "discover output rejected by check-config: $("$cli" check-config "$tmp/bare.conf" 2>&1)"
 
 # HWLOC_XMLFILE is honoured as well; without the CUDA driver sm= is left out and the header says why.
 HWLOC_XMLFILE=$fix/epyc-ref-host.xml timeout 30 "$cli" discover >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
-expect "HWLOC_XMLFILE, reference host" 0 "# nccl-numa discover: on pve1, from hwloc XML $fix/epyc-ref-host.xml (HWLOC_XMLFILE), 1970-01-01T00:00:00Z
-# GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical
-# GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.
-# sm= left out: the CUDA driver cannot tell (the topology is not this machine's)
-cpu vendor=AuthenticAMD family=25 model=17
-numa 0 cpus=0-7,16-23
-numa 1 cpus=8-15,24-31
-gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0
-gpu 1 bus=0000:11:00.0 numa=0 host=0000:11:00.0
-gpu 2 bus=0000:61:00.0 numa=0 host=0000:61:00.0
-gpu 3 bus=0000:71:00.0 numa=0 host=0000:71:00.0
-gpu 4 bus=0000:81:00.0 numa=1 host=0000:81:00.0
-gpu 5 bus=0000:91:00.0 numa=1 host=0000:91:00.0
-gpu 6 bus=0000:e1:00.0 numa=1 host=0000:e1:00.0
-gpu 7 bus=0000:f1:00.0 numa=1 host=0000:f1:00.0"
+timeout 30 "$cli" discover --xml "$fix/epyc-ref-host.xml" >"$tmp/xml.out" 2>&1
+[ "$rc" -eq 0 ] && [ "$(head -n1 "$tmp/out")" = "# nccl-numa discover: on pve1, from hwloc XML $fix/epyc-ref-host.xml (HWLOC_XMLFILE), 1970-01-01T00:00:00Z" ] \
+  && diff <(tail -n +2 "$tmp/out") <(tail -n +2 "$tmp/xml.out") >/dev/null \
+  && echo "ok HWLOC_XMLFILE: said in the header, the same mapping as --xml" || fail "HWLOC_XMLFILE (exit $rc): $out"
 
 run --xml vm-gpus-under-machine.xml
 expect "VM: GPUs under the Machine -> exit 1, nothing on stdout" 1 ""
-for b in 01 02 03 04; do
-  expect_err_has "VM: GPU $b named" "nccl-numa discover: GPU 0000:$b:00.0: NUMA node unknown: its first non-I/O ancestor is the Machine"
-done
-expect_err_has "VM: advice" "run discover where the sockets are visible: on bare metal, or on the"
+# (what it says, GPU by GPU: test/golden/discover/hwloc-vm-gpus-under-machine)
 
 run --xml vm-gpus-under-machine.xml --allow-unknown --assume-numa 0000:01:00.0=1 --assume-numa 02:00.0=1
 expect "allow-unknown without a value for every GPU" 1 ""

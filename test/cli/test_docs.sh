@@ -4,7 +4,8 @@
 # output compared. In such a block a line "$ CMD" is a command (a trailing "\" continues it
 # on the next line), run by bash from the repository root with stderr joined to stdout; the
 # lines after it, up to the next command, are its whole output, where a line "..." stands
-# for any number of lines. The commands of one file run in one shell, in order, so an
+# for any number of lines and "..." within a line for any text on it. README.md's commands
+# must also exit 0 (they are the ones a new user runs first). The commands of one file run in one shell, in order, so an
 # `export` or a file written by one example is there for the next. /tmp/nn-example is a
 # private temporary directory here; `nccl-numa` is the CLI under test. Every relative link
 # [text](path#anchor) must name a file of the repository and, with #anchor, one of its headings.
@@ -46,9 +47,13 @@ def examples(path):
         i += 1
     return out
 
+def line_pattern(w):
+    """A wanted line: "..." within it stands for any text on that line."""
+    return ".*".join(re.escape(part) for part in w.split("..."))
+
 def matches(want, got):
     """want's lines equal got's, a "..." line standing for any number of lines."""
-    pat = "".join(r"(?:.*\n)*?" if w == "..." else re.escape(w) + r"\n" for w in want)
+    pat = "".join(r"(?:.*\n)*?" if w == "..." else line_pattern(w) + r"\n" for w in want)
     return re.fullmatch(pat, "".join(g + "\n" for g in got)) is not None
 
 def slug(heading):
@@ -81,14 +86,20 @@ for path in files:
     script = ["nccl-numa() { %s \"$@\"; }" % cli, "set +e"]
     for n, (line, text, _) in enumerate(items):
         script.append("echo '@@nn-docs %d@@'" % n)
-        script.append("{ %s\n} 2>&1" % text.replace(example, private))
+        script.append("{ %s\n} 2>&1; echo \"@@nn-rc $?@@\"" % text.replace(example, private))
     run = subprocess.run(["bash", "-c", "\n".join(script)], capture_output=True, text=True,
                          timeout=300, env=dict(os.environ, SOURCE_DATE_EPOCH="0"))
     parts = re.split(r"^@@nn-docs \d+@@\n", run.stdout, flags=re.M)[1:]
     for n, (line, text, want) in enumerate(items):
         checked += 1
         got = parts[n].split("\n")[:-1] if n < len(parts) else ["(not run: %s)" % run.stderr]
+        rc = int(got.pop()[len("@@nn-rc "):-2]) if got and got[-1].startswith("@@nn-rc ") else None
         want = [w.replace(example, private) for w in want]
+        if path == "README.md" and rc != 0:
+            fails += 1
+            print("FAIL %s:%d: `$ %s` exited %s; README's commands must work" % (path, line, text, rc))
+            print("  got:\n    " + "\n    ".join(got))
+            continue
         if matches(want, got):
             print("ok %s:%d: $ %s" % (path, line, text.split("\n")[0]))
             continue

@@ -11,13 +11,18 @@ XML=$root/test/fixtures/hwloc/2s-8gpu-interleaved.xml
 VM=$root/test/fixtures/proxmox/101.conf
 cd "$tmp" || exit 1
 
-# run_to BASE CMD ARGS...: runs the command into BASE.out and BASE.err with its UTC time stamps
-# (discover's header) replaced, so that two runs a second apart compare equal; echoes the exit.
+# run_to BASE CMD ARGS...: runs the command into BASE.out and BASE.err with its time stamps
+# (discover's header, ab's and calibrate's default run directory) replaced, so that two runs
+# a second apart compare equal; echoes the exit.
 run_to() {
   local base=$1 rc
   shift
-  timeout 60 "$cli" "$@" >"$base.raw" 2>"$base.err"; rc=$?
-  sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g' "$base.raw" >"$base.out"
+  timeout 60 "$cli" "$@" >"$base.rawout" 2>"$base.rawerr"; rc=$?
+  local t
+  for t in out err; do
+    sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g; s/(nccl-numa-(ab|calibrate))-[0-9]{8}-[0-9]{6}/\1-TIME/g' \
+      "$base.raw$t" >"$base.$t"
+  done
   echo $rc
 }
 

@@ -52,18 +52,9 @@ grep -q '<?xml' "$tmp/out" && fail "generate: XML declaration in output"
 # NUMA 0 first, its GPUs (2, 3) in index order.
 [ "$(grep -o 'busid="[^"]*"' "$tmp/out" | tr '\n' ' ')" = 'busid="0000:c1:00.0" busid="0000:c2:00.0" busid="0000:41:00.0" busid="0000:42:00.0" ' ] \
   || fail "generate: GPU order $(grep -o 'busid="[^"]*"' "$tmp/out" | tr '\n' ' ')"
-grep -q 'mode=auto, NUMA nodes with GPUs 2, CPU AuthenticAMD, modelled CPU link 16 GB/s' "$tmp/err" \
-  || fail "generate: verdict numbers missing on stderr ($err)"
-grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: verdict reason missing ($err)"
-grep -q 'release: NCCL 2.28.9, from --nccl-version' "$tmp/err" || fail "generate: release and its source ($err)"
-grep -q 'compute capability 10.0 (assumed: none known); search floor 18 GB/s' "$tmp/err" || fail "generate: floor ($err)"
-# the predicted searches, side by side (NCCL 2.28.9's own search on these files: 4 GPUs, AMD 16 GB/s
-# under the 18 GB/s floor of Blackwell; one flat CPU with gen5 x16 links: 2 x 20)
-grep -q 'served file (2 CPU nodes):  ring search fails (1 x 0.1 GB/s), 2 socket crossings' "$tmp/err" \
-  || fail "generate: served prediction ($err)"
-grep -q "NCCL's own view:           ring 2 x 20.0 GB/s, 0 socket crossings | tree 2 x 20.0 GB/s" "$tmp/err" \
-  || fail "generate: own-view prediction ($err)"
-grep -q 'assumed gen5 x16' "$tmp/err" || fail "generate: the link assumption is not stated ($err)"
+# The verdict on stderr (release, floor, both predicted searches) is the golden case
+# test/golden/topo/good-2.28.9; here only that there is one.
+grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: no verdict on stderr ($err)"
 
 # the release: newer than the table, the newest row and "unverified"; malformed; from a library
 run --config "$fix/good.conf" --nccl-version 2.40.1

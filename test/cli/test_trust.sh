@@ -35,6 +35,20 @@ nn_run 10 exec --config "$tmp/open.conf" -- touch "$tmp/ran"
 [ "$rc" -eq 1 ] && [ ! -e "$tmp/ran" ] && grep -qF -- "$why" "$tmp/err" && echo "ok exec: mode 0666, not run" \
   || fail "exec ran with an untrusted mapping (exit $rc): $err"
 
+# An env value outside its name's grammar: 3000 x 'A' as NCCL_SOCKET_IFNAME smashed the stack
+# of NCCL 2.28.9 (parseStringList); check-config names file, line, name and rule.
+{ printf 'gpu 0 bus=0000:01:00.0 numa=0\nenv NCCL_SOCKET_IFNAME='; head -c 3000 /dev/zero | tr '\0' A
+  printf '\nenv NCCL_IB_TC=0x10\nnuma 0 cpus=0-3\n'; } >"$tmp/values.conf"
+nn_run 10 check-config "$tmp/values.conf"
+expect_rc 1 "check-config: env values outside their grammar"
+grep -qF "$tmp/values.conf:2: env: NCCL_SOCKET_IFNAME='AAAAAAAA" "$tmp/err" &&
+  grep -qF "refused, not served: the value is longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT],... with at most 16 entries, each NAME 1 to 63 of" "$tmp/err" &&
+  echo "ok check-config: 3000 x A NCCL_SOCKET_IFNAME refused" || fail "3000 x A: $err"
+expect_err_line "$tmp/values.conf:3: env: NCCL_IB_TC='0x10' refused, not served: NCCL_IB_TC takes decimal digits, 0 to 255" "NCCL_IB_TC"
+expect_err_line "$tmp/values.conf: invalid (2 env lines refused; the plugin would apply the rest: 1 GPU, 0 rules, 0 env)" "values summary"
+[ "$(wc -c <"$tmp/err")" -lt 2000 ] || fail "check-config quoted the 3000-byte value whole"
+
+
 if [ "$(id -u)" -ne 0 ]; then
   nn_finish "passed (the cases of another user skipped: not root)"
 fi

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_printable.c - libFuzzer target: nn_printable (include/printable.h) on arbitrary
+ * fuzz_printable.c - libFuzzer target: nn_printable (include/util/printable.h) on arbitrary
  * bytes, and a mapping written through mapwrite with those bytes in its comments. The
  * escaped text must be printable ASCII within its bound, escaping it again must change
  * nothing, and the written mapping must read back as its one gpu line: no new directive.

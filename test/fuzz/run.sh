@@ -47,12 +47,12 @@ if ! make -s -j"$JOBS" CC="$CLANG" BUILD="$FB" SAN="$SAN" OPT="-O1 -g" CFLAGS="-
   echo "fuzz: cannot build the instrumented libraries:"; tail -n 30 "$BUILD-fuzz.log"; exit 1
 fi
 XML_LIBS=$(pkg-config --libs libxml-2.0 2>/dev/null); HWLOC_LIBS=$(pkg-config --libs hwloc 2>/dev/null)
-XML_CFLAGS=$(pkg-config --cflags libxml-2.0 2>/dev/null)
+XML_CFLAGS=$(pkg-config --cflags libxml-2.0 2>/dev/null); INC=$(make -s include-flags)
 mkdir -p "$FB/fuzz"
 for t in $TARGETS; do
   # shellcheck disable=SC2086
   "$CLANG" -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wmissing-prototypes \
-    -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all -Iinclude -Iplugin/abi -I. $XML_CFLAGS \
+    -fsanitize=fuzzer,$SAN -fno-sanitize-recover=all $INC $XML_CFLAGS \
     "test/fuzz/fuzz_$t.c" -o "$FB/fuzz/$t" "$FB/libnn-cli.a" "$FB/libnn-abi.a" "$FB/libnn-core.a" \
     $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || { echo "fuzz: cannot build $t"; exit 1; }
 done
@@ -142,7 +142,7 @@ if [ "${FUZZ_COVERAGE:-0}" = 1 ]; then
     for t in $TARGETS; do
       # shellcheck disable=SC2086
       "$CLANG" -std=c11 -D_GNU_SOURCE -O0 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
-        -Iinclude -Iplugin/abi -I. $XML_CFLAGS "test/fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
+        $INC $XML_CFLAGS "test/fuzz/fuzz_$t.c" -o "$CB/fuzz/$t" "$CB/libnn-cli.a" \
         "$CB/libnn-abi.a" "$CB/libnn-core.a" $HWLOC_LIBS $XML_LIBS -ldl -lpthread -lm || continue
       rm -f "$CB/fuzz/$t".*.profraw
       LLVM_PROFILE_FILE="$CB/fuzz/$t.%p.profraw" "$CB/fuzz/$t" -runs=0 "$FB/fuzz/corpus/$t" "test/fuzz/corpus/$t" \

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/../.."
 JOBS=${LINT_JOBS:-$(nproc)}
 FILES=${LINT_FILES:-$(git ls-files -co --exclude-standard -- 'plugin/*.c' 'cli/*.c' 'test/bench/*.c' \
   'test/stress/*.c' 'test/fuzz/*.c' 'test/compat/*.c' 'test/*.c' 'test/*/*.c' | sort -u | tr '\n' ' ')}
-INCLUDES=(-Iinclude -Iplugin/abi -I. -Itest/unit -Itest/abi -Itest/stress
+# shellcheck disable=SC2207
+INCLUDES=($(make -s include-flags) -Itest/unit -Itest/abi -Itest/stress
   "-DNN_VERSION=\"$(cat VERSION)\"")   # as the Makefile passes it
 # shellcheck disable=SC2207
 EXTRA=($(pkg-config --cflags libxml-2.0 hwloc cmocka 2>/dev/null) -DNN_VERSION=\"lint\")

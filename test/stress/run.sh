@@ -16,7 +16,7 @@ CC=${CC:-cc}
 LOG="$BUILD/stress"
 mkdir -p "$LOG"
 FLAGS=(-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-       -Wmissing-prototypes -Wformat=2 -Iinclude)
+       -Wmissing-prototypes -Wformat=2 $(make -s include-flags))
 quick=${STRESS_QUICK:-0}
 failed=0
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_ascii.c - the config's keyword comparison (include/ascii.h), and that parsing does
+/* test_ascii.c - the config's keyword comparison (include/util/ascii.h), and that parsing does
  * not follow the host program's locale. */
 #include <locale.h>
 

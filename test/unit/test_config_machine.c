@@ -126,7 +126,7 @@ static void test_host_side(void **state) {
   assert_int_equal(c->host_side, 0);
   nn_config_free(c);
   /* the marker is found in any comment line, before or after the gpu lines */
-  c = parse_ok("env NCCL_SOCKET_IFNAME=nccl-numa:\n# note: nccl-numa: host-side mapping\n");
+  c = parse_ok("env NCCL_SOCKET_IFNAME=nccl-numa\n# note: nccl-numa: host-side mapping\n");
   assert_int_equal(c->host_side, 1);
   nn_config_free(c);
 }

@@ -116,9 +116,9 @@ static void test_rule_limit(void **state) {
 
 static void test_env_lines(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok("env NCCL_IB_HCA=\nenv NCCL_SOCKET_IFNAME=a=b\nenv NCCL_P2P_LEVEL=x\n");
+  struct nn_config *c = parse_ok("env NCCL_IB_HCA=\nenv NCCL_SOCKET_IFNAME==eth0\nenv NCCL_P2P_LEVEL=NVL\n");
   assert_string_equal(nn_config_env(c, "NCCL_IB_HCA"), "");
-  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "a=b");
+  assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "=eth0");
   assert_int_equal(c->envs[2].line, 3);
   nn_config_free(c);
   expect_err("env\n", 1, "env: expected env NCCL_NAME=value");
@@ -178,15 +178,71 @@ static void test_env_refused(void **state) {
   expect_err("env NCCL_NET_PLUGIN=/x/evil.so\nrule algo=bogus\n", 1, "env: NCCL_NET_PLUGIN refused");
 }
 
+/* A value outside its name's grammar is refused like a refused name: named with file, line,
+ * name and rule, not served, and the rest of the file applies. */
+static void test_env_value_refused(void **state) {
+  (void)state;
+  char text[8192] = GPUS2 "env NCCL_IB_SL=3\nenv NCCL_SOCKET_IFNAME=";
+  size_t at = strlen(text);
+  memset(text + at, 'A', 3000);
+  strcpy(text + at + 3000, "\nenv NCCL_IB_TC=0x10\nrule algo=ring\n");
+  struct nn_config *c = NULL;
+  struct nn_diag d = {0};
+  assert_int_equal(nn_config_parse(NAME, text, strlen(text), NULL, &c, &d), 0);
+  assert_int_equal(d.n, 0);
+  assert_int_equal(c->refused.n, 2);
+  const char *want = NAME ":4: env: NCCL_SOCKET_IFNAME='AAAA";
+  if (strncmp(c->refused.msgs[0], want, strlen(want))) fail_msg("got '%s'", c->refused.msgs[0]);
+  assert_non_null(strstr(c->refused.msgs[0], "refused, not served: the value is longer than 255 bytes; "
+                                             "NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
+  assert_true(strlen(c->refused.msgs[0]) < 600);   /* the value quoted short */
+  assert_non_null(strstr(c->refused.msgs[1], NAME ":5: env: NCCL_IB_TC='0x10' refused, not served: NCCL_IB_TC "
+                                             "takes decimal digits, 0 to 255"));
+  assert_null(nn_config_env(c, "NCCL_SOCKET_IFNAME"));
+  assert_null(nn_config_env(c, "NCCL_IB_TC"));
+  assert_string_equal(nn_config_env(c, "NCCL_IB_SL"), "3");
+  assert_int_equal(c->n_rules, 1);
+  nn_config_free(c);
+}
+
+/* The <!-- env-values --> table of docs/user/mapping.md: each allowed name in one row, and a
+ * row of numbers "`LO` to `HI`" (or "`0` or `1`") says what the code's rule says. */
+static void check_values_table(char *doc, int n) {
+  char *start = strstr(doc, "<!-- env-values -->"), *end = start ? strstr(start, "<!-- /env-values -->") : NULL;
+  if (!end) fail_msg("docs/user/mapping.md has no <!-- env-values --> ... <!-- /env-values --> block");
+  *end = 0;
+  int listed = 0;
+  for (char *row = start; (row = strstr(row, "\n| "));) {
+    char *eol = strchr(row + 1, '\n');
+    if (eol) *eol = 0;
+    long lo = -1, hi = -1;
+    if (sscanf(row, "\n| `%ld` to `%ld`", &lo, &hi) != 2 && sscanf(row, "\n| `%ld` or `%ld`", &lo, &hi) != 2) lo = -1;
+    for (char *p = row; (p = strstr(p, "`NCCL_"));) {
+      char name[64], rule[512], want[64];
+      size_t len = strcspn(p + 1, "`");
+      snprintf(name, sizeof name, "%.*s", (int)len, p + 1);
+      if (nn_env_refusal(name)) fail_msg("the values table lists %s, which is not served", name);
+      snprintf(want, sizeof want, "decimal digits, %ld to %ld", lo, hi);
+      if (lo >= 0 && strcmp(nn_env_value_rule(name, rule, sizeof rule), want))
+        fail_msg("docs say %s takes %ld to %ld; the code: %s", name, lo, hi, rule);
+      listed++;
+      p += len + 2;
+    }
+    if (!eol) break;
+    *eol = '\n';
+    row = eol;
+  }
+  assert_int_equal(listed, n);
+}
+
 /* The allow-list: sorted for its bsearch, every name served, and docs/user/mapping.md lists
  * exactly these names. */
 static void test_env_allow_list(void **state) {
   (void)state;
-  const char *const *names = nn_env_allowed_names();
   int n = 0;
-  for (; names[n]; n++) {
-    assert_null(nn_env_refusal(names[n]));
-    if (n) assert_true(strcmp(names[n - 1], names[n]) < 0);
+  for (; nn_env_allowed_name(n); n++) {
+    assert_null(nn_env_refusal(nn_env_allowed_name(n)));
+    if (n) assert_true(strcmp(nn_env_allowed_name(n - 1), nn_env_allowed_name(n)) < 0);
   }
   assert_true(n > 40);
   size_t len;
@@ -204,6 +260,9 @@ static void test_env_allow_list(void **state) {
     p = q + 1;
   }
   assert_int_equal(listed, n);
+  free(doc);
+  doc = nn_test_slurp("docs/user/mapping.md", &len);
+  check_values_table(doc, n);
   free(doc);
 }
 
@@ -255,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_rule_limit),
       cmocka_unit_test(test_env_lines),
       cmocka_unit_test(test_env_refused),
+      cmocka_unit_test(test_env_value_refused),
       cmocka_unit_test(test_env_allow_list),
       cmocka_unit_test(test_model_lines),
       cmocka_unit_test(test_topology_lines),

@@ -7,11 +7,10 @@
 
 static void test_allowed(void **state) {
   (void)state;
-  const char *const *names = nn_env_allowed_names();
   int n = 0;
-  for (; names[n]; n++) {
-    assert_null(nn_env_refusal(names[n]));
-    if (n) assert_true(strcmp(names[n - 1], names[n]) < 0);   /* sorted, no duplicates: bsearch */
+  for (; nn_env_allowed_name(n); n++) {
+    assert_null(nn_env_refusal(nn_env_allowed_name(n)));
+    if (n) assert_true(strcmp(nn_env_allowed_name(n - 1), nn_env_allowed_name(n)) < 0);   /* sorted, no duplicates: bsearch */
   }
   assert_true(n > 20);
   assert_null(nn_env_refusal("NCCL_P2P_DISABLE"));
@@ -32,7 +31,98 @@ static void test_refused(void **state) {
   assert_non_null(strstr(plugin, "librar"));
 }
 
+/* The value grammar: for each kind, what is served and what is refused, and the rule named. */
+static void value_is(const char *name, const char *value, int ok) {
+  char why[640];
+  const char *r = nn_env_value_refusal(name, value, why, sizeof why);
+  if (ok && r) fail_msg("%s=%.60s refused: %s", name, value, r);
+  if (!ok && !r) fail_msg("%s=%.60s served", name, value);
+  if (!ok && !strstr(r, name)) fail_msg("the refusal does not name %s: %s", name, r);
+}
+
+static void test_values_numbers(void **state) {
+  (void)state;
+  value_is("NCCL_IB_SL", "0", 1);
+  value_is("NCCL_IB_SL", "15", 1);
+  value_is("NCCL_IB_SL", "16", 0);
+  value_is("NCCL_IB_SL", "-1", 0);
+  value_is("NCCL_IB_SL", "0x1", 0);
+  value_is("NCCL_IB_SL", " 1", 0);
+  value_is("NCCL_BUFFSIZE", "4194304", 1);
+  value_is("NCCL_BUFFSIZE", "99999999999999999999999", 0);   /* strtoll would saturate */
+  value_is("NCCL_P2P_DISABLE", "1", 1);
+  value_is("NCCL_P2P_DISABLE", "2", 0);
+  value_is("NCCL_MAX_NCHANNELS", "64", 1);
+  value_is("NCCL_MAX_NCHANNELS", "65", 0);
+  value_is("NCCL_IB_SL", "", 1);   /* "": NCCL's default */
+}
+
+static void test_values_words(void **state) {
+  (void)state;
+  value_is("NCCL_DEBUG", "info", 1);
+  value_is("NCCL_DEBUG", "LOUD", 0);
+  value_is("NCCL_SOCKET_FAMILY", "AF_INET6", 1);
+  value_is("NCCL_SOCKET_FAMILY", "af_inet6", 0);   /* NCCL compares with strcmp */
+  value_is("NCCL_P2P_LEVEL", "SYS", 1);
+  value_is("NCCL_P2P_LEVEL", "5", 1);
+  value_is("NCCL_P2P_LEVEL", "99999999999", 0);   /* wraps to -1 in ncclGetLevel: an index */
+  value_is("NCCL_ALGO", "ring", 1);
+  value_is("NCCL_ALGO", "^NVLS,PAT;allreduce:tree,ring;broadcast:ring", 1);
+  value_is("NCCL_ALGO", "ring;tree", 0);   /* a second section without a function */
+  value_is("NCCL_ALGO", "warp", 0);
+  value_is("NCCL_PROTO", "LL,Simple;allreduce:^LL", 1);
+  value_is("NCCL_PROTO", "LL,,Simple", 0);
+  value_is("NCCL_DEBUG_SUBSYS", "^INIT,COLL", 1);
+  value_is("NCCL_DEBUG_SUBSYS", "INIT,NOPE", 0);
+}
+
+static void test_values_interfaces(void **state) {
+  (void)state;
+  char big[3001];
+  memset(big, 'A', 3000);
+  big[3000] = 0;
+  value_is("NCCL_SOCKET_IFNAME", big, 0);   /* smashed NCCL 2.28.9's stack */
+  char n63[64], n64[65];
+  memset(n63, 'e', 63);
+  n63[63] = 0;
+  memset(n64, 'e', 64);
+  n64[64] = 0;
+  value_is("NCCL_SOCKET_IFNAME", n63, 1);
+  value_is("NCCL_SOCKET_IFNAME", n64, 0);
+  value_is("NCCL_SOCKET_IFNAME", "^=eth0,ib0.100,enp1s0f1", 1);
+  value_is("NCCL_SOCKET_IFNAME", "=^eth0", 0);
+  value_is("NCCL_IB_HCA", "mlx5_0:1,mlx5_1:1", 1);
+  value_is("NCCL_IB_HCA", "mlx5_0:", 0);
+  value_is("NCCL_IB_HCA", "mlx5_0:70000", 0);
+  value_is("NCCL_IB_HCA", "mlx5 0", 0);
+  value_is("NCCL_IB_HCA", "a,,b", 0);
+  char list[200] = "";
+  for (int i = 0; i < 16; i++) strcat(list, i ? ",e" : "e");
+  value_is("NCCL_SOCKET_IFNAME", list, 1);
+  strcat(list, ",e");
+  value_is("NCCL_SOCKET_IFNAME", list, 0);   /* 17 entries */
+  char why[640];
+  assert_non_null(nn_env_value_refusal("NCCL_SOCKET_IFNAME", big, why, sizeof why));
+  assert_non_null(strstr(why, "longer than 255 bytes"));
+}
+
+/* Every allowed name has a rule in words, and refuses a value of 256 bytes. */
+static void test_every_name_bounded(void **state) {
+  (void)state;
+  char big[257], rule[512], why[640];
+  memset(big, '1', 256);
+  big[256] = 0;
+  for (int i = 0; nn_env_allowed_name(i); i++) {
+    const char *name = nn_env_allowed_name(i);
+    assert_true(strlen(nn_env_value_rule(name, rule, sizeof rule)) > 10);
+    assert_non_null(nn_env_value_refusal(name, big, why, sizeof why));
+  }
+  assert_string_equal(nn_env_value_rule("NCCL_NET_PLUGIN", rule, sizeof rule), "");
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_allowed), cmocka_unit_test(test_refused)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_allowed), cmocka_unit_test(test_refused),
+                                     cmocka_unit_test(test_values_numbers), cmocka_unit_test(test_values_words),
+                                     cmocka_unit_test(test_values_interfaces), cmocka_unit_test(test_every_name_bounded)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

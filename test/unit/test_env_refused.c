@@ -92,7 +92,45 @@ static void test_refused_not_served(void **state) {
   assert_int_equal(nn_env_finalize(), 0);
 }
 
+/* The value that smashed NCCL 2.28.9's stack in ncclGetUniqueId (3000 x 'A' as
+ * NCCL_SOCKET_IFNAME, copied unbounded into a 64-byte buffer by parseStringList): getEnv
+ * never answers it, one WARN names file, line, name and rule, the next line is served. */
+static void test_bad_value_not_served(void **state) {
+  (void)state;
+  char path[160], line[3100];
+  snprintf(path, sizeof path, "%s/values.conf", base);
+  memset(line, 'A', 3000);
+  line[3000] = 0;
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "env NCCL_SOCKET_IFNAME=%s\nenv NCCL_IB_HCA=mlx5_0:1\nenv NCCL_IB_SL=99\n", line);
+  fclose(f);
+  setenv("NCCL_NUMA_CONFIG", path, 1);
+  unsetenv("NCCL_IB_HCA");
+  unsetenv("NCCL_IB_SL");
+  warns[0] = 0;
+  n_warns = 0;
+  for (int comm = 0; comm < 2; comm++) {
+    assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+    if (nn_env_get("NCCL_SOCKET_IFNAME")) fail_msg("served %.40s...", nn_env_get("NCCL_SOCKET_IFNAME"));
+    assert_null(nn_env_get("NCCL_IB_SL"));
+    assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_0:1");   /* proves the file was read */
+  }
+  assert_int_equal(n_warns, 2);
+  char want[256];
+  snprintf(want, sizeof want, "nccl-numa: %s:1: env: NCCL_SOCKET_IFNAME='AAAA", path);
+  if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
+  assert_non_null(strstr(warns, "longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
+  snprintf(want, sizeof want, "%s:3: env: NCCL_IB_SL='99' refused, not served: NCCL_IB_SL takes decimal digits, "
+           "0 to 15", path);
+  if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
+  assert_true(strlen(warns) < 2000);   /* the value is quoted short, never whole */
+  assert_int_equal(nn_env_finalize(), 0);
+  setenv("NCCL_NUMA_CONFIG", conf, 1);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused_not_served)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused_not_served),
+                                     cmocka_unit_test(test_bad_value_not_served)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

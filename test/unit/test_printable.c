@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_printable.c - nn_printable (include/printable.h) and the mapping writer's use of it:
+/* test_printable.c - nn_printable (include/util/printable.h) and the mapping writer's use of it:
  * hostile bytes never reach a terminal raw and never become a line of a written mapping. */
 #include "cli/discover/mapwrite.h"
 #include "cache.h"

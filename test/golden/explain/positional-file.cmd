@@ -1,0 +1,1 @@
+nccl-numa explain test/fixtures/explain/two-socket.conf

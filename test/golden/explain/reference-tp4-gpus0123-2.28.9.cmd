@@ -1,0 +1,1 @@
+nccl-numa explain --config docs/examples/proxmox-epyc-8gpu.conf --cpuinfo test/fixtures/cpuinfo/amd-turin --nccl-version 2.28.9 --visible-devices 0,1,2,3
