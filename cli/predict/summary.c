@@ -184,12 +184,16 @@ static void withheld_words(const struct nn_summary_in *in, const struct nn_summa
     return;
   default: break;
   }
-  if (!v->served.ring.ok)
+  const char *pins = v->own_affinity ? "takes each GPU's NUMA node from sysfs" : "pins no CPUs";
+  if (!v->served.ring.ok && !v->own.ring.ok)
+    add(t, "NCCL gets no topology file: NCCL finds no working ring with it or without it (the socket link "
+        "is below its search floor), so it is not given and NCCL uses its own detection, which %s", pins);
+  else if (!v->served.ring.ok)
     add(t, "NCCL gets no topology file: with it NCCL would find no working ring, so it is not given and NCCL "
-        "uses its own detection, which pins no CPUs");
+        "uses its own detection, which %s", pins);
   else
     add(t, "NCCL gets no topology file: with it NCCL would find slower rings and trees by its own model, so it "
-        "is not given and NCCL uses its own detection, which pins no CPUs");
+        "is not given and NCCL uses its own detection, which %s", pins);
   figures(v, t);
   if (v->numa_nodes > 1)
     add(t, "; a job whose GPUs all sit on one NUMA node (CUDA_VISIBLE_DEVICES set to one socket's GPUs, "

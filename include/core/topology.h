@@ -97,6 +97,8 @@ struct nn_topo_verdict {
   double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
   int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
   int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  int own_affinity;       /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
+                             so it pins CPUs without the file too */
   int pred_gpus;          /* GPUs the predictions are for (the communicator's ranks) */
   double slower;          /* NCCL's modelled time for its own choice of all-reduce on the served file
                              over that on its own view, at the worst size; 0: not computed */

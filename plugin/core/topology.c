@@ -164,6 +164,7 @@ static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, c
   if (nn_search_predict(v->rel, &t, &v->served)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
   const int *own = in && in->own_numa ? in->own_numa : flat;
+  for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) v->own_affinity |= own[i] >= 0;
   if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, own, &t, err, errsz)) return -1;
   if (nn_search_predict(v->rel, &t, &v->own)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   /* fails whatever is served: even one flat CPU, with no socket link at all, fails */
