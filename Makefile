@@ -38,10 +38,10 @@ OPT ?= -O2 -g
 INC_UTIL := -Iinclude/util
 INC_CORE := -Iinclude/core $(INC_UTIL)
 INC_ABI := -Iinclude/abi/nccl -Iplugin/abi $(INC_CORE) -I.
-INC_CLI := -I. $(INC_CORE)
-INC_ALL := $(INC_ABI)
+INC_CLI := -I. $(INC_CORE) $(XML_CFLAGS)
+INC_ALL := $(INC_ABI) $(XML_CFLAGS)
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	$(XML_CFLAGS) $(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
+	$(SANFLAGS) -DNN_VERSION='"$(NN_VERSION)"' \
 	$(if $(MULTIARCH),-DNN_MULTIARCH='"$(MULTIARCH)"',) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -56,6 +56,10 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 ABI_OBJ := $(ABI_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(filter-out $(BUILD)/obj/$(CLI_MAIN:.c=.o),$(CLI_SRC:%.c=$(BUILD)/obj/%.o))
+# The kernels of `nccl-numa p2p`: the committed PTX, embedded as a C array (od: coreutils).
+P2P_PTX := cli/p2p/p2p_kernels.ptx
+P2P_PTX_C := $(BUILD)/gen/p2p_ptx.c
+CLI_OBJ += $(BUILD)/obj/gen/p2p_ptx.o
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 SO := $(BUILD)/libnccl-tuner-numa.so
@@ -96,6 +100,15 @@ $(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
 # adapters and front ends (plugin/abi) are an archive of their own over it.
+$(P2P_PTX_C): $(P2P_PTX)
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from $(P2P_PTX) by the Makefile */'; echo '#include "cli/p2p/p2p_ptx.h"'; \
+	  echo 'const unsigned char nn_p2p_ptx[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; } > $@.tmp && mv -f $@.tmp $@
+$(BUILD)/obj/gen/p2p_ptx.o: $(P2P_PTX_C) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(INC_CLI) -c $< -o $@
+
 $(CORE_A): $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
@@ -105,7 +118,7 @@ $(ABI_A): $(ABI_OBJ)
 $(CLI_A): $(CLI_OBJ)
 	@rm -f $@; ar rcs $@ $^ $(if $(CLI_OBJ),,/dev/null)
 
-# The plugin: libc, libpthread and libdl only; libxml2 is dlopen'd on first use.
+# The plugin: libc only (it writes its topology XML itself; libxml2 is the CLI's alone).
 $(SO): $(LIB_OBJ) plugin/abi/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,-soname,libnccl-tuner-numa.so -Wl,--version-script=plugin/abi/exports.map \
 		-Wl,-z,defs -Wl,-z,now $(LDFLAGS_ALL) -ldl -lpthread
@@ -121,6 +134,9 @@ $(BUILD)/test/%: test/unit/%.c $(CLI_A) $(ABI_A) $(CORE_A) $(FLAGS_STAMP)
 
 unit-bins: $(UNIT_BIN)
 
+# NCCL's plugin ABI, one header per version, for the tools that are not tracked by .d files.
+ABI_H := $(wildcard include/abi/nccl/*.h)
+
 # The include flags of tests and tools, for the scripts that compile their own
 # (test/lint, test/fuzz, test/stress, test/bench).
 .PHONY: include-flags
@@ -128,10 +144,10 @@ include-flags:
 	@echo '$(INC_ALL)'
 
 # Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
-$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/concurrency: test/abi/concurrency.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/concurrency: test/abi/concurrency.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 # What nccl_smoke is built against (as DRIVER_STAMP below): another CUDA_HOME, or another NCCL
@@ -147,7 +163,12 @@ $(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c $(SMOKE_STAMP)
 	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include test/nccl/nccl_smoke.c -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
 tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/nn_gpucheck \
-	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print
+	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print \
+	$(BUILD)/tools/libnn-fakecuda.so
+# A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
+$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c plugin/util/numparse.c cli/p2p/p2ptest.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared test/p2p/fakecuda.c plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
@@ -165,7 +186,7 @@ $(BUILD)/tools/test_gpukit: test/gpu/test_gpukit.c $(GPUKIT_SRC) $(GPUKIT_H) $(C
 $(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/gpu/driver_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
-$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c include/abi/nccl/nccl_abi.h
+$(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
 # NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.

@@ -22,5 +22,6 @@ int nn_cmd_calibrate(int argc, char **argv);
 int nn_cmd_exec(int argc, char **argv);
 int nn_cmd_env(int argc, char **argv);
 int nn_cmd_proxmox_numa(int argc, char **argv);
+int nn_cmd_p2p(int argc, char **argv);
 
 #endif

@@ -6,7 +6,7 @@ from the same sources and flags as `make install`'s but for an RPATH. Layout ins
 
   nccl_numa/bin/nccl-numa               the command (auditwheel vendors hwloc)
   nccl_numa/lib/libnccl-tuner-numa.so   the plugin; the command finds it at ../lib
-  nccl_numa/lib/libxml2.so.N            the libxml2 both use (its own libraries vendored)
+  nccl_numa/lib/libxml2.so.N            the libxml2 the command uses (its own libraries vendored)
   nccl_numa/examples/*.conf             the example mappings
   <name>.data/data/share/man/man1/*.1   the manual pages, installed under the venv's share/
 """
@@ -23,9 +23,8 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 def _libxml2_of(program: Path) -> Tuple[str, str]:
     """The soname and file of the libxml2 `program` is linked with, as the loader finds it.
 
-    The plugin dlopens libxml2 by soname (plugin/core/topo_xml.c) rather than linking it, so
-    auditwheel would not vendor it; shipping it in nccl_numa/lib, beside the plugin, makes the
-    wheel need nothing the manylinux policy does not provide."""
+    Shipped in nccl_numa/lib, which the command's RPATH names, so that the wheel needs nothing
+    the manylinux policy does not provide. The plugin needs no libxml2: it writes its XML itself."""
     out = subprocess.run(["ldd", str(program)], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         found = re.match(r"\s*(libxml2\.so\.\d+) => (/\S+)", line)
@@ -47,8 +46,8 @@ class NcclNumaBuildHook(BuildHookInterface):
         build = Path(os.environ.get("NN_WHEEL_BUILD", "build/wheel-build"))
         if not build.is_absolute():
             build = root / build
-        # $ORIGIN/../lib is nccl_numa/lib for both: the command links, and the plugin dlopens,
-        # the libxml2 shipped there (make passes \$$ to the shell as $).
+        # $ORIGIN/../lib is nccl_numa/lib: the command links the libxml2 shipped there
+        # (make passes \$$ to the shell as $).
         rpath = "LDFLAGS=-Wl,-rpath,\\$$ORIGIN/../lib"
         subprocess.run(["make", "-s", f"BUILD={build}", rpath, "all", "man"], cwd=root, check=True)
         include = build_data["force_include"]

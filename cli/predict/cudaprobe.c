@@ -5,6 +5,8 @@
  * the types the driver API documents (CUresult and CUdevice are ints). */
 #include "cli/predict/cudaprobe.h"
 
+#include "cli/common/dlfn.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +24,6 @@ struct nn_cudaprobe {
   int (*can_peer)(int *, int, int);
 };
 
-/* Stores a dlsym result into a function pointer without an object-to-function cast. */
-static void symbol(void *lib, const char *name, void *fn, size_t size) {
-  void *sym = dlsym(lib, name);
-  memset(fn, 0, size);
-  if (sym && size == sizeof sym) memcpy(fn, &sym, sizeof sym);
-}
-
 struct nn_cudaprobe *nn_cudaprobe_open(char *why, size_t why_size) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -42,10 +37,10 @@ struct nn_cudaprobe *nn_cudaprobe_open(char *why, size_t why_size) {
     return NULL;
   }
   p->lib = lib;
-  symbol(lib, "cuInit", &p->init, sizeof p->init);
-  symbol(lib, "cuDeviceGetByPCIBusId", &p->by_busid, sizeof p->by_busid);
-  symbol(lib, "cuDeviceGetAttribute", &p->attribute, sizeof p->attribute);
-  symbol(lib, "cuDeviceCanAccessPeer", &p->can_peer, sizeof p->can_peer);
+  nn_dlfn(lib, "cuInit", &p->init, sizeof p->init);
+  nn_dlfn(lib, "cuDeviceGetByPCIBusId", &p->by_busid, sizeof p->by_busid);
+  nn_dlfn(lib, "cuDeviceGetAttribute", &p->attribute, sizeof p->attribute);
+  nn_dlfn(lib, "cuDeviceCanAccessPeer", &p->can_peer, sizeof p->can_peer);
   if (!p->init || !p->by_busid || !p->attribute || !p->can_peer) {
     snprintf(why, why_size, "driver present but lacks the device query functions");
     nn_cudaprobe_close(p);

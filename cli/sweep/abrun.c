@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/common/monotonic.h"
 #include "cli/common/options.h"
 #include "cli/sweep/nccltests.h"
 #include "errbuf.h"
@@ -106,12 +107,6 @@ static int write_env_file(const char *path, char **env) {
   return fclose(f);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Runs argv with env, output to out_path; returns the exit code (128+signal,
  * 124 on timeout, 127 when it could not start). */
 static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
@@ -130,13 +125,13 @@ static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
     dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
-  double start = now_s();
+  double start = nn_monotonic_s();
   for (;;) {
     int st;
     pid_t r = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
     if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     if (r < 0 && errno != EINTR) return 127;
-    if (timeout_s > 0 && now_s() - start > timeout_s) {
+    if (timeout_s > 0 && nn_monotonic_s() - start > timeout_s) {
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &st, 0);
@@ -320,9 +315,9 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   }
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 0, num);
-  double t0 = now_s();
+  double t0 = nn_monotonic_s();
   rec.rc = run_cmd(o, av, env, out);
-  rec.seconds = now_s() - t0;
+  rec.seconds = nn_monotonic_s() - t0;
   nn_abenv_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
     nn_errbuf_set(err, errsz, "cannot append to %s/runs.tsv", rd->path);

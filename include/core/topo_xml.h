@@ -5,12 +5,8 @@
  * class only (NCCL fills link speed and width for the local GPU from sysfs), in the
  * form NCCL's small parser reads (NCCL 2.28.9 src/graph/xml.cc, xml.h).
  *
- * The plugin must not depend on libxml2 at link time (NCCL loads the plugin with
- * RTLD_NOW and mentions a missing library only at INFO level): the library is
- * dlopen'd on first use ("libxml2.so.2", then "libxml2.so.16") and every call goes
- * through a function table filled once, under pthread_once. When it cannot be
- * loaded, generation fails with a reason starting "libxml2 not found" that the
- * caller logs once; nothing else in the plugin is affected.
+ * Written with xml_writer.h (plugin/util): the plugin needs libc alone and loads no
+ * library into NCCL's process to serve a topology.
  *
  * Output shape, byte-identical for identical input:
  *
@@ -48,7 +44,7 @@
  * Returns 0 and sets *xml (malloc'd, NUL-terminated, caller frees) and *len (bytes,
  * without the NUL); err then holds "" or a note for the log, e.g. which nodes got
  * no affinity. Returns -1 with the reason in err when no file can be produced:
- * libxml2 missing, no GPUs, a GPU without bus=, an unknown CPU vendor, Intel without
+ * no GPUs, a GPU without bus=, an unknown CPU vendor, Intel without
  * family/model, a CPU list that is malformed or too long for NCCL, more than
  * NN_TOPO_XML_MAX_CHILDREN GPUs on one NUMA node. */
 int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
@@ -62,9 +58,5 @@ int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *
  * Returns the length written (NUL-terminated), -1 when the list is empty or
  * malformed (bad number, inverted range, empty item), -2 when out is too small. */
 int nn_cpulist_to_cpumap(const char *list, char *out, size_t outsz);
-
-/* Whether libxml2 can be used: loads it on first call (thread-safe).
- * Returns 0, or -1 with "libxml2 not found ..." in err. */
-int nn_topo_xml_available(char *err, size_t errsz);
 
 #endif

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "nccl_abi.h"
+#include "nccl_common.h"
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
                             nn_ncclDebugLogger_t logger, int abi_version);

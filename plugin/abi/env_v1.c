@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* env_v1.c - NCCL 2.28.7+: no logger; messages go to stderr when NCCL_DEBUG is set. */
 #include "env.h"
+#include "env_v1.h"
 #include "tuner.h"
 
 static nn_ncclResult_t init_v1(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix) {

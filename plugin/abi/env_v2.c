@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* env_v2.c - NCCL 2.30.7: init also gets NCCL's logger. */
 #include "env.h"
+#include "env_v2.h"
 #include "tuner.h"
 
 static nn_ncclResult_t init_v2(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,

@@ -7,7 +7,7 @@
 #define NCCL_NUMA_NCCL_LOG_H
 
 #include "log.h"
-#include "nccl_abi.h"
+#include "nccl_common.h"
 
 struct nn_nccl_logger {
   struct nn_logger base;

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #include "log.h"
-#include "nccl_abi.h"
+#include "nccl_common.h"
+#include "tuner_v5.h"
 #include "plugin/core/policy_fast.h"
 
 #define NN_PLUGIN_NAME "nccl-numa"

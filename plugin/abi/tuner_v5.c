@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tuner_v5.c - NCCL 2.28: commId, NVL domain info and editable constants at init. */
 #include "tuner.h"
+#include "tuner_v5.h"
 
 static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,

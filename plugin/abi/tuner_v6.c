@@ -2,6 +2,7 @@
 /* tuner_v6.c - NCCL 2.30.3+: v5 plus the chunk-size hook, which serves chunk= rules (and leaves
  * NCCL's value untouched where none applies). */
 #include "tuner.h"
+#include "tuner_v6.h"
 
 static nn_ncclResult_t init_v6(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v6_t *nvl,

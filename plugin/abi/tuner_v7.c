@@ -2,6 +2,7 @@
 /* tuner_v7.c - NCCL 2.32.6+: v6's functions (chunk= rules through getChunkSize) over constants
  * whose compute-capability tables have a fifth row; only hwLatencies, at v5's offset, is handed on. */
 #include "tuner.h"
+#include "tuner_v7.h"
 
 static nn_ncclResult_t init_v7(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v7_t *nvl,

@@ -1,118 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* topo_xml.c - the NCCL topology XML, written with a dlopen'd libxml2. */
+/* topo_xml.c - the NCCL topology XML, written with the plugin's own escaping writer. */
 #include "topo_xml.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <libxml/parser.h>
-#include <libxml/xmlwriter.h>
 
 #include "errbuf.h"
 #include "fileread.h"
-
-/* Only the types come from the headers; every call goes through this table so
- * that the plugin has no link-time dependency on libxml2: NCCL dlopens the plugin with
- * RTLD_NOW and says only at INFO level when a library is missing, so a hard dependency
- * could make NCCL drop the whole plugin unnoticed. */
-struct nn_xml_api {
-  __typeof__(xmlInitParser) *init_parser;
-  __typeof__(xmlBufferCreate) *buffer_create;
-  __typeof__(xmlBufferFree) *buffer_free;
-  __typeof__(xmlBufferContent) *buffer_content;
-  __typeof__(xmlBufferLength) *buffer_length;
-  __typeof__(xmlNewTextWriterMemory) *writer_new;
-  __typeof__(xmlFreeTextWriter) *writer_free;
-  __typeof__(xmlTextWriterSetIndent) *set_indent;
-  __typeof__(xmlTextWriterSetIndentString) *set_indent_string;
-  __typeof__(xmlTextWriterStartElement) *start_element;
-  __typeof__(xmlTextWriterWriteAttribute) *write_attribute;
-  __typeof__(xmlTextWriterEndElement) *end_element;
-  __typeof__(xmlTextWriterFlush) *flush;
-};
-
-static const char *const nn_xml_sonames[] = {"libxml2.so.2", "libxml2.so.16", NULL};
-
-/* ---- loading libxml2 ---- */
-
-static void *nn_xml_sym(void *h, const char *name, int *missing) {
-  void *p = dlsym(h, name);
-  if (!p) *missing = 1;
-  return p;
-}
-
-/* Resolves every function; on a partial library nothing is kept. */
-static int nn_xml_resolve(void *h, struct nn_xml_api *a) {
-  int missing = 0;
-  /* dlsym returns void *; converting through memcpy keeps -Wpedantic-style
-   * object/function pointer warnings away without changing behaviour. */
-#define NN_XML_SYM(field, name)                                  \
-  do {                                                           \
-    void *p_ = nn_xml_sym(h, name, &missing);                    \
-    memcpy(&a->field, &p_, sizeof a->field);                     \
-  } while (0)
-  NN_XML_SYM(init_parser, "xmlInitParser");
-  NN_XML_SYM(buffer_create, "xmlBufferCreate");
-  NN_XML_SYM(buffer_free, "xmlBufferFree");
-  NN_XML_SYM(buffer_content, "xmlBufferContent");
-  NN_XML_SYM(buffer_length, "xmlBufferLength");
-  NN_XML_SYM(writer_new, "xmlNewTextWriterMemory");
-  NN_XML_SYM(writer_free, "xmlFreeTextWriter");
-  NN_XML_SYM(set_indent, "xmlTextWriterSetIndent");
-  NN_XML_SYM(set_indent_string, "xmlTextWriterSetIndentString");
-  NN_XML_SYM(start_element, "xmlTextWriterStartElement");
-  NN_XML_SYM(write_attribute, "xmlTextWriterWriteAttribute");
-  NN_XML_SYM(end_element, "xmlTextWriterEndElement");
-  NN_XML_SYM(flush, "xmlTextWriterFlush");
-#undef NN_XML_SYM
-  return missing ? -1 : 0;
-}
-
-/* Opens the first soname that loads and has every function. Returns the handle. */
-static void *nn_xml_open(const char *const *names, struct nn_xml_api *a, char *err,
-                         size_t errsz) {
-  char tried[256] = "";
-  size_t used = 0;
-  for (const char *const *n = names; n && *n; n++) {
-    void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
-    int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", *n);
-    if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-    if (!h) continue;
-    if (nn_xml_resolve(h, a) == 0) return h;
-    dlclose(h);
-  }
-  nn_errbuf_set(err, errsz, "libxml2 not found (tried %s): no topology served", tried);
-  return NULL;
-}
-
-static pthread_once_t nn_xml_once = PTHREAD_ONCE_INIT;
-static struct nn_xml_api nn_xml;
-static int nn_xml_ok;
-static char nn_xml_err[320];
-
-static void nn_xml_load_once(void) {
-  /* The handle is kept for the life of the process: NCCL may ask again later. */
-  if (nn_xml_open(nn_xml_sonames, &nn_xml, nn_xml_err, sizeof nn_xml_err)) {
-    nn_xml.init_parser();
-    nn_xml_ok = 1;
-  }
-}
-
-int nn_topo_xml_available(char *err, size_t errsz) {
-  pthread_once(&nn_xml_once, nn_xml_load_once);
-  if (nn_xml_ok) return 0;
-  nn_errbuf_set(err, errsz, "%s", nn_xml_err);
-  return -1;
-}
+#include "xml_writer.h"
 
 /* ---- CPU lists ---- */
 
@@ -232,33 +131,30 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
 
 /* ---- writing ---- */
 
-static int nn_txml_attr(xmlTextWriterPtr w, const char *name, const char *value) {
-  return nn_xml.write_attribute(w, (const xmlChar *)name, (const xmlChar *)value) < 0 ? -1 : 0;
-}
-
-static int nn_txml_pci(xmlTextWriterPtr w, const struct nn_gpu *g) {
+static void nn_txml_pci(struct nn_xml_writer *w, const struct nn_gpu *g) {
   char bus[16];
   snprintf(bus, sizeof bus, "%04x:%02x:%02x.%x", (unsigned)g->bus.domain, (unsigned)g->bus.bus,
            (unsigned)g->bus.dev, (unsigned)g->bus.func);
-  if (nn_xml.start_element(w, (const xmlChar *)"pci") < 0) return -1;
-  if (nn_txml_attr(w, "busid", bus) || nn_txml_attr(w, "class", "0x030000")) return -1;
-  return nn_xml.end_element(w) < 0 ? -1 : 0;
+  nn_xml_writer_start(w, "pci");
+  nn_xml_writer_attr(w, "busid", bus);
+  nn_xml_writer_attr(w, "class", "0x030000");
+  nn_xml_writer_end(w);
 }
 
-static int nn_txml_cpu_attrs(xmlTextWriterPtr w, int node, const char *affinity,
-                             const struct nn_cpu_kind *cpu) {
+static void nn_txml_cpu_attrs(struct nn_xml_writer *w, int node, const char *affinity,
+                              const struct nn_cpu_kind *cpu) {
   char num[16];
   snprintf(num, sizeof num, "%d", node);
-  if (nn_txml_attr(w, "numaid", num)) return -1;
-  if (affinity && nn_txml_attr(w, "affinity", affinity)) return -1;
-  if (nn_txml_attr(w, "arch", "x86_64") || nn_txml_attr(w, "vendor", cpu->vendor)) return -1;
+  nn_xml_writer_attr(w, "numaid", num);
+  if (affinity) nn_xml_writer_attr(w, "affinity", affinity);
+  nn_xml_writer_attr(w, "arch", "x86_64");
+  nn_xml_writer_attr(w, "vendor", cpu->vendor);
   if (cpu->family >= 0 && cpu->model >= 0) {
     snprintf(num, sizeof num, "%d", cpu->family);
-    if (nn_txml_attr(w, "familyid", num)) return -1;
+    nn_xml_writer_attr(w, "familyid", num);
     snprintf(num, sizeof num, "%d", cpu->model);
-    if (nn_txml_attr(w, "modelid", num)) return -1;
+    nn_xml_writer_attr(w, "modelid", num);
   }
-  return 0;
 }
 
 /* Appends "; " + msg to the note collected so far. */
@@ -278,12 +174,13 @@ struct nn_txml_job {
   size_t errsz;
 };
 
-/* Writes the whole document; returns 0, or -1 with err set. */
-static int nn_txml_write(xmlTextWriterPtr w, const struct nn_txml_job *j, const int *ids,
+/* Writes the whole document into w; returns 0, or -1 with err set for a mapping problem
+ * (a writer failure is found by nn_xml_writer_finish). */
+static int nn_txml_write(struct nn_xml_writer *w, const struct nn_txml_job *j, const int *ids,
                          int n_ids) {
   char note[512] = "", one[PATH_MAX + 128];
-  if (nn_xml.start_element(w, (const xmlChar *)"system") < 0 || nn_txml_attr(w, "version", "1"))
-    goto fail;
+  nn_xml_writer_start(w, "system");
+  nn_xml_writer_attr(w, "version", "1");
   for (int k = 0; k < n_ids; k++) {
     char aff[NN_TOPO_XML_MAX_VALUE + 16];
     one[0] = 0;
@@ -298,22 +195,19 @@ static int nn_txml_write(xmlTextWriterPtr w, const struct nn_txml_job *j, const 
              ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
       return -1;
     }
-    if (nn_xml.start_element(w, (const xmlChar *)"cpu") < 0 ||
-        nn_txml_cpu_attrs(w, ids[k], a ? aff : NULL, j->cpu))
-      goto fail;
+    nn_xml_writer_start(w, "cpu");
+    nn_txml_cpu_attrs(w, ids[k], a ? aff : NULL, j->cpu);
     for (int i = 0; i < j->cfg->n_gpus; i++)
-      if (j->cfg->gpus[i].numa == ids[k] && nn_txml_pci(w, &j->cfg->gpus[i])) goto fail;
-    if (nn_xml.end_element(w) < 0) goto fail;
+      if (j->cfg->gpus[i].numa == ids[k]) nn_txml_pci(w, &j->cfg->gpus[i]);
+    nn_xml_writer_end(w);
   }
-  if (nn_xml.end_element(w) < 0 || nn_xml.flush(w) < 0) goto fail;
+  nn_xml_writer_end(w);
   nn_errbuf_set(j->err, j->errsz, "%s", note);
   return 0;
-fail:
-  nn_errbuf_set(j->err, j->errsz, "libxml2 writer failed");
-  return -1;
 }
 
-/* The writer escapes nothing we write, and NCCL decodes nothing: make sure. */
+/* NCCL decodes no character reference: a value the writer had to escape would reach NCCL
+ * changed. Nothing written here needs it; make sure. */
 static int nn_txml_sane(const char *s, size_t n) {
   if (n < 8 || memcmp(s, "<system ", 8)) return 0;
   for (size_t i = 0; i < n; i++)
@@ -323,35 +217,26 @@ static int nn_txml_sane(const char *s, size_t n) {
 
 static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, char **xml,
                        size_t *len) {
-  xmlBufferPtr buf = nn_xml.buffer_create();
-  xmlTextWriterPtr w = buf ? nn_xml.writer_new(buf, 0) : NULL;
-  int rc = -1;
-  if (!w) {
-    nn_errbuf_set(j->err, j->errsz, "libxml2 writer could not be created");
-  } else if (nn_xml.set_indent(w, 1) < 0 ||
-             nn_xml.set_indent_string(w, (const xmlChar *)" ") < 0) {
-    nn_errbuf_set(j->err, j->errsz, "libxml2 writer: cannot set indentation");
-  } else if (nn_txml_write(w, j, ids, n_ids) == 0) {
-    rc = 0;
+  struct nn_xml_writer w;
+  nn_xml_writer_init(&w);
+  if (nn_txml_write(&w, j, ids, n_ids)) {
+    nn_xml_writer_discard(&w);
+    return -1;
   }
-  if (w) nn_xml.writer_free(w);   /* flushes into buf; buf stays ours */
-  if (rc == 0) {
-    const char *s = (const char *)nn_xml.buffer_content(buf);
-    int n = nn_xml.buffer_length(buf);
-    if (!s || n <= 0 || !nn_txml_sane(s, (size_t)n)) {
-      nn_errbuf_set(j->err, j->errsz, "libxml2 writer produced unexpected output");
-      rc = -1;
-    } else if (!(*xml = malloc((size_t)n + 1))) {
-      nn_errbuf_set(j->err, j->errsz, "out of memory");
-      rc = -1;
-    } else {
-      memcpy(*xml, s, (size_t)n);
-      (*xml)[n] = 0;
-      *len = (size_t)n;
-    }
+  char *text = NULL;
+  size_t n = 0;
+  if (nn_xml_writer_finish(&w, &text, &n)) {
+    nn_errbuf_set(j->err, j->errsz, "the XML writer failed (out of memory or a value XML cannot hold)");
+    return -1;
   }
-  if (buf) nn_xml.buffer_free(buf);
-  return rc;
+  if (!nn_txml_sane(text, n)) {
+    free(text);
+    nn_errbuf_set(j->err, j->errsz, "the XML written holds what NCCL cannot read back");
+    return -1;
+  }
+  *xml = text;
+  *len = n;
+  return 0;
 }
 
 int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
@@ -365,7 +250,6 @@ int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *
   *xml = NULL;
   *len = 0;
   if (nn_txml_check_input(cfg, cpu, err, errsz)) return -1;
-  if (nn_topo_xml_available(err, errsz)) return -1;
   int *ids = malloc((size_t)cfg->n_gpus * sizeof *ids);
   if (!ids) {
     nn_errbuf_set(err, errsz, "out of memory");

@@ -13,7 +13,7 @@
  * entry NCCL then takes, nothing written when no choice is made), in which a rule with
  * nothing but chunk= takes no part; getChunkSize equals a first-match scan of the chunk=
  * rules. NCCL_ALGO / NCCL_PROTO from env lines are parsed as NCCL does and the rules they
- * block counted. The scope, the topology verdict and the topology XML (when libxml2 loads)
+ * block counted. The scope, the topology verdict and the topology XML
  * are produced as well.
  */
 #include <math.h>

@@ -16,6 +16,9 @@
 #      visible the plugin judges those alone and NCCL reads the one-node file it serves
 #      (and an A/B under that restriction); with one GPU the plugin says the whole
 #      mapping is judged, and the rest is N/A.
+#   p. peer-to-peer (nccl-numa p2p): with two or more GPUs every ordered pair written, read,
+#      copied and timed, the verdict and mapping line recorded; with one GPU the kernels'
+#      load, launch and timing on it (--self), the pairs N/A with the reason.
 #
 #   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
 #   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build;
@@ -86,7 +89,7 @@ case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 # Time for the checks and results.md after the last run; runs share the rest.
 RESERVE=$((LIMIT / 5 < 15 ? LIMIT / 5 : 15))
 DEADLINE=$((LIMIT - RESERVE))
-UNITS=19   # weights of the runs still to come: a 3, b 4 x 2, ab 8 x 1; d adds its own
+UNITS=21   # weights of the runs still to come: a 3, b 4 x 2, ab 8 x 1, p 2; d adds its own
 OUT='' SUM='' code='' cur='' stopped='' fails=0 verdict=''
 
 # ---------- the output folder, summary.txt and results.md ----------
@@ -437,5 +440,30 @@ if [ "$ndev" -ge 2 ] && [ $vcode -ge 22807 ]; then
   else
     note d "NOT-RUN ab: ${stopped:-no time left before the limit of $LIMIT s}"
   fi
+fi
+# ---------- p. peer-to-peer: nccl-numa p2p ----------
+# The command bounds each pair itself (--timeout, a child process killed with all it
+# started); the run's own limit is the backstop. p2p.txt holds its table and verdict.
+if share 2; then
+  if [ "$ndev" -ge 2 ]; then pargs=() npairs=$((ndev * (ndev - 1))); else pargs=(--self --gpus 0) npairs=1; fi
+  per=$(( (lim - 5) / (npairs + 1) )); [ $per -ge 1 ] || per=1; [ $per -le 60 ] || per=60
+  run_in "$lim" "$OUT/p2p.txt" "$OUT/p2p.log" env -u NCCL_NUMA_CONFIG "$CLI" p2p "${pargs[@]}" --timeout "$per"
+  rc=$?
+  verdict_p2p=$(grep -m1 '^verdict: ' "$OUT/p2p.txt" | sed 's/^verdict: //; s/\. .*//')   # its first sentence
+  if timed_out $rc; then
+    stopped="p: p2p timed out after $lim s"
+    note p "FAIL p2p: timed out after $lim s and killed (p2p.log: $(lastlines "$OUT/p2p.log" 2))"
+  elif [ $rc -eq 0 ] && [ "$ndev" -ge 2 ]; then
+    note p "PASS p2p: $verdict_p2p ($npairs pairs, at most $per s each); mapping line: $(grep -m1 '^p2p ' "$OUT/p2p.txt")"
+  elif [ $rc -eq 0 ]; then
+    note p "PASS p2p-self: $verdict_p2p"
+    note p "N/A p2p pairs: peer-to-peer needs two GPUs; this machine has $ndev"
+  elif [ $rc -eq 1 ]; then
+    note p "FAIL p2p: $verdict_p2p: $(grep -m1 '^  [0-9]*->[0-9]*: ' "$OUT/p2p.txt" | sed 's/^  //'); mapping line: $(grep -m1 '^p2p ' "$OUT/p2p.txt")"
+  else
+    note p "FAIL p2p: exit $rc: $(lastlines "$OUT/p2p.log" 2)"
+  fi
+else
+  note p "NOT-RUN p2p: ${stopped:-no time left before the limit of $LIMIT s}"
 fi
 [ $fails -eq 0 ]

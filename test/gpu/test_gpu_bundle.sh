@@ -28,10 +28,12 @@ check "the bundle's driver has no rpath (the machine's NCCL runs)" "! readelf -d
 ver=$(awk '/^#define NCCL_(MAJOR|MINOR|PATCH) /{v = v (v ? "." : "") $3} END {print v}' "$nccl_inc/nccl.h")
 check "BUNDLE.txt names the NCCL the driver was built against ($ver)" "grep -q 'driver against NCCL $ver' '$B/BUNDLE.txt'"
 
+# the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the bundle's kit, run from outside the checkout; $rc
   local out=$1
   shift
-  (cd "$T" && env PATH="$S:$PATH" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 "$@" \
+  (cd "$T" && env PATH="$S:$PATH" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 "${FAKECUDA[@]}" "$@" \
     bash "$B/run.sh" --bundle "$B" > "$T/$out.stdout" 2>&1)
   rc=$?
 }
@@ -40,7 +42,7 @@ check "the bundle's kit passes on the stand-ins (2.28.9)" "[ $rc -eq 0 ] || { ta
 check "machine.txt: the machine's libraries, none of the bundle's" "grep -q 'libraries of its own used (missing here): none' '$T/good/machine.txt'"
 check "machine.txt: the bundle and the NCCL it runs" "grep -q '^build: bundle $B .*NCCL from ' '$T/good/machine.txt'"
 
-(cd "$T" && env PATH="$S:$PATH" NN_GPU_OUT="$T/plain" NN_GPU_DRIVER="$S/nn_coll_driver" bash "$B/run.sh" > "$T/plain.stdout" 2>&1)
+(cd "$T" && env PATH="$S:$PATH" NN_GPU_OUT="$T/plain" NN_GPU_DRIVER="$S/nn_coll_driver" "${FAKECUDA[@]}" bash "$B/run.sh" > "$T/plain.stdout" 2>&1)
 check "the bundle's run.sh without --bundle uses its own folder" "[ $? -eq 0 ] && grep -q '^build: bundle $B ' '$T/plain/machine.txt'"
 
 mkdir -p "$T/empty"

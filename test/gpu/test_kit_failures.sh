@@ -12,11 +12,13 @@ nn_need_built build/tools/nn_gpucheck
 nn_tmp nn-kitfail
 T=$tmp
 S=$root/test/gpu/standin
+# the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the kit on the stand-ins; $rc, $secs
   local out=$1 t0=$SECONDS
   shift
-  env PATH="$S:$PATH" NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 "$@" \
-    bash test/gpu/run.sh > "$T/$out.stdout" 2>&1
+  env PATH="$S:$PATH" NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 \
+    "${FAKECUDA[@]}" "$@" bash test/gpu/run.sh > "$T/$out.stdout" 2>&1
   rc=$? secs=$((SECONDS - t0))
 }
 verdict_row() { grep -q "^| \*\*kit\*\* | $2" "$T/$1/results.md"; }
@@ -142,4 +144,10 @@ if vars=$(bash test/gpu/find_cuda.sh); then
 else
   echo "note: no CUDA runtime and NCCL here, the driver's rebuild is not checked (${vars#skipped: })"
 fi
+# ---- step p: peer writes lost between the two GPUs (the stand-in driver's drop mode) ----
+kit p2pdrop STANDIN_GPUS=2 NN_FAKECUDA=drop
+check "p2p broken: the kit fails on step p, naming the pair and the mapping line" \
+  "[ $rc -eq 1 ] && grep -q '^p FAIL p2p: peer-to-peer is BROKEN on 0->1, 1->0: 0->1: write: .* words wrong.*; mapping line: p2p broken tested=' '$T/p2pdrop/summary.txt'"
+check "p2p broken: the other steps still pass" "! grep -q '^[abcd] FAIL' '$T/p2pdrop/summary.txt'"
+
 nn_finish "GPU kit failures: FAIL not skip once a GPU is listed, hangs killed and reported, symlinks, driver rebuilt"

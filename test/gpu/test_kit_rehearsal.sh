@@ -12,10 +12,12 @@ cd "$root" || exit 1
 nn_tmp nn-kit
 T=$tmp
 S=$root/test/gpu/standin
+# the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the kit on the stand-ins
   local out=$1; shift
-  env PATH="$S:$PATH" NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 "$@" \
-    bash test/gpu/run.sh > "$T/$out.stdout" 2>&1
+  env PATH="$S:$PATH" NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 \
+    "${FAKECUDA[@]}" "$@" bash test/gpu/run.sh > "$T/$out.stdout" 2>&1
 }
 good() {   # good RELEASE ENV_ABI TUNER_ABI MODE: the kit passes everything on that release
   local r=$1 out=good-$1
@@ -36,6 +38,8 @@ good() {   # good RELEASE ENV_ABI TUNER_ABI MODE: the kit passes everything on t
   check "$r: results.md names the release and has the verdict table" "grep -q '^## .*: NCCL $r\$' '$T/$out/results.md' && grep -q '^| a | PASS plugins:' '$T/$out/results.md' && grep -q '^| \*\*kit\*\* | PASS: ' '$T/$out/results.md'"
   check "$r: step d: one GPU visible: the plugin says the whole mapping is judged" "grep -q '^d PASS visible: CUDA_VISIBLE_DEVICES=0: one GPU visible' '$sum'"
   check "$r: step d: one GPU: topo-file, dump and ab are N/A, with the reason" "grep -q '^d N/A topo-file, dump, ab: narrowing needs two GPUs' '$sum'"
+  check "$r: step p: one GPU: the p2p kernels loaded, ran and were timed on it" "grep -q '^p PASS p2p-self: self-test passed' '$sum'"
+  check "$r: step p: one GPU: the pairs N/A, with the reason" "grep -q '^p N/A p2p pairs: peer-to-peer needs two GPUs; this machine has 1' '$sum'"
   check "$r: every log kept in the output folder" "ls '$T/$out'/a.log '$T/$out'/a-topo-dump.xml '$T/$out'/b-allreduce-rules.log '$T/$out'/b-allgather-off.log >/dev/null"
 }
 good 2.30.7 2 6 "2 threads, NCCL_MULTI_RANK_GPU_ENABLE=1"
@@ -52,6 +56,8 @@ two() {   # two RELEASE
   for c in topo-file dump results ab; do check "$r, 2 GPUs: step d: $c passed" "grep -q '^d PASS $c:' '$sum'"; done
   check "$r, 2 GPUs: step d: the served file holds the two visible GPUs and not the other node's" \
     "[ \$(grep -c '<gpu ' '$T/$out/d-topo-dump.xml') -eq 2 ] && ! grep -q 'fe:1f.0' '$T/$out/d-topo-dump.xml'"
+  check "$r, 2 GPUs: step p: both pairs verified, the mapping line recorded" \
+    "grep -q '^p PASS p2p: peer-to-peer works: 2 pair(s) wrote, read and copied correctly (latency [0-9.-]* us, [0-9.-]* GB/s) (2 pairs, at most [0-9]* s each); mapping line: p2p ok level=PHB tested=' '$sum' && grep -q '^1->0 .* works\$' '$T/$out/p2p.txt'"
   check "$r, 2 GPUs: results.md carries step d's A/B" "grep -q '^### A/B under CUDA_VISIBLE_DEVICES=0,1' '$T/$out/results.md'"
 }
 two 2.30.7

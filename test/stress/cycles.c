@@ -6,7 +6,7 @@
  * Tuner: init (shapes vary, so policies are compiled and shared), getCollInfo over all
  * collectives and a spread of sizes, finalize; the mapping is given a new mtime every
  * 500 cycles, so versions are replaced and freed while the process runs. Env: init,
- * getEnv of the generated NCCL_TOPO_FILE (written through the dlopen'd libxml2), of an
+ * getEnv of the generated NCCL_TOPO_FILE (written by the plugin's own XML writer), of an
  * `env` default and of a forwarded name, finalize. Then dlclose, as NCCL does at exit.
  * Exit 0 when every call behaved; valgrind (test/stress/run.sh) adds leaks and errors.
  */

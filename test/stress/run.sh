@@ -48,7 +48,7 @@ run_cycles() {
   reach=$(sed -n 's/.*still reachable: \(.*\)/\1/p' "$out" | tail -1)
   [ -n "$leaks" ] || leaks="no leaks possible;"
   if [ $rc -eq 0 ]; then
-    part cycles PASS "valgrind memcheck, $tuner tuner + $env env cycles: ${errors:-?} errors, $leaks still reachable: ${reach:-0} (the dynamic loader's, for the dlopen'd libxml2)"
+    part cycles PASS "valgrind memcheck, $tuner tuner + $env env cycles: ${errors:-?} errors, $leaks still reachable: ${reach:-0} (the dynamic loader's)"
   else
     part cycles FAIL "valgrind exit $rc (log $out)"; tail -n 40 "$out"
   fi

@@ -370,13 +370,6 @@ static void test_children_limit(void **state) {
   expect_refused(&f, "at most 128");
 }
 
-/* The missing and the wrong library (libm under libxml2's names) are test/cli/test_no_libxml2.sh. */
-static void test_libxml_available(void **state) {
-  (void)state;
-  char err[256];
-  assert_int_equal(nn_topo_xml_available(err, sizeof err), 0);
-}
-
 struct gen_arg {
   const struct fixture *f;
   char *xml;
@@ -412,7 +405,7 @@ static void test_concurrent_generation(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_concurrent_generation),   /* first: it races the one-time load */
+    cmocka_unit_test(test_concurrent_generation),
     cmocka_unit_test(test_cpumap_cases),
     cmocka_unit_test(test_cpumap_widest),
     cmocka_unit_test(test_cpumap_errors),
@@ -422,7 +415,6 @@ int main(void) {
     cmocka_unit_test(test_affinity_from_sysfs),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_children_limit),
-    cmocka_unit_test(test_libxml_available),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

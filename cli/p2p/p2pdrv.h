@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * p2pdrv.h - the CUDA driver API and NVML entry points `nccl-numa p2p` calls, dlopen'd at
+ * run time (never linked): libcuda.so.1 and libnvidia-ml.so.1, or the files named by
+ * NCCL_NUMA_CUDA_LIB and NCCL_NUMA_NVML_LIB (tests point them at a stand-in). A named file
+ * is loaded only when trust.h trusts it. Declared by hand with the driver API's documented
+ * types (CUresult, CUdevice and nvmlReturn_t are ints; handles are pointers).
+ */
+#ifndef NCCL_NUMA_CLI_P2PDRV_H
+#define NCCL_NUMA_CLI_P2PDRV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NN_P2P_CUDA_LIB_ENV "NCCL_NUMA_CUDA_LIB"
+#define NN_P2P_NVML_LIB_ENV "NCCL_NUMA_NVML_LIB"
+
+/* CUdevice_P2PAttribute (cuda.h) */
+enum { NN_CU_P2P_PERFORMANCE_RANK = 1, NN_CU_P2P_ACCESS_SUPPORTED = 2,
+       NN_CU_P2P_NATIVE_ATOMIC_SUPPORTED = 3, NN_CU_P2P_CUDA_ARRAY_ACCESS_SUPPORTED = 4 };
+/* CUresult values the command tells apart */
+enum { NN_CU_PEER_ACCESS_ALREADY_ENABLED = 704 };
+/* nvmlGpuP2PCapsIndex_t and nvmlGpuP2PStatus_t (nvml.h) */
+enum { NN_NVML_P2P_CAPS_READ = 0, NN_NVML_P2P_CAPS_WRITE = 1, NN_NVML_P2P_STATUS_OK = 0 };
+
+typedef int nn_cu_result;
+typedef void *nn_cu_ctx;
+typedef void *nn_cu_module;
+typedef void *nn_cu_function;
+typedef void *nn_cu_stream;
+typedef uint64_t nn_cu_ptr;
+
+struct nn_cuda {
+  void *lib;
+  nn_cu_result (*init)(unsigned flags);
+  nn_cu_result (*driver_version)(int *version);
+  nn_cu_result (*device_count)(int *count);
+  nn_cu_result (*device_get)(int *dev, int ordinal);
+  nn_cu_result (*device_name)(char *name, int len, int dev);
+  nn_cu_result (*device_bus)(char *bus, int len, int dev);
+  nn_cu_result (*can_access_peer)(int *can, int dev, int peer);
+  nn_cu_result (*p2p_attribute)(int *value, int attr, int src, int dst);
+  nn_cu_result (*ctx_retain)(nn_cu_ctx *ctx, int dev);
+  nn_cu_result (*ctx_release)(int dev);
+  nn_cu_result (*ctx_set_current)(nn_cu_ctx ctx);
+  nn_cu_result (*ctx_enable_peer)(nn_cu_ctx peer, unsigned flags);
+  nn_cu_result (*ctx_synchronize)(void);
+  nn_cu_result (*mem_alloc)(nn_cu_ptr *ptr, size_t bytes);
+  nn_cu_result (*mem_free)(nn_cu_ptr ptr);
+  nn_cu_result (*memcpy_dtoh)(void *dst, nn_cu_ptr src, size_t bytes);
+  nn_cu_result (*memset_d32)(nn_cu_ptr dst, unsigned value, size_t count);
+  nn_cu_result (*memcpy_peer)(nn_cu_ptr dst, nn_cu_ctx dst_ctx, nn_cu_ptr src, nn_cu_ctx src_ctx, size_t bytes);
+  nn_cu_result (*module_load_data)(nn_cu_module *mod, const void *image);
+  nn_cu_result (*module_function)(nn_cu_function *fn, nn_cu_module mod, const char *name);
+  nn_cu_result (*launch)(nn_cu_function fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                         unsigned by, unsigned bz, unsigned shared, nn_cu_stream stream,
+                         void **params, void **extra);
+  nn_cu_result (*stream_create)(nn_cu_stream *stream, unsigned flags);
+  nn_cu_result (*stream_synchronize)(nn_cu_stream stream);
+  nn_cu_result (*error_name)(nn_cu_result rc, const char **name);
+};
+
+struct nn_nvml {
+  void *lib;
+  int (*init)(void);
+  int (*shutdown)(void);
+  int (*driver_version)(char *version, unsigned len);
+  int (*by_bus)(const char *bus, void **device);
+  int (*p2p_status)(void *a, void *b, int index, int *status);
+};
+
+/* Loads the CUDA driver API. Returns 0, or -1 with what is missing in why. */
+int nn_p2pdrv_cuda_open(struct nn_cuda *cu, char *why, size_t why_size);
+
+/* Loads NVML. Returns 0, or -1 with the reason in why. */
+int nn_p2pdrv_nvml_open(struct nn_nvml *nv, char *why, size_t why_size);
+
+/* "NAME (N)" for a CUresult, into buf. */
+const char *nn_p2pdrv_error(const struct nn_cuda *cu, nn_cu_result rc, char *buf, size_t size);
+
+#endif

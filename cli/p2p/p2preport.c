@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* p2preport.c - the children's lines read into a report, and its verdict; see p2preport.h. */
+#include "cli/p2p/p2preport.h"
+
+#include <limits.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numparse.h"
+
+const char *const nn_p2p_step_names[NN_P2P_STEPS] = {"write", "read", "copy", "latency", "bandwidth"};
+
+const char *nn_p2preport_nvml_name(int status) {
+  static const char *const names[] = {"OK", "CNS", "GNS", "TNS", "DR", "NS", "U"};
+  return status >= 0 && status < 7 ? names[status] : "?";
+}
+
+/* The next line of *text (NUL-terminated in place), or NULL at the end. */
+static char *next_line(char **text) {
+  if (!*text || !**text) return NULL;
+  char *line = *text, *nl = strchr(line, '\n');
+  if (nl) { *nl = '\0'; *text = nl + 1; }
+  else *text = line + strlen(line);
+  return line;
+}
+
+/* The n integers that start s, separated by blanks, into out; *end after them. 0 or -1. */
+static int ints(const char *s, int *out, int n, const char **end) {
+  for (int i = 0; i < n; i++)
+    if (nn_int_parse_prefix(s, INT_MIN + 1, INT_MAX, &out[i], &s)) return -1;
+  if (end) *end = s;
+  return 0;
+}
+
+/* "ORDINAL BUS NAME" */
+static void add_gpu(struct nn_p2p_report *r, const char *rest) {
+  struct nn_p2p_gpu *g = &r->gpus[r->n_gpus];
+  const char *bus, *name;
+  if (r->n_gpus >= NN_P2P_MAX_GPUS || ints(rest, &g->ordinal, 1, &bus) || *bus++ != ' ') return;
+  if (!(name = strchr(bus, ' ')) || (size_t)(name - bus) >= sizeof g->bus) return;
+  snprintf(g->bus, sizeof g->bus, "%.*s", (int)(name - bus), bus);
+  snprintf(g->name, sizeof g->name, "%s", name + 1);
+  g->numa = -1;
+  r->n_gpus++;
+}
+
+/* "A B READ WRITE" */
+static void add_nvml(struct nn_p2p_report *r, const char *rest) {
+  int v[4];
+  if (ints(rest, v, 4, NULL) || v[0] < 0 || v[1] < 0 || v[0] >= NN_P2P_MAX_GPUS || v[1] >= NN_P2P_MAX_GPUS) return;
+  r->nvml[v[0]][v[1]][0] = v[2];
+  r->nvml[v[0]][v[1]][1] = v[3];
+}
+
+int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, double timeout_s, char *why, size_t why_size) {
+  for (int a = 0; a < NN_P2P_MAX_GPUS; a++)
+    for (int b = 0; b < NN_P2P_MAX_GPUS; b++) r->nvml[a][b][0] = r->nvml[a][b][1] = -1;
+  char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line;
+  int ended = 0;
+  why[0] = '\0';
+  while (copy && (line = next_line(&cur))) {
+    if (!strncmp(line, "missing ", 8)) snprintf(why, why_size, "%s", line + 8);
+    else if (!strncmp(line, "cuda ", 5)) nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
+    else if (!strncmp(line, "gpu ", 4)) add_gpu(r, line + 4);
+    else if (!strncmp(line, "nvml-driver ", 12)) snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
+    else if (!strncmp(line, "nvml-off ", 9)) snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
+    else if (!strncmp(line, "nvml ", 5)) add_nvml(r, line + 5);
+    else if (!strcmp(line, "end")) ended = 1;
+  }
+  free(copy);
+  if (why[0]) return -1;
+  if (run->timed_out) snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)", timeout_s);
+  else if (!ended) snprintf(why, why_size, "the CUDA driver's probe died (%s %d) before listing the GPUs",
+                            run->signal ? "signal" : "exit", run->signal ? run->signal : run->exit_code);
+  return why[0] ? -1 : 0;
+}
+
+static int same_bus(const char *cuda_bus, const struct nn_gpu *g) {
+  struct nn_busid b;
+  return g->has_bus && nn_busid_parse(cuda_bus, &b) == 0 && b.domain == g->bus.domain && b.bus == g->bus.bus &&
+         b.dev == g->bus.dev && b.func == g->bus.func;
+}
+
+int nn_p2preport_numa(struct nn_p2p_report *r, const struct nn_config *cfg) {
+  int lacking = 0;
+  for (int i = 0; i < r->n_gpus && cfg; i++) {
+    for (int k = 0; k < cfg->n_gpus; k++)
+      if (same_bus(r->gpus[i].bus, &cfg->gpus[k])) r->gpus[i].numa = cfg->gpus[k].numa;
+    lacking += r->gpus[i].numa < 0;
+  }
+  return lacking;
+}
+
+static int step_index(const char *name) {
+  for (int i = 0; i < NN_P2P_STEPS; i++)
+    if (!strcmp(name, nn_p2p_step_names[i])) return i;
+  return -1;
+}
+
+__attribute__((format(printf, 2, 3))) static void add_reason(struct nn_p2p_pair *p, const char *fmt, ...) {
+  size_t used = strlen(p->reason);
+  if (used + 3 >= sizeof p->reason) return;
+  if (used) { strcat(p->reason, "; "); used += 2; }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(p->reason + used, sizeof p->reason - used, fmt, ap);
+  va_end(ap);
+}
+
+/* "step NAME ok|fail WHY" */
+static void read_step(struct nn_p2p_pair *p, char *rest) {
+  char *sp = strchr(rest, ' ');
+  if (!sp) return;
+  *sp = '\0';
+  int i = step_index(rest);
+  if (i < 0) return;
+  if (!strcmp(sp + 1, "ok")) p->step[i] = NN_P2P_PASSED;
+  else if (!strncmp(sp + 1, "fail ", 5)) {
+    p->step[i] = NN_P2P_FAILED;
+    add_reason(p, "%s: %s", rest, sp + 6);
+  }
+}
+
+void nn_p2preport_pair(struct nn_p2p_pair *p, const struct nn_p2prun *run, double timeout_s) {
+  char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line;
+  char last[32] = "start", error[600] = "", done[16] = "";
+  p->can = -1;
+  for (int i = 0; i < 4; i++) p->attr[i] = -1;
+  p->latency_us = p->gbps = -1;
+  p->reason[0] = '\0';
+  while (copy && (line = next_line(&cur))) {
+    if (!strncmp(line, "peer ", 5)) {
+      int v[5];
+      if (ints(line + 5, v, 5, NULL) == 0) {
+        p->can = v[0];
+        memcpy(p->attr, v + 1, sizeof p->attr);
+      }
+    }
+    else if (!strncmp(line, "begin ", 6)) snprintf(last, sizeof last, "%s", line + 6);
+    else if (!strncmp(line, "step ", 5)) read_step(p, line + 5);
+    else if (!strncmp(line, "latency ", 8)) nn_double_parse(line + 8, &p->latency_us);
+    else if (!strncmp(line, "bandwidth ", 10)) nn_double_parse(line + 10, &p->gbps);
+    else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
+    else if (!strncmp(line, "done ", 5)) snprintf(done, sizeof done, "%s", line + 5);
+  }
+  free(copy);
+  if (!strcmp(done, "nopeer")) { p->state = NN_P2P_PAIR_NOPEER; return; }
+  int failed = p->reason[0] != '\0';
+  if (!strcmp(done, "ok") && !failed && !run->timed_out) { p->state = NN_P2P_PAIR_OK; return; }
+  p->state = NN_P2P_PAIR_BROKEN;
+  if (run->timed_out) {
+    add_reason(p, "hung: no answer within %.0f s during '%s', killed", timeout_s, last);
+  } else if (error[0]) {
+    add_reason(p, "driver error in %s", error);
+  } else if (!failed) {
+    add_reason(p, "the test process died (%s %d) during '%s'", run->signal ? "signal" : "exit",
+               run->signal ? run->signal : run->exit_code, last);
+  }
+}
+
+/* "p2p KIND[ level=L] tested=DATE[ driver=V]" */
+static void mapping_line(struct nn_p2p_report *r, const char *kind, const char *date) {
+  int n = snprintf(r->line, sizeof r->line, "p2p %s", kind);
+  if (r->verdict == NN_P2P_OK)
+    n += snprintf(r->line + n, sizeof r->line - (size_t)n, " level=%s", nn_config_p2p_level_name(r->level));
+  n += snprintf(r->line + n, sizeof r->line - (size_t)n, " tested=%s", date);
+  /* a version the mapping can carry: digits and dots only */
+  if (r->nvml_driver[0] && strspn(r->nvml_driver, "0123456789.") == strlen(r->nvml_driver))
+    snprintf(r->line + n, sizeof r->line - (size_t)n, " driver=%s", r->nvml_driver);
+}
+
+void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
+  int broken = 0, ok = 0, level = NN_P2P_LEVEL_PHB;
+  for (int i = 0; i < r->n_pairs; i++) {
+    const struct nn_p2p_pair *p = &r->pairs[i];
+    broken += p->state == NN_P2P_PAIR_BROKEN;
+    if (p->state == NN_P2P_PAIR_OK) {
+      ok++;
+      if (p->path > level) level = p->path;
+    }
+  }
+  r->level = level;
+  r->line[0] = '\0';
+  if (r->self) { r->verdict = NN_P2P_NONE; return; }
+  r->verdict = broken ? NN_P2P_BROKEN : ok ? NN_P2P_OK : NN_P2P_UNSUPPORTED;
+  mapping_line(r, nn_config_p2p_state_name(r->verdict), date);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * p2ptest.h - the work of `nccl-numa p2p`'s child processes, each writing what it found as
+ * lines on `out` (p2prun.c reads them; a child that hangs has told how far it got):
+ *
+ *   probe: the driver, its GPUs and NVML's P2P status of every ordered pair:
+ *     missing WHY | cuda VERSION | gpu ORDINAL BUS NAME | nvml-driver VERSION |
+ *     nvml-off WHY | nvml A B READ WRITE | end
+ *   pair A B: what the driver says, then function, each step announced first:
+ *     peer CAN RANK ACCESS ATOMIC ARRAY | begin STEP | step STEP ok | step STEP fail WHY |
+ *     latency US | bandwidth GBPS | error STEP WHY | done ok|nopeer
+ *
+ * The kernels (p2p_kernels.ptx) and the stand-in driver (test/p2p/fakecuda.c) share the
+ * names, parameters and word pattern below.
+ */
+#ifndef NCCL_NUMA_CLI_P2PTEST_H
+#define NCCL_NUMA_CLI_P2PTEST_H
+
+#include <stdio.h>
+
+#define NN_P2P_KERNEL_FILL "nn_p2p_fill"         /* (u32 *dst, u32 n, u32 seed) */
+#define NN_P2P_KERNEL_VERIFY "nn_p2p_verify"     /* (const u32 *src, u32 n, u32 seed, u32 *wrong) */
+#define NN_P2P_KERNEL_PINGPONG "nn_p2p_pingpong" /* (u32 *mine, u32 *theirs, u32 rounds, u32 role,
+                                                  *  u64 spin_ns, u64 result[2]) */
+
+/* The word the kernels store at index i. */
+static inline unsigned nn_p2p_pattern(unsigned i, unsigned seed) { return (i * 0x9E3779B1u) ^ seed; }
+
+/* The probe's lines. */
+void nn_p2ptest_probe(FILE *out);
+
+/* The lines of GPU a against GPU b (a == b: the GPU with itself, the kernels' load, launch and
+ * timing). */
+void nn_p2ptest_pair(int a, int b, FILE *out);
+
+#endif
