@@ -30,8 +30,9 @@ static void emit(const struct nn_logger *logger, int level, unsigned subsys, con
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
   if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE")) return;
-  /* the messages name the plugin for NCCL's log ("nccl-numa: ..."); here the prefix does */
-  const char *text = strncmp(msg, "nccl-numa: ", 11) ? msg : msg + 11;
+  /* the messages name the plugin for NCCL's log ("nccl-numa: ..."); a WARN's prefix here does
+   * (INFO lines keep it: the GPU kit reads them after "nccl-numa INFO: ", test/gpu/nclog.c) */
+  const char *text = level == NN_LOG_WARN && !strncmp(msg, "nccl-numa: ", 11) ? msg + 11 : msg;
   fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", text);
 }
 
