@@ -226,12 +226,12 @@ test-gpu:
 	@BUILD=$(BUILD) bash test/gpu/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
 test:
-	@bash test/run.sh
+	@BUILD=$(BUILD) bash test/run.sh
 
 # The quick loop: unit tests, ABI conformance and the CLI tests, without sanitizers, fuzzing,
 # stress, lint or compat (`make test` runs those too).
 check:
-	@NN_TEST_QUICK=1 bash test/run.sh
+	@BUILD=$(BUILD) NN_TEST_QUICK=1 bash test/run.sh
 
 demo:
 	@bash test/demo.sh

@@ -35,6 +35,7 @@
 #include "nccl_search_topo.h"
 #include "nn_config.h"
 #include "policy.h"
+#include "printable.h"
 #include "topology.h"
 #include "visible.h"
 #include "cli/predict/job.h"
@@ -143,8 +144,10 @@ static void check_topo_file(struct ctx *c, const char *label, const char *path, 
     problem(c, STEP_TOPO_FILE, "%s %s: %s", label, path, why);
     return;
   }
+  char vendor[4 * sizeof s.vendor];
   fprintf(c->out, "  %s %s: %d CPU node%s holding GPUs%s%s\n", label, path, s.n_cpus_with_gpus,
-          s.n_cpus_with_gpus == 1 ? "" : "s", s.vendor[0] ? ", vendor " : "", s.vendor);
+          s.n_cpus_with_gpus == 1 ? "" : "s", s.vendor[0] ? ", vendor " : "",
+          nn_printable(vendor, sizeof vendor, s.vendor, NN_PRINTABLE_CSTR, NULL));
   compare_topo(c, label, &s);
   if (decides) topo_hazard(c, label, &s);
 }
@@ -372,11 +375,12 @@ static void vm_cpu(struct ctx *c, const struct nn_topo_verdict *v) {
     return;
   }
   int vendor = nn_nccl_vendor_from_name(k.vendor);
+  char shown[64];
   nn_nccl_cpu_class(v->rel, NN_ARCH_X86, vendor, k.family, k.model, cls, sizeof cls);
   fprintf(c->out, "  virtual machine: NCCL detects the guest's CPUID: %s family %d model %d -> %s, socket link "
           "%.0f GB/s on NCCL %s (Proxmox's default CPU types hide the host's family; `cpu: host` passes it "
           "through). It sets the CPU of NCCL's own view; the served file carries the mapping's `cpu` line\n",
-          k.vendor, k.family, k.model, cls,
+          nn_printable(shown, sizeof shown, k.vendor, NN_PRINTABLE_CSTR, NULL), k.family, k.model, cls,
           nn_nccl_cpu_link_gbps(v->rel, NN_ARCH_X86, vendor, k.family, k.model), v->rel->name);
 }
 

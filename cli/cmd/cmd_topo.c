@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/common/atomicwrite.h"
 #include "cli/common/cliconfig.h"
 #include "cli/common/jsonw.h"
 #include "cli/common/options.h"
@@ -17,8 +19,8 @@
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
 #include "cli/topo/topo_validate.h"
-#include "fdio.h"
 #include "nn_config.h"
+#include "printable.h"
 #include "topo_xml.h"
 #include "topology.h"
 
@@ -48,7 +50,7 @@ static void topo_usage(FILE *out) {
           "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
           "                     when the mapping has no complete `cpu` line\n"
           "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
-          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (ncclGetVersion);\n"
+          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (read, never loaded);\n"
           "                     default: the Python environment's nvidia-nccl wheel, else the\n"
           "                     libnccl.so.2 on the library search path\n"
           "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
@@ -145,29 +147,20 @@ static void print_verdict(const struct topo_args *a, const struct nn_config *cfg
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
   *out = v;
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
-  char link[64] = "one CPU node: no socket link";
+  char link[64] = "one CPU node: no socket link", vendor[64];
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
   fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n", nn_topo_mode_name(v.mode),
-          v.numa_nodes, cpu->vendor, cpu->from_cpuinfo ? " (from " : "",
+          v.numa_nodes, nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL),
+          cpu->from_cpuinfo ? " (from " : "",
           cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
 }
 
-/* Temporary file next to `path`, then rename: readers never see half a file. */
-static int write_atomically(const char *path, const char *data, size_t len) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return -1;
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  int rc = fd < 0 ? -1 : 0;
-  if (!rc) rc = nn_fdio_write_all(fd, data, len);
-  if (fd >= 0 && close(fd) && !rc) rc = -1;
-  if (!rc) rc = rename(tmp, path);
-  int e = errno;
-  if (rc && fd >= 0) unlink(tmp);
-  if (rc) fprintf(stderr, "nccl-numa topo: cannot write %s: %s\n", path, strerror(e));
-  free(tmp);
-  return rc;
+/* -o PATH: replaced atomically (nn_atomicwrite_file), as a new file would be made. */
+static int write_out(const char *path, const char *xml, size_t len) {
+  char err[PATH_MAX + 256];
+  if (!nn_atomicwrite_file(path, xml, len, NULL, err, sizeof err)) return NN_EXIT_OK;
+  fprintf(stderr, "nccl-numa topo: %s\n", err);
+  return NN_EXIT_INVALID;
 }
 
 /* topo --json: the verdict and the XML (or where it was written); keys in docs/user/cli.md. */
@@ -250,7 +243,7 @@ static int generate(const struct topo_args *a) {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
     struct nn_topo_verdict v;
     print_verdict(a, cfg, &cpu, &ver, &v);
-    if (a->out) rc = write_atomically(a->out, xml, len) == 0 ? NN_EXIT_OK : NN_EXIT_INVALID;
+    if (a->out) rc = write_out(a->out, xml, len);
     else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
     else rc = NN_EXIT_OK;
     if (!rc && a->json) print_json(a, &ver, &cpu, &v, xml, len);

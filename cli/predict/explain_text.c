@@ -8,6 +8,7 @@
 #include "cli/sweep/rundir.h"
 #include "cpuinfo.h"
 #include "nccl_model.h"
+#include "printable.h"
 
 /* The candidates the rules are resolved against when NCCL's cost model is not available. */
 #define PCIE_ONLY_TABLE \
@@ -49,13 +50,14 @@ static void print_protocols(FILE *out, const struct nn_nccl_release *r, int sm) 
 /* NCCL's own view is built for the CPU NCCL runs on, which a `cpu` line does not change. */
 static void print_own_cpu(FILE *out, const struct nn_cpu_kind *served) {
   struct nn_cpu_kind own;
-  char err[512];
+  char err[512], vendor[64];
   if (served->from_cpuinfo) return;
   if (nn_topology_cpu_kind(NULL, NULL, &own, err, sizeof err) != 0)
     fprintf(out, "              (NCCL's own view: %s)\n", err);
   else
-    fprintf(out, "              (NCCL's own view: CPU %s family %d model %d from %s)\n", own.vendor, own.family,
-            own.model, nn_cpuinfo_default());
+    fprintf(out, "              (NCCL's own view: CPU %s family %d model %d from %s)\n",
+            nn_printable(vendor, sizeof vendor, own.vendor, NN_PRINTABLE_CSTR, NULL), own.family, own.model,
+            nn_cpuinfo_default());
 }
 
 static void print_forced(FILE *out, const struct nn_config *cfg, const struct nn_forced *forced) {
@@ -93,7 +95,9 @@ static void print_verdict(FILE *out, const struct nn_explain *e) {
   nn_ncclver_print(out, "topology:     ", e->in->ver, v, NULL);
   char link[64] = "one CPU node: no socket link";
   if (v->link_gbps > 0) snprintf(link, sizeof link, "modelled socket link %.0f GB/s", v->link_gbps);
-  fprintf(out, "              (CPU %s family %d model %d%s%s; %s)\n", cpu->vendor, cpu->family, cpu->model,
+  char vendor[64];
+  fprintf(out, "              (CPU %s family %d model %d%s%s; %s)\n",
+          nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL), cpu->family, cpu->model,
           cpu->from_cpuinfo ? " from " : "", cpu->from_cpuinfo ? nn_cpuinfo_default() : "", link);
   print_own_cpu(out, cpu);
   print_protocols(out, v->rel, v->sm);

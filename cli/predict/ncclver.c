@@ -2,40 +2,27 @@
 /* ncclver.c - the NCCL release for predictions; see ncclver.h. */
 #include "cli/predict/ncclver.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/predict/ncclelf.h"
 #include "cli/predict/pyenv.h"
 #include "errbuf.h"
 #include "nccl_model.h"
 #include "nccl_search.h"
 
-typedef int (*nn_get_version_fn)(int *version);
-
-/* Loads `lib` (a path, or a soname looked up as the dynamic loader does) and asks its version. */
-static int ask_library(const char *lib, struct nn_ncclver *out) {
-  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    snprintf(out->source, sizeof out->source, "%s not loadable: %s", lib, dlerror());
+/* The release in the banner of the library file `lib` (ncclelf.h: read, never loaded). */
+static int read_library(const char *lib, struct nn_ncclver *out) {
+  char err[PATH_MAX + 128];
+  int code = nn_ncclelf_version(lib, err, sizeof err);
+  if (code < 0) {
+    snprintf(out->source, sizeof out->source, "%s", err);
     return -1;
   }
-  void *sym = dlsym(h, "ncclGetVersion");
-  nn_get_version_fn get;
-  memcpy(&get, &sym, sizeof get);
-  int code = 0;
-  if (!sym || get(&code) != 0 || code <= 0) {
-    snprintf(out->source, sizeof out->source, "%s: ncclGetVersion failed", lib);
-    dlclose(h);
-    return -1;
-  }
-  Dl_info info;
-  const char *where = dladdr(sym, &info) && info.dli_fname ? info.dli_fname : lib;
   out->code = code;
-  snprintf(out->source, sizeof out->source, "ncclGetVersion of %s", where);
-  dlclose(h);
+  snprintf(out->source, sizeof out->source, "the version string in %s", lib);
   return 0;
 }
 
@@ -47,26 +34,32 @@ __attribute__((format(printf, 2, 3))) static void append(struct nn_ncclver *out,
   va_end(ap);
 }
 
-/* The NCCL of the active Python environment (pyenv.h): 0 when there is one (out says where,
- * or why it did not load), else -1 with the reason in why. */
+/* The NCCL of the active Python environment (pyenv.h), found and read without running or
+ * loading anything of it: 0 when there is one (out says where, or why it cannot be read),
+ * else -1 with the reason in why. The wheel's METADATA names the release; the library's
+ * banner where there is none. */
 static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
-  static char syspath[32768];   /* the CLI is single-threaded */
-  char buf[PATH_MAX], err[PATH_MAX + 64];
+  static char sites[32768];   /* the CLI is single-threaded */
+  char buf[PATH_MAX], err[PATH_MAX + 64], metadata[PATH_MAX];
   const char *python = nn_pyenv_python(buf, sizeof buf);
   if (!python) {
-    snprintf(why, whysz, "NCCL_NUMA_PYTHON is empty: no Python asked");
+    snprintf(why, whysz, "NCCL_NUMA_PYTHON is empty: no Python environment looked at");
     return -1;
   }
-  if (nn_pyenv_syspath(python, NN_PYENV_TIMEOUT_MS, syspath, sizeof syspath, err, sizeof err)) {
+  if (nn_pyenv_site_dirs(python, sites, sizeof sites, err, sizeof err)) {
     snprintf(why, whysz, "%s", err);
     return -1;
   }
   struct nn_pyenv_nccl found;
-  if (!nn_pyenv_find_nccl(syspath, &found)) {
-    snprintf(why, whysz, "no nvidia/nccl/lib/libnccl.so.2 on the sys.path of %s", python);
+  if (!nn_pyenv_find_nccl(sites, &found)) {
+    snprintf(why, whysz, "no nvidia/nccl/lib/libnccl.so.2 in the site-packages of %s", python);
     return -1;
   }
-  ask_library(found.lib, out);
+  out->code = nn_pyenv_wheel_version(found.site, metadata, sizeof metadata);
+  if (out->code)
+    append(out, "the Version in %s, the wheel of %s", metadata, found.lib);
+  else
+    read_library(found.lib, out);
   append(out, " (the Python environment of %s: %s)", python,
          found.torch ? "the one torch beside it loads" : "the nvidia-nccl wheel first on its sys.path");
   return 0;
@@ -85,19 +78,20 @@ int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_n
     return 0;
   }
   if (lib_arg) {
-    if (ask_library(lib_arg, out) != 0) {
+    if (read_library(lib_arg, out) != 0) {
       nn_errbuf_set(err, errsz, "--nccl-lib: %s", out->source);
       return -1;
     }
     return 0;
   }
-  char why[PATH_MAX + 128];
+  char why[PATH_MAX + 128], lib[PATH_MAX];
   if (from_python(out, why, sizeof why) == 0) return 0;
-  if (ask_library("libnccl.so.2", out) != 0) {
+  if (!nn_ncclelf_find(lib, sizeof lib)) {
     snprintf(out->source, sizeof out->source, "no libnccl.so.2 in the Python environment (%s) or on the "
              "library search path; give --nccl-version or --nccl-lib", why);
     return 0;
   }
+  read_library(lib, out);
   append(out, " (the library search path; %s)", why);
   return 0;
 }

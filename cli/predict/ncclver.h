@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ncclver.h - which NCCL release the CLI predicts for: `--nccl-version X.Y.Z`, else the
- * libnccl.so.2 the job would load, asked through ncclGetVersion: `--nccl-lib PATH`, else the
- * Python environment's nvidia-nccl wheel (pyenv.h: the one torch loads, else the first on
- * sys.path), else the library search path.
+ * release of the libnccl.so.2 the job would load: `--nccl-lib PATH`, else the Python
+ * environment's nvidia-nccl wheel (pyenv.h: the one torch loads, else the first on
+ * sys.path; its METADATA's Version), else the library search path. Nothing is run or
+ * loaded to learn it (a library's release is its version string, ncclelf.h): the
+ * environment may be another user's, and these commands run as root.
  */
 #ifndef NCCL_NUMA_CLI_NCCLVER_H
 #define NCCL_NUMA_CLI_NCCLVER_H
@@ -21,10 +23,11 @@ struct nn_ncclver {
 };
 
 /* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else the Python
- * environment's libnccl.so.2 (one that does not load is reported, not passed over: the job
- * would load it too), else dlopen("libnccl.so.2"); out->source names the file and why.
- * Returns 0 (out->code may be 0 when no library is found; out->source says why), or -1 with
- * the problem in err when --nccl-version is malformed or --nccl-lib cannot be loaded. */
+ * environment's wheel (one whose release cannot be read is reported, not passed over: the
+ * job would load it), else the libnccl.so.2 on the library search path (nn_ncclelf_find);
+ * out->source names the file read and why. Returns 0 (out->code may be 0 when no library is
+ * found; out->source says why), or -1 with the problem in err when --nccl-version is
+ * malformed or --nccl-lib cannot be read. */
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz);
 

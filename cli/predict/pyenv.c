@@ -2,22 +2,20 @@
 /* pyenv.c - the Python environment's NCCL; see pyenv.h. */
 #include "cli/predict/pyenv.h"
 
-#include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cli/common/text.h"
 #include "errbuf.h"
-
-extern char **environ;
+#include "fileread.h"
+#include "nccl_model.h"
 
 #define NN_PYENV_NCCL "/nvidia/nccl/lib/libnccl.so.2"
 /* Where the wheel puts torch: torch/lib's libraries find NCCL through their RPATH
@@ -33,74 +31,126 @@ const char *nn_pyenv_python(char *buf, size_t size) {
   return buf;
 }
 
-static long now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+/* Appends dir to the list in buf (one a line) when it is a directory. */
+static void add_dir(char *buf, size_t size, const char *dir) {
+  struct stat st;
+  size_t used = strlen(buf);
+  if (stat(dir, &st) || !S_ISDIR(st.st_mode) || used + strlen(dir) + 2 > size) return;
+  snprintf(buf + used, size - used, "%s\n", dir);
 }
 
-static int spawn_python(const char *python, int out_fd, pid_t *pid) {
-  static const char prog[] = "import sys\nfor p in sys.path: print(p)\n";
-  char *argv[] = {(char *)python, (char *)"-c", (char *)prog, NULL};
-  posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa)) return ENOMEM;
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  int rc = posix_spawnp(pid, python, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return rc;
+/* Appends every directory matching `pattern` (glob, sorted). */
+static void add_glob(char *buf, size_t size, const char *pattern) {
+  glob_t g;
+  if (glob(pattern, 0, NULL, &g)) return;
+  for (size_t i = 0; i < g.gl_pathc; i++) add_dir(buf, size, g.gl_pathv[i]);
+  globfree(&g);
 }
 
-/* Reads fd into buf until EOF or the deadline. Returns 0 at EOF, -1 on timeout. */
-static int read_until(int fd, long deadline, char *buf, size_t size) {
-  size_t used = 0;
-  for (;;) {
-    long left = deadline - now_ms();
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    char tmp[4096];
-    ssize_t n = read(fd, tmp, sizeof tmp);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      buf[used] = 0;
-      return 0;
-    }
-    size_t keep = (size_t)n < size - 1 - used ? (size_t)n : size - 1 - used;
-    memcpy(buf + used, tmp, keep);
-    used += keep;
+/* The interpreter's path: `python` itself when it has a '/', else the first executable of
+ * that name on PATH. */
+static int locate(const char *python, char *out, size_t size) {
+  if (strchr(python, '/')) return (size_t)snprintf(out, size, "%s", python) < size && !access(out, X_OK) ? 0 : -1;
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : ""; *p;) {
+    size_t len = strcspn(p, ":");
+    if (len && (size_t)snprintf(out, size, "%.*s/%s", (int)len, p, python) < size && !access(out, X_OK)) return 0;
+    p += len + (p[len] != 0);
   }
-  buf[used] = 0;
   return -1;
 }
 
-int nn_pyenv_syspath(const char *python, int timeout_ms, char *buf, size_t size, char *err, size_t errsz) {
-  int fds[2];
-  if (size == 0 || pipe2(fds, O_CLOEXEC)) {
-    nn_errbuf_set(err, errsz, "pipe: %s", strerror(errno));
+/* Whether PREFIX/pyvenv.cfg makes PREFIX a venv; *system gets include-system-site-packages,
+ * base (the `home` key's parent: the installation it was made from) its prefix. */
+static int read_pyvenv(const char *prefix, int *system, char *base, size_t size) {
+  char cfg[PATH_MAX], err[64], *text = NULL;
+  size_t len;
+  *system = 0;
+  base[0] = 0;
+  if ((size_t)snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", prefix) >= sizeof cfg ||
+      nn_file_read(AT_FDCWD, cfg, 0, 1u << 16, &text, &len, err, sizeof err))
+    return 0;
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char *eq = strchr(line, '=');
+    if (!eq) continue;
+    *eq = 0;
+    char *key = nn_text_trim(line), *value = nn_text_trim(eq + 1);
+    if (!strcmp(key, "include-system-site-packages")) *system = !strcasecmp(value, "true");
+    if (!strcmp(key, "home") && value[0] == '/') snprintf(base, size, "%s", value);
+  }
+  free(text);
+  char *slash = strrchr(base, '/');   /* home is the base's bin directory */
+  if (slash) *slash = 0;
+  return 1;
+}
+
+/* The site directories of a non-venv installation at prefix (the user's first, as site does). */
+static void add_installation(char *buf, size_t size, const char *prefix) {
+  char pattern[PATH_MAX + 64];
+  const char *home = getenv("HOME");
+  if (home && home[0] == '/') {
+    snprintf(pattern, sizeof pattern, "%s/.local/lib/python3.*/site-packages", home);
+    add_glob(buf, size, pattern);
+  }
+  static const char *const layouts[] = {"/local/lib/python3.*/dist-packages", "/lib/python3/dist-packages",
+                                        "/lib/python3.*/dist-packages", "/lib/python3.*/site-packages"};
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+    snprintf(pattern, sizeof pattern, "%s%s", prefix, layouts[i]);
+    add_glob(buf, size, pattern);
+  }
+}
+
+int nn_pyenv_site_dirs(const char *python, char *buf, size_t size, char *why, size_t whysz) {
+  char exe[PATH_MAX], prefix[PATH_MAX], base[PATH_MAX], pattern[PATH_MAX + 64];
+  if (size) buf[0] = 0;
+  if (!size || locate(python, exe, sizeof exe)) {
+    nn_errbuf_set(why, whysz, "no interpreter %s%s", python, strchr(python, '/') ? "" : " on PATH");
     return -1;
   }
-  pid_t pid;
-  int rc = spawn_python(python, fds[1], &pid);
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
-    nn_errbuf_set(err, errsz, "%s: %s", python, strerror(rc));
-    return -1;
+  snprintf(prefix, sizeof prefix, "%s", exe);   /* PREFIX/bin/python3 -> PREFIX */
+  for (int up = 0; up < 2; up++) {
+    char *slash = strrchr(prefix, '/');
+    if (slash) *slash = 0;
   }
-  int timed_out = read_until(fds[0], now_ms() + timeout_ms, buf, size);
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st)) {
-    nn_errbuf_set(err, errsz, timed_out ? "%s did not answer within %d ms" : "%s failed to print its sys.path",
-                  python, timeout_ms);
-    return -1;
+  int system;
+  if (!read_pyvenv(prefix[0] ? prefix : "/", &system, base, sizeof base)) {
+    add_installation(buf, size, prefix);
+    return 0;
   }
+  snprintf(pattern, sizeof pattern, "%s/lib/python3.*/site-packages", prefix);
+  add_glob(buf, size, pattern);
+  if (system && base[0]) add_installation(buf, size, base);
   return 0;
+}
+
+/* The "X.Y.Z" that starts s, into v; the wheel may add more (2.27.3.post1). */
+static void three_numbers(const char *s, char *v, size_t size) {
+  size_t n = 0;
+  for (int dots = 0; n + 1 < size && (isdigit((unsigned char)*s) || (*s == '.' && ++dots < 3)); s++) v[n++] = *s;
+  v[n] = 0;
+}
+
+int nn_pyenv_wheel_version(const char *site, char *metadata, size_t size) {
+  char pattern[PATH_MAX + 64], err[PATH_MAX + 64], *text = NULL;
+  size_t len;
+  glob_t g;
+  int code = 0;
+  if (size) metadata[0] = 0;
+  snprintf(pattern, sizeof pattern, "%s/nvidia_nccl_cu*.dist-info/METADATA", site);
+  if (glob(pattern, 0, NULL, &g)) return 0;
+  if (g.gl_pathc && !nn_file_read(AT_FDCWD, g.gl_pathv[0], 0, 1u << 20, &text, &len, err, sizeof err)) {
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && !code; line = strtok_r(NULL, "\n", &save)) {
+      if (strncmp(line, "Version:", 8)) continue;
+      char v[16];
+      three_numbers(line + 8 + strspn(line + 8, " \t"), v, sizeof v);
+      code = nn_nccl_version_parse(v);
+      code = code > 0 ? code : 0;
+    }
+    if (code) snprintf(metadata, size, "%s", g.gl_pathv[0]);
+  }
+  free(text);
+  globfree(&g);
+  return code;
 }
 
 static int is_file_in(const char *dir, size_t len, const char *tail, char *path, size_t size) {
@@ -116,6 +166,7 @@ static int first_entry(const char *syspath, int want_torch, struct nn_pyenv_nccl
   for (const char *p = syspath; *p;) {
     size_t len = strcspn(p, "\n");
     if (p[0] == '/') {
+      snprintf(out->site, sizeof out->site, "%.*s", (int)len, p);
       if (want_torch && is_file_in(p, len, NN_PYENV_TORCH, torch, sizeof torch)) {
         out->torch = 1;
         return is_file_in(p, len, NN_PYENV_NCCL, out->lib, sizeof out->lib);
@@ -133,5 +184,6 @@ int nn_pyenv_find_nccl(const char *syspath, struct nn_pyenv_nccl *out) {
   out->torch = 0;
   if (first_entry(syspath, 0, out)) return 1;
   out->lib[0] = 0;
+  out->site[0] = 0;
   return 0;
 }

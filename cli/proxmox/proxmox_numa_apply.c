@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/common/atomicwrite.h"
 #include "cli/discover/discover.h"
 #include "cli/proxmox/proxmox.h"
 #include "cli/proxmox/proxmox_numa.h"
-#include "fdio.h"
 #include "fileread.h"
 
 /* qemu-server serialises config changes with an flock on this file per VM. */
@@ -39,46 +39,13 @@ static char *read_config(struct nn_diag *msgs, const char *path, size_t *len, st
   return buf;
 }
 
-/* Gives the new file the original's owner, group and mode (open's mode passed the umask,
- * and a file root creates is root's). Only what differs is changed, so a file system that
- * fixes owner and mode itself (Proxmox's /etc/pve) is asked for nothing; after a chown,
- * which may clear set-id bits, the mode is set again. */
-static int keep_owner_mode(int fd, const struct stat *want) {
-  struct stat now;
-  if (fstat(fd, &now)) return -1;
-  int chown_it = now.st_uid != want->st_uid || now.st_gid != want->st_gid;
-  if (chown_it && fchown(fd, want->st_uid, want->st_gid)) return -1;
-  if ((chown_it || (now.st_mode & 07777) != (want->st_mode & 07777)) && fchmod(fd, want->st_mode & 07777))
-    return -1;
-  return 0;
-}
-
-/* Writes `text` to a new file next to `path`, with the owner, group and mode of `like`,
- * and renames it over `dst`. */
+/* Replaces dst with `text`, with the owner, group and mode of `like` (nn_atomicwrite_file). */
 static int replace_file(struct nn_diag *msgs, const char *dst, const char *text, size_t len,
                         const struct stat *like) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dst, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    nn_diag_add(msgs, "%s: cannot create: %s", tmp, strerror(errno));
-    return -1;
-  }
-  if (keep_owner_mode(fd, like)) {
-    nn_diag_add(msgs, "%s: cannot give it the config's owner %ld:%ld and mode %04o: %s; nothing written", dst,
-                (long)like->st_uid, (long)like->st_gid, (unsigned)(like->st_mode & 07777), strerror(errno));
-    close(fd);
-    unlink(tmp);
-    return -1;
-  }
-  int bad = nn_fdio_write_all(fd, text, len) != 0 || fsync(fd) != 0;
-  if (close(fd)) bad = 1;
-  if (bad || rename(tmp, dst)) {
-    nn_diag_add(msgs, "%s: cannot write: %s", dst, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  char err[PATH_MAX + 256];
+  if (!nn_atomicwrite_file(dst, text, len, like, err, sizeof err)) return 0;
+  nn_diag_add(msgs, "%s", err);
+  return -1;
 }
 
 /* Takes qemu-server's per-VM config lock when this is a Proxmox host; -1 when

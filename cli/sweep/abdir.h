@@ -13,8 +13,12 @@
  * subcommand), cut to fit buf. */
 void nn_abdir_command(int argc, char *const *argv, char *buf, size_t size);
 
-/* Creates the run directory (must not exist) with runs/ inside, fills rd's machine
- * description and `command` (nn_abdir_command's text). With `numbered` (a default name
+/* Creates the run directory (must not exist) 0700 with runs/ inside, opens it once
+ * (rd->dir_fd, O_NOFOLLOW: every file of the run is written through it, see rundir.h) and
+ * judges it by the mapping's trust rule (trust.h): where another user could replace or
+ * redirect it (a parent directory they own or can write, without the sticky bit), it is
+ * removed again and refused. Fills rd's machine description and `command`
+ * (nn_abdir_command's text). With `numbered` (a default name
  * the user did not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried
  * instead, so a second run in the same second works. Returns 0 or -1 (err says why). */
 int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,

@@ -53,6 +53,19 @@ void nn_abenv_unset(char **env, const char *name) {
   *w = NULL;
 }
 
+int nn_abenv_recorded(const char *entry) {
+  static const char *const prefixes[] = {
+      "NCCL_", "CUDA_", "NVIDIA_",                        /* NCCL, nccl-numa's own, the GPUs */
+      "OMPI_", "PMIX_", "PMI_", "SLURM_", "HYDRA_", "I_MPI_", "MV2_",   /* launchers */
+      "UCX_", "FI_"};                                     /* transports NCCL's net plugins use */
+  static const char *const names[] = {"LD_LIBRARY_PATH", "LD_PRELOAD"};   /* which NCCL loads */
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (!strncmp(entry, prefixes[i], strlen(prefixes[i])) && strchr(entry, '=')) return 1;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (env_is(entry, names[i])) return 1;
+  return 0;
+}
+
 int nn_abenv_set(char **env, const char *name, const char *value) {
   nn_abenv_unset(env, name);
   char **e = env;

@@ -32,6 +32,12 @@ const char *nn_abenv_rule_coll(const char *tests_coll);
 char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin,
                      int nccl_code);
 
+/* Whether a NAME=value entry of a run's environment is recorded in its runs/NNNN-ARM-COLL.env: what
+ * bears on the measurement (NCCL_*, nccl-numa's NCCL_NUMA_*, CUDA_*, NVIDIA_*, launchers'
+ * OMPI_*, PMIX_*, PMI_*, SLURM_*, HYDRA_*, I_MPI_*, MV2_*, transports' UCX_*, FI_*, and
+ * LD_LIBRARY_PATH, LD_PRELOAD), never the rest of the caller's environment (tokens, keys). */
+int nn_abenv_recorded(const char *entry);
+
 /* Frees an environment nn_abenv_arm built (every string, then the array); NULL is ignored. */
 void nn_abenv_free(char **env);
 

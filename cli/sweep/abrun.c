@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,61 +101,149 @@ static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err
   return NULL;
 }
 
-static int write_env_file(const char *path, char **env) {
-  FILE *f = fopen(path, "w");
+/* runs/NNNN-ARM-COLL.env: the command line, then what of the environment bears on the
+ * measurement (nn_abenv_recorded); never the rest of the operator's environment. */
+static int write_env_file(const struct nn_rundir *rd, const char *name, char **av, char **env) {
+  FILE *f = nn_rundir_fopen(rd->dir_fd, name, NN_RUNDIR_NEW);
   if (!f) return -1;
-  for (char **e = env; *e; e++) fprintf(f, "%s\n", *e);
+  fputs("# command:", f);
+  for (char **a = av; *a; a++) fprintf(f, " %s", *a);
+  fputc('\n', f);
+  for (char **e = env; *e; e++)
+    if (nn_abenv_recorded(*e)) fprintf(f, "%s\n", *e);
   return fclose(f);
 }
 
-/* Runs argv with env, output to out_path; returns the exit code (128+signal,
- * 124 on timeout, 127 when it could not start). */
-static int spawn(char **argv, char **env, const char *out_path, int timeout_s) {
-  pid_t pid = fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) _exit(127);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(fd);
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
-    execve(argv[0], argv, env);
-    dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  double start = nn_monotonic_s();
-  for (;;) {
-    int st;
-    pid_t r = waitpid(pid, &st, timeout_s > 0 ? WNOHANG : 0);
-    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    if (r < 0 && errno != EINTR) return 127;
-    if (timeout_s > 0 && nn_monotonic_s() - start > timeout_s) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      waitpid(pid, &st, 0);
-      return 124;
-    }
-    if (timeout_s > 0) {
-      struct timespec ts = {0, 50 * 1000 * 1000};
-      nanosleep(&ts, NULL);
-    }
+/* ---------- the benchmark's process group and the signals that end the sweep ---------- */
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
+#define STOP_GRACE_S 2.0   /* how long the benchmark may take to end after the signal */
+static volatile sig_atomic_t stop_signal;
+
+static void note_stop(int sig) {
+  stop_signal = sig;
+}
+
+/* Catches the stop signals while a benchmark runs (saved: the dispositions to restore). One
+ * ignored on entry stays ignored (nohup's SIGHUP, a background job's SIGINT), for the
+ * benchmark too. */
+static void catch_stops(struct sigaction saved[N_STOP_SIGNALS]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = note_stop;
+  sigemptyset(&sa.sa_mask);
+  stop_signal = 0;
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+    sigaction(stop_signals[i], NULL, &saved[i]);
+    if (saved[i].sa_handler != SIG_IGN) sigaction(stop_signals[i], &sa, NULL);
   }
 }
 
+static void restore_stops(const struct sigaction saved[N_STOP_SIGNALS]) {
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(stop_signals[i], &saved[i], NULL);
+}
+
+/* Whether the child pid has ended, without reaping it: a zombie keeps its process group's
+ * number taken, so the group can still be signalled without hitting a stranger's. */
+static int ended(pid_t pid) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+static void pause_briefly(void) {
+  struct timespec ts = {0, 50 * 1000 * 1000};
+  nanosleep(&ts, NULL);   /* a signal cuts it short */
+}
+
+/* Ends the benchmark's whole group: `sig` first, SIGKILL after STOP_GRACE_S (at once when sig
+ * is SIGKILL), then reaps the child. */
+static void end_group(pid_t pid, int sig) {
+  kill(-pid, sig);
+  for (double start = nn_monotonic_s(); sig != SIGKILL && !ended(pid) && nn_monotonic_s() - start < STOP_GRACE_S;)
+    pause_briefly();
+  kill(-pid, SIGKILL);   /* what is left of the group, the child itself included */
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+/* The child: its own process group (the sweep signals the group), killed when the sweep
+ * dies however it dies, its output into out_fd. Never returns. */
+static void exec_child(char **argv, char **env, int out_fd, pid_t parent) {
+  setpgid(0, 0);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);   /* parent gone */
+  dup2(out_fd, 1);
+  dup2(out_fd, 2);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null >= 0) dup2(null, 0);
+  execve(argv[0], argv, env);
+  dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
+  _exit(127);
+}
+
+/* Runs argv with env, its output into out_fd; returns the exit code (128+signal, 124 on
+ * timeout, 127 when it could not start). SIGINT, SIGTERM or SIGHUP meanwhile go to the
+ * benchmark's group (end_group), and then end this process by the same signal. */
+static int spawn(char **argv, char **env, int out_fd, int timeout_s) {
+  struct sigaction saved[N_STOP_SIGNALS];
+  pid_t parent = getpid();
+  catch_stops(saved);
+  pid_t pid = fork();
+  if (pid == 0) exec_child(argv, env, out_fd, parent);
+  if (pid < 0) {
+    restore_stops(saved);
+    return 127;
+  }
+  setpgid(pid, pid);   /* either side may run first; both make the group before any signal */
+  int rc = -1;
+  for (double start = nn_monotonic_s(); rc < 0;) {
+    int st;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    else if (r < 0 && errno != EINTR) rc = 127;
+    else if (stop_signal) break;
+    else if (timeout_s > 0 && nn_monotonic_s() - start > timeout_s) {
+      end_group(pid, SIGKILL);
+      rc = 124;
+    } else {
+      pause_briefly();
+    }
+  }
+  int sig = stop_signal;
+  if (sig) {
+    if (rc < 0) end_group(pid, sig);
+    fprintf(stderr, "nccl-numa: %s: the benchmark's process group is ended; stopping\n", strsignal(sig));
+    signal(sig, SIG_DFL);
+    raise(sig);   /* exit as the signal asked */
+  }
+  restore_stops(saved);
+  return rc;
+}
+
 /* Runs one benchmark command, through the launcher when there is one. */
-static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char *out) {
-  if (!o->launch.style) return spawn(av, env, out, o->timeout_s);
+static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, int out_fd) {
+  if (!o->launch.style) return spawn(av, env, out_fd, o->timeout_s);
   char err[256];
   char **lav = nn_launcher_argv(&o->launch, env, av, err, sizeof err);
   if (!lav) {   /* this run fails; the progress line says so */
     fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
     return 127;
   }
-  int rc = spawn(lav, env, out, o->timeout_s);
+  int rc = spawn(lav, env, out_fd, o->timeout_s);
   nn_launcher_argv_free(lav);
+  return rc;
+}
+
+/* Runs one benchmark command with its output into the new file `name` of the run directory. */
+static int run_into(const struct nn_rundir *rd, const struct nn_ab_opts *o, char **av, char **env,
+                    const char *name) {
+  int fd = nn_rundir_openat(rd->dir_fd, name, NN_RUNDIR_NEW);
+  if (fd < 0) {
+    fprintf(o->progress, "nccl-numa %s: cannot create %s/%s: %s\n", rd->kind, rd->path, name, strerror(errno));
+    return 127;
+  }
+  int rc = run_cmd(o, av, env, fd);
+  close(fd);
   return rc;
 }
 
@@ -162,7 +251,7 @@ static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, const char
 static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o, const char *out,
                              const struct nn_run_rec *rec) {
   char where[512];
-  int n = nn_launcher_record(rd->path, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
+  int n = nn_launcher_record(rd->dir_fd, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
   if (n < 0) fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
   else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
   else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
@@ -257,7 +346,7 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, co
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 1, num);
   snprintf(out, out_size, "%s/runs/probe.out", rd->path);
-  int rc = run_cmd(o, av, env, out);
+  int rc = run_into(rd, o, av, env, "runs/probe.out");
   nn_abenv_free(env);
   o->probed = 1;
   if (o->nccl_code) return rc;
@@ -307,16 +396,16 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
   char out[PATH_MAX], envp[PATH_MAX];
   snprintf(out, sizeof out, "%s/%s", rd->path, rec.out);
   snprintf(envp, sizeof envp, "%s/%s", rd->path, rec.env);
-  char **env = nn_abenv_arm(environ, arm, o->plugin, o->nccl_code);
-  if (!env || write_env_file(envp, env)) {
-    nn_abenv_free(env);
-    nn_errbuf_set(err, errsz, "cannot write %s", envp);
-    return -1;
-  }
   char *av[NN_AB_MAX_EXTRA + 16], num[3][16];
   build_argv(av, NN_AB_MAX_EXTRA + 16, bin, o, 0, num);
+  char **env = nn_abenv_arm(environ, arm, o->plugin, o->nccl_code);
+  if (!env || write_env_file(rd, rec.env, av, env)) {
+    nn_abenv_free(env);
+    nn_errbuf_set(err, errsz, "cannot write %s: %s", envp, env ? strerror(errno) : "out of memory");
+    return -1;
+  }
   double t0 = nn_monotonic_s();
-  rec.rc = run_cmd(o, av, env, out);
+  rec.rc = run_into(rd, o, av, env, rec.out);
   rec.seconds = nn_monotonic_s() - t0;
   nn_abenv_free(env);
   if (nn_rundir_append_run(rd, &rec)) {
@@ -361,7 +450,7 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
     nn_errbuf_set(err, errsz, "cannot write %s/meta", rd->path);
     goto out;
   }
-  if (o->launch.style && nn_launcher_write(&o->launch, rd->path)) {
+  if (o->launch.style && nn_launcher_write(&o->launch, rd->dir_fd)) {
     nn_errbuf_set(err, errsz, "cannot write %s/launch", rd->path);
     goto out;
   }

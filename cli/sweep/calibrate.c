@@ -493,14 +493,13 @@ static char *chunk_config(const struct nn_rundir *rd, const char *base, const ch
                           char *err, size_t errsz) {
   char path[PATH_MAX], line[4096];
   snprintf(path, sizeof path, "%s/%s.conf", rd->path, name);
+  char name_conf[NN_ARM_NAME_MAX + 8];
+  snprintf(name_conf, sizeof name_conf, "%s.conf", name);
   FILE *in = fopen(base, "r");
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  FILE *out = in ? nn_rundir_fopen(rd->dir_fd, name_conf, NN_RUNDIR_NEW) : NULL;
   if (!in || !out) {
     nn_errbuf_set(err, errsz, "%s: %s", in ? path : base, strerror(errno));
     if (in) fclose(in);
-    if (out) fclose(out);
-    else if (fd >= 0) close(fd);
     return NULL;
   }
   fprintf(out, "# nccl-numa calibrate: %s's machine lines, for the arm %s\n", base, name);
@@ -564,12 +563,10 @@ static int chunks_usable(const struct nn_ab_opts *o, const char *config, char *e
 
 /* Adds a line to the run's meta (nn_rundir_read skips keys it does not know). */
 static void meta_note(const struct nn_rundir *rd, const char *line) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/meta", rd->path);
-  int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  dprintf(fd, "%s\n", line);
-  close(fd);
+  FILE *f = nn_rundir_fopen(rd->dir_fd, "meta", NN_RUNDIR_APPEND);
+  if (!f) return;
+  fprintf(f, "%s\n", line);
+  fclose(f);
 }
 
 int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include "cli/sweep/rundir.h"
 #include "errbuf.h"
 #include "fileread.h"
 #include "numparse.h"
@@ -188,10 +189,8 @@ static const char *style_name(enum nn_launcher_style s) {
   return s == NN_LAUNCHER_MPIRUN ? "mpirun" : s == NN_LAUNCHER_SRUN ? "srun" : "other";
 }
 
-int nn_launcher_write(const struct nn_launcher *l, const char *rundir) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/launch", rundir);
-  FILE *f = fopen(path, "w");
+int nn_launcher_write(const struct nn_launcher *l, int dir_fd) {
+  FILE *f = nn_rundir_fopen(dir_fd, "launch", NN_RUNDIR_NEW);
   if (!f) return -1;
   fprintf(f, "style %s\ncommand %s\nnodes %d\nranks_per_node %d\n", style_name(l->style), l->spec,
           l->nodes, l->ranks_per_node);
@@ -286,16 +285,14 @@ static int by_rank(const void *a, const void *b) {
   return ((const struct placement *)a)->rank - ((const struct placement *)b)->rank;
 }
 
-int nn_launcher_record(const char *rundir, const char *out_path, const char *arm, int seq,
+int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq,
                      const char *coll, char *summary, size_t size) {
   struct placement *p = NULL;
   int n = read_placement(out_path, &p);
   summary[0] = 0;
   if (n < 0) return -1;
   if (n > 0) qsort(p, (size_t)n, sizeof *p, by_rank);
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/placement.tsv", rundir);
-  FILE *f = fopen(path, "a");
+  FILE *f = nn_rundir_fopen(dir_fd, "placement.tsv", NN_RUNDIR_APPEND);
   if (!f) {
     free(p);
     return -1;

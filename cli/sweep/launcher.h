@@ -58,15 +58,16 @@ char **nn_launcher_argv(const struct nn_launcher *l, char *const *env, char *con
                       size_t errsz);
 void nn_launcher_argv_free(char **av);
 
-/* Writes RUNDIR/launch: the style, the command, nodes and ranks per node. */
-int nn_launcher_write(const struct nn_launcher *l, const char *rundir);
+/* Writes RUNDIR/launch (the run directory open as dir_fd, rundir.h): the style, the
+ * command, nodes and ranks per node. */
+int nn_launcher_write(const struct nn_launcher *l, int dir_fd);
 
 /* Reads the "Rank R ... Pid P on HOST device D" lines of a run's output at
  * out_path and appends one line per rank "ARM SEQ COLL RANK HOST PID DEVICE" to
- * RUNDIR/placement.tsv (header written when new). Puts "HOST: R,R; HOST: R"
+ * placement.tsv of the run directory open as dir_fd (header written when new). Puts "HOST: R,R; HOST: R"
  * in summary. Returns the number of ranks found, or -1 when a file cannot be
  * read or written. */
-int nn_launcher_record(const char *rundir, const char *out_path, const char *arm, int seq,
+int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq,
                      const char *coll, char *summary, size_t size);
 
 /* The nodes a run directory's runs used: from RUNDIR/launch, 1 when absent. */

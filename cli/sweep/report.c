@@ -196,7 +196,7 @@ static int stage_open(struct stage *st, const char *rundir, char *err, size_t er
 
 /* A new file in the staging directory. */
 static FILE *stage_file(const struct stage *st, const char *name) {
-  int fd = openat(st->tfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = openat(st->tfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f && fd >= 0) close(fd);
   return f;

@@ -32,13 +32,6 @@ static void printable(char *s) {
     if ((*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') || *p == 0x7f) *p = '?';
 }
 
-static char *join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/%s", dir, name);
-  return p;
-}
-
 /* ---------- sizes and statistics ---------- */
 
 void nn_rundir_size_format(uint64_t b, char *buf, size_t size) {
@@ -96,10 +89,27 @@ static int rel_path_ok(const char *p) {
   return parts > 0 && p[0] != '/' && !strstr(p, "//") && p[strlen(p) - 1] != '/';
 }
 
-/* Opens a file for writing in a run directory without following a planted link. */
-static FILE *open_output(const char *path, int append) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
-  FILE *f = fd >= 0 ? fdopen(fd, append ? "a" : "w") : NULL;
+int nn_rundir_openat(int dir_fd, const char *name, enum nn_rundir_open how) {
+  const int base = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+  if (dir_fd <= 0) {
+    errno = EBADF;
+    return -1;
+  }
+  if (how != NN_RUNDIR_NEW) {
+    int fd = openat(dir_fd, name, base | (how == NN_RUNDIR_APPEND ? O_APPEND : O_TRUNC));
+    if (fd >= 0 || errno != ENOENT) return fd;
+  }
+  int fd = openat(dir_fd, name, base | O_CREAT | O_EXCL | (how == NN_RUNDIR_APPEND ? O_APPEND : 0), 0600);
+  if (fd >= 0 && fchmod(fd, 0600)) {   /* a umask cannot widen it, but the mode is part of the promise */
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+FILE *nn_rundir_fopen(int dir_fd, const char *name, enum nn_rundir_open how) {
+  int fd = nn_rundir_openat(dir_fd, name, how);
+  FILE *f = fd >= 0 ? fdopen(fd, how == NN_RUNDIR_APPEND ? "a" : "w") : NULL;
   if (!f && fd >= 0) close(fd);
   return f;
 }
@@ -115,9 +125,7 @@ static const char *kind_name(int k) {
 }
 
 int nn_rundir_write_meta(const struct nn_rundir *rd) {
-  char *p = join(rd->path, "meta");
-  FILE *f = p ? open_output(p, 0) : NULL;
-  free(p);
+  FILE *f = nn_rundir_fopen(rd->dir_fd, "meta", NN_RUNDIR_REWRITE);
   if (!f) return -1;
   fprintf(f, "format 1\nkind %s\nhost %s\nmachine %s\ncpu %s\ndate %s\ncommand %s\nnccl %s\n"
           "gpus %d\nsizes %s\niters %d\nwarmup %d\nrepeats %d\n",
@@ -136,9 +144,7 @@ int nn_rundir_write_meta(const struct nn_rundir *rd) {
 }
 
 int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *r) {
-  char *p = join(rd->path, "runs.tsv");
-  FILE *f = p ? open_output(p, 1) : NULL;
-  free(p);
+  FILE *f = nn_rundir_fopen(rd->dir_fd, "runs.tsv", NN_RUNDIR_APPEND);
   if (!f) return -1;
   fprintf(f, "%d\t%d\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r->seq, r->repeat, r->arm, r->coll, r->rc,
           r->seconds, r->out, r->env);
@@ -317,6 +323,7 @@ void nn_rundir_free(struct nn_rundir *rd) {
   for (int i = 0; i < rd->n_arms; i++) free(rd->arms[i].config);
   free(rd->runs);
   free(rd->path);
+  if (rd->dir_fd > 0) close(rd->dir_fd);
   memset(rd, 0, sizeof *rd);
 }
 

@@ -11,8 +11,14 @@
  *   runs.tsv       one line per nccl-tests run, in the order run:
  *                  seq, repeat, arm, coll, exit code, seconds, output file, env file
  *   runs/NNNN-ARM-COLL.out   everything the run printed (stdout and stderr)
- *   runs/NNNN-ARM-COLL.env   the run's complete environment, one NAME=value a line
+ *   runs/NNNN-ARM-COLL.env   the run's command line ("# command: ..."), then the part of its
+ *                  environment that bears on the measurement (abenv.h, nn_abenv_recorded),
+ *                  one NAME=value a line; never the rest (tokens, keys)
  *   report.md, plot-COLL.{png,svg,dat,gp}   written by `report`
+ *
+ * A sweep makes the directory 0700 and writes into it only through the descriptor it opened
+ * right after making it (dir_fd), every file new (O_EXCL, never through a link) and 0600:
+ * the runs' environments are the operator's, and nobody else may read or redirect them.
  */
 #ifndef NCCL_NUMA_CLI_RUNDIR_H
 #define NCCL_NUMA_CLI_RUNDIR_H
@@ -46,6 +52,8 @@ struct nn_run_rec {
 
 struct nn_rundir {
   char *path;
+  int dir_fd;                /* the directory, opened once by nn_abdir_create; 0 when not open
+                              * (a descriptor below 3 is never kept); nn_rundir_free closes it */
   char kind[16];             /* "ab" or "calibrate" */
   char host[128], machine[256], cpu[128], date[64];
   char nccl[32];             /* NCCL version the runs reported, "" unknown */
@@ -94,7 +102,20 @@ int nn_rundir_name_ok(const char *s);
 int nn_rundir_read(const char *path, struct nn_rundir *rd, char *err, size_t errsz);
 /* Frees what nn_rundir_read (or the writer) allocated. */
 void nn_rundir_free(struct nn_rundir *rd);
-/* Writes rd's meta file into rd->path. Returns 0 or -1 (errno set). */
+/* How nn_rundir_openat opens a file of a run directory. */
+enum nn_rundir_open {
+  NN_RUNDIR_NEW,             /* created, never there before (O_EXCL) */
+  NN_RUNDIR_APPEND,          /* appended to; created first when missing */
+  NN_RUNDIR_REWRITE          /* emptied and written; created first when missing */
+};
+/* Opens `name` (relative) for writing inside the run directory open as dir_fd, never
+ * through a link, close-on-exec; a file it creates is 0600 whatever the umask. Only our
+ * own files can be there (the directory is 0700, reached by its descriptor), so an
+ * existing one is appended or rewritten. Returns the descriptor, or -1 (errno set). */
+int nn_rundir_openat(int dir_fd, const char *name, enum nn_rundir_open how);
+/* nn_rundir_openat as a stdio stream ("a" when appending, else "w"), or NULL. */
+FILE *nn_rundir_fopen(int dir_fd, const char *name, enum nn_rundir_open how);
+/* Writes rd's meta file into the run directory (rd->dir_fd). Returns 0 or -1 (errno set). */
 int nn_rundir_write_meta(const struct nn_rundir *rd);
 /* Appends one run to runs.tsv. Returns 0 or -1. */
 int nn_rundir_append_run(const struct nn_rundir *rd, const struct nn_run_rec *run);

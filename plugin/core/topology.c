@@ -10,6 +10,7 @@
 
 #include "cpuinfo.h"
 #include "errbuf.h"
+#include "printable.h"
 #include "nccl_search_topo.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
@@ -81,8 +82,9 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
   }
   out->from_cpuinfo = 1;
   if (strcmp(out->vendor, "AuthenticAMD") && strcmp(out->vendor, "GenuineIntel")) {
+    char vendor[64];
     nn_errbuf_set(err, errsz, "CPU vendor '%s' from cpuinfo is not one NCCL models on x86; "
-             "declare it with a `cpu vendor=` line", out->vendor);
+             "declare it with a `cpu vendor=` line", nn_printable(vendor, sizeof vendor, out->vendor, NN_PRINTABLE_CSTR, NULL));
     return -1;
   }
   return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cudrv.h"
+#include "printable.h"
 
 static int find_by_index(const struct nn_config *cfg, int index) {
   for (int i = 0; i < cfg->n_gpus; i++)
@@ -46,11 +47,13 @@ static int entry_index(const char *s, size_t len) {
 
 /* "CUDA_VISIBLE_DEVICES=0,1" or, when it is unset, what the driver enumerates. */
 static void who(const struct nn_visible *v, char *buf, size_t size) {
+  char list[128];   /* printed on terminals and logs: no control sequence passes */
+  nn_printable(list, sizeof list, v->list, NN_PRINTABLE_CSTR, NULL);
   if (v->source == NN_VISIBLE_FROM_CUDA && !v->set) snprintf(buf, size, "the CUDA devices of this process");
   else if (v->source == NN_VISIBLE_FROM_PROC)
-    snprintf(buf, size, "%s%.127s%sthe GPUs the NVIDIA driver shows this container", v->set ? "CUDA_VISIBLE_DEVICES=" : "",
-             v->list, v->set ? " of " : "");
-  else snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%.127s", v->list);
+    snprintf(buf, size, "%s%s%sthe GPUs the NVIDIA driver shows this container", v->set ? "CUDA_VISIBLE_DEVICES=" : "",
+             list, v->set ? " of " : "");
+  else snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%s", list);
 }
 
 /* The whole mapping is judged; the visible GPUs found so far (v->n) stay listed. */

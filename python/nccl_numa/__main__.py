@@ -8,8 +8,8 @@ from typing import NoReturn
 
 from nccl_numa import command_path
 
-# The commands that read the release of the NCCL the job would load, and so ask a Python for
-# its sys.path: this one (the environment the package is installed in), even when it is not
+# The commands that read the release of the NCCL the job would load, and so look in a Python
+# environment's site-packages (read, never run): this one (the package's own), even when it is not
 # activated. exec and env are left alone, so exec still changes exactly three variables.
 _ASK_PYTHON = ("check", "explain", "topo")
 

@@ -32,7 +32,7 @@ check "libnccl-env-numa.so links to it" "has '/usr/lib/$ma/libnccl-env-numa.so -
 check "the command in /usr/bin" "has /usr/bin/nccl-numa"
 check "the example mapping" "grep -q '^/usr/share/nccl-numa/examples/.*\.conf$' '$tmp/files'"
 check "docs, changelog and copyright" "has /usr/share/doc/nccl-numa/copyright && has /usr/share/doc/nccl-numa/changelog.gz && grep -q '^/usr/share/doc/nccl-numa/README.md' '$tmp/files'"
-subs=$(build/nccl-numa --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p')
+subs=$("${NN_BUILD:-build}"/nccl-numa --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p')
 check "the command has subcommands" "[ \$(wc -w <<<\"\$subs\") -ge 10 ]"
 missing=
 for s in "" $subs; do has "/usr/share/man/man1/nccl-numa${s:+-$s}.1.gz" || missing+=" ${s:-nccl-numa}"; done
@@ -86,7 +86,7 @@ if [ $src -ne 77 ] && ! ldconfig -p 2>/dev/null | grep -q libnccl-env-numa; then
   printf 'env NCCL_SOCKET_IFNAME=lo\n' > "$tmp/byname.conf"
   byname=$(env -u NCCL_SOCKET_IFNAME -u NCCL_TOPO_FILE -u NCCL_DEBUG_SUBSYS XDG_RUNTIME_DIR="$tmp" \
     LD_LIBRARY_PATH="$R/usr/lib/$ma${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NCCL_ENV_PLUGIN=numa \
-    NCCL_NUMA_CONFIG="$tmp/byname.conf" NCCL_DEBUG=INFO build/tools/nccl_smoke 2>&1)
+    NCCL_NUMA_CONFIG="$tmp/byname.conf" NCCL_DEBUG=INFO "${NN_BUILD:-build}"/tools/nccl_smoke 2>&1)
   check "NCCL_ENV_PLUGIN=numa loads the installed plugin by its libnccl-env-numa.so name" \
     "grep -q 'ENV/Plugin: Using nccl-numa' <<<\"\$byname\" && grep -q 'nccl-numa $version: env plugin' <<<\"\$byname\" && grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<\"\$byname\"" ||
     echo "$byname" | tail -n 15

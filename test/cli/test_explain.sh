@@ -4,7 +4,7 @@
 # releases, forced algorithms, CSV rules, defaults, usage and errors.
 set -u
 cd "$(dirname "$0")/../.."
-CLI=${NN_CLI:-build/nccl-numa}
+CLI=${NN_CLI:-${NN_BUILD:-build}/nccl-numa}
 F=test/fixtures/explain/two-socket.conf
 # NCCL's own view is predicted for this CPU, not the host's (see lib.sh).
 export NCCL_NUMA_CPUINFO=test/fixtures/cpuinfo/intel-emerald-rapids

@@ -4,7 +4,7 @@
 # links no CUDA library, and `make install` lays out lib/, the env symlink, bin/ and examples.
 set -u
 cd "$(dirname "$0")/../.."
-SO=${NN_SO:-build/libnccl-tuner-numa.so}
+SO=${NN_SO:-${NN_BUILD:-build}/libnccl-tuner-numa.so}
 fail=0
 check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fail=1; fi; }
 

@@ -92,7 +92,8 @@ wait "$pid"
 rc=$?
 took=$((SECONDS - start))
 check "hang: the hung pair and its helper process were running (observed $seen)" "[ $seen -ge 2 ]"
-check "hang: exit 1 within the time limit (2 pairs x 3 s; took ${took} s after the hang was seen)" "[ $rc -eq 1 ] && [ $took -le 12 ]"
+# 2 pairs x 3 s, plus the second pair's start on a loaded machine: bounded, never the hang's forever
+check "hang: exit 1 within the time limit (2 pairs x 3 s; took ${took} s after the hang was seen)" "[ $rc -eq 1 ] && [ $took -le 20 ]"
 check "hang: the pair is broken: no answer during 'write', killed" "grep -q \"0->1: hung: no answer within 3 s during 'write', killed\" '$tmp/out'"
 check "hang: p2p broken" "grep -q '^p2p broken ' '$tmp/out'"
 check "hang: nothing of the hung pairs is left running" "! pgrep -x '$tag' >/dev/null"

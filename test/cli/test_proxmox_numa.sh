@@ -135,7 +135,7 @@ if [ "$(id -u)" = 0 ]; then
     (cd "$nob" && timeout 20 setpriv --reuid 65534 --regid 65534 --clear-groups "$cli" proxmox-numa \
        --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --write) >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    [ $rc -eq 1 ] && grep -q "cannot give it the config's owner 65534:0 and mode 0640: Operation not permitted; nothing written" "$tmp/err" ||
+    [ $rc -eq 1 ] && grep -q "cannot give the new file the owner 65534:0 and mode 0640: Operation not permitted; nothing written" "$tmp/err" ||
       fail "--write that cannot keep the group: exit $rc: $(cat "$tmp/err")"
     cmp -s "$nob/101.conf" "$fix/101.conf" && [ "$(ls "$nob" | wc -l)" -eq 3 ] ||
       fail "--write that cannot keep the group changed or left files: $(ls "$nob")"

@@ -84,7 +84,8 @@ nccl=$site/nvidia/nccl/lib/libnccl.so.2
 [ -f "$nccl" ] || fail "$NCCL_WHEEL installed no $nccl"
 # explain, run from the venv's bin without activation, reads the release of the venv's NCCL
 line=$("$venv/bin/nccl-numa" explain --config "$tmp/with-env.conf" | grep -m1 'release: ')
-grep -qF "release: NCCL ${NCCL_WHEEL##*==}, from ncclGetVersion of $nccl (the Python environment of" <<<"$line" \
+grep -qF "release: NCCL ${NCCL_WHEEL##*==}, from the Version in $site/nvidia_nccl_" <<<"$line" &&
+  grep -qF "the wheel of $nccl (the Python environment of" <<<"$line" \
   && echo "ok   explain: $line" || fail "explain: not the venv's NCCL: $line"
 
 probe='import ctypes, sys

@@ -4,6 +4,7 @@
  * placement read back from nccl-tests' rank lines. */
 #include "nn_test.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cli/sweep/launcher.h"
@@ -176,7 +177,9 @@ static void test_placement(void **state) {
         "#  Rank  2 Group  0 Pid  203 on      nodeB device  0 [0000:01:00] NVIDIA X\n", f);
   fclose(f);
   char summary[256];
-  assert_int_equal(nn_launcher_record(dir, out, "numa", 3, "all_reduce", summary, sizeof summary), 3);
+  int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  assert_true(dir_fd > 0);
+  assert_int_equal(nn_launcher_record(dir_fd, out, "numa", 3, "all_reduce", summary, sizeof summary), 3);
   assert_string_equal(summary, "nodeA: 0,1; nodeB: 2");
   char tsv[128];
   snprintf(tsv, sizeof tsv, "%s/placement.tsv", dir);
@@ -190,10 +193,14 @@ static void test_placement(void **state) {
     char err[256];
     int gpus = 0;
     assert_int_equal(finish(&l, "mpirun", "2", "1", &gpus, err, sizeof err), 0);
-    assert_int_equal(nn_launcher_write(&l, dir), 0);
+    assert_int_equal(nn_launcher_write(&l, dir_fd), 0);
     assert_int_equal(nn_launcher_nodes(dir), 2);
     nn_launcher_free(&l);
   }
+  struct stat st;
+  assert_int_equal(fstatat(dir_fd, "placement.tsv", &st, AT_SYMLINK_NOFOLLOW), 0);
+  assert_int_equal(st.st_mode & 07777, 0600);   /* the run's files are the operator's only */
+  close(dir_fd);
   const char *files[] = {"run.out", "placement.tsv", "launch"};
   for (int i = 0; i < 3; i++) {
     char p[160];

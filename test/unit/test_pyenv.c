@@ -88,45 +88,86 @@ static void test_relative_entries_skipped(void **state) {
   assert_int_equal(found, 0);
 }
 
-/* A fake interpreter: a script printing `body`'s output. */
-static const char *interpreter(const char *name, const char *body) {
-  static char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", base, name);
+/* Writes `text` into base/REL (directories made). */
+static void write_file(const char *rel, const char *text) {
+  char path[PATH_MAX];
+  put(rel);
+  snprintf(path, sizeof path, "%s/%s", base, rel);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
-  fprintf(f, "#!/bin/sh\n%s\n", body);
+  fputs(text, f);
   fclose(f);
-  assert_int_equal(chmod(path, 0755), 0);
-  return path;
 }
 
-static void test_syspath_from_the_interpreter(void **state) {
+/* A venv is read, never run: its python3 is a script that would leave a mark. */
+static void test_site_dirs_of_a_venv(void **state) {
   (void)state;
-  char out[256], err[256] = "";
-  /* The script checks it was asked for sys.path and that stdin is not the caller's. */
-  const char *py = interpreter("py-ok", "[ \"$1\" = -c ] && case \"$2\" in *sys.path*) ;; *) exit 3;; esac\n"
-                                        "read -r x && exit 4\necho /site/a; echo; echo /site/b; echo oops >&2");
-  assert_int_equal(nn_pyenv_syspath(py, 2000, out, sizeof out, err, sizeof err), 0);
-  assert_string_equal(out, "/site/a\n\n/site/b\n");
+  char sites[1024], why[256], py[PATH_MAX], mark[PATH_MAX], want[1024];
+  snprintf(mark, sizeof mark, "%s/ran", base);
+  char body[PATH_MAX + 32];
+  snprintf(body, sizeof body, "#!/bin/sh\ntouch %s\n", mark);
+  write_file("venv/bin/python3", body);
+  snprintf(py, sizeof py, "%s/venv/bin/python3", base);
+  assert_int_equal(chmod(py, 0755), 0);
+  write_file("venv/pyvenv.cfg", "home = /nonexistent/bin\ninclude-system-site-packages = false\n");
+  put("venv/lib/python3.11/site-packages/six.py");
+  assert_int_equal(nn_pyenv_site_dirs(py, sites, sizeof sites, why, sizeof why), 0);
+  snprintf(want, sizeof want, "%s/venv/lib/python3.11/site-packages\n", base);
+  assert_string_equal(sites, want);
+  assert_int_equal(access(mark, F_OK), -1);
+  /* found on PATH by name, as the job's command would be */
+  char path_env[PATH_MAX];
+  snprintf(path_env, sizeof path_env, "%s/venv/bin", base);
+  const char *old = getenv("PATH");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("PATH", path_env, 1);
+  assert_int_equal(nn_pyenv_site_dirs("python3", sites, sizeof sites, why, sizeof why), 0);
+  assert_string_equal(sites, want);
+  setenv("PATH", "/nonexistent", 1);
+  assert_int_equal(nn_pyenv_site_dirs("python3", sites, sizeof sites, why, sizeof why), -1);
+  assert_string_equal(why, "no interpreter python3 on PATH");
+  if (saved) setenv("PATH", saved, 1);
+  free(saved);
+  assert_int_equal(access(mark, F_OK), -1);
 }
 
-static void test_syspath_failures(void **state) {
+/* A venv with the system's packages: its own first, then the base installation's (home's parent). */
+static void test_site_dirs_with_system_packages(void **state) {
   (void)state;
-  char out[64], err[256] = "";
-  assert_int_equal(nn_pyenv_syspath(interpreter("py-fail", "echo /x; exit 1"), 2000, out, sizeof out, err,
-                                    sizeof err), -1);
-  assert_non_null(strstr(err, "failed to print its sys.path"));
-  assert_int_equal(nn_pyenv_syspath(interpreter("py-hang", "exec sleep 30"), 200, out, sizeof out, err,
-                                    sizeof err), -1);
-  assert_non_null(strstr(err, "did not answer within 200 ms"));
-  char missing[PATH_MAX];
-  snprintf(missing, sizeof missing, "%s/no-such-python", base);
-  assert_int_equal(nn_pyenv_syspath(missing, 2000, out, sizeof out, err, sizeof err), -1);
-  assert_non_null(strstr(err, "no-such-python"));
-  /* more output than the buffer: cut, still answered */
-  assert_int_equal(nn_pyenv_syspath(interpreter("py-long", "seq 1 10000"), 2000, out, sizeof out, err,
-                                    sizeof err), 0);
-  assert_int_equal(strlen(out), sizeof out - 1);
+  char sites[2048], why[256], py[PATH_MAX], cfg[PATH_MAX + 64], want[2048];
+  put("sysvenv/bin/python3");
+  snprintf(py, sizeof py, "%s/sysvenv/bin/python3", base);
+  assert_int_equal(chmod(py, 0755), 0);
+  snprintf(cfg, sizeof cfg, "home = %s/base/bin\ninclude-system-site-packages = true\n", base);
+  write_file("sysvenv/pyvenv.cfg", cfg);
+  put("sysvenv/lib/python3.12/site-packages/a.py");
+  put("base/lib/python3/dist-packages/b.py");
+  put("base/lib/python3.12/site-packages/c.py");
+  unsetenv("HOME");
+  assert_int_equal(nn_pyenv_site_dirs(py, sites, sizeof sites, why, sizeof why), 0);
+  snprintf(want, sizeof want, "%s/sysvenv/lib/python3.12/site-packages\n%s/base/lib/python3/dist-packages\n"
+           "%s/base/lib/python3.12/site-packages\n", base, base, base);
+  assert_string_equal(sites, want);
+}
+
+/* The wheel's release is its METADATA's Version (X.Y.Z, a .postN left off); none without. */
+static void test_wheel_version(void **state) {
+  (void)state;
+  char site[PATH_MAX], metadata[PATH_MAX];
+  write_file("wheel/nvidia_nccl_cu13-2.28.9.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: nvidia-nccl-cu13\nVersion: 2.28.9\nSummary: NCCL\n");
+  snprintf(site, sizeof site, "%s/wheel", base);
+  assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 22809);
+  assert_non_null(strstr(metadata, "/wheel/nvidia_nccl_cu13-2.28.9.dist-info/METADATA"));
+  write_file("post/nvidia_nccl_cu12-2.27.3.post1.dist-info/METADATA", "Name: nvidia-nccl-cu12\nVersion: 2.27.3.post1\n");
+  snprintf(site, sizeof site, "%s/post", base);
+  assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 22703);
+  write_file("bad/nvidia_nccl_cu12-x.dist-info/METADATA", "Name: nvidia-nccl-cu12\nVersion: two\n");
+  snprintf(site, sizeof site, "%s/bad", base);
+  assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 0);
+  assert_string_equal(metadata, "");
+  snprintf(site, sizeof site, "%s/plain", base);
+  assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 0);
 }
 
 static void test_which_interpreter(void **state) {
@@ -152,8 +193,9 @@ int main(void) {
     cmocka_unit_test(test_shadowed_torch_is_not_used),
     cmocka_unit_test(test_none),
     cmocka_unit_test(test_relative_entries_skipped),
-    cmocka_unit_test(test_syspath_from_the_interpreter),
-    cmocka_unit_test(test_syspath_failures),
+    cmocka_unit_test(test_site_dirs_of_a_venv),
+    cmocka_unit_test(test_site_dirs_with_system_packages),
+    cmocka_unit_test(test_wheel_version),
     cmocka_unit_test(test_which_interpreter),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -30,10 +30,10 @@ nn_need_built() {
   [ -x "$1" ] || { echo "FAIL: $1 not built (run make first)"; exit 1; }
 }
 
-# nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else build/nccl-numa.
+# nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else $NN_BUILD/nccl-numa (build/).
 # "abs" makes it absolute, for tests that run it from other directories.
 nn_cli() {
-  cli=${NCCL_NUMA_BIN:-$root/build/nccl-numa}
+  cli=${NCCL_NUMA_BIN:-$root/${NN_BUILD:-build}/nccl-numa}
   nn_need_built "$cli"
   [ "${1:-}" != abs ] || cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
 }
@@ -61,6 +61,17 @@ nn_sysfs_tree() {
   rm -rf "$1"
   python3 "$root/test/cli/helpers/sysfs_fixture.py" "$1" || fail "sysfs fixture $1"
 }
+
+# ---- another user ----
+
+# nn_need_nobody: skips the test unless it runs as root with setpriv, which `nobody` needs.
+nn_need_nobody() {
+  [ "$(id -u)" -eq 0 ] || nn_skip "the attacks need root and a second user (uid 65534)"
+  command -v setpriv >/dev/null || nn_skip "setpriv not installed"
+}
+
+# nobody CMD...: runs CMD as uid 65534 (gid 65534, no other groups): the hostile user.
+nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
 
 # ---- verdicts ----
 
