@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs every test of nccl-numa; `make test` calls this, `make check` (NN_TEST_QUICK=1) the
 # quick part. Each case passes, fails, or is skipped (exit 77) with its reason; its output is
-# in $LOG/NAME.log and its duration in $LOG/times.tsv. The last line is the summary.
+# in $LOG/NAME.log, its wall-clock and CPU seconds in $LOG/times.tsv. The last line is the summary.
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -28,14 +28,17 @@ verdict() {
 
 logof() { echo "$LOG/${1//\//_}.log"; }
 
-# timed LOGFILE CMD...: runs CMD with its output in LOGFILE; records its seconds in times.tsv.
+# timed LOGFILE CMD...: runs CMD with its output in LOGFILE; records its wall-clock and CPU
+# (user + system) seconds in times.tsv.
 timed() {
   local out=$1; shift
   local start=${EPOCHREALTIME/./}
-  "$@" >"$out" 2>&1 </dev/null
+  ( "$@" >"$out" 2>&1 </dev/null; rc=$?; times >"$out.cpu"; exit $rc )
   local rc=$?
   local us=$(( ${EPOCHREALTIME/./} - start ))
-  printf "%s\t%d.%d\n" "$(basename "$out" .log)" $((us / 1000000)) $((us / 100000 % 10)) >>"$LOG/times.tsv"
+  local cpu; cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.1f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$out.cpu")
+  rm -f "$out.cpu"
+  printf "%s\t%d.%d\t%s\n" "$(basename "$out" .log)" $((us / 1000000)) $((us / 100000 % 10)) "$cpu" >>"$LOG/times.tsv"
   return $rc
 }
 

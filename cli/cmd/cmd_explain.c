@@ -77,12 +77,14 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'L': lib = optarg; break;
     case 'i': nn_cpuinfo_set_default(optarg); break;
     case 'D': visible = optarg; break;
-    case 'R':
-      if ((compare = nn_nccl_version_parse(optarg)) <= 0) {
-        fprintf(stderr, "nccl-numa explain: --compare-release '%s': expected X.Y.Z (e.g. 2.30.7)\n", optarg);
+    case 'R': {
+      char perr[160];
+      if ((compare = nn_ncclver_parse_arg("--compare-release", optarg, perr, sizeof perr)) <= 0) {
+        fprintf(stderr, "nccl-numa explain: %s\n", perr);
         return NN_EXIT_USAGE;
       }
       break;
+    }
     case 'E': emit = 1; break;
     case 'J': json = 1; break;
     case 'S':

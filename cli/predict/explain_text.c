@@ -5,21 +5,14 @@
 
 #include "cli/predict/explain.h"
 #include "cli/predict/protonotes.h"
-#include "cli/sweep/rundir.h"
 #include "cpuinfo.h"
 #include "nccl_model.h"
 #include "printable.h"
+#include "sizetext.h"
 
 /* The candidates the rules are resolved against when NCCL's cost model is not available. */
 #define PCIE_ONLY_TABLE \
   "NCCL's PCIe-only table (ring x ll, simple; tree x ll, simple for allreduce; the rest disabled)"
-
-static void human_size(uint64_t v, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && v >= 1024 && v % 1024 == 0) { v /= 1024; u++; }
-  snprintf(buf, size, "%llu %s", (unsigned long long)v, unit[u]);
-}
 
 static void rule_name(const struct nn_config *cfg, int rule, char *buf, size_t size) {
   if (rule < 0) snprintf(buf, size, "NCCL's choice");
@@ -30,8 +23,8 @@ static void print_rule_rows(FILE *out, const struct nn_config *cfg, const struct
   fprintf(out, "\n%s\n  %-22s %-36s %s\n", nn_coll_name(c->coll), "size", "decision", "rule");
   for (int i = 0; i < c->n_rows; i++) {
     char l[32], h[32], what[96], where[300], range[80];
-    human_size((uint64_t)1 << c->row_lo[i], l, sizeof l);
-    human_size((uint64_t)1 << c->row_hi[i], h, sizeof h);
+    nn_sizetext((uint64_t)1 << c->row_lo[i], l, sizeof l);
+    nn_sizetext((uint64_t)1 << c->row_hi[i], h, sizeof h);
     nn_policy_describe_rule(cfg, c->row_rule[i], NN_CHOICE_WORDS, what, sizeof what, where, sizeof where);
     snprintf(range, sizeof range, c->row_lo[i] == c->row_hi[i] ? "%s" : "%s - %s", l, h);
     fprintf(out, "  %-22s %-36s %s\n", range, what, where);
@@ -127,7 +120,7 @@ static void print_sizes(FILE *out, const struct nn_explain *e) {
     for (int i = 0; i < e->in->n_sizes; i++, k++) {
       const struct nn_costview_at *at = &e->at[k];
       char size[32], a[16], b[16], rule[4200];
-      nn_rundir_size_format(e->in->sizes[i], size, sizeof size);
+      nn_sizetext(e->in->sizes[i], size, sizeof size);
       nn_costview_pair_name(at->nccl.algo, at->nccl.proto, a, sizeof a);
       nn_costview_pair_name(at->plug.algo, at->plug.proto, b, sizeof b);
       rule_name(e->cfg, at->rule, rule, sizeof rule);

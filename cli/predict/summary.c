@@ -11,6 +11,7 @@
 
 #include "cli/predict/costview.h"
 #include "nccl_model.h"
+#include "sizetext.h"
 
 struct text {
   char *buf;
@@ -27,17 +28,11 @@ static void add(struct text *t, const char *fmt, ...) {
   if (n > 0) t->len = (size_t)n < t->size - t->len ? t->len + (size_t)n : t->size - 1;
 }
 
-static void size_words(int log2, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
-  int u = log2 / 10 > 3 ? 3 : log2 / 10;
-  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
-}
-
 static void add_where(struct nn_summary_rules *out, int coll, int lo, int hi) {
   char l[32], h[32];
   size_t len = strlen(out->where);
-  size_words(lo, l, sizeof l);
-  size_words(hi, h, sizeof h);
+  nn_sizetext((uint64_t)1 << lo, l, sizeof l);
+  nn_sizetext((uint64_t)1 << hi, h, sizeof h);
   if (lo == hi) snprintf(out->where + len, sizeof out->where - len, "%s%s %s", len ? ", " : "", nn_coll_name(coll), l);
   else snprintf(out->where + len, sizeof out->where - len, "%s%s %s - %s", len ? ", " : "", nn_coll_name(coll), l, h);
 }
@@ -127,9 +122,16 @@ static int search_of(const struct nn_topo_verdict *v) {
   return worse ? NN_SUMMARY_SEARCH_SLOWER : NN_SUMMARY_SEARCH_OTHER;
 }
 
+/* "2.28.7": the first release with an env plugin (its row in nccl_model.c). */
+static const char *since_env_plugin(void) {
+  static char since[16];
+  nn_nccl_env_plugin_since(since, sizeof since);
+  return since;
+}
+
 static int topo_of(const struct nn_summary_in *in) {
   if (!in->cfg) return NN_SUMMARY_TOPO_NO_MAPPING;
-  if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST) return NN_SUMMARY_TOPO_NO_ENV_PLUGIN;
+  if (nn_nccl_lacks_env_plugin(in->nccl_version)) return NN_SUMMARY_TOPO_NO_ENV_PLUGIN;
   if (in->user_topo) return NN_SUMMARY_TOPO_USER_FILE;
   if (!in->v) return NN_SUMMARY_TOPO_NO_VERDICT;
   if (in->v->serve) return NN_SUMMARY_TOPO_SERVED;
@@ -206,7 +208,8 @@ static void topo_words(const struct nn_summary_in *in, const struct nn_summary_f
   switch (f->topo) {
   case NN_SUMMARY_TOPO_NO_MAPPING: add(t, "there is no mapping, so NCCL gets no topology file"); return;
   case NN_SUMMARY_TOPO_NO_ENV_PLUGIN:
-    add(t, "NCCL %s has no env plugin (it arrived in 2.28.7), so NCCL gets no topology file from nccl-numa", ver);
+    add(t, "NCCL %s has no env plugin (it arrived in %s), so NCCL gets no topology file from nccl-numa", ver,
+        since_env_plugin());
     return;
   case NN_SUMMARY_TOPO_USER_FILE:
     add(t, "NCCL reads your NCCL_TOPO_FILE (%s), so nccl-numa serves none", in->user_topo);
@@ -249,12 +252,13 @@ static void env_words(const struct nn_summary_in *in, struct text *t, const char
   int n = in->cfg ? in->cfg->n_envs : 0;
   if (n == 0) { add(t, "there are no `env` lines"); return; }
   const char *s = n == 1 ? "" : "s";
+  const char *since = since_env_plugin();
   if (in->nccl_version <= 0) {
-    add(t, "the %d `env` line%s apply if that NCCL has the env plugin (2.28.7 and later)", n, s);
+    add(t, "the %d `env` line%s apply if that NCCL has the env plugin (%s and later)", n, s, since);
     return;
   }
-  if (in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST) {
-    add(t, "the %d `env` line%s cannot apply (no env plugin before 2.28.7)", n, s);
+  if (nn_nccl_lacks_env_plugin(in->nccl_version)) {
+    add(t, "the %d `env` line%s cannot apply (no env plugin before %s)", n, s, since);
     return;
   }
   add(t, "the %d `env` line%s apply (NCCL %s has the env plugin)", n, s, ver);
@@ -290,7 +294,7 @@ static int rules_of(const struct nn_config *cfg, const struct nn_summary_rules *
 static int env_of(const struct nn_summary_in *in) {
   if (!in->cfg || in->cfg->n_envs == 0) return 0;
   if (in->nccl_version <= 0) return -1;
-  return in->nccl_version >= NN_SUMMARY_ENV_PLUGIN_FIRST;
+  return !nn_nccl_lacks_env_plugin(in->nccl_version);
 }
 
 void nn_summary_facts_of(const struct nn_summary_in *in, struct nn_summary_facts *f) {
@@ -313,8 +317,8 @@ static void next_words(const struct nn_summary_in *in, const struct nn_summary_f
     add(t, " Next: make a mapping (`nccl-numa\x01" "discover`), then measure on the GPUs with `nccl-numa\x01"
         "calibrate`.");
   else if (f->topo == NN_SUMMARY_TOPO_NO_ENV_PLUGIN)
-    add(t, " Next: NCCL 2.28.7 or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
-        "with `nccl-numa\x01" "calibrate` on the GPUs.");
+    add(t, " Next: NCCL %s or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
+        "with `nccl-numa\x01" "calibrate` on the GPUs.", since_env_plugin());
   else if (f->affinity == NN_SUMMARY_AFFINITY_EVERY_CPU)
     add(t, " Next: give the VM NUMA nodes (`nccl-numa\x01" "proxmox-numa`, docs/user/proxmox.md) and make the mapping "
         "again, or measure on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where "

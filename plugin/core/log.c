@@ -17,12 +17,23 @@
 #include "fileread.h"
 #include "printable.h"
 
-__attribute__((format(printf, 4, 0)))
-static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
+/* Where a line was made. */
+struct origin {
+  const char *file;
+  int line;
+};
+
+__attribute__((format(printf, 5, 0)))
+static void emit(const struct nn_logger *logger, struct origin at, int level, unsigned subsys, const char *fmt,
+                 va_list ap) {
   char raw[1024], msg[2048];
   vsnprintf(raw, sizeof raw, fmt, ap);
   /* Names and values from files reach here: no byte may reach NCCL's log or a terminal raw. */
   nn_printable(msg, sizeof msg, raw, NN_PRINTABLE_CSTR, NULL);
+  if (logger && logger->line_at) {
+    logger->line_at(logger, level, subsys, at.file, at.line, msg);
+    return;
+  }
   if (logger && logger->line) {
     logger->line(logger, level, subsys, msg);
     return;
@@ -36,17 +47,18 @@ static void emit(const struct nn_logger *logger, int level, unsigned subsys, con
   fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", text);
 }
 
-void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fmt, ...) {
+void nn_log_info_at(const struct nn_logger *logger, const char *file, int line, unsigned subsys,
+                    const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_LOG_INFO, subsys, fmt, ap);
+  emit(logger, (struct origin){file, line}, NN_LOG_INFO, subsys, fmt, ap);
   va_end(ap);
 }
 
-void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...) {
+void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
+  emit(logger, (struct origin){file, line}, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
   va_end(ap);
 }
 
@@ -132,7 +144,11 @@ static int log_open_leaf(int dfd, const char *leaf, const char *path, char *err,
   return fd;
 }
 
-int nn_log_append_line(const char *path, const char *line, char *err, size_t errsz) {
+int nn_log_append_line(const char *path, const char *line, size_t len, char *err, size_t errsz) {
+  if (len == 0 || line[len - 1] != '\n') {
+    nn_errbuf_set(err, errsz, "%s: a record must end its line", path);
+    return -1;
+  }
   char buf[4096];
   const char *leaf = NULL;
   int dfd = log_open_parent(path, buf, sizeof buf, &leaf, err, errsz);
@@ -140,20 +156,10 @@ int nn_log_append_line(const char *path, const char *line, char *err, size_t err
   int fd = log_open_leaf(dfd, leaf, path, err, errsz);
   close(dfd);
   if (fd < 0) return fd;
-  size_t n = strlen(line);
-  char *rec = malloc(n + 1);
-  if (!rec) {
-    close(fd);
-    nn_errbuf_set(err, errsz, "%s: out of memory", path);
-    return -1;
-  }
-  memcpy(rec, line, n);
-  rec[n] = '\n';
   /* One write() per record: O_APPEND keeps records of concurrent processes whole; past the
    * file-size limit nothing is written (EFBIG), never a part of the line, never SIGXFSZ. */
-  int rc = nn_fdio_write_all(fd, rec, n + 1);
+  int rc = nn_fdio_write_all(fd, line, len);
   if (rc) nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
-  free(rec);
   close(fd);
   return rc;
 }

@@ -22,7 +22,7 @@ static void capture(const struct nn_logger *self, int level, unsigned subsys, co
 
 static void test_lines(void **state) {
   (void)state;
-  struct seen s = {.base = {capture}};
+  struct seen s = {.base = {.line = capture}};
   nn_log_info(&s.base, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s %d", "served", 3);
   assert_int_equal(s.level, NN_LOG_INFO);
   assert_int_equal(s.subsys, NN_LOG_INIT | NN_LOG_ENV);

@@ -129,7 +129,7 @@ static void capture(const struct nn_logger *self, int level, unsigned subsys, co
   if (n_lines < 8) snprintf(lines[n_lines], sizeof lines[0], "%s", msg);
   n_lines++;
 }
-static const struct nn_logger capturing = {capture};
+static const struct nn_logger capturing = {.line = capture};
 
 /* The plugin's WARN and INFO lines: whatever a caller formats into them. */
 static void test_log_lines_escaped(void **state) {
