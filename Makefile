@@ -68,7 +68,7 @@ CORE_A := $(BUILD)/libnn-core.a
 ABI_A := $(BUILD)/libnn-abi.a
 CLI_A := $(BUILD)/libnn-cli.a
 
-.PHONY: all test check demo golden install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel
+.PHONY: all test check demo golden install uninstall clean bench fuzz lint deps unit-bins tools man deb wheel image-test
 all: $(SO) $(CLI)
 
 # Each object depends on the headers it includes (-MMD writes them to its .d, -MP keeps a
@@ -278,6 +278,11 @@ man: $(CLI)
 # A Debian binary package (debian/make-deb.sh: dpkg-buildpackage, debhelper, lintian).
 deb:
 	@bash debian/make-deb.sh $(BUILD)/pkg
+
+# docker/Dockerfile built with buildah on a local Debian 12 stand-in for the SGLang image, and
+# checked inside (test/image/run.sh; skipped without buildah, podman, mmdebstrap).
+image-test:
+	@BUILD=$(BUILD) bash test/image/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
 # The pip wheel, manylinux-tagged (python/make-wheel.sh: hatchling, auditwheel repair); the
 # tools are a venv of their own (make deps makes it). Prints the wheel's path as its last line.

@@ -5,10 +5,23 @@
 # so `nccl-numa ab` measures the NCCL that SGLang runs. Two forms: DEST/build
 # (MPI=0: one process drives -g GPUs) and DEST/build-mpi (MPI=1 with Open MPI at
 # MPI_HOME: one rank per GPU, across nodes with `nccl-numa ab --launcher`).
-# usage: docker/build-nccl-tests.sh TAG DEST
+# SRC: empty = clone TAG; `none` = leave nccl-tests out (DEST gets only a note saying so);
+# else a directory holding nccl-tests' source, built instead of a clone.
+# usage: docker/build-nccl-tests.sh TAG DEST [SRC]
 set -euo pipefail
-TAG=${1:?usage: build-nccl-tests.sh TAG DEST}
-DEST=${2:?usage: build-nccl-tests.sh TAG DEST}
+TAG=${1:?usage: build-nccl-tests.sh TAG DEST [SRC]}
+DEST=${2:?usage: build-nccl-tests.sh TAG DEST [SRC]}
+SRC=${3:-}
+if [ "$SRC" = none ]; then
+  mkdir -p "$DEST"
+  echo "nccl-tests were left out of this image (NCCL_TESTS_SRC=none)" >"$DEST/NOT-BUILT"
+  echo "build-nccl-tests: left out (NCCL_TESTS_SRC=none)"
+  exit 0
+fi
+if [ -n "$SRC" ] && [ ! -f "$SRC/src/all_reduce.cu" ]; then
+  echo "build-nccl-tests: $SRC does not hold nccl-tests' source (no src/all_reduce.cu)" >&2
+  exit 1
+fi
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # CUDA 13 builds sm_75 and newer only; PCIe data-centre and workstation GPUs from Ampere on.
 NVCC_GENCODE=${NVCC_GENCODE:--gencode=arch=compute_75,code=sm_75 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_86,code=sm_86 -gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_120,code=sm_120 -gencode=arch=compute_120,code=compute_120}
@@ -35,7 +48,11 @@ LINK=$(mktemp -d)
 mkdir -p "$LINK/lib"
 ln -s "$NCCL_HOME/include" "$LINK/include"
 ln -s "$REAL" "$LINK/lib/libnccl.so"
-git clone --depth 1 --branch "$TAG" "${NCCL_TESTS_REPO:-https://github.com/NVIDIA/nccl-tests.git}" "$DEST"
+if [ -n "$SRC" ]; then
+  mkdir -p "$DEST" && cp -a "$SRC"/. "$DEST"/
+else
+  git clone --depth 1 --branch "$TAG" "${NCCL_TESTS_REPO:-https://github.com/NVIDIA/nccl-tests.git}" "$DEST"
+fi
 MPI_HOME=${MPI_HOME:-/usr/lib/$(gcc -print-multiarch)/openmpi}
 [ -f "$MPI_HOME/include/mpi.h" ] || { echo "build-nccl-tests: no mpi.h under MPI_HOME=$MPI_HOME (libopenmpi-dev)" >&2; exit 1; }
 for mpi in 0 1; do
@@ -47,4 +64,4 @@ for mpi in 0 1; do
   ldd "$dir/all_reduce_perf" | grep -q 'libnccl.so.2 => /' || { echo "build-nccl-tests: libnccl not resolved in $dir" >&2; exit 1; }
   [ $mpi = 0 ] || ldd "$dir/all_reduce_perf" | grep -q 'libmpi.so' || { echo "build-nccl-tests: $dir is not linked with MPI" >&2; exit 1; }
 done
-echo "build-nccl-tests: $TAG built in $DEST/build and $DEST/build-mpi against $NCCL_HOME"
+echo "build-nccl-tests: ${SRC:-$TAG} built in $DEST/build and $DEST/build-mpi against $NCCL_HOME"

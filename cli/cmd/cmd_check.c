@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common/jsonw.h"
 #include "cli/common/options.h"
+#include "cli/predict/ncclver.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -116,7 +117,15 @@ int nn_cmd_check(int argc, char **argv) {
       case 'r': o.root = optarg; break;
       case 'i': o.cpuinfo = optarg; break;
       case 'n': o.no_cuda = 1; break;
-      case 'V': o.nccl_version = optarg; break;
+      case 'V': {
+        char err[160];
+        if (nn_ncclver_parse_arg("--nccl-version", optarg, err, sizeof err) < 0) {
+          fprintf(stderr, "nccl-numa check: %s\n", err);
+          return NN_EXIT_USAGE;
+        }
+        o.nccl_version = optarg;
+        break;
+      }
       case 'L': o.nccl_lib = optarg; break;
       case 'C': compare = 1; break;
       case 'D': o.visible = optarg; break;

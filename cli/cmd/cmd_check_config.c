@@ -93,10 +93,13 @@ static int modelled_channels(const struct nn_config *cfg, const struct nn_ncclve
 
 /* chunk= before tuner v6: NCCL never asks. */
 static void print_chunk_notes(const struct nn_config *cfg, const struct nn_nccl_release *r, const char *name) {
+  char since[16];
+  nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
   for (int i = 0; !r->tuner_chunk_size && i < cfg->n_rules; i++)
     if (cfg->rules[i].chunk)
       printf("%s:%d: note: chunk= has no effect on NCCL %s: it asks no tuner for chunk sizes (getChunkSize, "
-             "tuner v6, NCCL 2.30.3+)\n", cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name);
+             "tuner v6, NCCL %s+)\n", cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name,
+             since);
 }
 
 /* On a release that only lowers NCCL's count, every channels= rule gets a note: `no effect`

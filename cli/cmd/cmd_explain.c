@@ -27,6 +27,7 @@
 #include "printable.h"
 #include "topology.h"
 #include "visible.h"
+#include "sizetext.h"
 
 #define NN_EXPLAIN_MAX_LOG2 32   /* 1 B .. 4 GiB */
 #define NN_EXPLAIN_MAX_SIZES 32  /* --sizes */
@@ -77,17 +78,10 @@ static void pcie_only_table(int coll, float *t) {
   }
 }
 
-static void human_size(uint64_t v, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && v >= 1024 && v % 1024 == 0) { v /= 1024; u++; }
-  snprintf(buf, size, "%llu %s", (unsigned long long)v, unit[u]);
-}
-
 static void print_row(const struct nn_config *cfg, int lo, int hi, int rule) {
   char l[32], h[32], what[96], where[300];
-  human_size((uint64_t)1 << lo, l, sizeof l);
-  human_size((uint64_t)1 << hi, h, sizeof h);
+  nn_sizetext((uint64_t)1 << lo, l, sizeof l);
+  nn_sizetext((uint64_t)1 << hi, h, sizeof h);
   nn_policy_describe_rule(cfg, rule, NN_CHOICE_WORDS, what, sizeof what, where, sizeof where);
   char range[80];
   snprintf(range, sizeof range, lo == hi ? "%s" : "%s - %s", l, h);
@@ -246,7 +240,7 @@ static void print_sizes(const struct nn_config *cfg, const struct nn_cost_model 
       struct nn_costview_at at;
       char size[32], a[16], b[16], rule[4200];
       nn_costview_at(m, p, forced, coll_order[c], sizes[i], &at);
-      nn_rundir_size_format(sizes[i], size, sizeof size);
+      nn_sizetext(sizes[i], size, sizeof size);
       nn_costview_pair_name(at.nccl.algo, at.nccl.proto, a, sizeof a);
       nn_costview_pair_name(at.plug.algo, at.plug.proto, b, sizeof b);
       rule_name(cfg, at.rule, rule, sizeof rule);
@@ -401,12 +395,14 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'L': lib = optarg; break;
     case 'i': nn_cpuinfo_set_default(optarg); break;
     case 'D': visible = optarg; break;
-    case 'R':
-      if ((compare = nn_nccl_version_parse(optarg)) <= 0) {
-        fprintf(stderr, "nccl-numa explain: --compare-release '%s': expected X.Y.Z (e.g. 2.30.7)\n", optarg);
+    case 'R': {
+      char err[160];
+      if ((compare = nn_ncclver_parse_arg("--compare-release", optarg, err, sizeof err)) <= 0) {
+        fprintf(stderr, "nccl-numa explain: %s\n", err);
         return NN_EXIT_USAGE;
       }
       break;
+    }
     case 'E': emit = 1; break;
     case 'J': json = 1; break;
     case 'S':

@@ -9,7 +9,7 @@
 
 #include "cli/discover/discover_parts.h"
 #include "cli/discover/guest.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 #include "fileread.h"
 #include "numparse.h"
 

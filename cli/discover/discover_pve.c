@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/discover/discover_parts.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 
 /* The GPU behind one hostpci entry: NULL with *skip set for non-GPU entries,
  * NULL with *missing set when an id is not on this host. */

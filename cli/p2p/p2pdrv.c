@@ -12,7 +12,8 @@
 #include "cli/common/dlfn.h"
 #include "trust.h"
 
-/* The library named by env (checked by trust.h, loaded through the descriptor checked), or
+/* The library named by env (judged by trust.h before it is opened, loaded through that
+ * descriptor), or
  * the system's `soname`. */
 static void *load(const char *env, const char *soname, char *why, size_t why_size) {
   const char *path = getenv(env);
@@ -21,16 +22,11 @@ static void *load(const char *env, const char *soname, char *why, size_t why_siz
     if (!lib) snprintf(why, why_size, "%s not loadable (%s)", soname, dlerror());
     return lib;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(why, why_size, "%s=%s: cannot open it", env, path);
-    return NULL;
-  }
   char err[1024];
-  int trust = nn_trust_fd(fd, path, err, sizeof err);
+  int fd;
+  int trust = nn_trust_open(NULL, path, &fd, err, sizeof err);
   if (trust != NN_TRUST_OK && trust != NN_TRUST_OPTED_OUT) {
     snprintf(why, why_size, "%s=%s", env, err);
-    close(fd);
     return NULL;
   }
   if (trust == NN_TRUST_OPTED_OUT) fprintf(stderr, "nccl-numa p2p: %s\n", err);

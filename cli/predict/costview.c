@@ -6,6 +6,7 @@
 
 #include "nccl_model.h"
 #include "nccl_search.h"
+#include "sizetext.h"
 
 void nn_costview_pair_name(int algo, int proto, char *buf, size_t size) {
   if (algo < 0 || proto < 0) snprintf(buf, size, "-");
@@ -31,7 +32,7 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
     return -1;
   }
   char ver[16], lat[160] = "NCCL's default constants";
-  nn_cost_version_name(v->version, ver, sizeof ver);
+  nn_nccl_version_format(v->version, ver, sizeof ver);
   if (pci_latency_us > 0)
     snprintf(lat, sizeof lat, m->pci_latency_applied ? "`model pci-latency-us=%.2f` in effect"
                                                      : "`model pci-latency-us=%.2f` has no effect on this release",
@@ -141,13 +142,6 @@ int nn_costview_bands(const struct nn_cost_model *m, const struct nn_policy *p, 
   return nn_costview_bands_under(m, p, NULL, coll, max_log2, bands, max_bands);
 }
 
-void nn_costview_size_name(int log2, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = log2 / 10;
-  if (u > 4) u = 4;
-  snprintf(buf, size, "%llu %s", (unsigned long long)1 << (log2 - 10 * u), unit[u]);
-}
-
 void nn_costview_time_range(float lo, float hi, int same, char *buf, size_t size) {
   char h[24];
   snprintf(buf, size, "%.1f", lo);
@@ -172,7 +166,7 @@ int nn_costview_channels_no_effect(const struct nn_cost_model *m, int channels) 
 /* What the band's rule did, after its file:line. */
 static void band_note(const struct nn_cost_model *m, const struct nn_costview_band *b, char *buf, size_t size) {
   char ver[16];
-  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  nn_nccl_version_format(m->version_code, ver, sizeof ver);
   if (b->channels && nn_costview_channels_no_effect(m, b->channels))
     snprintf(buf, size, " (%schannels=%d: no effect, NCCL %s only lowers its %d)", b->overrides ? "" : "NCCL's pick; ",
              b->channels, ver, m->comm_nchannels);
@@ -200,7 +194,7 @@ static void chunk_note(const struct nn_config *cfg, const struct nn_cost_model *
   if (b->chunk_rule < 0 || !cfg || b->chunk_rule >= cfg->n_rules) return;
   char c[32], ver[16];
   nn_policy_format_bytes(b->chunk, c, sizeof c);
-  nn_cost_version_name(m->version_code, ver, sizeof ver);
+  nn_nccl_version_format(m->version_code, ver, sizeof ver);
   int asked = nn_nccl_release_find(m->version_code, NULL)->tuner_chunk_size;
   size_t used = strlen(where);
   snprintf(where + used, size - used, "; chunk=%s from %s:%d%s%s%s", c,
@@ -211,8 +205,8 @@ static void chunk_note(const struct nn_config *cfg, const struct nn_cost_model *
 static void band_row(const struct nn_config *cfg, const struct nn_cost_model *m, const struct nn_costview_band *b,
                      struct row *r) {
   char l[24], h[24], note[120];
-  nn_costview_size_name(b->lo_log2, l, sizeof l);
-  nn_costview_size_name(b->hi_log2, h, sizeof h);
+  nn_sizetext((uint64_t)1 << b->lo_log2, l, sizeof l);
+  nn_sizetext((uint64_t)1 << b->hi_log2, h, sizeof h);
   int one = b->lo_log2 == b->hi_log2;
   snprintf(r->range, sizeof r->range, one ? "%s" : "%s - %s", l, h);
   nn_costview_pair_name(b->nccl_lo.algo, b->nccl_lo.proto, r->nccl, sizeof r->nccl);

@@ -80,8 +80,6 @@ void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
 
-/* "1 B", "512 KiB", "4 GiB": 2^log2 bytes in the largest unit that divides it (buf >= 24). */
-void nn_costview_size_name(int log2, char *buf, size_t size);
 
 /* Modelled times at a band's two ends: "20.6-97.1", one value when `same` (a one-size band) or
  * both print alike, "-" when either is negative (buf >= 40). */

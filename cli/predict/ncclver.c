@@ -65,13 +65,20 @@ static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
   return 0;
 }
 
+int nn_ncclver_parse_arg(const char *opt, const char *arg, char *err, size_t errsz) {
+  int code = nn_nccl_version_parse(arg);
+  if (code > 0) return code;
+  nn_errbuf_set(err, errsz, "%s '%s': expected X.Y.Z (e.g. 2.28.9)", opt, arg);
+  return -1;
+}
+
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz) {
   memset(out, 0, sizeof *out);
   if (version_arg) {
-    out->code = nn_nccl_version_parse(version_arg);
+    out->code = nn_ncclver_parse_arg("--nccl-version", version_arg, err, errsz);
     if (out->code <= 0) {
-      nn_errbuf_set(err, errsz, "--nccl-version '%s': expected X.Y.Z (e.g. 2.28.9)", version_arg);
+      out->code = 0;
       return -1;
     }
     snprintf(out->source, sizeof out->source, "--nccl-version");
@@ -97,18 +104,20 @@ int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_n
 }
 
 int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver) {
-  return ver->code > 0 && ver->code < NN_NCCL_ENV_PLUGIN_CODE;
+  return nn_nccl_lacks_env_plugin(ver->code);
 }
 
 /* Before 2.28.7 nothing asks the plugin for NCCL_TOPO_FILE: the verdict cannot apply. What is
  * left to say is what the file would cost set by hand. */
 static void without_env_plugin(const struct nn_ncclver *ver, struct nn_topo_verdict *v) {
-  char name[16], slower[200];
+  char name[16], since[16], slower[200];
   nn_nccl_version_format(ver->code, name, sizeof name);
+  nn_nccl_env_plugin_since(since, sizeof since);
   v->serve = 0;
-  snprintf(v->reason, sizeof v->reason, "no topology served: NCCL %s has no env plugin (it came in 2.28.7), so "
+  snprintf(v->reason, sizeof v->reason, "no topology served: NCCL %s has no env plugin (it came in %s), so "
            "neither the topology nor the mapping's `env` lines can apply (the rules do, through the tuner); to "
-           "give NCCL the file anyway: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml", name);
+           "give NCCL the file anyway: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml", name,
+           since);
   v->warning[0] = 0;
   nn_topology_describe_slower(v, slower, sizeof slower);
   if (v->slower >= 1.005)

@@ -31,8 +31,10 @@ struct nn_ncclver {
 int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
                        size_t errsz);
 
-/* NCCL_VERSION_CODE of the first release with an env plugin (2.28.7; env plugin v1). */
-#define NN_NCCL_ENV_PLUGIN_CODE 22807
+/* A release given on the command line (opt: "--nccl-version", "--compare-release"), through the
+ * one version parser (nn_nccl_version_parse): its code, or -1 with "OPT 'ARG': expected X.Y.Z
+ * (e.g. 2.28.9)" in err. Every command's option uses it, so all accept and refuse alike. */
+int nn_ncclver_parse_arg(const char *opt, const char *arg, char *err, size_t errsz);
 
 /* 1 when `ver` is a known release older than 2.28.7: NCCL never loads an env plugin, so the
  * topology verdict and the mapping's `env` lines cannot apply. */

@@ -8,6 +8,7 @@
 #include "errbuf.h"
 #include "nccl_model.h"
 #include "policy.h"
+#include "sizetext.h"
 
 /* explain's collective order */
 static const int coll_order[NN_COLL_COUNT] = {NN_COLL_ALLREDUCE, NN_COLL_ALLGATHER, NN_COLL_REDUCESCATTER,
@@ -120,8 +121,8 @@ static void print_head(FILE *out, const struct nn_release_diff *d) {
 
 static void band_range(const struct nn_release_diff_band *b, char *buf, size_t size) {
   char l[24], h[24];
-  nn_costview_size_name(b->lo_log2, l, sizeof l);
-  nn_costview_size_name(b->hi_log2, h, sizeof h);
+  nn_sizetext((uint64_t)1 << b->lo_log2, l, sizeof l);
+  nn_sizetext((uint64_t)1 << b->hi_log2, h, sizeof h);
   snprintf(buf, size, b->lo_log2 == b->hi_log2 ? "%s" : "%s - %s", l, h);
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/predict/costview.h"
 #include "nccl_model.h"
+#include "sizetext.h"
 
 struct text {
   char *buf;
@@ -27,17 +28,11 @@ static void add(struct text *t, const char *fmt, ...) {
   if (n > 0) t->len = (size_t)n < t->size - t->len ? t->len + (size_t)n : t->size - 1;
 }
 
-static void size_words(int log2, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
-  int u = log2 / 10 > 3 ? 3 : log2 / 10;
-  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
-}
-
 static void add_where(struct nn_summary_rules *out, int coll, int lo, int hi) {
   char l[32], h[32];
   size_t len = strlen(out->where);
-  size_words(lo, l, sizeof l);
-  size_words(hi, h, sizeof h);
+  nn_sizetext((uint64_t)1 << lo, l, sizeof l);
+  nn_sizetext((uint64_t)1 << hi, h, sizeof h);
   if (lo == hi) snprintf(out->where + len, sizeof out->where - len, "%s%s %s", len ? ", " : "", nn_coll_name(coll), l);
   else snprintf(out->where + len, sizeof out->where - len, "%s%s %s - %s", len ? ", " : "", nn_coll_name(coll), l, h);
 }
@@ -140,11 +135,19 @@ static void withheld_words(const struct nn_summary_in *in, struct text *t) {
         "gets the file)");
 }
 
+/* "2.28.7": the first release with an env plugin (its row in nccl_model.c). */
+static const char *since_env_plugin(void) {
+  static char since[16];
+  nn_nccl_env_plugin_since(since, sizeof since);
+  return since;
+}
+
 /* The topology part. Returns 1 when it changes what NCCL sees. */
 static int topo_words(const struct nn_summary_in *in, struct text *t, char *ver) {
   if (!in->cfg) { add(t, "there is no mapping, so NCCL gets no topology file"); return 0; }
-  if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST) {
-    add(t, "NCCL %s has no env plugin (it arrived in 2.28.7), so NCCL gets no topology file from nccl-numa", ver);
+  if (nn_nccl_lacks_env_plugin(in->nccl_version)) {
+    add(t, "NCCL %s has no env plugin (it arrived in %s), so NCCL gets no topology file from nccl-numa", ver,
+        since_env_plugin());
     return 0;
   }
   if (in->user_topo) { add(t, "NCCL reads your NCCL_TOPO_FILE (%s), so nccl-numa serves none", in->user_topo); return 0; }
@@ -185,12 +188,13 @@ static int env_words(const struct nn_summary_in *in, struct text *t, const char 
   int n = in->cfg ? in->cfg->n_envs : 0;
   if (n == 0) { add(t, "there are no `env` lines"); return 0; }
   const char *s = n == 1 ? "" : "s";
+  const char *since = since_env_plugin();
   if (in->nccl_version <= 0) {
-    add(t, "the %d `env` line%s apply if that NCCL has the env plugin (2.28.7 and later)", n, s);
+    add(t, "the %d `env` line%s apply if that NCCL has the env plugin (%s and later)", n, s, since);
     return -1;
   }
-  if (in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST) {
-    add(t, "the %d `env` line%s cannot apply (no env plugin before 2.28.7)", n, s);
+  if (nn_nccl_lacks_env_plugin(in->nccl_version)) {
+    add(t, "the %d `env` line%s cannot apply (no env plugin before %s)", n, s, since);
     return 0;
   }
   add(t, "the %d `env` line%s apply (NCCL %s has the env plugin)", n, s, ver);
@@ -244,9 +248,9 @@ void nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
   if (!in->cfg)
     add(&t, " Next: make a mapping (`nccl-numa\x01" "discover`), then measure on the GPUs with `nccl-numa\x01"
         "calibrate`.");
-  else if (in->nccl_version > 0 && in->nccl_version < NN_SUMMARY_ENV_PLUGIN_FIRST)
-    add(&t, " Next: NCCL 2.28.7 or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
-        "with `nccl-numa\x01" "calibrate` on the GPUs.");
+  else if (nn_nccl_lacks_env_plugin(in->nccl_version))
+    add(&t, " Next: NCCL %s or later, or `nccl-numa\x01" "topo` into a file named by NCCL_TOPO_FILE, then measure "
+        "with `nccl-numa\x01" "calibrate` on the GPUs.", since_env_plugin());
   else
     add(&t, " Next: measure on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where "
         "the measurements beat it%s.", topo ? ", and compare with and without the plugin with `nccl-numa\x01" "ab`" : "");

@@ -15,10 +15,6 @@
 #include "policy.h"
 #include "topology.h"
 
-/* The first release with an env plugin (NCCL 2.28.7): older ones read neither a served
- * NCCL_TOPO_FILE nor `env` lines. */
-#define NN_SUMMARY_ENV_PLUGIN_FIRST 22807
-
 /* Where the rules change NCCL's own choice under its cost model, over 1 B .. 2^max_log2 B. */
 struct nn_summary_rules {
   int modelled;           /* 1: NCCL's cost model was available and the fields below are filled */

@@ -37,7 +37,7 @@
 #include <stddef.h>
 
 #include "cli/discover/discover.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 
 /* Chassis and port numbers of the root ports we add. Proxmox's own
  * ich9-pcie-port-N use N = 1..16 for both, and discover --guest reads a port

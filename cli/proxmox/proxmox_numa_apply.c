@@ -18,7 +18,7 @@
 
 #include "cli/common/atomicwrite.h"
 #include "cli/discover/discover.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 #include "cli/proxmox/proxmox_numa.h"
 #include "fileread.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCCL_TUNER_NONE_CODE 22800   /* "none" disables tuners from NCCL 2.28 on */
+#include "nccl_model.h"
 
 /* ---------- names ---------- */
 
@@ -89,7 +89,7 @@ char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plu
                                      "NCCL_NUMA_CONFIG"};
   for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) nn_abenv_unset(env, drop[i]);
   int rc = 0;
-  int tuner_none = nccl_code == 0 || nccl_code >= NCCL_TUNER_NONE_CODE;
+  int tuner_none = nccl_code == 0 || nn_nccl_release_find(nccl_code, NULL)->tuner_none;
   if (arm->kind == NN_ARM_NUMA) {
     rc |= nn_abenv_set(env, "NCCL_TUNER_PLUGIN", plugin ? plugin : "");
     rc |= nn_abenv_set(env, "NCCL_ENV_PLUGIN", plugin ? plugin : "");

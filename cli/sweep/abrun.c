@@ -16,15 +16,15 @@
 
 #include "cli/common/monotonic.h"
 #include "cli/common/options.h"
+#include "cli/predict/ncclver.h"
 #include "cli/sweep/nccltests.h"
+#include "nccl_model.h"
 #include "errbuf.h"
 #include "fileread.h"
 #include "nn_config.h"
 #include "numparse.h"
 
 extern char **environ;
-
-#define NCCL_ENV_PLUGIN_CODE 22807   /* the env plugin exists from NCCL 2.28.7 on */
 
 /* ---------- running ---------- */
 
@@ -303,13 +303,12 @@ static int version_in_output(const char *path, char *text, size_t size) {
     nn_nccltests_free(&r);
   }
   const char *p = strstr(buf, "NCCL version ");
-  if (!code && p) code = nn_nccl_version_code(p + strlen("NCCL version "));
+  if (!code && p) code = nn_nccl_version_parse_word(p + strlen("NCCL version "));
   p = strstr(buf, "nccl-library=");   /* the header of nccl-tests >= 2.17, even when the run failed */
   if (!code && p) nn_int_parse_prefix(p + strlen("nccl-library="), 0, INT_MAX, &code, NULL);
-  if (code < 20900 || code > 99999) code = 0;
+  if (!nn_nccl_version_plausible(code)) code = 0;
   free(buf);
-  if (code >= 20900)
-    snprintf(text, size, "%d.%d.%d", code / 10000, (code % 10000) / 100, code % 100);
+  if (code) nn_nccl_version_format(code, text, size);
   return code;
 }
 
@@ -436,14 +435,14 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
   if (!o->nccl_code && !o->probed &&
       probe_with(rd, o, bins[0], NULL, !strcmp(rd->kind, "ab"), probe_out, sizeof probe_out) < 0)
     goto out;
-  if (o->nccl_code && !rd->nccl[0])
-    snprintf(rd->nccl, sizeof rd->nccl, "%d.%d.%d", o->nccl_code / 10000,
-             (o->nccl_code % 10000) / 100, o->nccl_code % 100);
-  if (o->nccl_code && o->nccl_code < NCCL_ENV_PLUGIN_CODE)
+  if (o->nccl_code && !rd->nccl[0]) nn_nccl_version_format(o->nccl_code, rd->nccl, sizeof rd->nccl);
+  if (nn_nccl_lacks_env_plugin(o->nccl_code))
     for (int a = 0; a < rd->n_arms; a++)
       if (rd->arms[a].config) {
-        fprintf(o->progress, "nccl-numa %s: NCCL %s has no env plugin (2.28.7+): arm %s gets "
-                "the tuner only, no served topology\n", rd->kind, rd->nccl, rd->arms[a].name);
+        char since[16];
+        nn_nccl_env_plugin_since(since, sizeof since);
+        fprintf(o->progress, "nccl-numa %s: NCCL %s has no env plugin (%s+): arm %s gets "
+                "the tuner only, no served topology\n", rd->kind, rd->nccl, since, rd->arms[a].name);
         break;
       }
   if (nn_rundir_write_meta(rd)) {
@@ -552,65 +551,83 @@ static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *
   return -1;
 }
 
-/* One shared option's value; opt is its spelling for messages ("-b", "--colls"). */
-static int set_common(struct nn_ab_opts *o, const char *opt, char *v, char *err, size_t errsz) {
-  uint64_t bytes;
-  int f;
-  if (!strcmp(opt, "-b") || !strcmp(opt, "-e")) {
-    if (nn_rundir_size_parse(v, &bytes)) {
-      nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", opt, v);
-      return -1;
-    }
-    if (opt[1] == 'b') o->minb = v;
-    else o->maxb = v;
-    return 1;
-  }
-  if (!strcmp(opt, "-f")) {
-    if (int_arg(opt, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
-    o->factor = v;
-    return 1;
-  }
-  if (!strcmp(opt, "-g")) return int_arg(opt, v, 1, 1024, &o->gpus, err, errsz);
-  if (!strcmp(opt, "-n")) return int_arg(opt, v, 1, 1 << 24, &o->iters, err, errsz);
-  if (!strcmp(opt, "-w")) return int_arg(opt, v, 0, 1 << 24, &o->warmup, err, errsz);
-  if (!strcmp(opt, "--repeats")) return int_arg(opt, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
-  if (!strcmp(opt, "--timeout")) return int_arg(opt, v, 0, 1 << 24, &o->timeout_s, err, errsz);
-  if (!strcmp(opt, "--colls")) return parse_colls(v, o, err, errsz) ? -1 : 1;
-  if (!strcmp(opt, "--nccl-tests")) {
-    o->tests_dir = v;
-    return 1;
-  }
-  if (!strcmp(opt, "--bench-cmd")) {
-    if (!strstr(v, "{coll}")) {
-      nn_errbuf_set(err, errsz, "--bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)", v);
-      return -1;
-    }
-    o->bench_cmd = v;
-    return bench_cmd_checked(v, err, errsz) ? 1 : -1;
-  }
-  /* --nccl-version */
-  o->nccl_code = nn_nccl_version_code(v);
-  if (!o->nccl_code) {
-    nn_errbuf_set(err, errsz, "--nccl-version: '%s' is not a version like 2.28.9", v);
-    return -1;
-  }
-  return 1;
-}
-
-/* The shared long options, then the launcher's; a short option's spelling is its own. */
-static const char *const common_long[] = {"repeats", "colls", "nccl-tests", "timeout", "nccl-version",
-                                          "bench-cmd"};
+/* The shared options: the short ones are getopt's own characters, the long ones these codes. */
+enum { OPT_REPEATS = 0x100, OPT_COLLS, OPT_NCCL_TESTS, OPT_TIMEOUT, OPT_NCCL_VERSION, OPT_BENCH_CMD,
+       OPT_LAUNCH = 0x200, OPT_OWN = 0x300, OPT_HELP = 'h' };
+static const struct option common_long[] = {
+  {"repeats", required_argument, NULL, OPT_REPEATS},       {"colls", required_argument, NULL, OPT_COLLS},
+  {"nccl-tests", required_argument, NULL, OPT_NCCL_TESTS}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
+  {"nccl-version", required_argument, NULL, OPT_NCCL_VERSION},
+  {"bench-cmd", required_argument, NULL, OPT_BENCH_CMD}};
 static const char *const launch_long[] = {"launcher", "nodes", "ranks-per-node"};
 #define NN_AB_N_COMMON (sizeof common_long / sizeof common_long[0])
 #define NN_AB_N_LAUNCH (sizeof launch_long / sizeof launch_long[0])
 #define NN_AB_MAX_LONG (NN_AB_N_COMMON + NN_AB_N_LAUNCH + NN_AB_MAX_OWN + 2)
-enum { OPT_COMMON = 0x100, OPT_LAUNCH = 0x200, OPT_OWN = 0x300, OPT_HELP = 'h' };
+
+/* How the user spelled shared option `id`, for messages: "-b", "--colls". */
+static const char *spelling(int id, char *buf, size_t size) {
+  for (size_t k = 0; k < NN_AB_N_COMMON; k++)
+    if (common_long[k].val == id) snprintf(buf, size, "--%s", common_long[k].name);
+  if (id < OPT_REPEATS) snprintf(buf, size, "-%c", id);
+  return buf;
+}
+
+static int set_size(struct nn_ab_opts *o, const char *opt, char *v, char *err, size_t errsz) {
+  uint64_t bytes;
+  if (nn_rundir_size_parse(v, &bytes)) {
+    nn_errbuf_set(err, errsz, "%s: '%s' is not a size (e.g. 8, 64K, 256M)", opt, v);
+    return -1;
+  }
+  if (opt[1] == 'b') o->minb = v;
+  else o->maxb = v;
+  return 1;
+}
+
+static int set_bench_cmd(struct nn_ab_opts *o, char *v, char *err, size_t errsz) {
+  if (!strstr(v, "{coll}")) {
+    nn_errbuf_set(err, errsz, "--bench-cmd: '%s' has no {coll} (replaced by all_reduce, ...)", v);
+    return -1;
+  }
+  o->bench_cmd = v;
+  return bench_cmd_checked(v, err, errsz) ? 1 : -1;
+}
+
+static int set_nccl_version(struct nn_ab_opts *o, const char *v, char *err, size_t errsz) {
+  int code = nn_ncclver_parse_arg("--nccl-version", v, err, errsz);
+  o->nccl_code = code > 0 ? code : 0;
+  return code > 0 ? 1 : -1;
+}
+
+/* One shared option's value, by its getopt code. */
+static int set_common(struct nn_ab_opts *o, int id, char *v, char *err, size_t errsz) {
+  char opt[24];
+  int f;
+  spelling(id, opt, sizeof opt);
+  switch (id) {
+  case 'b': case 'e': return set_size(o, opt, v, err, errsz);
+  case 'f':
+    if (int_arg(opt, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
+    o->factor = v;
+    return 1;
+  case 'g': return int_arg(opt, v, 1, 1024, &o->gpus, err, errsz);
+  case 'n': return int_arg(opt, v, 1, 1 << 24, &o->iters, err, errsz);
+  case 'w': return int_arg(opt, v, 0, 1 << 24, &o->warmup, err, errsz);
+  case OPT_REPEATS: return int_arg(opt, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
+  case OPT_TIMEOUT: return int_arg(opt, v, 0, 1 << 24, &o->timeout_s, err, errsz);
+  case OPT_COLLS: return parse_colls(v, o, err, errsz) ? -1 : 1;
+  case OPT_NCCL_TESTS: o->tests_dir = v; return 1;
+  case OPT_BENCH_CMD: return set_bench_cmd(o, v, err, errsz);
+  case OPT_NCCL_VERSION: return set_nccl_version(o, v, err, errsz);
+  default:
+    nn_errbuf_set(err, errsz, "option code %d has no handler", id);
+    return -1;
+  }
+}
 
 /* The option table getopt_long reads: shared, launcher, the command's own, --help. */
 static int long_table(const struct nn_ab_own *own, struct option *t) {
   int n = 0;
-  for (size_t k = 0; k < NN_AB_N_COMMON; k++)
-    t[n++] = (struct option){common_long[k], required_argument, NULL, OPT_COMMON + (int)k};
+  for (size_t k = 0; k < NN_AB_N_COMMON; k++) t[n++] = common_long[k];
   for (size_t k = 0; k < NN_AB_N_LAUNCH; k++)
     t[n++] = (struct option){launch_long[k], required_argument, NULL, OPT_LAUNCH + (int)k};
   for (int k = 0; own && k < own->n && k < NN_AB_MAX_OWN; k++)
@@ -623,19 +640,13 @@ static int long_table(const struct nn_ab_own *own, struct option *t) {
 
 /* One option getopt_long returned: its code says which table it came from (long_table). */
 static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, char *err, size_t errsz) {
-  char spelled[40];
-  int k = c >= OPT_OWN ? c - OPT_OWN : c >= OPT_LAUNCH ? c - OPT_LAUNCH : c >= OPT_COMMON ? c - OPT_COMMON : -1;
-  if (c >= OPT_OWN && k < own->n) {
-    const struct nn_ab_own_opt *w = &own->opts[k];
+  if (c >= OPT_OWN && c - OPT_OWN < own->n) {
+    const struct nn_ab_own_opt *w = &own->opts[c - OPT_OWN];
     return own->take(own->arg, w->name, w->flag ? NULL : optarg) < 0 ? -1 : 1;
   }
-  if (c >= OPT_LAUNCH && c < OPT_OWN && k < (int)NN_AB_N_LAUNCH)
-    return nn_launcher_set_opt(&o->launch, launch_long[k], optarg, err, errsz);
-  if (c >= OPT_COMMON && c < OPT_LAUNCH && k < (int)NN_AB_N_COMMON)
-    snprintf(spelled, sizeof spelled, "--%s", common_long[k]);
-  else
-    snprintf(spelled, sizeof spelled, "-%c", c);
-  return set_common(o, spelled, optarg, err, errsz);
+  if (c >= OPT_LAUNCH && c - OPT_LAUNCH < (int)NN_AB_N_LAUNCH)
+    return nn_launcher_set_opt(&o->launch, launch_long[c - OPT_LAUNCH], optarg, err, errsz);
+  return set_common(o, c, optarg, err, errsz);
 }
 
 int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,

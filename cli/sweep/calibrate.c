@@ -25,6 +25,7 @@
 #include "fileread.h"
 #include "nn_config.h"
 #include "topology.h"
+#include "sizetext.h"
 
 #define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
 #define FIXED_PROTOS "ll,ll128,simple"
@@ -154,18 +155,21 @@ static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, i
 /* chunk= rules for one collective, where a --chunks arm measurably wins; the number written. */
 static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
                             const char *rc, int ranks, const char *scope, FILE *out) {
-  int n = 0, rules = 0, code = rd->nccl[0] ? nn_nccl_version_code(rd->nccl) : 0;
+  int n = 0, rules = 0, code = nn_rundir_nccl_code(rd);
   uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_chunk, rd, &n);
   if (!sz) return -1;
-  if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size)
-    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, 2.30.3+): no chunk rule\n", coll,
-            rd->nccl);
+  if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size) {
+    char since[16];
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
+    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, %s+): no chunk rule\n", coll,
+            rd->nccl, since);
+  }
   for (int i = 0; i < n && !(code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size);) {
     char why[192], a[32], b[32], lo[32], hi[32];
     int w = chunk_winner(rd, s, ns, coll, sz[i], why, sizeof why), j = i;
     while (j + 1 < n && chunk_winner(rd, s, ns, coll, sz[j + 1], a, sizeof a) == w) j++;
-    nn_rundir_size_format(sz[i], a, sizeof a);
-    nn_rundir_size_format(sz[j], b, sizeof b);
+    nn_sizetext(sz[i], a, sizeof a);
+    nn_sizetext(sz[j], b, sizeof b);
     fprintf(out, "# %s %s%s%s, chunk size: %s%s%s\n", coll, a, j > i ? ".." : "", j > i ? b : "",
             w < 0 ? "no rule (" : "", why, w < 0 ? ")" : "");
     if (w >= 0) {
@@ -212,8 +216,8 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
     failure_part(why, sizeof why, unchecked, "#wrong N/A", "run without nccl-tests' correctness check");
     failure_part(why, sizeof why, other, "no good result", "a non-zero exit or no readable row");
     if (first >= 0) {
-      nn_rundir_size_format(se->pts[first].size, lo, sizeof lo);
-      nn_rundir_size_format(se->pts[last].size, hi, sizeof hi);
+      nn_sizetext(se->pts[first].size, lo, sizeof lo);
+      nn_sizetext(se->pts[last].size, hi, sizeof hi);
       fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll, rd->arms[a].name,
               wrong + unchecked + other, se->n_pts, lo, hi, why);
     } else if (!se->n_pts && se->n_failed_runs) {
@@ -249,11 +253,11 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
     int j = i;
     while (j + 1 < n && win[j + 1] == win[i]) j++;
     char lo[32], hi[32], a[32], b[32];
-    nn_rundir_size_format(sz[i], a, sizeof a);
-    nn_rundir_size_format(sz[j], b, sizeof b);
+    nn_sizetext(sz[i], a, sizeof a);
+    nn_sizetext(sz[j], b, sizeof b);
     if (win[i] < 0) {
       for (int k = i; k <= j; k++) {
-        nn_rundir_size_format(sz[k], a, sizeof a);
+        nn_sizetext(sz[k], a, sizeof a);
         fprintf(out, "# %s %s: no rule (%s)\n", coll, a, why[k]);
       }
     } else {
@@ -344,10 +348,12 @@ static void refuse_proto(int code, int proto, char *err, size_t errsz) {
     nn_errbuf_set(err, errsz, "--protos %s: NCCL's release is unknown (the probe run did not tell it), so is "
                   "whether it keeps %s off between PCIe-only GPUs; calibrate does not force it (give "
                   "--nccl-version X.Y.Z)", nn_proto_name(proto), nn_proto_name(proto));
-  else
-    nn_errbuf_set(err, errsz, "--protos %s: NCCL %d.%d.%d keeps %s off between PCIe-only GPUs (its own rule), "
-                  "so calibrate does not force it", nn_proto_name(proto), code / 10000, code / 100 % 100,
-                  code % 100, nn_proto_name(proto));
+  else {
+    char v[16];
+    nn_nccl_version_format(code, v, sizeof v);
+    nn_errbuf_set(err, errsz, "--protos %s: NCCL %s keeps %s off between PCIe-only GPUs (its own rule), "
+                  "so calibrate does not force it", nn_proto_name(proto), v, nn_proto_name(proto));
+  }
 }
 
 /* --protos given without --nccl-version: the release a probe run reports decides whether a
@@ -405,8 +411,9 @@ static int tuning_enables(const struct nn_nccltuning *t, const struct nn_ab_opts
                           int proto) {
   if (!nn_nccltuning_proto_runs_pcie(o->nccl_code, proto)) return 0;
   for (int c = 0; c < o->n_colls; c++) {
-    const char *f = nn_nccltuning_func_of(o->colls[c]);
-    if (f && nn_nccltuning_enabled(t, f, nn_algo_name(algo), nn_proto_name(proto)) == 1) return 1;
+    int coll = nn_coll_from_name(o->colls[c]);
+    float lat, bw;
+    if (coll >= 0 && nn_nccltuning_cell(t, coll, algo, proto, &lat, &bw) == 1) return 1;
   }
   return 0;
 }
@@ -554,8 +561,11 @@ static int chunks_usable(const struct nn_ab_opts *o, const char *config, char *e
     return 0;
   }
   if (o->nccl_code && !nn_nccl_release_find(o->nccl_code, NULL)->tuner_chunk_size) {
-    nn_errbuf_set(err, errsz, "--chunks: NCCL %d.%d.%d asks no tuner for chunk sizes (getChunkSize, tuner v6, "
-                  "NCCL 2.30.3+)", o->nccl_code / 10000, o->nccl_code / 100 % 100, o->nccl_code % 100);
+    char v[16], since[16];
+    nn_nccl_version_format(o->nccl_code, v, sizeof v);
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
+    nn_errbuf_set(err, errsz, "--chunks: NCCL %s asks no tuner for chunk sizes (getChunkSize, tuner v6, "
+                  "NCCL %s+)", v, since);
     return 0;
   }
   return 1;

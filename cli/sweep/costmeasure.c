@@ -14,37 +14,22 @@
 #include "cli/sweep/verdict.h"
 #include "fileread.h"
 #include "nccl_model.h"
+#include "sizetext.h"
 
-#define BASE_LAT_RING_LL 6.6   /* NCCL 2.28 baseLatencies, microseconds */
-#define BASE_LAT_TREE_LL 6.8
 #define LATENCY_MAX_BYTES 1024
 
 #define PROBE_MAX_BYTES (16 << 20)
 
-/* NCCL's collective names in its tuning table, by enum nn_coll. */
-static const char *const nccl_func[NN_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
-                                                     "AllReduce"};
-static const char *const nccl_algo[NN_ALGO_COUNT] = {"Tree", "Ring", "CollNetDirect", "CollNetChain",
-                                                     "NVLS", "NVLSTree", "PAT"};
-static const char *const nccl_proto[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
-
-static int find_name(const char (*names)[NN_NCCLTUNING_NAME_MAX], int n, const char *want) {
-  for (int i = 0; i < n; i++)
-    if (!strcasecmp(names[i], want)) return i;
-  return -1;
-}
-
 static int coll_of(const char *tests_coll) {
-  const char *f = nn_nccltuning_func_of(tests_coll);
-  for (int c = 0; f && c < NN_COLL_COUNT; c++)
-    if (!strcmp(f, nccl_func[c])) return c;
-  return -1;
+  int c = nn_coll_from_name(tests_coll);
+  return c >= 0 ? c : -1;
 }
 
 /* An enabled cell of an algorithm the model leaves out, or NULL. */
 static const char *uncovered(const struct nn_nccltuning *t) {
   for (int a = 0; a < t->n_algos; a++) {
-    int known = !strcasecmp(t->algos[a], "Tree") || !strcasecmp(t->algos[a], "Ring");
+    int id = nn_nccl_name_find(NN_NAME_ALGO, t->algos[a], strlen(t->algos[a]));
+    int known = id == NN_ALGO_TREE || id == NN_ALGO_RING;
     for (int f = 0; f < t->n_funcs && !known; f++)
       for (int p = 0; p < t->n_protos; p++)
         if (t->enabled[f][a][p]) return t->algos[a];
@@ -56,7 +41,7 @@ static const char *uncovered(const struct nn_nccltuning *t) {
  * near base + 1 hop means the rings kept sameChannels. */
 static int guess_same_channels(const struct nn_cost_model *m) {
   float l = m->lat[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL];
-  return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < 6.6f + 1.5f * m->pci_hop[1][0];
+  return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < (float)nn_cost_default_base_latency(NN_ALGO_RING, NN_PROTO_LL) + 1.5f * m->pci_hop[1][0];
 }
 
 int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, int nranks, struct nn_cost_model *m,
@@ -67,30 +52,21 @@ int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, 
     snprintf(why, why_size, "NCCL enabled %s, which this model of its choice leaves out", other);
     return -1;
   }
-  m->version_code = version_code ? version_code : 22809;
-  m->subsystem = m->version_code >= 23100;
-  m->nranks = nranks;
-  m->nnodes = 1;
-  m->cc_min = 90;
+  /* the probe ran without a tuner: NCCL's default PCI hops */
+  nn_cost_model_start(m, version_code ? version_code : nn_nccl_version_assumed(), nranks, 1, 90);
   m->comm_nchannels = 2;
   m->over_pci = 1;
-  /* the probe ran without a tuner: NCCL's default PCI hops (tuning.cc, 2.28.9) */
-  static const float hops[2][NN_PROTO_COUNT] = {{1.0f, 1.9f, 4.0f}, {1.0f, 2.5f, 5.7f}};
-  memcpy(m->pci_hop, hops, sizeof hops);
   int cells = 0;
-  for (int c = 0; c < NN_COLL_COUNT; c++) {
-    int f = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, nccl_func[c]);
-    for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING && f >= 0; a++) {
-      int ta = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, nccl_algo[a]);
-      for (int p = 0; p < NN_PROTO_COUNT && ta >= 0; p++) {
-        int tp = find_name((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos, nccl_proto[p]);
-        if (tp < 0 || !t->enabled[f][ta][tp] || !nn_nccltuning_proto_runs_pcie(m->version_code, p)) continue;
-        m->lat[c][a][p] = t->lat[f][ta][tp];
-        m->bw[c][a][p] = t->bw[f][ta][tp];
+  for (int c = 0; c < NN_COLL_COUNT; c++)
+    for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING; a++)
+      for (int p = 0; p < NN_PROTO_COUNT; p++) {
+        float lat, bw;
+        if (nn_nccltuning_cell(t, c, a, p, &lat, &bw) != 1 || !nn_nccltuning_proto_runs_pcie(m->version_code, p))
+          continue;
+        m->lat[c][a][p] = lat;
+        m->bw[c][a][p] = bw;
         cells++;
       }
-    }
-  }
   if (!cells || !(m->bw[NN_COLL_ALLREDUCE][NN_ALGO_RING][NN_PROTO_SIMPLE] > 0 ||
                   m->bw[NN_COLL_ALLREDUCE][NN_ALGO_RING][NN_PROTO_LL] > 0)) {
     snprintf(why, why_size, "the tuning table enables no Ring cell for AllReduce");
@@ -122,7 +98,7 @@ int nn_costmeasure_load(const struct nn_rundir *rd, int nranks, struct nn_cost_m
   free(buf);
   int rc = -1;
   if (found != NN_NCCLTUNING_FOUND) snprintf(why, why_size, "runs/probe.out: %s", err);
-  else rc = nn_costmeasure_from_tuning(t, nn_nccl_version_code(rd->nccl), nranks, m, why, why_size);
+  else rc = nn_costmeasure_from_tuning(t, nn_rundir_nccl_code(rd), nranks, m, why, why_size);
   free(t);
   return rc;
 }
@@ -201,7 +177,7 @@ void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct n
     struct nn_costmeasure_point pt;
     if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
     char sz[32], pick[32];
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
     fprintf(f, "| %s | %s | %.1f |", sz, pick, pt.pred.time_us);
     if (pt.pred_pt) fprintf(f, " %.2f | %s |", pt.pred_pt->median, pt.pred_arm->name);
@@ -286,10 +262,11 @@ static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *a
 
 double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
                                 char *how, size_t how_size) {
-  static const struct { const char *algo; double base; } tries[] = {
-    {"ring", BASE_LAT_RING_LL}, {"tree", BASE_LAT_TREE_LL}};
+  static const int tries[] = {NN_ALGO_RING, NN_ALGO_TREE};
   for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
-    const struct nn_arm *a = forced_arm(rd, tries[t].algo, "ll");
+    const char *algo = nn_algo_name(tries[t]);
+    double base = nn_cost_default_base_latency(tries[t], NN_PROTO_LL);
+    const struct nn_arm *a = forced_arm(rd, algo, "ll");
     const struct nn_series *se = a ? nn_rundir_series_find(s, ns, a->name, "all_reduce") : NULL;
     if (!se || se->ranks < 2) continue;
     double best = INFINITY;
@@ -303,17 +280,17 @@ double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_se
       }
     }
     if (!isfinite(best)) continue;
-    double hop = (best - tries[t].base) / (2.0 * (se->ranks - 1));
+    double hop = (best - base) / (2.0 * (se->ranks - 1));
     if (!(hop > 0) || hop > 1e6) {
       if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
-                        "base latency %.1f us: no estimate", tries[t].algo, (unsigned long long)at,
-                        best, tries[t].base);
+                        "base latency %.1f us: no estimate", algo, (unsigned long long)at,
+                        best, base);
       return 0;
     }
     if (how)
       snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
-               "%d hops x %.2f us", tries[t].algo, se->ranks, best, (unsigned long long)at,
-               tries[t].base, 2 * (se->ranks - 1), hop);
+               "%d hops x %.2f us", algo, se->ranks, best, (unsigned long long)at,
+               base, 2 * (se->ranks - 1), hop);
     return hop;
   }
   if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
@@ -338,7 +315,7 @@ static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, in
     char a[32], b[32], sz[32];
     nn_costview_pair_name(old.pred.algo, old.pred.proto, a, sizeof a);
     nn_costview_pair_name(now.algo, now.proto, b, sizeof b);
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     snprintf(why, why_size, "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
              "(%.2f us against %.2f us)", b, a, coll, sz, p->median, old.pred_pt->median);
     found = 1;
@@ -436,7 +413,7 @@ void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const st
     return;
   }
   char ver[16];
-  nn_cost_version_name(m.version_code, ver, sizeof ver);
+  nn_nccl_version_format(m.version_code, ver, sizeof ver);
   fprintf(f, "NCCL's model is the tuning table NCCL %s logged on this machine (runs/probe.out, %d ranks); "
              "its choice per size is the smallest modelled time (latency + size / bandwidth, with NCCL's tree "
              "correction), as its own selection computes it. The measured time of that choice comes from the "

@@ -13,6 +13,7 @@
 
 #include "cli/common/json.h"
 #include "errbuf.h"
+#include "nccl_model.h"
 #include "numparse.h"
 
 #define MAX_TOKENS 64
@@ -45,23 +46,6 @@ static int parse_double(const char *s, double *out) {
   if (strcasecmp(t, "nan") && strcasecmp(t, "inf") && strcasecmp(t, "infinity")) return -1;
   *out = tolower((unsigned char)*t) == 'n' ? NAN : *s == '-' ? -INFINITY : INFINITY;
   return 0;
-}
-
-int nn_nccl_version_code(const char *text) {
-  int major, minor, patch;
-  const char *p;
-  if (nn_int_parse_prefix(text, 1, 9, &major, &p) || *p != '.' ||
-      nn_int_parse_prefix(p + 1, 0, 99, &minor, &p) || *p != '.' ||
-      nn_int_parse_prefix(p + 1, 0, 99, &patch, NULL))
-    return 0;
-  return major * 10000 + minor * 100 + patch;
-}
-
-static void version_from_code(int code, char *buf, size_t size) {
-  if (code >= 20900)
-    snprintf(buf, size, "%d.%d.%d", code / 10000, (code % 10000) / 100, code % 100);
-  else if (code > 0)   /* releases before 2.9 used major*1000+minor*100+patch */
-    snprintf(buf, size, "%d.%d.%d", code / 1000, (code % 1000) / 100, code % 100);
 }
 
 /* Tolerance of the old float `error` column, by data type: reduced-precision
@@ -286,7 +270,7 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
     for (int i = 3; i < n; i++)
       if (!strncmp(tok[i], "nccl-library=", 13)) {
         if (nn_int_parse(tok[i] + 13, 0, INT_MAX, &r->nccl_code)) continue;
-        version_from_code(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
+        nn_nccl_version_format(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
       }
   } else if (n >= 4 && !strcmp(tok[0], "nThread") && !strcmp(tok[2], "nGpus")) {
     nn_int_parse(tok[1], 0, INT_MAX, &r->n_threads);   /* junk leaves them unknown: 0 */
@@ -307,10 +291,10 @@ static void note_nccl_version(const char *line, struct nn_nccltests_result *r) {
   const char *p = strstr(line, "NCCL version ");
   if (!p || r->nccl_code) return;
   p += strlen("NCCL version ");
-  int code = nn_nccl_version_code(p);
-  if (!code) return;
+  int code = nn_nccl_version_parse_word(p);
+  if (code <= 0) return;
   r->nccl_code = code;
-  version_from_code(code, r->nccl_version, sizeof r->nccl_version);
+  nn_nccl_version_format(code, r->nccl_version, sizeof r->nccl_version);
 }
 
 static int is_log_line(const char *s) {
@@ -451,7 +435,7 @@ static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct 
   double code = nn_json_num(nn_json_get(p, root, "nccl_version"));
   if (code > 0 && code < 1e6) {
     r->nccl_code = (int)code;
-    version_from_code(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
+    nn_nccl_version_format(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
   }
   const struct nn_jv *cfg = nn_json_get(p, root, "config");
   double nt = nn_json_num(nn_json_get(p, cfg, "nthreads")), ng = nn_json_num(nn_json_get(p, cfg, "ngpus"));

@@ -83,8 +83,4 @@ void nn_nccltests_free(struct nn_nccltests_result *r);
 /* Whether a row counts as failed: either direction failed. */
 int nn_nccltests_row_failed(const struct nn_nccltests_row *row);
 
-/* NCCL version code from "2.28.9"-style text: 2.x releases from 2.9 on use
- * major*10000+minor*100+patch. Returns 0 when the text is not a version. */
-int nn_nccl_version_code(const char *text);
-
 #endif

@@ -11,6 +11,7 @@
 #include "cli/common/text.h"
 #include "errbuf.h"
 #include "nccl_model.h"
+#include "nn_config.h"
 #include "numparse.h"
 
 #define MAX_STREAMS 16        /* threads printing tables at the same time */
@@ -325,16 +326,18 @@ int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const
   return t->enabled[f][a][p];
 }
 
-const char *nn_nccltuning_func_of(const char *tests_coll) {
-  static const char *const map[][2] = {
-    {"all_reduce", "AllReduce"}, {"all_gather", "AllGather"},
-    {"reduce_scatter", "ReduceScatter"}, {"broadcast", "Broadcast"}, {"reduce", "Reduce"}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (tests_coll && !strcmp(map[i][0], tests_coll)) return map[i][1];
-  return NULL;
+int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat, float *bw) {
+  int f = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, nn_nccl_name(NN_NAME_COLL, coll));
+  int a = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, nn_nccl_name(NN_NAME_ALGO, algo));
+  int p = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos,
+                    nn_nccl_name(NN_NAME_PROTO, proto));
+  if (f < 0 || a < 0 || p < 0 || !t->seen[f][a][p]) return -1;
+  *lat = t->lat[f][a][p];
+  *bw = t->bw[f][a][p];
+  return t->enabled[f][a][p];
 }
 
 int nn_nccltuning_proto_runs_pcie(int version_code, int proto) {
-  if (version_code < NN_NCCL_VERSION(2, 31, 0)) return 1;
-  return nn_nccl_proto_enabled_pcie(nn_nccl_release_find(version_code, NULL), proto, 0);
+  const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
+  return !r->cost_model_subsystem || nn_nccl_proto_enabled_pcie(r, proto, 0);
 }

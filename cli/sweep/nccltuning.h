@@ -76,14 +76,15 @@ int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const
                       const char *proto);
 
 /* Whether a cell that NCCL `version_code` logs as enabled for `proto` (enum nn_proto)
- * also runs between PCIe-only GPUs. 2.31 and later log every model's numbers, LL128's
- * too where their enable check then turns LL128 off: there the release table decides
- * (nn_nccl_proto_enabled_pcie, nccl_model.h). Earlier releases log a disabled cell as
- * such, and an unknown release (0) is taken at its table's word: 1 for those. */
+ * also runs between PCIe-only GPUs. A release whose row has cost_model_subsystem logs every
+ * model's numbers, LL128's too where its enable check then turns LL128 off: there the row
+ * decides (nn_nccl_proto_enabled_pcie, nccl_model.h). Earlier releases log a disabled cell
+ * as such, and an unknown release (0) is taken at its table's word: 1 for those. */
 int nn_nccltuning_proto_runs_pcie(int version_code, int proto);
 
-/* NCCL's name of an nccl-tests collective ("all_reduce" -> "AllReduce"), or
- * NULL for one NCCL does not tune (alltoall, sendrecv, gather, ...). */
-const char *nn_nccltuning_func_of(const char *tests_coll);
+/* NCCL's numbers for coll x algo x proto (enum nn_coll, nn_algo, nn_proto) as the first
+ * complete table printed them: 1 enabled, 0 disabled (lat and bw set), -1 not in the table. */
+int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat, float *bw);
+
 
 #endif

@@ -18,6 +18,7 @@
 #include "cli/common/strbuf.h"
 #include "errbuf.h"
 #include "printable.h"
+#include "sizetext.h"
 
 #define MAX_COLLS 16
 
@@ -129,7 +130,7 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
   int counts[MAX_COLLS][5] = {{0}};
   for (int i = 0; i < nsz; i++) {
     char sz[32];
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     const struct nn_point *bp = nn_rundir_series_point(bs, sizes[i]);
     nn_strbuf_printf(t, "| %s |", sz);
     cell_time(t, bp, bs ? bs->n_runs : 0);
@@ -277,7 +278,7 @@ static void plot_xtics(FILE *g, const struct nn_series *s, int ns, const char *c
   fprintf(g, "set xtics (");
   for (int i = 0; i < nsz; i += step) {
     char sz[32];
-    nn_rundir_size_format(sizes[i], sz, sizeof sz);
+    nn_sizetext(sizes[i], sz, sizeof sz);
     fprintf(g, "%s", i ? ", " : "");
     gp_string(g, sz);
     fprintf(g, " %llu", (unsigned long long)sizes[i]);

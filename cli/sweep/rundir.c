@@ -15,6 +15,7 @@
 #include "cli/sweep/nccltests.h"
 #include "errbuf.h"
 #include "fileread.h"
+#include "nccl_model.h"
 #include "numparse.h"
 
 #define MAX_OUTPUT_BYTES (64u << 20)
@@ -33,16 +34,6 @@ static void printable(char *s) {
 }
 
 /* ---------- sizes and statistics ---------- */
-
-void nn_rundir_size_format(uint64_t b, char *buf, size_t size) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    u++;
-  }
-  snprintf(buf, size, "%llu %s", (unsigned long long)b, units[u]);
-}
 
 int nn_rundir_size_parse(const char *s, uint64_t *out) {
   char buf[64];
@@ -529,4 +520,9 @@ int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *ou
     out[n++] = v;
   }
   return n ? n : -1;
+}
+
+int nn_rundir_nccl_code(const struct nn_rundir *rd) {
+  int code = nn_nccl_version_parse(rd->nccl);
+  return code > 0 ? code : 0;
 }

@@ -56,7 +56,7 @@ struct nn_rundir {
                               * (a descriptor below 3 is never kept); nn_rundir_free closes it */
   char kind[16];             /* "ab" or "calibrate" */
   char host[128], machine[256], cpu[128], date[64];
-  char nccl[32];             /* NCCL version the runs reported, "" unknown */
+  char nccl[32];             /* NCCL version the runs reported, "" unknown (nn_rundir_nccl_code) */
   char command[1024];
   int gpus, repeats, iters, warmup;
   char sizes[64];            /* "-b 8 -e 256M -f 2" as given */
@@ -148,12 +148,13 @@ uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *c
 /* Median of n values (sorted copy); NAN when n == 0. */
 double nn_rundir_median(const double *v, int n);
 
-/* Human size: 8 B, 4 KiB, 256 MiB (exact powers of 1024 only; else bytes). */
-void nn_rundir_size_format(uint64_t bytes, char *buf, size_t size);
 /* Parses "8", "64K", "256M", "1G" (powers of 1024). Returns 0 or -1. */
 int nn_rundir_size_parse(const char *s, uint64_t *out);
 /* A comma-separated list of such sizes, each in [lo, hi], at most max of them, into out.
  * Returns the count, or -1 (an empty list, a bad size, one out of range, too many). */
 int nn_rundir_size_list(const char *list, uint64_t lo, uint64_t hi, uint64_t *out, int max);
+
+/* The version code of rd->nccl (nn_nccl_version_parse), 0 when unknown or not a version. */
+int nn_rundir_nccl_code(const struct nn_rundir *rd);
 
 #endif

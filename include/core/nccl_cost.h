@@ -92,6 +92,17 @@ struct nn_cost_choice {
  * ncclTuningCostModelInit; 2.32 copies them before loading the tuner). */
 int nn_cost_constants_honoured(int version_code);
 
+/* NCCL's default constants (ncclTunerConstantsDefaults: src/graph/tuning.cc of v2.28.9-1 and
+ * v2.30.7-1, src/tuning/cost_model.cc on dev), microseconds, for algo Tree or Ring and any
+ * protocol: the base latency, and the latency of one PCI hop. 0 for another algorithm. */
+double nn_cost_default_base_latency(int algo, int proto);
+double nn_cost_default_pci_latency(int algo, int proto);
+
+/* Starts a model with no candidate: the release's facts, the communicator's shape and NCCL's
+ * default PCI hop latencies; nn_cost_model_init and a model read from NCCL's own log both
+ * start here, then fill the candidates. */
+void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes, int cc_min);
+
 /* Fills a graph from a search prediction's numbers: nchannels, bandwidths and typeIntra as
  * given, typeInter PIX (the one virtual NIC NCCL's single-node search pairs with),
  * pattern BALANCED_TREE for trees, sameChannels 1. */
@@ -132,8 +143,5 @@ int nn_cost_pick(const struct nn_cost_model *m, const float *table, struct nn_co
  * broadcast/reduce on sameChannels rings; tree: 2 (nRanks - 1)). Returns 0, or -1 (nothing
  * changed) for a multi-node model or graphs over NVLink. */
 int nn_cost_model_set_pci_latency(struct nn_cost_model *m, double us);
-
-/* Release name for messages, "2.28.9" (buf >= 16). */
-void nn_cost_version_name(int version_code, char *buf, size_t size);
 
 #endif

@@ -12,8 +12,11 @@
 
 #include <stddef.h>
 
-/* NCCL_VERSION_CODE of major.minor.patch (NCCL >= 2.9 numbering). */
-#define NN_NCCL_VERSION(x, y, z) ((x) * 10000 + (y) * 100 + (z))
+/* NCCL_VERSION_CODE of major.minor.patch, as NCCL's nccl.h NCCL_VERSION numbers it:
+ * x * 10000 + y * 100 + z from 2.9, x * 1000 + y * 100 + z before. Only nccl_model.c names a
+ * release (test/lint/run.sh checks it); everything else asks the release's row. */
+#define NN_NCCL_VERSION(x, y, z) \
+  (((x) <= 2 && (y) <= 8) ? (x) * 1000 + (y) * 100 + (z) : (x) * 10000 + (y) * 100 + (z))
 
 /* Where NCCL takes a GPU's PCIe link from when the topology file gives none. */
 enum nn_gpulink_source {
@@ -35,7 +38,9 @@ struct nn_speed_steps {
 /* One row of the table: NCCL's model for the releases first..last (version codes). */
 struct nn_nccl_release {
   int first, last;
-  const char *name;                   /* "2.27.3-2.28.9" */
+  const char *name;                   /* the releases sharing this row's PCIe-node model, "2.27-2.28"
+                                         (rows that differ in a tuner or env plugin fact alone
+                                         keep the model's name) */
   /* intra-node ring/tree search steps: compute capability < 9.0, 9.x, >= 10.0
    * (sm100.n == 0: the release has no separate class and uses sm90's) */
   struct nn_speed_steps intra_base, intra_sm90, intra_sm100;
@@ -56,6 +61,20 @@ struct nn_nccl_release {
   int negative_cost_selects;          /* 1: a negative cost left in the table competes and can win
                                          (2.31+); 0: only entries >= 0 compete */
   int tuner_chunk_size;               /* 1: NCCL asks a tuner's getChunkSize (tuner v6, 2.30.3+) */
+  int tuner_none;                     /* 1: NCCL_TUNER_PLUGIN=none loads no tuner at all (2.28+);
+                                         0: NCCL looks for a library named by it */
+  int tuner_abi;                      /* the newest ncclTunerPlugin_vN NCCL looks for; from v5 (2.28)
+                                         a tuner's init is handed the cost-model constants */
+  int env_abi;                        /* the newest ncclEnvPlugin_vN NCCL looks for; 0: NCCL loads no
+                                         env plugin (before 2.28.7) */
+  int cost_model_subsystem;           /* 1: the cost model is src/tuning/ (2.31+), which logs every
+                                         model's numbers, LL128's too where its check turns it
+                                         off; 0: src/graph/tuning.cc, which logs a disabled cell
+                                         as disabled */
+  double ring_ll128_sm100[3];         /* per-channel Ring LL128 cap of compute capability 10.0+,
+                                         GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
+  int ll128_mixed_cc_sm90;            /* 1: LL128's rule also allows GPUs of different compute
+                                         capabilities when all are 9.0+ (2.30+) */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 
@@ -66,6 +85,20 @@ const struct nn_nccl_release *nn_nccl_release_find(int version_code, int *unveri
 
 /* The table itself, oldest first, for listings and tests. */
 const struct nn_nccl_release *nn_nccl_release_table(int *count);
+
+/* 1 when version_code is a known release (> 0) whose row has no env plugin: NCCL reads
+ * neither a served NCCL_TOPO_FILE nor a mapping's `env` lines. 0 for 0 (unknown). */
+int nn_nccl_lacks_env_plugin(int version_code);
+
+/* "2.28.7": the first release with an env plugin, for messages; buf >= 16. */
+void nn_nccl_env_plugin_since(char *buf, size_t size);
+
+/* The first release whose row has the int fact at offset `fact` (offsetof(struct
+ * nn_nccl_release, env_abi)) non-zero, for messages ("no env plugin (2.28.7+)");
+ * 0 when no row has it. */
+int nn_nccl_release_since(size_t fact);
+/* The same as "X.Y.Z"; buf >= 16. */
+void nn_nccl_release_since_text(size_t fact, char *buf, size_t size);
 
 /* The intra-node search steps NCCL uses for GPUs of compute capability `sm` (major*10+minor). */
 const struct nn_speed_steps *nn_nccl_speed_steps(const struct nn_nccl_release *r, int sm);
@@ -113,10 +146,24 @@ int nn_nccl_channels_no_effect(const struct nn_nccl_release *r, int channels, in
  * `explain` and `check-config` (the release's name included). */
 void nn_nccl_tuner_semantics(const struct nn_nccl_release *r, char *buf, size_t size);
 
-/* "X.Y.Z" (also "X.Y.Z-1", "X.Y.Z+cuda12.8") -> version code, or -1. */
+/* The one NCCL version grammar: "X.Y.Z", optionally followed by "-N" or "+anything"
+ * ("2.31.2-1", "2.28.9+cuda12.9"); anything else after Z ("2.28.9x", "2.28") is refused.
+ * Returns the version code, or -1. The CLI's --nccl-version and every log reader use it. */
 int nn_nccl_version_parse(const char *s);
 
-/* Formats a version code as "X.Y.Z". */
+/* nn_nccl_version_parse of the word at s (up to a blank or the end): "NCCL version 2.27.3+cuda12.9
+ * ..." in a log. -1 when the word is no version or longer than 31 bytes. */
+int nn_nccl_version_parse_word(const char *s);
+
+/* Whether a number read as NCCL_VERSION_CODE (nccl-tests' nccl-library=) is one of a NCCL
+ * from 2.9 on, the numbering every row uses. */
+int nn_nccl_version_plausible(int code);
+
+/* The release assumed where a run's log names none: the one the tests and nccl-oracle facts
+ * were checked against. */
+int nn_nccl_version_assumed(void);
+
+/* Formats a version code as "X.Y.Z" (either numbering); buf >= 16. */
 void nn_nccl_version_format(int code, char *buf, size_t size);
 
 #endif

@@ -21,6 +21,7 @@
 #define NN_MAX_RULES 4096
 #define NN_MAX_FILE_BYTES (16u << 20)
 #define NN_MAX_INCLUDE_BYTES (64u << 20)   /* read by include-csv, in all, per mapping */
+#define NN_MAX_INCLUDES 256                /* include-csv lines per mapping */
 #define NN_MAX_CHANNELS 64
 #define NN_MIN_CHUNK 16                /* LL's grain, the smallest of NCCL's protocols */
 #define NN_MAX_CHUNK (1ull << 30)
@@ -206,6 +207,14 @@ int nn_coll_from_name(const char *s);
                       "(all_reduce, all_gather and reduce_scatter also work)"
 int nn_algo_from_name(const char *s);    /* -2 when unknown */
 int nn_proto_from_name(const char *s);   /* -2 when unknown */
+
+/* NCCL's own spelling, as its logs, NCCL_ALGO and NCCL_PROTO use it (ncclFuncStr,
+ * ncclAlgoStr, ncclProtoStr in src/init.cc, v2.23.4-1 .. dev): "AllReduce", "CollNetDirect",
+ * "LL128". nn_nccl_name gives "?" out of range; nn_nccl_name_find compares the n bytes at s
+ * without case, as NCCL does, and returns the index or -1. */
+enum nn_name_kind { NN_NAME_COLL = 0, NN_NAME_ALGO, NN_NAME_PROTO };
+const char *nn_nccl_name(int kind, int index);
+int nn_nccl_name_find(int kind, const char *s, size_t n);
 
 #define NN_MAX_AFFINITY_CHARS 255    /* NCCL's limit on an XML attribute value */
 /* A comment line containing this text marks a host-side mapping (sets cfg->host_side). */

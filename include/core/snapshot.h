@@ -22,6 +22,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+struct nn_trust_walk;
+
 /* What stat says of a path; two equal keys mean the file was not changed in between
  * (to the filesystem's timestamp granularity). */
 struct nn_file_key {
@@ -61,8 +63,15 @@ struct nn_snapshot_file {
   struct nn_file_key key;
 };
 
+/* Entries (directories and links) the trust walks of one recording may visit in all: the
+ * files of a configuration mostly share a directory, walked once (trust.h), so a mapping
+ * near PATH_MAX deep with 256 includes beside it takes about 2,300; 256 includes each in
+ * its own tree that deep would take 512k steps on NCCL's thread (about 3 s here). */
+#define NN_SNAP_WALK_BUDGET 8192
+
 /* The files read while building one config version. */
 struct nn_snapshot_record {
+  struct nn_trust_walk *walk;   /* the trust walk shared by the recording's reads */
   struct nn_snapshot_file *files;
   int n, cap;
   int moving;             /* some file changed under every read: 1 + its index in files */

@@ -10,15 +10,16 @@ static unsigned long nccl_subsys(unsigned subsys) {
   return f;
 }
 
-static void to_nccl(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
+/* NCCL prints the file and line on WARN and TRACE lines: the plugin's line that spoke. */
+static void to_nccl(const struct nn_logger *self, int level, unsigned subsys, const char *file, int line,
+                    const char *msg) {
   const struct nn_nccl_logger *l = (const struct nn_nccl_logger *)self;
-  l->nccl(level == NN_LOG_WARN ? NN_NCCL_LOG_WARN : NN_NCCL_LOG_INFO, nccl_subsys(subsys), __FILE__, __LINE__,
-          "%s", msg);
+  l->nccl(level == NN_LOG_WARN ? NN_NCCL_LOG_WARN : NN_NCCL_LOG_INFO, nccl_subsys(subsys), file, line, "%s", msg);
 }
 
 const struct nn_logger *nn_nccl_logger(struct nn_nccl_logger *l, nn_ncclDebugLogger_t nccl) {
   if (!nccl) return NULL;
-  l->base.line = to_nccl;
+  l->base = (struct nn_logger){.line_at = to_nccl};
   l->nccl = nccl;
   return &l->base;
 }

@@ -167,7 +167,7 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   append_process(t);
   nn_log_appendf(t->buf, t->size, &t->len, ",\"table\":[");
   nn_policy_visit(p, json_segment, t);
-  nn_log_appendf(t->buf, t->size, &t->len, "]}");
+  nn_log_appendf(t->buf, t->size, &t->len, "]}\n");
   return t->len + 1 < t->size ? 0 : -1;   /* nn_log_appendf stops at size - 1 */
 }
 
@@ -196,8 +196,17 @@ static int gpus_unmapped(const struct nn_config *cfg, const struct nn_logger *lo
   return 1;
 }
 
-/* A record is one whole JSON line or nothing: the buffer grows until the record fits. */
-#define NN_JSON_RECORD_MAX (64u << 20)
+/* A record is one whole JSON line or nothing: the buffer starts at a typical entry's size per
+ * segment and doubles until the record fits, up to 4 MiB (some 10,000 segments of long rule
+ * locations; a typical record is a few KiB). Beyond that the record is skipped with a WARN:
+ * init never allocates or formats more than that for a log line. */
+#define NN_JSON_RECORD_MAX (4u << 20)
+
+/* The next buffer size to try: twice this one, the last try at exactly the limit; 0 after it. */
+static size_t next_record_size(size_t size) {
+  if (size >= NN_JSON_RECORD_MAX) return 0;
+  return size * 2 < NN_JSON_RECORD_MAX ? size * 2 : NN_JSON_RECORD_MAX;
+}
 
 static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cache_version *v,
                               const struct nn_policy *p, const char *path) {
@@ -205,7 +214,9 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   nn_policy_visit(p, count_segment, &t);
   int whole = 0, oom = 0, rc;
   char err[4096 + 256];
-  for (size_t size = 4096 + (size_t)t.entries * 320; !whole && size <= NN_JSON_RECORD_MAX; size *= 2) {
+  size_t first = 4096 + (size_t)t.entries * 320;
+  for (size_t size = first < NN_JSON_RECORD_MAX ? first : NN_JSON_RECORD_MAX; !whole && size;
+       size = next_record_size(size)) {
     char *grown = realloc(t.buf, size);
     if (!grown) { oom = 1; break; }
     t.buf = grown;
@@ -214,8 +225,8 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   }
   if (!whole)
     nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
-                (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 64 MiB");
-  else if ((rc = nn_log_append_line(path, t.buf, err, sizeof err)) != 0 && first_refusal(rc, path))
+                (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 4 MiB");
+  else if ((rc = nn_log_append_line(path, t.buf, t.len, err, sizeof err)) != 0 && first_refusal(rc, path))
     nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
                 "NCCL_NUMA_LOG_FILE %s", (unsigned long long)a->comm_id, err);
   free(t.buf);

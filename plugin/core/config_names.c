@@ -25,6 +25,16 @@ static const char *const coll_alt_names[NN_COLL_COUNT] = {
 static const char *const algo_names[NN_ALGO_COUNT] = {
   "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 static const char *const proto_names[NN_PROTO_COUNT] = {"ll", "ll128", "simple"};
+static const char *const nccl_coll_names[NN_COLL_COUNT] = {
+  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+static const char *const nccl_algo_names[NN_ALGO_COUNT] = {
+  "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+static const char *const nccl_proto_names[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+static const struct {
+  const char *const *names;
+  int n;
+} nccl_names[] = {{nccl_coll_names, NN_COLL_COUNT}, {nccl_algo_names, NN_ALGO_COUNT},
+                  {nccl_proto_names, NN_PROTO_COUNT}};
 static const char *const scope_names[] = {"any", "intra", "cross", "unknown"};
 static const char *const topo_mode_names[] = {"auto", "numa", "off"};
 
@@ -55,6 +65,20 @@ const char *nn_scope_name(int scope) {
 }
 const char *nn_topo_mode_name(int mode) {
   return name_at(topo_mode_names, NN_COUNT_OF(topo_mode_names), mode);
+}
+
+const char *nn_nccl_name(int kind, int index) {
+  if (kind < NN_NAME_COLL || kind > NN_NAME_PROTO) return "?";
+  return name_at(nccl_names[kind].names, nccl_names[kind].n, index);
+}
+
+int nn_nccl_name_find(int kind, const char *s, size_t n) {
+  if (!s || kind < NN_NAME_COLL || kind > NN_NAME_PROTO) return -1;
+  for (int i = 0; i < nccl_names[kind].n; i++) {
+    const char *name = nccl_names[kind].names[i];
+    if (strlen(name) == n && nn_ascii_caseeq_n(s, name, n)) return i;
+  }
+  return -1;
 }
 
 int nn_coll_from_name(const char *s) {

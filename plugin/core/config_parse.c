@@ -158,7 +158,6 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
     nn_perr(p, "out of memory");
   }
   int errors = p->errors;
-  free(p->csv_seen);
   free(p->gpus);
   free(p);
   if (errors) {   /* a rejected file lists its refused lines among its problems */

@@ -24,8 +24,18 @@
 #define NN_QUOTE_MAX 48
 #define NN_BUS_SLOTS 4096     /* hash slots for bus ids, 4x NN_MAX_GPUS */
 #define NN_ENV_SLOTS 8192     /* hash slots for env names, 2x NN_MAX_ENVS */
+#define NN_CSV_SLOTS 512      /* hash slots for included files, 2x NN_MAX_INCLUDES */
 
 #define NN_COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* A file include-csv read: its identity when read (or, when stat failed, its path), where
+ * its rules went, or the line of the include that reported it bad. */
+struct nn_csv_seen {
+  struct nn_file_key key;
+  const char *path;       /* owned by the config */
+  int first, n;           /* cfg->rules[first .. first + n) */
+  int bad_line;           /* 0: it was read fine */
+};
 
 struct nn_parser {
   const char *name;
@@ -56,19 +66,14 @@ struct nn_parser {
     int line;
   } bus_tab[NN_BUS_SLOTS], host_tab[NN_BUS_SLOTS];
   int env_tab[NN_ENV_SLOTS];   /* index into cfg->envs + 1; 0 = empty */
-  /* include-csv: each file (by identity, however the line spells it) read once per parse,
-   * and at most NN_MAX_INCLUDE_BYTES read in all */
-  struct nn_csv_seen *csv_seen;
-  int n_csv_seen, csv_seen_cap;
+  /* include-csv: at most NN_MAX_INCLUDES lines; each file (by identity, however the line
+   * spells it; a missing one by its path) read once per parse, found again by hash, and at
+   * most NN_MAX_INCLUDE_BYTES read in all */
+  int n_includes;
+  struct nn_csv_seen csv_seen[NN_MAX_INCLUDES];
+  int n_csv_seen;
+  int csv_tab[NN_CSV_SLOTS];   /* index into csv_seen + 1; 0 = empty */
   uint64_t include_bytes;
-};
-
-/* A file include-csv read: its identity when read, where its rules went, or the line of
- * the include that reported it bad. */
-struct nn_csv_seen {
-  struct nn_file_key key;
-  int first, n;           /* cfg->rules[first .. first + n) */
-  int bad_line;           /* 0: it was read fine */
 };
 
 /* A KEY=VALUE field a directive accepts. */

@@ -301,11 +301,22 @@ static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, i
   c->n_rules += n;
 }
 
-/* The file include-csv read before with the same identity, or NULL. */
-static const struct nn_csv_seen *csv_seen(const struct nn_parser *p, const struct nn_file_key *key) {
-  for (int i = 0; i < p->n_csv_seen; i++)
-    if (nn_snapshot_key_equal(&p->csv_seen[i].key, key)) return &p->csv_seen[i];
-  return NULL;
+/* The slot of the file include-csv read before with the same identity (a missing or
+ * unreadable one: the same path), or the empty slot where it goes. */
+static int *csv_slot(struct nn_parser *p, const struct nn_file_key *key, const char *path) {
+  uint64_t h = 14695981039346656037ULL;
+  if (key->err)
+    for (const unsigned char *s = (const unsigned char *)path; *s; s++) h = (h ^ *s) * 1099511628211ULL;
+  else
+    h = ((uint64_t)key->dev * 1099511628211ULL) ^ (uint64_t)key->ino;
+  size_t i = (size_t)(h % NN_CSV_SLOTS);
+  for (;;) {
+    int at = p->csv_tab[i];
+    if (!at) return &p->csv_tab[i];
+    const struct nn_csv_seen *e = &p->csv_seen[at - 1];
+    if (key->err ? e->key.err && !strcmp(e->path, path) : nn_snapshot_key_equal(&e->key, key)) return &p->csv_tab[i];
+    i = (i + 1) % NN_CSV_SLOTS;
+  }
 }
 
 /* The same file again: its rules copied (named by this line's path) or its error recalled,
@@ -344,11 +355,20 @@ static int include_budget(struct nn_parser *p, const char *path, const struct nn
   return 0;
 }
 
-/* Remembers what reading `path` (identity key) gave; out of memory it is simply not kept. */
-static void remember_csv(struct nn_parser *p, const struct nn_file_key *key, int first, int n, int bad) {
-  if (key->err || nn_grow((void **)&p->csv_seen, &p->csv_seen_cap, p->n_csv_seen + 1, sizeof *p->csv_seen))
-    return;
-  p->csv_seen[p->n_csv_seen++] = (struct nn_csv_seen){*key, first, n, bad ? p->line : 0};
+/* Remembers in *slot what reading `path` (identity key) gave. */
+static void remember_csv(struct nn_parser *p, int *slot, const struct nn_file_key *key, const char *path,
+                         int first, int n, int bad) {
+  p->csv_seen[p->n_csv_seen] = (struct nn_csv_seen){*key, path, first, n, bad ? p->line : 0};
+  *slot = ++p->n_csv_seen;
+}
+
+/* Counts the line against NN_MAX_INCLUDES; -1 (reported once) past it. */
+static int include_count(struct nn_parser *p) {
+  if (++p->n_includes <= NN_MAX_INCLUDES) return 0;
+  if (p->n_includes == NN_MAX_INCLUDES + 1)
+    nn_perr(p, "include-csv: more than %d include-csv lines (a mapping may include at most %d)", NN_MAX_INCLUDES,
+            NN_MAX_INCLUDES);
+  return -1;
 }
 
 void nn_config_parser_include_csv(struct nn_parser *p) {
@@ -356,6 +376,7 @@ void nn_config_parser_include_csv(struct nn_parser *p) {
     nn_perr(p, "include-csv: expected exactly one path");
     return;
   }
+  if (include_count(p)) return;
   char *resolved = resolve_include(p->name, p->f[1]);
   const char *path = resolved ? nn_config_own_file(p->cfg, resolved) : NULL;
   if (!path) {
@@ -364,9 +385,9 @@ void nn_config_parser_include_csv(struct nn_parser *p) {
   }
   struct nn_file_key key;
   nn_snapshot_key_of(path, &key);
-  const struct nn_csv_seen *seen = key.err ? NULL : csv_seen(p, &key);
-  if (seen) {
-    include_again(p, seen, path);
+  int *slot = csv_slot(p, &key, path);
+  if (*slot) {
+    include_again(p, &p->csv_seen[*slot - 1], path);
     return;
   }
   if (include_budget(p, path, &key)) return;
@@ -381,7 +402,7 @@ void nn_config_parser_include_csv(struct nn_parser *p) {
     for (int i = 0; i < sub.n; i++) nn_diag_add(&p->cfg->notes, "%s", sub.msgs[i]);
     if (n && !p->rules_over) append_csv_rules(p, rules, n);
   }
-  remember_csv(p, &key, first, p->cfg->n_rules - first, bad);
+  remember_csv(p, slot, &key, path, first, p->cfg->n_rules - first, bad);
   nn_diag_clear(&sub);
   free(rules);
 }

@@ -3,6 +3,8 @@
 #include "ascii.h"
 #include "log.h"
 
+#include "jsonstr.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -17,12 +19,23 @@
 #include "fileread.h"
 #include "printable.h"
 
-__attribute__((format(printf, 4, 0)))
-static void emit(const struct nn_logger *logger, int level, unsigned subsys, const char *fmt, va_list ap) {
+/* Where a line was made. */
+struct origin {
+  const char *file;
+  int line;
+};
+
+__attribute__((format(printf, 5, 0)))
+static void emit(const struct nn_logger *logger, struct origin at, int level, unsigned subsys, const char *fmt,
+                 va_list ap) {
   char raw[1024], msg[2048];
   vsnprintf(raw, sizeof raw, fmt, ap);
   /* Names and values from files reach here: no byte may reach NCCL's log or a terminal raw. */
   nn_printable(msg, sizeof msg, raw, NN_PRINTABLE_CSTR, NULL);
+  if (logger && logger->line_at) {
+    logger->line_at(logger, level, subsys, at.file, at.line, msg);
+    return;
+  }
   if (logger && logger->line) {
     logger->line(logger, level, subsys, msg);
     return;
@@ -33,17 +46,18 @@ static void emit(const struct nn_logger *logger, int level, unsigned subsys, con
   fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", msg);
 }
 
-void nn_log_info(const struct nn_logger *logger, unsigned subsys, const char *fmt, ...) {
+void nn_log_info_at(const struct nn_logger *logger, const char *file, int line, unsigned subsys,
+                    const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_LOG_INFO, subsys, fmt, ap);
+  emit(logger, (struct origin){file, line}, NN_LOG_INFO, subsys, fmt, ap);
   va_end(ap);
 }
 
-void nn_log_warn(const struct nn_logger *logger, const char *fmt, ...) {
+void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(logger, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
+  emit(logger, (struct origin){file, line}, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
   va_end(ap);
 }
 
@@ -129,7 +143,11 @@ static int log_open_leaf(int dfd, const char *leaf, const char *path, char *err,
   return fd;
 }
 
-int nn_log_append_line(const char *path, const char *line, char *err, size_t errsz) {
+int nn_log_append_line(const char *path, const char *line, size_t len, char *err, size_t errsz) {
+  if (len == 0 || line[len - 1] != '\n') {
+    nn_errbuf_set(err, errsz, "%s: a record must end its line", path);
+    return -1;
+  }
   char buf[4096];
   const char *leaf = NULL;
   int dfd = log_open_parent(path, buf, sizeof buf, &leaf, err, errsz);
@@ -137,20 +155,10 @@ int nn_log_append_line(const char *path, const char *line, char *err, size_t err
   int fd = log_open_leaf(dfd, leaf, path, err, errsz);
   close(dfd);
   if (fd < 0) return fd;
-  size_t n = strlen(line);
-  char *rec = malloc(n + 1);
-  if (!rec) {
-    close(fd);
-    nn_errbuf_set(err, errsz, "%s: out of memory", path);
-    return -1;
-  }
-  memcpy(rec, line, n);
-  rec[n] = '\n';
   /* One write() per record: O_APPEND keeps records of concurrent processes whole; past the
    * file-size limit nothing is written (EFBIG), never a part of the line, never SIGXFSZ. */
-  int rc = nn_fdio_write_all(fd, rec, n + 1);
+  int rc = nn_fdio_write_all(fd, line, len);
   if (rc) nn_errbuf_set(err, errsz, "%s: %s", path, strerror(errno));
-  free(rec);
   close(fd);
   return rc;
 }
@@ -165,12 +173,14 @@ void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) {
   *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
+struct log_buf { char *buf; size_t size, *len; };
+
+static void put_log(void *ctx, const char *bytes, size_t n) {
+  struct log_buf *b = ctx;
+  nn_log_appendf(b->buf, b->size, b->len, "%.*s", (int)n, bytes);
+}
+
 void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s) {
-  nn_log_appendf(buf, size, len, "\"");
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') nn_log_appendf(buf, size, len, "\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f) nn_log_appendf(buf, size, len, "\\u%04x", *p);
-    else nn_log_appendf(buf, size, len, "%c", *p);
-  }
-  nn_log_appendf(buf, size, len, "\"");
+  struct log_buf b = {buf, size, len};
+  nn_json_string(put_log, &b, s);
 }

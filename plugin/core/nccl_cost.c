@@ -31,11 +31,9 @@ static const double hw_lat[HW_COUNT][2][NN_PROTO_COUNT] = {
 };
 static const double ll_max_bw[CC_COUNT][NODES_SCALES] = {
   {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}};
-/* Blackwell's row changed in 2.30 (2.28.9: 2*36.7, 34.6, 2*36.7; 2.30.7 and dev: 40 each). */
-static const double ring_ll128_bw_228[CC_COUNT][NODES_SCALES] = {
-  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 34.6, 2 * 36.7}};
-static const double ring_ll128_bw_230[CC_COUNT][NODES_SCALES] = {
-  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
+/* Volta, Ampere, Hopper; Blackwell's row changes with the release (its row's ring_ll128_sm100). */
+static const double ring_ll128_bw[CC_BLACKWELL][NODES_SCALES] = {
+  {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
 static const double tree_ll128_bw[CC_COUNT][NODES_SCALES] = {
   {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 static const double tree_bw[CC_COUNT][NODES_SCALES] = {
@@ -50,20 +48,37 @@ static const float tree_correction[NN_PROTO_COUNT][23] = {
 /* The working state of one init: constants after the tuner (2.28-2.30) and the inputs. */
 struct tune {
   const struct nn_cost_comm *c;
+  const struct nn_nccl_release *rel;
   const struct nn_cost_graph *g[2];   /* by algorithm: Tree, Ring */
   double hw[HW_COUNT][2][NN_PROTO_COUNT];
   int cc, scale, subsystem;
   double ll_max, ring_ll128, tree_ll128, tree_max;
 };
 
-int nn_cost_constants_honoured(int v) {
-  /* tuner v5 (2.28) is the first to be handed the constants; the release table says which
-   * later releases overwrite them */
-  return v >= 22800 && !nn_nccl_constants_ignored(v, NULL, 0);
+int nn_cost_constants_honoured(int version_code) {
+  const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
+  return r->tuner_abi >= 5 && r->tuner_constants_effective;   /* tuner v5: the first handed them */
 }
 
-void nn_cost_version_name(int v, char *buf, size_t size) {
-  snprintf(buf, size, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+double nn_cost_default_base_latency(int algo, int proto) {
+  if (algo < NN_ALGO_TREE || algo > NN_ALGO_RING || proto < 0 || proto >= NN_PROTO_COUNT) return 0;
+  return base_lat[algo][proto];
+}
+
+double nn_cost_default_pci_latency(int algo, int proto) {
+  if (algo < NN_ALGO_TREE || algo > NN_ALGO_RING || proto < 0 || proto >= NN_PROTO_COUNT) return 0;
+  return hw_lat[HW_PCI][algo][proto];
+}
+
+void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes, int cc_min) {
+  memset(m, 0, sizeof *m);
+  m->version_code = version_code;
+  m->subsystem = nn_nccl_release_find(version_code, NULL)->cost_model_subsystem;
+  m->nranks = nranks;
+  m->nnodes = nnodes;
+  m->cc_min = cc_min;
+  for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING; a++)
+    for (int p = 0; p < NN_PROTO_COUNT; p++) m->pci_hop[a][p] = (float)hw_lat[HW_PCI][a][p];
 }
 
 void nn_cost_graph_set(struct nn_cost_graph *g, int nchannels, float bw_intra, float bw_inter,
@@ -102,9 +117,10 @@ static void tune_setup(struct tune *t, const struct nn_cost_comm *c, const struc
                        const struct nn_cost_graph *ring) {
   memset(t, 0, sizeof *t);
   t->c = c;
+  t->rel = nn_nccl_release_find(c->version_code, NULL);
   t->g[NN_ALGO_TREE] = tree;
   t->g[NN_ALGO_RING] = ring;
-  t->subsystem = c->version_code >= 23100;
+  t->subsystem = t->rel->cost_model_subsystem;
   memcpy(t->hw, hw_lat, sizeof t->hw);
   if (c->pci_latency_us > 0 && nn_cost_constants_honoured(c->version_code)) {
     int algos[] = {NN_ALGO_TREE, NN_ALGO_RING}, protos[] = {NN_PROTO_LL, NN_PROTO_SIMPLE};
@@ -119,7 +135,7 @@ static void tune_setup(struct tune *t, const struct nn_cost_comm *c, const struc
   /* LL on one node is capped per GPU generation, across nodes per CPU vendor. */
   int ll_row = c->nnodes == 1 ? t->cc : (c->cpu == NN_COST_CPU_X86_AMD || c->cpu == NN_COST_CPU_MIXED) ? 1 : 0;
   t->ll_max = ll_max_bw[ll_row][t->scale];
-  t->ring_ll128 = (c->version_code >= 23000 ? ring_ll128_bw_230 : ring_ll128_bw_228)[t->cc][t->scale];
+  t->ring_ll128 = t->cc == CC_BLACKWELL ? t->rel->ring_ll128_sm100[t->scale] : ring_ll128_bw[t->cc][t->scale];
   t->tree_ll128 = tree_ll128_bw[t->cc][t->scale];
   t->tree_max = tree_bw[t->cc][t->scale];
 }
@@ -209,10 +225,10 @@ static float tree_lat(const struct tune *t, int p) {
 static int ll128_rule(const struct tune *t, const struct nn_cost_graph *g) {
   const struct nn_cost_comm *c = t->c;
   if (c->ll128 != NN_COST_LL128_RULE) return c->ll128 != 0;
-  if (c->version_code == 23100) return 1;
+  if (t->rel->ll128_pcie_default) return 1;   /* the release skips the check by default */
   int ok = g->type_inter <= (c->cc_min >= 90 ? NN_COST_PATH_PXN : NN_COST_PATH_PXB);
   ok = ok && g->type_intra <= NN_COST_PATH_NVB;
-  ok = ok && (c->cc_min == c->cc_max || (c->version_code >= 23000 && c->cc_min >= 90));
+  ok = ok && (c->cc_min == c->cc_max || (t->rel->ll128_mixed_cc_sm90 && c->cc_min >= 90));
   return ok && c->cc_min >= 70;
 }
 
@@ -253,11 +269,7 @@ int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, ch
   ring.nchannels = tree.nchannels = nch;
   struct tune t;
   tune_setup(&t, c, &tree, &ring);
-  m->version_code = c->version_code;
-  m->subsystem = t.subsystem;
-  m->nranks = c->nranks;
-  m->nnodes = c->nnodes;
-  m->cc_min = c->cc_min;
+  nn_cost_model_start(m, c->version_code, c->nranks, c->nnodes, c->cc_min);
   m->comm_nchannels = 2 * nch > 64 ? 64 : 2 * nch;
   m->pci_latency_applied = c->pci_latency_us > 0 && nn_cost_constants_honoured(c->version_code);
   m->over_pci = intra_hw(&ring) == HW_PCI && intra_hw(&tree) == HW_PCI;

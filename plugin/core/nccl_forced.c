@@ -8,14 +8,6 @@
 
 #include "ascii.h"
 
-/* NCCL's names (ncclFuncStr, ncclAlgoStr, ncclProtoStr in src/init.cc, v2.23.4-1 .. dev), in
- * the index order of enum nn_coll, nn_algo and nn_proto. */
-static const char *const coll_names[NN_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
-                                                      "AllReduce"};
-static const char *const algo_names[NN_ALGO_COUNT] = {"Tree", "Ring", "CollNetDirect", "CollNetChain",
-                                                      "NVLS", "NVLSTree", "PAT"};
-static const char *const proto_names[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
-
 const char *nn_forced_name(int var) { return var == NN_FORCED_ALGO ? "NCCL_ALGO" : "NCCL_PROTO"; }
 
 /* A piece [s, s + n) of the value. */
@@ -34,20 +26,14 @@ static int next_piece(const char **p, const char *end, char sep, struct piece *o
   return 1;
 }
 
-static int name_index(struct piece w, const char *const *names, int n) {
-  for (int i = 0; i < n; i++)
-    if (strlen(names[i]) == w.n && nn_ascii_caseeq_n(w.s, names[i], w.n)) return i;
-  return -1;
-}
-
 /* One list ("[^]a,b") applied to collective c's n entries. */
-static int apply_list(struct piece list, const char *const *names, int n, unsigned char *on) {
+static int apply_list(struct piece list, int kind, int n, unsigned char *on) {
   int negate = list.n > 0 && list.s[0] == '^';
   const char *p = list.s + negate, *end = list.s + list.n;
   for (int i = 0; i < n; i++) on[i] = (unsigned char)negate;
   struct piece w;
   while (next_piece(&p, end, ',', &w)) {
-    int i = name_index(w, names, n);
+    int i = nn_nccl_name_find(kind, w.s, w.n);
     if (i < 0) return -1;
     on[i] = (unsigned char)!negate;
   }
@@ -55,7 +41,7 @@ static int apply_list(struct piece list, const char *const *names, int n, unsign
 }
 
 /* One ';'-entry: "list" (the first only) or "coll:list". */
-static int apply_entry(struct piece entry, int first, const char *const *names, int n, unsigned char *on) {
+static int apply_entry(struct piece entry, int first, int kind, int n, unsigned char *on) {
   const char *p = entry.s, *end = entry.s + entry.n;
   struct piece prefix, list;
   if (!next_piece(&p, end, ':', &prefix)) return -1;   /* only ':'s: NCCL would read a NULL list */
@@ -63,21 +49,21 @@ static int apply_entry(struct piece entry, int first, const char *const *names, 
   if (!has_list) {
     if (!first) return -1;   /* NCCL: every entry but the first needs a prefix */
     for (int c = 0; c < NN_COLL_COUNT; c++)
-      if (apply_list(prefix, names, n, on + c * n)) return -1;
+      if (apply_list(prefix, kind, n, on + c * n)) return -1;
     return 0;
   }
-  int c = name_index(prefix, coll_names, NN_COLL_COUNT);
-  return c < 0 ? -1 : apply_list(list, names, n, on + c * n);
+  int c = nn_nccl_name_find(NN_NAME_COLL, prefix.s, prefix.n);
+  return c < 0 ? -1 : apply_list(list, kind, n, on + c * n);
 }
 
 int nn_forced_parse(const char *value, int var, unsigned char *on) {
-  const char *const *names = var == NN_FORCED_ALGO ? algo_names : proto_names;
+  int kind = var == NN_FORCED_ALGO ? NN_NAME_ALGO : NN_NAME_PROTO;
   int n = var == NN_FORCED_ALGO ? NN_ALGO_COUNT : NN_PROTO_COUNT;
   memset(on, 1, (size_t)NN_COLL_COUNT * (size_t)n);
   const char *p = value, *end = value + strlen(value);
   struct piece entry;
   int rc = 0;
-  while (rc == 0 && next_piece(&p, end, ';', &entry)) rc = apply_entry(entry, entry.s == value, names, n, on);
+  while (rc == 0 && next_piece(&p, end, ';', &entry)) rc = apply_entry(entry, entry.s == value, kind, n, on);
   if (rc) memset(on, 1, (size_t)NN_COLL_COUNT * (size_t)n);
   return rc;
 }

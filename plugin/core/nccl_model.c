@@ -2,6 +2,8 @@
 /* nccl_model.c - the table of NCCL's PCIe-node model per release (facts, cited per row). */
 #include "nccl_model.h"
 
+#include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,41 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   .intel_erp_gbps = 40.0f, .power_gbps = 32.0f, .arm_gbps = 6.0f, .zhaoxin_gbps = 6.0f,   \
   .zhaoxin_yongfeng_gbps = 9.0f, .unknown_gbps = 5000.0f
 
+/* Blackwell's per-channel Ring LL128 caps (src/graph/tuning.cc perChMaxRingLL128Bws; 2.31+
+ * src/tuning/cost_model.cc): v2.25.1-1..v2.28.3-1 2 x 36.7 each, v2.28.7-1..v2.28.9-1 34.6 on
+ * 2 nodes, v2.29.2-1..v2.29.3-1 34.5/34.6/34.5, from v2.29.7-1 40 each. Releases before 2.25
+ * have no row for compute capability 10.0; the model gives them 2.25's. */
+#define NN_RING_LL128_SM100_225 .ring_ll128_sm100 = {2 * 36.7, 2 * 36.7, 2 * 36.7}
+#define NN_RING_LL128_SM100_40 .ring_ll128_sm100 = {40.0, 40.0, 40.0}
+
+/* PCIe-node models that several rows share (rows that differ only in a plugin fact). */
+#define NN_PCIE_MODEL_2_21                                                                  \
+  .name = "2.21-2.24", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
+  .intra_sm100 = NN_NO_STEPS, .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f,               \
+  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 2, .intel_erp_granite = 0,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
+  .tuner_constants_effective = 1, NN_RING_LL128_SM100_225
+#define NN_PCIE_MODEL_2_27                                                                  \
+  .name = "2.27-2.28", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
+  .intra_sm100 = NN_STEPS(steps_sm100_227), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
+  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
+  .tuner_constants_effective = 1
+#define NN_PCIE_MODEL_2_29                                                                  \
+  .name = "2.29", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),     \
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
+  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0,                    \
+  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1
+#define NN_PCIE_MODEL_2_32                                                                  \
+  .name = "2.32", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),     \
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, \
+  .amd_zen5_gbps = 32.0f, .amd_by_family = 1, .intel_tiers = 4, .intel_erp_granite = 1,     \
+  NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0,                 \
+  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1,                \
+  .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1,          \
+  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40
+
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
  * binaries carry its clamp message. No release before 2.30.3 asks for a chunk size.
@@ -50,14 +87,25 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
  * (rows below). */
 static const struct nn_nccl_release nn_table[] = {
   {
-    .first = NN_NCCL_VERSION(2, 21, 0), .last = NN_NCCL_VERSION(2, 24, 99), .name = "2.21-2.24",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), .intra_sm100 = NN_NO_STEPS,
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
-    .intel_tiers = 2, .intel_erp_granite = 0, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .source = "v2.21.5-1..v2.24.3-1: src/graph/search.cc (ccMin >= 90 -> sm90 steps, no sm100 class), "
-              "src/graph/topo.cc ncclTopoAddCpu (Intel: SKL for model >= 0x55, else BDW), "
-              "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc (LL128 needs typeIntra <= NVB)",
+    .first = NN_NCCL_VERSION(2, 21, 0), .last = NN_NCCL_VERSION(2, 21, 99),
+    NN_PCIE_MODEL_2_21,
+    .tuner_abi = 2, .env_abi = 0,
+    .source = "v2.21.5-1: src/include/nccl_tuner.h (ncclTuner_v2_t only); as all of 2.21-2.24: "
+              "src/graph/search.cc (ccMin >= 90 -> sm90 steps, no sm100 class), src/graph/topo.cc "
+              "ncclTopoAddCpu (Intel: SKL for model >= 0x55, else BDW), src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc (LL128 needs typeIntra <= NVB)",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 22, 0), .last = NN_NCCL_VERSION(2, 23, 99),
+    NN_PCIE_MODEL_2_21,
+    .tuner_abi = 3, .env_abi = 0,
+    .source = "v2.22.3-1..v2.23.4-1: src/include/nccl_tuner.h (ncclTuner_v3_t, the cost table); the "
+              "PCIe model as 2.21",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 24, 0), .last = NN_NCCL_VERSION(2, 24, 99),
+    NN_PCIE_MODEL_2_21,
+    .tuner_abi = 4, .env_abi = 0,
+    .source = "v2.24.3-1: src/include/nccl_tuner.h (ncclTuner_v4_t); the PCIe model as 2.21",
   },
   {
     .first = NN_NCCL_VERSION(2, 25, 0), .last = NN_NCCL_VERSION(2, 25, 99), .name = "2.25",
@@ -66,6 +114,8 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 2, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
     .source = "v2.25.1-1: src/graph/search.cc sm100SpeedArrayIntra (floor 19), src/graph/topo.cc "
               "(Intel SKL/BDW only), src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -76,40 +126,65 @@ static const struct nn_nccl_release nn_table[] = {
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
+    .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
     .source = "v2.26.2-1..v2.26.6-1: src/graph/search.cc (sm100 floor 19), src/graph/topo.cc "
               "(Intel ERP >= 0xCF, SRP >= 0x8F, SKL >= 0x55), src/graph/xml.cc, src/graph/tuning.cc",
   },
   {
-    .first = NN_NCCL_VERSION(2, 27, 0), .last = NN_NCCL_VERSION(2, 28, 99), .name = "2.27-2.28",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_227),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
-    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .source = "v2.27.3-1..v2.28.9-1: src/graph/search.cc (sm100 floor 18), src/graph/topo.cc, "
-              "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc; checked with NCCL's own "
-              "search built from v2.28.9-1",
+    .first = NN_NCCL_VERSION(2, 27, 0), .last = NN_NCCL_VERSION(2, 27, 99),
+    NN_PCIE_MODEL_2_27,
+    .tuner_abi = 4, .env_abi = 0,
+    NN_RING_LL128_SM100_225,
+    .source = "v2.27.3-1..v2.27.7-1: src/graph/search.cc (sm100 floor 18), src/graph/topo.cc, "
+              "src/graph/xml.cc (sysfs max_link_*), src/graph/tuning.cc; tuner v4 at most "
+              "(src/include/plugin/tuner/), no \"none\" in src/plugin/tuner.cc, no env plugin",
   },
   {
-    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 99), .name = "2.29",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_229),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
-    .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1,
-    .source = "v2.29.2-1..v2.29.7-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
+    .first = NN_NCCL_VERSION(2, 28, 0), .last = NN_NCCL_VERSION(2, 28, 6),
+    NN_PCIE_MODEL_2_27,
+    .tuner_abi = 5, .env_abi = 0, .tuner_none = 1,
+    NN_RING_LL128_SM100_225,
+    .source = "v2.28.3-1: the PCIe model as 2.27; src/include/plugin/tuner/tuner_v5.h (init gets "
+              "the constants), src/plugin/tuner.cc (NCCL_TUNER_PLUGIN=none loads nothing); no "
+              "src/plugin/env.cc",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 28, 7), .last = NN_NCCL_VERSION(2, 28, 99),
+    NN_PCIE_MODEL_2_27,
+    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .ring_ll128_sm100 = {2 * 36.7, 34.6, 2 * 36.7},
+    .source = "v2.28.7-1..v2.28.9-1: the PCIe model as 2.27 (checked with NCCL's own search built "
+              "from v2.28.9-1); src/plugin/env.cc and src/include/plugin/env/env_v1.h (the env "
+              "plugin); tuner v5 as 2.28.3",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 6),
+    NN_PCIE_MODEL_2_29,
+    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .ring_ll128_sm100 = {34.5, 34.6, 34.5},
+    .source = "v2.29.2-1..v2.29.3-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
               "bwInter 0 without a NIC), src/graph/topo.cc, src/graph/xml.cc (sysfs max_link_*), "
               "src/graph/tuning.cc",
   },
   {
-    .first = NN_NCCL_VERSION(2, 30, 0), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
+    .first = NN_NCCL_VERSION(2, 29, 7), .last = NN_NCCL_VERSION(2, 30, 2),
+    NN_PCIE_MODEL_2_29,
+    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    NN_RING_LL128_SM100_40,
+    .source = "v2.29.7-1: as 2.29.2 but src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell 40 GB/s "
+              "per channel",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 30, 3), .last = NN_NCCL_VERSION(2, 30, 6), .name = "2.30.3-2.30.4",
     .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
     .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0,
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
+    .tuner_abi = 6, .env_abi = 1, .tuner_none = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
               "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
   },
@@ -121,6 +196,8 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
+    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
               "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
@@ -134,6 +211,8 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 1, .tuner_constants_effective = 0,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
+    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
               "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
@@ -151,6 +230,8 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
+    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
               "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "
@@ -162,14 +243,9 @@ static const struct nn_nccl_release nn_table[] = {
               "over the candidates' copied-back times has one compare, no >= 0 test; search as dev",
   },
   {
-    .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 99), .name = "2.32",
-    .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90),
-    .intra_sm100 = NN_STEPS(steps_sm100_229),
-    .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1,
-    .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU,
-    .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
-    .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
-    .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
+    .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 5),
+    NN_PCIE_MODEL_2_32,
+    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
     .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "
               "ncclTunerConstantsDefaults moved to ncclTuningCostModelPreInit, which ncclTuningInit "
@@ -177,6 +253,21 @@ static const struct nn_nccl_release nn_table[] = {
               "ncclTuningGetChannels as 2.31.2; ncclTuningCompute writes the tuner's table into each "
               "candidate's timeUs and ranks by selectionTimeUs > 0 ? selectionTimeUs : timeUs, no "
               ">= 0 test; no source tag, search as dev",
+  },
+  {
+    .first = NN_NCCL_VERSION(2, 32, 6), .last = NN_NCCL_VERSION(2, 32, 99),
+    NN_PCIE_MODEL_2_32,
+    .tuner_abi = 7, .env_abi = 2, .tuner_none = 1,
+    .source = "NVIDIA/nccl commit 2449986 (the tuner v7 source include/nccl_abi.h cites for 2.32.6; "
+              "no v2.32.6-1 tag in the mirror, so no nccl-oracle build): "
+              "src/include/plugin/tuner/tuner_v7.h (ncclTuner_v7_t: v6's calls, constants with a "
+              "fifth, Rubin, row); src/tuning/cost_model.cc: ncclTuningCostModelPreInit copies "
+              "ncclTunerConstantsDefaults before the tuner loads, isLL128Enabled runs for the "
+              "default setting (typeIntra <= NVB; mixed compute capabilities from 9.0), Ring LL128 "
+              "Blackwell 40 GB/s per channel; where its constants differ from 2.32.3 (Blackwell "
+              "llMaxBws N1 2 x 141.2, Tree LL128 N2 36.7) a PCIe node's LL bandwidth stays below "
+              "the cap or the entry is multi-node. Search, topology and selection not in that "
+              "snapshot: as 2.32.3",
   },
 };
 
@@ -335,17 +426,64 @@ void nn_nccl_set_loaded_version(int version_code) {
   nn_loaded_version = version_code;
 }
 
+/* One component: digits only (no blank or sign, which nn_int_parse_prefix would skip or take). */
+static int version_part(const char **p, int min, int *out) {
+  if (!isdigit((unsigned char)**p)) return -1;
+  return nn_int_parse_prefix(*p, min, 99, out, p);
+}
+
 int nn_nccl_version_parse(const char *s) {
   if (!s) return -1;
   int x, y, z;
   const char *p = s;
-  if (nn_int_parse_prefix(p, 2, 99, &x, &p) || *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &y, &p) ||
-      *p++ != '.' || nn_int_parse_prefix(p, 0, 99, &z, &p))
+  if (version_part(&p, 2, &x) || *p++ != '.' || version_part(&p, 0, &y) || *p++ != '.' ||
+      version_part(&p, 0, &z))
     return -1;
   if (*p && *p != '-' && *p != '+') return -1;
   return NN_NCCL_VERSION(x, y, z);
 }
 
+int nn_nccl_version_parse_word(const char *s) {
+  char word[32];
+  size_t n = 0;
+  if (!s) return -1;
+  while (s[n] && !isspace((unsigned char)s[n]) && n < sizeof word - 1) n++;
+  if (s[n] && !isspace((unsigned char)s[n])) return -1;
+  memcpy(word, s, n);
+  word[n] = 0;
+  return nn_nccl_version_parse(word);
+}
+
+int nn_nccl_release_since(size_t fact) {
+  for (int i = 0; i < NN_TABLE_N; i++) {
+    int value;
+    memcpy(&value, (const char *)&nn_table[i] + fact, sizeof value);
+    if (value) return nn_table[i].first;
+  }
+  return 0;
+}
+
+int nn_nccl_lacks_env_plugin(int version_code) {
+  return version_code > 0 && !nn_nccl_release_find(version_code, NULL)->env_abi;
+}
+
+void nn_nccl_release_since_text(size_t fact, char *buf, size_t size) {
+  nn_nccl_version_format(nn_nccl_release_since(fact), buf, size);
+}
+
+void nn_nccl_env_plugin_since(char *buf, size_t size) {
+  nn_nccl_release_since_text(offsetof(struct nn_nccl_release, env_abi), buf, size);
+}
+
+int nn_nccl_version_plausible(int code) {
+  return code >= NN_NCCL_VERSION(2, 9, 0) && code <= 99999;
+}
+
+int nn_nccl_version_assumed(void) {
+  return NN_NCCL_VERSION(2, 28, 9);
+}
+
 void nn_nccl_version_format(int code, char *buf, size_t size) {
-  snprintf(buf, size, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+  if (code >= 10000) snprintf(buf, size, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+  else snprintf(buf, size, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);   /* before 2.9 */
 }

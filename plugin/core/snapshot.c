@@ -37,14 +37,20 @@ static void key_from_stat(const struct stat *st, struct nn_file_key *k) {
   k->ctime = st->st_ctim;
 }
 
-void nn_snapshot_key_of(const char *path, struct nn_file_key *k) {
+/* stat(path) as a key; from the directory `walk` remembers, when path lies in it. */
+static void key_at(const struct nn_trust_walk *walk, const char *path, struct nn_file_key *k) {
   struct stat st;
-  if (stat(path, &st) == 0) {
+  if (nn_trust_walk_stat(walk, path, &st) == 0) {
     key_from_stat(&st, k);
     return;
   }
   memset(k, 0, sizeof *k);
   k->err = errno ? errno : EIO;
+}
+
+void nn_snapshot_key_of(const char *path, struct nn_file_key *k) {
+  struct nn_snapshot_record *r = active_record();
+  key_at(r ? r->walk : NULL, path, k);
 }
 
 int nn_snapshot_key_equal(const struct nn_file_key *a, const struct nn_file_key *b) {
@@ -148,28 +154,23 @@ static void record(const char *path, const struct nn_file_key *key, const char *
   // cppcheck-suppress memleak
 }
 
-/* Opens path, a file trust.h trusts, again when it was replaced by a rename during the check
- * (at most NN_SNAP_READS times). Returns the descriptor, or -1 with err and *key set (*moving
- * 1 when it was replaced during every check). What is not a regular file read_once names. */
+/* Opens path when trust.h trusts it, walking again when an entry was replaced during the
+ * walk (at most NN_SNAP_READS times). Returns the descriptor, or -1 with err and *key set
+ * (*moving 1 when it was replaced during every walk). Nothing but a regular file is opened. */
 static int open_trusted(const char *path, struct nn_file_key *key, int *moving, char *err, size_t errsz) {
+  struct nn_snapshot_record *r = active_record();
   *moving = 0;
   for (int i = 0; i < NN_SNAP_READS; i++) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-      int e = errno ? errno : EIO;
-      nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
-      nn_snapshot_key_of(path, key);   /* what the next look will compare: stat may work where open did not */
+    int fd;
+    int trust = nn_trust_open(r ? r->walk : NULL, path, &fd, err, errsz);
+    if (trust == NN_TRUST_OK || trust == NN_TRUST_OPTED_OUT) return fd;
+    if (trust != NN_TRUST_REPLACED) {
+      nn_snapshot_key_of(path, key);   /* what the next look compares: a chmod or chown is a new version */
       return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fd;
-    int trust = nn_trust_fd(fd, path, err, errsz);
-    if (trust == NN_TRUST_OK || trust == NN_TRUST_OPTED_OUT) return fd;
-    key_from_stat(&st, key);   /* a chmod or chown of the file is a new version */
-    close(fd);
-    if (trust == NN_TRUST_REFUSED) return -1;
   }
   nn_errbuf_set(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
+  nn_snapshot_key_of(path, key);
   *moving = 1;
   return -1;
 }
@@ -197,18 +198,30 @@ int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char
 void nn_snapshot_record_begin(struct nn_snapshot_record *r) {
   memset(r, 0, sizeof *r);
   r->hash = 14695981039346656037ULL;
+  r->walk = malloc(sizeof *r->walk);
+  if (r->walk) nn_trust_walk_init(r->walk, geteuid(), NN_SNAP_WALK_BUDGET);
   pthread_once(&g_record_once, make_record_key);
   if (!g_record_key_ok || pthread_setspecific(g_record_key, r) != 0) r->incomplete = 1;
+}
+
+static void end_walk(struct nn_snapshot_record *r) {
+  if (!r->walk) return;
+  nn_trust_walk_end(r->walk);
+  free(r->walk);
+  r->walk = NULL;
 }
 
 void nn_snapshot_record_end(struct nn_snapshot_record *r) {
   if (active_record() == r) pthread_setspecific(g_record_key, NULL);
 }
 
+/* The first file (the mapping) is looked up by its whole path, so that a directory on its
+ * way replaced (a release directory switched by a link) is noticed; the others beside it
+ * from the directory the walk remembers, one step each instead of one per directory. */
 int nn_snapshot_record_current(const struct nn_snapshot_record *r) {
   for (int i = 0; i < r->n; i++) {
     struct nn_file_key now;
-    nn_snapshot_key_of(r->files[i].path, &now);
+    key_at(i ? r->walk : NULL, r->files[i].path, &now);
     if (!nn_snapshot_key_equal(&now, &r->files[i].key)) return 0;
   }
   return !r->incomplete;
@@ -223,6 +236,7 @@ int nn_snapshot_record_equal(const struct nn_snapshot_record *a, const struct nn
 }
 
 void nn_snapshot_record_free(struct nn_snapshot_record *r) {
+  end_walk(r);
   for (int i = 0; i < r->n; i++) free(r->files[i].path);
   free(r->files);
   r->files = NULL;

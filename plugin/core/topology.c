@@ -12,6 +12,7 @@
 #include "errbuf.h"
 #include "printable.h"
 #include "nccl_search_topo.h"
+#include "sizetext.h"
 
 static int all_gpus_on_one_node(const struct nn_config *cfg) {
   return nn_config_numa_count(cfg) == 1;
@@ -271,12 +272,6 @@ static void rate_served(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu
   }
 }
 
-static void size_text(int log2, char *buf, size_t size) {
-  static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
-  int u = log2 / 10 > 3 ? 3 : log2 / 10;
-  snprintf(buf, size, "%llu %s", 1ULL << (log2 - 10 * u), unit[u]);
-}
-
 void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, size_t size) {
   char sz[24], f[32];
   buf[0] = 0;
@@ -285,7 +280,7 @@ void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, siz
     snprintf(buf, size, "NCCL's model rates an all-reduce of any size no slower with this file than with its own view");
     return;
   }
-  size_text(v->slower_log2, sz, sizeof sz);
+  nn_sizetext((uint64_t)1 << v->slower_log2, sz, sizeof sz);
   if (v->slower >= 10) snprintf(f, sizeof f, "%.0fx", v->slower);
   else if (v->slower >= 1.95) snprintf(f, sizeof f, "%.1fx", v->slower);
   else snprintf(f, sizeof f, "%.0f%%", 100 * (v->slower - 1));

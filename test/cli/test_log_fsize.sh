@@ -61,4 +61,14 @@ check "long record: the host lives" "[ $rc -eq 0 ]"
 check "long record: one line, valid JSON, every segment in it" \
   "python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; assert len(r)==1; t=r[0][\"table\"]; assert sum(1 for s in t if s[\"rule\"].startswith(r[0][\"config\"][:40]))==60, len(t); assert r[0][\"config\"].endswith(\"/m.conf\")' '$T/long.json'"
 check "long record: no truncation WARN" "! grep -q 'not written' '$T/out'"
+# The same long path and 4,000 rules: every segment's rule location escaped makes a record
+# of 5.3 MiB (which the 64 MiB buffer used to take). The buffer stops at 4 MiB: nothing is
+# written, a WARN says why, the host lives.
+{ printf '%s\ntopology mode=off\n' "$head"
+  for i in $(seq 1 4000); do echo "rule coll=allreduce bytes=$((i * 64))-$((i * 64 + 31)) algo=ring proto=ll"; done
+} >"$long/big.conf"
+host_run unlimited "$long/big.conf" "$T/big.json"
+check "record over 4 MiB: the host lives" "[ $rc -eq 0 ]"
+check "record over 4 MiB: WARN, nothing written" \
+  "grep -q 'JSON record for comm .* not written to $T/big.json: larger than 4 MiB' '$T/out' && [ ! -s '$T/big.json' ]"
 nn_finish "no write of the plugin raises a signal; records whole"

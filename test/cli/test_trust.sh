@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # check-config, env and exec refuse a mapping (or an included CSV) that others than
 # the user and root could have written, and exit 1; as uid 65534 (setpriv) a sticky directory
-# protects only that user's own file; NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
+# protects each entry for its owner (root's mapping there, and a ConfigMap, are read; another
+# user's link there is not followed); NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
 # an env line a mapping may not serve is an error of check-config and a note of env.
 # (`check` is in test_check.sh, the plugin in test/unit/test_hostile.c and test_env_refused.c.)
 . "$(dirname "$0")/helpers/lib.sh"
@@ -83,10 +84,27 @@ if command -v setpriv >/dev/null; then
   as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
   as_nobody "$cli" check-config "$tmp/sticky/theirs.conf" >"$tmp/out" 2>"$tmp/err"
   [ $? -eq 0 ] && echo "ok as uid 65534: its own file in a sticky directory" || fail "as 65534, own file: $(cat "$tmp/err")"
+  # root's file there: only root can replace it (this was refused before)
   as_nobody "$cli" check-config "$tmp/sticky/roots.conf" >"$tmp/out" 2>"$tmp/err"
-  [ $? -eq 1 ] && grep -qF "(mode 1777; sticky, which protects only a file of uid 65534 there)" "$tmp/err" \
-    && echo "ok as uid 65534: root's file in a sticky directory refused" \
+  [ $? -eq 0 ] && echo "ok as uid 65534: root's file in a sticky directory" \
     || fail "as 65534, root's file in a sticky directory: $(cat "$tmp/err")"
+  # a Kubernetes ConfigMap volume: root 1777 directory, root's timestamped directory, ..data
+  # and mapping.conf links (the plugin's side, served as uid 65534: test/unit/test_trust.c)
+  cm=$tmp/configmap ts=..2026_12_03_10_00_00.123456789
+  mkdir -m 1777 "$cm" && mkdir -m 0755 "$cm/$ts" && cp "$tmp/good.conf" "$cm/$ts/mapping.conf"
+  ln -s "$ts" "$cm/..data" && ln -s ..data/mapping.conf "$cm/mapping.conf"
+  as_nobody "$cli" check-config "$cm/mapping.conf" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 0 ] && grep -qF "ok (2 GPUs on 2 NUMA nodes" "$tmp/out" && echo "ok as uid 65534: a ConfigMap's mapping" \
+    || fail "as 65534, a ConfigMap's mapping: $(cat "$tmp/err")"
+  # /tmp/x/: root's directory in the sticky one
+  mkdir -m 0755 "$tmp/sticky/x" && cp "$tmp/good.conf" "$tmp/sticky/x/m.conf"
+  as_nobody "$cli" check-config "$tmp/sticky/x/m.conf" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 0 ] && echo "ok as uid 65534: root's mapping in root's directory in a sticky one" \
+    || fail "as 65534, /tmp/x/m.conf: $(cat "$tmp/err")"
+  # uid 65534's link in the sticky directory picks which of root's mappings root reads: refused
+  as_nobody ln -s "$tmp/good.conf" "$tmp/sticky/pick.conf"
+  refused "check-config: uid 65534's link in a sticky directory, used by root" \
+    "not trusted: symbolic link $tmp/sticky/pick.conf is owned by uid 65534" check-config "$tmp/sticky/pick.conf"
 else
   echo "skipped: the uid 65534 cases (no setpriv)"
 fi

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -125,7 +125,7 @@ coverage_files() {
     csv_rules) echo "plugin/core/csv_rules.c" ;;
     env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
     nccltests) echo "cli/sweep/nccltests.c cli/common/json.c" ;;
-    proxmox) echo "cli/proxmox/proxmox.c" ;;
+    proxmox) echo "cli/common/proxmox.c" ;;
     topo_validate) echo "cli/topo/topo_validate.c cli/topo/topo_report.c cli/topo/topo_scan.c cli/topo/topo_tree.c" ;;
     *) ls plugin/*/"$1.c" cli/*/"$1.c" 2>/dev/null ;;
   esac

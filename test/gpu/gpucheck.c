@@ -99,7 +99,7 @@ static int check_plugins(const char *log, size_t len) {
   nn_nclog_expected_abi(p.nccl_code, &env, &tuner);
   if (!p.nccl_code) return verdict(FAIL, "plugins", "no \"NCCL version\" line: is NCCL_DEBUG=INFO set?");
   char v[16];
-  snprintf(v, sizeof v, "%d.%d.%d", p.nccl_code / 10000, p.nccl_code % 10000 / 100, p.nccl_code % 100);
+  nn_nccl_version_format(p.nccl_code, v, sizeof v);
   int ok_env = env ? !strcmp(p.env_name, "nccl-numa") && p.env_abi == env : p.env_abi == 0;
   int ok_tuner = !strcmp(p.tuner_name, "nccl-numa") && p.tuner_abi == tuner;
   return verdict(ok_env && ok_tuner ? PASS : FAIL, "plugins",

@@ -13,6 +13,7 @@
 #include <libxml/tree.h>
 
 #include "cli/sweep/nccltests.h"
+#include "nccl_model.h"
 #include "numparse.h"
 
 /* ---------- lines ---------- */
@@ -61,7 +62,8 @@ static int plugins_fn(const char *msg, void *arg) {
   using_line(msg, "ENV/Plugin: Using ", o->env_name, sizeof o->env_name, &o->env_abi);
   using_line(msg, "TUNER/Plugin: Using ", o->tuner_name, sizeof o->tuner_name, &o->tuner_abi);
   const char *v = strstr(msg, "NCCL version ");
-  if (v && !o->nccl_code) o->nccl_code = nn_nccl_version_code(v + strlen("NCCL version "));
+  int code = v && !o->nccl_code ? nn_nccl_version_parse_word(v + strlen("NCCL version ")) : 0;
+  if (code > 0) o->nccl_code = code;
   return 0;
 }
 
@@ -71,9 +73,11 @@ void nn_nclog_plugins(const char *log, size_t len, struct nn_nclog_plugins *out)
 }
 
 void nn_nclog_expected_abi(int code, int *env_abi, int *tuner_abi) {
-  *env_abi = code >= 23007 ? 2 : code >= 22807 ? 1 : 0;
-  *tuner_abi = code >= 23003 ? 6 : code >= 22800 ? 5 : code >= 22400 ? 4 : code >= 22200 ? 3
-             : code >= 22100 ? 2 : 0;
+  int unverified;
+  const struct nn_nccl_release *r = nn_nccl_release_find(code, &unverified);
+  int older = unverified && code < nn_nccl_release_table(NULL)->first;   /* before any row: none */
+  *env_abi = older ? 0 : r->env_abi;
+  *tuner_abi = older ? 0 : r->tuner_abi;
 }
 
 /* ---------- nccl-numa's INIT lines ---------- */

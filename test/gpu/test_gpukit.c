@@ -107,8 +107,12 @@ static void plugins_both_releases(void **state) {
 static void expected_abis(void **state) {
   (void)state;
   int env, tuner;
+  nn_nclog_expected_abi(21903, &env, &tuner);   /* older than every row: no plugin at all */
+  assert_true(env == 0 && tuner == 0);
   nn_nclog_expected_abi(22105, &env, &tuner);
   assert_true(env == 0 && tuner == 2);
+  nn_nclog_expected_abi(22304, &env, &tuner);
+  assert_true(env == 0 && tuner == 3);
   nn_nclog_expected_abi(22707, &env, &tuner);
   assert_true(env == 0 && tuner == 4);
   nn_nclog_expected_abi(22806, &env, &tuner);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test/lint/run.sh - `make lint`: cppcheck and clang-tidy over the C sources, with the
+# test/lint/run.sh - `make lint`: no NCCL release named outside plugin/core/nccl_model.c
+# (test/lint/version_literals.py), then cppcheck and clang-tidy over the C sources, with the
 # configuration checked in at the top (.clang-tidy, test/lint/cppcheck-suppressions.txt).
 #
 #   LINT_JOBS=n    clang-tidy processes at once (default: number of CPUs)
@@ -24,6 +25,13 @@ pkg-config --exists hwloc 2>/dev/null && EXTRA+=(-DNN_HAVE_HWLOC)
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 status=0
+
+# Only plugin/core/nccl_model.c names a NCCL release; everything else asks its row.
+if command -v python3 >/dev/null; then
+  python3 test/lint/version_literals.py . || status=1
+else
+  echo "lint: skipped the version-literal check: python3 not installed"
+fi
 
 if command -v cppcheck >/dev/null; then
   # shellcheck disable=SC2086

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <grp.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -82,6 +84,21 @@ static void nn_test_line(const struct nn_logger *self, int level, unsigned subsy
   if (level != 1) return;   /* NN_LOG_WARN */
   snprintf(nn_test_last_warn, sizeof nn_test_last_warn, "%s", msg);
   nn_test_warns++;
+}
+
+/* Runs fn(arg) in a child that became `uid` (group `uid`, no supplementary groups): a test of
+ * what another user can do, or sees. Returns fn's return value (its exit status), or -1 when
+ * the child could not become `uid` or died. Needs root. */
+static inline int nn_test_as_uid(uid_t uid, int (*fn)(void *), void *arg) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) _exit(255);
+    _exit(fn(arg) & 0xff);
+  }
+  int status;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255) return -1;
+  return WEXITSTATUS(status);
 }
 
 /* Removes a directory tree a test made (rm -rf, which needs no walk of our own); 0 or -1. */

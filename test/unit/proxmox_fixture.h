@@ -7,7 +7,7 @@
 #include "nn_test.h"
 
 #include "cli/discover/discover.h"
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 #include "cli/proxmox/proxmox_numa_parts.h"
 
 /* One made-up PCI function: "0000:01:00.0", vendor, class, NUMA node. */

@@ -22,7 +22,7 @@ static void log_line(const struct nn_logger *self, int level, unsigned subsys, c
   snprintf(last_warn, sizeof last_warn, "%s", msg);
   if (!warns++) memcpy(first_warn, last_warn, sizeof first_warn);
 }
-static const struct nn_logger the_logger = {log_line};
+static const struct nn_logger the_logger = {.line = log_line};
 
 static const char *in_dir(const char *name) {
   static char paths[4][256];

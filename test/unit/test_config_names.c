@@ -90,10 +90,33 @@ static void test_diag(void **state) {
   nn_diag_add(NULL, "ignored");
 }
 
+/* NCCL's own spelling (ncclFuncStr, ncclAlgoStr, ncclProtoStr) and its one look-up, which
+ * compares as NCCL's parseList does: without case, the whole name, the n bytes given. */
+static void test_nccl_names(void **state) {
+  (void)state;
+  assert_string_equal(nn_nccl_name(NN_NAME_COLL, NN_COLL_REDUCESCATTER), "ReduceScatter");
+  assert_string_equal(nn_nccl_name(NN_NAME_ALGO, NN_ALGO_COLLNET_DIRECT), "CollNetDirect");
+  assert_string_equal(nn_nccl_name(NN_NAME_ALGO, NN_ALGO_NVLS_TREE), "NVLSTree");
+  assert_string_equal(nn_nccl_name(NN_NAME_PROTO, NN_PROTO_LL128), "LL128");
+  assert_string_equal(nn_nccl_name(NN_NAME_PROTO, NN_PROTO_COUNT), "?");
+  assert_string_equal(nn_nccl_name(7, 0), "?");
+  for (int kind = NN_NAME_COLL; kind <= NN_NAME_PROTO; kind++)
+    for (int i = 0; strcmp(nn_nccl_name(kind, i), "?"); i++) {
+      const char *name = nn_nccl_name(kind, i);
+      assert_int_equal(nn_nccl_name_find(kind, name, strlen(name)), i);
+    }
+  assert_int_equal(nn_nccl_name_find(NN_NAME_PROTO, "ll128", 5), NN_PROTO_LL128);
+  assert_int_equal(nn_nccl_name_find(NN_NAME_PROTO, "LL128,Simple", 2), NN_PROTO_LL);   /* the n bytes only */
+  assert_int_equal(nn_nccl_name_find(NN_NAME_ALGO, "collnet_direct", 14), -1);   /* not NCCL's spelling */
+  assert_int_equal(nn_nccl_name_find(NN_NAME_COLL, "allreduce", 9), NN_COLL_ALLREDUCE);
+  assert_int_equal(nn_nccl_name_find(NN_NAME_COLL, NULL, 0), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_busid),
       cmocka_unit_test(test_names),
+      cmocka_unit_test(test_nccl_names),
       cmocka_unit_test(test_diag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

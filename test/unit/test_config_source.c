@@ -10,7 +10,7 @@
 #include "log.h"
 #include "nn_test.h"
 
-static const struct nn_logger test_logger = {nn_test_line};
+static const struct nn_logger test_logger = {.line = nn_test_line};
 
 static char dir[64];
 

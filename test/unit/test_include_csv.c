@@ -17,7 +17,7 @@ static void log_line(const struct nn_logger *self, int level, unsigned subsys, c
   (void)self; (void)level; (void)subsys;
   if (!first_warn[0]) snprintf(first_warn, sizeof first_warn, "%s", msg);
 }
-static const struct nn_logger logger = {log_line};
+static const struct nn_logger logger = {.line = log_line};
 
 static const char *put(const char *name, const char *text) { return nn_test_put(dir, name, text); }
 
@@ -115,13 +115,13 @@ static int load_recorded(const char *map, struct nn_config **cfg, struct nn_diag
   return rc;
 }
 
-/* 400 include-csv lines of one file (four spellings of its path and a hard link): the
- * file is read once, its rules appended 400 times, each naming its own line's path.
+/* 255 include-csv lines of one file (four spellings of its path and a hard link): the
+ * file is read once, its rules appended 255 times, each naming its own line's path.
  * The code before read it once per line (400 reads of a 16 MiB file took 5.3 s). */
 static void test_one_file_read_once(void **state) {
   (void)state;
   const char *csv = put("big.csv", CSV);
-  char link_path[128], text[400 * 64];
+  char link_path[128], text[255 * 64];
   snprintf(link_path, sizeof link_path, "%s/hard.csv", dir);
   assert_int_equal(link(csv, link_path), 0);
   const char *spell[5] = {"big.csv", "./big.csv", csv, "hard.csv", NULL};
@@ -129,7 +129,7 @@ static void test_one_file_read_once(void **state) {
   snprintf(twice, sizeof twice, "%s//big.csv", dir);
   spell[4] = twice;
   size_t len = 0;
-  for (int i = 0; i < 400; i++)
+  for (int i = 0; i < 255; i++)
     len += (size_t)snprintf(text + len, sizeof text - len, "include-csv %s\n", spell[i % 5]);
   const char *map = put("many.conf", text);
   struct nn_config *cfg = NULL;
@@ -138,8 +138,8 @@ static void test_one_file_read_once(void **state) {
   assert_int_equal(load_recorded(map, &cfg, &d, &r), 0);
   assert_int_equal(r.n, 2);                         /* the mapping and big.csv, once */
   assert_string_equal(r.files[1].path, csv);
-  assert_int_equal(cfg->n_rules, 800);
-  for (int i = 0; i < 400; i++) {
+  assert_int_equal(cfg->n_rules, 510);
+  for (int i = 0; i < 255; i++) {
     const struct nn_rule *a = &cfg->rules[2 * i], *b = &cfg->rules[2 * i + 1];
     assert_int_equal(a->coll, NN_COLL_ALLREDUCE);
     assert_int_equal(b->coll, NN_COLL_ALLGATHER);
@@ -201,11 +201,52 @@ static void test_include_byte_cap(void **state) {
   nn_diag_clear(&d);
 }
 
+/* At most 256 include-csv lines: the 257th is an error naming its line, reported once, and
+ * nothing after it is read. A missing file named on every line is tried once and recorded
+ * once (16 MiB of such lines used to stat and record it on each line, and again on every
+ * later look-up of the cache). */
+static void test_include_count_cap(void **state) {
+  (void)state;
+  put("one.csv", CSV);
+  size_t cap = 300 * 40, len = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  for (int i = 0; i < 300; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "n%d.csv", i);
+    if (i < 256) put(name, CSV);
+    len += (size_t)snprintf(text + len, cap - len, "include-csv %s\n", name);
+  }
+  const char *map = put("count.conf", text);
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  struct nn_snapshot_record r;
+  assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
+  assert_int_equal(r.n, 257);                       /* the mapping and n0..n255 */
+  assert_int_equal(d.n, 1);
+  assert_non_null(strstr(d.msgs[0], "count.conf:257: include-csv: more than 256 include-csv lines"));
+  nn_snapshot_record_free(&r);
+  nn_diag_clear(&d);
+  /* 256 lines of one missing file */
+  len = 0;
+  for (int i = 0; i < 256; i++) len += (size_t)snprintf(text + len, cap - len, "include-csv gone.csv\n");
+  map = put("missing.conf", text);
+  assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
+  assert_int_equal(r.n, 2);                         /* the mapping and gone.csv, once */
+  assert_non_null(strstr(d.msgs[0], "missing.conf:1: include-csv: "));
+  assert_non_null(strstr(d.msgs[0], "gone.csv: cannot open: No such file or directory"));
+  assert_non_null(strstr(d.msgs[1], "missing.conf:2: include-csv: "));
+  assert_non_null(strstr(d.msgs[1], "gone.csv: rejected at line 1 above"));
+  nn_snapshot_record_free(&r);
+  nn_diag_clear(&d);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_include_in_order), cmocka_unit_test(test_include_errors),
     cmocka_unit_test(test_tuner_config_file_variable), cmocka_unit_test(test_one_file_read_once),
-    cmocka_unit_test(test_include_byte_cap),
+    cmocka_unit_test(test_include_byte_cap), cmocka_unit_test(test_include_count_cap),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -70,7 +70,7 @@ static void as_nobody(const char *path, const char *link_to) {
 static void expect_refused(const char *path, const char *why) {
   char err[4400] = "";
   alarm(10);   /* a write that blocks fails the test instead of hanging it */
-  int rc = nn_log_append_line(path, LINE, err, sizeof err);
+  int rc = nn_log_append_line(path, LINE "\n", strlen(LINE "\n"), err, sizeof err);
   alarm(0);
   if (rc != NN_LOG_REFUSED) fail_msg("%s: not refused (%d, '%s')", path, rc, err);
   if (!strstr(err, path) || !strstr(err, why)) fail_msg("'%s' does not name %s and '%s'", err, path, why);
@@ -138,14 +138,14 @@ static void test_fresh_file(void **state) {
     char path[160], err[4400] = "";
     snprintf(path, sizeof path, "%s/fresh-%d.json", base, i);
     mode_t old = umask(masks[i]);
-    int rc = nn_log_append_line(path, LINE, err, sizeof err);
+    int rc = nn_log_append_line(path, LINE "\n", strlen(LINE "\n"), err, sizeof err);
     umask(old);
     if (rc) fail_msg("%s: %s", path, err);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
     assert_int_equal(st.st_uid, geteuid());
-    assert_int_equal(nn_log_append_line(path, LINE, err, sizeof err), 0);
+    assert_int_equal(nn_log_append_line(path, LINE "\n", strlen(LINE "\n"), err, sizeof err), 0);
     size_t len = 0;
     char *text = nn_test_slurp(path, &len);
     assert_string_equal(text, LINE "\n" LINE "\n");
@@ -162,7 +162,7 @@ static void test_own_file_modes(void **state) {
   assert_true(fd >= 0);
   close(fd);
   assert_int_equal(chmod(path, 0644), 0);
-  assert_int_equal(nn_log_append_line(path, LINE, err, sizeof err), 0);
+  assert_int_equal(nn_log_append_line(path, LINE "\n", strlen(LINE "\n"), err, sizeof err), 0);
   assert_int_equal(chmod(path, 0620), 0);
   expect_refused(path, "mode 0620 lets others write it");
   assert_int_equal(chmod(path, 0600), 0);

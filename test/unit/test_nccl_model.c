@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nccl_model.c - the table of NCCL's model per release, at every boundary. The expected
  * values are NCCL's (sources of the cited tags, the released 2.31.2/2.32.3 binaries). */
+#include <math.h>
+
 #include "nccl_model.h"
 #include "nn_config.h"
 #include "nn_test.h"
@@ -202,12 +204,77 @@ static void test_tuner_semantics(void **state) {
   }
 }
 
+/* The facts that used to be version comparisons elsewhere, at each boundary (source tags:
+ * tuner ABIs in src/include/nccl_tuner.h and plugin/tuner/, "none" in src/plugin/tuner.cc,
+ * src/plugin/env.cc, tuning.cc's tables). */
+static void test_release_facts(void **state) {
+  (void)state;
+  static const struct { int x, y, z, tuner_abi, env_abi, none, subsystem, mixed; } want[] = {
+    {2, 21, 5, 2, 0, 0, 0, 0}, {2, 22, 3, 3, 0, 0, 0, 0}, {2, 23, 4, 3, 0, 0, 0, 0},
+    {2, 24, 3, 4, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0},
+    {2, 28, 6, 5, 0, 1, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0},
+    {2, 30, 3, 6, 1, 1, 0, 1}, {2, 30, 7, 6, 2, 1, 0, 1}, {2, 31, 0, 6, 2, 1, 1, 1},
+    {2, 31, 2, 6, 2, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1},
+    {2, 32, 6, 7, 2, 1, 1, 1}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const struct nn_nccl_release *r = rel(want[i].x, want[i].y, want[i].z);
+    assert_int_equal(r->tuner_abi, want[i].tuner_abi);
+    assert_int_equal(r->env_abi, want[i].env_abi);
+    assert_int_equal(r->tuner_none, want[i].none);
+    assert_int_equal(r->cost_model_subsystem, want[i].subsystem);
+    assert_int_equal(r->ll128_mixed_cc_sm90, want[i].mixed);
+    assert_int_equal(nn_nccl_lacks_env_plugin(NN_NCCL_VERSION(want[i].x, want[i].y, want[i].z)), !want[i].env_abi);
+  }
+  /* the rows split for a plugin fact keep the name of their PCIe model */
+  assert_string_equal(rel(2, 28, 3)->name, "2.27-2.28");
+  assert_string_equal(rel(2, 28, 9)->name, "2.27-2.28");
+  assert_string_equal(rel(2, 22, 3)->name, "2.21-2.24");
+  assert_string_equal(rel(2, 32, 6)->name, "2.32");   /* tuner v7; the model as 2.32.3 */
+  assert_true(rel(2, 32, 6) != rel(2, 32, 3));
+  /* Blackwell's Ring LL128 caps, 1 node / 2 nodes (perChMaxRingLL128Bws of each tag) */
+  static const struct { int x, y, z; double n1, n2; } ring[] = {
+    {2, 25, 1, 73.4, 73.4}, {2, 28, 3, 73.4, 73.4}, {2, 28, 9, 73.4, 34.6}, {2, 29, 2, 34.5, 34.6},
+    {2, 29, 7, 40.0, 40.0}, {2, 30, 7, 40.0, 40.0}, {2, 31, 2, 40.0, 40.0}, {2, 32, 6, 40.0, 40.0}};
+  for (size_t i = 0; i < sizeof ring / sizeof ring[0]; i++) {
+    const struct nn_nccl_release *r = rel(ring[i].x, ring[i].y, ring[i].z);
+    assert_true(fabs(r->ring_ll128_sm100[0] - ring[i].n1) < 1e-9 && fabs(r->ring_ll128_sm100[1] - ring[i].n2) < 1e-9);
+  }
+  assert_int_equal(nn_nccl_lacks_env_plugin(0), 0);   /* unknown: no claim */
+  char since[16];
+  nn_nccl_env_plugin_since(since, sizeof since);
+  assert_string_equal(since, "2.28.7");
+  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, tuner_chunk_size)), 23003);
+  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, cost_model_subsystem)), 23100);
+}
+
+/* The one version grammar, strict: each part digits only, then nothing, "-N" or "+...". */
+static void test_version_grammar(void **state) {
+  (void)state;
+  static const char *const refused[] = {"2.28.9x", "2.28", "2", "", " 2.28.9", "2. 28.9", "2.+28.9",
+                                        "2.28.-9", "2.28.9 ", "v2.28.9", "2..9", "1.28.9", "2.100.1"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) assert_int_equal(nn_nccl_version_parse(refused[i]), -1);
+  assert_int_equal(nn_nccl_version_parse("2.8.4"), 2804);   /* NCCL's numbering before 2.9 */
+  char buf[16];
+  nn_nccl_version_format(2804, buf, sizeof buf);
+  assert_string_equal(buf, "2.8.4");
+  nn_nccl_version_format(22809, buf, sizeof buf);
+  assert_string_equal(buf, "2.28.9");
+  assert_int_equal(nn_nccl_version_parse_word("2.27.3+cuda12.9 and more"), 22703);
+  assert_int_equal(nn_nccl_version_parse_word("2.27.3\n"), 22703);
+  assert_int_equal(nn_nccl_version_parse_word("2.28.9x rest"), -1);
+  assert_int_equal(nn_nccl_version_parse_word("2.28.9+a-suffix-longer-than-thirty-one-bytes"), -1);
+  assert_int_equal(nn_nccl_version_plausible(22809), 1);
+  assert_int_equal(nn_nccl_version_plausible(2804), 0);
+  assert_int_equal(nn_nccl_version_plausible(100000), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_amd_by_release), cmocka_unit_test(test_intel_tiers),
     cmocka_unit_test(test_other_cpus), cmocka_unit_test(test_floors),
     cmocka_unit_test(test_pcie_formula), cmocka_unit_test(test_release_columns),
     cmocka_unit_test(test_find_and_versions), cmocka_unit_test(test_tuner_semantics),
+    cmocka_unit_test(test_release_facts), cmocka_unit_test(test_version_grammar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

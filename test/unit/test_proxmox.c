@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_proxmox.c - Proxmox VM configs, the cluster PCI mapping and Proxmox's device choice. */
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 #include "nn_test.h"
 
 static char err[1024];

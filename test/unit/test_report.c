@@ -10,6 +10,7 @@
 #include "cli/sweep/report.h"
 #include "cli/sweep/verdict.h"
 #include "cli/sweep/rundir.h"
+#include "sizetext.h"
 
 static char dir[64];
 
@@ -147,9 +148,9 @@ static void verdict_rules(void **state) {
   double m[] = {3, 1, 2, 10};
   assert_true(nn_rundir_median(m, 4) == 2.5);
   char buf[32];
-  nn_rundir_size_format(256u << 20, buf, sizeof buf);
+  nn_sizetext(256u << 20, buf, sizeof buf);
   assert_string_equal(buf, "256 MiB");
-  nn_rundir_size_format(1000, buf, sizeof buf);
+  nn_sizetext(1000, buf, sizeof buf);
   assert_string_equal(buf, "1000 B");
   uint64_t v;
   assert_int_equal(nn_rundir_size_parse("256M", &v), 0);

@@ -6,13 +6,14 @@
 #include <math.h>
 
 #include "cli/sweep/rundir.h"
+#include "sizetext.h"
 
 static void expect_size(const char *text, uint64_t want, const char *formatted) {
   uint64_t v = 1;
   char buf[32];
   assert_int_equal(nn_rundir_size_parse(text, &v), 0);
   assert_true(v == want);
-  nn_rundir_size_format(v, buf, sizeof buf);
+  nn_sizetext(v, buf, sizeof buf);
   assert_string_equal(buf, formatted);
 }
 

@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_trust.c - who may have written a configuration file (trust.h), and that the mapping,
- * an `include-csv` file and NCCL_TUNER_CONFIG_FILE are read only when trusted.
+/* test_trust.c - who may have written a configuration file (trust.h), judged before it is
+ * opened, and that the mapping, an `include-csv` file and NCCL_TUNER_CONFIG_FILE are read
+ * only when trusted.
  *
  * The attacks, as root: a mapping of mode 0666, one owned by uid 65534, one in a
  * group-writable directory, a symlink to an untrusted file, a link in a directory others can
- * write, another user's file in a sticky world-writable directory; and, checked for uid
- * 65534, root's file in that sticky directory. Cases that need chown need root. */
+ * write, another user's file in a sticky world-writable directory, uid 65534's link in a
+ * sticky directory choosing which of root's files is read, a second hard link there, a FIFO
+ * or a device named (never opened: inotify sees no open), a path 1,500 directories deep
+ * (linear, not quadratic). And what must not be refused: for uid 65534, root's file in a
+ * sticky directory (/tmp/x/, a Kubernetes ConfigMap: a process that became uid 65534 gets
+ * the topology). Cases that need chown or another user need root. */
 #include "nn_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cache.h"
 #include "config_source.h"
+#include "env.h"
 #include "log.h"
 #include "nn_config.h"
 #include "trust.h"
@@ -29,12 +37,12 @@ static const char *sub(const char *name, char *buf, size_t size) {
   return buf;
 }
 
-/* nn_trust_fd_as on a fresh descriptor of path; err receives the message. */
+/* nn_trust_open_as of path, the descriptor closed; err receives the message. */
 static int trust_as(const char *path, uid_t euid, char *err, size_t errsz) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail_msg("cannot open %s: %s", path, strerror(errno));
-  int rc = nn_trust_fd_as(fd, path, euid, err, errsz);
-  close(fd);
+  int fd;
+  int rc = nn_trust_open_as(path, euid, &fd, err, errsz);
+  if ((rc == NN_TRUST_OK || rc == NN_TRUST_OPTED_OUT) != (fd >= 0)) fail_msg("%s: result %d with fd %d", path, rc, fd);
+  if (fd >= 0) close(fd);
   return rc;
 }
 
@@ -168,8 +176,9 @@ static void test_symlinks(void **state) {
   expect_trusted(lnk4);
 }
 
-/* /tmp's case: a sticky directory others can write protects only the user's own files
- * (base lies in /tmp, so the first such directory on the way is /tmp itself). */
+/* /tmp's case: a sticky directory others can write protects each entry for its owner, so
+ * an entry of root's or the user's is safe there, another user's is not (base lies in /tmp,
+ * so the first such directory on the way is /tmp itself). */
 static void test_sticky_directory(void **state) {
   (void)state;
   need_root();
@@ -182,8 +191,7 @@ static void test_sticky_directory(void **state) {
   expect_trusted_as(theirs, NOBODY);
   const char *mine = put("sticky/mine.conf", "x\n");
   expect_trusted(mine);
-  expect_refused_as(mine, NOBODY, "is writable by group and others (mode 1777; sticky, which protects "
-                    "only a file of uid 65534 there)");
+  expect_trusted_as(mine, NOBODY);   /* root's file: only root can replace it there */
   /* a second name for root's file, made in the sticky directory: not the name root meant */
   const char *elsewhere = put("elsewhere.conf", "x\n");
   char linked[160];
@@ -192,26 +200,239 @@ static void test_sticky_directory(void **state) {
   char want[256];
   snprintf(want, sizeof want, "the file has 2 hard links and lies in directory %s, which others can write", d);
   expect_refused(linked, want);
+  expect_refused_as(linked, NOBODY, want);
   expect_trusted(elsewhere);   /* its own directory is not open to others */
+  /* a directory of uid 65534's in the sticky directory, holding a file of root's */
+  char theirs_dir[160];
+  snprintf(theirs_dir, sizeof theirs_dir, "%s/theirs.d", d);
+  assert_int_equal(mkdir(theirs_dir, 0755), 0);
+  const char *inside = put("sticky/theirs.d/m.conf", "x\n");
+  assert_int_equal(chown(theirs_dir, NOBODY, NOBODY), 0);
+  snprintf(want, sizeof want, "directory %s is owned by uid 65534", theirs_dir);
+  expect_refused(inside, want);
 }
 
-/* The descriptor is what counts: a file renamed over the path after the open is noticed. */
-static void test_swapped_after_open(void **state) {
+/* The attack: uid 65534 cannot write root's mappings, but owns a link in the sticky
+ * directory: it picks which of root's files root reads. The link is judged by its owner. */
+static void test_link_in_sticky_directory(void **state) {
   (void)state;
-  const char *f = put("swap.conf", "x\n");
-  char path[128];
-  snprintf(path, sizeof path, "%s", f);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  assert_true(fd >= 0);
-  const char *other = put("other.conf", "y\n");
-  assert_int_equal(rename(other, path), 0);
+  need_root();
+  char d[128], evil[160], good[160], loop1[160], loop2[160];
+  assert_int_equal(mkdir(sub("shared", d, sizeof d), 01777), 0);
+  assert_int_equal(chmod(d, 01777), 0);
+  const char *other = put("other-mapping.conf", "x\n");   /* root's, in a root directory */
+  snprintf(evil, sizeof evil, "%s/m.conf", d);
+  assert_int_equal(symlink(other, evil), 0);
+  assert_int_equal(lchown(evil, NOBODY, NOBODY), 0);
+  char want[512];
+  snprintf(want, sizeof want, "symbolic link %s is owned by uid 65534 and lies in directory %s, which others can "
+           "write (only a link of root is followed there)", evil, d);
+  expect_refused(evil, want);
+  expect_trusted_as(evil, NOBODY);   /* its own link */
+  /* root's own link there is root's choice */
+  snprintf(good, sizeof good, "%s/root.conf", d);
+  assert_int_equal(symlink(other, good), 0);
+  expect_trusted(good);
+  expect_trusted_as(good, NOBODY);
+  /* links are followed a bounded number of times */
+  snprintf(loop1, sizeof loop1, "%s/loop1", base);
+  snprintf(loop2, sizeof loop2, "%s/loop2", base);
+  assert_int_equal(symlink(loop2, loop1), 0);
+  assert_int_equal(symlink(loop1, loop2), 0);
   char err[8192];
-  assert_int_equal(nn_trust_fd(fd, path, err, sizeof err), NN_TRUST_REPLACED);
-  assert_non_null(strstr(err, "no longer names the file opened"));
-  setenv(NN_TRUST_OPTOUT_ENV, "1", 1);   /* not a matter of trust: the opt-out does not waive it */
-  assert_int_equal(nn_trust_fd(fd, path, err, sizeof err), NN_TRUST_REPLACED);
+  assert_int_equal(trust_as(loop1, 0, err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "cannot open: Too many levels of symbolic links"));
+}
+
+/* What must not be refused: a Kubernetes ConfigMap volume, as the kubelet writes it: a root 1777
+ * directory holding a root-owned timestamped directory, `..data` linking to it and
+ * `mapping.conf -> ..data/mapping.conf`. A pod running as uid 65534 must read it. */
+static char configmap[192];
+
+static void make_configmap(void) {
+  char dir[160], ts[192], file[256], data[192], link[192];
+  snprintf(dir, sizeof dir, "%s/configmap", base);
+  assert_int_equal(mkdir(dir, 01777), 0);
+  assert_int_equal(chmod(dir, 01777), 0);
+  snprintf(ts, sizeof ts, "%s/..2026_12_03_10_00_00.123456789", dir);
+  assert_int_equal(mkdir(ts, 0755), 0);
+  snprintf(file, sizeof file, "%s/mapping.conf", ts);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fputs("cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+        "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=0\n"
+        "gpu 3 bus=04:00.0 numa=0\ntopology mode=numa\n", f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(chmod(file, 0644), 0);
+  snprintf(data, sizeof data, "%s/..data", dir);
+  assert_int_equal(symlink("..2026_12_03_10_00_00.123456789", data), 0);
+  snprintf(link, sizeof link, "%s/mapping.conf", dir);
+  assert_int_equal(symlink("..data/mapping.conf", link), 0);
+  snprintf(configmap, sizeof configmap, "%s", link);
+}
+
+/* In the child that became uid 65534: the env plugin reads the ConfigMap and serves the
+ * topology. Exit 0 when it did. */
+static int serve_as_nobody(void *arg) {
+  const char *runtime = arg;
+  setenv("NCCL_NUMA_CONFIG", configmap, 1);
+  setenv("XDG_RUNTIME_DIR", runtime, 1);
+  unsetenv("NCCL_TOPO_FILE");
+  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  if (nn_env_init(2, 28, 9, "", NULL, 2) != 0) return 1;
+  const char *topo = nn_env_get("NCCL_TOPO_FILE");
+  if (!topo) return 2;
+  char xml[4096] = "";
+  FILE *f = fopen(topo, "r");
+  if (!f) return 3;
+  size_t n = fread(xml, 1, sizeof xml - 1, f);
+  fclose(f);
+  xml[n] = 0;
+  nn_env_finalize();
+  return strstr(xml, "<system") && strstr(xml, "busid=\"0000:01:00.0\"") ? 0 : 4;
+}
+
+static void test_configmap_as_nobody(void **state) {
+  (void)state;
+  need_root();
+  make_configmap();
+  expect_trusted_as(configmap, NOBODY);
+  expect_trusted(configmap);
+  char runtime[160];
+  snprintf(runtime, sizeof runtime, "%s/run-nobody", base);
+  assert_int_equal(mkdir(runtime, 0700), 0);
+  assert_int_equal(chown(runtime, NOBODY, NOBODY), 0);
+  int rc = nn_test_as_uid(NOBODY, serve_as_nobody, runtime);
+  if (rc) fail_msg("uid 65534 was not served the ConfigMap's topology (child said %d)", rc);
+  /* the same layout with uid 65534's `..data` link: refused to root, which it would redirect */
+  char data[192];
+  snprintf(data, sizeof data, "%s/configmap/..data", base);
+  assert_int_equal(lchown(data, NOBODY, NOBODY), 0);
+  expect_refused(configmap, "symbolic link");
+  expect_refused(configmap, "..data is owned by uid 65534");
+}
+
+/* What must not be refused, the other case: root wrote /tmp/x/m.conf (x root's, mode 0755). */
+static void test_root_dir_in_sticky_as_nobody(void **state) {
+  (void)state;
+  need_root();
+  char d[128], x[160];
+  assert_int_equal(mkdir(sub("tmp", d, sizeof d), 01777), 0);
+  assert_int_equal(chmod(d, 01777), 0);
+  snprintf(x, sizeof x, "%s/x", d);
+  assert_int_equal(mkdir(x, 0755), 0);
+  const char *m = put("tmp/x/m.conf", "x\n");
+  assert_int_equal(chmod(m, 0644), 0);
+  expect_trusted_as(m, NOBODY);
+}
+
+/* The attack's second half: a FIFO or device named through the path is refused
+ * without being opened (inotify sees no open), and so is a file in a directory others can
+ * write. A trusted file is opened: the control that inotify sees opens at all. */
+static int opened(int in, const char *path, const char *target) {
+  int wd = inotify_add_watch(in, target, IN_OPEN);
+  if (wd < 0) fail_msg("inotify_add_watch %s: %s", target, strerror(errno));
+  char err[8192];
+  int fd = -1;
+  int rc = nn_trust_open(NULL, path, &fd, err, sizeof err);
+  if (fd >= 0) close(fd);
+  char buf[4096] __attribute__((aligned(8)));
+  ssize_t n = read(in, buf, sizeof buf);
+  int seen = n > 0 && (((struct inotify_event *)buf)->mask & IN_OPEN);
+  if (getenv("NN_TEST_DEBUG")) fprintf(stderr, "%s: rc %d, open seen %d: %s\n", path, rc, seen, err);
+  inotify_rm_watch(in, wd);
+  while (read(in, buf, sizeof buf) > 0) {}   /* IN_IGNORED */
+  return seen;
+}
+
+static void test_never_opened(void **state) {
+  (void)state;
+  char fifo[128], open_dir[128], err[8192];
+  int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  assert_true(in >= 0);
+  assert_int_equal(mkfifo(sub("pipe.conf", fifo, sizeof fifo), 0600), 0);
+  assert_int_equal(trust_as(fifo, geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "pipe.conf: cannot open: a FIFO, not a regular file"));
+  assert_false(opened(in, fifo, fifo));
+  setenv(NN_TRUST_OPTOUT_ENV, "1", 1);   /* the opt-out never opens one either */
+  assert_int_equal(trust_as(fifo, geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_false(opened(in, fifo, fifo));
   unsetenv(NN_TRUST_OPTOUT_ENV);
+  assert_int_equal(trust_as("/dev/zero", geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "/dev/zero: cannot open: a character device, not a regular file"));
+  assert_false(opened(in, "/dev/null", "/dev/null"));
+  assert_int_equal(mkdir(sub("wide", open_dir, sizeof open_dir), 0777), 0);
+  assert_int_equal(chmod(open_dir, 0777), 0);
+  const char *planted = put("wide/m.conf", "x\n");
+  assert_false(opened(in, planted, planted));
+  const char *good = put("opened.conf", "x\n");
+  assert_true(opened(in, good, good));
+  close(in);
+}
+
+/* The stall: the walk is linear in the depth (1,990 directories took 28.5 s with a
+ * stat of every prefix for each file), and a walk budget bounds what one configuration
+ * may cost. */
+static void test_deep_path(void **state) {
+  (void)state;
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/deep", base);
+  assert_int_equal(mkdir(path, 0755), 0);
+  int depth = 0;
+  while (n + 3 < 3900) {
+    n += snprintf(path + n, sizeof path - (size_t)n, "/d");
+    if (mkdir(path, 0755)) fail_msg("mkdir at depth %d: %s", depth, strerror(errno));
+    depth++;
+  }
+  snprintf(path + n, sizeof path - (size_t)n, "/m.conf");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fclose(f);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  expect_trusted(path);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  print_message("trust walk of a path %d directories deep: %.2f ms\n", depth, ms);
+  assert_true(depth > 1500);
+  assert_true(ms < 100);
+  /* the same directory again costs one step: the walk remembers it */
+  struct nn_trust_walk w;
+  nn_trust_walk_init(&w, geteuid(), depth + 110);   /* the walk, then one step per file */
+  int fd;
+  char err[8192];
+  assert_int_equal(nn_trust_open(&w, path, &fd, err, sizeof err), NN_TRUST_OK);
   close(fd);
+  for (int i = 0; i < 100; i++) {
+    assert_int_equal(nn_trust_open(&w, path, &fd, err, sizeof err), NN_TRUST_OK);
+    close(fd);
+  }
+  nn_trust_walk_end(&w);
+  /* a budget too small for the path: an error, never a long walk */
+  nn_trust_walk_init(&w, geteuid(), 100);
+  assert_int_equal(nn_trust_open(&w, path, &fd, err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "cannot open: too many directories and links to check for one configuration"));
+  nn_trust_walk_end(&w);
+}
+
+/* Relative paths, "." and "..", a trailing slash. */
+static void test_path_forms(void **state) {
+  (void)state;
+  char d[128], cwd[4096], err[8192];
+  put("forms.conf", "x\n");
+  assert_int_equal(mkdir(sub("forms", d, sizeof d), 0755), 0);
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(d), 0);
+  expect_trusted("../forms.conf");
+  expect_trusted("./.././forms.conf");
+  assert_int_equal(trust_as("../forms", geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "cannot open: a directory, not a regular file"));
+  assert_int_equal(trust_as("../forms/", geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_int_equal(trust_as("../nonexistent.conf", geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "../nonexistent.conf: cannot open: No such file or directory"));
+  assert_int_equal(trust_as("../forms.conf/x", geteuid(), err, sizeof err), NN_TRUST_ERROR);
+  assert_non_null(strstr(err, "cannot open: Not a directory"));
+  assert_int_equal(chdir(cwd), 0);
 }
 
 static void test_opt_out(void **state) {
@@ -281,7 +502,7 @@ static void test_cache_adopts_the_fixed_file(void **state) {
   assert_int_equal(chmod(m, 0666), 0);
   setenv("NCCL_NUMA_CONFIG", m, 1);
   unsetenv("NCCL_TUNER_CONFIG_FILE");
-  struct nn_logger logger = {nn_test_line};
+  struct nn_logger logger = {.line = nn_test_line};
   struct nn_cache_version *v = nn_cache_acquire(&logger);
   assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
   nn_test_warns = 0;
@@ -303,7 +524,10 @@ int main(void) {
       cmocka_unit_test(test_good_file),          cmocka_unit_test(test_writable_file),
       cmocka_unit_test(test_other_owner),        cmocka_unit_test(test_untrusted_directory),
       cmocka_unit_test(test_symlinks),           cmocka_unit_test(test_sticky_directory),
-      cmocka_unit_test(test_swapped_after_open), cmocka_unit_test(test_opt_out),
+      cmocka_unit_test(test_link_in_sticky_directory), cmocka_unit_test(test_configmap_as_nobody),
+      cmocka_unit_test(test_root_dir_in_sticky_as_nobody), cmocka_unit_test(test_never_opened),
+      cmocka_unit_test(test_deep_path),          cmocka_unit_test(test_path_forms),
+      cmocka_unit_test(test_opt_out),
       cmocka_unit_test(test_config_files_checked), cmocka_unit_test(test_cache_adopts_the_fixed_file),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

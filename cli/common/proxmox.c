@@ -8,7 +8,7 @@
  * every explicit host= id as used, then walks the hostpci entries in order
  * and gives each mapping entry the first of its node's `map` alternatives
  * whose ids are all still free. */
-#include "cli/proxmox/proxmox.h"
+#include "cli/common/proxmox.h"
 
 #include <ctype.h>
 #include <errno.h>
