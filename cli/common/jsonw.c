@@ -4,18 +4,11 @@
 
 #include <math.h>
 
-static void put_string(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-    else if (*p == '\n') fputs("\\n", out);
-    else if (*p == '\t') fputs("\\t", out);
-    else if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\u%04x", *p);
-    else if (*p > 0x7e) fprintf(out, "\\\\x%02x", *p);
-    else fputc(*p, out);
-  }
-  fputc('"', out);
-}
+#include "jsonstr.h"
+
+static void put_file(void *ctx, const char *bytes, size_t n) { fwrite(bytes, 1, n, ctx); }
+
+static void put_string(FILE *out, const char *s) { nn_json_string(put_file, out, s); }
 
 /* The comma before a value and its key. */
 static void lead(struct nn_jsonw *w, const char *key) {

@@ -3,6 +3,8 @@
 #include "ascii.h"
 #include "log.h"
 
+#include "jsonstr.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -174,12 +176,14 @@ void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) {
   *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
+struct log_buf { char *buf; size_t size, *len; };
+
+static void put_log(void *ctx, const char *bytes, size_t n) {
+  struct log_buf *b = ctx;
+  nn_log_appendf(b->buf, b->size, b->len, "%.*s", (int)n, bytes);
+}
+
 void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s) {
-  nn_log_appendf(buf, size, len, "\"");
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') nn_log_appendf(buf, size, len, "\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f) nn_log_appendf(buf, size, len, "\\u%04x", *p);
-    else nn_log_appendf(buf, size, len, "%c", *p);
-  }
-  nn_log_appendf(buf, size, len, "\"");
+  struct log_buf b = {buf, size, len};
+  nn_json_string(put_log, &b, s);
 }

@@ -40,7 +40,7 @@ static void test_json_and_append(void **state) {
   nn_log_appendf(buf, sizeof buf, &len, "{\"host\":");
   nn_log_json_string(buf, sizeof buf, &len, "a\"b\n\x7f");
   nn_log_appendf(buf, sizeof buf, &len, "}");
-  assert_string_equal(buf, "{\"host\":\"a\\\"b\\u000a\\u007f\"}");
+  assert_string_equal(buf, "{\"host\":\"a\\\"b\\n\\u007f\"}");
   char tiny[8];
   len = 0;
   nn_log_appendf(tiny, sizeof tiny, &len, "%s", "0123456789");

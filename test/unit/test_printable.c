@@ -150,7 +150,7 @@ static void test_json_string_controls(void **state) {
   char buf[128];
   size_t len = 0;
   nn_log_json_string(buf, sizeof buf, &len, "h\x1b[2J\r\n\x7f\"\\");
-  assert_string_equal(buf, "\"h\\u001b[2J\\u000d\\u000a\\u007f\\\"\\\\\"");
+  assert_string_equal(buf, "\"h\\u001b[2J\\u000d\\n\\u007f\\\"\\\\\"");
 }
 
 /* A mapping including a CSV whose fields carry ESC, BEL and CR: the plugin's WARN lines
