@@ -150,9 +150,17 @@ $(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c $(ABI_H)
 $(BUILD)/tools/concurrency: test/abi/concurrency.c $(ABI_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c
+# What nccl_smoke is built against (as DRIVER_STAMP below): another CUDA_HOME, or another NCCL
+# under the same one, rebuilds it instead of testing the old one.
+SMOKE_STAMP := $(BUILD)/tools/nccl_smoke.settings
+$(SMOKE_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include $< -o $@ \
+	@{ echo '$(CC) | $(CUDA_HOME)'; grep -h '^#define NCCL_\(MAJOR\|MINOR\|PATCH\|SUFFIX\)\b' $(CUDA_HOME)/include/nccl.h 2>/dev/null; \
+	  stat -L -c '%n %s %Y' $(CUDA_HOME)/lib64/libnccl.so.2 $(CUDA_HOME)/lib/libnccl.so.2 2>/dev/null; } > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+$(BUILD)/tools/nccl_smoke: test/nccl/nccl_smoke.c $(SMOKE_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CUDA_HOME)/include test/nccl/nccl_smoke.c -o $@ \
 		-L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib -lnccl
 tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/nn_gpucheck \
 	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print \
@@ -256,6 +264,12 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man1/nccl-numa-*.1
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/nccl-numa/examples/,$(notdir $(wildcard docs/examples/*.conf)))
 	-rmdir $(DESTDIR)$(PREFIX)/share/nccl-numa/examples $(DESTDIR)$(PREFIX)/share/nccl-numa 2>/dev/null
+	@# the other directories install made, where empty now; under /usr and /usr/local (no DESTDIR)
+	@# they belong to the system's hierarchy and stay
+	-@case "$(DESTDIR)$(PREFIX)" in /usr|/usr/|/usr/local|/usr/local/) exit 0;; esac; \
+	for d in $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR) $(DESTDIR)$(PREFIX)/share $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX); do \
+	  [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; done; true
 
 # Manual pages of the command and of each subcommand, made by help2man from their own
 # --help and --version (so they cannot drift from the program).

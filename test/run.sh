@@ -14,6 +14,8 @@ export BUILD NN_BUILD=$BUILD
 export NCCL_NUMA_DRIVER_ROOT=$PWD/test/fixtures/driver/none
 LOG=$BUILD/test-logs
 mkdir -p "$LOG"
+# The last run's times decide the order the next starts its cases in (see run_parallel).
+[ -s "$LOG/times.tsv" ] && mv -f "$LOG/times.tsv" "$LOG/times.prev"
 : >"$LOG/times.tsv"
 pass=0 fail=0 skip=0 failed=()
 
@@ -50,11 +52,15 @@ run_case() {   # run_case NAME CMD...
 }
 
 # run_parallel PREFIX CMD FILE...: "CMD FILE" for every FILE, JOBS at a time, each with its own
-# log and exit status; the results are then printed in the order given, as run_case would.
+# log and exit status; the results are then printed in the order given, as run_case would. The
+# cases that took longest last time start first, so that a slow one does not start last.
 run_parallel() {
   local prefix=$1 cmd=$2; shift 2
   local f name
-  for f in "$@"; do
+  for f in $(for f in "$@"; do
+               name=$prefix/$(basename "$f" .sh)
+               echo "$(awk -F'\t' -v n="${name//\//_}" '$1 == n { print $2 }' "$LOG/times.prev" 2>/dev/null || true) $f"
+             done | sort -k1,1rn | awk '{ print $NF }'); do
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
     name=$prefix/$(basename "$f" .sh)
     ( timed "$(logof "$name")" $cmd "$f"; echo $? >"$(logof "$name").rc" ) &

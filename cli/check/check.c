@@ -64,6 +64,8 @@ struct ctx {
   struct nn_topo_verdict verdict;   /* the plugin's, for the summary */
   struct nn_cpu_kind cpu;
   int have_verdict;
+  struct nn_summary_facts summary_facts;
+  char summary[4096];
 };
 
 static void problem(struct ctx *c, unsigned step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -564,32 +566,49 @@ static const char *advice_for(size_t i, int vm) {
   return a ? a : next_step_advice[i].any;
 }
 
+/* Nothing to fix: the next step follows the summary (summary_facts): run under the plugin where
+ * it changes something, else measure, or give the VM NUMA nodes where nothing is pinned. */
+static void next_step_clean(struct ctx *c) {
+  char cfg[4200] = "";
+  if (c->cfg && c->src.named) snprintf(cfg, sizeof cfg, "--config %s ", c->cfg->path);
+  if (!c->summary_facts.nothing) {
+    fprintf(c->out, "  - nothing to fix; run the job under the plugin (NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN and\n"
+                    "    NCCL_NUMA_CONFIG set for it) with: nccl-numa exec %s-- COMMAND\n"
+                    "    and compare with nccl-numa explain\n", cfg);
+    return;
+  }
+  fprintf(c->out, "  - nothing to fix, but nccl-numa changes nothing for this job (summary below); measure on the\n"
+                  "    GPUs with: nccl-numa calibrate%s%.*s\n"
+                  "    (its rules change NCCL's choice only where the measurements beat it)\n", cfg[0] ? " " : "",
+          cfg[0] ? (int)strlen(cfg) - 1 : 0, cfg);
+  if (c->summary_facts.affinity == NN_SUMMARY_AFFINITY_EVERY_CPU || (in_vm(c) == 1 && c->g.n_numas < 2))
+    fprintf(c->out, "  - this VM has no real NUMA nodes: give it some with nccl-numa proxmox-numa on the Proxmox host\n"
+                    "    (docs/user/proxmox.md), then make the mapping again\n");
+}
+
 static void next_steps(struct ctx *c) {
   int vm = in_vm(c);
   fprintf(c->out, "Next steps:\n");
   for (size_t i = 0; i < sizeof next_step_advice / sizeof next_step_advice[0]; i++)
     if (c->steps & next_step_advice[i].step)
       fprintf(c->out, "  - %s", advice_for(i, vm));
-  if (!c->steps) {
-    char cfg[4200] = "";
-    if (c->cfg && c->src.named) snprintf(cfg, sizeof cfg, "--config %s ", c->cfg->path);
-    fprintf(c->out, "  - nothing to fix; run the job under the plugin (NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN and\n"
-                    "    NCCL_NUMA_CONFIG set for it) with: nccl-numa exec %s-- COMMAND\n"
-                    "    and compare with nccl-numa explain\n", cfg);
-  }
+  if (!c->steps) next_step_clean(c);
   char list[NN_MAX_GPUS * 6];
   if (c->cfg && nn_bind_applies(c->cfg, &c->job.vis, sysfs_root(c), list, sizeof list))
     fprintf(c->out, "  - this OS has the mapping's NUMA nodes, so SGLang and vLLM can bind each rank to its GPU's\n"
                     "    node themselves: nccl-numa exec --bind-for sglang|vllm (adds the list %s)\n", list);
 }
 
-/* The summary paragraph, for the communicator of every GPU the job sees (summary.h). */
+/* The summary paragraph for the job's communicator (summary.h), into c->summary; its facts
+ * decide the next steps, printed before it. */
 static void summary(struct ctx *c) {
   const struct nn_config *cfg = c->cfg && c->cfg->n_gpus ? &c->job.view : NULL;
   struct nn_cost_model m;
-  char desc[512], text[4096];
-  int ranks = cfg ? cfg->n_gpus : 0;
-  struct nn_policy *p = cfg ? nn_policy_compile(cfg, (size_t)ranks, 1) : NULL;
+  struct nn_config scope;
+  char desc[512];
+  int ranks = !cfg ? 0 : c->o->ranks ? c->o->ranks : (int)nn_job_ranks(c->cfg, &c->job);
+  struct nn_policy *p = cfg ? nn_policy_compile(nn_visible_for_comm(c->cfg, &c->job.vis, (size_t)ranks, 1, c->job.own,
+                                                                    &scope), (size_t)ranks, 1) : NULL;
   int modelled = p && c->have_verdict && nn_costview_model(&c->verdict, &c->cpu, cfg, ranks, 1, &m, desc, sizeof desc) == 0;
   struct nn_summary_rules rules;
   nn_summary_rules_of(modelled ? &m : NULL, p, 32, &rules);
@@ -597,8 +616,8 @@ static void summary(struct ctx *c) {
                              .v = c->have_verdict && !c->topo_env_used ? &c->verdict : NULL,
                              .no_verdict = cfg ? "the CPU kind is unknown" : NULL,
                              .user_topo = c->topo_env_used ? c->o->topo_env : NULL, .rules = &rules};
-  nn_summary_text(&in, text, sizeof text);
-  fputs(text, c->out);
+  nn_summary_facts_of(&in, &c->summary_facts);
+  nn_summary_text(&in, c->summary, sizeof c->summary);
   nn_policy_free(p);
 }
 
@@ -633,8 +652,9 @@ int nn_check_run(const struct nn_check_opts *o, FILE *out) {
   section_peer(c);
   fprintf(out, "Result: %d problem%s\n", c->n_problems + c->dropped, c->n_problems + c->dropped == 1 ? "" : "s");
   for (int i = 0; i < c->n_problems; i++) fprintf(out, "  %d. %s\n", i + 1, c->problems[i]);
-  next_steps(c);
   summary(c);
+  next_steps(c);
+  fputs(c->summary, out);
   int n = c->n_problems + c->dropped;
   for (int i = 0; i < c->n_problems; i++) free(c->problems[i]);
   if (c->cfg) nn_config_free(c->cfg);

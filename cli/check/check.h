@@ -24,6 +24,7 @@ struct nn_check_opts {
   const char *nccl_version; /* --nccl-version X.Y.Z, or NULL */
   const char *nccl_lib;     /* --nccl-lib PATH, or NULL */
   const char *visible;      /* --visible-devices LIST; NULL: CUDA_VISIBLE_DEVICES */
+  int ranks;                /* --ranks N; 0: the visible GPUs' count (job.h) */
 };
 
 /* Runs every check, writing the report to `out`. Returns the number of

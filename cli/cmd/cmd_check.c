@@ -8,6 +8,7 @@
 #include "cli/check/check.h"
 #include "cli/check/compare.h"
 #include "cli/commands.h"
+#include "numparse.h"
 #include "cli/common/jsonw.h"
 #include "cli/common/options.h"
 #include "cli/predict/ncclver.h"
@@ -15,7 +16,8 @@
 static void usage(FILE *out) {
   fprintf(out,
     "usage: nccl-numa check [--config FILE] [--sysfs-root DIR] [--cpuinfo FILE] [--no-cuda]\n"
-    "                       [--nccl-version X.Y.Z | --nccl-lib PATH] [--visible-devices LIST] [--json]\n"
+    "                       [--nccl-version X.Y.Z | --nccl-lib PATH] [--visible-devices LIST]\n"
+    "                       [--ranks N] [--json]\n"
     "       nccl-numa check --compare FILE...\n"
     "\n"
     "Diagnoses this machine (bare metal or a guest): NVIDIA GPUs with bus id and sysfs numa_node,\n"
@@ -32,6 +34,8 @@ static void usage(FILE *out) {
     "  --visible-devices LIST  the job's CUDA_VISIBLE_DEVICES (default: this shell's; unset: the GPUs\n"
     "                   the NVIDIA driver shows this container); GPUs all on one NUMA node are judged\n"
     "                   alone, as the plugin does\n"
+    "  --ranks N        ranks in the job's communicator, for the summary (default: the visible GPUs'\n"
+    "                   count, else the mapping's)\n"
     "  --json           one JSON document on stdout: the report by section, the problem count and\n"
     "                   the summary (keys: docs/user/cli.md)\n"
     "  --compare FILE...  the ranks of one job on several hosts: reads their NCCL_NUMA_LOG_FILE\n"
@@ -107,7 +111,7 @@ int nn_cmd_check(int argc, char **argv) {
     {"cpuinfo", required_argument, 0, 'i'}, {"no-cuda", no_argument, 0, 'n'},
     {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
     {"compare", no_argument, 0, 'C'}, {"visible-devices", required_argument, 0, 'D'}, {"json", no_argument, 0, 'J'},
-    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    {"ranks", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
   int c, compare = 0, json = 0;
   nn_options_begin();
@@ -129,6 +133,12 @@ int nn_cmd_check(int argc, char **argv) {
       case 'L': o.nccl_lib = optarg; break;
       case 'C': compare = 1; break;
       case 'D': o.visible = optarg; break;
+      case 'R':
+        if (nn_int_parse(optarg, 1, 1000000, &o.ranks)) {
+          fprintf(stderr, "nccl-numa check: bad --ranks '%s' (expected 1-1000000)\n", optarg);
+          return NN_EXIT_USAGE;
+        }
+        break;
       case 'J': json = 1; break;
       case 'h': usage(stdout); return NN_EXIT_OK;
       default:

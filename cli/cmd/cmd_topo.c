@@ -15,6 +15,7 @@
 #include "cli/common/jsonw.h"
 #include "cli/common/options.h"
 #include "cli/commands.h"
+#include "cli/predict/job.h"
 #include "cli/predict/ncclver.h"
 #include "cpuinfo.h"
 #include "cli/topo/topo_validate.h"
@@ -25,13 +26,14 @@
 
 static void topo_usage(FILE *out) {
   fprintf(out,
-          "usage: nccl-numa topo --config FILE [-o PATH] [--sysfs-root DIR] [--cpuinfo FILE]\n"
-          "                      [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
+          "usage: nccl-numa topo --config FILE [-o PATH] [--visible-devices LIST] [--sysfs-root DIR]\n"
+          "                      [--cpuinfo FILE] [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
           "       nccl-numa topo --validate FILE [--config FILE]\n"
           "       (either with --json: one JSON document on stdout instead; keys: docs/user/cli.md)\n"
           "\n"
-          "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE,\n"
-          "byte for byte what the env plugin serves, on stdout or atomically into PATH.\n"
+          "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE for the\n"
+          "GPUs the job sees, byte for byte what the env plugin serves that job, on stdout or\n"
+          "atomically into PATH.\n"
           "The verdict of `topology mode=` (whether the plugin would serve it: NCCL's predicted\n"
           "ring and tree search on the served file and on NCCL's own view, side by side, for\n"
           "the release) goes to stderr; the XML is written whatever the verdict. NCCL older than 2.28.7\n"
@@ -40,6 +42,9 @@ static void topo_usage(FILE *out) {
           "\n"
           "  --config FILE      the mapping (format 1)\n"
           "  -o PATH            write to PATH (temporary file + rename) instead of stdout\n"
+          "  --visible-devices LIST  the job's GPUs, as CUDA_VISIBLE_DEVICES lists them (default:\n"
+          "                     CUDA_VISIBLE_DEVICES): GPUs all on one NUMA node get the file of\n"
+          "                     those GPUs alone, as the plugin serves it\n"
           "  --sysfs-root DIR   read /sys/devices/system/node/nodeN/cpulist under DIR\n"
           "                     for NUMA nodes without a `numa N cpus=` line (default /)\n"
           "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
@@ -60,7 +65,7 @@ static void topo_usage(FILE *out) {
 #define NN_TOPO_JSON_VERSION 1
 
 struct topo_args {
-  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib;
+  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib, *visible;
   int json;   /* --json: one JSON document on stdout instead of the XML or the ok line */
 };
 
@@ -82,13 +87,14 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
       {"cpuinfo", required_argument, 0, 'i'},      {"validate", required_argument, 0, 'v'},
       {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
       {"json", no_argument, 0, 'J'},               {"help", no_argument, 0, 'h'},
+      {"visible-devices", required_argument, 0, 'D'},
       {0, 0, 0, 0}};
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
     const char **slot = c == 'c' ? &a->config : c == 'o' ? &a->out : c == 's' ? &a->sysfs_root
                       : c == 'i' ? &a->cpuinfo : c == 'v' ? &a->validate : c == 'V' ? &a->nccl_version
-                      : c == 'L' ? &a->nccl_lib : NULL;
+                      : c == 'L' ? &a->nccl_lib : c == 'D' ? &a->visible : NULL;
     if (c == 'h') {
       topo_usage(stdout);
       return NN_EXIT_OK;
@@ -114,8 +120,8 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
     topo_usage(stderr);
     return NN_EXIT_USAGE;
   }
-  if (a->validate && (a->out || a->sysfs_root)) {
-    fprintf(stderr, "nccl-numa topo: -o and --sysfs-root do not apply to --validate\n");
+  if (a->validate && (a->out || a->sysfs_root || a->visible)) {
+    fprintf(stderr, "nccl-numa topo: -o, --sysfs-root and --visible-devices do not apply to --validate\n");
     return NN_EXIT_USAGE;
   }
   return -1;
@@ -219,8 +225,12 @@ static int generate(const struct topo_args *a) {
     fprintf(stderr, "nccl-numa topo: %s\n", verr);
     return NN_EXIT_USAGE;
   }
-  struct nn_config *cfg = load_mapping(a);
-  if (!cfg) return NN_EXIT_INVALID;
+  struct nn_config *whole = load_mapping(a);
+  if (!whole) return NN_EXIT_INVALID;
+  static struct nn_job job;   /* NCCL keeps only the job's GPUs of the file (visible.h), as the plugin serves */
+  nn_job_resolve(whole, a->visible, 1, &job);
+  if (job.vis.why[0]) fprintf(stderr, "nccl-numa topo: devices: %s\n", job.vis.why);
+  const struct nn_config *cfg = &job.view;
   struct nn_cpu_kind cpu;
   char err[512] = "";
   int rc = NN_EXIT_INVALID;
@@ -241,7 +251,7 @@ static int generate(const struct topo_args *a) {
     if (!rc && a->out) fprintf(stderr, "nccl-numa topo: wrote %s (%zu bytes)\n", a->out, len);
   }
   free(xml);
-  nn_config_free(cfg);
+  nn_config_free(whole);
   return rc;
 }
 

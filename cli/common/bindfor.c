@@ -85,8 +85,12 @@ int nn_bind_applies(const struct nn_config *cfg, const struct nn_visible *vis, c
                     size_t size) {
   int nodes[NN_MAX_GPUS];
   char path[PATH_MAX], why[8];
+  int every[NN_MAX_GPUS];
+  for (int i = 0; i < cfg->n_gpus; i++) every[i] = cfg->gpus[i].numa;
+  /* a guest lacking one of the mapping's nodes has no real NUMA nodes to pin to: not suggested */
+  if (nn_config_numa_count(cfg) < 2 || missing_node(every, cfg->n_gpus, sysfs_root, path, sizeof path) >= 0) return 0;
   int n = job_nodes(cfg, vis, nodes, why, sizeof why);
-  if (n == 0 || nn_config_numa_count(cfg) < 2 || missing_node(nodes, n, sysfs_root, path, sizeof path) >= 0) return 0;
+  if (n == 0) return 0;
   size_t used = 0;
   list[0] = 0;
   for (int i = 0; i < n; i++) {

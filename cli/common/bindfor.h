@@ -37,8 +37,9 @@ int nn_bind_engine_parse(const char *name);
 int nn_bind_args(const struct nn_config *cfg, const struct nn_visible *vis, int engine, const char *sysfs_root,
                  char *const *args, const char **out, char *why, size_t whysz);
 
-/* Whether --bind-for has something to bind: the mapping's GPUs on at least two NUMA nodes and
- * every node of the job's GPUs a node of this OS (under sysfs_root, NULL = /). Then fills
+/* Whether --bind-for has something to bind: the mapping's GPUs on at least two NUMA nodes, each
+ * a node of this OS (under sysfs_root, NULL = /: else the OS has no real nodes to pin to), and
+ * the job's GPUs matched to the mapping. Then fills
  * `list` with the job's list ("0 0 0 0") and returns 1; else 0. For explain and check. */
 int nn_bind_applies(const struct nn_config *cfg, const struct nn_visible *vis, const char *sysfs_root, char *list,
                     size_t size);

@@ -234,9 +234,15 @@ static void print_row(FILE *out, struct row *r, const int *w) {
 
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2) {
-  static struct row rows[65];   /* the header and up to 64 bands; the CLI is single-threaded */
   struct nn_costview_band bands[64];
   int n = nn_costview_bands_under(m, p, forced, coll, max_log2, bands, 64);
+  nn_costview_print_bands(out, cfg, m, coll, bands, n);
+}
+
+void nn_costview_print_bands(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m, int coll,
+                             const struct nn_costview_band *bands, int n) {
+  static struct row rows[65];   /* the header and up to 64 bands; the CLI is single-threaded */
+  if (n > 64) n = 64;
   int w[ROW_COLS] = {19, 13, 15, 1, 18, 15, 13};
   rows[0] = (struct row){"size", "NCCL picks", "modelled us", " ", "with the plugin", "modelled us", "vs NCCL",
                          "decided by"};

@@ -80,6 +80,9 @@ void nn_costview_mask(const struct nn_forced *forced, int coll, float *table);
 void nn_costview_print(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m,
                        const struct nn_policy *p, const struct nn_forced *forced, int coll, int max_log2);
 
+/* The same table from bands already computed (nn_costview_bands_under; at most 64). */
+void nn_costview_print_bands(FILE *out, const struct nn_config *cfg, const struct nn_cost_model *m, int coll,
+                             const struct nn_costview_band *bands, int n);
 
 /* Modelled times at a band's two ends: "20.6-97.1", one value when `same` (a one-size band) or
  * both print alike, "-" when either is negative (buf >= 40). */

@@ -36,9 +36,35 @@ struct nn_summary_in {
   const struct nn_summary_rules *rules;
 };
 
+/* What the paragraph says, as facts (the text renders them; check's next steps follow them). */
+enum nn_summary_topo {
+  NN_SUMMARY_TOPO_NO_MAPPING, NN_SUMMARY_TOPO_NO_ENV_PLUGIN, NN_SUMMARY_TOPO_USER_FILE, NN_SUMMARY_TOPO_NO_VERDICT,
+  NN_SUMMARY_TOPO_OFF, NN_SUMMARY_TOPO_UNPREDICTED, NN_SUMMARY_TOPO_FAILS_ANYWAY, NN_SUMMARY_TOPO_WITHHELD,
+  NN_SUMMARY_TOPO_SERVED
+};
+/* NCCL's rings and trees with the served file against those of its own detection. */
+enum nn_summary_search { NN_SUMMARY_SEARCH_UNKNOWN, NN_SUMMARY_SEARCH_SAME, NN_SUMMARY_SEARCH_OTHER,
+                         NN_SUMMARY_SEARCH_SLOWER };
+/* The served file's CPU affinity: none (no `numa` line), every CPU (the mapping gives each node
+ * the same CPUs: nothing pinned), or the job's nodes' own CPUs. */
+enum nn_summary_affinity { NN_SUMMARY_AFFINITY_NONE, NN_SUMMARY_AFFINITY_EVERY_CPU, NN_SUMMARY_AFFINITY_NODE };
+
+struct nn_summary_facts {
+  int topo;               /* enum nn_summary_topo */
+  int search;             /* enum nn_summary_search (SERVED only) */
+  int affinity;           /* enum nn_summary_affinity (SERVED only) */
+  int topo_changes;       /* the file changes what NCCL finds or pins */
+  int rules;              /* 1: they change NCCL's choice, 0: not, -1: not modelled */
+  int env;                /* 1: `env` lines apply, 0: none or cannot, -1: release unknown */
+  int p2p;                /* the `p2p` line has the plugin serve something (p2pview.h) */
+  int nothing;            /* nccl-numa changes nothing for this job */
+};
+
+void nn_summary_facts_of(const struct nn_summary_in *in, struct nn_summary_facts *out);
+
 /* Writes the paragraph, starting "summary: ", wrapped at about 100 columns with continuation
- * lines indented by two spaces, ending in a newline. When nothing changes it says
- * "changes nothing" and why. */
-void nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size);
+ * lines indented by two spaces, ending in a newline: each part's consequence first, NCCL's
+ * figures after. When nothing changes it says "changes nothing" and why. Returns 1 then, else 0. */
+int nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size);
 
 #endif

@@ -303,12 +303,14 @@ static char *plot_cmd(const struct nn_rundir *rd, const char *coll, const char *
   if (!p) return NULL;
   if (ratio) fprintf(p, "plot 1 with lines dashtype 2 linecolor 'gray' title 'same as %s'", base);
   else fprintf(p, "plot");
-  for (int a = 0, n = 0; a < rd->n_arms; a++) {
+  /* the baseline (stock) last and dashed: drawn over an arm it equals, not hidden behind it */
+  for (int k = 0, n = 0; k < rd->n_arms; k++) {
+    int a = k == rd->n_arms - 1 ? bcol - 2 : k >= bcol - 2 ? k + 1 : k;
     if (ratio && a + 2 == bcol) continue;
     fprintf(p, "%s 'plot-%s.dat' using 1:", ratio || n ? "," : "", coll);
     if (ratio) fprintf(p, "(column(%d)/column(%d))", bcol, a + 2);
     else fprintf(p, "%d", a + 2);
-    fprintf(p, " with linespoints title ");
+    fprintf(p, " with linespoints%s title ", a + 2 == bcol ? " dashtype 2 linewidth 2" : "");
     gp_string(p, rd->arms[a].name);
     n++;
   }
@@ -334,7 +336,7 @@ static int write_plot_script(const struct stage *st, const struct nn_rundir *rd,
   if (g) {
     snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
     fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
-            "set logscale xy 2\nset datafile missing '?'\nset key top left noenhanced\nset grid\n"
+            "set logscale xy 2\nset datafile missing '?'\nset key below noenhanced\nset grid\n"
             "set xlabel 'size'\nset ylabel 'time (us), median of repeats'\nset title ");
     gp_string(g, title);
     fprintf(g, " noenhanced\n");
@@ -353,6 +355,17 @@ static int write_plot_script(const struct stage *st, const struct nn_rundir *rd,
   return !g || fclose(g) ? -1 : 0;
 }
 
+/* gnuplot's messages (its log in the staging directory), indented, after a failure. */
+static void print_gnuplot_log(const struct stage *st, FILE *log) {
+  char buf[2048];
+  int fd = log ? openat(st->tfd, "gnuplot.log", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+  if (fd >= 0) close(fd);
+  if (n <= 0) return;
+  buf[n] = 0;
+  for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) fprintf(log, "  gnuplot: %s\n", txt(line));
+}
+
 /* Runs gnuplot on a script inside the staging directory. Returns 0 drawn, 1 gnuplot
  * missing, -1 failed. */
 static int run_gnuplot(const struct stage *st, const char *rundir, const char *script, FILE *log) {
@@ -360,8 +373,11 @@ static int run_gnuplot(const struct stage *st, const char *rundir, const char *s
   if (pid < 0) return -1;
   if (pid == 0) {
     if (fchdir(st->tfd)) _exit(126);
+    /* gnuplot's own warnings (an arm without points, say) stay in its log, not on the terminal */
     int null = open("/dev/null", O_WRONLY);
+    int err = openat(st->tfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (null >= 0) dup2(null, 1);
+    if (err >= 0) dup2(err, 2);
     execlp("gnuplot", "gnuplot", script, (char *)NULL);
     _exit(errno == ENOENT ? 127 : 126);
   }
@@ -371,6 +387,7 @@ static int run_gnuplot(const struct stage *st, const char *rundir, const char *s
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return 1;
   if (!WIFEXITED(status) || WEXITSTATUS(status)) {
     if (log) fprintf(log, "nccl-numa report: gnuplot failed on %s/%s\n", rundir, script);
+    print_gnuplot_log(st, log);
     return -1;
   }
   return 0;

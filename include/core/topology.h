@@ -64,9 +64,24 @@ struct nn_verdict_facts {
 void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
                         const char *cpuinfo, int stable, struct nn_verdict_facts *out);
 
+/* What a verdict decided, and on which ground. */
+enum nn_verdict_kind {
+  NN_VERDICT_NO_GPUS = 0, /* withheld: the mapping has no gpu lines */
+  NN_VERDICT_SM_DISAGREE, /* withheld: the gpu lines declare different sm= values */
+  NN_VERDICT_CPU_UNKNOWN, /* withheld: no CPU kind (no `cpu` line, cpuinfo unreadable) */
+  NN_VERDICT_MODE_OFF,    /* withheld: topology mode=off */
+  NN_VERDICT_MODE_NUMA,   /* served: mode=numa, whatever NCCL's model says (warning when rated slower) */
+  NN_VERDICT_ONE_NODE,    /* served: mode=auto, every GPU on one NUMA node */
+  NN_VERDICT_UNPREDICTED, /* withheld: mode=auto, several nodes, NCCL's search not predictable (predict_error) */
+  NN_VERDICT_NOT_WORSE,   /* served: mode=auto, NCCL's search on the file is not worse than on its own view */
+  NN_VERDICT_WORSE,       /* withheld: mode=auto, it is worse */
+};
+
 /* Whether the env plugin serves the generated topology file, and why: the one verdict that
- * auto mode, `topo`, `explain` and `check` all use. */
+ * auto mode, `topo`, `explain` and `check` all use. The decision is `kind` with the facts
+ * below; `reason` and `warning` are nn_topology_verdict_text's and _warning's sentences. */
 struct nn_topo_verdict {
+  int kind;               /* enum nn_verdict_kind */
   int serve;              /* 1: serve NCCL_TOPO_FILE */
   int mode;               /* enum nn_topo_mode in force */
   int numa_nodes;         /* NUMA nodes holding GPUs */
@@ -82,10 +97,14 @@ struct nn_topo_verdict {
   double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
   int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
   int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  int own_affinity;       /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
+                             so it pins CPUs without the file too */
   int pred_gpus;          /* GPUs the predictions are for (the communicator's ranks) */
   double slower;          /* NCCL's modelled time for its own choice of all-reduce on the served file
                              over that on its own view, at the worst size; 0: not computed */
   int slower_log2;        /* that size, 2^slower_log2 bytes */
+  char cpu_vendor[16];    /* the served file's CPU vendor ("" when unknown) */
+  char predict_error[256];/* UNPREDICTED: why NCCL's search could not be predicted */
   char reason[1024];      /* one sentence, for logs and the CLI */
   char warning[512];      /* "" or one sentence: the file is served although NCCL's model rates
                              it slower (mode=numa), with the factor */
@@ -96,6 +115,13 @@ struct nn_topo_verdict {
  * view, for the release in `in`; mode=numa serves regardless, mode=off never. */
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                          const struct nn_verdict_in *in, struct nn_topo_verdict *out);
+
+/* The verdict as one sentence (what `reason` holds): the plugin's log and the CLI say this. */
+void nn_topology_verdict_text(const struct nn_topo_verdict *v, char *buf, size_t size);
+
+/* mode=numa serving a file NCCL's model rates slower: the warning (what `warning` holds), ""
+ * otherwise. */
+void nn_topology_verdict_warning(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 /* NCCL's cost model (nccl_cost.h) for one of the verdict's predictions (`served` 1: the served
  * file, 0: NCCL's own view) on `cpu`, `ranks` on one node (0: v->pred_gpus), the release's
@@ -117,7 +143,8 @@ void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const cha
 /* One prediction: "ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s". */
 void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size);
 
-/* "NCCL 2.28.9" or "NCCL 2.33.1 (unverified for 2.33.1: table row 2.32)". */
+/* "NCCL 2.28.9", or for a release the table does not hold "NCCL 2.33.1 (newer than checked:
+ * treated as 2.32)" (older: "older than checked"), else "(unverified for X: table row R)". */
 void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 #endif

@@ -65,7 +65,10 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
     int k = 0;
     while (k < nkeys && !nn_ascii_caseeq(keys[k].key, p->f[i])) k++;
     if (k == nkeys) {
-      nn_perr(p, "%s: unknown key '%s'", dir, nn_quote(p, p->f[i]));
+      char valid[256] = "";
+      for (int j = 0; j < nkeys; j++)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", j ? ", " : "", keys[j].key);
+      nn_perr(p, "%s: unknown key '%s' (valid keys: %s)", dir, nn_quote(p, p->f[i]), valid);
       bad++;
     } else if (keys[k].val) {
       nn_perr(p, "%s: key '%s' given twice", dir, keys[k].key);

@@ -43,7 +43,10 @@ static void emit(const struct nn_logger *logger, struct origin at, int level, un
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
   if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE")) return;
-  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", msg);
+  /* the messages name the plugin for NCCL's log ("nccl-numa: ..."); a WARN's prefix here does
+   * (INFO lines keep it: the GPU kit reads them after "nccl-numa INFO: ", test/gpu/nclog.c) */
+  const char *text = level == NN_LOG_WARN && !strncmp(msg, "nccl-numa: ", 11) ? msg + 11 : msg;
+  fprintf(stderr, "nccl-numa %s: %s\n", level == NN_LOG_WARN ? "WARN" : "INFO", text);
 }
 
 void nn_log_info_at(const struct nn_logger *logger, const char *file, int line, unsigned subsys,

@@ -167,6 +167,7 @@ static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, c
   if (nn_search_predict(v->rel, &t, &v->served)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
   const int *own = in && in->own_numa ? in->own_numa : flat;
+  for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) v->own_affinity |= own[i] >= 0;
   if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, own, &t, err, errsz)) return -1;
   if (nn_search_predict(v->rel, &t, &v->own)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
   /* fails whatever is served: even one flat CPU, with no socket link at all, fails */
@@ -211,8 +212,15 @@ void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t 
 void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size) {
   char ver[16];
   nn_nccl_version_format(v->version, ver, sizeof ver);
-  if (v->version_unverified)
-    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, v->rel ? v->rel->name : "?");
+  int count;
+  const struct nn_nccl_release *t = nn_nccl_release_table(&count);
+  const char *row = v->rel ? v->rel->name : "?";
+  if (v->version_unverified && v->version > t[count - 1].last)
+    snprintf(buf, size, "NCCL %s (newer than checked: treated as %s)", ver, row);
+  else if (v->version_unverified && v->version < t[0].first)
+    snprintf(buf, size, "NCCL %s (older than checked: treated as %s)", ver, row);
+  else if (v->version_unverified)
+    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, row);
   else
     snprintf(buf, size, "NCCL %s", ver);
 }
@@ -289,30 +297,31 @@ void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, siz
 }
 
 /* mode=numa serving what NCCL's model rates slower: the WARN every front end shows. */
-static void numa_warning(struct nn_topo_verdict *v) {
+void nn_topology_verdict_warning(const struct nn_topo_verdict *v, char *buf, size_t size) {
   char rel[96], slower[200];
-  if (v->slower < 1.005) return;
+  buf[0] = 0;
+  if (v->kind != NN_VERDICT_MODE_NUMA || v->slower < 1.005) return;
   nn_topology_describe_release(v, rel, sizeof rel);
   nn_topology_describe_slower(v, slower, sizeof slower);
-  snprintf(v->warning, sizeof v->warning, "topology mode=numa serves a file NCCL's model rates worse (%s): %s; "
+  snprintf(buf, size, "topology mode=numa serves a file NCCL's model rates worse (%s): %s; "
            "`topology mode=auto` would withhold it, so keep mode=numa only where `nccl-numa ab` measures it "
            "faster", rel, slower);
 }
 
-/* The sentence for mode=auto with two or more NUMA nodes. */
-static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu) {
+/* The sentence for mode=auto with two or more NUMA nodes and a prediction. */
+static void auto_text(const struct nn_topo_verdict *v, char *buf, size_t size) {
   char rel[96], a[200], b[200], why[200] = "";
   nn_topology_describe_release(v, rel, sizeof rel);
   pred_text(&v->served, a, sizeof a);
   pred_text(&v->own, b, sizeof b);
   if (v->serve) {
-    snprintf(v->reason, sizeof v->reason, "topology served (mode=auto, %s): NCCL's search on the served "
+    snprintf(buf, size, "topology served (mode=auto, %s): NCCL's search on the served "
              "file (%s) is not worse than on its own view (%s)", rel, a, b);
     return;
   }
   if (!v->served.ring.ok && v->link_gbps < v->floor_gbps && !v->fails_regardless)
     snprintf(why, sizeof why, "; NCCL models the %s socket link at %.0f GB/s, below its %.0f GB/s floor "
-             "for compute capability %d.%d%s", cpu->vendor, v->link_gbps, v->floor_gbps, v->sm / 10,
+             "for compute capability %d.%d%s", v->cpu_vendor, v->link_gbps, v->floor_gbps, v->sm / 10,
              v->sm % 10, v->sm_assumed ? " (assumed)" : "");
   else if (v->fails_regardless)
     snprintf(why, sizeof why, "; NCCL's search fails on its own view too: the GPUs' PCIe link (%.0f GB/s "
@@ -320,14 +329,45 @@ static void auto_reason(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu
   char slower[128];   /* its longest sentence is under 100 characters; the reason fits 1024 */
   nn_topology_describe_slower(v, slower, sizeof slower);
   if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's cost model could not rate the file");
-  snprintf(v->reason, sizeof v->reason, "no topology served (mode=auto, %s): NCCL's search on the served "
+  snprintf(buf, size, "no topology served (mode=auto, %s): NCCL's search on the served "
            "file (%s) would be worse than on its own view (%s)%s. %s; serve it anyway (`topology mode=numa`) "
            "only where `nccl-numa ab` measures it faster", rel, a, b, why, slower);
 }
 
+void nn_topology_verdict_text(const struct nn_topo_verdict *v, char *buf, size_t size) {
+  switch (v->kind) {
+  case NN_VERDICT_NO_GPUS: snprintf(buf, size, "no topology served: the mapping has no gpu lines"); break;
+  case NN_VERDICT_SM_DISAGREE:
+    snprintf(buf, size, "no topology served: the gpu lines declare different sm= values");
+    break;
+  case NN_VERDICT_CPU_UNKNOWN:
+    snprintf(buf, size, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
+    break;
+  case NN_VERDICT_MODE_OFF: snprintf(buf, size, "no topology served: topology mode=off"); break;
+  case NN_VERDICT_MODE_NUMA: snprintf(buf, size, "topology served: mode=numa (%d NUMA nodes)", v->numa_nodes); break;
+  case NN_VERDICT_ONE_NODE: snprintf(buf, size, "topology served: mode=auto, all GPUs on one NUMA node"); break;
+  case NN_VERDICT_UNPREDICTED:
+    snprintf(buf, size, "no topology served (mode=%s): cannot predict NCCL's search: %s", mode_name(v->mode),
+             v->predict_error);
+    break;
+  default: auto_text(v, buf, size); break;
+  }
+}
+
+/* What was decided, as the enum; the facts are already in v. */
+static int decide(const struct nn_config *cfg, int declared, int known_cpu, const struct nn_topo_verdict *v) {
+  if (!cfg || cfg->n_gpus == 0) return NN_VERDICT_NO_GPUS;
+  if (declared < 0) return NN_VERDICT_SM_DISAGREE;
+  if (!known_cpu) return NN_VERDICT_CPU_UNKNOWN;
+  if (v->mode == NN_TOPO_OFF) return NN_VERDICT_MODE_OFF;
+  if (v->mode == NN_TOPO_NUMA) return NN_VERDICT_MODE_NUMA;
+  if (v->numa_nodes == 1) return NN_VERDICT_ONE_NODE;
+  if (!v->predicted) return NN_VERDICT_UNPREDICTED;
+  return not_worse(v) ? NN_VERDICT_NOT_WORSE : NN_VERDICT_WORSE;
+}
+
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                          const struct nn_verdict_in *in, struct nn_topo_verdict *v) {
-  char err[256] = "";
   memset(v, 0, sizeof *v);
   v->mode = cfg ? cfg->topo_mode : NN_TOPO_AUTO;
   v->numa_nodes = cfg ? nn_config_numa_count(cfg) : 0;
@@ -336,35 +376,18 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   if (v->sm <= 0) { v->sm = 100; v->sm_assumed = 1; }
   pick_release(in, v);
   v->floor_gbps = nn_nccl_search_floor(v->rel, v->sm);
-  const char *m = mode_name(v->mode);
   int known_cpu = cpu && cpu->vendor[0];
+  if (known_cpu) snprintf(v->cpu_vendor, sizeof v->cpu_vendor, "%s", cpu->vendor);
   /* mode=numa on two nodes is predicted too: its WARN carries NCCL's modelled factor */
   int needed = !(in && in->decide_only) || (v->mode != NN_TOPO_OFF && v->numa_nodes >= 2);
   const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
   if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu && needed) {
     gpu_links(cfg, in, v);
-    if (predict(cfg, cpu, in, v, err, sizeof err) == 0 && v->numa_nodes >= 2)
+    if (predict(cfg, cpu, in, v, v->predict_error, sizeof v->predict_error) == 0 && v->numa_nodes >= 2)
       rate_served(v, cpu, own_cpu, cfg->pci_latency_us);
   }
-  if (!cfg || cfg->n_gpus == 0) {
-    snprintf(v->reason, sizeof v->reason, "no topology served: the mapping has no gpu lines");
-  } else if (declared < 0) {
-    snprintf(v->reason, sizeof v->reason, "no topology served: the gpu lines declare different sm= values");
-  } else if (!known_cpu) {
-    snprintf(v->reason, sizeof v->reason, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
-  } else if (v->mode == NN_TOPO_OFF) {
-    snprintf(v->reason, sizeof v->reason, "no topology served: topology mode=off");
-  } else if (v->mode == NN_TOPO_NUMA) {
-    v->serve = 1;
-    snprintf(v->reason, sizeof v->reason, "topology served: mode=numa (%d NUMA nodes)", v->numa_nodes);
-    numa_warning(v);
-  } else if (v->numa_nodes == 1) {
-    v->serve = 1;
-    snprintf(v->reason, sizeof v->reason, "topology served: mode=auto, all GPUs on one NUMA node");
-  } else if (!v->predicted) {
-    snprintf(v->reason, sizeof v->reason, "no topology served (mode=%s): cannot predict NCCL's search: %s", m, err);
-  } else {
-    v->serve = not_worse(v);
-    auto_reason(v, cpu);
-  }
+  v->kind = decide(cfg, declared, known_cpu, v);
+  v->serve = v->kind == NN_VERDICT_MODE_NUMA || v->kind == NN_VERDICT_ONE_NODE || v->kind == NN_VERDICT_NOT_WORSE;
+  nn_topology_verdict_text(v, v->reason, sizeof v->reason);
+  nn_topology_verdict_warning(v, v->warning, sizeof v->warning);
 }

@@ -45,7 +45,7 @@ check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf
 sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
 [ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
   && grep -qx "  topology served: mode=auto, all GPUs on one NUMA node" "$tmp/out" \
-  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), plus the CPU affinity of NUMA node 0;" <<<"$sum" \
+  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 0;" <<<"$sum" \
   && echo "ok one socket's GPUs: judged alone, served, summarised" || fail "visible devices: $out"
 CUDA_VISIBLE_DEVICES=4,5,6,7 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf"
 grep -q "devices: CUDA_VISIBLE_DEVICES=4,5,6,7" "$tmp/out" && echo "ok CUDA_VISIBLE_DEVICES honoured" || fail "CUDA_VISIBLE_DEVICES: $out"

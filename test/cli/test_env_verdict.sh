@@ -64,7 +64,7 @@ want=$(NCCL_NUMA_CPUINFO=/proc/cpuinfo "$cli" explain --config "$tmp/forced.conf
   | sed -n 's/^topology:     WARNING: //p')
 case $want in
   *"NCCL's model makes a 4 GiB all-reduce "*x" slower with this file than with its own view"*)
-    grep -qF "nccl-numa: $want" "$tmp/warn" && echo "ok mode=numa: the WARN gives NCCL's modelled factor, as explain does" \
+    grep -qF "nccl-numa WARN: $want" "$tmp/warn" && echo "ok mode=numa: the WARN gives NCCL's modelled factor, as explain does" \
       || fail "mode=numa WARN: wanted '$want', got: $(cat "$tmp/warn")" ;;
   *) fail "explain on mode=numa: no factor in '$want'" ;;
 esac

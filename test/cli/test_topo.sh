@@ -59,7 +59,7 @@ grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "genera
 # the release: newer than the table, the newest row and "unverified"; malformed; from a library
 run --config "$fix/good.conf" --nccl-version 2.40.1
 expect_rc 0 "--nccl-version newer than the table"
-grep -q 'NCCL 2.40.1 (unverified for 2.40.1: table row 2.32)' "$tmp/err" || fail "unverified release ($err)"
+grep -q 'NCCL 2.40.1 (newer than checked: treated as 2.32)' "$tmp/err" || fail "unverified release ($err)"
 run --config "$fix/good.conf" --nccl-version 2.31
 expect_rc 2 "--nccl-version malformed"
 grep -q "expected X.Y.Z" "$tmp/err" || fail "malformed version: no reason ($err)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/compat/run.sh - `make compat`: the plugin against real NCCL releases from PyPI.
 #
-# For each release: fetch the nvidia-nccl-cu12 wheel (cached), take libnccl.so.2 (and the
+# For each release: fetch its nvidia-nccl-cu12 or -cu13 wheel (cached), take libnccl.so.2 (and the
 # headers the wheel carries), list the tuner/env plugin symbols that NCCL looks for (its own
 # strings) against what our .so exports, and, where NCCL has an env plugin, run
 # test/compat/nccl_loader (ncclGetUniqueId, no GPU needed) with NCCL_ENV_PLUGIN = our .so and
@@ -11,7 +11,8 @@
 #
 #   BUILD=dir                build directory (default build)
 #   NN_COMPAT_CACHE=dir      download cache (default ~/.cache/nccl-numa/compat)
-#   NN_COMPAT_RELEASES="..." releases (default below; the newest on PyPI is added when online)
+#   NN_COMPAT_RELEASES="..." releases, X.Y.Z for the cu12 wheel, cu13:X.Y.Z for the cu13 one
+#                            (default below; each flavour's newest on PyPI is added when online)
 #   COMPAT_CACHED_ONLY=1     never download: use what the cache holds (CI), skip if empty
 #   COMPAT_DOCS=1            also write the table into docs/results/compat.md
 #
@@ -24,8 +25,8 @@ CC=${CC:-cc}
 SO="$BUILD/libnccl-tuner-numa.so"
 LOADER="$BUILD/compat/nccl_loader"
 CACHE=${NN_COMPAT_CACHE:-$HOME/.cache/nccl-numa/compat}
-RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.27.7 2.28.9 2.30.7 2.31.2 2.32.3}
-PKG=nvidia-nccl-cu12
+RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.27.7 2.28.9 2.30.7 2.31.2 2.32.3 cu13:2.32.6}
+FLAVOURS="cu12 cu13"
 
 die() { echo "compat: $*" >&2; exit 1; }
 
@@ -33,23 +34,32 @@ make -s BUILD="$BUILD" "$SO" || die "cannot build $SO"
 mkdir -p "$BUILD/compat" "$CACHE/wheels"
 "$CC" -std=c11 -O1 -Wall -Wextra -Werror test/compat/nccl_loader.c -o "$LOADER" -ldl || die "cannot build the loader"
 
-# The newest release on PyPI, when the registry answers (never in cached-only mode).
+# An entry "2.32.3" is the cu12 wheel's release, "cu13:2.32.6" the cu13 wheel's.
+flavour_of() { case $1 in *:*) echo "${1%%:*}";; *) echo cu12;; esac; }
+release_of() { echo "${1#*:}"; }
+pkg_of() { echo "nvidia-nccl-$(flavour_of "$1")"; }
+# Where an entry's library is cached: $CACHE/2.32.3 (cu12, as before), $CACHE/cu13-2.32.6.
+dir_of() { case $1 in *:*) echo "$CACHE/${1%%:*}-${1#*:}";; *) echo "$CACHE/$1";; esac; }
+
+# The newest release of a wheel flavour on PyPI, when the registry answers (never in cached-only mode).
 newest_on_pypi() {
   [ "${COMPAT_CACHED_ONLY:-0}" = 1 ] && return
-  timeout 60 pip index versions "$PKG" 2>/dev/null | sed -n 's/^.*(\([0-9.]*\)).*$/\1/p' | head -1
+  timeout 60 pip index versions "nvidia-nccl-$1" 2>/dev/null | sed -n 's/^.*(\([0-9.]*\)).*$/\1/p' | head -1
 }
 
-wheel_of() { ls "$CACHE/wheels/${PKG//-/_}-$1-"*.whl 2>/dev/null | head -1; }
+wheel_of() { local pkg; pkg=$(pkg_of "$1"); ls "$CACHE/wheels/${pkg//-/_}-$(release_of "$1")-"*.whl 2>/dev/null | head -1; }
 
-# Makes $CACHE/<release>/libnccl.so.2 (and include/) exist; returns 1 when it cannot.
+# Makes the entry's libnccl.so.2 (and include/) exist under dir_of; returns 1 when it cannot.
 obtain() {
-  local rel=$1 dir="$CACHE/$1"
+  local entry=$1 dir
+  dir=$(dir_of "$1")
   [ -s "$dir/libnccl.so.2" ] && return 0
-  if [ -z "$(wheel_of "$rel")" ]; then
+  if [ -z "$(wheel_of "$entry")" ]; then
     [ "${COMPAT_CACHED_ONLY:-0}" = 1 ] && return 1
-    timeout 900 pip download -q --no-deps --only-binary=:all: "$PKG==$rel" -d "$CACHE/wheels" >&2 || return 1
+    timeout 900 pip download -q --no-deps --only-binary=:all: "$(pkg_of "$entry")==$(release_of "$entry")" \
+      -d "$CACHE/wheels" >&2 || return 1
   fi
-  python3 - "$(wheel_of "$rel")" "$dir" <<'PY' || return 1
+  python3 - "$(wheel_of "$entry")" "$dir" <<'PY' || return 1
 import os, sys, zipfile
 wheel, out = sys.argv[1], sys.argv[2]
 os.makedirs(os.path.join(out, "include"), exist_ok=True)
@@ -102,18 +112,23 @@ smoke() {
   echo "pass"
 }
 
-newest=$(newest_on_pypi)
-case " $RELEASES " in *" $newest "*|"  ") ;; *) [ -n "$newest" ] && RELEASES="$RELEASES $newest";; esac
+for f in $FLAVOURS; do
+  newest=$(newest_on_pypi "$f")
+  [ -n "$newest" ] || continue
+  entry=$newest; [ "$f" = cu12 ] || entry="$f:$newest"
+  case " $RELEASES " in *" $entry "*) ;; *) RELEASES="$RELEASES $entry";; esac
+done
 
 our_tuner=$(exported Tuner); our_env=$(exported Env)
 [ -n "$our_tuner" ] || die "$SO exports no tuner symbol"
 status=0 rows=() notes=() newest_sought=0
-for rel in $RELEASES; do
-  if ! obtain "$rel"; then
+for entry in $RELEASES; do
+  rel="$(release_of "$entry") ($(flavour_of "$entry"))"
+  if ! obtain "$entry"; then
     if [ "${COMPAT_CACHED_ONLY:-0}" = 1 ]; then notes+=("$rel: not cached, skipped"); continue; fi
-    rows+=("| $rel | - | - | - | - | - | FAIL (cannot obtain $PKG==$rel) |"); status=1; continue
+    rows+=("| $rel | - | - | - | - | - | FAIL (cannot obtain $(pkg_of "$entry")==$(release_of "$entry")) |"); status=1; continue
   fi
-  lib="$CACHE/$rel/libnccl.so.2"
+  lib="$(dir_of "$entry")/libnccl.so.2"
   t=$(versions_in "$lib" Tuner); e=$(versions_in "$lib" Env); p=$(versions_in "$lib" Profiler)
   tu=$(newest_common "$t" "$our_tuner"); eu=$(newest_common "$e" "$our_env")
   [ -n "$t" ] && [ "$(max_of "$t")" -gt "$newest_sought" ] && newest_sought=$(max_of "$t")
@@ -151,7 +166,7 @@ if [ "${COMPAT_DOCS:-0}" = 1 ]; then
     echo "# Compatibility with NCCL releases"
     echo
     echo "Produced by \`COMPAT_DOCS=1 make compat\` (test/compat/run.sh) on $(date -u +%Y-%m-%d), commit"
-    echo "$(git describe --always --dirty 2>/dev/null || echo '?'), from PyPI's $PKG wheels (libnccl.so.2 of each release)."
+    echo "$(git describe --always --dirty 2>/dev/null || echo '?'), from PyPI's nvidia-nccl-cu12 and -cu13 wheels (libnccl.so.2 of each release)."
     echo
     echo "- *looks for*: the plugin symbols in that libnccl.so.2's own strings (NCCL takes the newest it knows)."
     echo "  nccl-numa is no profiler plugin; that column shows what else the release can load."

@@ -67,7 +67,7 @@ phase "SGLang stand-in (pip: nvidia-nccl-cu12)"
 bud -f docker/Dockerfile --ignorefile docker/Dockerfile.dockerignore --build-arg SGLANG_IMAGE="$standin" \
   --build-arg NCCL_TESTS_SRC=none -t "$image" . >"$dir/build.log" 2>&1 \
   || { tail -n 40 "$dir/build.log"; die "buildah bud docker/Dockerfile (log: $dir/build.log)"; }
-grep -m1 'release: NCCL' "$dir/build.log" | sed 's/^/build: /'
+grep -m1 '^topology: *release: NCCL' "$dir/build.log" | sed 's/^/build: /'
 phase "docker/Dockerfile (buildah bud)"
 
 # ---- checks inside

@@ -13,12 +13,16 @@ lib=$(ls "$CUDA_HOME"/lib64/libnccl.so.2 "$CUDA_HOME"/lib/libnccl.so.2 2>/dev/nu
 if [ -z "$lib" ] || [ ! -e "$CUDA_HOME/include/nccl.h" ]; then
   echo "skipped: no libnccl.so.2 / nccl.h under $CUDA_HOME"; exit 77
 fi
+# The env plugin version this NCCL looks for: the newest ncclEnvPlugin_vN in its own strings
+# (v1 from 2.28.7, v2 from 2.30.7); NCCL takes the newest it knows, and the plugin exports both.
+want=$(strings -a "$lib" | grep -oE '^ncclEnvPlugin_v[0-9]+$' | sed 's/.*_v//' | sort -rn | head -n1)
+[ -n "$want" ] || { echo "skipped: $lib looks for no env plugin (NCCL before 2.28.7)"; exit 77; }
 if [ $# -gt 0 ]; then
   [ -f "$1" ] || { echo "FAIL: plugin $1 not found"; exit 1; }
-  make -s BUILD="$BUILD" "$BUILD/tools/nccl_smoke" || exit 1
+  make -s BUILD="$BUILD" CUDA_HOME="$CUDA_HOME" "$BUILD/tools/nccl_smoke" || exit 1
   so=$(readlink -f "$1")
 else
-  make -s BUILD="$BUILD" "$BUILD/libnccl-tuner-numa.so" "$BUILD/tools/nccl_smoke" || exit 1
+  make -s BUILD="$BUILD" CUDA_HOME="$CUDA_HOME" "$BUILD/libnccl-tuner-numa.so" "$BUILD/tools/nccl_smoke" || exit 1
   so=$(readlink -f "$BUILD/libnccl-tuner-numa.so")
 fi
 version=$(cat VERSION)
@@ -34,7 +38,7 @@ run() {  # run CONFIG -> NCCL's log on stdout
 out=$(run "$dir/with-env.conf"); rc=$?
 echo "$out"
 [ $rc -eq 0 ] || { echo "FAIL: ncclGetUniqueId failed"; exit 1; }
-grep -q 'ENV/Plugin: Using nccl-numa (v1)' <<<"$out" || { echo "FAIL: NCCL did not use the env plugin nccl-numa (v1)"; exit 1; }
+grep -q "ENV/Plugin: Using nccl-numa (v$want)" <<<"$out" || { echo "FAIL: NCCL did not use the env plugin nccl-numa (v$want)"; exit 1; }
 grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<"$out" || { echo "FAIL: NCCL_SOCKET_IFNAME was not served as lo"; exit 1; }
 grep -q "nccl-numa $version: env plugin v" <<<"$out" || { echo "FAIL: the plugin's INIT line does not name version $version"; exit 1; }
 
@@ -59,4 +63,4 @@ if grep -q 'evil\.so' <<<"$hostile" || [ -e "$dir/debug.log" ]; then echo "FAIL:
 NCCL_COMM_ID=203.0.113.7:5555 run "$dir/with-env.conf" >/dev/null
 [ $? -ne 0 ] || { echo "FAIL: control: NCCL_COMM_ID in the environment changed nothing, the check above proves nothing"; exit 1; }
 
-echo "passed: NCCL $(grep -o 'NCCL [0-9.]* ' <<<"$out" | head -n1)used nccl-numa $version ($so, env v1) and got NCCL_SOCKET_IFNAME=lo, not a refused name"
+echo "passed: NCCL $(grep -o 'NCCL [0-9.]* ' <<<"$out" | head -n1)used nccl-numa $version ($so, env v$want) and got NCCL_SOCKET_IFNAME=lo, not a refused name"

@@ -21,10 +21,29 @@
  * clang's analyzer follow paths past a failed test into values the test never made. */
 void _fail(const char *const file, const int line) __attribute__((noreturn));
 
+/* The private directories nn_test_write_file made, removed with what is left in them when the
+ * test program exits, however the test ends (a test that frees the path or unlinks only the
+ * file left an empty /tmp/nn-test-* behind). */
+#define NN_TEST_MAX_DIRS 256
+static char nn_test_dirs[NN_TEST_MAX_DIRS][32];
+static int nn_test_n_dirs;
+
+static inline void nn_test_remove_dirs(void) {
+  for (int i = 0; i < nn_test_n_dirs; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "%.31s/file", nn_test_dirs[i]);
+    unlink(path);
+    rmdir(nn_test_dirs[i]);
+  }
+  nn_test_n_dirs = 0;
+}
+
 /* Writes `text` to a fresh file under a private temp dir; returns its malloc'd path. */
 static inline char *nn_test_write_file(const char *text) {
   char dir[] = "/tmp/nn-test-XXXXXX";
   if (!mkdtemp(dir)) return NULL;
+  if (nn_test_n_dirs == 0) atexit(nn_test_remove_dirs);
+  if (nn_test_n_dirs < NN_TEST_MAX_DIRS) snprintf(nn_test_dirs[nn_test_n_dirs++], sizeof nn_test_dirs[0], "%s", dir);
   char *path = malloc(strlen(dir) + 16);
   sprintf(path, "%s/file", dir);
   FILE *f = fopen(path, "w");

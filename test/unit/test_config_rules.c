@@ -87,7 +87,7 @@ static void test_rule_errors(void **state) {
   expect_err("rule channels=-1\n", 1, "rule: bad channels '-1'");
   expect_err("rule algo=ring algo=tree\n", 1, "rule: key 'algo' given twice");
   expect_err("rule Bytes=1-2 BYTES=3-4 algo=ring\n", 1, "rule: key 'bytes' given twice");
-  expect_err("rule algo=ring pipeops=1\n", 1, "rule: unknown key 'pipeops'");
+  expect_err("rule algo=ring pipeops=1\n", 1, "rule: unknown key 'pipeops' (valid keys: coll, bytes, ranks, nodes, scope, algo, proto, channels, chunk)");
   expect_err("rule ring\n", 1, "rule: expected KEY=VALUE, got 'ring'");
 }
 

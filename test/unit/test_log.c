@@ -48,7 +48,32 @@ static void test_json_and_append(void **state) {
   assert_true(strlen(tiny) < sizeof tiny);   /* truncated, terminated, no overflow */
 }
 
+/* Without NCCL's logger (env plugin v1) a WARN goes to stderr on one line, named once:
+ * "nccl-numa WARN: text", not "nccl-numa WARN: nccl-numa: text". */
+static void test_stderr_line(void **state) {
+  (void)state;
+  fflush(stderr);
+  int saved = dup(2);
+  char path[] = "/tmp/nn-log-stderr-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0 && saved >= 0);
+  dup2(fd, 2);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  nn_log_warn(NULL, "nccl-numa: %s", "no topology served");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  unsetenv("NCCL_DEBUG");
+  char got[256] = "";
+  ssize_t n = pread(fd, got, sizeof got - 1, 0);
+  close(fd);
+  unlink(path);
+  assert_true(n > 0);
+  assert_string_equal(got, "nccl-numa WARN: no topology served\n");
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines), cmocka_unit_test(test_json_and_append)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines), cmocka_unit_test(test_json_and_append),
+                                     cmocka_unit_test(test_stderr_line)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

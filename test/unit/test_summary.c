@@ -60,10 +60,19 @@ static void served_one_node(void **state) {
   assert_memory_equal(buf, "summary: what nccl-numa changes for this job on NCCL 2.28.9: ", 61);
   for (const char *l = buf; (l = strchr(l, '\n')) && l[1]; l++) assert_true(strcspn(l + 1, "\n") <= 100);
   unwrapped(buf);
-  has(buf, "NCCL gets the topology file with the same graphs as its own view (ring 2 x 24.0 GB/s, tree 2 x "
-           "24.0 GB/s), plus the CPU affinity of NUMA node 1; the one rule that applies picks what NCCL picks "
-           "itself at every size; there are no `env` lines. " NO_P2P " Next: measure on the GPUs with "
+  struct nn_summary_facts f;
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.topo, NN_SUMMARY_TOPO_SERVED);
+  assert_int_equal(f.search, NN_SUMMARY_SEARCH_SAME);
+  assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_NODE);
+  assert_int_equal(f.nothing, 0);
+  /* the consequence first, the figures after, in the user's words */
+  has(buf, "NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x "
+           "24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 1; the one rule that applies picks what NCCL "
+           "picks itself at every size; there are no `env` lines. " NO_P2P " Next: measure on the GPUs with "
            "`nccl-numa calibrate`");
+  assert_null(strstr(buf, "graphs"));
+  assert_null(strstr(buf, "own view"));
   assert_null(strstr(buf, "changes nothing"));
   nn_config_free(cfg);
 }
@@ -78,25 +87,64 @@ static void withheld_changes_nothing(void **state) {
   char buf[4096];
   nn_summary_text(&in, buf, sizeof buf);
   unwrapped(buf);
-  has(buf, "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file, because "
-           "with it NCCL's own model would give this job slower graphs (failed ring and tree searches");
-  has(buf, "instead of ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s), so NCCL keeps its own view, which has no CPU affinity");
-  has(buf, "CUDA_VISIBLE_DEVICES set to one socket's GPUs, gets the file");
+  struct nn_summary_facts f;
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.topo, NN_SUMMARY_TOPO_WITHHELD);
+  assert_int_equal(f.rules, 0);
+  assert_int_equal(f.nothing, 1);
+  has(buf, "summary: nccl-numa changes nothing for this job on NCCL 2.28.9: NCCL gets no topology file: with it "
+           "NCCL would find no working ring, so it is not given and NCCL uses its own detection, which pins no CPUs "
+           "(with the file: failed ring and tree searches, 1 x 0.1 GB/s; without it: ring 2 x 24.0 GB/s, tree 2 x "
+           "24.0 GB/s)");
+  has(buf, "CUDA_VISIBLE_DEVICES set to one socket's GPUs, `--visible-devices`) gets the file");
   has(buf, "the 2 rules that apply pick what NCCL picks itself at every size");
-  /* mode=numa serves the worse file: the summary says the graphs change and are slower */
+  /* mode=numa serves the worse file: the summary says NCCL finds slower rings and trees */
   v = verdict(1, 1, 0.1f);
   v.mode = NN_TOPO_NUMA;
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.search, NN_SUMMARY_SEARCH_SLOWER);
+  assert_int_equal(f.nothing, 0);
   nn_summary_text(&in, buf, sizeof buf);
   unwrapped(buf);
-  has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, and its graphs "
-           "change: failed ring and tree searches (1 x 0.1 GB/s) instead of its own view's ring 2 x 24.0 GB/s, "
-           "tree 2 x 24.0 GB/s, slower by NCCL's own model");
-  /* a served file without affinity and the same graphs changes nothing NCCL models either */
+  has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file and finds slower rings "
+           "and trees with it, by NCCL's own model (with the file: failed ring and tree searches");
+  /* a served file without affinity and the same search results changes nothing NCCL models either */
   v = verdict(1, 2, 24.0f);
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_NONE);
+  assert_int_equal(f.nothing, 1);
   nn_summary_text(&in, buf, sizeof buf);
   unwrapped(buf);
-  has(buf, "changes nothing");
   has(buf, "without CPU affinity (no `numa N cpus=` line");
+  nn_config_free(cfg);
+}
+
+/* A guest without real NUMA nodes: the mapping gives nodes 0 and 1 the same 16 vCPUs, so the
+ * served file's affinity is every CPU: nothing is pinned, and the summary says how to get nodes. */
+static void every_cpu_pins_nothing(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(AMD "numa 0 cpus=0-15\nnuma 1 cpus=0-15\n" FOUR);
+  struct nn_topo_verdict v = verdict(1, 2, 24.0f);
+  struct nn_summary_rules r = {.modelled = 1};
+  struct nn_summary_in in = {.nccl_version = 22809, .cfg = cfg, .v = &v, .rules = &r};
+  struct nn_summary_facts f;
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_EVERY_CPU);
+  assert_int_equal(f.nothing, 1);
+  char buf[4096];
+  assert_int_equal(nn_summary_text(&in, buf, sizeof buf), 1);
+  unwrapped(buf);
+  has(buf, "summary: nccl-numa changes nothing");
+  has(buf, "its CPU affinity is every CPU");
+  has(buf, "so nothing is pinned");
+  has(buf, "Next: give the VM NUMA nodes (`nccl-numa proxmox-numa`, docs/user/proxmox.md)");
+  nn_config_free(cfg);
+  /* the control: real nodes (0-7 and 8-15) pin node 1's CPUs */
+  cfg = nn_test_parse(AMD "numa 0 cpus=0-7\nnuma 1 cpus=8-15\n" FOUR);
+  in.cfg = cfg;
+  nn_summary_facts_of(&in, &f);
+  assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_NODE);
+  assert_int_equal(f.nothing, 0);
   nn_config_free(cfg);
 }
 
@@ -188,6 +236,7 @@ static void p2p_lines(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(served_one_node), cmocka_unit_test(withheld_changes_nothing),
+                                     cmocka_unit_test(every_cpu_pins_nothing),
                                      cmocka_unit_test(releases_and_env), cmocka_unit_test(rules_from_the_model),
                                      cmocka_unit_test(p2p_lines)};
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,6 +81,7 @@ static void test_verdict_by_release(void **state) {
   in = with_links(22809, 5, 16, l);
   in.runtime_sm = 90;
   nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.kind, NN_VERDICT_WORSE);
   assert_int_equal(v.serve, 0);
   assert_int_equal(v.served.ring.nchannels, 1);
   assert_true(v.served.ring.bw_intra == 15.0f);
@@ -94,6 +95,7 @@ static void test_verdict_by_release(void **state) {
   in = with_links(22809, 3, 16, l);
   in.runtime_sm = 90;
   nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.kind, NN_VERDICT_NOT_WORSE);
   assert_int_equal(v.serve, 1);
   assert_true(nn_search_ring_gbps(&v.served) == 12.0f && nn_search_ring_gbps(&v.own) == 12.0f);
   /* Emerald Rapids, Blackwell: 2 x 20 either way */
@@ -150,10 +152,12 @@ static void test_verdict_modes(void **state) {
   nn_config_free(cfg);
   cfg = nn_test_parse(REF "topology mode=off\n");
   nn_topology_verdict(cfg, &spr, &in, &v);
+  assert_int_equal(v.kind, NN_VERDICT_MODE_OFF);
   assert_int_equal(v.serve, 0);
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=120\ngpu 1 bus=02:00.0 numa=0 sm=120\n");
   nn_topology_verdict(cfg, &amd, NULL, &v);          /* one NUMA node: always served */
+  assert_int_equal(v.kind, NN_VERDICT_ONE_NODE);
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.sm, 120);
   assert_int_equal(v.version_unverified, 1);         /* no release known: the newest row */
@@ -161,14 +165,23 @@ static void test_verdict_modes(void **state) {
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=90\ngpu 1 bus=02:00.0 numa=1 sm=120\n");
   assert_int_equal(nn_topology_declared_sm(cfg), -1);
   nn_topology_verdict(cfg, &amd, NULL, &v);
+  assert_int_equal(v.kind, NN_VERDICT_SM_DISAGREE);
   assert_int_equal(v.serve, 0);
+  struct nn_cpu_kind unknown = {"", -1, -1, 0};
+  nn_topology_verdict(cfg, &unknown, NULL, &v);
+  assert_int_equal(v.kind, NN_VERDICT_SM_DISAGREE);   /* the first ground found is the one given */
+  nn_config_free(cfg);
+  cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0\n");
+  nn_topology_verdict(cfg, &unknown, NULL, &v);
+  assert_int_equal(v.kind, NN_VERDICT_CPU_UNKNOWN);
+  assert_string_equal(v.reason, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
   nn_config_free(cfg);
   cfg = nn_test_parse(REF);
   in = with_links(NN_NCCL_VERSION(2, 33, 1), 5, 16, l);
   nn_topology_verdict(cfg, &amd, &in, &v);
   char buf[160];
   nn_topology_describe_release(&v, buf, sizeof buf);
-  assert_string_equal(buf, "NCCL 2.33.1 (unverified for 2.33.1: table row 2.32)");
+  assert_string_equal(buf, "NCCL 2.33.1 (newer than checked: treated as 2.32)");
   char two[600];
   nn_topology_describe_predictions(&v, "  ", two, sizeof two);
   assert_non_null(strstr(two, "served file (2 CPU nodes)"));
@@ -189,6 +202,7 @@ static void test_verdict_slower(void **state) {
   in.runtime_sm = 120;
   in.decide_only = 1;                                /* as the env plugin asks */
   nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.kind, NN_VERDICT_MODE_NUMA);
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.pred_gpus, 8);
   assert_true(v.slower > 480 * 0.99 && v.slower < 480 * 1.01);
@@ -200,8 +214,13 @@ static void test_verdict_slower(void **state) {
   nn_topology_verdict(cfg, &amd, &in, &v);
   assert_int_equal(v.serve, 0);
   assert_string_equal(v.warning, "");
+  assert_int_equal(v.kind, NN_VERDICT_WORSE);
   assert_non_null(strstr(v.reason, "NCCL's model makes a 4 GiB all-reduce 480x slower"));
   assert_null(strstr(v.reason, "A/B with"));
+  /* the reason is the formatter's sentence for the enum and facts: one text for log and CLI */
+  char again[sizeof v.reason];
+  nn_topology_verdict_text(&v, again, sizeof again);
+  assert_string_equal(again, v.reason);
   nn_config_free(cfg);
   /* a file rated no slower (Emerald Rapids: 2 x 20 both ways): served without a warning */
   cfg = nn_test_parse(REF "topology mode=numa\n");
