@@ -165,6 +165,10 @@ static void end_group(pid_t pid, int sig) {
     pause_briefly();
   kill(-pid, SIGKILL);   /* what is left of the group, the child itself included */
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+  /* SIGKILL takes effect when each member next runs: wait, bounded, until none is left, so no
+   * benchmark process outlives the command that stopped it. */
+  for (double start = nn_monotonic_s(); kill(-pid, 0) == 0 && nn_monotonic_s() - start < STOP_GRACE_S;)
+    pause_briefly();
 }
 
 /* The child: its own process group (the sweep signals the group), killed when the sweep
