@@ -52,10 +52,24 @@ def parse(out):
     return head, choices
 
 
-def run(oracle, xml):
-    out = subprocess.run([oracle, "--sm", "120", "--sizes", SIZES, "--colls", COLLS, "--kv", xml],
-                         capture_output=True, text=True, check=True).stdout
+def run(oracle, xml, extra=(), env=None):
+    out = subprocess.run([oracle, "--sm", "120", "--sizes", SIZES, "--colls", COLLS, "--kv"] + list(extra) + [xml],
+                         capture_output=True, text=True, check=True, env=env).stdout
     return parse(out)
+
+
+def each_file(releases, files, tmp):
+    """(oracle, name, xml path) for every release's oracle (its env variable, else the default) and
+    every file, each written into tmp; exits when an oracle is missing."""
+    for env, default in releases:
+        oracle = os.environ.get(env, default)
+        if not os.access(oracle, os.X_OK):
+            sys.exit("oracle not found (%s=%s)" % (env, oracle))
+        for name, text in files.items():
+            xml = os.path.join(tmp, name + ".xml")
+            with open(xml, "w") as f:
+                f.write(text)
+            yield oracle, name, xml
 
 
 def print_case(name, head, choices):
@@ -87,16 +101,8 @@ def main():
     print("# BYTES is NCCL's nBytes: for allgather and reducescatter the whole buffer, at least 1 B per")
     print("# rank, so their 1, 2 and 4 B (which NCCL runs as 8 B) have no line.")
     with tempfile.TemporaryDirectory() as tmp:
-        files = {"flat": flat(), "served": served()}
-        for env, default in RELEASES:
-            oracle = os.environ.get(env, default)
-            if not os.access(oracle, os.X_OK):
-                sys.exit("oracle not found (%s=%s)" % (env, oracle))
-            for name, text in files.items():
-                xml = os.path.join(tmp, name + ".xml")
-                with open(xml, "w") as f:
-                    f.write(text)
-                print_case(name, *run(oracle, xml))
+        for oracle, name, xml in each_file(RELEASES, {"flat": flat(), "served": served()}, tmp):
+            print_case(name, *run(oracle, xml))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ format, named FILE (no peer access) or FILE-p2p-LEVEL, so test/cli/test_explain_
 
   python3 test/cost/p2p_facts.py > test/fixtures/nccl-cost/p2p-facts.txt
 """
-import os, subprocess, sys, tempfile
+import os, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -45,9 +45,7 @@ def run(oracle, xml, extra, level):
     env.pop("NCCL_P2P_DISABLE", None)
     if level:
         env["NCCL_P2P_LEVEL"] = level
-    out = subprocess.run([oracle, "--sm", "120", "--sizes", crf.SIZES, "--colls", crf.COLLS, "--kv"] + extra + [xml],
-                         capture_output=True, text=True, check=True, env=env).stdout
-    return crf.parse(out)
+    return crf.run(oracle, xml, extra, env)
 
 
 def main():
@@ -62,16 +60,9 @@ def main():
     print("# case FILE[-p2p-LEVEL] RELEASE, then the graphs and choices as in compare-release-facts.txt.")
     with tempfile.TemporaryDirectory() as tmp:
         files = {"flat": crf.flat(), "served": crf.served(), "switch": SWITCH}
-        for env, default in RELEASES:
-            oracle = os.environ.get(env, default)
-            if not os.access(oracle, os.X_OK):
-                sys.exit("oracle not found (%s=%s)" % (env, oracle))
-            for name, text in files.items():
-                xml = os.path.join(tmp, name + ".xml")
-                with open(xml, "w") as f:
-                    f.write(text)
-                for suffix, extra, level in MODES:
-                    crf.print_case(name + suffix, *run(oracle, xml, extra, level))
+        for oracle, name, xml in crf.each_file(RELEASES, files, tmp):
+            for suffix, extra, level in MODES:
+                crf.print_case(name + suffix, *run(oracle, xml, extra, level))
 
 
 if __name__ == "__main__":

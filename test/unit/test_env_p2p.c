@@ -45,12 +45,10 @@ static int teardown(void **state) {
 
 /* A process whose mapping is `text`: the env plugin initialised on it, the log emptied. */
 static void start(const char *name, const char *text) {
-  char conf[160];
-  snprintf(conf, sizeof conf, "%s/%s.conf", base, name);
-  FILE *f = fopen(conf, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
+  char file[64], conf[160];
+  snprintf(file, sizeof file, "%s.conf", name);
+  snprintf(conf, sizeof conf, "%s/%s", base, file);
+  nn_test_put_file(base, file, text);
   setenv("NCCL_NUMA_CONFIG", conf, 1);
   infos[0] = 0;
   n_infos = 0;
