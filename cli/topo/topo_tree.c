@@ -292,9 +292,25 @@ static void check_root(struct tree *t, xmlNodePtr root) {
   else if (strcmp(v, "1")) nn_topo_report_add(t->rep, line, 0, "<system version=\"%.64s\">: NCCL wants version=\"1\"", v);
 }
 
-/* Each GPU of the mapping under the cpu of its NUMA node; no GPU the mapping lacks. */
+/* The flat file the plugin serves where NCCL's model rates it best (topology.h): every GPU under
+ * one cpu, whose numaid is the lowest of the mapping's nodes for them. Returns that numaid, or -1. */
+static long flat_numaid(const struct tree *t) {
+  long id = -1, low = -1;
+  for (int k = 0; k < t->n_pcis; k++) {
+    if (!t->pcis[k].gpu) continue;
+    if (id >= 0 && t->pcis[k].numaid != id) return -1;
+    id = t->pcis[k].numaid;
+    const struct nn_gpu *g = mapping_gpu(t->cfg, t->pcis[k].busid);
+    if (g && (low < 0 || g->numa < low)) low = g->numa;
+  }
+  return id >= 0 && id == low ? id : -1;
+}
+
+/* Each GPU of the mapping under the cpu of its NUMA node (or all under one: the flat file); no
+ * GPU the mapping lacks. */
 static void check_mapping(struct tree *t, int root_line) {
   const struct nn_config *cfg = t->cfg;
+  long flat = flat_numaid(t);
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_gpu *g = &cfg->gpus[i];
     if (!g->has_bus) continue;
@@ -308,7 +324,7 @@ static void check_mapping(struct tree *t, int root_line) {
     else if (p->numaid < 0)
       nn_topo_report_add(t->rep, p->line, 0, "GPU %d (%s) is not under a cpu with a valid numaid; the mapping "
               "(line %d) puts it on NUMA node %d", g->index, b, g->line, g->numa);
-    else if (p->numaid != g->numa)
+    else if (p->numaid != g->numa && p->numaid != flat)
       nn_topo_report_add(t->rep, p->line, 0, "GPU %d (%s) is under numaid %ld, but the mapping (line %d) puts it "
               "on NUMA node %d", g->index, b, p->numaid, g->line, g->numa);
   }
