@@ -106,7 +106,19 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
  * file. Returns it, or NULL (name freed) when out of memory. */
 const char *nn_config_own_file(struct nn_config *c, char *name);
 
-/* The directives: each parses the fields of the current line (p->f[0] is its name). */
+/* One directive of the mapping: its name, the parser of its line (the fields of the current
+ * line, p->f[0] its name) and the step that runs after the last line (NULL: none). The table
+ * in config_parse.c is the one list: a new directive is one row there (then the fuzz
+ * dictionary and docs/user/mapping.md, which test_config_parse.c checks against it). */
+struct nn_config_directive {
+  const char *name;
+  void (*parse)(struct nn_parser *p);
+  void (*finish)(struct nn_parser *p);
+};
+extern const struct nn_config_directive nn_config_directives[];
+extern const int nn_config_n_directives;
+
+/* The directives' parsers and finish steps. */
 void nn_config_parser_gpu(struct nn_parser *p);
 void nn_config_parser_numa(struct nn_parser *p);
 void nn_config_parser_cpu(struct nn_parser *p);
@@ -120,7 +132,7 @@ void nn_config_parser_p2p(struct nn_parser *p);
 void nn_config_parser_p2p_finish(struct nn_parser *p);
 
 /* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
- * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */
+ * line). nn_gpus_install then sorts the gpus by index into the config (-1: out of memory). */
 void nn_gpus_finish(struct nn_parser *p);
 int nn_gpus_install(struct nn_parser *p);
 
