@@ -45,6 +45,7 @@ const struct nn_config_directive nn_config_directives[] = {
   {"topology", nn_config_parser_topology, NULL},
   {"include-csv", nn_config_parser_include_csv, NULL},
   {"p2p", nn_config_parser_p2p, nn_config_parser_p2p_finish},
+  {"nic", nn_config_parser_nic, nn_config_parser_nic_finish},
 };
 const int nn_config_n_directives = NN_COUNT_OF(nn_config_directives);
 

@@ -154,9 +154,9 @@ static const char *unknown_msg(const char *word) {
 
 static void test_unknown_directive(void **state) {
   (void)state;
-  /* the message as the golden cases show it, with today's nine directives */
+  /* the message as the golden cases show it, with today's ten directives */
   assert_string_equal(unknown_msg("x"), "unknown directive 'x' (expected gpu, numa, cpu, rule, env, model, "
-                      "topology, include-csv or p2p)");
+                      "topology, include-csv, p2p or nic)");
   expect_err(GPUS2 "gpus 2 bus=03:00.0 numa=0\n", 3, unknown_msg("gpus"));
   expect_err("\xc3\xa9tat x\n", 1, "unknown directive '\\xc3\\xa9tat'");
   expect_err("rule algo=ring\n\x1b[31mred\n", 2, "control character \\x1b at column 1");
