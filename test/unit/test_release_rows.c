@@ -8,6 +8,7 @@
 
 #include "nccl_model.h"
 #include "nn_test.h"
+#include "numparse.h"
 
 #define VERSIONS_MD "docs/user/nccl-versions.md"
 #define COMPAT_SH "test/compat/run.sh"
@@ -19,13 +20,11 @@ struct range {
 
 /* "2.28" or "2.28.7" at *p: the code of its first (or, with upper, last) release. */
 static int version_at(const char **p, int upper) {
-  int x, y, z = upper ? 99 : 0, n = 0;
-  if (sscanf(*p, "%d.%d%n", &x, &y, &n) != 2) return -1;
-  *p += n;
-  if (**p == '.' && isdigit((unsigned char)(*p)[1])) {
-    if (sscanf(*p, ".%d%n", &z, &n) != 1) return -1;
-    *p += n;
-  }
+  int x, y, z = upper ? 99 : 0;
+  if (nn_int_parse_prefix(*p, 2, 9, &x, p) || **p != '.' || nn_int_parse_prefix(*p + 1, 0, 99, &y, p))
+    return -1;
+  if (**p == '.' && isdigit((unsigned char)(*p)[1]) && nn_int_parse_prefix(*p + 1, 0, 99, &z, p))
+    return -1;
   return NN_NCCL_VERSION(x, y, z);
 }
 
@@ -109,7 +108,7 @@ static void test_rows_in_docs_and_compat(void **state) {
 /* The parsers above, on what they must accept and refuse. */
 static void test_parsers(void **state) {
   (void)state;
-  struct range r;
+  struct range r = {0, 0};
   assert_int_equal(cell_range("2.24-2.27 (torch 2.7-2.9 wheels) |", &r), 0);
   assert_int_equal(r.first, NN_NCCL_VERSION(2, 24, 0));
   assert_int_equal(r.last, NN_NCCL_VERSION(2, 27, 99));
