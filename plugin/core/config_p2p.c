@@ -164,7 +164,8 @@ static void untested_list(const struct nn_config *cfg, const int *gpus, int n, c
   if (beyond >= 0) snprintf(buf + len, size - len, "%s%d", len ? "," : "", beyond);
 }
 
-#define NN_P2P_RETEST "P2P stays off for this process; test again with `nccl-numa p2p --update MAPPING`"
+#define NN_P2P_RETEST \
+  "P2P stays off for this process; test again with `nccl-numa p2p` and put its line in the mapping"
 
 /* Why an ok line is not served to this process, into why; 0 when it is. */
 static int untested_why(const struct nn_config *cfg, const int *gpus, int n, const char *driver, char *why,

@@ -81,7 +81,7 @@ static void expect_serve(const struct nn_config *c, const int *gpus, int n, cons
   assert_int_equal(s.state, state);
   assert_int_equal(s.untested, why != NULL);
   if (why && !strstr(s.why, why)) fail_msg("why '%s' lacks '%s'", s.why, why);
-  if (why) assert_non_null(strstr(s.why, "nccl-numa p2p --update"));
+  if (why) assert_non_null(strstr(s.why, "test again with `nccl-numa p2p`"));
   if (!why) assert_string_equal(s.why, "");
 }
 
