@@ -68,8 +68,8 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
 
 /* The mapping as this process sees it: a shallow copy of `cfg` whose gpus are `storage` (at
  * least NN_VISIBLE_MAX entries) holding the visible GPUs renumbered 0..n-1 in CUDA's order;
- * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view). For
- * any kind but ONE_NODE, *view is *cfg unchanged. */
+ * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view); its
+ * nics are those of the visible GPUs' node. For any kind but ONE_NODE, *view is *cfg unchanged. */
 void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
                      struct nn_config *view);
 

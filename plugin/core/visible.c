@@ -258,6 +258,10 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
   }
   view->gpus = storage;
   view->n_gpus = vis->n;
+  /* the one-socket file keeps that socket's NICs only: it has one CPU to hang them on */
+  view->n_nics = 0;
+  for (int i = 0; i < cfg->n_nics; i++)
+    if (cfg->nics[i].numa == vis->numa) view->nics[view->n_nics++] = cfg->nics[i];
 }
 
 /* A version token: digits and dots, at least one dot. */
