@@ -8,6 +8,7 @@
 #ifndef NCCL_NUMA_CONFIG_H
 #define NCCL_NUMA_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@
 
 #define NN_MAX_LINE_BYTES 4096
 #define NN_MAX_GPUS 1024
+#define NN_MAX_NICS 64
+#define NN_NIC_NAME_MAX 64            /* bytes with the NUL: IB device names are <= 63 */
 #define NN_MAX_NUMA_ID 1023
 #define NN_MAX_NUMA_NODES 64
 #define NN_MAX_RULES 4096
@@ -57,6 +60,18 @@ struct nn_gpu {
   int line;
 };
 
+/* A `nic` line (config_nic.c): a network device NCCL may use, where it hangs. */
+struct nn_nic {
+  int index;
+  int has_bus;            /* 0 only in host-side mappings */
+  struct nn_busid bus;    /* its PCI function as this machine (the guest) numbers it */
+  int has_host;
+  struct nn_busid host;
+  int numa;               /* the NUMA node of the physical host it hangs off */
+  char name[NN_NIC_NAME_MAX];   /* IB/RoCE device or interface name, "" when not given */
+  int line;
+};
+
 struct nn_numa {
   int node;
   char *cpus;             /* the list as written, e.g. "0-31,64-95" */
@@ -91,10 +106,29 @@ enum nn_p2p_state { NN_P2P_NONE = 0, NN_P2P_OK, NN_P2P_BROKEN, NN_P2P_UNSUPPORTE
 /* NCCL_P2P_LEVEL's path types that a PCIe machine has, in NCCL's order. */
 enum nn_p2p_level { NN_P2P_LEVEL_LOC = 0, NN_P2P_LEVEL_PIX, NN_P2P_LEVEL_PXB, NN_P2P_LEVEL_PHB,
                     NN_P2P_LEVEL_SYS };
+/* The mapping's GPU numbers a p2p line can name (gpus=): 0 .. NN_P2P_MAX_TESTED-1. */
+#define NN_P2P_MAX_TESTED 64
+#define NN_P2P_DRIVER_CHARS 32
+/* xproc=: the cross-process test's outcome. */
+enum nn_p2p_xproc { NN_P2P_XPROC_UNKNOWN = 0, NN_P2P_XPROC_OK, NN_P2P_XPROC_FAILED };
 struct nn_p2p {
   int state;              /* enum nn_p2p_state */
   int level;              /* enum nn_p2p_level, with NN_P2P_OK */
   int line;
+  uint64_t gpus;          /* gpus=: bit g set when the mapping's GPU g was tested; 0: not given */
+  char driver[NN_P2P_DRIVER_CHARS];   /* driver=: the NVIDIA driver tested, "" when not given */
+  int xproc;              /* enum nn_p2p_xproc */
+};
+
+/* What a p2p line gives one process (nn_config_p2p_serve): the state whose variables are
+ * served. NN_P2P_OK serves the level; NN_P2P_BROKEN keeps P2P off (an ok line the process's
+ * GPUs or driver were not tested for is served as broken, `untested` set); anything else
+ * serves nothing. */
+struct nn_p2p_serving {
+  int state;
+  int level;
+  int untested;
+  char why[400];          /* for the log, once: why an ok line is kept off; "" otherwise */
 };
 
 struct nn_env_default {
@@ -114,6 +148,8 @@ struct nn_config {
   char *path;
   struct nn_gpu *gpus;    /* sorted by index, n_gpus entries, indices 0..n_gpus-1 */
   int n_gpus;
+  struct nn_nic nics[NN_MAX_NICS];   /* sorted by index, indices 0..n_nics-1 */
+  int n_nics;
   struct nn_numa *numas;  /* as given by `numa` lines */
   int n_numas;
   struct nn_cpu cpu;
@@ -166,6 +202,9 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag);
 
+/* The name of the mapping's i-th directive ("gpu", "numa", ...), or NULL past the last. */
+const char *nn_config_directive_name(int i);
+
 /* Frees a config and everything it owns; NULL is ignored. */
 void nn_config_free(struct nn_config *cfg);
 
@@ -178,15 +217,39 @@ int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_d
 int nn_config_numa_count(const struct nn_config *cfg);
 int nn_config_max_gpus_per_numa(const struct nn_config *cfg);
 
+/* The `nic` line whose bus= is `bus`, or NULL. */
+const struct nn_nic *nn_config_find_nic(const struct nn_config *cfg, const struct nn_busid *bus);
+
 /* The `numa` line for a node, or NULL. */
 const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node);
 
 /* Served value of an `env` line, or of the variable the `p2p` line sets, or NULL. */
 const char *nn_config_env(const struct nn_config *cfg, const char *name);
 
-/* The variable's value the `p2p` line decides (NCCL_P2P_LEVEL for ok, NCCL_P2P_DISABLE=1
- * for broken), or NULL; and the line's words, for messages. */
+/* The variable's value the `p2p` line decides for the whole mapping (every gpu line's GPU,
+ * the driver not checked; nn_config_p2p_serve), or NULL; and the line's words, for messages.
+ * NCCL_P2P_LEVEL for ok; NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 for broken, and for an ok
+ * line that does not cover those GPUs. */
 const char *nn_config_p2p_env(const struct nn_config *cfg, const char *name);
+/* Whether `name` is a variable the p2p line decides (ok and broken lines: NCCL_P2P_LEVEL,
+ * NCCL_P2P_DISABLE, NCCL_WIN_ENABLE), whose value no `env` line may give. */
+bool nn_config_p2p_decides(const struct nn_config *cfg, const char *name);
+/* Whether the p2p line's gpus= holds every one of the mapping's GPU numbers `mapping_gpus`
+ * (n of them); false when n <= 0 or the line has no gpus=. */
+bool nn_config_p2p_covers(const struct nn_config *cfg, const int *mapping_gpus, int n);
+/* What the p2p line gives a process using the mapping's GPUs `mapping_gpus` (n; n < 0: they
+ * could not be matched to the mapping) under the running NVIDIA driver `driver` (its version
+ * as /proc/driver/nvidia/version prints it; "" unknown; NULL: not checked). An ok line is
+ * served only when gpus= covers them and driver= is that driver; an old line without gpus=
+ * or driver= counts as untested. */
+void nn_config_p2p_serve(const struct nn_config *cfg, const int *mapping_gpus, int n, const char *driver,
+                         struct nn_p2p_serving *out);
+/* nn_config_p2p_serve for a process using every GPU of the mapping, the driver not checked. */
+void nn_config_p2p_serve_all(const struct nn_config *cfg, struct nn_p2p_serving *out);
+/* The value `s` serves for `name` (a variable a p2p line decides), or NULL. */
+const char *nn_config_p2p_served_env(const struct nn_p2p_serving *s, const char *name);
+/* gpus= as a list ("0-3", "0,1,4,5") into buf; "" for none. */
+void nn_config_p2p_gpus_format(uint64_t gpus, char *buf, size_t size);
 const char *nn_config_p2p_state_name(int state);   /* "ok", "broken", "unsupported", "none" */
 const char *nn_config_p2p_level_name(int level);   /* "PHB", ... */
 

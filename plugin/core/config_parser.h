@@ -57,6 +57,10 @@ struct nn_parser {
   int distinct_nodes;
   int rules_cap, rules_over, envs_cap, envs_over, numas_cap;
   int cpu_line, topo_line, gpu_without_bus;
+  /* nic bookkeeping (config_nic.c): lines in file order, the first line of each index */
+  struct nn_nic nics[NN_MAX_NICS];
+  int n_nics, last_nic_line, nic_line_errors, nics_over;
+  int nic_index_line[NN_MAX_NICS];
   /* first line of each accepted value, so duplicates cost O(1) even in a
    * hostile 16 MiB file */
   int index_line[NN_MAX_GPUS];
@@ -106,7 +110,27 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
  * file. Returns it, or NULL (name freed) when out of memory. */
 const char *nn_config_own_file(struct nn_config *c, char *name);
 
-/* The directives: each parses the fields of the current line (p->f[0] is its name). */
+/* The slot of bus_tab or host_tab (gpu and nic lines share them: one PCI function is one
+ * device) holding `b`, or the empty slot where it would go; and the key it stores there. */
+struct nn_bus_slot *nn_bus_slot(struct nn_bus_slot *tab, const struct nn_busid *b);
+uint64_t nn_busid_key(const struct nn_busid *b);
+
+/* `s` as a NUMA node 0..NN_MAX_NUMA_ID, or -1 with "DIR: bad WHAT '...'" reported. */
+int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s);
+
+/* One directive of the mapping: its name, the parser of its line (the fields of the current
+ * line, p->f[0] its name) and the step that runs after the last line (NULL: none). The table
+ * in config_parse.c is the one list: a new directive is one row there (then the fuzz
+ * dictionary and docs/user/mapping.md, which test_config_parse.c checks against it). */
+struct nn_config_directive {
+  const char *name;
+  void (*parse)(struct nn_parser *p);
+  void (*finish)(struct nn_parser *p);
+};
+extern const struct nn_config_directive nn_config_directives[];
+extern const int nn_config_n_directives;
+
+/* The directives' parsers and finish steps. */
 void nn_config_parser_gpu(struct nn_parser *p);
 void nn_config_parser_numa(struct nn_parser *p);
 void nn_config_parser_cpu(struct nn_parser *p);
@@ -116,11 +140,14 @@ void nn_config_parser_model(struct nn_parser *p);
 void nn_config_parser_topology(struct nn_parser *p);
 void nn_config_parser_include_csv(struct nn_parser *p);
 void nn_config_parser_p2p(struct nn_parser *p);
+void nn_config_parser_nic(struct nn_parser *p);
+/* After the last line: nic indices 0..N-1 each once, then the nics by index into the config. */
+void nn_config_parser_nic_finish(struct nn_parser *p);
 /* After the last line: env lines that contradict the p2p line. */
 void nn_config_parser_p2p_finish(struct nn_parser *p);
 
 /* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
- * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */
+ * line). nn_gpus_install then sorts the gpus by index into the config (-1: out of memory). */
 void nn_gpus_finish(struct nn_parser *p);
 int nn_gpus_install(struct nn_parser *p);
 

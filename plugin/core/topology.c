@@ -347,6 +347,7 @@ const struct nn_config *nn_topology_served_view(const struct nn_config *cfg, con
     f->gpus[i] = cfg->gpus[i];
     f->gpus[i].numa = low;
   }
+  for (int i = 0; i < f->cfg.n_nics; i++) f->cfg.nics[i].numa = low;   /* one CPU holds them all */
   /* cpus NULL: the writer leaves the affinity out (topo_xml.h) */
   f->numa = (struct nn_numa){.node = low, .cpus = cpus == 0 ? f->cpus : NULL, .line = 0};
   f->cfg.gpus = f->gpus;

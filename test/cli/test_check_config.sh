@@ -53,6 +53,24 @@ expect_err_line "$b:9: topology: unknown mode 'sideways' (expected auto, numa or
 grep -qF "$b:10: unknown directive 'frobnicate'" "$tmp/err" || fail "bad.conf: unknown directive"
 expect_err_line "$b: invalid (8 problems)" "bad.conf"
 
+# nic lines: counted in the summary; each bad one located
+run "$fix/ref-nics.conf"
+expect_rc 0 "ref-nics.conf"
+[ "$out" = "$fix/ref-nics.conf: ok (8 GPUs on 2 NUMA nodes, 2 NICs, 0 rules, 1 env)" ] ||
+  fail "ref-nics.conf: summary is '$out'"
+b=$fix/bad-nics.conf
+run "$b"
+expect_rc 1 "bad-nics.conf"
+expect_err_line "$b:2: nic: duplicate bus id 0000:01:00.0 (first on line 1)" "bad-nics.conf"
+expect_err_line "$b:3: nic: bad numa '-1' (expected a NUMA node 0-1023)" "bad-nics.conf"
+expect_err_line "$b:4: nic: bad name 'mlx5/1' (expected 1-63 letters, digits, '_', '.', '-' or ':', e.g. mlx5_0)" "bad-nics.conf"
+expect_err_line "$b:5: nic: unknown key 'speed' (valid keys: bus, numa, name, host)" "bad-nics.conf"
+expect_err_line "$b:5: nic: missing bus=" "bad-nics.conf"
+expect_err_line "$b: invalid (5 problems)" "bad-nics.conf"
+run --json "$fix/ref-nics.conf"
+expect_rc 0 "ref-nics.conf --json"
+grep -q '"nics": *2' "$tmp/out" || fail "ref-nics.conf --json: no \"nics\": 2 in $out"
+
 # valid, but warned about (exit 0, the warning on stderr, counted in the summary):
 # an empty file, as a failed `discover > FILE` leaves ...
 : >"$tmp/empty.conf"
@@ -180,12 +198,23 @@ printf 'gpu 0 bus=01:00.0 numa=0\n' > "$esc"
 check "check-config ok line: the name escaped" "grep -qF 'a\\x1b[2Jb.conf: ok (1 GPU' '$tmp/out' && ! grep -q \"\$(printf '\\033')\" '$tmp/out'"
 
 # p2p lines: the variable each state sets is named; a bad level is a located error.
-printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\np2p ok level=SYS tested=2026-12-03\n' > "$tmp/p2p.conf"
+two='gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n'
+printf "$two"'p2p ok level=SYS gpus=0-1 driver=580.95.05 tested=2026-12-03\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
-check "check-config p2p ok: names the level served" "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS' '$tmp/out'"
+check "check-config p2p ok: names the level served, to whom, under which driver" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS to a process on GPUs 0-1 under driver 580.95.05' '$tmp/out'"
+printf "$two"'p2p ok level=SYS gpus=1 driver=580.95.05\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok on a subset: P2P off to any other process" \
+  "[ \$? -eq 0 ] && grep -qF 'to a process on GPUs 1 under driver 580.95.05, P2P off to any other' '$tmp/out'"
+printf "$two"'p2p ok level=SYS tested=2026-12-03\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok without gpus=: untested, P2P off" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p ok untested (no gpus=): P2P off, NCCL_P2P_DISABLE=1' '$tmp/out'"
 printf 'gpu 0 bus=01:00.0 numa=0\np2p broken\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
-check "check-config p2p broken: names NCCL_P2P_DISABLE=1" "[ \$? -eq 0 ] && grep -qF 'p2p broken: NCCL_P2P_DISABLE=1)' '$tmp/out'"
+check "check-config p2p broken: names NCCL_P2P_DISABLE=1 NCCL_WIN_ENABLE=0" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p broken: NCCL_P2P_DISABLE=1 NCCL_WIN_ENABLE=0)' '$tmp/out'"
 printf 'gpu 0 bus=01:00.0 numa=0\np2p ok level=NVL\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
 check "check-config p2p ok level=NVL: file, line and the levels accepted" \
