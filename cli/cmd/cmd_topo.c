@@ -262,7 +262,8 @@ static int generate(const struct topo_args *a) {
   } else {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
     if (file == &flat.cfg)
-      fprintf(stderr, "nccl-numa topo: the flat file (every GPU under one CPU node), as the plugin serves it\n");
+      fprintf(stderr, "nccl-numa topo: the flat file (every GPU under one CPU node)%s\n",
+              v.file == NN_FILE_FLAT ? ", as the plugin serves it" : ", which the plugin does not serve this job");
     if (a->out) rc = write_out(a->out, xml, len);
     else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
     else rc = NN_EXIT_OK;

@@ -65,13 +65,18 @@ struct nn_verdict_facts {
   struct nn_verdict_in in;           /* points into this struct */
 };
 
+/* nn_topology_gather's flags. */
+#define NN_GATHER_STABLE 1   /* links: sysfs's maximum for every release (equal on every rank) */
+#define NN_GATHER_HERE 2     /* NCCL runs on this machine (the env plugin): its cpuinfo, always */
+
 /* Gathers, for release `version` (0 = unknown), each GPU's PCIe link (sysfs under `sysfs_root`
- * as that release reads it, or its maximum when `stable`; else the mapping's pcie=; else unknown),
- * the NUMA node sysfs gives each GPU and the CPU kind NCCL's own view has: `cpuinfo`'s (NULL:
- * /proc/cpuinfo) when this machine has the mapping's GPUs (each bus= in sysfs), else the
- * mapping's `cpu` line (the machine the mapping describes), else cpuinfo's. */
+ * as that release reads it, or its maximum with NN_GATHER_STABLE; else the mapping's pcie=; else
+ * unknown), the NUMA node sysfs gives each GPU and the CPU kind NCCL's own view has: `cpuinfo`'s
+ * (NULL: /proc/cpuinfo) when named (or a CLI default set), with NN_GATHER_HERE, or when this
+ * machine has the mapping's GPUs (each bus= in sysfs); else the mapping's `cpu` line (the machine
+ * the mapping describes), else cpuinfo's. */
 void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
-                        const char *cpuinfo, int stable, struct nn_verdict_facts *out);
+                        const char *cpuinfo, int flags, struct nn_verdict_facts *out);
 
 /* What a verdict decided, and on which ground. */
 enum nn_verdict_kind {
@@ -129,6 +134,7 @@ struct nn_topo_verdict {
   double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
   int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
   int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  int flat_gains;         /* on NCCL's own CPU, the flat view beats its own (whose NUMA nodes cost) */
   int own_affinity;       /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
                              so it pins CPUs without the file too */
   int own_cpu_source;     /* enum nn_own_cpu_source: what NCCL's own view was modelled on */

@@ -281,10 +281,11 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return -1;
   }
-  /* the links' maximum (stable = 1): equal on every rank, whatever power state a GPU is in */
+  /* the links' maximum (NN_GATHER_STABLE): equal on every rank, whatever power state a GPU is in */
   struct nn_topo_verdict verdict;
   struct nn_verdict_facts facts;
-  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
+  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL,
+                     NN_GATHER_STABLE | NN_GATHER_HERE, &facts);
   facts.in.decide_only = 1;
   nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
   nn_topology_verdict_text(&verdict, why, whysz);

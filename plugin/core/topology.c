@@ -112,13 +112,13 @@ static int has_mapping_gpus(const struct nn_config *cfg, const char *sysfs_root)
 /* NCCL's own view runs on the machine the mapping describes: a cpuinfo named (cpuinfo, or a
  * default the CLI set: --cpuinfo, NCCL_NUMA_CPUINFO), else this one's when it has the mapping's
  * GPUs, else the mapping's `cpu` line (explain on a workstation), else this one's. */
-static void own_cpu_of(const struct nn_config *cfg, const char *sysfs_root, const char *cpuinfo,
+static void own_cpu_of(const struct nn_config *cfg, const char *sysfs_root, const char *cpuinfo, int flags,
                        struct nn_verdict_facts *f) {
   char err[256];
   struct nn_config none;
   memset(&none, 0, sizeof none);
-  int named = cpuinfo || strcmp(nn_cpuinfo_default(), "/proc/cpuinfo");
-  int here = named || (cfg && has_mapping_gpus(cfg, sysfs_root));
+  int named = cpuinfo || nn_cpuinfo_default_named();
+  int here = named || (flags & NN_GATHER_HERE) || (cfg && has_mapping_gpus(cfg, sysfs_root));
   if (!here && cfg && cfg->cpu.present && nn_topology_cpu_kind(cfg, cpuinfo, &f->own_cpu, err, sizeof err) == 0) {
     f->in.own_cpu_source = NN_OWN_CPU_MAPPING;
     return;
@@ -130,7 +130,8 @@ static void own_cpu_of(const struct nn_config *cfg, const char *sysfs_root, cons
 }
 
 void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
-                        const char *cpuinfo, int stable, struct nn_verdict_facts *f) {
+                        const char *cpuinfo, int flags, struct nn_verdict_facts *f) {
+  int stable = flags & NN_GATHER_STABLE;
   memset(f, 0, sizeof *f);
   const struct nn_nccl_release *rel = nn_nccl_release_find(version, NULL);
   int n = cfg && cfg->n_gpus <= NN_SEARCH_MAX_GPUS ? cfg->n_gpus : 0;
@@ -144,7 +145,7 @@ void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm
     }
     if (g->pcie_gen > 0) f->links[i] = (struct nn_pcie_link){g->pcie_gen, g->pcie_width, NN_LINK_CONFIG};
   }
-  own_cpu_of(cfg, sysfs_root, cpuinfo, f);
+  own_cpu_of(cfg, sysfs_root, cpuinfo, flags, f);
   f->in.nccl_version = version;
   f->in.runtime_sm = runtime_sm;
   f->in.links = n ? f->links : NULL;
@@ -189,6 +190,9 @@ static int search(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, co
   return 0;
 }
 
+static int pred_ok(const struct nn_search_pred *p);
+static int compare_bw(const struct nn_search_pred *a, const struct nn_search_pred *b);
+
 /* NCCL's search on the NUMA file, the flat file and its own view. Returns 0, or -1 (reason in err). */
 static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_verdict_in *in,
                    struct nn_topo_verdict *v, char *err, size_t errsz) {
@@ -205,6 +209,8 @@ static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, c
   struct nn_search_pred flat_own = v->flat.pred;
   if (own_cpu != cpu && search(cfg, own_cpu, in, flat, v, &flat_own, err, errsz)) return -1;
   v->fails_regardless = !flat_own.ring.ok || !flat_own.tree.ok;
+  /* what flattening alone gains on NCCL's own CPU: its own view's NUMA nodes cost something */
+  v->flat_gains = compare_bw(&flat_own, &v->own) > 0 || (!pred_ok(&v->own) && pred_ok(&flat_own));
   v->served = v->numa.pred;
   v->predicted = 1;
   return 0;
@@ -227,10 +233,6 @@ static int no_worse(const struct nn_topo_verdict *v, const struct nn_file_rating
          nn_search_tree_gbps(&r->pred) >= nn_search_tree_gbps(&v->own) && r->slower > 0 && r->slower < 1.005;
 }
 
-/* The flat file is NCCL's own view of a guest without NUMA nodes: worth serving only for a gain. */
-static int gains(const struct nn_topo_verdict *v, const struct nn_file_rating *r) {
-  return compare_bw(&r->pred, &v->own) > 0 || !pred_ok(&v->own) || r->faster;
-}
 
 /* The better of two eligible files: bandwidth, then sizes (flat only when faster somewhere and
  * slower nowhere than the NUMA file, which pins per node on a tie). */
@@ -242,7 +244,9 @@ static int flat_beats_numa(const struct nn_topo_verdict *v) {
 
 /* Which file mode=auto serves, from the ratings. */
 static int choose_file(const struct nn_topo_verdict *v) {
-  int numa = no_worse(v, &v->numa), flat = no_worse(v, &v->flat) && gains(v, &v->flat);
+  /* the flat file is NCCL's own view of a guest without NUMA nodes: served only where flattening
+   * gains (its own view has NUMA nodes that cost), never for its CPU kind alone */
+  int numa = no_worse(v, &v->numa), flat = no_worse(v, &v->flat) && v->flat_gains;
   if (numa && flat) return flat_beats_numa(v) ? NN_FILE_FLAT : NN_FILE_NUMA;
   return numa ? NN_FILE_NUMA : flat ? NN_FILE_FLAT : NN_FILE_NONE;
 }

@@ -99,6 +99,11 @@ void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, siz
 static void rejection(const struct nn_topo_verdict *v, const struct nn_file_rating *r, int flat, char *buf,
                       size_t size) {
   char slower[200];
+  if (flat && v->file != NN_FILE_FLAT && !v->flat_gains && r->pred.ring.ok && r->pred.tree.ok) {
+    snprintf(buf, size, v->own_affinity ? "flattening gains nothing on NCCL's own view" :
+             "NCCL's own view is flat already");
+    return;
+  }
   if (!r->pred.ring.ok || !r->pred.tree.ok) {
     rating_text(r, "it", slower, sizeof slower);
     snprintf(buf, size, "its %s search fails%s%s", !r->pred.ring.ok ? "ring" : "tree", r->slower >= 1.005 ? ": " : "",
@@ -118,8 +123,9 @@ static void rejection(const struct nn_topo_verdict *v, const struct nn_file_rati
     return;
   }
   if (r->slower <= 0) { snprintf(buf, size, "NCCL's cost model could not rate it"); return; }
-  snprintf(buf, size, flat ? "it gains nothing over NCCL's own view, which is the same" :
-           "the flat file rates better");
+  if (!flat) snprintf(buf, size, "the flat file rates better");
+  else if (!v->own_affinity) snprintf(buf, size, "NCCL's own view is flat already");
+  else snprintf(buf, size, "flattening gains nothing on NCCL's own view");
 }
 
 /* Why the NUMA file's search fails on the socket link (or "" when that is not why). */

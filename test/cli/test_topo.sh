@@ -55,11 +55,12 @@ grep -q '<?xml' "$tmp/out" && fail "generate: XML declaration in output"
 # The verdict on stderr (release, floor, both predicted searches) is the golden case
 # test/golden/topo/good-2.28.9; here only that there is one.
 grep -q 'topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: no verdict on stderr ($err)"
-# what the plugin serves: the flat file, every GPU under node 0 with both nodes' CPUs
-run --config "$fix/good.conf" --nccl-version 2.28.9
+# the flat file: every GPU under node 0 with both nodes' CPUs
+run --config "$fix/good.conf" --nccl-version 2.28.9 --file flat
 expect_out_line ' <cpu numaid="0" affinity="ffffffff,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "flat"
 [ "$(grep -c '<cpu ' "$tmp/out")" -eq 1 ] || fail "flat: not one cpu"
-grep -q 'the flat file (every GPU under one CPU node), as the plugin serves it' "$tmp/err" || fail "flat: not said ($err)"
+grep -q 'the flat file (every GPU under one CPU node), which the plugin does not serve this job' "$tmp/err" \
+  || fail "flat: not said ($err)"
 run --config "$fix/good.conf" --file bogus
 expect_rc 2 "--file bogus"
 

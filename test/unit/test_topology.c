@@ -296,8 +296,16 @@ static void test_verdict_guest_numa(void **state) {
   assert_int_equal(v.file, NN_FILE_NONE);
   assert_non_null(strstr(reason(&v), "NCCL's own view (ring 2 x 24.0 GB/s"));
   assert_non_null(strstr(reason(&v), "its ring search fails"));
-  assert_non_null(strstr(reason(&v), "it gains nothing over NCCL's own view"));
+  assert_non_null(strstr(reason(&v), "the flat file (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s): NCCL's own view is flat already"));
   assert_null(strstr(reason(&v), "no slower"));
+  /* NCCL's own view on an Intel CPU (2 x 20) against the flat file with the mapping's AMD line
+   * (2 x 24): flattening gains nothing there; the CPU kind alone never makes the flat file */
+  struct nn_cpu_kind erp = {"GenuineIntel", 6, 207, 0};
+  in.own_cpu = &erp;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_true(v.own.ring.bw_intra == 20.0f && v.flat.pred.ring.bw_intra == 24.0f);
+  assert_int_equal(v.flat_gains, 0);
+  assert_int_equal(v.file, NN_FILE_NONE);
   nn_config_free(cfg);
 }
 
