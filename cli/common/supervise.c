@@ -48,7 +48,8 @@ static int listed(pid_t pid, const pid_t *list, int n) {
 
 /* The processes whose parent is `parent` (but for those in skip[]), or whose group is `group`
  * (when > 0). Returns how many went into out. */
-static int scan_procs(pid_t parent, const pid_t *skip, int n_skip, pid_t group, pid_t *out, int max) {
+static int scan_procs(pid_t parent, const pid_t *skip, int n_skip, pid_t group, pid_t *out,
+                      int max) {
   DIR *d = opendir("/proc");
   int n = 0;
   for (struct dirent *e; d && n < max && (e = readdir(d));) {
@@ -64,7 +65,8 @@ static int scan_procs(pid_t parent, const pid_t *skip, int n_skip, pid_t group, 
     int pid = atoi(buf), ppid = 0, pgrp = 0;
     char state;
     if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) continue;
-    if ((ppid == parent && !listed(pid, skip, n_skip)) || (group > 0 && pgrp == group)) out[n++] = pid;
+    if ((ppid == parent && !listed(pid, skip, n_skip)) || (group > 0 && pgrp == group))
+      out[n++] = pid;
   }
   if (d) closedir(d);
   return n;
@@ -94,7 +96,8 @@ static void note_parent_death(int sig) {
 
 /* The child: the caller's dispositions of the stop signals back (`ignored`: those ignored on
  * entry), its output into out_w; never returns. */
-static void run_child(const struct nn_sup_job *job, const int ignored[N_STOP], pid_t keeper, int out_w) {
+static void run_child(const struct nn_sup_job *job, const int ignored[N_STOP], pid_t keeper,
+                      int out_w) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != keeper) child_exit(127);
   for (size_t i = 0; i < N_STOP; i++) signal(stop_signals[i], ignored[i] ? SIG_IGN : SIG_DFL);
   signal(KEEPER_DEATH_SIGNAL, SIG_DFL);
@@ -132,8 +135,8 @@ static void keeper_contain(void) {
 
 /* The keeper: leads the group, adopts the child's orphans, forks the child, and hands its
  * wait status to the supervisor on status_w. Never returns. */
-static void run_keeper(const struct nn_sup_job *job, const int ignored[N_STOP], pid_t parent, int out_w,
-                       int status_w) {
+static void run_keeper(const struct nn_sup_job *job, const int ignored[N_STOP], pid_t parent,
+                       int out_w, int status_w) {
   setpgid(0, 0);
   for (size_t i = 0; i < N_STOP; i++) signal(stop_signals[i], SIG_IGN);   /* for the child */
   struct sigaction sa;
@@ -305,8 +308,8 @@ static void finish(struct run *r, int stopped, int timed_out) {
     res->exit_code = WEXITSTATUS(child_status);
   }
   if (r->job->sink_fd >= 0 && res->dropped)
-    dprintf(r->job->sink_fd, "\nnccl-numa: output cut at %zu bytes: %zu more bytes dropped\n", r->kept,
-            res->dropped);
+    dprintf(r->job->sink_fd, "\nnccl-numa: output cut at %zu bytes: %zu more bytes dropped\n",
+            r->kept, res->dropped);
 }
 
 /* Starts the keeper; 0, or -1 with err set. */

@@ -260,7 +260,8 @@ static void test_output_cap(void **state) {
   size_t n = (size_t)pread(job.sink_fd, buf, sizeof buf - 1, 0);
   buf[n] = 0;
   assert_int_equal(strspn(buf, "x"), 10000);
-  assert_string_equal(buf + 10000, "\nnccl-numa: output cut at 10000 bytes: 90000 more bytes dropped\n");
+  assert_string_equal(buf + 10000,
+                      "\nnccl-numa: output cut at 10000 bytes: 90000 more bytes dropped\n");
   fclose(sink);
 }
 
@@ -271,7 +272,8 @@ static void recruit(void *arg, FILE *out) {
   (void)arg;
   (void)out;
   int g = (int)getpgrp(), ack;
-  if (write(to_standin, &g, sizeof g) != (ssize_t)sizeof g || read(from_standin, &ack, sizeof ack) <= 0) return;
+  if (write(to_standin, &g, sizeof g) != (ssize_t)sizeof g) return;
+  if (read(from_standin, &ack, sizeof ack) <= 0) return;
   sleep_forever();
 }
 
