@@ -75,6 +75,9 @@ struct nn_nccl_release {
                                          GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
   int ll128_mixed_cc_sm90;            /* 1: LL128's rule also allows GPUs of different compute
                                          capabilities when all are 9.0+ (2.30+) */
+  int local_net_mod_gpus;             /* 1: ncclTopoGetLocalNet starts at the GPU's NVML index
+                                         modulo the GPUs sharing its NICs (2.30.7+); 0: at the
+                                         index itself */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 
