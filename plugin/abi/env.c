@@ -62,6 +62,7 @@ struct nn_fd_name {
 /* The config version the plugin serves from (the newest it saw): its topology's slot. */
 struct nn_served {
   struct nn_cache_version *version;
+  struct nn_p2p_serving p2p;   /* what its p2p line gives this process */
   int topo_done;            /* looked for a topology: slot < 0 means none is served */
   int slot;
   unsigned gen;             /* the slot's gen when it was filled for this version */
@@ -90,12 +91,31 @@ static struct nn_served *current(void) {
   return g_env.cur.version ? &g_env.cur : NULL;
 }
 
-/* Takes over the reference `v`: it becomes current and the previous one is dropped (what a
- * caller got from it was copied: values, slots). Called with g_env.lock held. */
-static void hold_version(struct nn_cache_version *v) {
+/* What `cfg`'s p2p line gives this process: its GPUs as the mapping numbers them, and the
+ * running driver. Reads /proc: called without g_env.lock, where a version is acquired. */
+static void p2p_for_process(const struct nn_config *cfg, struct nn_p2p_serving *out) {
+  memset(out, 0, sizeof *out);
+  if (!cfg || cfg->p2p.state != NN_P2P_OK) {
+    nn_config_p2p_serve(cfg, NULL, 0, NULL, out);
+    return;
+  }
+  struct nn_visible vis;
+  int pos[NN_VISIBLE_MAX], gpus[NN_VISIBLE_MAX];
+  char driver[NN_P2P_DRIVER_CHARS];
+  nn_visible_of_process(cfg, &vis);
+  int n = nn_visible_order(cfg, &vis, pos, NN_VISIBLE_MAX);
+  for (int i = 0; i < n; i++) gpus[i] = cfg->gpus[pos[i]].index;
+  nn_visible_driver_version(nn_visible_driver_root(), driver, sizeof driver);
+  nn_config_p2p_serve(cfg, gpus, n, driver, out);
+}
+
+/* Takes over the reference `v`, whose p2p line gives this process `p2p`: it becomes current
+ * and the previous one is dropped (what a caller got from it was copied: values, slots).
+ * Called with g_env.lock held. */
+static void hold_version(struct nn_cache_version *v, const struct nn_p2p_serving *p2p) {
   struct nn_cache_version *old = g_env.cur.version;
   if (!v || old == v) { nn_cache_release(v); return; }
-  g_env.cur = (struct nn_served){.version = v, .slot = -1};
+  g_env.cur = (struct nn_served){.version = v, .p2p = *p2p, .slot = -1};
   g_env.told_p2p = 0;
   nn_cache_release(old);
 }
@@ -366,8 +386,10 @@ static const char *served_topo_file(void) {
   /* Topology detection runs once per communicator: the place to notice a new config. */
   struct nn_cache_version *v = nn_cache_acquire(logger);
   const struct nn_config *cfg = nn_cache_config(v);
+  struct nn_p2p_serving p2p;
+  p2p_for_process(cfg, &p2p);
   pthread_mutex_lock(&g_env.lock);
-  hold_version(nn_cache_ref(v));
+  hold_version(nn_cache_ref(v), &p2p);
   struct nn_served *s = served_of(v);
   const char *out = NULL;
   int generate = s && cfg && !served_already(s, &out);
@@ -392,7 +414,9 @@ static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
-  const char *value = s ? nn_config_env(nn_cache_config(s->version), name) : NULL;
+  const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
+  if (nn_config_p2p_decides(cfg, name)) return intern_value(nn_config_p2p_served_env(&s->p2p, name));
+  const char *value = s ? nn_config_env(cfg, name) : NULL;
   char note[640];
   int serve = 1;
   if (value) release_note(name, value, &serve, note, sizeof note);
@@ -409,33 +433,48 @@ static void warn_release_notes(const struct nn_config *cfg, const char *path, co
   }
 }
 
+/* "; NCCL_P2P_DISABLE=0 is set in the environment: the user's value wins" for each variable
+ * the served state decides that the user set, appended to msg. */
+static void p2p_user_values(const struct nn_p2p_serving *served, char *msg, size_t size) {
+  static const char *const names[] = {"NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE", "NCCL_WIN_ENABLE"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *user = nn_config_p2p_served_env(served, names[i]) ? getenv(names[i]) : NULL;
+    size_t len = strlen(msg);
+    if (user) snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
+                       names[i], user);
+  }
+}
+
 /* What the current version's p2p line does to `name` (one of the variables it decides),
- * into msg, once per version; msg empty when there is nothing to say. Called with
- * g_env.lock held: it formats, the caller logs after unlocking. */
-static void p2p_message(const char *name, char *msg, size_t size) {
+ * into msg, once per version; msg empty when there is nothing to say; *warn when an ok line
+ * is kept off for this process. Called with g_env.lock held: it formats, the caller logs
+ * after unlocking. */
+static void p2p_message(const char *name, char *msg, size_t size, int *warn) {
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
   msg[0] = 0;
+  *warn = 0;
   if (!cfg || !cfg->p2p.state || g_env.told_p2p) return;
-  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE")) return;
+  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") && strcmp(name, "NCCL_WIN_ENABLE")) return;
   g_env.told_p2p = 1;
-  const char *decided = nn_config_p2p_env(cfg, name) ? name : nn_config_p2p_env(cfg, "NCCL_P2P_LEVEL")
-                            ? "NCCL_P2P_LEVEL" : nn_config_p2p_env(cfg, "NCCL_P2P_DISABLE") ? "NCCL_P2P_DISABLE" : NULL;
-  const char *user = decided ? getenv(decided) : NULL;
+  const struct nn_p2p_serving *p = &s->p2p;
   int line = cfg->p2p.line;
-  if (!decided)
+  if (p->state == NN_P2P_OK)
+    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
+             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the two-socket "
+             "file served, the pairs of one socket)", line, nn_config_p2p_level_name(p->level),
+             nn_config_p2p_level_name(p->level));
+  else if (p->untested)
+    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
+             "NCCL_WIN_ENABLE=0 served", line, p->why);
+  else if (p->state == NN_P2P_BROKEN)
+    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
+             "served, so NCCL never tries the peer access that failed its test", line);
+  else
     snprintf(msg, size, "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
              "nothing served", line);
-  else if (user)
-    snprintf(msg, size, "nccl-numa: %s=%s is set in the environment: the user's value wins over the "
-             "mapping's p2p %s (line %d)", decided, user, nn_config_p2p_state_name(cfg->p2p.state), line);
-  else if (cfg->p2p.state == NN_P2P_OK)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
-             "access between GPUs up to path type %s", line, nn_config_p2p_level_name(cfg->p2p.level),
-             nn_config_p2p_level_name(cfg->p2p.level));
-  else
-    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 served, so NCCL never "
-             "tries the peer access that failed its test", line);
+  p2p_user_values(p, msg, size);
+  *warn = p->untested;
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
@@ -445,13 +484,15 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   struct nn_cache_version *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
   const struct nn_config *cfg = nn_cache_config(v);
   int status = nn_cache_status(v);
+  struct nn_p2p_serving p2p;
+  p2p_for_process(cfg, &p2p);
   pthread_mutex_lock(&g_env.lock);
   g_env.logger = nccl_logger;
   g_env.initialized = 1;
   g_env.version = NN_NCCL_VERSION(major, minor, patch);
   snprintf(g_env.release, sizeof g_env.release, "%u.%u.%u", major, minor, patch);
   nn_nccl_set_loaded_version(g_env.version);
-  hold_version(nn_cache_ref(v));
+  hold_version(nn_cache_ref(v), &p2p);
   pthread_mutex_unlock(&g_env.lock);
   nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cache_warn_refused(v, logger);
@@ -501,13 +542,15 @@ const char *nn_env_get(const char *name) {
   int initialized = g_env.initialized;
   pthread_mutex_unlock(&g_env.lock);
   if (initialized && !strcmp(name, "NCCL_TOPO_FILE")) return served_topo_file();
-  char p2p[512] = "";
+  char p2p[1200] = "";
+  int warn = 0;
   pthread_mutex_lock(&g_env.lock);
   const char *value = g_env.initialized ? served_value(name) : getenv(name);
-  if (g_env.initialized) p2p_message(name, p2p, sizeof p2p);
+  if (g_env.initialized) p2p_message(name, p2p, sizeof p2p, &warn);
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   pthread_mutex_unlock(&g_env.lock);
-  if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
+  if (p2p[0] && warn) nn_log_warn(logger, "%s", p2p);
+  else if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
   return value;
 }

@@ -111,9 +111,12 @@ static void unmapped(const struct nn_config *cfg, struct nn_visible *v, const st
   v->kind = NN_VISIBLE_UNMAPPED;
   v->n = 0;
   v->unmatched = 1;
-  snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line with bus=%s): the "
-           "mapping does not describe this machine: no topology served, no rules applied", w, b,
-           cfg->path ? cfg->path : "", b);
+  /* a long mapping path is cut to 150 bytes and the sentence at the buffer's end; the count is
+   * read so that -O0, which cannot bound the parts, does not call that a mistake */
+  int n = snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
+                   "with bus=%s): the mapping does not describe this machine: no topology served, no "
+                   "rules applied", w, b, cfg->path ? cfg->path : "", b);
+  (void)n;
 }
 
 static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
@@ -300,10 +303,45 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
   }
   view->gpus = storage;
   view->n_gpus = vis->n;
+  /* the one-socket file keeps that socket's NICs only: it has one CPU to hang them on */
+  view->n_nics = 0;
+  for (int i = 0; i < cfg->n_nics; i++)
+    if (cfg->nics[i].numa == vis->numa) view->nics[view->n_nics++] = cfg->nics[i];
+}
+
+/* A version token: digits and dots, at least one dot. */
+static int is_version(const char *s, size_t len) {
+  return len > 2 && len < NN_P2P_DRIVER_CHARS && strspn(s, "0123456789.") >= len && s[0] != '.' &&
+         memchr(s, '.', len) != NULL;
+}
+
+int nn_visible_driver_version(const char *root, char *buf, size_t size) {
+  char path[4096], line[512];
+  const char *r = root && *root ? root : "";
+  if (size) buf[0] = '\0';
+  if (snprintf(path, sizeof path, "%s/proc/driver/nvidia/version", r) >= (int)sizeof path) return -1;
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  char *got = fgets(line, sizeof line, f);
+  fclose(f);
+  /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ...": the first
+   * version-shaped word of the first line (the open modules' "for x86_64" is none) */
+  for (const char *s = got; s && *s;) {
+    s += strspn(s, " \t");
+    size_t len = strcspn(s, " \t\n");
+    if (is_version(s, len) && len < size) {
+      memcpy(buf, s, len);
+      buf[len] = '\0';
+      return 0;
+    }
+    s += len;
+  }
+  return -1;
 }
 
 const char *nn_visible_driver_root(void) {
-  /* It gives no more than CUDA_VISIBLE_DEVICES does: which of the mapping's GPUs are judged. */
+  /* It gives no more than CUDA_VISIBLE_DEVICES and NCCL_P2P_LEVEL do: which of the mapping's
+   * GPUs are judged, and which driver runs. */
   const char *root = getenv(NN_VISIBLE_ROOT_ENV);
   return root && root[0] == '/' ? root : NULL;
 }
