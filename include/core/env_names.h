@@ -17,7 +17,8 @@
  * which every protocol's chunk is still whole (env_names.c); NCCL_PROTO never forces LL128 on
  * and NCCL_ALGO always leaves an algorithm a PCIe machine has. The empty value (NCCL's default)
  * is always accepted. What depends on the release (a name it does not read, a value form it
- * misreads) is a fact of the release table (nccl_model.h), told by nn_env_release_note. docs/user/mapping.md lists the names and what each accepts; keep both in step.
+ * misreads) is a fact of the release table (nccl_model.h), told by nn_env_release_note.
+ * docs/user/mapping.md lists the names and what each accepts; keep both in step.
  */
 #ifndef NCCL_NUMA_ENV_NAMES_H
 #define NCCL_NUMA_ENV_NAMES_H
@@ -53,8 +54,9 @@ int nn_env_number_range(const char *name, long long *lo, long long *hi);
  * 1 for a name the release does not read (served: NCCL ignores it), 0 for a value the release
  * would misread (an empty NCCL_IB_HCA port before the rail form, CTA_POLICY names before
  * they were read: not served). */
-const char *nn_env_release_note(const char *name, const char *value, const struct nn_nccl_release *rel,
-                                const char *release, int *serve, char *buf, size_t size);
+const char *nn_env_release_note(const char *name, const char *value,
+                                const struct nn_nccl_release *rel, const char *release, int *serve,
+                                char *buf, size_t size);
 
 /* For the i-th allowed name whose reading depends on the release: the offset of its fact in
  * struct nn_nccl_release, *gone 1 when the fact says the name is no longer read (else read

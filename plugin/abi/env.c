@@ -403,7 +403,8 @@ static const char *served_topo_file(void) {
 
 /* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
  * note (env_names.h), *serve 0 when it is not served. */
-static const char *release_note(const char *name, const char *value, int *serve, char *buf, size_t size) {
+static const char *release_note(const char *name, const char *value, int *serve, char *buf,
+                                size_t size) {
   const struct nn_nccl_release *rel = nn_nccl_release_find(g_env.version, NULL);
   return nn_env_release_note(name, value, rel, g_env.release, serve, buf, size);
 }
@@ -424,7 +425,8 @@ static const char *served_value(const char *name) {
 }
 
 /* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
-static void warn_release_notes(const struct nn_config *cfg, const char *path, const struct nn_logger *logger) {
+static void warn_release_notes(const struct nn_config *cfg, const char *path,
+                               const struct nn_logger *logger) {
   for (int i = 0; cfg && i < cfg->n_envs; i++) {
     char note[640];
     int serve;

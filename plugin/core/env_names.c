@@ -63,13 +63,16 @@ struct env_rule {
 /* NCCL_NETDEVS_POLICY=MAX:n, n > 0 (getNetDevsPolicyOnce) */
 #define NETDEVS_MAX 64
 
-static const char *const levels[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", NULL};
-static const char *const algos[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT", NULL};
+static const char *const levels[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                     "P2C", "PXN", "PHB", "SYS", NULL};
+static const char *const algos[] = {"Tree", "Ring",     "CollNetDirect", "CollNetChain",
+                                    "NVLS", "NVLSTree", "PAT",           NULL};
 static const char *const protos[] = {"LL", "LL128", "Simple", NULL};
 static const char *const debug_levels[] = {"VERSION", "WARN", "INFO", "ABORT", "TRACE", NULL};
-static const char *const subsystems[] = {"INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV",
-                                         "ALLOC", "ALLOC_HOST", "CALL", "PROXY", "NVLS", "BOOTSTRAP",
-                                         "REG", "PROFILE", "RAS", "DESTROY", "ALL", NULL};
+static const char *const subsystems[] = {"INIT",    "COLL",   "P2P",     "SHM",       "NET",
+                                         "GRAPH",   "TUNING", "ENV",     "ALLOC",     "ALLOC_HOST",
+                                         "CALL",    "PROXY",  "NVLS",    "BOOTSTRAP", "REG",
+                                         "PROFILE", "RAS",    "DESTROY", "ALL",       NULL};
 static const char *const launch_modes[] = {"PARALLEL", "GROUP", NULL};
 static const char *const families[] = {"AF_INET", "AF_INET6", NULL};
 static const char *const merge_policies[] = {"ALL", "RAIL", NULL};
@@ -78,7 +81,8 @@ static const char *const cta_policies[] = {"DEFAULT", "EFFICIENCY", "ZERO", NULL
  * of them has no algorithm, and every collective fails (ncclInvalidUsage). */
 static const char *const pcie_algos[] = {"Tree", "Ring", "PAT", NULL};
 /* ncclFuncStr, the prefixes parseList accepts before ':' */
-static const char *const funcs[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", NULL};
+static const char *const funcs[] = {"Broadcast",     "Reduce",    "AllGather",
+                                    "ReduceScatter", "AllReduce", NULL};
 
 #define SWITCH(n) {n, NUM, 0, 1, NULL, 0, 0, ALWAYS, 0}
 #define RANGE(n, lo, hi) {n, NUM, lo, hi, NULL, 0, 0, ALWAYS, 0}
@@ -180,7 +184,8 @@ static int ends_with(const char *s, const char *tail) {
 }
 
 const char *nn_env_refusal(const char *name) {
-  if (!strncmp(name, "NCCL_NUMA_", 10)) return "nccl-numa's own settings come only from the real environment";
+  if (!strncmp(name, "NCCL_NUMA_", 10))
+    return "nccl-numa's own settings come only from the real environment";
   if (ends_with(name, "_PLUGIN")) return "it names a library for NCCL to load";
   if (ends_with(name, "_FILE")) return "it names a file for NCCL to read or write";
   if (!strcmp(name, "NCCL_COMM_ID")) return "it names the peer NCCL's bootstrap connects to";
@@ -188,18 +193,22 @@ const char *nn_env_refusal(const char *name) {
   return "not one of the tuning variables a mapping may serve (docs/user/mapping.md lists them)";
 }
 
-const char *nn_env_allowed_name(int i) { return i >= 0 && (size_t)i < N_RULES ? rules[i].name : NULL; }
+const char *nn_env_allowed_name(int i) {
+  return i >= 0 && (size_t)i < N_RULES ? rules[i].name : NULL;
+}
 
 /* ------------------------------------------------------------------ values */
 
 /* Why a value is refused beyond its grammar; GRAMMAR: it does not match the grammar. */
 static const char GRAMMAR[] = "";
-static const char LL128_FORCED[] = "LL128 may not be forced on: NCCL's documentation warns that it can corrupt "
-                                   "data where the platform does not support it (GPUs behind PCIe); "
-                                   "'^LL128' to keep it off is accepted";
-static const char NO_PCIE_ALGO[] = "it leaves a function only algorithms a machine without NVLink SHARP or CollNet "
-                                   "lacks (NVLS, NVLSTree, CollNetDirect, CollNetChain), so every collective would "
-                                   "fail; keep Tree, Ring or PAT enabled";
+static const char LL128_FORCED[] =
+    "LL128 may not be forced on: NCCL's documentation warns that it can corrupt "
+    "data where the platform does not support it (GPUs behind PCIe); "
+    "'^LL128' to keep it off is accepted";
+static const char NO_PCIE_ALGO[] =
+    "it leaves a function only algorithms a machine without NVLink SHARP or CollNet "
+    "lacks (NVLS, NVLSTree, CollNetDirect, CollNetChain), so every collective would "
+    "fail; keep Tree, Ring or PAT enabled";
 
 /* Decimal digits without a leading zero (NCCL's strtoll reads base 0: "010" is 8, "08" is 0),
  * no sign, no 0x, no spaces, lo..hi. */
@@ -222,7 +231,8 @@ static int pow2_ok(const char *s, size_t n) {
 /* The index of the n bytes at s in words, or -1. */
 static int word_index(const char *s, size_t n, const char *const *words, int nocase) {
   for (int i = 0; words[i]; i++)
-    if (strlen(words[i]) == n && (nocase ? nn_ascii_caseeq_n(s, words[i], n) : !strncmp(s, words[i], n)))
+    if (strlen(words[i]) == n &&
+        (nocase ? nn_ascii_caseeq_n(s, words[i], n) : !strncmp(s, words[i], n)))
       return i;
   return -1;
 }
@@ -232,7 +242,8 @@ static int word_ok(const char *s, size_t n, const char *const *words, int nocase
 }
 
 /* word<sep>word... each from words, no empty item; *mask gets a bit per word named. */
-static int word_list_mask(const char *s, size_t n, const char *const *words, char sep, unsigned *mask) {
+static int word_list_mask(const char *s, size_t n, const char *const *words, char sep,
+                          unsigned *mask) {
   *mask = 0;
   if (!n) return 0;
   for (size_t at = 0; at <= n;) {
@@ -259,7 +270,8 @@ static unsigned mask_of(const char *const *words, const char *const *names) {
 
 /* What one section of NCCL_ALGO / NCCL_PROTO leaves NCCL: GRAMMAR, a refusal, or NULL. */
 static const char *funcs_meaning(const char *const *words, int negated, unsigned named) {
-  if (words == protos && !negated && (named & (1u << word_index("LL128", 5, protos, 0)))) return LL128_FORCED;
+  if (words == protos && !negated && (named & (1u << word_index("LL128", 5, protos, 0))))
+    return LL128_FORCED;
   if (words != algos) return NULL;
   unsigned enabled = negated ? mask_of(algos, algos) & ~named : named;
   return enabled & mask_of(algos, pcie_algos) ? NULL : NO_PCIE_ALGO;
@@ -326,7 +338,8 @@ static int hcaentry_ok(const char *s, size_t n, int *empty_port) {
     if (f == 3) return 0;
     const char *next = memchr(s + at + 1, ':', n - at - 1);
     size_t len = next ? (size_t)(next - (s + at + 1)) : n - at - 1;
-    if (len ? !number_ok(s + at + 1, len, 0, field_max[f]) : (f == 0 && (*empty_port = 1, 0))) return 0;
+    if (len ? !number_ok(s + at + 1, len, 0, field_max[f]) : (f == 0 && (*empty_port = 1, 0)))
+      return 0;
     at += len + 1;
   }
   return 1;
@@ -340,7 +353,8 @@ static int list_ok(const char *s, size_t n, int max, int hca, int *empty_port) {
   for (size_t at = 0; at <= n;) {
     const char *comma = memchr(s + at, ',', n - at);
     size_t len = comma ? (size_t)(comma - (s + at)) : n - at;
-    if (++count > max || !(hca ? hcaentry_ok(s + at, len, empty_port) : ifentry_ok(s + at, len))) return 0;
+    if (++count > max || !(hca ? hcaentry_ok(s + at, len, empty_port) : ifentry_ok(s + at, len)))
+      return 0;
     at += len + 1;
   }
   return 1;
@@ -349,7 +363,8 @@ static int list_ok(const char *s, size_t n, int max, int hca, int *empty_port) {
 static int cta_names(const char *s, size_t n) { return n && (s[0] < '0' || s[0] > '9'); }
 
 static int netdevs_ok(const struct env_rule *r, const char *s, size_t n) {
-  if ((n == 4 && nn_ascii_caseeq_n(s, "AUTO", 4)) || (n == 3 && nn_ascii_caseeq_n(s, "ALL", 3))) return 1;
+  if ((n == 4 && nn_ascii_caseeq_n(s, "AUTO", 4)) || (n == 3 && nn_ascii_caseeq_n(s, "ALL", 3)))
+    return 1;
   return n > 4 && nn_ascii_caseeq_n(s, "MAX:", 4) && number_ok(s + 4, n - 4, r->lo, r->hi);
 }
 
@@ -361,10 +376,15 @@ static const char *value_problem(const struct env_rule *r, const char *v, size_t
   case WORD: ok = word_ok(v, n, r->words, r->nocase); break;
   case LEVEL: ok = word_ok(v, n, r->words, 0) || number_ok(v, n, r->lo, r->hi); break;
   case FUNCS: return funcs_problem(v, n, r->words);
-  case SUBSYS: ok = v[0] == '^' ? word_list_ok(v + 1, n - 1, r->words) : word_list_ok(v, n, r->words); break;
+  case SUBSYS:
+    ok = v[0] == '^' ? word_list_ok(v + 1, n - 1, r->words) : word_list_ok(v, n, r->words);
+    break;
   case IFLIST: ok = list_ok(v, n, NN_ENV_IFLIST_MAX, 0, &empty_port); break;
   case HCALIST: ok = list_ok(v, n, NN_ENV_HCALIST_MAX, 1, &empty_port); break;
-  case CTA: ok = cta_names(v, n) ? word_list_mask(v, n, r->words, '|', &mask) : number_ok(v, n, r->lo, r->hi); break;
+  case CTA:
+    ok = cta_names(v, n) ? word_list_mask(v, n, r->words, '|', &mask)
+                         : number_ok(v, n, r->lo, r->hi);
+    break;
   case NETDEVS: ok = netdevs_ok(r, v, n); break;
   }
   return ok ? NULL : GRAMMAR;
@@ -385,10 +405,14 @@ static void join_words(char *buf, size_t size, const char *const *words, const c
   }
 }
 
-static void append(char *buf, size_t size, const char *text) { strncat(buf, text, size - strlen(buf) - 1); }
+static void append(char *buf, size_t size, const char *text) {
+  strncat(buf, text, size - strlen(buf) - 1);
+}
 
 static void funcs_rule(const struct env_rule *r, char *buf, size_t size) {
-  snprintf(buf, size, "[FUNC:][^]NAME,... sections separated by ';' (all but the first with FUNC:), NAME one of ");
+  snprintf(
+      buf, size,
+      "[FUNC:][^]NAME,... sections separated by ';' (all but the first with FUNC:), NAME one of ");
   join_words(buf, size, r->words, ", ");
   append(buf, size, ", FUNC one of ");
   join_words(buf, size, funcs, ", ");
@@ -400,14 +424,20 @@ static void funcs_rule(const struct env_rule *r, char *buf, size_t size) {
 static void list_rule(const struct env_rule *r, char *buf, size_t size) {
   char since[16];
   if (r->kind == IFLIST) {
-    snprintf(buf, size, "[^][=]NAME[:PORT],... with at most %d entries, each NAME 1 to %d of A-Z a-z 0-9 _ - . and "
-             "PORT decimal digits 0 to 65535", NN_ENV_IFLIST_MAX, NN_ENV_IFNAME_MAX);
+    snprintf(
+        buf, size,
+        "[^][=]NAME[:PORT],... with at most %d entries, each NAME 1 to %d of A-Z a-z 0-9 _ - . and "
+        "PORT decimal digits 0 to 65535",
+        NN_ENV_IFLIST_MAX, NN_ENV_IFNAME_MAX);
     return;
   }
   nn_nccl_release_since_text(FACT(env_ib_hca_rail), since, sizeof since);
-  snprintf(buf, size, "[^][=]NAME[:PORT[:RAIL[:PLANE]]],... with at most %d entries, each NAME 1 to %d of "
-           "A-Z a-z 0-9 _ - ., PORT 0 to 65535, RAIL and PLANE 0 to 32767, each number decimal digits or empty "
-           "(an empty PORT, any port, is served to NCCL %s and later)", NN_ENV_HCALIST_MAX, NN_ENV_IFNAME_MAX, since);
+  snprintf(buf, size,
+           "[^][=]NAME[:PORT[:RAIL[:PLANE]]],... with at most %d entries, each NAME 1 to %d of "
+           "A-Z a-z 0-9 _ - ., PORT 0 to 65535, RAIL and PLANE 0 to 32767, each number decimal "
+           "digits or empty "
+           "(an empty PORT, any port, is served to NCCL %s and later)",
+           NN_ENV_HCALIST_MAX, NN_ENV_IFNAME_MAX, since);
 }
 
 const char *nn_env_value_rule(const char *name, char *buf, size_t size) {
@@ -418,7 +448,8 @@ const char *nn_env_value_rule(const char *name, char *buf, size_t size) {
   if (!r) return buf;
   switch (r->kind) {
   case NUM:
-    snprintf(buf, size, "%sdecimal digits, %lld to %lld", r->pow2 ? "a power of two in " : "", r->lo, r->hi);
+    snprintf(buf, size, "%sdecimal digits, %lld to %lld", r->pow2 ? "a power of two in " : "",
+             r->lo, r->hi);
     break;
   case WORD:
     snprintf(buf, size, "one of ");
@@ -428,7 +459,8 @@ const char *nn_env_value_rule(const char *name, char *buf, size_t size) {
   case LEVEL:
     snprintf(buf, size, "one of ");
     join_words(buf, size, r->words, ", ");
-    snprintf(buf + strlen(buf), size - strlen(buf), " or a number %lld to %lld (above 5: SYS)", r->lo, r->hi);
+    snprintf(buf + strlen(buf), size - strlen(buf), " or a number %lld to %lld (above 5: SYS)",
+             r->lo, r->hi);
     break;
   case FUNCS: funcs_rule(r, buf, size); break;
   case SUBSYS:
@@ -442,7 +474,8 @@ const char *nn_env_value_rule(const char *name, char *buf, size_t size) {
     nn_nccl_release_since_text(FACT(env_cta_policy_names), since, sizeof since);
     snprintf(buf, size, "%lld to %lld, or NAME|NAME... with NAME one of ", r->lo, r->hi);
     join_words(buf, size, r->words, ", ");
-    snprintf(buf + strlen(buf), size - strlen(buf), " (any case; names are served to NCCL %s and later)", since);
+    snprintf(buf + strlen(buf), size - strlen(buf),
+             " (any case; names are served to NCCL %s and later)", since);
     break;
   case NETDEVS:
     snprintf(buf, size, "AUTO, ALL or MAX:N with N %lld to %lld (any case)", r->lo, r->hi);
@@ -459,7 +492,8 @@ const char *nn_env_value_refusal(const char *name, const char *value, char *buf,
   nn_env_value_rule(name, rule, sizeof rule);
   size_t n = strnlen(value, NN_ENV_VALUE_MAX + 1);
   if (n > NN_ENV_VALUE_MAX)
-    snprintf(buf, size, "the value is longer than %d bytes; %s takes %s", NN_ENV_VALUE_MAX, name, rule);
+    snprintf(buf, size, "the value is longer than %d bytes; %s takes %s", NN_ENV_VALUE_MAX, name,
+             rule);
   else if (why != GRAMMAR)
     snprintf(buf, size, "%s: %s", name, why);
   else
@@ -490,24 +524,28 @@ size_t nn_env_release_fact(int i, int *gone) {
 static int hca_needs_rail(const char *v) {
   int empty_port = 0;
   size_t n = strnlen(v, NN_ENV_VALUE_MAX + 1);
-  return n && n <= NN_ENV_VALUE_MAX && list_ok(v, n, NN_ENV_HCALIST_MAX, 1, &empty_port) && empty_port;
+  return n && n <= NN_ENV_VALUE_MAX && list_ok(v, n, NN_ENV_HCALIST_MAX, 1, &empty_port) &&
+         empty_port;
 }
 
-const char *nn_env_release_note(const char *name, const char *value, const struct nn_nccl_release *rel,
-                                const char *release, int *serve, char *buf, size_t size) {
+const char *nn_env_release_note(const char *name, const char *value,
+                                const struct nn_nccl_release *rel, const char *release, int *serve,
+                                char *buf, size_t size) {
   const struct env_rule *r = rule_of(name);
   *serve = 1;
   if (!r || !rel || !value) return NULL;
   int has = r->release != ALWAYS && release_fact(rel, r->fact);
   if (r->release == SINCE && !has)
-    snprintf(buf, size, "NCCL %s does not read %s (a later release does): served, and ignored", release, name);
+    snprintf(buf, size, "NCCL %s does not read %s (a later release does): served, and ignored",
+             release, name);
   else if (r->release == GONE && has)
     snprintf(buf, size, "NCCL %s no longer reads %s: served, and ignored", release, name);
   else if (r->kind == HCALIST && !rel->env_ib_hca_rail && hca_needs_rail(value))
-    snprintf(buf, size, "NCCL %s reads an empty port in %s=%s as port 0, not any port: not served", release,
-             name, value);
+    snprintf(buf, size, "NCCL %s reads an empty port in %s=%s as port 0, not any port: not served",
+             release, name, value);
   else if (r->kind == CTA && !rel->env_cta_policy_names && cta_names(value, strlen(value)))
-    snprintf(buf, size, "NCCL %s reads %s only as a number 0 to 2: '%s' not served", release, name, value);
+    snprintf(buf, size, "NCCL %s reads %s only as a number 0 to 2: '%s' not served", release, name,
+             value);
   else
     return NULL;
   *serve = r->release != ALWAYS;
