@@ -86,6 +86,9 @@ struct nn_nccl_release {
                                          is port 0 (atoi) */
   int env_shm_memcpy_gone;            /* 1: NCCL_SHM_MEMCPY_MODE and NCCL_SHM_USE_CUDA_MEMCPY are no
                                          longer read (src/transport/shm.cc has neither) */
+  int local_net_mod_gpus;             /* 1: ncclTopoGetLocalNet starts at the GPU's NVML index
+                                         modulo the GPUs sharing its NICs (2.30.7+); 0: at the
+                                         index itself */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 

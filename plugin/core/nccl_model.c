@@ -83,7 +83,8 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0,                 \
   .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1,                \
   .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1,          \
-  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40
+  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,            \
+  .local_net_mod_gpus = 1
 
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
@@ -209,10 +210,11 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
-              "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
+              "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1; topo.cc "
+              "ncclTopoGetLocalNetType starts at gpu.dev % localGpuCount (v2.30.4-1: gpu.dev)",
   },
   {
     .first = NN_NCCL_VERSION(2, 31, 0), .last = NN_NCCL_VERSION(2, 31, 1), .name = "2.31.0 (dev)",
@@ -224,7 +226,7 @@ static const struct nn_nccl_release nn_table[] = {
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
               "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
@@ -243,7 +245,7 @@ static const struct nn_nccl_release nn_table[] = {
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
     .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
               "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "
