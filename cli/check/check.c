@@ -244,7 +244,7 @@ static void section_mapping(struct nn_check_ctx *c) {
   }
   struct nn_diag nics = {0};
   nn_checknics_unplaced(&c->g, c->cfg, &nics);
-  for (int i = 0; i < nics.n; i++) problem(c, STEP_FIX_MAPPING, "%s", nics.msgs[i]);
+  for (int i = 0; i < nics.n; i++) nn_check_problem(c, STEP_FIX_MAPPING, "%s", nics.msgs[i]);
   nn_diag_clear(&nics);
   if (c->cfg) {
     int real_root = !strcmp(c->o->root, "/");

@@ -107,29 +107,27 @@ static void vm_cpu(struct nn_check_ctx *c, const struct nn_topo_verdict *v) {
 /* What to do when NCCL's search fails on what the job gets, `gets` (the served file or NCCL's own
  * view): the file nccl-numa's auto mode would give it, or how to get there. */
 static void search_fix(const struct nn_topo_verdict *v, const char *only, char *buf, size_t size) {
-  char flat[200];
-  nn_topology_describe_one(&v->flat.pred, flat, sizeof flat);
-  int flat_ok = v->flat.pred.ring.ok && v->flat.pred.tree.ok;
-  if (only && !strcmp(only, OWN_DETECTION)) {
-    snprintf(buf, size, "make a mapping (next steps): with one, nccl-numa serves the file NCCL's model rates "
-             "best%s%s%s", flat_ok ? " (the flat file: " : "", flat_ok ? flat : "", flat_ok ? ")" : "");
-    return;
-  }
-  if (only)
-    snprintf(buf, size, "unset NCCL_TOPO_FILE so that nccl-numa's `topology mode=auto` picks the file (%s)",
-             flat_ok ? "the flat file would give: " : "NCCL's model rates best");
+  char gets[240], one[200];
+  const struct nn_search_pred *p = v->auto_file == NN_FILE_FLAT ? &v->flat.pred :
+                                   v->auto_file == NN_FILE_NUMA ? &v->numa.pred : &v->own;
+  nn_topology_describe_one(p, one, sizeof one);
+  if (v->auto_file == NN_FILE_NONE) snprintf(gets, sizeof gets, "no file: NCCL's own view, %s", one);
+  else snprintf(gets, sizeof gets, "the %s: %s", nn_topology_file_name(v->auto_file), one);
+  if (only && !strcmp(only, OWN_DETECTION))
+    snprintf(buf, size, "make a mapping (next steps): with one, nccl-numa serves the file NCCL's model rates best "
+             "(here %s)", v->flat.pred.ring.ok && v->flat.pred.tree.ok && v->flat_gains ? "the flat file" :
+             "the one its search passes on");
+  else if (only)
+    snprintf(buf, size, "unset NCCL_TOPO_FILE so that nccl-numa's `topology mode=auto` picks the file NCCL's model "
+             "rates best");
   else if (v->no_env_plugin)
     snprintf(buf, size, "use NCCL 2.28.7 or later (its env plugin lets nccl-numa serve the file), or give this "
              "NCCL a file by hand: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml");
   else if (v->mode == NN_TOPO_OFF || v->mode == NN_TOPO_NUMA)
-    snprintf(buf, size, "remove `topology mode=%s` from the mapping: mode=auto serves the file NCCL's model rates "
-             "best%s%s", v->mode == NN_TOPO_OFF ? "off" : "numa", flat_ok ? " (the flat file: " : "",
-             flat_ok ? flat : "");
+    snprintf(buf, size, "remove `topology mode=%s` from the mapping: mode=auto then gives the job %s",
+             v->mode == NN_TOPO_OFF ? "off" : "numa", gets);
   else
     snprintf(buf, size, "none from nccl-numa: no file it can serve gives NCCL a working search");
-  if (flat_ok && !only && (v->mode == NN_TOPO_OFF || v->mode == NN_TOPO_NUMA)) strncat(buf, ")", size - strlen(buf) - 1);
-  if (only && flat_ok) strncat(buf, flat, size - strlen(buf) - 1);
-  if (only && flat_ok) strncat(buf, ")", size - strlen(buf) - 1);
 }
 
 /* Prints the verdict and raises the problems NCCL's search will meet on what the job gets. */

@@ -117,6 +117,7 @@ struct nn_topo_verdict {
   int kind;               /* enum nn_verdict_kind */
   int serve;              /* 1: serve NCCL_TOPO_FILE */
   int file;               /* enum nn_topo_file served (NONE when withheld) */
+  int auto_file;          /* what mode=auto serves (predicted, two or more nodes): a fix's target */
   int mode;               /* enum nn_topo_mode in force */
   int numa_nodes;         /* NUMA nodes holding GPUs */
   int sm;                 /* capability predicted with (>0) */

@@ -402,6 +402,7 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
     if (predict(cfg, cpu, in, v, v->predict_error, sizeof v->predict_error) == 0 && v->numa_nodes >= 2)
       rate_files(v, cpu, own_cpu, cfg->pci_latency_us);
   }
+  if (v->predicted && v->numa_nodes >= 2) v->auto_file = choose_file(v);
   v->kind = decide(cfg, declared, known_cpu, v);
   v->file = file_of(v->kind);
   v->serve = v->file != NN_FILE_NONE;
