@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allocconf.h"
 #include "cache.h"
 #include "cudrv.h"
 #include "log.h"
@@ -80,6 +81,7 @@ static struct {
   int told_user_topo;
   int told_visible;         /* the visible set's decision was logged */
   int told_p2p;             /* the current version's p2p line was explained */
+  int told_graph;           /* the current version's NCCL_GRAPH_REGISTER was explained */
   int version;              /* NCCL_VERSION_CODE from init */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -94,6 +96,7 @@ static void hold_version(struct nn_cache_version *v) {
   if (!v || old == v) { nn_cache_release(v); return; }
   g_env.cur = (struct nn_served){.version = v, .slot = -1};
   g_env.told_p2p = 0;
+  g_env.told_graph = 0;
   nn_cache_release(old);
 }
 
@@ -376,13 +379,54 @@ static const char *served_topo_file(void) {
   return out;
 }
 
+/* Whether the mapping's peer access goes to NCCL in this process: a `p2p ok` line, and the
+ * user sets neither of NCCL's peer-access variables (theirs win, p2p_message). */
+static int p2p_served(const struct nn_config *cfg) {
+  return cfg && cfg->p2p.state == NN_P2P_OK && !getenv("NCCL_P2P_LEVEL") && !getenv("NCCL_P2P_DISABLE");
+}
+
+/* Whether NCCL_GRAPH_REGISTER=0 is what this process needs (allocconf.h): peer access served
+ * and PyTorch's allocator on expandable segments (the variable that says so into *var). */
+static int graph_register_off(const struct nn_config *cfg, const char **var) {
+  return p2p_served(cfg) && nn_allocconf_process_expandable(var);
+}
+
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
- * parser keeps no other), else NULL. */
+ * parser keeps no other), else what the plugin itself decides (NCCL_GRAPH_REGISTER), else
+ * NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
-  return s ? intern_value(nn_config_env(nn_cache_config(s->version), name)) : NULL;
+  const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
+  const char *value = cfg ? nn_config_env(cfg, name) : NULL;
+  if (!value && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(cfg, NULL)) value = "0";
+  return intern_value(value);
+}
+
+/* What decided NCCL_GRAPH_REGISTER where peer access meets expandable segments, into msg,
+ * once per version; empty when that combination is not this process's. Called with
+ * g_env.lock held, as p2p_message. */
+static void graph_message(const char *name, char *msg, size_t size) {
+  struct nn_served *s = current();
+  const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
+  const char *var = NULL;
+  msg[0] = 0;
+  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(cfg, &var)) return;
+  g_env.told_graph = 1;
+  const char *user = getenv(name), *mapped = nn_config_env(cfg, name);
+  static const char hang[] = "NCCL's peer access with CUDA-graph buffer registration and PyTorch's "
+                             "expandable segments has hung graph capture (pytorch/pytorch#158029)";
+  if (user)
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s is set in the environment: the user's value "
+             "wins (%s; 0 avoids it)", user, hang);
+  else if (mapped)
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s from the mapping's env line wins (%s; 0 avoids "
+             "it)", mapped, hang);
+  else
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line %d) is served and "
+             "%s turns on expandable_segments; %s. Set NCCL_GRAPH_REGISTER to choose otherwise",
+             cfg->p2p.line, var, hang);
 }
 
 /* What the current version's p2p line does to `name` (one of the variables it decides),
@@ -459,6 +503,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.told_user_topo = 0;
   g_env.told_visible = 0;
   g_env.told_p2p = 0;
+  g_env.told_graph = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }
@@ -470,13 +515,15 @@ const char *nn_env_get(const char *name) {
   int initialized = g_env.initialized;
   pthread_mutex_unlock(&g_env.lock);
   if (initialized && !strcmp(name, "NCCL_TOPO_FILE")) return served_topo_file();
-  char p2p[512] = "";
+  char p2p[512] = "", graph[512] = "";
   pthread_mutex_lock(&g_env.lock);
   const char *value = g_env.initialized ? served_value(name) : getenv(name);
   if (g_env.initialized) p2p_message(name, p2p, sizeof p2p);
+  if (g_env.initialized) graph_message(name, graph, sizeof graph);
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   pthread_mutex_unlock(&g_env.lock);
   if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
+  if (graph[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", graph);
   return value;
 }

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_env_graph.c - NCCL_GRAPH_REGISTER=0 is served exactly where the plugin serves peer
+ * access (a `p2p ok` line) and PyTorch's allocator uses expandable segments; the user's own
+ * value and the mapping's env line win; why is said once. And the allocator options parsed
+ * as PyTorch lists them. */
+#include "nn_test.h"
+
+#include "allocconf.h"
+#include "env.h"
+#include "nccl_abi.h"
+
+static char base[64];
+static char infos[8192];
+static int n_infos;
+
+__attribute__((format(printf, 5, 6)))
+static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+  (void)flags; (void)file; (void)line;
+  char one[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(one, sizeof one, fmt, ap);
+  va_end(ap);
+  if (level != NN_NCCL_LOG_INFO || !strstr(one, "NCCL_GRAPH_REGISTER")) return;
+  size_t len = strlen(infos);
+  snprintf(infos + len, sizeof infos - len, "%s\n", one);
+  n_infos++;
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(base, sizeof base, "/tmp/nn-envgraph-XXXXXX");
+  if (!mkdtemp(base)) return -1;
+  setenv("XDG_RUNTIME_DIR", base, 1);
+  static const char *const clear[] = {"NCCL_NUMA_LOG_FILE", "NCCL_TUNER_CONFIG_FILE", "NCCL_P2P_LEVEL",
+                                      "NCCL_P2P_DISABLE", "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF",
+                                      "PYTORCH_ALLOC_CONF"};
+  for (size_t i = 0; i < sizeof clear / sizeof clear[0]; i++) unsetenv(clear[i]);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return nn_test_remove_tree(base);
+}
+
+/* NCCL_GRAPH_REGISTER as NCCL sees it (asked twice) in a process whose mapping is `text`
+ * and whose PYTORCH_CUDA_ALLOC_CONF is `alloc` (NULL: unset). */
+static const char *graph_register(const char *name, const char *text, const char *alloc) {
+  static char got[32];
+  char file[64], conf[160];
+  snprintf(file, sizeof file, "%s.conf", name);
+  snprintf(conf, sizeof conf, "%s/%s", base, file);
+  nn_test_put_file(base, file, text);
+  setenv("NCCL_NUMA_CONFIG", conf, 1);
+  if (alloc) setenv("PYTORCH_CUDA_ALLOC_CONF", alloc, 1);
+  else unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  infos[0] = 0;
+  n_infos = 0;
+  assert_int_equal(nn_env_init(2, 30, 7, "", logger, 2), 0);
+  const char *v = nn_env_get("NCCL_GRAPH_REGISTER");
+  snprintf(got, sizeof got, "%s", v ? v : "(unset)");
+  v = nn_env_get("NCCL_GRAPH_REGISTER");
+  assert_string_equal(got, v ? v : "(unset)");
+  nn_env_finalize();
+  unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  return got;
+}
+
+static void test_served_with_p2p_and_expandable(void **state) {
+  (void)state;
+  assert_string_equal(graph_register("on", "p2p ok level=SYS\n", "expandable_segments:True"), "0");
+  assert_int_equal(n_infos, 1);
+  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line 1) is served and "
+                                "PYTORCH_CUDA_ALLOC_CONF turns on expandable_segments"));
+  assert_non_null(strstr(infos, "pytorch/pytorch#158029"));
+  /* among other options, in PyTorch's newer variable */
+  setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:256, expandable_segments:true", 1);
+  assert_string_equal(graph_register("on2", "p2p ok\n", NULL), "0");
+  unsetenv("PYTORCH_ALLOC_CONF");
+  assert_non_null(strstr(infos, "PYTORCH_ALLOC_CONF turns on"));
+}
+
+static void test_not_served_without_expandable(void **state) {
+  (void)state;
+  assert_string_equal(graph_register("off", "p2p ok level=SYS\n", NULL), "(unset)");
+  assert_string_equal(graph_register("false", "p2p ok\n", "expandable_segments:False"), "(unset)");
+  assert_string_equal(graph_register("last", "p2p ok\n", "expandable_segments:True,expandable_segments:False"),
+                      "(unset)");
+  assert_int_equal(n_infos, 0);
+}
+
+static void test_not_served_without_p2p(void **state) {
+  (void)state;
+  const char *seg = "expandable_segments:True";
+  assert_string_equal(graph_register("none", "# no p2p line\n", seg), "(unset)");
+  assert_string_equal(graph_register("broken", "p2p broken\n", seg), "(unset)");
+  assert_string_equal(graph_register("unsup", "p2p unsupported\n", seg), "(unset)");
+  /* the user's own peer-access setting: the plugin serves no P2P, so no guard either */
+  setenv("NCCL_P2P_DISABLE", "1", 1);
+  assert_string_equal(graph_register("disabled", "p2p ok\n", seg), "(unset)");
+  unsetenv("NCCL_P2P_DISABLE");
+  assert_int_equal(n_infos, 0);
+}
+
+static void test_user_and_mapping_win(void **state) {
+  (void)state;
+  const char *seg = "expandable_segments:True";
+  setenv("NCCL_GRAPH_REGISTER", "1", 1);
+  assert_string_equal(graph_register("user", "p2p ok\n", seg), "1");
+  unsetenv("NCCL_GRAPH_REGISTER");
+  assert_int_equal(n_infos, 1);
+  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=1 is set in the environment: the user's value wins"));
+  assert_string_equal(graph_register("mapped", "p2p ok\nenv NCCL_GRAPH_REGISTER=1\n", seg), "1");
+  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=1 from the mapping's env line wins"));
+}
+
+static void test_allocconf_parse(void **state) {
+  (void)state;
+  assert_int_equal(nn_allocconf_expandable(NULL), 0);
+  assert_int_equal(nn_allocconf_expandable(""), 0);
+  assert_int_equal(nn_allocconf_expandable("expandable_segments:True"), 1);
+  assert_int_equal(nn_allocconf_expandable("backend:native,roundup_power2_divisions:[64:8,>:1],"
+                                           " expandable_segments : True "), 1);
+  assert_int_equal(nn_allocconf_expandable("expandable_segments:False"), 0);
+  assert_int_equal(nn_allocconf_expandable("expandable_segments_x:True"), 0);
+  assert_int_equal(nn_allocconf_expandable("expandable_segments"), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_served_with_p2p_and_expandable),
+      cmocka_unit_test(test_not_served_without_expandable),
+      cmocka_unit_test(test_not_served_without_p2p),
+      cmocka_unit_test(test_user_and_mapping_win),
+      cmocka_unit_test(test_allocconf_parse),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
