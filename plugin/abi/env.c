@@ -15,6 +15,7 @@
 #include "log.h"
 #include "nccl_model.h"
 #include "nccl_log.h"
+#include "ncclload.h"
 #include "nn_version.h"
 #include "privdir.h"
 #include "topo_xml.h"
@@ -474,9 +475,12 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   pthread_mutex_unlock(&g_env.lock);
   nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cache_warn_refused(v, logger);
+  const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
-              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
-              abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cache_path(v) : "-",
+              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "
+              "%d env defaults", abi_version, major, minor, patch, suffix ? suffix : "",
+              loaded->code ? "loaded from " : "no libnccl found among the loaded objects",
+              loaded->code ? loaded->path : "", v ? nn_cache_path(v) : "-",
               cfg ? "ok" : status == NN_CFG_INVALID ? "rejected" : status == NN_CFG_MOVING ? "changing" : "absent",
               nn_cache_hash(v), cfg ? cfg->n_envs : 0);
   nn_cache_release(v);
