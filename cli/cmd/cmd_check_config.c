@@ -53,9 +53,11 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
   else if (cfg->p2p.state)
     snprintf(p2p, sizeof p2p, ", p2p %s%s", nn_config_p2p_state_name(cfg->p2p.state),
              cfg->p2p.state == NN_P2P_BROKEN ? ": NCCL_P2P_DISABLE=1" : "");
-  printf("%s: ok (%d GPU%s on %d NUMA node%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,
+  char nics[32] = "";
+  if (cfg->n_nics) snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
+  printf("%s: ok (%d GPU%s on %d NUMA node%s%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
-         nn_config_numa_count(cfg) == 1 ? "" : "s", cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
+         nn_config_numa_count(cfg) == 1 ? "" : "s", nics, cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
          cfg->n_envs, p2p, warned, cfg->host_side ? " [host-side mapping]" : "");
 }
 
@@ -153,6 +155,7 @@ static int print_json(const char *path, const struct nn_config *cfg, const struc
   nn_jsonw_int(&w, "problems_not_shown", cfg ? cfg->refused.dropped : problems->dropped);
   nn_jsonw_int(&w, "gpus", cfg ? cfg->n_gpus : 0);
   nn_jsonw_int(&w, "numa_nodes", cfg ? nn_config_numa_count(cfg) : 0);
+  nn_jsonw_int(&w, "nics", cfg ? cfg->n_nics : 0);
   nn_jsonw_int(&w, "rules", cfg ? cfg->n_rules : 0);
   nn_jsonw_int(&w, "env", cfg ? cfg->n_envs : 0);
   nn_jsonw_bool(&w, "host_side", cfg && cfg->host_side);

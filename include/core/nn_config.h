@@ -16,6 +16,8 @@
 
 #define NN_MAX_LINE_BYTES 4096
 #define NN_MAX_GPUS 1024
+#define NN_MAX_NICS 64
+#define NN_NIC_NAME_MAX 64            /* bytes with the NUL: IB device names are <= 63 */
 #define NN_MAX_NUMA_ID 1023
 #define NN_MAX_NUMA_NODES 64
 #define NN_MAX_RULES 4096
@@ -54,6 +56,18 @@ struct nn_gpu {
   int numa;
   int sm;                 /* major*10+minor, 0 = not given */
   int pcie_gen, pcie_width;   /* pcie=GENxWIDTH, 0 = not given */
+  int line;
+};
+
+/* A `nic` line (config_nic.c): a network device NCCL may use, where it hangs. */
+struct nn_nic {
+  int index;
+  int has_bus;            /* 0 only in host-side mappings */
+  struct nn_busid bus;    /* its PCI function as this machine (the guest) numbers it */
+  int has_host;
+  struct nn_busid host;
+  int numa;               /* the NUMA node of the physical host it hangs off */
+  char name[NN_NIC_NAME_MAX];   /* IB/RoCE device or interface name, "" when not given */
   int line;
 };
 
@@ -114,6 +128,8 @@ struct nn_config {
   char *path;
   struct nn_gpu *gpus;    /* sorted by index, n_gpus entries, indices 0..n_gpus-1 */
   int n_gpus;
+  struct nn_nic nics[NN_MAX_NICS];   /* sorted by index, indices 0..n_nics-1 */
+  int n_nics;
   struct nn_numa *numas;  /* as given by `numa` lines */
   int n_numas;
   struct nn_cpu cpu;
@@ -177,6 +193,9 @@ int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_d
 /* Number of distinct NUMA nodes holding GPUs, and the largest GPU count on one node. */
 int nn_config_numa_count(const struct nn_config *cfg);
 int nn_config_max_gpus_per_numa(const struct nn_config *cfg);
+
+/* The `nic` line whose bus= is `bus`, or NULL. */
+const struct nn_nic *nn_config_find_nic(const struct nn_config *cfg, const struct nn_busid *bus);
 
 /* The `numa` line for a node, or NULL. */
 const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node);

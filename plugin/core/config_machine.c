@@ -16,13 +16,12 @@
 #include "cpulist.h"
 #include "numparse.h"
 
-static uint64_t busid_key(const struct nn_busid *b) {
+uint64_t nn_busid_key(const struct nn_busid *b) {
   return ((uint64_t)b->domain << 16 | (uint64_t)b->bus << 8 | (uint64_t)b->dev << 3 | b->func) + 1;
 }
 
-/* The slot holding `b`, or the empty slot where it would go. */
-static struct nn_bus_slot *bus_slot(struct nn_bus_slot *tab, const struct nn_busid *b) {
-  uint64_t key = busid_key(b);
+struct nn_bus_slot *nn_bus_slot(struct nn_bus_slot *tab, const struct nn_busid *b) {
+  uint64_t key = nn_busid_key(b);
   size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52) % NN_BUS_SLOTS;
   while (tab[i].key && tab[i].key != key) i = (i + 1) % NN_BUS_SLOTS;
   return &tab[i];
@@ -30,7 +29,7 @@ static struct nn_bus_slot *bus_slot(struct nn_bus_slot *tab, const struct nn_bus
 
 /* ------------------------------------------------------------------ gpu */
 
-static int parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s) {
+int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s) {
   uint64_t v;
   if (nn_u64_parse(s, 0, NN_MAX_NUMA_ID, &v)) {
     nn_perr(p, "%s: bad %s '%s' (expected a NUMA node 0-%d)", dir, what, nn_quote(p, s), NN_MAX_NUMA_ID);
@@ -53,13 +52,13 @@ static int gpu_check_unique(struct nn_parser *p, const struct nn_gpu *g) {
     nn_perr(p, "gpu: duplicate index %d (first on line %d)", g->index, p->index_line[g->index]);
     bad++;
   }
-  const struct nn_bus_slot *o = g->has_bus ? bus_slot(p->bus_tab, &g->bus) : NULL;
+  const struct nn_bus_slot *o = g->has_bus ? nn_bus_slot(p->bus_tab, &g->bus) : NULL;
   if (o && o->key) {
     nn_busid_format(&g->bus, b, sizeof b);
     nn_perr(p, "gpu: duplicate bus id %s (first on line %d)", b, o->line);
     bad++;
   }
-  o = g->has_host ? bus_slot(p->host_tab, &g->host) : NULL;
+  o = g->has_host ? nn_bus_slot(p->host_tab, &g->host) : NULL;
   if (o && o->key) {
     nn_busid_format(&g->host, b, sizeof b);
     nn_perr(p, "gpu: duplicate host id %s (first on line %d)", b, o->line);
@@ -72,13 +71,13 @@ static void gpu_remember(struct nn_parser *p, const struct nn_gpu *g) {
   p->index_line[g->index] = g->line;
   struct nn_bus_slot *s;
   if (g->has_bus) {
-    s = bus_slot(p->bus_tab, &g->bus);
-    s->key = busid_key(&g->bus);
+    s = nn_bus_slot(p->bus_tab, &g->bus);
+    s->key = nn_busid_key(&g->bus);
     s->line = g->line;
   }
   if (g->has_host) {
-    s = bus_slot(p->host_tab, &g->host);
-    s->key = busid_key(&g->host);
+    s = nn_bus_slot(p->host_tab, &g->host);
+    s->key = nn_busid_key(&g->host);
     s->line = g->line;
   }
 }
@@ -135,7 +134,7 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
   if (!k[1].val) {
     nn_perr(p, "gpu: missing numa=");
     bad++;
-  } else if ((g->numa = parse_node_id(p, "gpu", "numa", k[1].val)) < 0) {
+  } else if ((g->numa = nn_parse_node_id(p, "gpu", "numa", k[1].val)) < 0) {
     bad++;
   }
   if (k[2].val) {
@@ -227,7 +226,7 @@ void nn_config_parser_numa(struct nn_parser *p) {
   if (p->nf < 2 || strchr(p->f[1], '=')) {
     nn_perr(p, "numa: missing node (expected: numa <node> cpus=<list>)");
     bad++;
-  } else if ((node = parse_node_id(p, "numa", "node", p->f[1])) < 0) {
+  } else if ((node = nn_parse_node_id(p, "numa", "node", p->f[1])) < 0) {
     bad++;
   }
   struct nn_kv k[] = {{"cpus", NULL}};

@@ -38,6 +38,7 @@ static const struct {
   {"gpu", nn_config_parser_gpu}, {"numa", nn_config_parser_numa}, {"cpu", nn_config_parser_cpu}, {"rule", nn_config_parser_rule},
   {"env", nn_config_parser_env}, {"model", nn_config_parser_model}, {"topology", nn_config_parser_topology},
   {"include-csv", nn_config_parser_include_csv}, {"p2p", nn_config_parser_p2p},
+  {"nic", nn_config_parser_nic},
 };
 
 static void comment_line(struct nn_parser *p, const char *s, size_t len) {
@@ -79,7 +80,7 @@ static void parse_line(struct nn_parser *p, const char *s, size_t len) {
       directives[i].run(p);
       return;
     }
-  nn_perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model, topology, include-csv or p2p)",
+  nn_perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)",
        nn_quote(p, p->f[0]));
 }
 
@@ -152,6 +153,7 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
     pos += n + 1;
   }
   nn_gpus_finish(p);
+  nn_config_parser_nic_finish(p);
   nn_config_parser_p2p_finish(p);
   if (!p->errors && nn_gpus_install(p)) {
     p->line = 0;

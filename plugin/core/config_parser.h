@@ -57,6 +57,10 @@ struct nn_parser {
   int distinct_nodes;
   int rules_cap, rules_over, envs_cap, envs_over, numas_cap;
   int cpu_line, topo_line, gpu_without_bus;
+  /* nic bookkeeping (config_nic.c): lines in file order, the first line of each index */
+  struct nn_nic nics[NN_MAX_NICS];
+  int n_nics, last_nic_line, nic_line_errors, nics_over;
+  int nic_index_line[NN_MAX_NICS];
   /* first line of each accepted value, so duplicates cost O(1) even in a
    * hostile 16 MiB file */
   int index_line[NN_MAX_GPUS];
@@ -106,6 +110,14 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
  * file. Returns it, or NULL (name freed) when out of memory. */
 const char *nn_config_own_file(struct nn_config *c, char *name);
 
+/* The slot of bus_tab or host_tab (gpu and nic lines share them: one PCI function is one
+ * device) holding `b`, or the empty slot where it would go; and the key it stores there. */
+struct nn_bus_slot *nn_bus_slot(struct nn_bus_slot *tab, const struct nn_busid *b);
+uint64_t nn_busid_key(const struct nn_busid *b);
+
+/* `s` as a NUMA node 0..NN_MAX_NUMA_ID, or -1 with "DIR: bad WHAT '...'" reported. */
+int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s);
+
 /* The directives: each parses the fields of the current line (p->f[0] is its name). */
 void nn_config_parser_gpu(struct nn_parser *p);
 void nn_config_parser_numa(struct nn_parser *p);
@@ -116,6 +128,9 @@ void nn_config_parser_model(struct nn_parser *p);
 void nn_config_parser_topology(struct nn_parser *p);
 void nn_config_parser_include_csv(struct nn_parser *p);
 void nn_config_parser_p2p(struct nn_parser *p);
+void nn_config_parser_nic(struct nn_parser *p);
+/* After the last line: nic indices 0..N-1 each once, then the nics by index into the config. */
+void nn_config_parser_nic_finish(struct nn_parser *p);
 /* After the last line: env lines that contradict the p2p line. */
 void nn_config_parser_p2p_finish(struct nn_parser *p);
 

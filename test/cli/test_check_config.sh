@@ -53,6 +53,24 @@ expect_err_line "$b:9: topology: unknown mode 'sideways' (expected auto, numa or
 grep -qF "$b:10: unknown directive 'frobnicate'" "$tmp/err" || fail "bad.conf: unknown directive"
 expect_err_line "$b: invalid (8 problems)" "bad.conf"
 
+# nic lines: counted in the summary; each bad one located
+run "$fix/ref-nics.conf"
+expect_rc 0 "ref-nics.conf"
+[ "$out" = "$fix/ref-nics.conf: ok (8 GPUs on 2 NUMA nodes, 2 NICs, 0 rules, 1 env)" ] ||
+  fail "ref-nics.conf: summary is '$out'"
+b=$fix/bad-nics.conf
+run "$b"
+expect_rc 1 "bad-nics.conf"
+expect_err_line "$b:2: nic: duplicate bus id 0000:01:00.0 (first on line 1)" "bad-nics.conf"
+expect_err_line "$b:3: nic: bad numa '-1' (expected a NUMA node 0-1023)" "bad-nics.conf"
+expect_err_line "$b:4: nic: bad name 'mlx5/1' (expected 1-63 letters, digits, '_', '.', '-' or ':', e.g. mlx5_0)" "bad-nics.conf"
+expect_err_line "$b:5: nic: unknown key 'speed' (valid keys: bus, numa, name, host)" "bad-nics.conf"
+expect_err_line "$b:5: nic: missing bus=" "bad-nics.conf"
+expect_err_line "$b: invalid (5 problems)" "bad-nics.conf"
+run --json "$fix/ref-nics.conf"
+expect_rc 0 "ref-nics.conf --json"
+grep -q '"nics": *2' "$tmp/out" || fail "ref-nics.conf --json: no \"nics\": 2 in $out"
+
 # valid, but warned about (exit 0, the warning on stderr, counted in the summary):
 # an empty file, as a failed `discover > FILE` leaves ...
 : >"$tmp/empty.conf"

@@ -7,8 +7,9 @@
 # for the CPU (nccl-oracle, reference material); skipped when it is absent.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
-oracle=${NCCL_ORACLE:-$(ls /tmp/oracle-2.28.9 /tmp/oracle-2.30.7 2>/dev/null | head -n1)}
-[ -n "$oracle" ] && [ -x "$oracle" ] || nn_skip "no nccl-oracle (NCCL's own XML loader built for the CPU, a CI reference tool kept next to the checkout in ../shared/tools/nccl-oracle; set NCCL_ORACLE to its binary)"
+ob=$root/${NN_BUILD:-build}/nccl-oracle
+oracle=${NCCL_ORACLE:-$(ls "$ob/oracle-2.28.9" "$ob/oracle-2.30.7" 2>/dev/null | head -n1)}
+[ -n "$oracle" ] && [ -x "$oracle" ] || nn_skip "no nccl-oracle (NCCL's own XML loader built for the CPU from an NCCL source tree: tools/nccl-oracle/build.sh, its README; or set NCCL_ORACLE to its binary)"
 nn_tmp nn-served-fd
 T=$tmp
 printf 'cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-15\nnuma 1 cpus=16-31\n%s\ntopology mode=numa\n' \

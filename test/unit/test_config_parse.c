@@ -143,7 +143,7 @@ static void test_case_insensitive(void **state) {
 
 static void test_unknown_directive(void **state) {
   (void)state;
-  expect_err(GPUS2 "gpus 2 bus=03:00.0 numa=0\n", 3, "unknown directive 'gpus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv or p2p)");
+  expect_err(GPUS2 "gpus 2 bus=03:00.0 numa=0\n", 3, "unknown directive 'gpus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)");
   expect_err("\xc3\xa9tat x\n", 1, "unknown directive '\\xc3\\xa9tat'");
   expect_err("rule algo=ring\n\x1b[31mred\n", 2, "control character \\x1b at column 1");
   expect_err("env NCCL_X=\x7f\n", 1, "control character \\x7f at column 12");
@@ -232,7 +232,7 @@ static void test_many_bad_lines(void **state) {
   assert_int_equal(nn_config_parse(NAME, buf, len, NULL, NULL, &d), -1);
   assert_int_equal(d.n, 100);
   assert_int_equal(d.dropped, 150);
-  assert_string_equal(d.msgs[99], NAME ":100: unknown directive 'bogus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv or p2p)");
+  assert_string_equal(d.msgs[99], NAME ":100: unknown directive 'bogus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)");
   nn_diag_clear(&d);
   assert_int_equal(d.n, 0);
   assert_int_equal(d.dropped, 0);
