@@ -182,6 +182,9 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag);
 
+/* The name of the mapping's i-th directive ("gpu", "numa", ...), or NULL past the last. */
+const char *nn_config_directive_name(int i);
+
 /* Frees a config and everything it owns; NULL is ignored. */
 void nn_config_free(struct nn_config *cfg);
 

@@ -12,6 +12,7 @@
 #include "ascii.h"
 #include "config_parser.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,15 +32,37 @@ static void split_fields(struct nn_parser *p) {
 
 /* ------------------------------------------------------------------ lines */
 
-static const struct {
-  const char *name;
-  void (*run)(struct nn_parser *p);
-} directives[] = {
-  {"gpu", nn_config_parser_gpu}, {"numa", nn_config_parser_numa}, {"cpu", nn_config_parser_cpu}, {"rule", nn_config_parser_rule},
-  {"env", nn_config_parser_env}, {"model", nn_config_parser_model}, {"topology", nn_config_parser_topology},
-  {"include-csv", nn_config_parser_include_csv}, {"p2p", nn_config_parser_p2p},
-  {"nic", nn_config_parser_nic},
+/* The directives, in the order the "expected ..." message names them and their finish steps
+ * run: the one list of them (the fuzz dictionary and docs/user/mapping.md are checked against
+ * it by test_config_parse.c). */
+const struct nn_config_directive nn_config_directives[] = {
+  {"gpu", nn_config_parser_gpu, nn_gpus_finish},
+  {"numa", nn_config_parser_numa, NULL},
+  {"cpu", nn_config_parser_cpu, NULL},
+  {"rule", nn_config_parser_rule, NULL},
+  {"env", nn_config_parser_env, NULL},
+  {"model", nn_config_parser_model, NULL},
+  {"topology", nn_config_parser_topology, NULL},
+  {"include-csv", nn_config_parser_include_csv, NULL},
+  {"p2p", nn_config_parser_p2p, nn_config_parser_p2p_finish},
+  {"nic", nn_config_parser_nic, nn_config_parser_nic_finish},
 };
+const int nn_config_n_directives = NN_COUNT_OF(nn_config_directives);
+
+const char *nn_config_directive_name(int i) {
+  return i >= 0 && i < nn_config_n_directives ? nn_config_directives[i].name : NULL;
+}
+
+/* "gpu, numa, ... or p2p": the directives' names for the unknown-directive message. */
+static void directive_list(char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int i = 0; i < nn_config_n_directives && used < size; i++) {
+    const char *sep = !i ? "" : i == nn_config_n_directives - 1 ? " or " : ", ";
+    int n = snprintf(buf + used, size - used, "%s%s", sep, nn_config_directives[i].name);
+    if (n > 0) used += (size_t)n;
+  }
+}
 
 static void comment_line(struct nn_parser *p, const char *s, size_t len) {
   static const char marker[] = NN_CONFIG_HOST_SIDE_MARKER;
@@ -75,13 +98,14 @@ static void parse_line(struct nn_parser *p, const char *s, size_t len) {
   p->buf[len] = 0;
   split_fields(p);
   if (!p->nf) return;
-  for (int i = 0; i < NN_COUNT_OF(directives); i++)
-    if (nn_ascii_caseeq(p->f[0], directives[i].name)) {
-      directives[i].run(p);
+  for (int i = 0; i < nn_config_n_directives; i++)
+    if (nn_ascii_caseeq(p->f[0], nn_config_directives[i].name)) {
+      nn_config_directives[i].parse(p);
       return;
     }
-  nn_perr(p, "unknown directive '%s' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)",
-       nn_quote(p, p->f[0]));
+  char expected[256];
+  directive_list(expected, sizeof expected);
+  nn_perr(p, "unknown directive '%s' (expected %s)", nn_quote(p, p->f[0]), expected);
 }
 
 /* The host-side marker may come after gpu lines; scan comments first so the
@@ -152,9 +176,8 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
     parse_line(p, buf + pos, n);
     pos += n + 1;
   }
-  nn_gpus_finish(p);
-  nn_config_parser_nic_finish(p);
-  nn_config_parser_p2p_finish(p);
+  for (int i = 0; i < nn_config_n_directives; i++)
+    if (nn_config_directives[i].finish) nn_config_directives[i].finish(p);
   if (!p->errors && nn_gpus_install(p)) {
     p->line = 0;
     nn_perr(p, "out of memory");

@@ -118,7 +118,19 @@ uint64_t nn_busid_key(const struct nn_busid *b);
 /* `s` as a NUMA node 0..NN_MAX_NUMA_ID, or -1 with "DIR: bad WHAT '...'" reported. */
 int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s);
 
-/* The directives: each parses the fields of the current line (p->f[0] is its name). */
+/* One directive of the mapping: its name, the parser of its line (the fields of the current
+ * line, p->f[0] its name) and the step that runs after the last line (NULL: none). The table
+ * in config_parse.c is the one list: a new directive is one row there (then the fuzz
+ * dictionary and docs/user/mapping.md, which test_config_parse.c checks against it). */
+struct nn_config_directive {
+  const char *name;
+  void (*parse)(struct nn_parser *p);
+  void (*finish)(struct nn_parser *p);
+};
+extern const struct nn_config_directive nn_config_directives[];
+extern const int nn_config_n_directives;
+
+/* The directives' parsers and finish steps. */
 void nn_config_parser_gpu(struct nn_parser *p);
 void nn_config_parser_numa(struct nn_parser *p);
 void nn_config_parser_cpu(struct nn_parser *p);
@@ -135,7 +147,7 @@ void nn_config_parser_nic_finish(struct nn_parser *p);
 void nn_config_parser_p2p_finish(struct nn_parser *p);
 
 /* After the last line: every gpu index 0..N-1 exactly once (reported at the last gpu
- * line), then the gpus sorted by index into the config. Returns -1 when out of memory. */
+ * line). nn_gpus_install then sorts the gpus by index into the config (-1: out of memory). */
 void nn_gpus_finish(struct nn_parser *p);
 int nn_gpus_install(struct nn_parser *p);
 

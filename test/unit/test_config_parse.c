@@ -141,9 +141,23 @@ static void test_case_insensitive(void **state) {
   expect_err("env nccl_x=1\n", 1, "'nccl_x' is not an NCCL variable name");
 }
 
+/* "unknown directive 'WORD' (expected gpu, numa, ... or p2p)", the list from the table. */
+static const char *unknown_msg(const char *word) {
+  static char msg[512];
+  int n = snprintf(msg, sizeof msg, "unknown directive '%s' (expected ", word);
+  for (int i = 0; nn_config_directive_name(i); i++)
+    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", !i ? "" : nn_config_directive_name(i + 1) ? ", " : " or ",
+                  nn_config_directive_name(i));
+  snprintf(msg + n, sizeof msg - (size_t)n, ")");
+  return msg;
+}
+
 static void test_unknown_directive(void **state) {
   (void)state;
-  expect_err(GPUS2 "gpus 2 bus=03:00.0 numa=0\n", 3, "unknown directive 'gpus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)");
+  /* the message as the golden cases show it, with today's ten directives */
+  assert_string_equal(unknown_msg("x"), "unknown directive 'x' (expected gpu, numa, cpu, rule, env, model, "
+                      "topology, include-csv, p2p or nic)");
+  expect_err(GPUS2 "gpus 2 bus=03:00.0 numa=0\n", 3, unknown_msg("gpus"));
   expect_err("\xc3\xa9tat x\n", 1, "unknown directive '\\xc3\\xa9tat'");
   expect_err("rule algo=ring\n\x1b[31mred\n", 2, "control character \\x1b at column 1");
   expect_err("env NCCL_X=\x7f\n", 1, "control character \\x7f at column 12");
@@ -232,7 +246,9 @@ static void test_many_bad_lines(void **state) {
   assert_int_equal(nn_config_parse(NAME, buf, len, NULL, NULL, &d), -1);
   assert_int_equal(d.n, 100);
   assert_int_equal(d.dropped, 150);
-  assert_string_equal(d.msgs[99], NAME ":100: unknown directive 'bogus' (expected gpu, numa, cpu, rule, env, model, topology, include-csv, p2p or nic)");
+  char want[600];
+  snprintf(want, sizeof want, NAME ":100: %s", unknown_msg("bogus"));
+  assert_string_equal(d.msgs[99], want);
   nn_diag_clear(&d);
   assert_int_equal(d.n, 0);
   assert_int_equal(d.dropped, 0);
@@ -250,6 +266,34 @@ static void test_many_bad_lines(void **state) {
   nn_diag_clear(&d);
 }
 
+/* Each directive of the table is a word of the config fuzzer's dictionary (so the fuzzer
+ * reaches its parser) and a row of docs/user/mapping.md's directive table. */
+static void test_directives_listed(void **state) {
+  (void)state;
+  size_t dlen, mlen;
+  char *dict = nn_test_slurp("test/fuzz/dict/config.dict", &dlen);
+  char *doc = nn_test_slurp("docs/user/mapping.md", &mlen);
+  int missing = 0;
+  for (int i = 0; nn_config_directive_name(i); i++) {
+    const char *name = nn_config_directive_name(i);
+    char word[64], row[64], row_end[64];
+    snprintf(word, sizeof word, "\n\"%s\"\n", name);
+    snprintf(row, sizeof row, "\n| `%s ", name);
+    snprintf(row_end, sizeof row_end, "\n| `%s`", name);
+    if (!strstr(dict, word) && strncmp(dict, word + 1, strlen(word + 1))) {
+      print_error("test/fuzz/dict/config.dict lacks the line \"%s\"\n", name);
+      missing++;
+    }
+    if (!strstr(doc, row) && !strstr(doc, row_end)) {
+      print_error("docs/user/mapping.md's directive table lacks a row | `%s ...` |\n", name);
+      missing++;
+    }
+  }
+  free(dict);
+  free(doc);
+  assert_int_equal(missing, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_machine),
@@ -259,6 +303,7 @@ int main(void) {
       cmocka_unit_test(test_binary_junk),
       cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_many_bad_lines),
+      cmocka_unit_test(test_directives_listed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
