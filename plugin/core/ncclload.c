@@ -40,7 +40,7 @@ static int visit_named(const struct nn_dynsym_object *o, void *arg) {
 }
 
 static void find_once(void) {
-  struct nn_dynsym_object caller;
+  struct nn_dynsym_object caller = {0};
   if (nn_dynsym_owner(g_caller, &caller) && take(&caller, &g_found)) return;
   nn_dynsym_each(visit_named, &g_found);
 }

@@ -8,9 +8,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The native ELF class's types (link.h's ElfW, spelled out) */
 #if UINTPTR_MAX > 0xffffffffu
+typedef Elf64_Phdr nn_phdr;
+typedef Elf64_Dyn nn_dyn;
+typedef Elf64_Sym nn_sym;
+typedef Elf64_Addr nn_addr;
 #define NN_ST_TYPE ELF64_ST_TYPE
 #else
+typedef Elf32_Phdr nn_phdr;
+typedef Elf32_Dyn nn_dyn;
+typedef Elf32_Sym nn_sym;
+typedef Elf32_Addr nn_addr;
 #define NN_ST_TYPE ELF32_ST_TYPE
 #endif
 
@@ -37,7 +46,7 @@ static int each_cb(struct dl_phdr_info *info, size_t size, void *data) {
   if (a->addr) {
     uintptr_t at = (uintptr_t)a->addr;
     for (int i = 0; i < info->dlpi_phnum; i++) {
-      const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+      const nn_phdr *p = &info->dlpi_phdr[i];
       uintptr_t lo = info->dlpi_addr + p->p_vaddr;
       if (p->p_type == PT_LOAD && at >= lo && at - lo < p->p_memsz) {
         describe(info, a->found);
@@ -62,21 +71,21 @@ int nn_dynsym_owner(const void *addr, struct nn_dynsym_object *out) {
 
 /* A d_ptr of the dynamic section as an address: glibc relocates them in place at load
  * time, other loaders leave them relative to the base. */
-static uintptr_t dyn_address(const struct nn_dynsym_object *o, ElfW(Addr) ptr) {
+static uintptr_t dyn_address(const struct nn_dynsym_object *o, nn_addr ptr) {
   return o->base && ptr < o->base ? o->base + ptr : ptr;
 }
 
 struct tables {
-  const ElfW(Sym) *sym;
+  const nn_sym *sym;
   const char *str;
   const uint32_t *gnu, *sysv;
 };
 
 static int read_tables(const struct nn_dynsym_object *o, struct tables *t) {
   memset(t, 0, sizeof *t);
-  for (const ElfW(Dyn) *d = o->dynamic; d && d->d_tag != DT_NULL; d++) {
+  for (const nn_dyn *d = o->dynamic; d && d->d_tag != DT_NULL; d++) {
     uintptr_t at = dyn_address(o, d->d_un.d_ptr);
-    if (d->d_tag == DT_SYMTAB) t->sym = (const ElfW(Sym) *)at;
+    if (d->d_tag == DT_SYMTAB) t->sym = (const nn_sym *)at;
     else if (d->d_tag == DT_STRTAB) t->str = (const char *)at;
     else if (d->d_tag == DT_GNU_HASH) t->gnu = (const uint32_t *)at;
     else if (d->d_tag == DT_HASH) t->sysv = (const uint32_t *)at;
@@ -85,7 +94,7 @@ static int read_tables(const struct nn_dynsym_object *o, struct tables *t) {
 }
 
 static void *defined(const struct nn_dynsym_object *o, const struct tables *t, uint32_t i, const char *name) {
-  const ElfW(Sym) *s = &t->sym[i];
+  const nn_sym *s = &t->sym[i];
   if (s->st_shndx == SHN_UNDEF || NN_ST_TYPE(s->st_info) != STT_FUNC || strcmp(t->str + s->st_name, name))
     return NULL;
   return (void *)(o->base + s->st_value);
@@ -96,7 +105,7 @@ static void *lookup_gnu(const struct nn_dynsym_object *o, const struct tables *t
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = h * 33 + *c;
   uint32_t nbuckets = t->gnu[0], symoffset = t->gnu[1], bloom_size = t->gnu[2];
   if (!nbuckets) return NULL;
-  const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(t->gnu + 4) + bloom_size);
+  const uint32_t *buckets = (const uint32_t *)((const nn_addr *)(t->gnu + 4) + bloom_size);
   const uint32_t *chain = buckets + nbuckets;
   uint32_t i = buckets[h % nbuckets];
   if (i < symoffset) return NULL;
