@@ -41,18 +41,33 @@ static void check_config_usage(FILE *out) {
           "whose name a mapping may not serve), 2 usage.\n");
 }
 
+/* ", p2p ok: ..." for the summary line: what the p2p line serves, and to whom. */
+static void p2p_summary(const struct nn_config *cfg, char *buf, size_t size) {
+  const struct nn_p2p *l = &cfg->p2p;
+  struct nn_p2p_serving all;
+  char gpus[160];
+  nn_config_p2p_serve_all(cfg, &all);
+  nn_config_p2p_gpus_format(l->gpus, gpus, sizeof gpus);
+  if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0]))
+    snprintf(buf, size, ", p2p ok untested (no %s=): P2P off, NCCL_P2P_DISABLE=1", !l->gpus ? "gpus" : "driver");
+  else if (l->state == NN_P2P_OK) {
+    if (snprintf(buf, size, ", p2p ok: NCCL_P2P_LEVEL=%s to a process on GPUs %s under driver %s%s",
+                 nn_config_p2p_level_name(l->level), gpus, l->driver,
+                 all.untested ? ", P2P off to any other" : "") >= (int)size)
+      buf[size - 1] = '\0';
+  } else if (l->state)
+    snprintf(buf, size, ", p2p %s%s", nn_config_p2p_state_name(l->state),
+             l->state == NN_P2P_BROKEN ? ": NCCL_P2P_DISABLE=1 NCCL_WIN_ENABLE=0" : "");
+}
+
 static void print_summary(const char *path, const struct nn_config *cfg, const char *sysfs_root) {
   struct nn_mapwarn w;
   nn_mapwarn_check(cfg, path, sysfs_root, &w);
   for (int i = 0; i < w.n; i++) fprintf(stderr, "%s\n", w.msg[i]);
   char warned[32] = "";
   if (w.n) snprintf(warned, sizeof warned, ", %d warning%s", w.n, w.n == 1 ? "" : "s");
-  char p2p[64] = "";
-  if (cfg->p2p.state == NN_P2P_OK)
-    snprintf(p2p, sizeof p2p, ", p2p ok: NCCL_P2P_LEVEL=%s", nn_config_p2p_level_name(cfg->p2p.level));
-  else if (cfg->p2p.state)
-    snprintf(p2p, sizeof p2p, ", p2p %s%s", nn_config_p2p_state_name(cfg->p2p.state),
-             cfg->p2p.state == NN_P2P_BROKEN ? ": NCCL_P2P_DISABLE=1" : "");
+  char p2p[256] = "";
+  p2p_summary(cfg, p2p, sizeof p2p);
   char nics[32] = "";
   if (cfg->n_nics) snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
   printf("%s: ok (%d GPU%s on %d NUMA node%s%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,

@@ -76,6 +76,22 @@ static void print_rows(FILE *out, const struct nn_p2p_report *r) {
       fprintf(out, "  %d->%d: %s\n", r->pairs[i].a, r->pairs[i].b, r->pairs[i].reason);
 }
 
+/* The GPUs --gpus left out, and what the line then serves. */
+static void print_untested(FILE *out, const struct nn_p2p_report *r) {
+  uint64_t all = 0;
+  for (int i = 0; i < r->n_gpus; i++) {
+    int g = r->by_ordinal ? i : r->gpus[i].index;
+    if (g >= 0 && g < NN_P2P_MAX_TESTED) all |= (uint64_t)1 << g;
+  }
+  char untested[160], tested[160];
+  nn_config_p2p_gpus_format(all & ~r->tested, untested, sizeof untested);
+  nn_config_p2p_gpus_format(r->tested, tested, sizeof tested);
+  int many = strpbrk(untested, ",-") != NULL;
+  fprintf(out, "note: GPU%s %s untested (--gpus left %s out): the line serves P2P only to a process whose "
+          "GPUs are all among gpus=%s; any other keeps P2P off\n", many ? "s" : "", untested[0] ? untested : "-",
+          many ? "them" : "it", tested);
+}
+
 static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
   struct nn_strbuf b = {0};
   if (r->nvml_off[0])
@@ -90,7 +106,10 @@ static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
     if (b.len) fprintf(out, "note: no peer access on %s: NCCL keeps those on host memory (SHM)\n", b.s);
     free(nn_strbuf_take(&b));
   }
-  if (subset) fprintf(out, "note: only the GPUs of --gpus were tested: the line holds for them alone\n");
+  if (subset) print_untested(out, r);
+  if (r->by_ordinal && r->verdict == NN_P2P_OK)
+    fprintf(out, "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
+            "writes the mapping's own\n");
 }
 
 static void print_verdict(FILE *out, const struct nn_p2p_report *r) {
@@ -167,7 +186,6 @@ static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
 }
 
 void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset) {
-  static const char *const verdicts[] = {"self-test", "ok", "broken", "unsupported"};   /* nn_p2p_state */
   struct nn_jsonw w;
   nn_jsonw_begin(&w, out);
   nn_jsonw_object(&w, NULL);
@@ -191,7 +209,11 @@ void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset) {
   nn_jsonw_array(&w, "pairs");
   for (int i = 0; i < r->n_pairs; i++) json_pair(&w, &r->pairs[i]);
   nn_jsonw_end(&w);
-  nn_jsonw_str(&w, "verdict", verdicts[r->verdict]);
+  nn_jsonw_str(&w, "verdict", r->verdict == NN_P2P_NONE ? "self-test" : nn_config_p2p_state_name(r->verdict));
+  char tested[160];
+  nn_config_p2p_gpus_format(r->tested, tested, sizeof tested);
+  nn_jsonw_str(&w, "gpus_tested", r->line[0] && tested[0] ? tested : NULL);
+  nn_jsonw_str(&w, "driver_tested", r->driver[0] ? r->driver : NULL);
   nn_jsonw_str(&w, "level", r->verdict == NN_P2P_OK ? nn_config_p2p_level_name(r->level) : NULL);
   nn_jsonw_str(&w, "mapping_line", r->line[0] ? r->line : NULL);
   nn_jsonw_array(&w, "failing");

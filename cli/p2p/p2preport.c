@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "numparse.h"
+#include "visible.h"
 
 const char *const nn_p2p_step_names[NN_P2P_STEPS] = {"write", "read", "copy", "latency", "bandwidth"};
 
@@ -44,6 +45,7 @@ static void add_gpu(struct nn_p2p_report *r, const char *rest) {
   snprintf(g->bus, sizeof g->bus, "%.*s", (int)(name - bus), bus);
   snprintf(g->name, sizeof g->name, "%s", name + 1);
   g->numa = -1;
+  g->index = -1;
   r->n_gpus++;
 }
 
@@ -71,6 +73,11 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, dou
     else if (!strcmp(line, "end")) ended = 1;
   }
   free(copy);
+  /* the driver as the plugin will read it; NVML's version where /proc has none */
+  size_t nv = strlen(r->nvml_driver);
+  if (nn_visible_driver_version(nn_visible_driver_root(), r->driver, sizeof r->driver) && nv &&
+      nv < sizeof r->driver && strspn(r->nvml_driver, "0123456789.") == nv)
+    memcpy(r->driver, r->nvml_driver, nv + 1);
   if (why[0]) return -1;
   if (run->timed_out) snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)", timeout_s);
   else if (!ended) snprintf(why, why_size, "the CUDA driver's probe died (%s %d) before listing the GPUs",
@@ -88,7 +95,10 @@ int nn_p2preport_numa(struct nn_p2p_report *r, const struct nn_config *cfg) {
   int lacking = 0;
   for (int i = 0; i < r->n_gpus && cfg; i++) {
     for (int k = 0; k < cfg->n_gpus; k++)
-      if (same_bus(r->gpus[i].bus, &cfg->gpus[k])) r->gpus[i].numa = cfg->gpus[k].numa;
+      if (same_bus(r->gpus[i].bus, &cfg->gpus[k])) {
+        r->gpus[i].numa = cfg->gpus[k].numa;
+        r->gpus[i].index = cfg->gpus[k].index;
+      }
     lacking += r->gpus[i].numa < 0;
   }
   return lacking;
@@ -161,15 +171,30 @@ void nn_p2preport_pair(struct nn_p2p_pair *p, const struct nn_p2prun *run, doubl
   }
 }
 
-/* "p2p KIND[ level=L] tested=DATE[ driver=V]" */
+/* The GPU numbers of the pairs' GPUs: the mapping's, or without one the CUDA devices'. */
+static uint64_t tested_gpus(const struct nn_p2p_report *r) {
+  uint64_t bits = 0;
+  for (int i = 0; i < r->n_pairs; i++) {
+    int ends[2] = {r->pairs[i].a, r->pairs[i].b};
+    for (int e = 0; e < 2; e++) {
+      int g = ends[e] >= 0 && ends[e] < r->n_gpus ? (r->mapping ? r->gpus[ends[e]].index : ends[e]) : -1;
+      if (g >= 0 && g < NN_P2P_MAX_TESTED) bits |= (uint64_t)1 << g;
+    }
+  }
+  return bits;
+}
+
+/* "p2p KIND[ level=L][ gpus=LIST][ driver=V] tested=DATE" */
 static void mapping_line(struct nn_p2p_report *r, const char *kind, const char *date) {
-  int n = snprintf(r->line, sizeof r->line, "p2p %s", kind);
+  char gpus[160];
+  size_t n = (size_t)snprintf(r->line, sizeof r->line, "p2p %s", kind);
   if (r->verdict == NN_P2P_OK)
-    n += snprintf(r->line + n, sizeof r->line - (size_t)n, " level=%s", nn_config_p2p_level_name(r->level));
-  n += snprintf(r->line + n, sizeof r->line - (size_t)n, " tested=%s", date);
-  /* a version the mapping can carry: digits and dots only */
-  if (r->nvml_driver[0] && strspn(r->nvml_driver, "0123456789.") == strlen(r->nvml_driver))
-    snprintf(r->line + n, sizeof r->line - (size_t)n, " driver=%s", r->nvml_driver);
+    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " level=%s", nn_config_p2p_level_name(r->level));
+  nn_config_p2p_gpus_format(r->tested, gpus, sizeof gpus);
+  if (gpus[0] && n < sizeof r->line) n += (size_t)snprintf(r->line + n, sizeof r->line - n, " gpus=%s", gpus);
+  if (r->driver[0] && n < sizeof r->line)
+    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " driver=%s", r->driver);
+  if (n < sizeof r->line) snprintf(r->line + n, sizeof r->line - n, " tested=%s", date);
 }
 
 void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
@@ -184,6 +209,8 @@ void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
   }
   r->level = level;
   r->line[0] = '\0';
+  r->tested = tested_gpus(r);
+  r->by_ordinal = !r->mapping;
   if (r->self) { r->verdict = NN_P2P_NONE; return; }
   r->verdict = broken ? NN_P2P_BROKEN : ok ? NN_P2P_OK : NN_P2P_UNSUPPORTED;
   mapping_line(r, nn_config_p2p_state_name(r->verdict), date);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * p2preport.h - what `nccl-numa p2p` found: the GPUs and each ordered pair, read from the
- * children's lines (p2ptest.h), and the verdict with the mapping line it leads to:
+ * children's lines (p2ptest.h), and the verdict with the mapping line it leads to
+ * (plugin/core/config_p2p.c reads it):
  *   p2p ok level=PHB|SYS   every pair with peer access wrote, read and copied correctly and
  *                          answered in time; LEVEL is the widest NCCL path type among those
  *                          pairs (one NUMA node of the mapping: PHB; across nodes: SYS; no
  *                          mapping: PHB, the flat view a VM gives)
  *   p2p broken             some pair failed, hung or died: P2P must stay off
  *   p2p unsupported        the driver grants peer access on no pair: nothing to verify
- * each with `tested=DATE` and, where NVML gave it, `driver=VERSION`.
+ * each with gpus=LIST (the GPUs tested, by the mapping's gpu numbers; without a mapping, the
+ * CUDA device numbers), driver=VERSION where it is known (/proc/driver/nvidia/version, else
+ * NVML) and tested=DATE.
  */
 #ifndef NCCL_NUMA_CLI_P2PREPORT_H
 #define NCCL_NUMA_CLI_P2PREPORT_H
@@ -27,6 +30,7 @@ struct nn_p2p_gpu {
   char bus[32];
   char name[256];
   int numa;           /* the mapping's node, -1 without one */
+  int index;          /* the mapping's gpu number, -1 when the mapping lacks it */
 };
 
 struct nn_p2p_pair {
@@ -44,6 +48,7 @@ struct nn_p2p_pair {
 struct nn_p2p_report {
   int cuda_version;                   /* cuDriverGetVersion, 0 unknown */
   char nvml_driver[96];               /* "" unknown */
+  char driver[NN_P2P_DRIVER_CHARS];   /* the driver= of the line: /proc's, else NVML's; "" unknown */
   char nvml_off[1300];                /* why NVML gave nothing, "" when it did */
   const char *mapping;                /* the mapping's path, NULL without one */
   struct nn_p2p_gpu gpus[NN_P2P_MAX_GPUS];
@@ -54,7 +59,9 @@ struct nn_p2p_report {
   int self;                           /* --self: each GPU with itself */
   int verdict;                        /* enum nn_p2p_state (nn_config.h); NN_P2P_NONE for --self */
   int level;                          /* enum nn_p2p_level, with NN_P2P_OK */
-  char line[160];                     /* the mapping line; "" for --self */
+  uint64_t tested;                    /* gpus= of the line: the GPUs of the pairs */
+  int by_ordinal;                     /* no mapping: gpus= counts CUDA device numbers */
+  char line[256];                     /* the mapping line; "" for --self */
 };
 
 extern const char *const nn_p2p_step_names[NN_P2P_STEPS];
@@ -62,8 +69,8 @@ extern const char *const nn_p2p_step_names[NN_P2P_STEPS];
 /* Reads the probe's lines into r. Returns 0, or -1 with what is missing in why. */
 int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, double timeout_s, char *why, size_t why_size);
 
-/* Each GPU's NUMA node from the mapping (matched by bus id); cfg NULL: none. Returns the
- * number of GPUs the mapping lacks. */
+/* Each GPU's NUMA node and gpu number from the mapping (matched by bus id); cfg NULL: none.
+ * Returns the number of GPUs the mapping lacks. */
 int nn_p2preport_numa(struct nn_p2p_report *r, const struct nn_config *cfg);
 
 /* Reads one pair child's lines into p (a, b, path and the NVML status set before). */

@@ -6,6 +6,12 @@
 
 int nn_p2pview_words(const struct nn_config *cfg, char *buf, size_t size) {
   const struct nn_p2p *p = &cfg->p2p;
+  struct nn_p2p_serving all;
+  nn_config_p2p_serve_all(cfg, &all);
+  if (p->state == NN_P2P_OK && all.untested) {
+    snprintf(buf, size, "the mapping's `p2p\x01ok` (line %d) does not cover all the mapping's GPUs: %s", p->line, all.why);
+    return 1;
+  }
   if (p->state == NN_P2P_OK) {
     const char *level = nn_config_p2p_level_name(p->level);
     snprintf(buf, size, "the mapping's `p2p\x01ok` (line %d) has the env plugin serve NCCL_P2P_LEVEL=%s, so NCCL "
@@ -15,8 +21,8 @@ int nn_p2pview_words(const struct nn_config *cfg, char *buf, size_t size) {
     return 1;
   }
   if (p->state == NN_P2P_BROKEN) {
-    snprintf(buf, size, "the mapping's `p2p\x01" "broken` (line %d) has the env plugin serve NCCL_P2P_DISABLE=1, so "
-             "NCCL never tries the GPU peer access that failed its test", p->line);
+    snprintf(buf, size, "the mapping's `p2p\x01" "broken` (line %d) has the env plugin serve NCCL_P2P_DISABLE=1 and "
+             "NCCL_WIN_ENABLE=0, so NCCL never tries the GPU peer access that failed its test", p->line);
     return 1;
   }
   char why[64];

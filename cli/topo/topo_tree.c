@@ -292,9 +292,39 @@ static void check_root(struct tree *t, xmlNodePtr root) {
   else if (strcmp(v, "1")) nn_topo_report_add(t->rep, line, 0, "<system version=\"%.64s\">: NCCL wants version=\"1\"", v);
 }
 
+static const struct seen_pci *seen_busid(const struct tree *t, const struct nn_busid *bus, char *b) {
+  nn_busid_format(bus, b, 16);
+  for (int k = 0; k < t->n_pcis; k++)
+    if (!strcmp(t->pcis[k].busid, b)) return &t->pcis[k];
+  return NULL;
+}
+
+/* Each NIC of the mapping under the cpu of its NUMA node. One left out is only warned about:
+ * NCCL then hangs it where sysfs says (in a guest, under a CPU of its own, SYS from every
+ * GPU), and a one-socket file leaves out the other socket's NICs on purpose. */
+static void check_mapping_nics(struct tree *t, int root_line) {
+  const struct nn_config *cfg = t->cfg;
+  for (int i = 0; i < cfg->n_nics; i++) {
+    const struct nn_nic *n = &cfg->nics[i];
+    char b[16];
+    const struct seen_pci *p = n->has_bus ? seen_busid(t, &n->bus, b) : NULL;
+    if (!n->has_bus) continue;
+    if (!p)
+      nn_topo_report_add(t->rep, root_line, 1, "NIC %d (%s, mapping line %d) is missing: NCCL places it "
+              "as sysfs says", n->index, b, n->line);
+    else if (p->gpu)
+      nn_topo_report_add(t->rep, p->line, 0, "pci %s is a GPU here, but the mapping (line %d) says it is "
+              "NIC %d", b, n->line, n->index);
+    else if (p->numaid != n->numa)
+      nn_topo_report_add(t->rep, p->line, 0, "NIC %d (%s) is under numaid %ld, but the mapping (line %d) "
+              "puts it on NUMA node %d", n->index, b, p->numaid, n->line, n->numa);
+  }
+}
+
 /* Each GPU of the mapping under the cpu of its NUMA node; no GPU the mapping lacks. */
 static void check_mapping(struct tree *t, int root_line) {
   const struct nn_config *cfg = t->cfg;
+  check_mapping_nics(t, root_line);
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_gpu *g = &cfg->gpus[i];
     if (!g->has_bus) continue;

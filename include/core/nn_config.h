@@ -8,6 +8,7 @@
 #ifndef NCCL_NUMA_CONFIG_H
 #define NCCL_NUMA_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,10 +106,29 @@ enum nn_p2p_state { NN_P2P_NONE = 0, NN_P2P_OK, NN_P2P_BROKEN, NN_P2P_UNSUPPORTE
 /* NCCL_P2P_LEVEL's path types that a PCIe machine has, in NCCL's order. */
 enum nn_p2p_level { NN_P2P_LEVEL_LOC = 0, NN_P2P_LEVEL_PIX, NN_P2P_LEVEL_PXB, NN_P2P_LEVEL_PHB,
                     NN_P2P_LEVEL_SYS };
+/* The mapping's GPU numbers a p2p line can name (gpus=): 0 .. NN_P2P_MAX_TESTED-1. */
+#define NN_P2P_MAX_TESTED 64
+#define NN_P2P_DRIVER_CHARS 32
+/* xproc=: the cross-process test's outcome. */
+enum nn_p2p_xproc { NN_P2P_XPROC_UNKNOWN = 0, NN_P2P_XPROC_OK, NN_P2P_XPROC_FAILED };
 struct nn_p2p {
   int state;              /* enum nn_p2p_state */
   int level;              /* enum nn_p2p_level, with NN_P2P_OK */
   int line;
+  uint64_t gpus;          /* gpus=: bit g set when the mapping's GPU g was tested; 0: not given */
+  char driver[NN_P2P_DRIVER_CHARS];   /* driver=: the NVIDIA driver tested, "" when not given */
+  int xproc;              /* enum nn_p2p_xproc */
+};
+
+/* What a p2p line gives one process (nn_config_p2p_serve): the state whose variables are
+ * served. NN_P2P_OK serves the level; NN_P2P_BROKEN keeps P2P off (an ok line the process's
+ * GPUs or driver were not tested for is served as broken, `untested` set); anything else
+ * serves nothing. */
+struct nn_p2p_serving {
+  int state;
+  int level;
+  int untested;
+  char why[400];          /* for the log, once: why an ok line is kept off; "" otherwise */
 };
 
 struct nn_env_default {
@@ -163,6 +183,8 @@ enum nn_cfg_status {
 
 /* Parse options. */
 #define NN_PARSE_HOST_SIDE 0x1   /* accept gpu lines without bus= */
+#define NN_PARSE_FIRST_ERROR 0x2 /* stop at the first problem: the plugin only needs to know that
+                                    the file is rejected (check-config lists them all) */
 struct nn_parse_opts {
   unsigned flags;
   const char *cpuinfo_path;      /* NULL: /proc/cpuinfo */
@@ -206,9 +228,30 @@ const struct nn_numa *nn_config_find_numa(const struct nn_config *cfg, int node)
 /* Served value of an `env` line, or of the variable the `p2p` line sets, or NULL. */
 const char *nn_config_env(const struct nn_config *cfg, const char *name);
 
-/* The variable's value the `p2p` line decides (NCCL_P2P_LEVEL for ok, NCCL_P2P_DISABLE=1
- * for broken), or NULL; and the line's words, for messages. */
+/* The variable's value the `p2p` line decides for the whole mapping (every gpu line's GPU,
+ * the driver not checked; nn_config_p2p_serve), or NULL; and the line's words, for messages.
+ * NCCL_P2P_LEVEL for ok; NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 for broken, and for an ok
+ * line that does not cover those GPUs. */
 const char *nn_config_p2p_env(const struct nn_config *cfg, const char *name);
+/* Whether `name` is a variable the p2p line decides (ok and broken lines: NCCL_P2P_LEVEL,
+ * NCCL_P2P_DISABLE, NCCL_WIN_ENABLE), whose value no `env` line may give. */
+bool nn_config_p2p_decides(const struct nn_config *cfg, const char *name);
+/* Whether the p2p line's gpus= holds every one of the mapping's GPU numbers `mapping_gpus`
+ * (n of them); false when n <= 0 or the line has no gpus=. */
+bool nn_config_p2p_covers(const struct nn_config *cfg, const int *mapping_gpus, int n);
+/* What the p2p line gives a process using the mapping's GPUs `mapping_gpus` (n; n < 0: they
+ * could not be matched to the mapping) under the running NVIDIA driver `driver` (its version
+ * as /proc/driver/nvidia/version prints it; "" unknown; NULL: not checked). An ok line is
+ * served only when gpus= covers them and driver= is that driver; an old line without gpus=
+ * or driver= counts as untested. */
+void nn_config_p2p_serve(const struct nn_config *cfg, const int *mapping_gpus, int n, const char *driver,
+                         struct nn_p2p_serving *out);
+/* nn_config_p2p_serve for a process using every GPU of the mapping, the driver not checked. */
+void nn_config_p2p_serve_all(const struct nn_config *cfg, struct nn_p2p_serving *out);
+/* The value `s` serves for `name` (a variable a p2p line decides), or NULL. */
+const char *nn_config_p2p_served_env(const struct nn_p2p_serving *s, const char *name);
+/* gpus= as a list ("0-3", "0,1,4,5") into buf; "" for none. */
+void nn_config_p2p_gpus_format(uint64_t gpus, char *buf, size_t size);
 const char *nn_config_p2p_state_name(int state);   /* "ok", "broken", "unsupported", "none" */
 const char *nn_config_p2p_level_name(int level);   /* "PHB", ... */
 

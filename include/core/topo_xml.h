@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * topo_xml.h - the NCCL topology XML generated from a mapping: one <cpu> per NUMA node
- * with GPUs, ascending numaid, its <pci> children in GPU-index order with busid and
- * class only (NCCL fills link speed and width for the local GPU from sysfs), in the
+ * with GPUs or NICs, ascending numaid, its <pci> children (the GPUs in index order, then
+ * the NICs in index order) with busid and class only (NCCL fills link speed and width
+ * from sysfs, and a NIC's <nic><net> from its network plugin, matched by bus id), in the
  * form NCCL's small parser reads (NCCL 2.28.9 src/graph/xml.cc, xml.h).
  *
  * Written with xml_writer.h (plugin/util): the plugin needs libc alone and loads no
@@ -13,11 +14,12 @@
  *   <system version="1">
  *    <cpu numaid="0" affinity="00000000,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">
  *     <pci busid="0000:05:00.0" class="0x030000"/>
+ *     <pci busid="0000:09:00.0" class="0x020000"/>
  *    </cpu>
  *   </system>
  *
- * one `cpu` per NUMA node holding GPUs (ascending numaid), its `pci` children in
- * GPU index order; no XML declaration, one-space indentation, every element on one
+ * one `cpu` per NUMA node holding GPUs or NICs (ascending numaid), its `pci` children
+ * in GPU index order, then NIC index order; no XML declaration, one-space indentation, every element on one
  * line, no link_speed/link_width (NCCL reads them from sysfs), no `gpu` elements.
  */
 #ifndef NCCL_NUMA_TOPO_XML_H
@@ -44,7 +46,7 @@
  * Returns 0 and sets *xml (malloc'd, NUL-terminated, caller frees) and *len (bytes,
  * without the NUL); err then holds "" or a note for the log, e.g. which nodes got
  * no affinity. Returns -1 with the reason in err when no file can be produced:
- * no GPUs, a GPU without bus=, an unknown CPU vendor, Intel without
+ * no GPUs, a GPU or NIC without bus=, an unknown CPU vendor, Intel without
  * family/model, a CPU list that is malformed or too long for NCCL, more than
  * NN_TOPO_XML_MAX_CHILDREN GPUs on one NUMA node. */
 int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,

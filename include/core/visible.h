@@ -68,8 +68,8 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
 
 /* The mapping as this process sees it: a shallow copy of `cfg` whose gpus are `storage` (at
  * least NN_VISIBLE_MAX entries) holding the visible GPUs renumbered 0..n-1 in CUDA's order;
- * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view). For
- * any kind but ONE_NODE, *view is *cfg unchanged. */
+ * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view); its
+ * nics are those of the visible GPUs' node. For any kind but ONE_NODE, *view is *cfg unchanged. */
 void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
                      struct nn_config *view);
 
@@ -79,8 +79,9 @@ void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, 
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
                                             size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
 
-/* The root under which the NVIDIA driver's list is read instead of /: NN_VISIBLE_ROOT_ENV when
- * it is an absolute path (tests, and what-if runs of the CLI), else NULL (/). */
+/* The root under which the NVIDIA driver's list and version are read instead of /:
+ * NN_VISIBLE_ROOT_ENV when it is an absolute path (tests, and what-if runs of the CLI), else
+ * NULL (/). */
 #define NN_VISIBLE_ROOT_ENV "NCCL_NUMA_DRIVER_ROOT"
 const char *nn_visible_driver_root(void);
 
@@ -92,9 +93,13 @@ int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, 
 
 /* The process's own visible set for `cfg`: CUDA_VISIBLE_DEVICES resolved with the CUDA
  * driver's bus ids when the process has loaded the driver, else with the NVIDIA driver's list
- * of this container's GPUs (nn_visible_resolve_at under nn_visible_driver_root()). Reads
- * /proc: call it at init, never on NCCL's per-call path. */
+ * of this container's GPUs (nn_visible_resolve_at under nn_visible_driver_root()), read once
+ * per process while its directory stays the same (one stat). Reads /proc: call it at init,
+ * never on NCCL's per-call path. */
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out);
+
+/* How many times nn_visible_of_process read the driver's list from its directory (tests). */
+int nn_visible_driver_reads(void);
 
 /* The GPUs the NVIDIA driver shows this container: the bus-id names of the directories in
  * ROOT/proc/driver/nvidia/gpus/ (root NULL or "" = /), in PCI bus order, at most `max` (the
@@ -102,6 +107,11 @@ void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out);
  * as it shows it only their /dev/nvidiaN. Returns the count, or -1 when the directory cannot
  * be read (no NVIDIA driver). Names that are not bus ids are skipped. */
 int nn_visible_driver_busids(const char *root, struct nn_busid *out, int max);
+
+/* The running NVIDIA driver's version as ROOT/proc/driver/nvidia/version prints it
+ * ("580.95.05"; root NULL or "" = /) into buf. Returns 0, or -1 (buf "") when it cannot be
+ * read. */
+int nn_visible_driver_version(const char *root, char *buf, size_t size);
 
 /* nn_visible_resolve with, when `busids` gives nothing (the CUDA driver not loaded), the
  * NVIDIA driver's list under `root` (nn_visible_driver_busids): with `value` unset, its GPUs

@@ -12,6 +12,7 @@
 #include "allocconf.h"
 #include "cache.h"
 #include "cudrv.h"
+#include "env_names.h"
 #include "log.h"
 #include "nccl_model.h"
 #include "nccl_log.h"
@@ -63,6 +64,7 @@ struct nn_fd_name {
 /* The config version the plugin serves from (the newest it saw): its topology's slot. */
 struct nn_served {
   struct nn_cache_version *version;
+  struct nn_p2p_serving p2p;   /* what its p2p line gives this process */
   int topo_done;            /* looked for a topology: slot < 0 means none is served */
   int slot;
   unsigned gen;             /* the slot's gen when it was filled for this version */
@@ -84,18 +86,39 @@ static struct {
   int told_p2p;             /* the current version's p2p line was explained */
   int told_graph;           /* the current version's NCCL_GRAPH_REGISTER was explained */
   int version;              /* NCCL_VERSION_CODE from init */
+  char release[16];         /* the same as "2.30.7", for messages */
+  char release_told[17];    /* the hash of the version whose release notes were WARNed */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct nn_served *current(void) {
   return g_env.cur.version ? &g_env.cur : NULL;
 }
 
-/* Takes over the reference `v`: it becomes current and the previous one is dropped (what a
- * caller got from it was copied: values, slots). Called with g_env.lock held. */
-static void hold_version(struct nn_cache_version *v) {
+/* What `cfg`'s p2p line gives this process: its GPUs as the mapping numbers them, and the
+ * running driver. Reads /proc: called without g_env.lock, where a version is acquired. */
+static void p2p_for_process(const struct nn_config *cfg, struct nn_p2p_serving *out) {
+  memset(out, 0, sizeof *out);
+  if (!cfg || cfg->p2p.state != NN_P2P_OK) {
+    nn_config_p2p_serve(cfg, NULL, 0, NULL, out);
+    return;
+  }
+  struct nn_visible vis;
+  int pos[NN_VISIBLE_MAX], gpus[NN_VISIBLE_MAX];
+  char driver[NN_P2P_DRIVER_CHARS];
+  nn_visible_of_process(cfg, &vis);
+  int n = nn_visible_order(cfg, &vis, pos, NN_VISIBLE_MAX);
+  for (int i = 0; i < n; i++) gpus[i] = cfg->gpus[pos[i]].index;
+  nn_visible_driver_version(nn_visible_driver_root(), driver, sizeof driver);
+  nn_config_p2p_serve(cfg, gpus, n, driver, out);
+}
+
+/* Takes over the reference `v`, whose p2p line gives this process `p2p`: it becomes current
+ * and the previous one is dropped (what a caller got from it was copied: values, slots).
+ * Called with g_env.lock held. */
+static void hold_version(struct nn_cache_version *v, const struct nn_p2p_serving *p2p) {
   struct nn_cache_version *old = g_env.cur.version;
   if (!v || old == v) { nn_cache_release(v); return; }
-  g_env.cur = (struct nn_served){.version = v, .slot = -1};
+  g_env.cur = (struct nn_served){.version = v, .p2p = *p2p, .slot = -1};
   g_env.told_p2p = 0;
   g_env.told_graph = 0;
   nn_cache_release(old);
@@ -367,8 +390,10 @@ static const char *served_topo_file(void) {
   /* Topology detection runs once per communicator: the place to notice a new config. */
   struct nn_cache_version *v = nn_cache_acquire(logger);
   const struct nn_config *cfg = nn_cache_config(v);
+  struct nn_p2p_serving p2p;
+  p2p_for_process(cfg, &p2p);
   pthread_mutex_lock(&g_env.lock);
-  hold_version(nn_cache_ref(v));
+  hold_version(nn_cache_ref(v), &p2p);
   struct nn_served *s = served_of(v);
   const char *out = NULL;
   int generate = s && cfg && !served_already(s, &out);
@@ -380,29 +405,43 @@ static const char *served_topo_file(void) {
   return out;
 }
 
-/* Whether the mapping's peer access goes to NCCL in this process: a `p2p ok` line, and the
- * user sets neither of NCCL's peer-access variables (theirs win, p2p_message). */
-static int p2p_served(const struct nn_config *cfg) {
-  return cfg && cfg->p2p.state == NN_P2P_OK && !getenv("NCCL_P2P_LEVEL") && !getenv("NCCL_P2P_DISABLE");
+/* Whether the mapping's peer access goes to NCCL in this process: its p2p line is served as
+ * ok here (tested GPUs, running driver: p2p_for_process), and the user sets none of NCCL's
+ * peer-access variables (theirs win, p2p_message). */
+static int p2p_served(const struct nn_served *s) {
+  return s && s->p2p.state == NN_P2P_OK && !getenv("NCCL_P2P_LEVEL") && !getenv("NCCL_P2P_DISABLE");
 }
 
 /* Whether NCCL_GRAPH_REGISTER=0 is what this process needs (allocconf.h): peer access served
  * and PyTorch's allocator on expandable segments (the variable that says so into *var). */
-static int graph_register_off(const struct nn_config *cfg, const char **var) {
-  return p2p_served(cfg) && nn_allocconf_process_expandable(var);
+static int graph_register_off(const struct nn_served *s, const char **var) {
+  return p2p_served(s) && nn_allocconf_process_expandable(var);
+}
+
+/* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
+ * note (env_names.h), *serve 0 when it is not served. */
+static const char *release_note(const char *name, const char *value, int *serve, char *buf,
+                                size_t size) {
+  const struct nn_nccl_release *rel = nn_nccl_release_find(g_env.version, NULL);
+  return nn_env_release_note(name, value, rel, g_env.release, serve, buf, size);
 }
 
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
- * parser keeps no other), else what the plugin itself decides (NCCL_GRAPH_REGISTER), else
- * NULL. */
+ * parser keeps no other, and only a value the loaded release reads as meant), else what the
+ * plugin itself decides (NCCL_GRAPH_REGISTER), else NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
-  const char *value = cfg ? nn_config_env(cfg, name) : NULL;
-  if (!value && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(cfg, NULL)) value = "0";
-  return intern_value(value);
+  if (nn_config_p2p_decides(cfg, name)) return intern_value(nn_config_p2p_served_env(&s->p2p, name));
+  const char *value = s ? nn_config_env(cfg, name) : NULL;
+  char note[640];
+  int serve = 1;
+  if (value) release_note(name, value, &serve, note, sizeof note);
+  if ((!value || !serve) && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(s, NULL))
+    return intern_value("0");
+  return serve ? intern_value(value) : NULL;
 }
 
 /* What decided NCCL_GRAPH_REGISTER where peer access meets expandable segments, into msg,
@@ -413,7 +452,7 @@ static void graph_message(const char *name, char *msg, size_t size) {
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
   const char *var = NULL;
   msg[0] = 0;
-  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(cfg, &var)) return;
+  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(s, &var)) return;
   g_env.told_graph = 1;
   const char *user = getenv(name), *mapped = nn_config_env(cfg, name);
   static const char hang[] = "NCCL's peer access with CUDA-graph buffer registration and PyTorch's "
@@ -430,33 +469,59 @@ static void graph_message(const char *name, char *msg, size_t size) {
              cfg->p2p.line, var, hang);
 }
 
+/* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
+static void warn_release_notes(const struct nn_config *cfg, const char *path,
+                               const struct nn_logger *logger) {
+  for (int i = 0; cfg && i < cfg->n_envs; i++) {
+    char note[640];
+    int serve;
+    if (release_note(cfg->envs[i].name, cfg->envs[i].value, &serve, note, sizeof note))
+      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, cfg->envs[i].line, note);
+  }
+}
+
+/* "; NCCL_P2P_DISABLE=0 is set in the environment: the user's value wins" for each variable
+ * the served state decides that the user set, appended to msg. */
+static void p2p_user_values(const struct nn_p2p_serving *served, char *msg, size_t size) {
+  static const char *const names[] = {"NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE", "NCCL_WIN_ENABLE"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *user = nn_config_p2p_served_env(served, names[i]) ? getenv(names[i]) : NULL;
+    size_t len = strlen(msg);
+    if (user) snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
+                       names[i], user);
+  }
+}
+
 /* What the current version's p2p line does to `name` (one of the variables it decides),
- * into msg, once per version; msg empty when there is nothing to say. Called with
- * g_env.lock held: it formats, the caller logs after unlocking. */
-static void p2p_message(const char *name, char *msg, size_t size) {
+ * into msg, once per version; msg empty when there is nothing to say; *warn when an ok line
+ * is kept off for this process. Called with g_env.lock held: it formats, the caller logs
+ * after unlocking. */
+static void p2p_message(const char *name, char *msg, size_t size, int *warn) {
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
   msg[0] = 0;
+  *warn = 0;
   if (!cfg || !cfg->p2p.state || g_env.told_p2p) return;
-  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE")) return;
+  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") && strcmp(name, "NCCL_WIN_ENABLE")) return;
   g_env.told_p2p = 1;
-  const char *decided = nn_config_p2p_env(cfg, name) ? name : nn_config_p2p_env(cfg, "NCCL_P2P_LEVEL")
-                            ? "NCCL_P2P_LEVEL" : nn_config_p2p_env(cfg, "NCCL_P2P_DISABLE") ? "NCCL_P2P_DISABLE" : NULL;
-  const char *user = decided ? getenv(decided) : NULL;
+  const struct nn_p2p_serving *p = &s->p2p;
   int line = cfg->p2p.line;
-  if (!decided)
+  if (p->state == NN_P2P_OK)
+    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
+             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the two-socket "
+             "file served, the pairs of one socket)", line, nn_config_p2p_level_name(p->level),
+             nn_config_p2p_level_name(p->level));
+  else if (p->untested)
+    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
+             "NCCL_WIN_ENABLE=0 served", line, p->why);
+  else if (p->state == NN_P2P_BROKEN)
+    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
+             "served, so NCCL never tries the peer access that failed its test", line);
+  else
     snprintf(msg, size, "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
              "nothing served", line);
-  else if (user)
-    snprintf(msg, size, "nccl-numa: %s=%s is set in the environment: the user's value wins over the "
-             "mapping's p2p %s (line %d)", decided, user, nn_config_p2p_state_name(cfg->p2p.state), line);
-  else if (cfg->p2p.state == NN_P2P_OK)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
-             "access between GPUs up to path type %s", line, nn_config_p2p_level_name(cfg->p2p.level),
-             nn_config_p2p_level_name(cfg->p2p.level));
-  else
-    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 served, so NCCL never "
-             "tries the peer access that failed its test", line);
+  p2p_user_values(p, msg, size);
+  *warn = p->untested;
 }
 
 nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
@@ -466,15 +531,23 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   struct nn_cache_version *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
   const struct nn_config *cfg = nn_cache_config(v);
   int status = nn_cache_status(v);
+  struct nn_p2p_serving p2p;
+  p2p_for_process(cfg, &p2p);
   pthread_mutex_lock(&g_env.lock);
   g_env.logger = nccl_logger;
   g_env.initialized = 1;
   g_env.version = NN_NCCL_VERSION(major, minor, patch);
+  snprintf(g_env.release, sizeof g_env.release, "%u.%u.%u", major, minor, patch);
   nn_nccl_set_loaded_version(g_env.version);
-  hold_version(nn_cache_ref(v));
+  hold_version(nn_cache_ref(v), &p2p);
   pthread_mutex_unlock(&g_env.lock);
   nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cache_warn_refused(v, logger);
+  pthread_mutex_lock(&g_env.lock);
+  int tell = cfg && strcmp(g_env.release_told, nn_cache_hash(v));
+  if (tell) snprintf(g_env.release_told, sizeof g_env.release_told, "%s", nn_cache_hash(v));
+  pthread_mutex_unlock(&g_env.lock);
+  if (tell) warn_release_notes(cfg, nn_cache_path(v), logger);
   const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "
@@ -508,6 +581,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.told_visible = 0;
   g_env.told_p2p = 0;
   g_env.told_graph = 0;
+  g_env.release_told[0] = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }
@@ -519,15 +593,17 @@ const char *nn_env_get(const char *name) {
   int initialized = g_env.initialized;
   pthread_mutex_unlock(&g_env.lock);
   if (initialized && !strcmp(name, "NCCL_TOPO_FILE")) return served_topo_file();
-  char p2p[512] = "", graph[512] = "";
+  char p2p[1200] = "", graph[512] = "";
+  int warn = 0;
   pthread_mutex_lock(&g_env.lock);
   const char *value = g_env.initialized ? served_value(name) : getenv(name);
-  if (g_env.initialized) p2p_message(name, p2p, sizeof p2p);
+  if (g_env.initialized) p2p_message(name, p2p, sizeof p2p, &warn);
   if (g_env.initialized) graph_message(name, graph, sizeof graph);
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   pthread_mutex_unlock(&g_env.lock);
-  if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
+  if (p2p[0] && warn) nn_log_warn(logger, "%s", p2p);
+  else if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
   if (graph[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", graph);
   return value;
 }

@@ -41,10 +41,11 @@ static int nn_txml_cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Distinct NUMA ids of the GPUs, ascending, into ids (room for n_gpus). */
+/* Distinct NUMA ids of the GPUs and NICs, ascending, into ids (room for n_gpus + n_nics). */
 static int nn_txml_numa_ids(const struct nn_config *cfg, int *ids) {
   int n = 0;
   for (int i = 0; i < cfg->n_gpus; i++) ids[n++] = cfg->gpus[i].numa;
+  for (int i = 0; i < cfg->n_nics; i++) ids[n++] = cfg->nics[i].numa;
   qsort(ids, (size_t)n, sizeof *ids, nn_txml_cmp_int);
   int m = 0;
   for (int i = 0; i < n; i++)
@@ -71,6 +72,12 @@ static int nn_txml_check_input(const struct nn_config *cfg, const struct nn_cpu_
       return -1;
     }
   }
+  for (int i = 0; i < cfg->n_nics; i++)
+    if (!cfg->nics[i].has_bus) {
+      nn_errbuf_set(err, errsz, "line %d: NIC %d has no bus= (a host-side mapping): no topology to write",
+                    cfg->nics[i].line, cfg->nics[i].index);
+      return -1;
+    }
   if (!cpu || (strcmp(cpu->vendor, "AuthenticAMD") && strcmp(cpu->vendor, "GenuineIntel"))) {
     /* NCCL models an unknown vendor's socket link as free: never write one. */
     nn_errbuf_set(err, errsz, "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
@@ -131,13 +138,18 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
 
 /* ---- writing ---- */
 
-static void nn_txml_pci(struct nn_xml_writer *w, const struct nn_gpu *g) {
+/* A GPU (class 0x03...) or a NIC (0x02...: NCCL's kvDictPciClass takes the prefix). A NIC gets
+ * no <nic>/<net> child: NCCL's ncclTopoFillNet finds this <pci> by the bus id at the end of the
+ * network plugin's pciPath and adds them itself, with the plugin's name, speed and GDR support;
+ * a <net> written here would be matched by name first and could carry a name the plugin does
+ * not use. A NIC no plugin device names is dropped again by ncclTopoTrimXml (nothing kept). */
+static void nn_txml_pci(struct nn_xml_writer *w, const struct nn_busid *b, const char *pci_class) {
   char bus[16];
-  snprintf(bus, sizeof bus, "%04x:%02x:%02x.%x", (unsigned)g->bus.domain, (unsigned)g->bus.bus,
-           (unsigned)g->bus.dev, (unsigned)g->bus.func);
+  snprintf(bus, sizeof bus, "%04x:%02x:%02x.%x", (unsigned)b->domain, (unsigned)b->bus,
+           (unsigned)b->dev, (unsigned)b->func);
   nn_xml_writer_start(w, "pci");
   nn_xml_writer_attr(w, "busid", bus);
-  nn_xml_writer_attr(w, "class", "0x030000");
+  nn_xml_writer_attr(w, "class", pci_class);
   nn_xml_writer_end(w);
 }
 
@@ -190,15 +202,18 @@ static int nn_txml_write(struct nn_xml_writer *w, const struct nn_txml_job *j, c
     if (!a) nn_txml_note_add(note, sizeof note, one);
     int kids = 0;
     for (int i = 0; i < j->cfg->n_gpus; i++) kids += j->cfg->gpus[i].numa == ids[k];
+    for (int i = 0; i < j->cfg->n_nics; i++) kids += j->cfg->nics[i].numa == ids[k];
     if (kids > NN_TOPO_XML_MAX_CHILDREN) {
-      nn_errbuf_set(j->err, j->errsz, "NUMA node %d holds %d GPUs; NCCL reads at most %d per cpu element",
-             ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
+      nn_errbuf_set(j->err, j->errsz, "NUMA node %d holds %d GPUs and NICs; NCCL reads at most %d per "
+                    "cpu element", ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
       return -1;
     }
     nn_xml_writer_start(w, "cpu");
     nn_txml_cpu_attrs(w, ids[k], a ? aff : NULL, j->cpu);
     for (int i = 0; i < j->cfg->n_gpus; i++)
-      if (j->cfg->gpus[i].numa == ids[k]) nn_txml_pci(w, &j->cfg->gpus[i]);
+      if (j->cfg->gpus[i].numa == ids[k]) nn_txml_pci(w, &j->cfg->gpus[i].bus, "0x030000");
+    for (int i = 0; i < j->cfg->n_nics; i++)
+      if (j->cfg->nics[i].numa == ids[k]) nn_txml_pci(w, &j->cfg->nics[i].bus, "0x020000");
     nn_xml_writer_end(w);
   }
   nn_xml_writer_end(w);
@@ -250,7 +265,7 @@ int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *
   *xml = NULL;
   *len = 0;
   if (nn_txml_check_input(cfg, cpu, err, errsz)) return -1;
-  int *ids = malloc((size_t)cfg->n_gpus * sizeof *ids);
+  int *ids = malloc((size_t)(cfg->n_gpus + cfg->n_nics) * sizeof *ids);
   if (!ids) {
     nn_errbuf_set(err, errsz, "out of memory");
     return -1;

@@ -198,12 +198,23 @@ printf 'gpu 0 bus=01:00.0 numa=0\n' > "$esc"
 check "check-config ok line: the name escaped" "grep -qF 'a\\x1b[2Jb.conf: ok (1 GPU' '$tmp/out' && ! grep -q \"\$(printf '\\033')\" '$tmp/out'"
 
 # p2p lines: the variable each state sets is named; a bad level is a located error.
-printf 'gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\np2p ok level=SYS tested=2026-12-03\n' > "$tmp/p2p.conf"
+two='gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n'
+printf "$two"'p2p ok level=SYS gpus=0-1 driver=580.95.05 tested=2026-12-03\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
-check "check-config p2p ok: names the level served" "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS' '$tmp/out'"
+check "check-config p2p ok: names the level served, to whom, under which driver" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS to a process on GPUs 0-1 under driver 580.95.05' '$tmp/out'"
+printf "$two"'p2p ok level=SYS gpus=1 driver=580.95.05\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok on a subset: P2P off to any other process" \
+  "[ \$? -eq 0 ] && grep -qF 'to a process on GPUs 1 under driver 580.95.05, P2P off to any other' '$tmp/out'"
+printf "$two"'p2p ok level=SYS tested=2026-12-03\n' > "$tmp/p2p.conf"
+"$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
+check "check-config p2p ok without gpus=: untested, P2P off" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p ok untested (no gpus=): P2P off, NCCL_P2P_DISABLE=1' '$tmp/out'"
 printf 'gpu 0 bus=01:00.0 numa=0\np2p broken\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
-check "check-config p2p broken: names NCCL_P2P_DISABLE=1" "[ \$? -eq 0 ] && grep -qF 'p2p broken: NCCL_P2P_DISABLE=1)' '$tmp/out'"
+check "check-config p2p broken: names NCCL_P2P_DISABLE=1 NCCL_WIN_ENABLE=0" \
+  "[ \$? -eq 0 ] && grep -qF 'p2p broken: NCCL_P2P_DISABLE=1 NCCL_WIN_ENABLE=0)' '$tmp/out'"
 printf 'gpu 0 bus=01:00.0 numa=0\np2p ok level=NVL\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
 check "check-config p2p ok level=NVL: file, line and the levels accepted" \

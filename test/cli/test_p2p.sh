@@ -11,6 +11,9 @@ nn_need_built "$FAKE"
 nn_tmp nn-p2p
 unset NCCL_NUMA_CONFIG NN_FAKECUDA NN_FAKECUDA_BAD NN_FAKECUDA_GPUS NN_FAKECUDA_TAG NCCL_NUMA_ALLOW_UNTRUSTED
 export NCCL_NUMA_CUDA_LIB=$FAKE NCCL_NUMA_NVML_LIB=$FAKE
+# the running driver's /proc/driver/nvidia/version is read under this root: none there, so
+# driver= is NVML's (the stand-in's 580.95.05) whatever driver this machine has
+export NCCL_NUMA_DRIVER_ROOT=$tmp/no-driver
 today=$(date -u +%Y-%m-%d)
 p2p() { nn_run 120 p2p "$@"; }   # p2p ARGS...: $rc, $out, $err
 has() { grep -qE -- "$1" "$tmp/out"; }
@@ -26,8 +29,8 @@ check "ok: one row per ordered pair, each works" "[ \$(grep -cE '^(0->1|1->0) .*
 check "ok: write, read and copy passed, latency and GB/s measured" \
   "row '0->1' | grep -qE 'OK/OK +ok +ok +ok +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +works'"
 [ -e /etc/nccl-numa.conf ] || check "ok: no mapping: the flat view, PHB" "has '^no mapping: every pair counted as PHB'"
-check "ok: the mapping line, with the date and NVML's driver version" \
-  "grep -qx 'p2p ok level=PHB tested=$today driver=580.95.05' '$tmp/out'"
+check "ok: the mapping line, with the GPUs, NVML's driver version and the date" \
+  "grep -qx 'p2p ok level=PHB gpus=0-1 driver=580.95.05 tested=$today' '$tmp/out'"
 check "ok: the kernels loaded are the committed PTX, byte for byte" "cmp -s '$tmp/loaded.ptx' '$root/cli/p2p/p2p_kernels.ptx'"
 check "each pair announced on stderr" "grep -q 'testing 0->1' '$tmp/err' && grep -q 'testing 1->0' '$tmp/err'"
 
@@ -36,12 +39,24 @@ printf 'gpu 0 bus=0000:11:00.0 numa=0\ngpu 1 bus=0000:12:00.0 numa=0\ngpu 2 bus=
 NN_FAKECUDA_GPUS=4 p2p --mapping "$tmp/two.conf"
 check "4 GPUs on two nodes: 12 pairs work" "[ $rc -eq 0 ] && [ \$(grep -c ' works\$' '$tmp/out') -eq 12 ]"
 check "4 GPUs: a pair on one node is PHB, across nodes SYS" "row '0->1' | grep -q ' PHB ' && row '1->2' | grep -q ' SYS '"
-check "4 GPUs on two nodes: p2p ok level=SYS" "grep -qx 'p2p ok level=SYS tested=$today driver=580.95.05' '$tmp/out'"
+check "4 GPUs on two nodes: p2p ok level=SYS" "grep -qx 'p2p ok level=SYS gpus=0-3 driver=580.95.05 tested=$today' '$tmp/out'"
 NN_FAKECUDA_GPUS=4 p2p --mapping "$tmp/two.conf" --gpus 2,3
-check "--gpus 2,3 (one node): p2p ok level=PHB, the subset said" \
-  "[ $rc -eq 0 ] && grep -q '^p2p ok level=PHB ' '$tmp/out' && has 'only the GPUs of --gpus' && ! row '0->1'"
+check "--gpus 2,3 (one node): p2p ok level=PHB gpus=2-3, the untested GPUs named" \
+  "[ $rc -eq 0 ] && grep -q '^p2p ok level=PHB gpus=2-3 ' '$tmp/out' && has '^note: GPUs 0-1 untested \(--gpus left them out\): the line serves P2P only to a process whose GPUs are all among gpus=2-3' && ! row '0->1'"
 NN_FAKECUDA_GPUS=4 NCCL_NUMA_CONFIG=$tmp/two.conf p2p --gpus 0-1
 check "NCCL_NUMA_CONFIG is the mapping without --mapping" "has '^mapping: $tmp/two.conf' && grep -q '^p2p ok level=PHB' '$tmp/out'"
+
+# ---- driver= as the plugin reads it: /proc/driver/nvidia/version first ----
+mkdir -p "$tmp/drv/proc/driver/nvidia"
+printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  590.44.01  Tue Nov 18 2025\nGCC version:  gcc 12\n' \
+  > "$tmp/drv/proc/driver/nvidia/version"
+NCCL_NUMA_DRIVER_ROOT=$tmp/drv p2p
+check "driver=: the running driver's version from /proc/driver/nvidia/version, before NVML's" \
+  "grep -qx 'p2p ok level=PHB gpus=0-1 driver=590.44.01 tested=$today' '$tmp/out'"
+# gpus= counts the mapping's gpu numbers, matched by bus id (here in reverse order)
+printf 'gpu 0 bus=0000:14:00.0 numa=1\ngpu 1 bus=0000:13:00.0 numa=1\ngpu 2 bus=0000:12:00.0 numa=0\ngpu 3 bus=0000:11:00.0 numa=0\n' > "$tmp/rev.conf"
+NN_FAKECUDA_GPUS=4 p2p --mapping "$tmp/rev.conf" --gpus 0,1
+check "gpus=: CUDA devices 0,1 are the mapping's GPUs 3,2" "grep -q '^p2p ok level=PHB gpus=2-3 ' '$tmp/out' && has '^note: GPUs 0-1 untested'"
 
 # ---- drop: peer access granted, writes lost ----
 NN_FAKECUDA=drop p2p
@@ -49,7 +64,7 @@ check "drop: exit 1" "[ $rc -eq 1 ]"
 check "drop: the peer write fails with every word wrong, the read works" \
   "row '0->1' | grep -qE 'OK/OK +FAIL +ok +FAIL .*BROKEN' && has '0->1: write: .* 8388608 of 8388608 words wrong'"
 check "drop: p2p broken, with the failing pairs named" \
-  "grep -qx 'p2p broken tested=$today driver=580.95.05' '$tmp/out' && has '^verdict: peer-to-peer is BROKEN on 0->1, 1->0\.'"
+  "grep -qx 'p2p broken gpus=0-1 driver=580.95.05 tested=$today' '$tmp/out' && has '^verdict: peer-to-peer is BROKEN on 0->1, 1->0\.'"
 
 # ---- one bad link among three GPUs ----
 NN_FAKECUDA=drop NN_FAKECUDA_BAD=0:2 NN_FAKECUDA_GPUS=3 p2p
@@ -66,7 +81,7 @@ check "corrupt: p2p broken" "grep -q '^p2p broken ' '$tmp/out'"
 # ---- nopeer: nothing to verify ----
 NN_FAKECUDA=nopeer p2p
 check "nopeer: exit 0, no peer access, NVML CNS" "[ $rc -eq 0 ] && row '0->1' | grep -qE ' no +CNS/CNS .*no peer access\$'"
-check "nopeer: p2p unsupported" "grep -qx 'p2p unsupported tested=$today driver=580.95.05' '$tmp/out'"
+check "nopeer: p2p unsupported" "grep -qx 'p2p unsupported gpus=0-1 driver=580.95.05 tested=$today' '$tmp/out'"
 NN_FAKECUDA=nopeer NN_FAKECUDA_BAD=1:2 NN_FAKECUDA_GPUS=4 p2p --mapping "$tmp/two.conf"
 check "no peer access on one link: the others verified, SYS, the link named" \
   "[ $rc -eq 0 ] && grep -q '^p2p ok level=SYS' '$tmp/out' && has '^note: no peer access on 1->2, 2->1'"
@@ -74,7 +89,7 @@ check "no peer access on one link: the others verified, SYS, the link named" \
 # ---- nvml-off ----
 NN_FAKECUDA=nvml-off p2p
 check "nvml-off: exit 0, NVML's absence said, no driver= field" \
-  "[ $rc -eq 0 ] && has '^note: NVML gave no P2P status \\(nvmlInit failed' && grep -qx 'p2p ok level=PHB tested=$today' '$tmp/out'"
+  "[ $rc -eq 0 ] && has '^note: NVML gave no P2P status \\(nvmlInit failed' && grep -qx 'p2p ok level=PHB gpus=0-1 tested=$today' '$tmp/out'"
 check "nvml-off: unknown NVML status is not called 'not OK'" "! has 'status is not OK'"
 
 # ---- hang: the watchdog ----
@@ -146,7 +161,8 @@ d = json.load(open(sys.argv[1]))
 assert d['command'] == 'p2p' and d['version'] == 1, d
 assert len(d['pairs']) == 6 and len(d['gpus']) == 3
 assert d['verdict'] == 'broken' and d['failing'] == ['0->1', '1->0'], d['failing']
-assert d['mapping_line'].startswith('p2p broken tested='), d['mapping_line']
+assert d['mapping_line'].startswith('p2p broken gpus=0-2 driver=580.95.05 tested='), d['mapping_line']
+assert d['gpus_tested'] == '0-2' and d['driver_tested'] == '580.95.05', d
 p = [x for x in d['pairs'] if x['a'] == 0 and x['b'] == 1][0]
 assert p['write'] == 'fail' and p['read'] == 'ok' and p['state'] == 'broken' and p['latency_us'] is None
 q = [x for x in d['pairs'] if x['a'] == 0 and x['b'] == 2][0]

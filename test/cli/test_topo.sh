@@ -57,9 +57,9 @@ grep -q '<?xml' "$tmp/out" && fail "generate: XML declaration in output"
 grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: no verdict on stderr ($err)"
 
 # the release: newer than the table, the newest row and "unverified"; malformed; from a library
-run --config "$fix/good.conf" --nccl-version 2.40.1
+run --config "$fix/good.conf" --nccl-version 2.99.1
 expect_rc 0 "--nccl-version newer than the table"
-grep -q 'NCCL 2.40.1 (newer than checked: treated as 2.32)' "$tmp/err" || fail "unverified release ($err)"
+grep -Eq 'NCCL 2\.99\.1 \(newer than checked: treated as 2\.[0-9.]+\)' "$tmp/err" || fail "unverified release ($err)"
 run --config "$fix/good.conf" --nccl-version 2.31
 expect_rc 2 "--nccl-version malformed"
 grep -q "expected X.Y.Z" "$tmp/err" || fail "malformed version: no reason ($err)"
@@ -106,6 +106,24 @@ if [ -f "$root/examples/proxmox-epyc-8gpu.conf" ]; then
   expect_rc 0 "generate the example"
   validate "$tmp/ref.xml" 0 --config "$root/examples/proxmox-epyc-8gpu.conf"
 fi
+
+# NICs: each under its node's cpu; one under the other node is an error, one left out a warning
+nics=$root/test/fixtures/config/ref-nics.conf
+run --config "$nics" -o "$tmp/nics.xml"
+expect_rc 0 "generate ref-nics"
+validate "$tmp/nics.xml" 0 --config "$nics"
+expect_out_line "$tmp/nics.xml: ok, agrees with the mapping (0 warnings)" "ref-nics round trip"
+grep -c 'class="0x020000"' "$tmp/nics.xml" | grep -qx 2 || fail "ref-nics: not two NIC pci elements"
+grep -v '<pci busid="0000:09:00.0"' "$tmp/nics.xml" |
+  sed 's|<pci busid="0000:01:00.0" class="0x030000"/>|&\n  <pci busid="0000:09:00.0" class="0x020000"/>|' \
+  >"$tmp/nics-moved.xml"
+validate "$tmp/nics-moved.xml" 1 --config "$nics"
+grep -q "NIC 0 (0000:09:00.0) is under numaid 1, but the mapping (line 15) puts it on NUMA node 0" "$tmp/out" "$tmp/err" ||
+  fail "a NIC under the other node: not reported ($out $err)"
+grep -v '<pci busid="0000:0a:00.0"' "$tmp/nics.xml" >"$tmp/nics-less.xml"
+validate "$tmp/nics-less.xml" 0 --config "$nics"
+grep -q "warning: NIC 1 (0000:0a:00.0, mapping line 16) is missing" "$tmp/out" "$tmp/err" ||
+  fail "a NIC left out: no warning ($out $err)"
 
 # --sysfs-root: affinity from nodeN/cpulist when the mapping has no numa line
 mkdir -p "$tmp/sys/sys/devices/system/node/node0"

@@ -110,23 +110,32 @@ static void decide(void **state) {
                                  pair(0, 2, NN_P2P_LEVEL_SYS, NN_P2P_PAIR_NOPEER), pair(2, 0, NN_P2P_LEVEL_SYS, NN_P2P_PAIR_NOPEER)};
   rep->pairs = pairs;
   rep->n_pairs = 4;
-  snprintf(rep->nvml_driver, sizeof rep->nvml_driver, "570.86.15");
-  /* the SYS pairs have no peer access: the level is the widest verified, PHB */
+  rep->n_gpus = 3;
+  snprintf(rep->driver, sizeof rep->driver, "570.86.15");
+  /* the SYS pairs have no peer access: the level is the widest verified, PHB; gpus= the pairs'
+   * GPUs, by CUDA number without a mapping */
   nn_p2preport_decide(rep, "2026-12-03");
   assert_int_equal(rep->verdict, NN_P2P_OK);
-  assert_string_equal(rep->line, "p2p ok level=PHB tested=2026-12-03 driver=570.86.15");
+  assert_string_equal(rep->line, "p2p ok level=PHB gpus=0-2 driver=570.86.15 tested=2026-12-03");
   pairs[2].state = NN_P2P_PAIR_OK;
   nn_p2preport_decide(rep, "2026-12-03");
-  assert_string_equal(rep->line, "p2p ok level=SYS tested=2026-12-03 driver=570.86.15");
-  /* one broken pair decides; a version with other characters is left out */
+  assert_string_equal(rep->line, "p2p ok level=SYS gpus=0-2 driver=570.86.15 tested=2026-12-03");
+  /* one broken pair decides; an unknown driver is left out */
   pairs[3].state = NN_P2P_PAIR_BROKEN;
-  snprintf(rep->nvml_driver, sizeof rep->nvml_driver, "570 beta");
+  rep->driver[0] = '\0';
   nn_p2preport_decide(rep, "2026-12-03");
   assert_int_equal(rep->verdict, NN_P2P_BROKEN);
-  assert_string_equal(rep->line, "p2p broken tested=2026-12-03");
+  assert_string_equal(rep->line, "p2p broken gpus=0-2 tested=2026-12-03");
+  /* with a mapping, its gpu numbers */
+  struct nn_p2p_gpu g[3] = {{.index = 5}, {.index = 6}, {.index = -1}};
+  memcpy(rep->gpus, g, sizeof g);
+  rep->mapping = "m.conf";
+  nn_p2preport_decide(rep, "2026-12-03");
+  assert_string_equal(rep->line, "p2p broken gpus=5-6 tested=2026-12-03");
+  rep->mapping = NULL;
   for (int i = 0; i < 4; i++) pairs[i].state = NN_P2P_PAIR_NOPEER;
   nn_p2preport_decide(rep, "2026-12-03");
-  assert_string_equal(rep->line, "p2p unsupported tested=2026-12-03");
+  assert_string_equal(rep->line, "p2p unsupported gpus=0-2 tested=2026-12-03");
   rep->self = 1;
   nn_p2preport_decide(rep, "2026-12-03");
   assert_int_equal(rep->verdict, NN_P2P_NONE);

@@ -61,6 +61,11 @@ static const struct txml_case txml_cases[] = {
   {"sysfs-affinity", NULL,
    "cpu vendor=AuthenticAMD family=25 model=17\ngpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:81:00.0 numa=1\n", 1,
    NULL},
+  {"ref-nics", "test/fixtures/config/ref-nics.conf", NULL, 0, NULL},
+  {"nic-own-node", NULL,   /* a NIC on a node without GPUs gets a cpu element of its own */
+   "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-7\nnuma 3 cpus=24-31\n"
+   "gpu 0 bus=0000:c1:00.0 numa=0\nnic 1 bus=0000:41:00.1 numa=0 name=mlx5_1\n"
+   "nic 0 bus=0001:21:00.0 numa=3 name=mlx5_0\n", 0, NULL},
   {"gpus-128-one-node", NULL, NULL, 0, txml_128_gpus},
   {"eight-nodes", NULL, NULL, 0, txml_eight_nodes},
 };
