@@ -67,7 +67,7 @@ timeout 30 "$cli" check-config "$tmp/guest.conf" >/dev/null 2>&1 && echo "ok gue
   || fail "guest mapping rejected: $("$cli" check-config "$tmp/guest.conf" 2>&1)"
 # Host and guest node numbers are not mixed: with the guest's one node, host NUMA 0's GPUs do
 # not get guest node 0's CPUs while host NUMA 1's get none; both get all of them.
-timeout 30 "$cli" topo --config "$tmp/guest.conf" --sysfs-root "$tmp/ref" >"$tmp/topo.xml" 2>/dev/null
+timeout 30 "$cli" topo --config "$tmp/guest.conf" --sysfs-root "$tmp/ref" --file numa >"$tmp/topo.xml" 2>/dev/null
 if [ "$(grep -c 'affinity="0000ffff"' "$tmp/topo.xml")" -eq 2 ] && [ "$(grep -c '<cpu ' "$tmp/topo.xml")" -eq 2 ]; then
   echo "ok one guest node: both host nodes get all the guest's CPUs"
 else fail "topology of the one-node guest mapping: $(cat "$tmp/topo.xml")"; fi
