@@ -56,6 +56,13 @@ int nn_p2pdrv_cuda_open(struct nn_cuda *cu, char *why, size_t why_size) {
     NN_SYM(module_load_data, "cuModuleLoadData"), NN_SYM(module_function, "cuModuleGetFunction"),
     NN_SYM(launch, "cuLaunchKernel"), NN_SYM(stream_create, "cuStreamCreate"),
     NN_SYM(stream_synchronize, "cuStreamSynchronize"), NN_SYM(error_name, "cuGetErrorName"),
+    NN_SYM(mem_granularity, "cuMemGetAllocationGranularity"), NN_SYM(mem_create, "cuMemCreate"),
+    NN_SYM(mem_export, "cuMemExportToShareableHandle"), NN_SYM(mem_import, "cuMemImportFromShareableHandle"),
+    NN_SYM(mem_reserve, "cuMemAddressReserve"), NN_SYM(mem_map, "cuMemMap"),
+    NN_SYM(mem_set_access, "cuMemSetAccess"), NN_SYM(mem_unmap, "cuMemUnmap"),
+    NN_SYM(mem_release, "cuMemRelease"), NN_SYM(mem_address_free, "cuMemAddressFree"),
+    NN_SYM(ipc_get, "cuIpcGetMemHandle"), NN_SYM(ipc_open, "cuIpcOpenMemHandle_v2"),
+    NN_SYM(ipc_close, "cuIpcCloseMemHandle"),
 #undef NN_SYM
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
