@@ -48,8 +48,9 @@ static void p2p_summary(const struct nn_config *cfg, char *buf, size_t size) {
   char gpus[160];
   nn_config_p2p_serve_all(cfg, &all);
   nn_config_p2p_gpus_format(l->gpus, gpus, sizeof gpus);
-  if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0]))
-    snprintf(buf, size, ", p2p ok untested (no %s=): P2P off, NCCL_P2P_DISABLE=1", !l->gpus ? "gpus" : "driver");
+  if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0] || l->xproc != NN_P2P_XPROC_OK))
+    snprintf(buf, size, ", p2p ok untested (no %s): P2P off, NCCL_P2P_DISABLE=1",
+             !l->gpus ? "gpus=" : !l->driver[0] ? "driver=" : "xproc=ok");
   else if (l->state == NN_P2P_OK) {
     if (snprintf(buf, size, ", p2p ok: NCCL_P2P_LEVEL=%s to a process on GPUs %s under driver %s%s",
                  nn_config_p2p_level_name(l->level), gpus, l->driver,

@@ -221,21 +221,29 @@ static int test_ring(struct nn_p2p_report *r, const int *gpus, int n, const stru
   return 0;
 }
 
-/* The rings after the pairs: all selected GPUs when every pair works; one per NUMA node when
- * only pairs across nodes lack peer access (a clique per socket); none when a pair is broken
- * or the pairs say nothing else works together. */
+/* Whether every pair among the GPUs `ring` works. */
+static int all_work(const struct nn_p2p_report *r, const int *ring, int n) {
+  for (int i = 0; i < r->n_pairs; i++) {
+    int in = 0;
+    for (int k = 0; k < n; k++) in += r->pairs[i].a == ring[k] || r->pairs[i].b == ring[k];
+    if (in == 2 && r->pairs[i].state != NN_P2P_PAIR_OK) return 0;
+  }
+  return 1;
+}
+
+/* The rings after the pairs: all selected GPUs when every pair works; else, with a mapping,
+ * one per NUMA node whose pairs all work (a clique per socket: the job's pairs within a
+ * socket); none when a pair is broken (the verdict is made). */
 static int test_rings(struct nn_p2p_report *r, const int *sel, int n_sel, const struct options *o, double end) {
-  int all_ok = 1;
-  for (int i = 0; i < r->n_pairs; i++) all_ok &= r->pairs[i].state == NN_P2P_PAIR_OK;
+  for (int i = 0; i < r->n_pairs; i++)
+    if (r->pairs[i].state == NN_P2P_PAIR_BROKEN) return 0;
   if (o->self || r->incomplete || n_sel < 2) return 0;
-  if (all_ok) return test_ring(r, sel, n_sel, o, end);
-  nn_p2preport_decide(r, "");
-  if (r->advice != NN_P2P_ADVICE_SOCKET_NOPEER) return 0;
-  for (int node = 0; node <= NN_MAX_NUMA_ID; node++) {
+  if (all_work(r, sel, n_sel)) return test_ring(r, sel, n_sel, o, end);
+  for (int node = 0; r->mapping && node <= NN_MAX_NUMA_ID; node++) {
     int ring[NN_P2P_MAX_GPUS], n = 0;
     for (int i = 0; i < n_sel; i++)
       if (r->gpus[sel[i]].numa == node) ring[n++] = sel[i];
-    if (n >= 2 && test_ring(r, ring, n, o, end)) return -1;
+    if (n >= 2 && all_work(r, ring, n) && test_ring(r, ring, n, o, end)) return -1;
   }
   return 0;
 }
@@ -293,6 +301,7 @@ static int run(struct nn_p2p_report *r, const struct options *o, const struct nn
   if (mapping) nn_p2preport_numa(r, mapping);
   int sel[NN_P2P_MAX_GPUS], n_sel = select_gpus(r, o, sel);
   if (n_sel < 0) return -n_sel;
+  r->n_sel = n_sel;
   if (test_pairs(r, sel, n_sel, o, end) || test_rings(r, sel, n_sel, o, end)) return EXIT_CANNOT_TEST;
   char date[16];
   time_t now = time(NULL);

@@ -138,6 +138,9 @@ static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
     else if (b.len) fprintf(out, "note: no peer access on %s: NCCL keeps those on host memory (SHM)\n", b.s);
     free(nn_strbuf_take(&b));
   }
+  if (r->verdict == NN_P2P_OK && (r->ring.rings > 1 || r->ring.n < r->n_sel))
+    fprintf(out, "note: all at once: %s: not every pair among the GPUs tested has peer access\n",
+            r->ring.run ? "a ring per NUMA node whose pairs all work, not all GPUs together" : "not tested");
   if (subset) print_untested(out, r);
   if (r->by_ordinal && r->line[0])
     fprintf(out, "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
@@ -174,8 +177,9 @@ static void print_works(FILE *out, const struct nn_p2p_report *r) {
   range(r, 2, &slo, &shi);
   fprintf(out, "peer-to-peer works: %d pair(s) wrote, read and copied correctly, in one process and across "
           "processes (cuMem and legacy IPC, LL stores with flags)", n_ok);
-  if (r->ring.run) fprintf(out, ", and every GPU wrote to its ring neighbours at once for %.0f s without a wrong line",
-                           r->ring.seconds);
+  if (r->ring.run)
+    fprintf(out, ", and every GPU wrote to its ring neighbours at once for %.0f s%s without a wrong line",
+            r->ring.seconds, r->ring.rings > 1 ? " (a ring per NUMA node)" : "");
   fprintf(out, " (latency %.2f-%.2f us, copy engine %.2f-%.2f GB/s, SM stores %.2f-%.2f GB/s). The line lets NCCL "
           "use it up to path %s (NCCL_P2P_LEVEL): in NCCL's flat view (no topology file served) every pair is "
           "PHB; where the two-socket file is served, the pairs within a socket are PHB and those across SYS.\n",

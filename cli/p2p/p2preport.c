@@ -243,6 +243,7 @@ void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const str
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line, error[600] = "";
   int done = 0, first = g->n;
   g->run = 1;
+  g->rings++;
   g->seconds = seconds;
   while (copy && (line = next_line(&cur))) {
     if (!strncmp(line, "ring GPU ", 9) && g->n < NN_P2P_MAX_GPUS && ring_gpu(&g->gpus[g->n], line) == 0) g->n++;
@@ -296,21 +297,17 @@ static int crosses(const struct nn_p2p_report *r, const struct nn_p2p_pair *p) {
   return na < 0 || nb < 0 ? -1 : na != nb;
 }
 
-/* SOCKET_CLIQUE when every pair in `state` crosses nodes and every pair within a node works;
- * else NONE. */
-static int socket_advice(const struct nn_p2p_report *r, int state, int advice) {
+/* `advice` when every pair in `state` crosses nodes (and, with `all_across`, every pair across
+ * nodes is in it) and every pair within a node works; else NONE. */
+static int socket_advice(const struct nn_p2p_report *r, int state, int all_across, int advice) {
   int hit = 0, inside_ok = 0;
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
     int x = crosses(r, p);
-    if (x < 0) return NN_P2P_ADVICE_NONE;
-    if (p->state == state) {
-      if (!x) return NN_P2P_ADVICE_NONE;
-      hit++;
-    } else if (!x) {
-      if (p->state != NN_P2P_PAIR_OK) return NN_P2P_ADVICE_NONE;
-      inside_ok++;
-    }
+    if (x < 0 || (p->state == state && !x) || (all_across && x && p->state != state)) return NN_P2P_ADVICE_NONE;
+    if (p->state == state) hit++;
+    else if (!x && p->state != NN_P2P_PAIR_OK) return NN_P2P_ADVICE_NONE;
+    else inside_ok += !x;
   }
   return hit && inside_ok ? advice : NN_P2P_ADVICE_NONE;
 }
@@ -332,8 +329,8 @@ void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
   r->advice = NN_P2P_ADVICE_NONE;
   if (r->self) { r->verdict = NN_P2P_NONE; return; }
   r->verdict = broken || (r->ring.run && !r->ring.ok) ? NN_P2P_BROKEN : ok ? NN_P2P_OK : NN_P2P_UNSUPPORTED;
-  if (broken) r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, NN_P2P_ADVICE_SOCKET_CLIQUE);
-  else if (r->verdict == NN_P2P_OK) r->advice = socket_advice(r, NN_P2P_PAIR_NOPEER, NN_P2P_ADVICE_SOCKET_NOPEER);
+  if (broken) r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, 0, NN_P2P_ADVICE_SOCKET_CLIQUE);
+  else if (r->verdict == NN_P2P_OK) r->advice = socket_advice(r, NN_P2P_PAIR_NOPEER, 1, NN_P2P_ADVICE_SOCKET_NOPEER);
   if (r->incomplete && r->verdict != NN_P2P_BROKEN) return;   /* untested pairs: no line */
   mapping_line(r, nn_config_p2p_state_name(r->verdict), date);
 }

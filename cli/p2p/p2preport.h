@@ -62,6 +62,7 @@ struct nn_p2p_ring {
   int ok;                             /* every GPU's process reported, nothing wrong */
   struct nn_p2p_ring_gpu gpus[NN_P2P_MAX_GPUS];
   int n;
+  int rings;                          /* 1, or one per NUMA node when not every pair works */
   double seconds;
   char reason[768];                   /* why not ok */
 };
@@ -84,6 +85,7 @@ struct nn_p2p_report {
   int nvml[NN_P2P_MAX_GPUS][NN_P2P_MAX_GPUS][2];   /* read, write; -1 unknown */
   struct nn_p2p_pair *pairs;
   int n_pairs;
+  int n_sel;                          /* the GPUs tested (all, or --gpus) */
   int self;                           /* --self: each GPU with itself */
   int verdict;                        /* enum nn_p2p_state (nn_config.h); NN_P2P_NONE for --self */
   int level;                          /* enum nn_p2p_level, with NN_P2P_OK */

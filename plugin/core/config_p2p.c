@@ -18,8 +18,9 @@
  * two-socket file is served are the cross-socket pairs SYS and kept on host memory.
  *
  * An ok line is served only to a process whose GPUs it lists in gpus= and while the driver
- * it names runs (nn_config_p2p_serve); a line without gpus= or driver= (written before the
- * command recorded them) counts as untested. P2P off is NCCL_P2P_DISABLE=1 and
+ * it names runs, and only when it says the test across processes passed (xproc=ok;
+ * nn_config_p2p_serve); a line without gpus=, driver= or xproc=ok (written before the command
+ * recorded them) counts as untested. P2P off is NCCL_P2P_DISABLE=1 and
  * NCCL_WIN_ENABLE=0: NCCL's symmetric memory is gated by the raw CUDA P2P capability and
  * NCCL_WIN_ENABLE, not by NCCL_P2P_DISABLE (src/init.cc, 2.28.9).
  */
@@ -164,8 +165,7 @@ static void untested_list(const struct nn_config *cfg, const int *gpus, int n, c
   if (beyond >= 0) snprintf(buf + len, size - len, "%s%d", len ? "," : "", beyond);
 }
 
-#define NN_P2P_RETEST \
-  "P2P stays off for this process; test again with `nccl-numa p2p` and put its line in the mapping"
+#define NN_P2P_RETEST "P2P stays off for this process; test again with `nccl-numa p2p --update MAPPING`"
 
 /* Why an ok line is not served to this process, into why; 0 when it is. */
 static int untested_why(const struct nn_config *cfg, const int *gpus, int n, const char *driver, char *why,
@@ -177,6 +177,9 @@ static int untested_why(const struct nn_config *cfg, const int *gpus, int n, con
     snprintf(why, size, "the p2p line (line %d) does not say which %s tested (%s=, written by `nccl-numa "
              "p2p` since it records them): an untested line; " NN_P2P_RETEST, l->line,
              !l->gpus ? "GPUs were" : "driver was", !l->gpus ? "gpus" : "driver");
+  } else if (l->xproc != NN_P2P_XPROC_OK) {
+    snprintf(why, size, "the p2p line (line %d) does not say the test across processes passed (xproc=ok), as "
+             "a job of one process per GPU uses peer memory; " NN_P2P_RETEST, l->line);
   } else if (n == 0) {
     snprintf(why, size, "this process uses none of the mapping's GPUs, so the p2p line (line %d, gpus=%s) "
              "cannot say its GPUs were tested; " NN_P2P_RETEST, l->line, tested);

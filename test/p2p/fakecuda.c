@@ -20,7 +20,8 @@
  *                         there is wrong; concurrent-drop: a kernel's peer writes are lost
  *                         while a kernel of another process writes to a peer too (each pair
  *                         passes alone; the ring, all GPUs at once, does not)
- *   NN_FAKECUDA_BAD=A:B   the mode hits the link between GPUs A and B alone (both directions)
+ *   NN_FAKECUDA_BAD=A:B   the mode hits the link between GPUs A and B alone (both directions);
+ *   NN_FAKECUDA_BAD=split:N  every link between a GPU below N and one from N on (two sockets)
  *   NN_FAKECUDA_TAG=NAME  a hang renames the hung process NAME and starts one more process
  *                         of that name (as a driver's helper would be), for the test to
  *                         check that nothing is left running
@@ -56,7 +57,7 @@ struct launch { struct nn_fake_ctx *ctx; enum kind kind; uint64_t a[6]; };
 
 int nn_fake_gpus = 2;
 __thread struct nn_fake_ctx *nn_fake_current;
-static int initialized, bad_a = -1, bad_b = -1;
+static int initialized, bad_a = -1, bad_b = -1, bad_split = -1;
 static const char *mode = "ok";
 static struct nn_fake_ctx ctxs[MAX_GPUS];
 
@@ -93,14 +94,16 @@ API int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status);
 int nn_fake_is(const char *m) { return !strcmp(mode, m); }
 static int is(const char *m) { return nn_fake_is(m); }
 
-/* NN_FAKECUDA_BAD=A:B into *a, *b (left alone when it is not that) */
-static void bad_link(const char *s, int *a, int *b) {
-  const char *colon;
+/* NN_FAKECUDA_BAD=A:B or split:N into bad_a, bad_b or bad_split (left alone when it is not that) */
+static void read_bad_links(void) {
+  const char *s = getenv("NN_FAKECUDA_BAD"), *colon;
   int x, y;
-  if (nn_int_parse_prefix(s, 0, MAX_GPUS - 1, &x, &colon) == 0 && *colon == ':' &&
-      nn_int_parse(colon + 1, 0, MAX_GPUS - 1, &y) == 0) {
-    *a = x;
-    *b = y;
+  if (!s || !*s) return;
+  if (!strncmp(s, "split:", 6) && nn_int_parse(s + 6, 1, MAX_GPUS - 1, &x) == 0) bad_split = x;
+  else if (nn_int_parse_prefix(s, 0, MAX_GPUS - 1, &x, &colon) == 0 && *colon == ':' &&
+           nn_int_parse(colon + 1, 0, MAX_GPUS - 1, &y) == 0) {
+    bad_a = x;
+    bad_b = y;
   }
 }
 
@@ -112,6 +115,7 @@ static const char *gpus_env(void) {
 /* Whether the mode hits the link between devices x and y. */
 int nn_fake_bad(int x, int y) {
   if (x == y) return 0;
+  if (bad_split > 0) return (x < bad_split) != (y < bad_split);
   return bad_a < 0 || (x == bad_a && y == bad_b) || (x == bad_b && y == bad_a);
 }
 static int bad(int x, int y) { return nn_fake_bad(x, y); }
@@ -133,7 +137,7 @@ static void hang(void) {
 
 int cuInit(unsigned flags) {
   (void)flags;
-  const char *m = getenv("NN_FAKECUDA"), *n = gpus_env(), *b = getenv("NN_FAKECUDA_BAD");
+  const char *m = getenv("NN_FAKECUDA"), *n = gpus_env();
   if (m && *m) mode = m;
   static const char *const modes[] = {"ok", "drop", "hang", "nopeer", "corrupt", "nvml-off", "ipc-broken",
                                       "concurrent-drop"};
@@ -144,7 +148,7 @@ int cuInit(unsigned flags) {
     return E_INVALID_VALUE;
   }
   if (n && *n && nn_int_parse(n, 0, MAX_GPUS, &nn_fake_gpus)) nn_fake_gpus = 2;
-  if (b && *b) bad_link(b, &bad_a, &bad_b);
+  read_bad_links();
   for (int i = 0; i < MAX_GPUS; i++) ctxs[i].dev = i;
   initialized = 1;
   return OK;
@@ -506,10 +510,9 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
 
 int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status) {
   (void)index;
-  const char *m = getenv("NN_FAKECUDA"), *bl = getenv("NN_FAKECUDA_BAD");
-  int x = (int)(uintptr_t)a - 1, y = (int)(uintptr_t)b - 1, ba = -1, bb = -1;
-  if (bl) bad_link(bl, &ba, &bb);
-  int hit = x != y && (ba < 0 || (x == ba && y == bb) || (x == bb && y == ba));
-  *status = m && !strcmp(m, "nopeer") && hit ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */ : 0;
+  const char *m = getenv("NN_FAKECUDA");
+  int x = (int)(uintptr_t)a - 1, y = (int)(uintptr_t)b - 1;
+  read_bad_links();
+  *status = m && !strcmp(m, "nopeer") && nn_fake_bad(x, y) ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */ : 0;
   return 0;
 }

@@ -16,9 +16,9 @@ static void expect_served(const char *text, const char *level, const char *disab
 
 static void test_p2p_states_serve(void **state) {
   (void)state;
-  expect_served(GPUS2 "p2p ok level=SYS gpus=0-1 tested=2026-12-03 driver=580.95\n", "SYS", NULL);
+  expect_served(GPUS2 "p2p ok level=SYS gpus=0-1 tested=2026-12-03 driver=580.95 xproc=ok\n", "SYS", NULL);
   expect_served(GPUS2 "p2p ok level=pxb gpus=0,1 driver=580.95.05 xproc=ok\n", "PXB", NULL);
-  expect_served(GPUS2 "p2p OK gpus=0-1 driver=1.2\n", "PHB", NULL);   /* no level: one host bridge */
+  expect_served(GPUS2 "p2p OK gpus=0-1 driver=1.2 XPROC=OK\n", "PHB", NULL);   /* no level: one host bridge */
   expect_served(GPUS2 "p2p broken tested=2026-12-03\n", NULL, "1");
   expect_served(GPUS2 "p2p unsupported driver=580.95\n", NULL, NULL);
   expect_served(GPUS2, NULL, NULL);
@@ -26,11 +26,12 @@ static void test_p2p_states_serve(void **state) {
   expect_served(GPUS2 "p2p ok level=SYS tested=2026-12-03\n", NULL, "1");
   expect_served(GPUS2 "p2p ok gpus=0-1\n", NULL, "1");
   expect_served(GPUS2 "p2p ok driver=580.95.05\n", NULL, "1");
-  expect_served(GPUS2 "p2p ok gpus=1 driver=580.95.05\n", NULL, "1");
+  expect_served(GPUS2 "p2p ok gpus=1 driver=580.95.05 xproc=ok\n", NULL, "1");
+  expect_served(GPUS2 "p2p ok gpus=0-1 driver=580.95.05\n", NULL, "1");   /* one process only */
   struct nn_config *c = parse_ok(GPUS2 "p2p broken\n");
   assert_string_equal(nn_config_env(c, "NCCL_WIN_ENABLE"), "0");
   nn_config_free(c);
-  c = parse_ok(GPUS2 "p2p ok gpus=0-1 driver=580.95.05\n");
+  c = parse_ok(GPUS2 "p2p ok gpus=0-1 driver=580.95.05 xproc=ok\n");
   assert_null(nn_config_env(c, "NCCL_WIN_ENABLE"));
   nn_config_free(c);
 }
@@ -81,13 +82,13 @@ static void expect_serve(const struct nn_config *c, const int *gpus, int n, cons
   assert_int_equal(s.state, state);
   assert_int_equal(s.untested, why != NULL);
   if (why && !strstr(s.why, why)) fail_msg("why '%s' lacks '%s'", s.why, why);
-  if (why) assert_non_null(strstr(s.why, "test again with `nccl-numa p2p`"));
+  if (why) assert_non_null(strstr(s.why, "test again with `nccl-numa p2p --update MAPPING`"));
   if (!why) assert_string_equal(s.why, "");
 }
 
 static void test_p2p_serve(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok(GPUS8 "p2p ok level=SYS gpus=0-3 driver=580.95.05 tested=2026-12-06\n");
+  struct nn_config *c = parse_ok(GPUS8 "p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok tested=2026-12-06\n");
   int four[] = {0, 1, 2, 3}, eight[] = {0, 1, 2, 3, 4, 5, 6, 7}, upper[] = {4, 5, 6, 7};
   expect_serve(c, four, 4, "580.95.05", NN_P2P_OK, NULL);
   expect_serve(c, four, 4, NULL, NN_P2P_OK, NULL);   /* driver not checked */
@@ -108,6 +109,9 @@ static void test_p2p_serve(void **state) {
   nn_config_free(c);
   c = parse_ok(GPUS8 "p2p ok level=PHB tested=2026-12-03 driver=580.95.05\n");
   expect_serve(c, four, 4, "580.95.05", NN_P2P_BROKEN, "does not say which GPUs were tested (gpus=");
+  nn_config_free(c);
+  c = parse_ok(GPUS8 "p2p ok level=PHB gpus=0-7 driver=580.95.05\n");
+  expect_serve(c, four, 4, "580.95.05", NN_P2P_BROKEN, "does not say the test across processes passed (xproc=ok)");
   nn_config_free(c);
   c = parse_ok(GPUS8 "p2p ok level=PHB gpus=0-7\n");
   expect_serve(c, four, 4, "580.95.05", NN_P2P_BROKEN, "does not say which driver was tested (driver=");
@@ -156,7 +160,7 @@ static void test_p2p_leaves_other_env(void **state) {
   struct nn_config *c = parse_ok(GPUS2 "p2p unsupported\nenv NCCL_P2P_DISABLE=1\n");
   assert_string_equal(nn_config_env(c, "NCCL_P2P_DISABLE"), "1");
   nn_config_free(c);
-  c = parse_ok(GPUS2 "p2p ok gpus=0-1 driver=580.95.05\nenv NCCL_SOCKET_IFNAME=lo\n");
+  c = parse_ok(GPUS2 "p2p ok gpus=0-1 driver=580.95.05 xproc=ok\nenv NCCL_SOCKET_IFNAME=lo\n");
   assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "lo");
   assert_string_equal(nn_config_env(c, "NCCL_P2P_LEVEL"), "PHB");
   nn_config_free(c);

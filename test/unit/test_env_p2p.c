@@ -144,7 +144,7 @@ static void test_driver_change(void **state) {
   start("driver", MAP8 OK_ALL);
   ask_twice(NULL, "1");
   assert_non_null(strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
-                         "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p`"));
+                         "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p --update MAPPING`"));
   driver_root("", 0, 0);
   start("driver", MAP8 OK_ALL "# no driver\n");
   ask_twice(NULL, "1");
@@ -158,7 +158,7 @@ static void test_old_line_untested(void **state) {
   start("old", MAP8 "p2p ok level=SYS tested=2026-12-03\n");
   ask_twice(NULL, "1");
   assert_non_null(strstr(infos, "does not say which GPUs were tested (gpus="));
-  assert_non_null(strstr(infos, "test again with `nccl-numa p2p`"));
+  assert_non_null(strstr(infos, "test again with `nccl-numa p2p --update MAPPING`"));
 }
 
 static void test_broken_disables(void **state) {
