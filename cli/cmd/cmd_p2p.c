@@ -22,6 +22,7 @@
 
 #define EXIT_BROKEN 1
 #define EXIT_CANNOT_TEST 3
+#define EXIT_NOT_UPDATED 4
 #define RING_SETUP_S 60.0   /* the ring child's allowance beyond its rounds */
 
 static void usage(FILE *f) {
@@ -55,7 +56,8 @@ static void usage(FILE *f) {
           "  --json            one JSON object: gpus, pairs, ring, verdict, mapping_line\n\n"
           "The driver is libcuda.so.1 (or NCCL_NUMA_CUDA_LIB), NVML libnvidia-ml.so.1 (or\n"
           "NCCL_NUMA_NVML_LIB), loaded at run time. Exit: 0 nothing broken, 1 broken, 2 usage,\n"
-          "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed).\n");
+          "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed), 4 --update could not\n"
+          "write the mapping (it is left as it was).\n");
 }
 
 struct options {
@@ -288,7 +290,7 @@ static int update(const struct nn_p2p_report *r, const struct options *o) {
   }
   if (nn_p2pupdate_file(o->update, r->line, &replaced, err, sizeof err)) {
     fprintf(stderr, "nccl-numa p2p: --update: %s\n", err);
-    return NN_EXIT_INVALID;
+    return EXIT_NOT_UPDATED;
   }
   fprintf(stderr, "nccl-numa p2p: %s: %s the p2p line: %s\n", o->update, replaced ? "replaced" : "added", r->line);
   return 0;
