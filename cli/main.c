@@ -26,7 +26,7 @@ static const struct nn_command commands[] = {
   {"exec", nn_cmd_exec, "run a command (e.g. an SGLang server) with nccl-numa switched on"},
   {"env", nn_cmd_env, "print the variables that switch nccl-numa on, as export lines"},
   {"proxmox-numa", nn_cmd_proxmox_numa, "Proxmox host: rewrite a VM config so the guest sees each GPU on its NUMA node"},
-  {"p2p", nn_cmd_p2p, "test GPU peer-to-peer on every pair (write, read, copy, latency, bandwidth)"},
+  {"p2p", nn_cmd_p2p, "test GPU peer-to-peer as a job uses it: every pair, across processes, all at once"},
 };
 
 static void usage(FILE *out) {
