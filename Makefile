@@ -79,6 +79,9 @@ DEPFLAGS = -MMD -MP
 # or hwloc or cmocka installed since the last build), never left built without them.
 FLAGS_STAMP := $(BUILD)/flags.txt
 FLAGS_NOW := $(CC) $(CFLAGS_ALL) $(INC_ABI) $(INC_CLI) $(HWLOC_CFLAGS) $(HWLOC_LIBS) $(CMOCKA_CFLAGS) $(CMOCKA_LIBS)
+# A build directory make creates ignores itself (BUILD=out, not only build/ of .gitignore), so
+# that git, and the tests reading git's file list, never see its outputs as sources.
+$(shell [ -d $(BUILD) ] || { mkdir -p $(BUILD) && echo '*' > $(BUILD)/.gitignore; })
 $(shell mkdir -p $(BUILD) && now='$(subst ','\'',$(FLAGS_NOW))' && \
   { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$$now" ] || printf '%s\n' "$$now" > $(FLAGS_STAMP); })
 $(BUILD)/obj/%.o: %.c VERSION Makefile $(FLAGS_STAMP)
@@ -168,7 +171,8 @@ tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/
 # A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
 $(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c test/p2p/fakecuda_mem.c test/p2p/fakecuda.h plugin/util/numparse.c cli/p2p/p2ptest.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared test/p2p/fakecuda.c test/p2p/fakecuda_mem.c plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared -Wl,-soname,libcuda.so.1 test/p2p/fakecuda.c test/p2p/fakecuda_mem.c \
+		plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu

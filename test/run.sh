@@ -13,6 +13,8 @@ export BUILD NN_BUILD=$BUILD
 # not match them. A root without that list keeps every case the same on any machine.
 export NCCL_NUMA_DRIVER_ROOT=$PWD/test/fixtures/driver/none
 LOG=$BUILD/test-logs
+# a build directory made here ignores itself, as the Makefile's does
+[ -d "$BUILD" ] || { mkdir -p "$BUILD" && echo '*' >"$BUILD/.gitignore"; }
 mkdir -p "$LOG"
 # The last run's times decide the order the next starts its cases in (see run_parallel).
 [ -s "$LOG/times.tsv" ] && mv -f "$LOG/times.tsv" "$LOG/times.prev"

@@ -39,6 +39,7 @@
 #include "topology.h"
 #include "visible.h"
 #include "cli/predict/job.h"
+#include "cli/check/checknics.h"
 
 #define MAX_PROBLEMS 256
 #define MAX_TOPO_GPUS 1024
@@ -260,6 +261,10 @@ static void section_mapping(struct ctx *c) {
     if (c->src.tuner_csv) fprintf(c->out, "  NCCL_TUNER_CONFIG_FILE %s\n", c->src.tuner_csv);
     load_mapping(c);
   }
+  struct nn_diag nics = {0};
+  nn_checknics_unplaced(&c->g, c->cfg, &nics);
+  for (int i = 0; i < nics.n; i++) problem(c, STEP_FIX_MAPPING, "%s", nics.msgs[i]);
+  nn_diag_clear(&nics);
   if (c->cfg) {
     int real_root = !strcmp(c->o->root, "/");
     nn_job_resolve_at(c->cfg, c->o->visible, !c->o->no_cuda && real_root, real_root ? nn_visible_driver_root() : c->o->root,

@@ -15,6 +15,7 @@
 #include "cli/common/options.h"
 #include "cli/predict/job.h"
 #include "cli/commands.h"
+#include "cli/common/glooenv.h"
 #include "errbuf.h"
 #include "nn_config.h"
 
@@ -108,7 +109,10 @@ static void exec_usage(FILE *f) {
           "                      [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
           "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
-          "else %s). Nothing else in the environment changes. Example:\n"
+          "else %s), and GLOO_SOCKET_IFNAME, when unset, to the interfaces of NCCL_SOCKET_IFNAME\n"
+          "(the environment's, else the mapping's env line; prefixes expanded to this host's\n"
+          "interfaces): Gloo, the CPU process group of SGLang and vLLM, otherwise picks its own.\n"
+          "Nothing else in the environment changes. Example:\n"
           "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
           "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
           "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
@@ -169,6 +173,21 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
   return v;
 }
 
+/* GLOO_SOCKET_IFNAME's value from NCCL_SOCKET_IFNAME (glooenv.h) into value, said on stderr;
+ * 1 when there is one to set. */
+static int gloo_value(const char *cfg_path, const char *who, char *value, size_t size) {
+  struct nn_config *cfg = NULL;
+  struct nn_diag d = {0};
+  struct nn_parse_opts po = {0};
+  if (nn_config_load(cfg_path, &po, &cfg, &d)) cfg = NULL;
+  nn_diag_clear(&d);
+  char why[768];
+  int set = nn_glooenv_ifname(cfg, NULL, value, size, why, sizeof why);
+  nn_config_free(cfg);
+  if (why[0]) fprintf(stderr, "nccl-numa %s: %s\n", who, why);
+  return set;
+}
+
 int nn_cmd_exec(int argc, char **argv) {
   struct exec_opts o;
   int rc = parse_or_usage(argc, argv, 1, &o, exec_usage);
@@ -177,6 +196,11 @@ int nn_cmd_exec(int argc, char **argv) {
   if ((rc = resolve(&o, "exec", so, cfg))) return rc;
   if (setenv("NCCL_TUNER_PLUGIN", so, 1) || setenv("NCCL_ENV_PLUGIN", so, 1) ||
       setenv("NCCL_NUMA_CONFIG", cfg, 1)) {
+    perror("nccl-numa exec: setenv");
+    return NN_EXIT_INVALID;
+  }
+  char gloo[512];
+  if (gloo_value(cfg, "exec", gloo, sizeof gloo) && setenv("GLOO_SOCKET_IFNAME", gloo, 1)) {
     perror("nccl-numa exec: setenv");
     return NN_EXIT_INVALID;
   }
@@ -216,6 +240,12 @@ int nn_cmd_env(int argc, char **argv) {
   for (int i = 0; i < 3; i++) {
     printf("export %s=", names[i]);
     put_quoted(values[i]);
+    putchar('\n');
+  }
+  char gloo[512];
+  if (gloo_value(cfg, "env", gloo, sizeof gloo)) {
+    printf("export GLOO_SOCKET_IFNAME=");
+    put_quoted(gloo);
     putchar('\n');
   }
   return NN_EXIT_OK;

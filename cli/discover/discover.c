@@ -117,6 +117,20 @@ static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_disc
   return hwloc_bitmap_first(anc->nodeset);
 }
 
+/* A NIC: an OS device of class openfabrics (its name wins: what NCCL's IB plugin calls the
+ * device) or network under the PCI function. */
+static void read_nic(hwloc_obj_t pci, struct nn_discovery_pci *p) {
+  for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+    if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;
+    int rdma = c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS;
+    if (!rdma && c->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK) continue;
+    if (p->is_nic && (p->nic_rdma || !rdma)) continue;
+    p->is_nic = 1;
+    p->nic_rdma = rdma;
+    snprintf(p->nic_name, sizeof p->nic_name, "%s", c->name);
+  }
+}
+
 static int read_pcis(hwloc_topology_t topo, struct nn_discovery *d) {
   int cap = 0;
   for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) cap++;
@@ -133,7 +147,8 @@ static int read_pcis(hwloc_topology_t topo, struct nn_discovery *d) {
     p->device = a->device_id;
     p->class_id = a->class_id;
     p->is_gpu = a->vendor_id == NN_DISCOVERY_NVIDIA && (a->class_id >> 8) == 0x03;
-    p->numa = p->is_gpu ? gpu_numa(topo, o, d, p->unknown_why, sizeof p->unknown_why) : -1;
+    if (!p->is_gpu) read_nic(o, p);
+    p->numa = p->is_gpu || p->is_nic ? gpu_numa(topo, o, d, p->unknown_why, sizeof p->unknown_why) : -1;
   }
   qsort(d->pcis, (size_t)d->n_pcis, sizeof *d->pcis, pci_cmp);
   return 0;

@@ -5,8 +5,9 @@
  * Works on the live machine or on a saved topology (HWLOC_XMLFILE, or an
  * explicit XML path), so `nccl-numa discover` is testable without the hardware.
  * Every PCI device is recorded (the Proxmox step must tell "not an NVIDIA GPU"
- * from "not on this host"); NVIDIA GPUs (vendor 0x10de, class 0x03xx) also get
- * their NUMA node when hwloc's locality pins them to exactly one.
+ * from "not on this host"); NVIDIA GPUs (vendor 0x10de, class 0x03xx) and NICs (a PCI
+ * function with an OS device of class network or openfabrics) also get their NUMA node
+ * when hwloc's locality pins them to exactly one.
  */
 #ifndef NCCL_NUMA_CLI_DISCOVER_H
 #define NCCL_NUMA_CLI_DISCOVER_H
@@ -23,8 +24,11 @@ struct nn_discovery_pci {
   unsigned vendor, device;
   unsigned class_id;        /* base class << 8 | subclass, e.g. 0x0302 */
   int is_gpu;               /* NVIDIA and display class */
-  int numa;                 /* GPUs: NUMA node (OS index), -1 when unknown */
-  char unknown_why[256];    /* GPUs with numa -1: why hwloc cannot tell */
+  int numa;                 /* GPUs and NICs: NUMA node (OS index), -1 when unknown */
+  char unknown_why[256];    /* GPUs and NICs with numa -1: why hwloc cannot tell */
+  int is_nic;               /* hwloc has an OS device of class network or openfabrics under it */
+  int nic_rdma;             /* ... of class openfabrics (an IB/RoCE device NCCL's IB plugin uses) */
+  char nic_name[64];        /* the openfabrics device's name (mlx5_0), else the interface's */
 };
 
 /* One NUMA node of the topology and its CPUs. */

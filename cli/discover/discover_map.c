@@ -163,7 +163,7 @@ int nn_discover_host(struct nn_discover_opts *o) {
   }
   int n = nn_discovery_gpu_count(&d), bad = 0, k = 0, n_nodes = 0, n_sm = 0;
   struct nn_mapwrite_gpu *g = calloc(n ? (size_t)n : 1, sizeof *g);
-  int *nodes = calloc(n ? (size_t)n : 1, sizeof *nodes);
+  int *nodes = calloc((size_t)n + NN_MAX_NICS, sizeof *nodes);   /* GPU and NIC nodes */
   int *assumed = calloc(n ? (size_t)n : 1, sizeof *assumed);
   struct nn_discover_sm sm;
   nn_discover_sm_open(&sm, d.thissystem, "the topology is not this machine's", o->no_cuda);
@@ -187,6 +187,9 @@ int nn_discover_host(struct nn_discover_opts *o) {
     bad = 1;
   } else if (bad) nn_discover_unknown_advice(o);
   else {
+    struct nn_mapwrite_nic nics[NN_MAX_NICS];
+    int n_nics = nn_discover_host_nics(o, &d, nics, NN_MAX_NICS);
+    for (int i = 0; i < n_nics; i++) n_nodes = nn_discover_add_node(nodes, n_nodes, nics[i].numa);
     nn_discover_write_head(o->out, "", &d);
     nn_mapwrite_comment(o->out, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
     nn_mapwrite_comment(o->out, "GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.");
@@ -194,6 +197,7 @@ int nn_discover_host(struct nn_discover_opts *o) {
     nn_mapwrite_cpu(o->out, d.cpu_vendor, d.cpu_family, d.cpu_model);
     write_numa_lines(o->out, &d, nodes, n_nodes);
     for (int i = 0; i < k; i++) nn_mapwrite_gpu(o->out, &g[i]);
+    for (int i = 0; i < n_nics; i++) nn_mapwrite_nic(o->out, &nics[i]);
   }
   int rc = (!g || !nodes || !assumed || bad) ? -1 : 0;
   nn_cudaprobe_close(sm.probe);

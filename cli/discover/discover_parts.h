@@ -48,6 +48,11 @@ int nn_discover_add_node(int *nodes, int n, int node);
  * port), only when the topology is this machine's (`thissystem`). */
 void nn_discover_fill_pcie(int thissystem, const struct nn_busid *bus, struct nn_mapwrite_gpu *g);
 
+/* The NICs of `d` as `nic` lines (at most max; discover_nics.c says which and in what order);
+ * returns how many. A NIC without a NUMA node is a warning in o->msgs. */
+int nn_discover_host_nics(struct nn_discover_opts *o, const struct nn_discovery *d,
+                          struct nn_mapwrite_nic *out, int max);
+
 /* The first comment line: which mode (`what`), the host, the source, the time. */
 void nn_discover_write_head(FILE *out, const char *what, const struct nn_discovery *d);
 

@@ -2,6 +2,7 @@
 /* mapwrite.c - mapping file (format 1) writer; see mapwrite.h. */
 #include "cli/discover/mapwrite.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +73,31 @@ void nn_mapwrite_gpu(FILE *out, const struct nn_mapwrite_gpu *g) {
   if (g->pcie_gen > 0 && g->pcie_width > 0) fprintf(out, " pcie=%dx%d", g->pcie_gen, g->pcie_width);
   char safe[1024];
   if (g->comment && g->comment[0]) fprintf(out, "   # %s", comment_safe(safe, sizeof safe, g->comment));
+  fputc('\n', out);
+}
+
+/* What config_nic.c accepts as name=. */
+static int nic_name_ok(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (!n || n >= NN_NIC_NAME_MAX) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && !strchr("_.-:", s[i])) return 0;
+  return 1;
+}
+
+void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n) {
+  char id[32];
+  fprintf(out, "nic %d", n->index);
+  if (n->has_bus) {
+    nn_busid_format(&n->bus, id, sizeof id);
+    fprintf(out, " bus=%s", id);
+  }
+  fprintf(out, " numa=%d", n->numa);
+  if (nic_name_ok(n->name)) fprintf(out, " name=%s", n->name);
+  if (n->has_host) {
+    nn_busid_format(&n->host, id, sizeof id);
+    fprintf(out, " host=%s", id);
+  }
   fputc('\n', out);
 }
 

@@ -4,7 +4,7 @@
  *
  * discover (host, Proxmox host and guest) all print a complete mapping; this
  * module owns the line syntax so the three agree with the parser in plugin/core/config_*.c.
- * Order of a written file: header comments, `cpu`, `numa` lines, `gpu` lines.
+ * Order of a written file: header comments, `cpu`, `numa` lines, `gpu` lines, `nic` lines.
  */
 #ifndef NCCL_NUMA_CLI_MAPWRITE_H
 #define NCCL_NUMA_CLI_MAPWRITE_H
@@ -29,6 +29,18 @@ struct nn_mapwrite_gpu {
   int pcie_gen, pcie_width; /* the GPU's PCIe link; 0: leave pcie= out */
   const char *comment;      /* trailing comment without '#', or NULL; written printable */
 };
+
+/* One `nic` line. */
+struct nn_mapwrite_nic {
+  int index;
+  int has_bus;              /* 0 in host-side mappings */
+  struct nn_busid bus;
+  int has_host;
+  struct nn_busid host;
+  int numa;
+  const char *name;         /* NULL or "": leave name= out; anything the parser refuses is left out */
+};
+void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n);
 
 /* Writes "# text" (printf-style); an empty format writes a bare "#". The text is made
  * printable (printable.h, '#' escaped too), so whatever it quotes stays one comment line. */

@@ -68,8 +68,13 @@ static void verdict(struct nn_explain *e) {
 
 static void summarise(struct nn_explain *e) {
   nn_summary_rules_of(e->modelled ? &e->m : NULL, e->p, NN_EXPLAIN_MAX_LOG2, &e->rules);
+  if (e->nodes > 1) {
+    nn_nicview_report(e->cfg, e->in->ver->code, &e->nics);
+    nn_nicview_summary(e->cfg, &e->nics, e->nic_words, sizeof e->nic_words);
+  }
   struct nn_summary_in sin = {.nccl_version = e->in->ver->code, .cfg = e->cfg, .v = e->have_verdict ? &e->v : NULL,
-                              .no_verdict = e->no_verdict, .user_topo = getenv("NCCL_TOPO_FILE"), .rules = &e->rules};
+                              .no_verdict = e->no_verdict, .user_topo = getenv("NCCL_TOPO_FILE"), .rules = &e->rules,
+                              .nics = e->nic_words};
   nn_summary_facts_of(&sin, &e->facts);
   nn_summary_text(&sin, e->summary, sizeof e->summary);
 }

@@ -15,6 +15,7 @@
 #include "cli/predict/costview.h"
 #include "cli/predict/job.h"
 #include "cli/predict/ncclver.h"
+#include "cli/predict/nicview.h"
 #include "cli/predict/release_diff.h"
 #include "cli/predict/summary.h"
 #include "nccl_forced.h"
@@ -72,6 +73,8 @@ struct nn_explain {
   struct nn_release_diff diff;
   struct nn_summary_rules rules;
   struct nn_summary_facts facts;
+  struct nn_nicview_report nics;    /* nodes > 1 only */
+  char nic_words[512];
   char summary[4096];
 };
 

@@ -133,6 +133,11 @@ void nn_explain_text(FILE *out, const struct nn_explain *e) {
   print_job(out, e);
   if (e->have_verdict) print_verdict(out, e);
   else fprintf(out, "topology:     %s\ntable:        %s\n", e->no_verdict, PCIE_ONLY_TABLE);
+  if (e->nodes > 1) {
+    char release[16];
+    nn_nccl_version_format(e->in->ver->code, release, sizeof release);
+    nn_nicview_print(out, e->cfg, release, &e->nics);
+  }
   for (int c = 0; c < e->n_colls; c++) {
     if (e->modelled) nn_costview_print_bands(out, e->cfg, &e->m, e->colls[c].coll, e->colls[c].bands,
                                              e->colls[c].n_bands);

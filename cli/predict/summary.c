@@ -353,6 +353,7 @@ int nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
     p2p[0] = (char)toupper((unsigned char)p2p[0]);
     add(&t, " %s.", p2p);
   }
+  if (in->nics && in->nics[0]) add(&t, " %s", in->nics);
   next_words(in, &f, &t);
   wrap(line, buf, size, 100);
   return f.nothing;

@@ -34,6 +34,7 @@ struct nn_summary_in {
   const char *no_verdict;           /* e.g. "the CPU kind is unknown" */
   const char *user_topo;            /* NCCL_TOPO_FILE set in the environment, or NULL */
   const struct nn_summary_rules *rules;
+  const char *nics;                 /* a sentence on the NICs of a multi-node job, or NULL */
 };
 
 /* What the paragraph says, as facts (the text renders them; check's next steps follow them). */

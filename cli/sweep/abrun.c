@@ -6,16 +6,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/common/monotonic.h"
 #include "cli/common/options.h"
+#include "cli/common/supervise.h"
 #include "cli/predict/ncclver.h"
 #include "cli/sweep/nccltests.h"
 #include "nccl_model.h"
@@ -114,126 +111,41 @@ static int write_env_file(const struct nn_rundir *rd, const char *name, char **a
   return fclose(f);
 }
 
-/* ---------- the benchmark's process group and the signals that end the sweep ---------- */
+/* ---------- the benchmark under the supervisor ---------- */
 
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define N_STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
-#define STOP_GRACE_S 2.0   /* how long the benchmark may take to end after the signal */
-static volatile sig_atomic_t stop_signal;
-
-static void note_stop(int sig) {
-  stop_signal = sig;
-}
-
-/* Catches the stop signals while a benchmark runs (saved: the dispositions to restore). One
- * ignored on entry stays ignored (nohup's SIGHUP, a background job's SIGINT), for the
- * benchmark too. */
-static void catch_stops(struct sigaction saved[N_STOP_SIGNALS]) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = note_stop;
-  sigemptyset(&sa.sa_mask);
-  stop_signal = 0;
-  for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
-    sigaction(stop_signals[i], NULL, &saved[i]);
-    if (saved[i].sa_handler != SIG_IGN) sigaction(stop_signals[i], &sa, NULL);
-  }
-}
-
-static void restore_stops(const struct sigaction saved[N_STOP_SIGNALS]) {
-  for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(stop_signals[i], &saved[i], NULL);
-}
-
-/* Whether the child pid has ended, without reaping it: a zombie keeps its process group's
- * number taken, so the group can still be signalled without hitting a stranger's. */
-static int ended(pid_t pid) {
-  siginfo_t info;
-  memset(&info, 0, sizeof info);
-  return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
-static void pause_briefly(void) {
-  struct timespec ts = {0, 50 * 1000 * 1000};
-  nanosleep(&ts, NULL);   /* a signal cuts it short */
-}
-
-/* Ends the benchmark's whole group: `sig` first, SIGKILL after STOP_GRACE_S (at once when sig
- * is SIGKILL), then reaps the child. */
-static void end_group(pid_t pid, int sig) {
-  kill(-pid, sig);
-  for (double start = nn_monotonic_s(); sig != SIGKILL && !ended(pid) && nn_monotonic_s() - start < STOP_GRACE_S;)
-    pause_briefly();
-  kill(-pid, SIGKILL);   /* what is left of the group, the child itself included */
-  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
-  /* SIGKILL takes effect when each member next runs: wait, bounded, until none is left, so no
-   * benchmark process outlives the command that stopped it. */
-  for (double start = nn_monotonic_s(); kill(-pid, 0) == 0 && nn_monotonic_s() - start < STOP_GRACE_S;)
-    pause_briefly();
-}
-
-/* The child: its own process group (the sweep signals the group), killed when the sweep
- * dies however it dies, its output into out_fd. Never returns. */
-static void exec_child(char **argv, char **env, int out_fd, pid_t parent) {
-  setpgid(0, 0);
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);   /* parent gone */
-  dup2(out_fd, 1);
-  dup2(out_fd, 2);
-  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null >= 0) dup2(null, 0);
-  execve(argv[0], argv, env);
-  dprintf(2, "nccl-numa: cannot run %s: %s\n", argv[0], strerror(errno));
-  _exit(127);
-}
-
-/* Runs argv with env, its output into out_fd; returns the exit code (128+signal, 124 on
- * timeout, 127 when it could not start). SIGINT, SIGTERM or SIGHUP meanwhile go to the
- * benchmark's group (end_group), and then end this process by the same signal. */
-static int spawn(char **argv, char **env, int out_fd, int timeout_s) {
-  struct sigaction saved[N_STOP_SIGNALS];
-  pid_t parent = getpid();
-  catch_stops(saved);
-  pid_t pid = fork();
-  if (pid == 0) exec_child(argv, env, out_fd, parent);
-  if (pid < 0) {
-    restore_stops(saved);
+/* Runs argv with env, its output into out_fd (at most NN_SUP_CAP bytes, then a line saying
+ * what was dropped); returns the exit code (128+signal, 124 on timeout, 127 when it could
+ * not start). Its processes, whatever group or session they move to, end with it or at the
+ * timeout (supervise.h). SIGINT, SIGTERM or SIGHUP meanwhile end the benchmark's group, then
+ * this process by the same signal. */
+static int spawn(char **argv, char **env, int out_fd, int timeout_s, FILE *progress) {
+  struct nn_sup_job job = {.argv = argv, .env = env, .sink_fd = out_fd, .deadline_s = timeout_s};
+  struct nn_sup_result res;
+  char err[128];
+  if (nn_supervise(&job, &res, err, sizeof err)) {
+    fprintf(progress, "nccl-numa: cannot run %s: %s\n", argv[0], err);
     return 127;
   }
-  setpgid(pid, pid);   /* either side may run first; both make the group before any signal */
-  int rc = -1;
-  for (double start = nn_monotonic_s(); rc < 0;) {
-    int st;
-    pid_t r = waitpid(pid, &st, WNOHANG);
-    if (r == pid) rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    else if (r < 0 && errno != EINTR) rc = 127;
-    else if (stop_signal) break;
-    else if (timeout_s > 0 && nn_monotonic_s() - start > timeout_s) {
-      end_group(pid, SIGKILL);
-      rc = 124;
-    } else {
-      pause_briefly();
-    }
+  if (res.end == NN_SUP_STOPPED) {
+    fprintf(stderr, "nccl-numa: %s: the benchmark's process group is ended; stopping\n", strsignal(res.signal));
+    nn_supervise_raise(res.signal);   /* exit as the signal asked */
   }
-  int sig = stop_signal;
-  if (sig) {
-    if (rc < 0) end_group(pid, sig);
-    fprintf(stderr, "nccl-numa: %s: the benchmark's process group is ended; stopping\n", strsignal(sig));
-    signal(sig, SIG_DFL);
-    raise(sig);   /* exit as the signal asked */
-  }
-  restore_stops(saved);
-  return rc;
+  if (res.unkillable)
+    fprintf(progress, "nccl-numa: %d of the benchmark's processes still there after SIGKILL "
+            "(unkillable: in the kernel, a driver call?); going on\n", res.unkillable);
+  return nn_supervise_exit_code(&res);
 }
 
 /* Runs one benchmark command, through the launcher when there is one. */
 static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, int out_fd) {
-  if (!o->launch.style) return spawn(av, env, out_fd, o->timeout_s);
+  if (!o->launch.style) return spawn(av, env, out_fd, o->timeout_s, o->progress);
   char err[256];
   char **lav = nn_launcher_argv(&o->launch, env, av, err, sizeof err);
   if (!lav) {   /* this run fails; the progress line says so */
     fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
     return 127;
   }
-  int rc = spawn(lav, env, out_fd, o->timeout_s);
+  int rc = spawn(lav, env, out_fd, o->timeout_s, o->progress);
   nn_launcher_argv_free(lav);
   return rc;
 }

@@ -75,6 +75,20 @@ struct nn_nccl_release {
                                          GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
   int ll128_mixed_cc_sm90;            /* 1: LL128's rule also allows GPUs of different compute
                                          capabilities when all are 9.0+ (2.30+) */
+  /* What the release reads of the environment (for a mapping's `env` lines, env_names.c): */
+  int env_netdevs_policy;             /* 1: NCCL_NETDEVS_POLICY AUTO|ALL|MAX:n (src/graph/topo.cc
+                                         getNetDevsPolicyOnce) */
+  int env_cta_policy_names;           /* 1: NCCL_CTA_POLICY also takes DEFAULT|EFFICIENCY|ZERO
+                                         (src/init.cc getEnvCtaPolicyOnce); 0: a number only */
+  int env_net_merge_policy;           /* 1: NCCL_NET_MERGE_POLICY ALL|RAIL (src/graph/topo.cc) */
+  int env_ib_hca_rail;                /* 1: parseStringList reads hca[:port[:rail[:plane]]] and an
+                                         empty port as any (src/misc/utils.cc); 0: an empty port
+                                         is port 0 (atoi) */
+  int env_shm_memcpy_gone;            /* 1: NCCL_SHM_MEMCPY_MODE and NCCL_SHM_USE_CUDA_MEMCPY are no
+                                         longer read (src/transport/shm.cc has neither) */
+  int local_net_mod_gpus;             /* 1: ncclTopoGetLocalNet starts at the GPU's NVML index
+                                         modulo the GPUs sharing its NICs (2.30.7+); 0: at the
+                                         index itself */
   const char *source;                 /* where each fact was read (file, release, how) */
 };
 

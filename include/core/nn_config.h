@@ -183,6 +183,8 @@ enum nn_cfg_status {
 
 /* Parse options. */
 #define NN_PARSE_HOST_SIDE 0x1   /* accept gpu lines without bus= */
+#define NN_PARSE_FIRST_ERROR 0x2 /* stop at the first problem: the plugin only needs to know that
+                                    the file is rejected (check-config lists them all) */
 struct nn_parse_opts {
   unsigned flags;
   const char *cpuinfo_path;      /* NULL: /proc/cpuinfo */

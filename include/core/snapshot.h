@@ -85,6 +85,11 @@ void nn_snapshot_record_begin(struct nn_snapshot_record *r);
 /* Stops recording; the record stays valid until nn_snapshot_record_free. */
 void nn_snapshot_record_end(struct nn_snapshot_record *r);
 
+/* A recording on r unless one is active on this thread (a command's load, outside the
+ * plugin's): 1 when it began one. nn_snapshot_record_close ends and frees it then. */
+int nn_snapshot_record_if_none(struct nn_snapshot_record *r);
+void nn_snapshot_record_close(struct nn_snapshot_record *r, int began);
+
 /* 1 when every recorded file still has its recorded key (one stat per file). */
 int nn_snapshot_record_current(const struct nn_snapshot_record *r);
 

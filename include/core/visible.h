@@ -93,9 +93,13 @@ int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, 
 
 /* The process's own visible set for `cfg`: CUDA_VISIBLE_DEVICES resolved with the CUDA
  * driver's bus ids when the process has loaded the driver, else with the NVIDIA driver's list
- * of this container's GPUs (nn_visible_resolve_at under nn_visible_driver_root()). Reads
- * /proc: call it at init, never on NCCL's per-call path. */
+ * of this container's GPUs (nn_visible_resolve_at under nn_visible_driver_root()), read once
+ * per process while its directory stays the same (one stat). Reads /proc: call it at init,
+ * never on NCCL's per-call path. */
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out);
+
+/* How many times nn_visible_of_process read the driver's list from its directory (tests). */
+int nn_visible_driver_reads(void);
 
 /* The GPUs the NVIDIA driver shows this container: the bus-id names of the directories in
  * ROOT/proc/driver/nvidia/gpus/ (root NULL or "" = /), in PCI bus order, at most `max` (the

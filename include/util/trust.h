@@ -11,16 +11,21 @@
  * working directory's absolute path), one entry at a time with openat(O_PATH|O_NOFOLLOW),
  * and each entry is judged by its own owner and mode:
  *  - every directory is owned by the effective uid or root and not writable by group or
- *    others, unless it is sticky (/tmp, a Kubernetes ConfigMap mount): then each entry in
- *    it must itself be owned by root or the effective uid, since only its owner (and root)
- *    can replace it there;
- *  - a symbolic link in a directory others can write (sticky) must be owned by root or the
- *    effective uid (as fs.protected_symlinks); links are followed as open follows them, at
- *    most NN_TRUST_MAX_LINKS of them;
+ *    others, unless it is sticky (/tmp, a projected Kubernetes volume) or lies on a
+ *    read-only mount (fstatvfs ST_RDONLY on the walked descriptor: a Kubernetes configMap
+ *    volume is a 0777 emptyDir mounted read-only; nobody can change its entries through that
+ *    mount, and making it writable takes root). A directory that is sticky and writable on
+ *    its mount is "shared": each entry in it must be owned by root or the effective uid;
+ *  - a symbolic link in a shared directory must be owned by root or the effective uid (as
+ *    fs.protected_symlinks); links are followed as open follows them, at most
+ *    NN_TRUST_MAX_LINKS of them. (A link of root's that another user renamed into a shared
+ *    directory from one of theirs passes: the link's owner is all a walk can see. A
+ *    projected volume reaches its file by such links, so they are kept.)
  *  - the file is a regular file owned by the effective uid or root, not writable by group
- *    or others, and, when it lies in a directory others can write, has one hard link
- *    (anyone may have linked another file of root's under that name where
- *    fs.protected_hardlinks is off).
+ *    or others. In a shared directory anyone may have renamed a file of root's or the
+ *    user's there (rename(2) is bound neither by the target's sticky bit nor by
+ *    fs.protected_regular), so a file is read there only when the user is not root, the
+ *    directory is the user's own, and the file is the user's with one hard link.
  * Only then is it opened (through the walked directory, O_NOFOLLOW | O_NONBLOCK) and
  * checked to be the entry judged: a FIFO, a device or a directory is never opened. The
  * walk costs O(depth): one openat and one fstat per entry. POSIX ACLs are not consulted.
@@ -61,6 +66,7 @@ struct nn_trust_walk {
   char *dir;               /* the lexical absolute directory of the last file, or NULL */
   int dirfd;               /* its O_PATH descriptor (-1: none) */
   int dir_shared;          /* that directory is writable by others (sticky) */
+  uid_t dir_uid;           /* and its owner */
   long budget;             /* entries the walks may still visit (< 0: unbounded) */
 };
 

@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "cudrv.h"
+#include "env_names.h"
 #include "log.h"
 #include "nccl_model.h"
 #include "nccl_log.h"
@@ -82,6 +83,8 @@ static struct {
   int told_visible;         /* the visible set's decision was logged */
   int told_p2p;             /* the current version's p2p line was explained */
   int version;              /* NCCL_VERSION_CODE from init */
+  char release[16];         /* the same as "2.30.7", for messages */
+  char release_told[17];    /* the hash of the version whose release notes were WARNed */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct nn_served *current(void) {
@@ -398,15 +401,38 @@ static const char *served_topo_file(void) {
   return out;
 }
 
+/* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
+ * note (env_names.h), *serve 0 when it is not served. */
+static const char *release_note(const char *name, const char *value, int *serve, char *buf,
+                                size_t size) {
+  const struct nn_nccl_release *rel = nn_nccl_release_find(g_env.version, NULL);
+  return nn_env_release_note(name, value, rel, g_env.release, serve, buf, size);
+}
+
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
- * parser keeps no other), else NULL. */
+ * parser keeps no other, and only a value the loaded release reads as meant), else NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
   if (nn_config_p2p_decides(cfg, name)) return intern_value(nn_config_p2p_served_env(&s->p2p, name));
-  return s ? intern_value(nn_config_env(cfg, name)) : NULL;
+  const char *value = s ? nn_config_env(cfg, name) : NULL;
+  char note[640];
+  int serve = 1;
+  if (value) release_note(name, value, &serve, note, sizeof note);
+  return serve ? intern_value(value) : NULL;
+}
+
+/* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
+static void warn_release_notes(const struct nn_config *cfg, const char *path,
+                               const struct nn_logger *logger) {
+  for (int i = 0; cfg && i < cfg->n_envs; i++) {
+    char note[640];
+    int serve;
+    if (release_note(cfg->envs[i].name, cfg->envs[i].value, &serve, note, sizeof note))
+      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, cfg->envs[i].line, note);
+  }
 }
 
 /* "; NCCL_P2P_DISABLE=0 is set in the environment: the user's value wins" for each variable
@@ -466,11 +492,17 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   g_env.logger = nccl_logger;
   g_env.initialized = 1;
   g_env.version = NN_NCCL_VERSION(major, minor, patch);
+  snprintf(g_env.release, sizeof g_env.release, "%u.%u.%u", major, minor, patch);
   nn_nccl_set_loaded_version(g_env.version);
   hold_version(nn_cache_ref(v), &p2p);
   pthread_mutex_unlock(&g_env.lock);
   nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cache_warn_refused(v, logger);
+  pthread_mutex_lock(&g_env.lock);
+  int tell = cfg && strcmp(g_env.release_told, nn_cache_hash(v));
+  if (tell) snprintf(g_env.release_told, sizeof g_env.release_told, "%s", nn_cache_hash(v));
+  pthread_mutex_unlock(&g_env.lock);
+  if (tell) warn_release_notes(cfg, nn_cache_path(v), logger);
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
               abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cache_path(v) : "-",
@@ -500,6 +532,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.told_user_topo = 0;
   g_env.told_visible = 0;
   g_env.told_p2p = 0;
+  g_env.release_told[0] = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
 }

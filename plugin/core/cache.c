@@ -68,7 +68,8 @@ static void load_version(struct nn_cache_version *v, int explicit_path) {
   struct nn_config_source src = {v->path, explicit_path ? "NCCL_NUMA_CONFIG" : "default",
                                  explicit_path, v->tuner_csv};
   const char *culprit = NULL;
-  v->status = nn_config_resolve(&src, NULL, &v->cfg, &v->diag, &culprit);
+  static const struct nn_parse_opts first_error = {.flags = NN_PARSE_FIRST_ERROR};
+  v->status = nn_config_resolve(&src, &first_error, &v->cfg, &v->diag, &culprit);
   v->culprit_is_csv = v->status == NN_CFG_INVALID && culprit && culprit == v->tuner_csv;
 }
 

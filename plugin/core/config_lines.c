@@ -14,6 +14,10 @@
 #include <string.h>
 
 void nn_perr(struct nn_parser *p, const char *fmt, ...) {
+  if (p->errors && p->opts && (p->opts->flags & NN_PARSE_FIRST_ERROR)) {
+    p->errors++;   /* the first one said it: nothing more is read */
+    return;
+  }
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);

@@ -14,8 +14,23 @@
 #include "csv_rules.h"
 #include "snapshot.h"
 
+static int load_file(const char *path, const struct nn_parse_opts *opts, struct nn_config **out,
+                     struct nn_diag *diag);
+
+/* One reader for the plugin and every command: a load outside a recording (a command's) gets
+ * one of its own, so its trust walks share the plugin's budget, NN_SNAP_WALK_BUDGET, and what
+ * a command calls valid is what the plugin serves. */
 int nn_config_load(const char *path, const struct nn_parse_opts *opts,
                    struct nn_config **out, struct nn_diag *diag) {
+  struct nn_snapshot_record rec;
+  int began = nn_snapshot_record_if_none(&rec);
+  int r = load_file(path, opts, out, diag);
+  nn_snapshot_record_close(&rec, began);
+  return r;
+}
+
+static int load_file(const char *path, const struct nn_parse_opts *opts, struct nn_config **out,
+                     struct nn_diag *diag) {
   if (out) *out = NULL;
   if (!path || !*path) {
     nn_diag_add(diag, "(empty path): cannot open: no file name");

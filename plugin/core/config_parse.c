@@ -109,17 +109,19 @@ static void parse_line(struct nn_parser *p, const char *s, size_t len) {
 }
 
 /* The host-side marker may come after gpu lines; scan comments first so the
- * "missing bus=" hint does not depend on line order. */
+ * "missing bus=" hint does not depend on line order. Only the lines holding a '#' are looked
+ * at: a 16 MiB file of short lines costs one memchr, not one per line. */
 static void scan_marker(struct nn_parser *p, const char *buf, size_t len) {
   size_t pos = 0;
-  while (pos < len && !p->cfg->host_side) {
-    const char *nl = memchr(buf + pos, '\n', len - pos);
-    size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-    size_t lead = 0;
-    while (lead < n && (buf[pos + lead] == ' ' || buf[pos + lead] == '\t')) lead++;
-    if (lead < n && buf[pos + lead] == '#' && n <= NN_MAX_LINE_BYTES + 1)
-      comment_line(p, buf + pos + lead, n - lead);
-    pos += n + 1;
+  const char *hash;
+  while (pos < len && !p->cfg->host_side && (hash = memchr(buf + pos, '#', len - pos))) {
+    size_t at = (size_t)(hash - buf), start = at;
+    while (start > 0 && (buf[start - 1] == ' ' || buf[start - 1] == '\t')) start--;
+    const char *nl = memchr(hash, '\n', len - at);
+    size_t end = nl ? (size_t)(nl - buf) : len;
+    if ((start == 0 || buf[start - 1] == '\n') && end - start <= NN_MAX_LINE_BYTES + 1)
+      comment_line(p, hash, end - at);
+    pos = end + 1;
   }
 }
 
@@ -169,14 +171,15 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
   /* A UTF-8 byte-order mark, which some Windows editors write, is not part of the text. */
   size_t pos = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
   scan_marker(p, buf + pos, len - pos);
-  while (pos < len) {
+  int first_only = opts && (opts->flags & NN_PARSE_FIRST_ERROR);
+  while (pos < len && !(first_only && p->errors)) {
     const char *nl = memchr(buf + pos, '\n', len - pos);
     size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
     p->line++;
     parse_line(p, buf + pos, n);
     pos += n + 1;
   }
-  for (int i = 0; i < nn_config_n_directives; i++)
+  for (int i = 0; i < nn_config_n_directives && !(first_only && p->errors); i++)
     if (nn_config_directives[i].finish) nn_config_directives[i].finish(p);
   if (!p->errors && nn_gpus_install(p)) {
     p->line = 0;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "snapshot.h"
+
 void nn_config_source_find(const char *arg, struct nn_config_source *src) {
   const char *env = getenv("NCCL_NUMA_CONFIG");
   const char *csv = getenv("NCCL_TUNER_CONFIG_FILE");
@@ -32,8 +34,22 @@ static int add_tuner_csv(const struct nn_config_source *src, struct nn_config **
   return -1;
 }
 
+static int resolve(const struct nn_config_source *src, const struct nn_parse_opts *opts,
+                   struct nn_config **out, struct nn_diag *diag, const char **culprit);
+
+/* Outside the plugin's recording (a command), the mapping and NCCL_TUNER_CONFIG_FILE share one
+ * recording of their own: one trust walk budget for the configuration, as in the plugin. */
 int nn_config_resolve(const struct nn_config_source *src, const struct nn_parse_opts *opts,
                       struct nn_config **out, struct nn_diag *diag, const char **culprit) {
+  struct nn_snapshot_record rec;
+  int began = nn_snapshot_record_if_none(&rec);
+  int status = resolve(src, opts, out, diag, culprit);
+  nn_snapshot_record_close(&rec, began);
+  return status;
+}
+
+static int resolve(const struct nn_config_source *src, const struct nn_parse_opts *opts,
+                   struct nn_config **out, struct nn_diag *diag, const char **culprit) {
   struct nn_config *cfg = NULL;
   struct nn_diag mine = {0};
   *out = NULL;

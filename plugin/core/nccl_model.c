@@ -28,6 +28,18 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
                                         30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
 
 #define NN_STEPS(a) {(a), (int)(sizeof(a) / sizeof((a)[0]))}
+
+/* What each release reads of the environment (git grep of the tags in NVIDIA/nccl):
+ * NCCL_NETDEVS_POLICY from v2.28.3-1 (src/graph/topo.cc); NCCL_CTA_POLICY's names from
+ * v2.29.2-1 (src/init.cc getEnvCtaPolicyOnce; v2.28.9-1 NCCL_PARAM(CtaPolicy) reads a number);
+ * from v2.30.7-1 NCCL_NET_MERGE_POLICY (src/graph/topo.cc), parseStringList's
+ * hca[:port[:rail[:plane]]] with an empty field read as -1 (src/misc/utils.cc; before, atoi of
+ * what follows the first ':'), and neither NCCL_SHM_MEMCPY_MODE nor NCCL_SHM_USE_CUDA_MEMCPY
+ * (src/transport/shm.cc, read up to v2.30.4-1). dev (2.31) as v2.30.7-1. */
+#define NN_ENV_2_28 .env_netdevs_policy = 1
+#define NN_ENV_2_29 NN_ENV_2_28, .env_cta_policy_names = 1
+#define NN_ENV_2_30_7 \
+  NN_ENV_2_29, .env_net_merge_policy = 1, .env_ib_hca_rail = 1, .env_shm_memcpy_gone = 1
 #define NN_NO_STEPS {NULL, 0}
 
 /* Values common to every row (src/graph/topo.h of v2.21.5-1 .. dev): BDW_QPI_BW 6, SKL_QPI_BW 10,
@@ -71,7 +83,8 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
   NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0,                 \
   .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1,                \
   .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1,          \
-  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40
+  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,            \
+  .local_net_mod_gpus = 1
 
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
@@ -143,7 +156,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 28, 0), .last = NN_NCCL_VERSION(2, 28, 6),
     NN_PCIE_MODEL_2_27,
-    .tuner_abi = 5, .env_abi = 0, .tuner_none = 1,
+    .tuner_abi = 5, .env_abi = 0, NN_ENV_2_28, .tuner_none = 1,
     NN_RING_LL128_SM100_225,
     .source = "v2.28.3-1: the PCIe model as 2.27; src/include/plugin/tuner/tuner_v5.h (init gets "
               "the constants), src/plugin/tuner.cc (NCCL_TUNER_PLUGIN=none loads nothing); no "
@@ -152,7 +165,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 28, 7), .last = NN_NCCL_VERSION(2, 28, 99),
     NN_PCIE_MODEL_2_27,
-    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .tuner_abi = 5, .env_abi = 1, NN_ENV_2_28, .tuner_none = 1,
     .ring_ll128_sm100 = {2 * 36.7, 34.6, 2 * 36.7},
     .source = "v2.28.7-1..v2.28.9-1: the PCIe model as 2.27 (checked with NCCL's own search built "
               "from v2.28.9-1); src/plugin/env.cc and src/include/plugin/env/env_v1.h (the env "
@@ -161,7 +174,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 29, 0), .last = NN_NCCL_VERSION(2, 29, 6),
     NN_PCIE_MODEL_2_29,
-    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .tuner_abi = 5, .env_abi = 1, NN_ENV_2_29, .tuner_none = 1,
     .ring_ll128_sm100 = {34.5, 34.6, 34.5},
     .source = "v2.29.2-1..v2.29.3-1: src/graph/search.cc (sm100 steps with 45; a failed search keeps "
               "bwInter 0 without a NIC), src/graph/topo.cc, src/graph/xml.cc (sysfs max_link_*), "
@@ -170,7 +183,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 29, 7), .last = NN_NCCL_VERSION(2, 30, 2),
     NN_PCIE_MODEL_2_29,
-    .tuner_abi = 5, .env_abi = 1, .tuner_none = 1,
+    .tuner_abi = 5, .env_abi = 1, NN_ENV_2_29, .tuner_none = 1,
     NN_RING_LL128_SM100_40,
     .source = "v2.29.7-1: as 2.29.2 but src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell 40 GB/s "
               "per channel",
@@ -183,7 +196,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
-    .tuner_abi = 6, .env_abi = 1, .tuner_none = 1,
+    .tuner_abi = 6, .env_abi = 1, NN_ENV_2_29, .tuner_none = 1,
     .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
     .source = "v2.30.3-1..v2.30.4-1: src/graph/topo.cc (each GPU behind a DEV node), "
               "src/graph/search.cc, src/graph/xml.cc (still sysfs max_link_*), src/graph/tuning.cc",
@@ -196,11 +209,12 @@ static const struct nn_nccl_release nn_table[] = {
     .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU,
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 1,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
-    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "v2.30.7-1: src/graph/xml.cc ncclTopoGetXmlFromGpu (NVML current PCIe generation and "
               "width when the file has none), src/graph/search.cc, src/graph/topo.cc, "
-              "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1",
+              "src/graph/tuning.cc; checked with NCCL's own search built from v2.30.7-1; topo.cc "
+              "ncclTopoGetLocalNetType starts at gpu.dev % localGpuCount (v2.30.4-1: gpu.dev)",
   },
   {
     .first = NN_NCCL_VERSION(2, 31, 0), .last = NN_NCCL_VERSION(2, 31, 1), .name = "2.31.0 (dev)",
@@ -211,8 +225,8 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 1, .tuner_constants_effective = 0,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
-    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1, .cost_model_subsystem = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "branch dev (2.31.0, no release): src/graph/topo.h AMD_ZEN12/34/5_BW, src/graph/topo.cc "
               "ncclTopoAddCpu (familyid 26/0xBF Zen 5, 25/0xAF Zen 3/4, else Zen 1/2; Intel 0xAD-0xAF "
               "as ERP), src/tuning/cost_model.cc (the LL128 check runs only when NCCL_ALGO/NCCL_PROTO "
@@ -230,8 +244,8 @@ static const struct nn_nccl_release nn_table[] = {
     .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, .tuner_constants_effective = 0,
     .fallback_bwinter_zero = 1, .dev_nodes = 1, .tuner_chunk_size = 1,
     .tuner_channels_lower_only = 1, .negative_cost_selects = 1,
-    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1, .cost_model_subsystem = 1,
-    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40,
+    .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1, .cost_model_subsystem = 1,
+    .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1,
     .source = "released 2.31.2 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus loads 16.0/24.0/32.0 for AMD, ncclTopoAddCpu compares "
               "familyid with 0xBF/0xAF/0x8F/26/25 and Intel models 0xAD-0xAF, >= 0xCF, >= 0x8F; "
@@ -245,7 +259,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 32, 0), .last = NN_NCCL_VERSION(2, 32, 5),
     NN_PCIE_MODEL_2_32,
-    .tuner_abi = 6, .env_abi = 2, .tuner_none = 1,
+    .tuner_abi = 6, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1,
     .source = "released 2.32.3 libnccl.so.2 (PyPI nvidia-nccl-cu12, objdump -d with its symbol "
               "table): ncclTopoConnectCpus and ncclTopoAddCpu as 2.31.2; the rep movsq of "
               "ncclTunerConstantsDefaults moved to ncclTuningCostModelPreInit, which ncclTuningInit "
@@ -257,7 +271,7 @@ static const struct nn_nccl_release nn_table[] = {
   {
     .first = NN_NCCL_VERSION(2, 32, 6), .last = NN_NCCL_VERSION(2, 32, 99),
     NN_PCIE_MODEL_2_32,
-    .tuner_abi = 7, .env_abi = 2, .tuner_none = 1,
+    .tuner_abi = 7, .env_abi = 2, NN_ENV_2_30_7, .tuner_none = 1,
     .source = "NVIDIA/nccl commit 2449986 (the tuner v7 source include/nccl_abi.h cites for 2.32.6; "
               "no v2.32.6-1 tag in the mirror, so no nccl-oracle build): "
               "src/include/plugin/tuner/tuner_v7.h (ncclTuner_v7_t: v6's calls, constants with a "

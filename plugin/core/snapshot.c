@@ -211,6 +211,18 @@ static void end_walk(struct nn_snapshot_record *r) {
   r->walk = NULL;
 }
 
+int nn_snapshot_record_if_none(struct nn_snapshot_record *r) {
+  if (active_record()) return 0;
+  nn_snapshot_record_begin(r);
+  return 1;
+}
+
+void nn_snapshot_record_close(struct nn_snapshot_record *r, int began) {
+  if (!began) return;
+  nn_snapshot_record_end(r);
+  nn_snapshot_record_free(r);
+}
+
 void nn_snapshot_record_end(struct nn_snapshot_record *r) {
   if (active_record() == r) pthread_setspecific(g_record_key, NULL);
 }

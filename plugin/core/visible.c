@@ -3,9 +3,11 @@
 #include "visible.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cudrv.h"
 #include "printable.h"
@@ -110,9 +112,12 @@ static void unmapped(const struct nn_config *cfg, struct nn_visible *v, const st
   v->kind = NN_VISIBLE_UNMAPPED;
   v->n = 0;
   v->unmatched = 1;
-  snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line with bus=%s): the "
-           "mapping does not describe this machine: no topology served, no rules applied", w, b,
-           cfg->path ? cfg->path : "", b);
+  /* a long mapping path is cut to 150 bytes and the sentence at the buffer's end; the count is
+   * read so that -O0, which cannot bound the parts, does not call that a mistake */
+  int n = snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
+                   "with bus=%s): the mapping does not describe this machine: no topology served, no "
+                   "rules applied", w, b, cfg->path ? cfg->path : "", b);
+  (void)n;
 }
 
 static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
@@ -198,8 +203,10 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
   /* else unset, and no driver to ask: the whole mapping */
 }
 
-void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
-                           const char *root, struct nn_visible *out) {
+typedef int (*driver_list_fn)(const char *root, struct nn_busid *out, int max);
+
+static void resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                       const char *root, driver_list_fn driver, struct nn_visible *out) {
   clear(out);
   if (!cfg || cfg->n_gpus == 0) return;
   struct nn_busid bus[NN_VISIBLE_MAX];
@@ -208,10 +215,71 @@ void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_vi
     nn_visible_resolve(cfg, value, busids, out);
     return;
   }
-  n = nn_visible_driver_busids(root, bus, NN_VISIBLE_MAX);
+  n = driver(root, bus, NN_VISIBLE_MAX);
   int indices = value && entry_index(value, strcspn(value, ",")) >= 0;
   if (n >= 0 && (!value || (indices && n < cfg->n_gpus))) resolve_from(cfg, value, NN_VISIBLE_FROM_PROC, bus, n, out);
   else if (value) resolve_from(cfg, value, NN_VISIBLE_FROM_VARIABLE, NULL, 0, out);
+}
+
+void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
+                           const char *root, struct nn_visible *out) {
+  resolve_at(cfg, value, busids, root, nn_visible_driver_busids, out);
+}
+
+/* The driver's list as this process read it under `root`, kept while the directory is the same
+ * (device, inode and mtime: an entry added or removed changes the mtime): a container's GPUs do
+ * not change while it runs, and the directory may be long (one call read 200,000 names in 140
+ * to 250 ms). One stat decides; the read happens outside the lock. */
+static struct {
+  pthread_mutex_t lock;
+  int valid, n, reads;
+  char root[4096];
+  struct stat id;
+  struct nn_busid bus[NN_VISIBLE_MAX];
+} g_driver = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int same_dir(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+         a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static int copy_out(const struct nn_busid *bus, int n, struct nn_busid *out, int max) {
+  if (n > max) n = max;
+  if (n > 0) memcpy(out, bus, (size_t)n * sizeof *out);
+  return n;
+}
+
+static int driver_busids_kept(const char *root, struct nn_busid *out, int max) {
+  const char *r = root ? root : "";
+  char dir[4200];
+  struct stat id;
+  if (strlen(r) >= sizeof g_driver.root || snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir ||
+      stat(dir, &id) != 0)
+    return nn_visible_driver_busids(root, out, max);
+  int n = -2;
+  pthread_mutex_lock(&g_driver.lock);
+  if (g_driver.valid && !strcmp(g_driver.root, r) && same_dir(&g_driver.id, &id))
+    n = copy_out(g_driver.bus, g_driver.n, out, max);
+  pthread_mutex_unlock(&g_driver.lock);
+  if (n != -2) return n;
+  struct nn_busid bus[NN_VISIBLE_MAX];
+  int got = nn_visible_driver_busids(root, bus, NN_VISIBLE_MAX);
+  pthread_mutex_lock(&g_driver.lock);
+  snprintf(g_driver.root, sizeof g_driver.root, "%s", r);
+  g_driver.id = id;
+  g_driver.n = got;
+  g_driver.reads++;
+  if (got > 0) memcpy(g_driver.bus, bus, (size_t)got * sizeof *bus);
+  g_driver.valid = 1;
+  pthread_mutex_unlock(&g_driver.lock);
+  return copy_out(bus, got, out, max);
+}
+
+int nn_visible_driver_reads(void) {
+  pthread_mutex_lock(&g_driver.lock);
+  int n = g_driver.reads;
+  pthread_mutex_unlock(&g_driver.lock);
+  return n;
 }
 
 static int bus_before(const struct nn_busid *a, const struct nn_busid *b) {
@@ -310,7 +378,8 @@ int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, 
 }
 
 void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out) {
-  nn_visible_resolve_at(cfg, getenv("CUDA_VISIBLE_DEVICES"), nn_cudrv_visible_busids, nn_visible_driver_root(), out);
+  resolve_at(cfg, getenv("CUDA_VISIBLE_DEVICES"), nn_cudrv_visible_busids, nn_visible_driver_root(),
+             driver_busids_kept, out);
 }
 
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "errbuf.h"
@@ -23,6 +24,7 @@ struct walk {
   int fd;                  /* O_PATH descriptor of the current directory */
   int fd_borrowed;         /* fd is the cache's: never closed here */
   int shared;              /* the current directory is writable by others (sticky) */
+  uid_t dir_uid;           /* the current directory's owner */
   char shown[PATH_MAX];    /* its path as resolved, for messages */
   char rest[2 * PATH_MAX]; /* what is left to walk */
   int links;
@@ -67,9 +69,18 @@ static int fail(struct walk *s, int e, const char *words) {
   return -1;
 }
 
+/* A directory on a read-only mount: nobody can add, rename or remove an entry in it through
+ * this mount, whatever its mode (a Kubernetes configMap volume: an emptyDir of mode 0777,
+ * mounted read-only). Making it writable again takes root. */
+static int read_only_mount(int fd) {
+  struct statvfs vfs;
+  return fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
 static int judge_dir(struct walk *s, const struct stat *st) {
   char who[48];
-  s->shared = (st->st_mode & 022) != 0;
+  s->shared = (st->st_mode & 022) != 0 && !read_only_mount(s->fd);
+  s->dir_uid = st->st_uid;
   if (!ours(s, st->st_uid))
     return distrust(s, "directory %s is owned by uid %u (only %s may own it)", s->shown, (unsigned)st->st_uid,
                     owners(s->euid, who, sizeof who));
@@ -89,6 +100,21 @@ static int judge_link(struct walk *s, const char *name, const struct stat *st) {
                   (unsigned)st->st_uid, s->shown, owners(s->euid, who, sizeof who));
 }
 
+/* A file in a directory others can write may have been renamed there by any of them, from
+ * a directory of theirs holding a file of root's or the user's (rename(2) is not bound by
+ * the sticky bit at the target, nor by fs.protected_regular): only a directory of the user's
+ * own and a file of the user's own (no other user has it to move) are taken. For root no
+ * such directory counts: root's files lie in everybody's directories. */
+static int judge_shared_file(struct walk *s, const struct stat *st) {
+  if (!s->shared || (s->euid != 0 && s->dir_uid == s->euid && st->st_uid == s->euid)) return 0;
+  if (s->euid != 0 && s->dir_uid == s->euid)
+    return distrust(s, "owned by uid %u and lies in directory %s, which others can write (only a file of "
+                    "uid %u is read there)", (unsigned)st->st_uid, s->shown, (unsigned)s->euid);
+  return distrust(s, "lies in directory %s, which others can write, so another user may have put it "
+                  "there (keep it in a directory only %s can write)", s->shown,
+                  s->euid == 0 ? "root" : "you or root");
+}
+
 static int judge_file(struct walk *s, const struct stat *st) {
   char who[48];
   if (!ours(s, st->st_uid))
@@ -98,7 +124,7 @@ static int judge_file(struct walk *s, const struct stat *st) {
   if (s->shared && st->st_nlink > 1)
     return distrust(s, "the file has %lu hard links and lies in directory %s, which others can write",
                     (unsigned long)st->st_nlink, s->shown);
-  return 0;
+  return judge_shared_file(s, st);
 }
 
 static int budget_spent(struct walk *s) {
@@ -255,6 +281,7 @@ static int walk_dir(struct walk *s, struct nn_trust_walk *w, const char *dir) {
     s->fd = w->dirfd;
     s->fd_borrowed = 1;
     s->shared = w->dir_shared;
+    s->dir_uid = w->dir_uid;
     snprintf(s->shown, sizeof s->shown, "%s", dir);
     return 0;
   }
@@ -273,6 +300,7 @@ static int walk_dir(struct walk *s, struct nn_trust_walk *w, const char *dir) {
   w->dir = copy;
   w->dirfd = fd;
   w->dir_shared = s->shared;
+  w->dir_uid = s->dir_uid;
   return 0;
 }
 

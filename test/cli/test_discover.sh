@@ -20,6 +20,17 @@ printf '%s\n' "$out" >"$tmp/bare.conf"
 timeout 30 "$cli" check-config "$tmp/bare.conf" >/dev/null 2>&1 && echo "ok output passes check-config" \
   || fail "discover output rejected by check-config: $("$cli" check-config "$tmp/bare.conf" 2>&1)"
 
+# NICs: the RDMA devices (not the management port), in name order, each on its socket
+run --xml epyc-2nic-host.xml
+expect_rc 0 "two NICs, one per socket"
+printf '%s\n' "$out" >"$tmp/nics.conf"
+grep -qx 'nic 0 bus=0000:41:00.0 numa=0 name=mlx5_0 host=0000:41:00.0' "$tmp/nics.conf" &&
+  grep -qx 'nic 1 bus=0000:c1:00.0 numa=1 name=mlx5_1 host=0000:c1:00.0' "$tmp/nics.conf" &&
+  [ "$(grep -c '^nic ' "$tmp/nics.conf")" -eq 2 ] && echo "ok NICs: mlx5_0 on node 0, mlx5_1 on node 1, no eno1" ||
+  fail "NIC lines: $(grep '^nic' "$tmp/nics.conf")"
+timeout 30 "$cli" check-config "$tmp/nics.conf" 2>&1 | grep -q ': ok (8 GPUs on 2 NUMA nodes, 2 NICs' &&
+  echo "ok NIC mapping passes check-config" || fail "NIC mapping: $("$cli" check-config "$tmp/nics.conf" 2>&1)"
+
 # HWLOC_XMLFILE is honoured as well; without the CUDA driver sm= is left out and the header says why.
 HWLOC_XMLFILE=$fix/epyc-ref-host.xml timeout 30 "$cli" discover >"$tmp/out" 2>"$tmp/err"; rc=$?; out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
 timeout 30 "$cli" discover --xml "$fix/epyc-ref-host.xml" >"$tmp/xml.out" 2>&1

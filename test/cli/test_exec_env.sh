@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # nccl-numa exec / env: the child sees exactly the parent's environment plus
-# NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN (absolute .so) and NCCL_NUMA_CONFIG (absolute mapping).
+# NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN (absolute .so) and NCCL_NUMA_CONFIG (absolute mapping),
+# and GLOO_SOCKET_IFNAME where NCCL_SOCKET_IFNAME gives one and the user set none.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
 CLI=$(readlink -f "$CLI")
@@ -46,6 +47,18 @@ check "exec: --plugin PATH used for both plugin variables" \
 check "env: three export lines" "[ \$(grep -c '^export NCCL_' '$T/exports') -eq 3 ] && [ \$(wc -l < '$T/exports') -eq 3 ]"
 (cd "$D" && eval "$(cat "$T/exports")" && env) | clean > "$T/child4"
 check "env: eval'd lines give what exec gives (quotes survive)" "diff -q '$T/child' '$T/child4' >/dev/null"
+# GLOO_SOCKET_IFNAME follows the mapping's (or the user's) NCCL_SOCKET_IFNAME, unless set
+printf 'gpu 0 bus=01:00.0 numa=0\nenv NCCL_SOCKET_IFNAME=lo\n' > "$T/lo.conf"
+(unset NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME; "$CLI" exec --config "$T/lo.conf" -- env 2>"$T/gloo-err") | clean > "$T/gloo"
+check "exec: GLOO_SOCKET_IFNAME from the mapping's NCCL_SOCKET_IFNAME" \
+  "grep -qx 'GLOO_SOCKET_IFNAME=lo' '$T/gloo' && grep -q 'GLOO_SOCKET_IFNAME=lo (from the mapping' '$T/gloo-err'"
+(unset GLOO_SOCKET_IFNAME; NCCL_SOCKET_IFNAME==lo "$CLI" exec --config "$CFG" -- env 2>/dev/null) | clean > "$T/gloo2"
+check "exec: GLOO_SOCKET_IFNAME from the user's NCCL_SOCKET_IFNAME (=exact)" "grep -qx 'GLOO_SOCKET_IFNAME=lo' '$T/gloo2'"
+(GLOO_SOCKET_IFNAME=mine "$CLI" exec --config "$T/lo.conf" -- env 2>/dev/null) | clean > "$T/gloo3"
+check "exec: the user's GLOO_SOCKET_IFNAME is kept" "grep -qx 'GLOO_SOCKET_IFNAME=mine' '$T/gloo3'"
+(unset NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME; "$CLI" env --config "$T/lo.conf" 2>/dev/null) > "$T/gloo-env"
+check "env: prints the GLOO_SOCKET_IFNAME export exec sets" "grep -qx \"export GLOO_SOCKET_IFNAME='lo'\" '$T/gloo-env'"
+
 "$CLI" env --config "$T/bad.conf" >/dev/null 2>&1
 check "env: invalid mapping exit 1" "[ $? -eq 1 ]"
 "$CLI" env --bogus >/dev/null 2>&1

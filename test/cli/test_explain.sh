@@ -142,7 +142,7 @@ grep -qxF "topology:     no topology served: NCCL 2.27.5 has no env plugin (it c
   && echo "ok 2.27.5: no env plugin, said instead of the verdict" || { echo "FAIL 2.27.5: $out"; fail=1; }
 # A proto=ll128 rule where the release keeps LL128 off between PCIe-only GPUs cannot take
 # effect: explain says so per rule, and only on such a release (2.31.0 dev turns it on).
-llc=$(mktemp)
+lld=$(mktemp -d) llc=$lld/ll128.conf   # in a directory of its own: /tmp itself is not trusted
 { cat "$R"; echo "rule coll=allreduce bytes=1M-8M algo=ring proto=ll128"; } > "$llc"
 ll_line=$(($(wc -l < "$llc")))
 for rel in 2.28.9 2.31.2; do
@@ -151,5 +151,5 @@ for rel in 2.28.9 2.31.2; do
 done
 $CLI explain --config "$llc" --cpuinfo $T --nccl-version 2.31.0 | grep -q "^rules:.*proto=ll128 cannot" \
   && { echo "FAIL 2.31.0: ll128 marked although that release enables it"; fail=1; } || echo "ok 2.31.0: ll128 not marked (the release enables it over PCIe)"
-rm -f "$llc"
+rm -rf "$lld"
 exit $fail

@@ -100,17 +100,20 @@ check "calibrate in a sticky directory: runs; 0700 directories, 0600 files (its 
   tail -n 5 "$T/cal.err"
 
 # --- 6. Ctrl-C, SIGTERM, SIGHUP: the benchmark's group ends, then ab by the same signal.
-# The stand-in ignores SIGINT, SIGTERM and SIGHUP and leaves a grandchild, as mpirun's ranks may.
+# The stand-in ignores SIGINT, SIGTERM and SIGHUP and leaves a grandchild, as mpirun's ranks may,
+# and one in a session of its own (setsid), which the group's signals do not reach.
 cat >"$T/slow_bench" <<'EOF'
 #!/usr/bin/env bash
 trap '' INT TERM HUP
 sleep 300 &
-echo "$$ $!" >"$SLOW_PIDS.tmp" && mv "$SLOW_PIDS.tmp" "$SLOW_PIDS"
+child=$!
+setsid sleep 301 &
+echo "$$ $child $!" >"$SLOW_PIDS.tmp" && mv "$SLOW_PIDS.tmp" "$SLOW_PIDS"
 wait
 EOF
 chmod +x "$T/slow_bench"
 # start_slow NAME [WRAPPER...] -- ARGS...: starts WRAPPER... $CLI ARGS... on the stand-in in the
-# background; ab_pid is that process, pids the stand-in's and its child's once they run.
+# background; ab_pid is that process, pids the stand-in's and its two children's once they run.
 start_slow() {
   local name=$1 i wrap=()
   shift
@@ -142,9 +145,9 @@ for sig in INT TERM HUP; do
   start_slow $sig env --default-signal=INT,TERM,HUP -- ab
   stop $sig
   num=$(kill -l $sig)
-  check "SIG$sig: the stand-in ran (pids $pids)" "[ \$(wc -w <<<'$pids') -eq 2 ]"
+  check "SIG$sig: the stand-in ran (pids $pids)" "[ \$(wc -w <<<'$pids') -eq 3 ]"
   check "SIG$sig: ab ended by SIG$sig (status $rc = 128+$num) within the grace" "[ $rc -eq $((128 + num)) ] && [ $took -le 10 ]"
-  check "SIG$sig: no stand-in process left (benchmark and its child)" "! alive"
+  check "SIG$sig: no stand-in process left (benchmark, its child, its setsid child)" "! alive"
   reap
 done
 
@@ -163,13 +166,13 @@ stop TERM
 check "... then SIGTERM ends both (status $rc)" "[ $rc -eq 143 ] && ! alive"
 reap
 
-# --- 7. ab killed outright (SIGKILL): the benchmark gets SIGKILL from the kernel (PR_SET_PDEATHSIG)
+# --- 7. ab killed outright (SIGKILL): the supervisor's keeper learns it from the kernel
+# (PR_SET_PDEATHSIG) and kills the benchmark, its child and its setsid child (cli/common/supervise.h)
 start_slow kill -- ab
-read -r bench grandchild <<<"$pids"
 stop KILL
-pids=$bench
 for i in $(seq 50); do alive || break; sleep 0.1; done
-check "SIGKILL of ab: the benchmark it started is gone" "[ -n '$bench' ] && ! alive"
-[ -n "${grandchild:-}" ] && kill -9 "$grandchild" 2>/dev/null
+check "SIGKILL of ab: the benchmark and both its children are gone ($pids)" \
+  "[ \$(wc -w <<<'$pids') -eq 3 ] && ! alive && ! pgrep -f '$T/slow_bench' >/dev/null"
+reap
 
 nn_finish "sweep run directories: private, never redirected, and no benchmark left behind"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # check-config, env and exec refuse a mapping (or an included CSV) that others than
 # the user and root could have written, and exit 1; as uid 65534 (setpriv) a sticky directory
-# protects each entry for its owner (root's mapping there, and a ConfigMap, are read; another
+# protects each entry for its owner (a ConfigMap is read; another
 # user's link there is not followed); NCCL_NUMA_ALLOW_UNTRUSTED=1 reads anyway and says so;
 # an env line a mapping may not serve is an error of check-config and a note of env.
 # (`check` is in test_check.sh, the plugin in test/unit/test_hostile.c and test_env_refused.c.)
@@ -73,21 +73,27 @@ refused "check-config: an included CSV of mode 0666" \
   check-config "$tmp/inc.conf"
 
 # A sticky world-writable directory, as /tmp: another user's file there is refused for root;
-# for uid 65534 its own file is fine, root's is not (only the owner of a file in a sticky
-# directory alone can replace it).
+# a file lying directly in it is refused to everyone, since anyone who can write there can
+# rename a file of root's into it; uid 65534's own sticky directory holds its file.
 mkdir -m 1777 "$tmp/sticky"
 printf "$map" >"$tmp/sticky/theirs.conf" && chown 65534:65534 "$tmp/sticky/theirs.conf"
 printf "$map" >"$tmp/sticky/roots.conf"
 refused "check-config: uid 65534's file in a sticky directory, used by root" \
   "not trusted: owned by uid 65534" check-config "$tmp/sticky/theirs.conf"
+refused "check-config: root's file lying in a sticky directory, used by root" \
+  "not trusted: lies in directory $tmp/sticky, which others can write, so another user may have put it there" \
+  check-config "$tmp/sticky/roots.conf"
 if command -v setpriv >/dev/null; then
   as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
-  as_nobody "$cli" check-config "$tmp/sticky/theirs.conf" >"$tmp/out" 2>"$tmp/err"
-  [ $? -eq 0 ] && echo "ok as uid 65534: its own file in a sticky directory" || fail "as 65534, own file: $(cat "$tmp/err")"
-  # root's file there: only root can replace it (this was refused before)
   as_nobody "$cli" check-config "$tmp/sticky/roots.conf" >"$tmp/out" 2>"$tmp/err"
-  [ $? -eq 0 ] && echo "ok as uid 65534: root's file in a sticky directory" \
-    || fail "as 65534, root's file in a sticky directory: $(cat "$tmp/err")"
+  [ $? -ne 0 ] && grep -qF "which others can write, so another user may have put it there" "$tmp/err" \
+    && echo "ok as uid 65534: root's file lying in root's sticky directory is refused" \
+    || fail "as 65534, root's file in a sticky directory: $(cat "$tmp/out" "$tmp/err")"
+  mkdir -m 1777 "$tmp/sticky/own" && chown 65534:65534 "$tmp/sticky/own"
+  as_nobody cp "$tmp/good.conf" "$tmp/sticky/own/m.conf"
+  as_nobody "$cli" check-config "$tmp/sticky/own/m.conf" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 0 ] && echo "ok as uid 65534: its own file in its own sticky directory" \
+    || fail "as 65534, own file in own sticky directory: $(cat "$tmp/err")"
   # a Kubernetes ConfigMap volume: root 1777 directory, root's timestamped directory, ..data
   # and mapping.conf links (the plugin's side, served as uid 65534: test/unit/test_trust.c)
   cm=$tmp/configmap ts=..2026_12_03_10_00_00.123456789

@@ -25,7 +25,9 @@ CC=${CC:-cc}
 SO="$BUILD/libnccl-tuner-numa.so"
 LOADER="$BUILD/compat/nccl_loader"
 CACHE=${NN_COMPAT_CACHE:-$HOME/.cache/nccl-numa/compat}
-RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.27.7 2.28.9 2.30.7 2.31.2 2.32.3 cu13:2.32.6}
+# One release of each row of plugin/core/nccl_model.c's table (test/unit/test_release_rows.c
+# checks it); the development branch's row has no published library.
+RELEASES=${NN_COMPAT_RELEASES:-2.21.5 2.23.4 2.24.3 2.25.1 2.26.5 2.27.7 2.28.3 2.28.9 2.29.3 2.29.7 2.30.4 2.30.7 2.31.2 2.32.3 cu13:2.32.6}
 FLAVOURS="cu12 cu13"
 
 die() { echo "compat: $*" >&2; exit 1; }

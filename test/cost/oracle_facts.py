@@ -3,14 +3,17 @@
 """Regenerates test/fixtures/nccl-cost/oracle-facts.txt from NCCL's own code.
 
 Development tool, not run by `make test` (CI has no NCCL source): it writes topology files
-for the shapes the project serves, runs ../shared/tools/nccl-oracle builds of each release
-on them (see that README; ORACLE_2_28_9=/tmp/oracle-2.28.9 etc. in the environment), and
+for the shapes the project serves, runs tools/nccl-oracle builds of each release of
+oracle_releases.py on them (see that README; build/nccl-oracle/oracle-X.Y.Z by default), and
 records the graphs NCCL's cost model read (the inputs of nccl_cost) and NCCL's choice and
 modelled times (the expected values). test_nccl_cost.c replays every line.
 
   python3 test/cost/oracle_facts.py > test/fixtures/nccl-cost/oracle-facts.txt
 """
 import os, re, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle_releases  # noqa: E402  (the one release list)
 
 PATHS = {n: i for i, n in enumerate("LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS NET DIS".split())}
 COLLS = ["broadcast", "reduce", "allgather", "reducescatter", "allreduce"]
@@ -19,8 +22,6 @@ SPEED = {3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe"}
 CPUS = {"amd": 'vendor="AuthenticAMD" familyid="25" modelid="17"',
         "intel": 'vendor="GenuineIntel" familyid="6" modelid="143"',
         "intel55": 'vendor="GenuineIntel" familyid="6" modelid="85"'}
-RELEASES = [("2.28.9", "ORACLE_2_28_9", "/tmp/oracle-2.28.9"), ("2.30.7", "ORACLE_2_30_7", "/tmp/oracle-2.30.7"),
-            ("2.31.0", "ORACLE_DEV", "/tmp/oracle-dev")]
 
 
 def topology(layout, sm, gen, width, cpu):
@@ -86,10 +87,8 @@ def main():
     print("#   coll bytes algo proto time t.tree.ll t.tree.simple t.ring.ll t.ring.ll128 t.ring.simple")
     seen = set()
     with tempfile.TemporaryDirectory() as tmp:
-        for rel, env, default in RELEASES:
-            oracle = os.environ.get(env, default)
-            if not os.access(oracle, os.X_OK):
-                sys.exit("oracle for %s not found (%s=%s)" % (rel, env, oracle))
+        for release, oracle in oracle_releases.oracles():
+            rel = release.version
             for layout, sm, gen, width, cpu in cases():
                 xml = os.path.join(tmp, "t.xml")
                 with open(xml, "w") as f:

@@ -99,23 +99,24 @@ check "explain on the shipped example, with the wheel's NCCL 2.30.7"
 # Real NCCL: the wheel's libnccl.so.2 loads the installed env plugin by name (NCCL_ENV_PLUGIN=numa
 # opens libnccl-env-numa.so from the library path), which serves the mapping's env line.
 buildah "${S[@]}" copy "$ctr" test/image/nccl_uid.py /tmp/nccl_uid.py >/dev/null || die "buildah copy"
-inside "$ctr" -- sh -c "printf '# image test\nenv NCCL_SOCKET_IFNAME=lo\n' >/tmp/with-env.conf &&
-  printf '# image test, no env line\n' >/tmp/without-env.conf" || die "writing the test mappings"
+# (in a directory of their own: a mapping lying directly in /tmp is not trusted)
+inside "$ctr" -- sh -c "mkdir -m 0755 /tmp/maps && printf '# image test\nenv NCCL_SOCKET_IFNAME=lo\n' >/tmp/maps/with-env.conf &&
+  printf '# image test, no env line\n' >/tmp/maps/without-env.conf" || die "writing the test mappings"
 nccl() {   # nccl CONFIG [ENV_PLUGIN]: NCCL's log of ncclGetUniqueId
   inside --env NCCL_ENV_PLUGIN="${2:-numa}" --env NCCL_NUMA_CONFIG="$1" --env NCCL_DEBUG=INFO \
     "$ctr" -- python3 /tmp/nccl_uid.py 2>&1
 }
-out=$(nccl /tmp/with-env.conf)
+out=$(nccl /tmp/maps/with-env.conf)
 rc=$?
 grep -E 'libnccl:|NCCL version|ENV/Plugin|nccl-numa|NCCL_SOCKET_IFNAME|ncclGetUniqueId' <<<"$out" | sed 's/^/  /'
 [ $rc -eq 0 ] && grep -q 'ENV/Plugin: Using nccl-numa' <<<"$out" \
   && grep -q "nccl-numa $version: env plugin v" <<<"$out" \
   && grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<"$out"
 check "the wheel's NCCL used the installed env plugin, which served NCCL_SOCKET_IFNAME=lo"
-out=$(nccl /tmp/without-env.conf)
+out=$(nccl /tmp/maps/without-env.conf)
 ! grep -q 'NCCL_SOCKET_IFNAME set by environment' <<<"$out" && grep -q 'ENV/Plugin: Using nccl-numa' <<<"$out"
 check "control: without the env line nothing is served"
-out=$(nccl /tmp/with-env.conf none)
+out=$(nccl /tmp/maps/with-env.conf none)
 ! grep -q 'Using nccl-numa' <<<"$out"
 check "control: NCCL_ENV_PLUGIN naming another plugin does not load nccl-numa"
 phase "checks (buildah run)"

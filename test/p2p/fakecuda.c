@@ -26,11 +26,14 @@
  *                         of that name (as a driver's helper would be), for the test to
  *                         check that nothing is left running
  *   NN_FAKECUDA_DUMP=F    the image given to cuModuleLoadData is written to F
+ *   NN_FAKECUDA_SM=NN     every device's compute capability (default 90: 9.0)
  *   NN_FAKECUDA_SHARED=F  concurrent-drop's lock file (default /tmp/nn-fakecuda-UID-SID.lock,
  *                         one per session): each process writing to a peer locks its device's
  *                         byte there and sees the others'
  *
  * The memory (every allocation a memfd that another process can map) is fakecuda_mem.c's.
+ * Its soname is libcuda.so.1, so that a process which loaded it first gets it from a
+ * dlopen("libcuda.so.1") too (test_cudaprobe: what `check` asks the driver).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -68,6 +71,8 @@ API int cuDeviceGetCount(int *n);
 API int cuDeviceGet(int *d, int ordinal);
 API int cuDeviceGetName(char *name, int len, int d);
 API int cuDeviceGetPCIBusId(char *bus, int len, int d);
+API int cuDeviceGetByPCIBusId(int *d, const char *bus);
+API int cuDeviceGetAttribute(int *v, int attr, int d);
 API int cuDeviceCanAccessPeer(int *can, int d, int peer);
 API int cuDeviceGetP2PAttribute(int *v, int attr, int src, int dst);
 API int cuDevicePrimaryCtxRetain(void **c, int d);
@@ -164,6 +169,28 @@ int cuDeviceGet(int *d, int ordinal) {
 }
 int cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, "NN FakeGPU %d", d); return OK; }
 int cuDeviceGetPCIBusId(char *bus, int len, int d) { snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x11 + d); return OK; }
+int cuDeviceGetByPCIBusId(int *d, const char *bus) {
+  if (!initialized) return E_NOT_INITIALIZED;
+  for (int i = 0; i < nn_fake_gpus; i++) {
+    char mine[32];
+    cuDeviceGetPCIBusId(mine, sizeof mine, i);
+    if (!strcasecmp(mine, bus)) {
+      *d = i;
+      return OK;
+    }
+  }
+  return E_INVALID_DEVICE;
+}
+/* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR (75) and _MINOR (76) */
+int cuDeviceGetAttribute(int *v, int attr, int d) {
+  const char *s = getenv("NN_FAKECUDA_SM");
+  int sm = 90;
+  if (d < 0 || d >= nn_fake_gpus) return E_INVALID_DEVICE;
+  if (s && *s && nn_int_parse(s, 10, 999, &sm)) return E_INVALID_VALUE;
+  if (attr != 75 && attr != 76) return E_INVALID_VALUE;
+  *v = attr == 75 ? sm / 10 : sm % 10;
+  return OK;
+}
 
 int cuDeviceCanAccessPeer(int *can, int d, int peer) {
   if (d < 0 || d >= nn_fake_gpus || peer < 0 || peer >= nn_fake_gpus) return E_INVALID_DEVICE;

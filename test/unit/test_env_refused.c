@@ -129,8 +129,48 @@ static void test_bad_value_not_served(void **state) {
   setenv("NCCL_NUMA_CONFIG", conf, 1);
 }
 
+/* What the loaded release reads (env_names.h nn_env_release_note), through the env plugin as
+ * NCCL 2.28.9 and 2.30.7 load it: a name it does not read served with one WARN naming the
+ * release, a value it would misread not served. */
+static int count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p++) n++;
+  return n;
+}
+
+static void test_served_by_release(void **state) {
+  (void)state;
+  char rel[160];
+  snprintf(rel, sizeof rel, "%s/rel.conf", base);
+  FILE *f = fopen(rel, "w");
+  assert_non_null(f);
+  fputs("env NCCL_SHM_MEMCPY_MODE=1\nenv NCCL_IB_HCA=mlx5_1::0:0\nenv NCCL_NET_MERGE_POLICY=RAIL\n", f);
+  fclose(f);
+  setenv("NCCL_NUMA_CONFIG", rel, 1);
+  const char *names[] = {"NCCL_SHM_MEMCPY_MODE", "NCCL_IB_HCA", "NCCL_NET_MERGE_POLICY"};
+  for (int i = 0; i < 3; i++) unsetenv(names[i]);
+  warns[0] = 0;
+  for (int comm = 0; comm < 2; comm++) assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+  assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
+  assert_null(nn_env_get("NCCL_IB_HCA"));                         /* 2.28.9 would read port 0 */
+  assert_string_equal(nn_env_get("NCCL_NET_MERGE_POLICY"), "RAIL");  /* ignored by 2.28.9 */
+  assert_int_equal(count(warns, "rel.conf:2: env: NCCL 2.28.9 reads an empty port"), 1);
+  assert_int_equal(count(warns, "rel.conf:3: env: NCCL 2.28.9 does not read NCCL_NET_MERGE_POLICY"), 1);
+  assert_int_equal(count(warns, "NCCL_SHM_MEMCPY_MODE"), 0);
+  nn_env_finalize();
+  warns[0] = 0;
+  assert_int_equal(nn_env_init(2, 30, 7, "", logger, 2), 0);
+  assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_1::0:0");
+  assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
+  assert_int_equal(count(warns, "rel.conf:1: env: NCCL 2.30.7 no longer reads NCCL_SHM_MEMCPY_MODE: served, and ignored"), 1);
+  assert_int_equal(count(warns, "env: NCCL 2.30.7"), 1);
+  nn_env_finalize();
+  setenv("NCCL_NUMA_CONFIG", conf, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused_not_served),
-                                     cmocka_unit_test(test_bad_value_not_served)};
+                                     cmocka_unit_test(test_bad_value_not_served),
+                                     cmocka_unit_test(test_served_by_release)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -15,7 +15,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -188,16 +191,32 @@ static void test_sticky_directory(void **state) {
   const char *theirs = put("sticky/theirs.conf", "x\n");
   assert_int_equal(chown(theirs, NOBODY, NOBODY), 0);
   expect_refused(theirs, "owned by uid 65534");
-  expect_trusted_as(theirs, NOBODY);
+  /* a file in a directory others can write may have been renamed there by any of them: root's
+   * own, in root's directory, is no longer taken, for root or anyone */
+  char want[512];
+  snprintf(want, sizeof want, "lies in directory %s, which others can write, so another user may have put "
+           "it there", d);
+  expect_refused_as(theirs, NOBODY, want);
   const char *mine = put("sticky/mine.conf", "x\n");
-  expect_trusted(mine);
-  expect_trusted_as(mine, NOBODY);   /* root's file: only root can replace it there */
+  expect_refused(mine, want);
+  expect_refused_as(mine, NOBODY, want);
+  /* a sticky directory of uid 65534's own: its file is read there, root's is not */
+  char own[160];
+  snprintf(own, sizeof own, "%s/own", d);
+  assert_int_equal(mkdir(own, 01777), 0);
+  assert_int_equal(chmod(own, 01777), 0);
+  assert_int_equal(chown(own, NOBODY, NOBODY), 0);
+  const char *own_file = put("sticky/own/m.conf", "x\n");
+  snprintf(want, sizeof want, "owned by uid 0 and lies in directory %s, which others can write (only a file "
+           "of uid 65534 is read there)", own);
+  expect_refused_as(own_file, NOBODY, want);
+  assert_int_equal(chown(own_file, NOBODY, NOBODY), 0);
+  expect_trusted_as(own_file, NOBODY);
   /* a second name for root's file, made in the sticky directory: not the name root meant */
   const char *elsewhere = put("elsewhere.conf", "x\n");
   char linked[160];
   snprintf(linked, sizeof linked, "%s/linked.conf", d);
   assert_int_equal(link(elsewhere, linked), 0);
-  char want[256];
   snprintf(want, sizeof want, "the file has 2 hard links and lies in directory %s, which others can write", d);
   expect_refused(linked, want);
   expect_refused_as(linked, NOBODY, want);
@@ -244,16 +263,48 @@ static void test_link_in_sticky_directory(void **state) {
   assert_non_null(strstr(err, "cannot open: Too many levels of symbolic links"));
 }
 
-/* What must not be refused: a Kubernetes ConfigMap volume, as the kubelet writes it: a root 1777
- * directory holding a root-owned timestamped directory, `..data` linking to it and
- * `mapping.conf -> ..data/mapping.conf`. A pod running as uid 65534 must read it. */
+/* The attack the sticky bit does not stop: uid 65534 renames a mapping of root's (root wrote it
+ * into uid 65534's directory) to the name root's job reads in a root 1777 directory. */
+static int rename_as_nobody(void *arg) {
+  char **paths = arg;
+  return rename(paths[0], paths[1]) == 0 ? 0 : 1;
+}
+
+static void test_file_renamed_into_sticky(void **state) {
+  (void)state;
+  need_root();
+  char home[128], jobs[128], from[192], to[192];
+  assert_int_equal(mkdir(sub("home", home, sizeof home), 0755), 0);
+  assert_int_equal(chown(home, NOBODY, NOBODY), 0);
+  assert_int_equal(mkdir(sub("jobs", jobs, sizeof jobs), 01777), 0);
+  assert_int_equal(chmod(jobs, 01777), 0);
+  snprintf(from, sizeof from, "%s/m.conf", home);
+  snprintf(to, sizeof to, "%s/m.conf", jobs);
+  put("home/m.conf", "x\n");
+  expect_trusted_as(from, NOBODY);   /* root's file in uid 65534's own directory */
+  char *paths[] = {from, to};
+  if (nn_test_as_uid(NOBODY, rename_as_nobody, paths) != 0) fail_msg("uid 65534 could not rename %s", from);
+  struct stat st;
+  assert_int_equal(lstat(to, &st), 0);
+  assert_int_equal(st.st_uid, 0);   /* root's file, under the name root's job uses */
+  char want[512];
+  snprintf(want, sizeof want, "lies in directory %s, which others can write, so another user may have put it "
+           "there", jobs);
+  expect_refused(to, want);
+}
+
+/* What must not be refused: a Kubernetes volume as the kubelet lays it out: a root-owned
+ * timestamped directory (0755) holding the file (0644), `..data` linking to it and
+ * `mapping.conf -> ..data/mapping.conf`, all root's, in the volume's directory: for a
+ * configMap an emptyDir of mode 0777 mounted read-only (pkg/volume/emptydir, configmap), for a
+ * projected volume a tmpfs of mode 1777. Root and a pod running as uid 65534 read it. */
 static char configmap[192];
 
-static void make_configmap(void) {
+static void make_volume(const char *name, mode_t mode) {
   char dir[160], ts[192], file[256], data[192], link[192];
-  snprintf(dir, sizeof dir, "%s/configmap", base);
-  assert_int_equal(mkdir(dir, 01777), 0);
-  assert_int_equal(chmod(dir, 01777), 0);
+  snprintf(dir, sizeof dir, "%s/%s", base, name);
+  assert_int_equal(mkdir(dir, mode), 0);
+  assert_int_equal(chmod(dir, mode), 0);
   snprintf(ts, sizeof ts, "%s/..2026_12_03_10_00_00.123456789", dir);
   assert_int_equal(mkdir(ts, 0755), 0);
   snprintf(file, sizeof file, "%s/mapping.conf", ts);
@@ -292,24 +343,82 @@ static int serve_as_nobody(void *arg) {
   return strstr(xml, "<system") && strstr(xml, "busid=\"0000:01:00.0\"") ? 0 : 4;
 }
 
-static void test_configmap_as_nobody(void **state) {
-  (void)state;
-  need_root();
-  make_configmap();
-  expect_trusted_as(configmap, NOBODY);
-  expect_trusted(configmap);
+static void serve_nobody(const char *what) {
   char runtime[160];
   snprintf(runtime, sizeof runtime, "%s/run-nobody", base);
-  assert_int_equal(mkdir(runtime, 0700), 0);
+  if (mkdir(runtime, 0700) && errno != EEXIST) fail_msg("mkdir %s: %s", runtime, strerror(errno));
   assert_int_equal(chown(runtime, NOBODY, NOBODY), 0);
   int rc = nn_test_as_uid(NOBODY, serve_as_nobody, runtime);
-  if (rc) fail_msg("uid 65534 was not served the ConfigMap's topology (child said %d)", rc);
+  if (rc) fail_msg("uid 65534 was not served the %s's topology (child said %d)", what, rc);
+}
+
+static void test_projected_volume(void **state) {
+  (void)state;
+  need_root();
+  make_volume("projected", 01777);
+  expect_trusted_as(configmap, NOBODY);
+  expect_trusted(configmap);
+  serve_nobody("projected volume");
   /* the same layout with uid 65534's `..data` link: refused to root, which it would redirect */
   char data[192];
-  snprintf(data, sizeof data, "%s/configmap/..data", base);
+  snprintf(data, sizeof data, "%s/projected/..data", base);
   assert_int_equal(lchown(data, NOBODY, NOBODY), 0);
   expect_refused(configmap, "symbolic link");
   expect_refused(configmap, "..data is owned by uid 65534");
+}
+
+/* In a child in a private mount namespace: the volume's directory bind-mounted read-only onto
+ * itself, as the kubelet mounts a configMap into the container. */
+static int read_only_bind(const char *dir) {
+  if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return -1;
+  if (mount(dir, dir, NULL, MS_BIND, NULL)) return -1;
+  return mount(NULL, dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+}
+
+/* The checks inside the namespace; 0 when all held, else which one failed. */
+static int configmap_checks(const char *dir) {
+  char err[8192], probe[256];
+  int fd;
+  snprintf(probe, sizeof probe, "%s/planted.conf", dir);
+  if (open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644) >= 0 || errno != EROFS) return 10;   /* really read-only */
+  if (nn_trust_open_as(configmap, 0, &fd, err, sizeof err) != NN_TRUST_OK) return fprintf(stderr, "%s\n", err), 11;
+  close(fd);
+  if (nn_trust_open_as(configmap, NOBODY, &fd, err, sizeof err) != NN_TRUST_OK)
+    return fprintf(stderr, "%s\n", err), 12;
+  close(fd);
+  char runtime[160];
+  snprintf(runtime, sizeof runtime, "%s/run-nobody", base);
+  if ((mkdir(runtime, 0700) && errno != EEXIST) || chown(runtime, NOBODY, NOBODY)) return 13;
+  int rc = nn_test_as_uid(NOBODY, serve_as_nobody, runtime);
+  return rc ? fprintf(stderr, "uid 65534's env plugin said %d\n", rc), 14 : 0;
+}
+
+static void test_configmap_read_only(void **state) {
+  (void)state;
+  need_root();
+  make_volume("configmap", 0777);
+  char dir[160];
+  snprintf(dir, sizeof dir, "%s/configmap", base);
+  /* on a writable mount a 0777 directory is anybody's to change: refused */
+  char want[256];
+  snprintf(want, sizeof want, "directory %s is writable by group and others (mode 0777)", dir);
+  expect_refused(configmap, want);
+  expect_refused_as(configmap, NOBODY, want);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (read_only_bind(dir)) _exit(100);
+    _exit(configmap_checks(dir));
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 100) {
+    print_message("skipped: no private mount namespace here (unshare/mount: needs CAP_SYS_ADMIN)\n");
+    skip();
+  }
+  if (WEXITSTATUS(status)) fail_msg("the read-only configMap was not served (check %d)", WEXITSTATUS(status));
+  expect_refused(configmap, want);   /* the namespace is gone: writable again, refused again */
 }
 
 /* What must not be refused, the other case: root wrote /tmp/x/m.conf (x root's, mode 0755). */
@@ -524,7 +633,8 @@ int main(void) {
       cmocka_unit_test(test_good_file),          cmocka_unit_test(test_writable_file),
       cmocka_unit_test(test_other_owner),        cmocka_unit_test(test_untrusted_directory),
       cmocka_unit_test(test_symlinks),           cmocka_unit_test(test_sticky_directory),
-      cmocka_unit_test(test_link_in_sticky_directory), cmocka_unit_test(test_configmap_as_nobody),
+      cmocka_unit_test(test_link_in_sticky_directory), cmocka_unit_test(test_projected_volume),
+      cmocka_unit_test(test_configmap_read_only), cmocka_unit_test(test_file_renamed_into_sticky),
       cmocka_unit_test(test_root_dir_in_sticky_as_nobody), cmocka_unit_test(test_never_opened),
       cmocka_unit_test(test_deep_path),          cmocka_unit_test(test_path_forms),
       cmocka_unit_test(test_opt_out),

@@ -33,6 +33,10 @@
 #include "oracle_api.h"
 
 #include <algorithm>
+#include <ctype.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +48,7 @@
 #include <vector>
 
 extern ncclNet_t oracleNet;
+void oracleNetUseIb();
 
 /* where the cost model keeps its constants and thread limits: comm itself up to 2.30,
  * comm->tuningContext (src/tuning/) from 2.31 */
@@ -72,6 +77,15 @@ static void usage() {
     "  --no-nic           no network device at all (default: one virtual socket NIC, as in a VM)\n"
     "  --nvml-pcie G,W    NCCL 2.30+: the current PCIe generation,width NVML reports for a GPU\n"
     "                     whose <pci> has no link_speed/link_width (default 5,16)\n"
+    "  --nic BUSID[:NAME] an IB-class NIC (RDMA, GPUDirect-capable) at that PCI function, as the IB\n"
+    "                     plugin reports it (repeatable; replaces the virtual socket NIC). NCCL finds\n"
+    "                     it by bus id: under the file's <pci busid>, else (no sysfs) under a\n"
+    "                     <cpu numaid=-1>, as a guest's numa_node -1 NIC\n"
+    "  --nic-speed MBPS   the NICs' speed (default 400000)\n"
+    "  --gdr              the GPUs report GPUDirect RDMA support (nvidia-peermem loaded)\n"
+    "  --nodes N          a communicator over N identical nodes (this file on each): prints per GPU\n"
+    "                     the NIC NCCL gives it, the path and GDR, and the inter-node ring and tree\n"
+    "                     search; no cost model\n"
     "  --kv               machine-readable key=value lines only\n");
   exit(2);
 }
@@ -143,6 +157,102 @@ static void findGpus(const char* file, std::vector<int64_t>* busIds, int* smInFi
   std::sort(busIds->begin(), busIds->end());
 }
 
+/* --nic BUSID[:NAME]: a made-up sysfs directory named by the bus id whose subsystem is "pci",
+ * which is all ncclTopoFillNet reads of a pciPath (graph/xml.cc, 2.28.9-2.31) */
+static void addIbNic(const char* arg) {
+  int i = oracle.nIbNics;
+  if (i >= 16) usage();
+  char bus[64];
+  snprintf(bus, sizeof bus, "%s", arg);
+  char* colon = strchr(bus + 8, ':');   /* past dddd:bb: */
+  if (colon) *colon = 0;
+  snprintf(oracle.ibName[i], sizeof oracle.ibName[i], "%s", colon ? colon + 1 : "");
+  if (!oracle.ibName[i][0]) snprintf(oracle.ibName[i], sizeof oracle.ibName[i], "mlx5_%d", i);
+  for (char* c = bus; *c; c++) *c = tolower(*c);
+  if (strlen(bus) != 12) usage();
+  static char root[] = "/tmp/nccl-oracle-sys-XXXXXX";
+  static int made = 0;
+  char path[600];
+  if (!made) {
+    if (!mkdtemp(root)) { perror("mkdtemp"); exit(3); }
+    snprintf(path, sizeof path, "%s/bus", root); mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/bus/pci", root); mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/devices", root); mkdir(path, 0700);
+    made = 1;
+  }
+  snprintf(oracle.ibPciPath[i], sizeof oracle.ibPciPath[i], "%s/devices/%s", root, bus);
+  mkdir(oracle.ibPciPath[i], 0700);
+  snprintf(path, sizeof path, "%s/subsystem", oracle.ibPciPath[i]);
+  if (symlink("../../bus/pci", path) && errno != EEXIST) { perror("symlink"); exit(3); }
+  oracle.nIbNics++;
+}
+
+static int cpuNumaOf(struct ncclTopoSystem* sys, struct ncclTopoNode* node) {
+  int best = -1, bestType = INT_MAX;
+  for (int c = 0; c < sys->nodes[CPU].count; c++)
+    if (node->paths[CPU] && node->paths[CPU][c].type < bestType) { bestType = node->paths[CPU][c].type; best = c; }
+  if (best < 0) return -99;
+  int64_t lid = (int64_t)NCCL_TOPO_ID_LOCAL_ID(sys->nodes[CPU].nodes[best].id);
+  return lid == (int64_t)NCCL_TOPO_ID_LOCAL_ID_MASK ? -1 : (int)lid;
+}
+
+static const char* netName(struct ncclTopoSystem* sys, int64_t id, int* devOut) {
+  int idx;
+  if (ncclTopoIdToIndex(sys, NET, id, &idx) != ncclSuccess) { *devOut = -1; return "?"; }
+  int dev = sys->nodes[NET].nodes[idx].net.dev;
+  *devOut = dev;
+  return dev >= 0 && dev < oracle.nIbNics ? oracle.ibName[dev] : "?";
+}
+
+/* Per GPU (rank 0's view): ncclTopoGetLocalNet for channel 0, the GPU->NET path type, and
+ * ncclTopoCheckGdr for reads (sends) and writes (receives); each NIC's CPU node. */
+static void reportNics(struct ncclComm* comm, int kv) {
+  struct ncclTopoSystem* sys = comm->topo;
+  for (int i = 0; i < sys->nodes[NET].count; i++) {
+    struct ncclTopoNode* net = sys->nodes[NET].nodes + i;
+    int dev = net->net.dev;
+    printf(kv ? "nic dev=%d name=%s cpu=%d gdr=%d bw=%.1f\n" : "  NIC %d %s: under CPU numa %d, GDR-capable %d, %.1f GB/s\n",
+           dev, dev >= 0 && dev < oracle.nIbNics ? oracle.ibName[dev] : "?", cpuNumaOf(sys, net), net->net.gdrSupport, net->net.bw);
+  }
+  for (int g = 0; g < sys->nodes[GPU].count; g++) {
+    struct ncclTopoNode* gpu = sys->nodes[GPU].nodes + g;
+    int rank = gpu->gpu.rank, dev, idx;
+    int64_t id;
+    if (ncclTopoGetLocalNet(sys, rank, 0, &id, &dev) != ncclSuccess) continue;
+    CHECK(ncclTopoIdToIndex(sys, NET, id, &idx));
+    enum ncclTopoGdrMode rd, wr;
+    CHECK(ncclTopoCheckGdr(sys, rank, id, 1, &rd));
+    CHECK(ncclTopoCheckGdr(sys, rank, id, 0, &wr));
+    int c;
+    CHECK(ncclGetLocalCpu(sys, g, &c));
+    int64_t lid = c >= 0 ? (int64_t)NCCL_TOPO_ID_LOCAL_ID(sys->nodes[CPU].nodes[c].id) : -99;
+    if (lid == (int64_t)NCCL_TOPO_ID_LOCAL_ID_MASK) lid = -1;
+    printf(kv ? "gpunet rank=%d cpu=%d net=%d name=%s path=%s gdr.read=%d gdr.write=%d\n"
+              : "  GPU rank %d (CPU numa %d): NIC %d %s, path %s, GDR read %d write %d\n",
+           rank, (int)lid, dev, dev < oracle.nIbNics ? oracle.ibName[dev] : "?", pathName(gpu->paths[NET][idx].type),
+           rd != ncclTopoGdrModeDisable, wr != ncclTopoGdrModeDisable);
+  }
+}
+
+/* The inter-node search of rank 0 (ncclTopoCompute with system->inter set by TrimSystem, as on
+ * every node of an N-node job of this machine): channels, bandwidths, path types, and each
+ * channel's NICs (graph->inter). */
+static void reportInterNode(struct ncclComm* comm, struct ncclTopoGraph* gr, const char* what, int kv) {
+  std::string nets;
+  for (int c = 0; c < gr->nChannels; c++) {
+    int d0, d1;
+    const char* n0 = netName(comm->topo, gr->inter[c * 2], &d0);
+    const char* n1 = netName(comm->topo, gr->inter[c * 2 + 1], &d1);
+    char b[96];
+    snprintf(b, sizeof b, "%s%s>%s", c ? "," : "", n0, n1);
+    nets += b;
+  }
+  printf("%sinter %s.nChannels=%d %s.bwIntra=%.1f %s.bwInter=%.1f %s.typeIntra=%s %s.typeInter=%s %s.crossNic=%d %s.nets=%s\n",
+         kv ? "" : "  ",
+         what, gr->nChannels, what, gr->bwIntra, what, gr->bwInter, what, pathName(gr->typeIntra), what,
+         pathName(gr->typeInter), what, gr->crossNic, what, nets.c_str());
+}
+
 struct RankState {
   struct ncclComm* comm;
   /* as in initTransportsRank: the graphs live in comm->graphs[] (the 2.31 cost model reads them there) */
@@ -156,7 +266,8 @@ struct GraphInfo { int pattern, nChannels, sameChannels; float bwIntra, bwInter;
 
 int main(int argc, char** argv) {
   const char* file = NULL;
-  int sm = -1, kv = 0;
+  int sm = -1, kv = 0, nodes = 1;
+  oracle.ibSpeedMbps = 400000;
   double pciLat = -1;
   std::vector<size_t> sizes;
   std::vector<int> colls = { ncclFuncAllReduce, ncclFuncAllGather, ncclFuncReduceScatter, ncclFuncBroadcast };
@@ -168,6 +279,10 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--nvml-pcie") && i + 1 < argc) {
       if (sscanf(argv[++i], "%u,%u", &oracle.nvmlLinkGen, &oracle.nvmlLinkWidth) != 2) usage();
     }
+    else if (!strcmp(argv[i], "--nic") && i + 1 < argc) addIbNic(argv[++i]);
+    else if (!strcmp(argv[i], "--nic-speed") && i + 1 < argc) oracle.ibSpeedMbps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--gdr")) oracle.gdr = 1;
+    else if (!strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--kv")) kv = 1;
     else if (!strcmp(argv[i], "-v")) oracle.verbose = 1;
     else if (!strcmp(argv[i], "-vv")) oracle.verbose = 2;
@@ -190,7 +305,8 @@ int main(int argc, char** argv) {
     } else if (argv[i][0] == '-') usage();
     else file = argv[i];
   }
-  if (!file) usage();
+  if (!file || nodes < 1 || nodes > 64) usage();
+  if (oracle.nIbNics) { oracle.nNics = oracle.nIbNics; oracleNetUseIb(); }
   if (sizes.empty()) for (size_t b = 8; b <= (1ULL << 30); b *= 2) sizes.push_back(b);
 
   std::vector<int64_t> busIds;
@@ -209,13 +325,14 @@ int main(int argc, char** argv) {
 
   /* ---- communicator skeletons: what init.cc has filled in before the topology step */
   std::vector<RankState> rs(n);
-  struct ncclPeerInfo* peerInfo = (struct ncclPeerInfo*)calloc(n + 1, sizeof(struct ncclPeerInfo));
+  int nRanks = n * nodes;   /* ranks of the other nodes: peer info only (another hostHash) */
+  struct ncclPeerInfo* peerInfo = (struct ncclPeerInfo*)calloc(nRanks + 1, sizeof(struct ncclPeerInfo));
   uint64_t hostHash = getHostHash();
   for (int r = 0; r < n; r++) {
     struct ncclComm* comm = (struct ncclComm*)calloc(1, sizeof(struct ncclComm));
     rs[r].comm = comm;
     comm->rank = r;
-    comm->nRanks = n;
+    comm->nRanks = nRanks;
     comm->cudaDev = r;
     comm->nvmlDev = r;
     comm->busId = busIds[r];
@@ -243,7 +360,7 @@ int main(int argc, char** argv) {
     info->rank = r;
     info->cudaDev = r;
     info->nvmlDev = r;
-    info->gdrSupport = 0;
+    info->gdrSupport = oracle.gdr;
     info->hostHash = hostHash;
     info->pidHash = 0x1000 + r;   /* one process per rank, as SGLang / torchrun */
     info->shmDev = 1;
@@ -255,6 +372,15 @@ int main(int argc, char** argv) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 30, 0)
     info->mloPart = NCCL_TOPO_UNDEF;   /* not an MLOPart GPU */
 #endif
+  }
+  for (int r = n; r < nRanks; r++) {
+    peerInfo[r] = peerInfo[0];
+    peerInfo[r].rank = r;
+    peerInfo[r].cudaDev = peerInfo[r].nvmlDev = r % n;
+    peerInfo[r].hostHash = hostHash + 1 + r / n;
+    peerInfo[r].pidHash = 0x1000 + r;
+    peerInfo[r].busId = busIds[r % n];
+    peerInfo[r].comm = NULL;
   }
   for (int r = 0; r < n; r++) {
     struct ncclComm* comm = rs[r].comm;
@@ -321,6 +447,13 @@ int main(int argc, char** argv) {
     s.nvls->id = 3; s.nvls->pattern = NCCL_TOPO_PATTERN_NVLS; s.nvls->minChannels = 1; s.nvls->maxChannels = MAXCHANNELS;
     struct ncclTopoGraph* g[NCCL_NUM_ALGORITHMS] = { s.tree, s.ring, s.collNetDirect, s.collNetChain, s.nvls, s.nvls, s.tree };
     memcpy(s.graphs, g, sizeof g);
+  }
+
+  if (oracle.nIbNics) reportNics(rs[0].comm, kv);
+  if (nodes > 1) {
+    reportInterNode(rs[0].comm, rs[0].ring, "ring", kv);
+    reportInterNode(rs[0].comm, rs[0].tree, "tree", kv);
+    return 0;
   }
 
   /* search result as NCCL's "Pattern 4, ... nChannels" INFO line reports it, rank 0 */

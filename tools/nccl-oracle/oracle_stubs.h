@@ -18,6 +18,13 @@ struct oracleState {
   unsigned pciDeviceId;      /* NVML pciDeviceId >> 16 (default 0x2bb1) */
   int nNics;                 /* socket-plugin NICs (virtual, on the first CPU); default 1 */
   double pciLatency;         /* 2.31+: >= 0: the stub tuner's init writes it into hwLatencies[PCI] */
+  /* --nic: IB-class NICs (RDMA, GPUDirect-capable) that are PCI functions; when any is given
+   * they replace the virtual socket NIC */
+  int nIbNics;
+  char ibName[16][32];
+  char ibPciPath[16][512];   /* a made-up sysfs directory named by the bus id: subsystem -> pci */
+  int ibSpeedMbps;           /* --nic-speed, default 400000 (NDR) */
+  int gdr;                   /* --gdr: each GPU reports GPUDirect RDMA support (peerInfo gdrSupport) */
 };
 extern struct oracleState oracle;
 void oracleBarrierInit(int n);

@@ -247,9 +247,30 @@ ncclResult_t ncclNetSetVirtDevCount(int, int) { return ncclSuccess; }
 ncclResult_t ncclCollNetGetDevCount(int, int* nPhysDev, int* nVirtDev) { *nPhysDev = 0; *nVirtDev = 0; return ncclSuccess; }
 ncclResult_t ncclCollNetSetVirtDevCount(int, int) { return ncclSuccess; }
 static ncclResult_t netDevices(int* n) { *n = oracle.nNics; return ncclSuccess; }
+/* --nic: what the IB plugin reports for a ConnectX port: a PCI device (NCCL takes the bus id from
+ * the last component of pciPath), host and CUDA pointers (GPUDirect RDMA), the given speed. */
+static void ibProperties(int dev, ncclNetProperties_t* props) {
+  props->name = oracle.ibName[dev];
+  props->pciPath = oracle.ibPciPath[dev];
+  props->guid = 0x1000 + dev;
+  props->ptrSupport = NCCL_PTR_HOST | NCCL_PTR_CUDA;
+  props->speed = oracle.ibSpeedMbps;
+  props->port = 1;
+  props->latency = 0;
+  props->maxComms = 65536;
+  props->maxRecvs = 8;
+  props->netDeviceType = NCCL_NET_DEVICE_HOST;
+  props->netDeviceVersion = NCCL_NET_DEVICE_INVALID_VERSION;
+  props->maxP2pBytes = NCCL_MAX_NET_SIZE_BYTES;
+  props->maxCollBytes = NCCL_MAX_NET_SIZE_BYTES;
+}
 static ncclResult_t netGetProperties(int dev, ncclNetProperties_t* props) {
   if (dev < 0 || dev >= oracle.nNics) return ncclInternalError;
   memset(props, 0, sizeof *props);
+  if (oracle.nIbNics) {
+    ibProperties(dev, props);
+    return ncclSuccess;
+  }
   props->name = nicName;
   props->pciPath = NULL;              /* virtio: not a PCI device -> first CPU */
   props->guid = dev;
@@ -266,6 +287,7 @@ static ncclResult_t netGetProperties(int dev, ncclNetProperties_t* props) {
   return ncclSuccess;
 }
 ncclNet_t oracleNet = []() { ncclNet_t n; memset(&n, 0, sizeof n); n.name = "Socket"; n.devices = netDevices; n.getProperties = netGetProperties; return n; }();
+void oracleNetUseIb() { oracleNet.name = "IB"; }
 
 /* ---------------------------------------------------------------- transports */
 /* P2P and SHM are NCCL's own (transport/p2p.cc, transport/shm.cc): their canConnect

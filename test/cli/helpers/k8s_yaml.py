@@ -63,10 +63,12 @@ for name, data in configmaps.items():
     for key, text in data.items():
         if not key.endswith(".conf"):
             continue
-        with tempfile.NamedTemporaryFile("w", suffix=".conf") as tmp:
-            tmp.write(text)
-            tmp.flush()
-            r = subprocess.run([cli, "check-config", tmp.name], capture_output=True, text=True)
+        # in a directory of its own: a file lying directly in /tmp is not trusted
+        with tempfile.TemporaryDirectory() as tmpdir:
+            conf = os.path.join(tmpdir, key)
+            with open(conf, "w") as tmp:
+                tmp.write(text)
+            r = subprocess.run([cli, "check-config", conf], capture_output=True, text=True)
         say(r.returncode == 0, "ConfigMap %s: %s is a valid mapping %s" % (name, key, r.stderr.strip()))
 
 

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nicview.h - the NIC NCCL gives each GPU of a multi-node job, the path between them and whether
+ * GPUDirect RDMA is used, as NCCL's code decides it (NCCL 2.28.9-2.31: graph/topo.cc
+ * ncclTopoGetLocal and ncclTopoGetLocalNet, graph/paths.cc ncclTopoCheckGdr), on three views of
+ * a guest whose NICs read numa_node -1:
+ *
+ *   own     NCCL's own view: one CPU (numaid -1) holding every GPU and NIC: all PHB
+ *   gpus    a served file without nic lines: GPUs under their sockets' CPUs, the NICs under a
+ *           CPU of their own, SYS from every GPU
+ *   served  the file nccl-numa serves: each NIC under its socket's CPU
+ *
+ * A path is PHB between a GPU and a NIC under one CPU and SYS otherwise (a served file has no
+ * PCIe switches); NCCL picks, per GPU, among the NICs of the shortest path; a NIC's device index
+ * is its `nic` index (the network plugin's order); a GPU's NVML index is its place in bus order.
+ * GDR needs both devices to support it (assumed: RDMA NICs, nvidia-peermem) and a path no longer
+ * than NCCL_NET_GDR_LEVEL (default PXB), and for sends a compute capability of 8.0 or more on a
+ * node without NVLink. Channel 0 only: with NCCL_NETDEVS_POLICY=AUTO a GPU uses
+ * ceil(local NICs / GPUs sharing them) NICs in turn.
+ */
+#ifndef NCCL_NUMA_CLI_NICVIEW_H
+#define NCCL_NUMA_CLI_NICVIEW_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "nn_config.h"
+
+enum nn_nicview_kind { NN_NICVIEW_OWN = 0, NN_NICVIEW_GPUS, NN_NICVIEW_SERVED, NN_NICVIEW_KINDS };
+/* NCCL's path types a served guest has, in NCCL's order (graph/topo.h PATH_*). */
+enum nn_nicview_path { NN_NICVIEW_PIX = 4, NN_NICVIEW_PXB = 5, NN_NICVIEW_PHB = 8, NN_NICVIEW_SYS = 9 };
+
+struct nn_nicview_gpu {
+  int nic;                /* index into cfg->nics */
+  int path;               /* enum nn_nicview_path */
+  int gdr_read, gdr_write;
+};
+
+struct nn_nicview {
+  int kind;
+  int n_gpus;
+  struct nn_nicview_gpu gpu[NN_MAX_GPUS];   /* by the mapping's GPU index */
+};
+
+/* NCCL_NET_GDR_LEVEL's value as NCCL's ncclGetLevel reads a name (LOC, PIX, PXB, PHB, SYS); the
+ * default PXB for NULL; -1 for anything else. */
+int nn_nicview_gdr_level(const char *value);
+
+/* The view `kind` of cfg's GPUs and NICs (cfg->n_nics > 0) for NCCL `version_code`, under
+ * gdr_level (enum nn_nicview_path). */
+void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code, int gdr_level,
+                        struct nn_nicview *out);
+
+/* What explain prints for a job of several nodes: the views of cfg (the job's mapping) for NCCL
+ * `version_code` (name `release`) under NCCL_NET_GDR_LEVEL as the job sees it (the environment,
+ * else the mapping's env line, else NCCL's default). */
+struct nn_nicview_report {
+  int gdr_level;                    /* -1: a value NCCL does not read as a name */
+  const char *gdr_value;            /* NULL: NCCL's default */
+  const char *gdr_from;             /* "the environment", "the mapping's env line" */
+  struct nn_nicview own, served;
+  int cross_own, cross_served;      /* GPUs given a NIC of another host NUMA node */
+  int gdr_own, gdr_served;          /* GPUs with GDR for receives */
+};
+void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_nicview_report *r);
+/* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the
+ * mapping has no nic lines). */
+void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,
+                      const struct nn_nicview_report *r);
+void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_report *r, char *buf,
+                        size_t size);
+
+const char *nn_nicview_path_name(int path);
+const char *nn_nicview_kind_name(int kind);   /* "NCCL's own view", ... */
+
+#endif

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# `explain --nodes 2` on the reference machine with NICs: per GPU, the NIC, the path and GDR it
+# prints for NCCL's own view and the served file are NCCL's own (test/fixtures/nccl-cost/
+# nic-facts.txt, from NCCL 2.28.9, 2.30.7 and 2.31.0 built for the CPU: tools/nccl-oracle), for
+# two NICs one per socket and for one NIC, with NCCL_NET_GDR_LEVEL unset and =PHB.
+. "$(dirname "$0")/helpers/lib.sh"
+nn_cli
+nn_tmp
+FACTS=$root/test/fixtures/nccl-cost/nic-facts.txt
+conf2=$root/test/fixtures/config/ref-nics.conf
+conf1=$tmp/nics1.conf
+grep -v '^nic 1 ' "$conf2" >"$conf1"
+
+# facts CASE FILE RELEASE LEVEL: "rank name path read write" per GPU, by rank
+facts() {
+  awk -v want="case $1 $2 $3 gdrlevel=$4" '
+    /^case / { on = ($0 == want); next }
+    on && /^gpunet / {
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      print v["rank"], v["name"], v["path"], v["gdr.read"], v["gdr.write"]
+    }' "$FACTS" | sort -n
+}
+
+# column N (1: own view, 2: served) of explain's nics table: "gpu name path read write"
+explained() {
+  awk -v col="$1" '
+    /^nics:/ { on = 1; next }
+    on && /^inter-node:/ { exit }
+    on && $1 ~ /^[0-9]+$/ {
+      # GPU numa | name (numa k) PATH GDR x | name (numa k) PATH GDR x
+      base = col == 1 ? 3 : 9
+      g = $(base + 5); r = g == "on" ? 1 : 0; w = g == "off" ? 0 : 1
+      print $1, $base, $(base + 3), r, w
+    }' "$tmp/out" | sort -n
+}
+
+checked=0
+for rel in 2.28.9 2.30.7 2.31.0; do
+  for case in nics2 nics1; do
+    conf=$conf2; [ $case = nics1 ] && conf=$conf1
+    for level in default PHB; do
+      if [ $level = PHB ]; then export NCCL_NET_GDR_LEVEL=PHB; else unset NCCL_NET_GDR_LEVEL; fi
+      nn_run 30 explain --config "$conf" --nodes 2 --ranks 16 --nccl-version $rel
+      expect_rc 0 "explain $case $rel $level"
+      want_own=$(facts $case own $rel $level)
+      want_served=$(facts $case served $rel $level)
+      [ -n "$want_own" ] && [ -n "$want_served" ] || fail "no facts for $case $rel $level"
+      [ "$(explained 1)" = "$want_own" ] ||
+        fail "$case $rel $level, NCCL's own view: explain says
+$(explained 1)
+NCCL's code:
+$want_own"
+      [ "$(explained 2)" = "$want_served" ] ||
+        fail "$case $rel $level, served file: explain says
+$(explained 2)
+NCCL's code:
+$want_served"
+      checked=$((checked + 1))
+    done
+  done
+done
+unset NCCL_NET_GDR_LEVEL
+[ $checked -eq 12 ] || fail "only $checked of 12 cases compared"
+echo "ok   explain --nodes 2: NIC, path and GDR per GPU as NCCL 2.28.9, 2.30.7 and 2.31.0 decide them (12 cases)"
+
+# the summary says what changes
+nn_run 30 explain --config "$conf2" --nodes 2 --ranks 16 --nccl-version 2.28.9
+tr '\n' ' ' <"$tmp/out" | sed 's/  */ /g' | grep -q "NICs: NCCL's own view gives 4 of 8 GPUs a NIC of the other socket; the served file gives 0 of 8" ||
+  fail "summary: no NIC sentence"
+grep -q '^inter-node:   ring and tree channels and bandwidth: not predicted here' "$tmp/out" ||
+  fail "inter-node line missing"
+# one node: no NIC table
+nn_run 30 explain --config "$conf2" --nccl-version 2.28.9
+grep -q '^nics:' "$tmp/out" && fail "one node: a nics table"
+# several nodes, no nic lines: says what NCCL does instead
+nn_run 30 explain --config "$root/test/fixtures/config/reference.conf" --nodes 2 --ranks 16 --nccl-version 2.28.9
+grep -q "^nics:         the mapping has no nic lines" "$tmp/out" || fail "no nic lines: not said"
+nn_finish "explain --nodes: NICs"
