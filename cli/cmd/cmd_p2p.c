@@ -12,10 +12,10 @@
 #include "cli/common/cliconfig.h"
 #include "cli/common/monotonic.h"
 #include "cli/common/options.h"
+#include "cli/common/supervise.h"
 #include "cli/p2p/p2pprint.h"
 #include "cli/p2p/p2preport.h"
 #include "cli/p2p/p2pring.h"
-#include "cli/p2p/p2prun.h"
 #include "cli/p2p/p2ptest.h"
 #include "cli/p2p/p2pupdate.h"
 #include "numparse.h"
@@ -24,6 +24,7 @@
 #define EXIT_CANNOT_TEST 3
 #define EXIT_NOT_UPDATED 4
 #define RING_SETUP_S 60.0   /* the ring child's allowance beyond its rounds */
+#define OUTPUT_CAP (1u << 20)   /* a child's lines kept; the rest read and dropped */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -151,16 +152,35 @@ static void pair_work(void *arg, FILE *out) {
   nn_p2ptest_pair(ab[0], ab[1], out);
 }
 
+/* work(arg) in a child under the one supervisor (supervise.h): its own process group under
+ * a subreaper keeper, killed with all it started at `limit` seconds (or when this process
+ * dies), its output through a pipe of its own, capped. 0, or -1 when no child could be
+ * started (said on stderr). A stop signal (^C) ends the command once the child is gone. */
+static int supervised(void (*work)(void *, FILE *), void *arg, double limit, struct nn_sup_result *res) {
+  struct nn_sup_job job = {.work = work, .arg = arg, .sink_fd = -1, .cap = OUTPUT_CAP, .deadline_s = limit};
+  char err[512];
+  if (nn_supervise(&job, res, err, sizeof err)) {
+    fprintf(stderr, "nccl-numa p2p: cannot start a test process: %s\n", err);
+    return -1;
+  }
+  if (res->end == NN_SUP_STOPPED) {
+    int sig = res->signal;
+    nn_supervise_free(res);
+    nn_supervise_raise(sig);
+  }
+  if (res->unkillable)
+    fprintf(stderr, "nccl-numa p2p: %d process(es) of a test outlived SIGKILL (stuck in the driver); going on\n",
+            res->unkillable);
+  return 0;
+}
+
 /* Runs the probe; returns 0 or the exit code. */
 static int probe(struct nn_p2p_report *r, const struct options *o) {
-  struct nn_p2prun run;
+  struct nn_sup_result run;
   char why[1400];
-  if (nn_p2prun_child(probe_work, NULL, o->timeout, &run, why, sizeof why)) {
-    fprintf(stderr, "nccl-numa p2p: cannot test: %s\n", why);
-    return EXIT_CANNOT_TEST;
-  }
+  if (supervised(probe_work, NULL, o->timeout, &run)) return EXIT_CANNOT_TEST;
   int rc = nn_p2preport_probe(r, &run, o->timeout, why, sizeof why);
-  nn_p2prun_free(&run);
+  nn_supervise_free(&run);
   if (rc) {
     fprintf(stderr, "nccl-numa p2p: cannot test: %s\n", why);
     return EXIT_CANNOT_TEST;
@@ -188,15 +208,11 @@ static int test_pairs(struct nn_p2p_report *r, const int *sel, int n_sel, const 
         r->incomplete = 1;
         return 0;
       }
-      struct nn_p2prun run;
-      char why[256];
+      struct nn_sup_result run;
       if (!o->json) fprintf(stderr, "nccl-numa p2p: testing %d->%d\n", ab[0], ab[1]);
-      if (nn_p2prun_child(pair_work, ab, limit, &run, why, sizeof why)) {
-        fprintf(stderr, "nccl-numa p2p: %s\n", why);
-        return -1;
-      }
+      if (supervised(pair_work, ab, limit, &run)) return -1;
       nn_p2preport_pair(r, &r->pairs[r->n_pairs++], ab[0], ab[1], &run, limit);
-      nn_p2prun_free(&run);
+      nn_supervise_free(&run);
     }
   return 0;
 }
@@ -210,16 +226,12 @@ static int test_ring(struct nn_p2p_report *r, const int *gpus, int n, const stru
     r->incomplete = 1;
     return 0;
   }
-  struct nn_p2prun run;
-  char why[256];
+  struct nn_sup_result run;
   if (!o->json) fprintf(stderr, "nccl-numa p2p: all %d GPUs writing to their ring neighbours at once for %.0f s\n", n,
                         o->ring);
-  if (nn_p2prun_child(nn_p2pring_work, &args, limit, &run, why, sizeof why)) {
-    fprintf(stderr, "nccl-numa p2p: %s\n", why);
-    return -1;
-  }
+  if (supervised(nn_p2pring_work, &args, limit, &run)) return -1;
   nn_p2preport_ring(r, n, o->ring, &run, limit);
-  nn_p2prun_free(&run);
+  nn_supervise_free(&run);
   return 0;
 }
 

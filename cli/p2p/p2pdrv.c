@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/common/dlfn.h"
+#include "printable.h"
 #include "trust.h"
 
 /* The library named by env (judged by trust.h before it is opened, loaded through that
@@ -95,7 +96,9 @@ int nn_p2pdrv_nvml_open(struct nn_nvml *nv, char *why, size_t why_size) {
 
 const char *nn_p2pdrv_error(const struct nn_cuda *cu, nn_cu_result rc, char *buf, size_t size) {
   const char *name = NULL;
+  char safe[96];
   if (!cu->error_name || cu->error_name(rc, &name) || !name) name = "CUresult";
-  snprintf(buf, size, "%s (%d)", name, rc);
+  /* the driver's text goes into the report's lines and onto terminals: one printable line */
+  snprintf(buf, size, "%s (%d)", nn_printable(safe, sizeof safe, name, NN_PRINTABLE_CSTR, " "), rc);
   return buf;
 }

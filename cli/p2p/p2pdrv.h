@@ -109,7 +109,8 @@ int nn_p2pdrv_cuda_open(struct nn_cuda *cu, char *why, size_t why_size);
 /* Loads NVML. Returns 0, or -1 with the reason in why. */
 int nn_p2pdrv_nvml_open(struct nn_nvml *nv, char *why, size_t why_size);
 
-/* "NAME (N)" for a CUresult, into buf. */
+/* "NAME (N)" for a CUresult, into buf; the driver's NAME made printable (no control bytes, no
+ * newline that would forge a line of the child's report). */
 const char *nn_p2pdrv_error(const struct nn_cuda *cu, nn_cu_result rc, char *buf, size_t size);
 
 #endif

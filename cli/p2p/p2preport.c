@@ -35,6 +35,15 @@ const char *nn_p2preport_nvml_name(int status) {
   return status >= 0 && status < 7 ? names[status] : "?";
 }
 
+static int timed_out(const struct nn_sup_result *run) { return run->end == NN_SUP_TIMED_OUT; }
+
+/* "signal 11" or "exit 3": how a child that was not timed out ended. */
+static const char *ended(const struct nn_sup_result *run, char *buf, size_t size) {
+  int sig = run->end == NN_SUP_SIGNALED || run->end == NN_SUP_STOPPED;
+  snprintf(buf, size, "%s %d", sig ? "signal" : "exit", sig ? run->signal : run->exit_code);
+  return buf;
+}
+
 /* The next line of *text (NUL-terminated in place), or NULL at the end. */
 static char *next_line(char **text) {
   if (!*text || !**text) return NULL;
@@ -73,11 +82,11 @@ static void add_nvml(struct nn_p2p_report *r, const char *rest) {
   r->nvml[v[0]][v[1]][1] = v[3];
 }
 
-int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, double timeout_s, char *why, size_t why_size) {
+int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run, double timeout_s, char *why, size_t why_size) {
   for (int a = 0; a < NN_P2P_MAX_GPUS; a++)
     for (int b = 0; b < NN_P2P_MAX_GPUS; b++) r->nvml[a][b][0] = r->nvml[a][b][1] = -1;
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line;
-  int ended = 0;
+  int finished = 0;
   why[0] = '\0';
   while (copy && (line = next_line(&cur))) {
     if (!strncmp(line, "missing ", 8)) snprintf(why, why_size, "%s", line + 8);
@@ -86,7 +95,7 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, dou
     else if (!strncmp(line, "nvml-driver ", 12)) snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
     else if (!strncmp(line, "nvml-off ", 9)) snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
     else if (!strncmp(line, "nvml ", 5)) add_nvml(r, line + 5);
-    else if (!strcmp(line, "end")) ended = 1;
+    else if (!strcmp(line, "end")) finished = 1;
   }
   free(copy);
   /* the driver as the plugin will read it; NVML's version where /proc has none */
@@ -95,9 +104,10 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, dou
       nv < sizeof r->driver && strspn(r->nvml_driver, "0123456789.") == nv)
     memcpy(r->driver, r->nvml_driver, nv + 1);
   if (why[0]) return -1;
-  if (run->timed_out) snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)", timeout_s);
-  else if (!ended) snprintf(why, why_size, "the CUDA driver's probe died (%s %d) before listing the GPUs",
-                            run->signal ? "signal" : "exit", run->signal ? run->signal : run->exit_code);
+  char how[32];
+  if (timed_out(run)) snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)", timeout_s);
+  else if (!finished) snprintf(why, why_size, "the CUDA driver's probe died (%s) before listing the GPUs",
+                               ended(run, how, sizeof how));
   return why[0] ? -1 : 0;
 }
 
@@ -157,7 +167,7 @@ int nn_p2preport_path(const struct nn_p2p_report *r, int a, int b) {
 }
 
 void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int a, int b,
-                       const struct nn_p2prun *run, double timeout_s) {
+                       const struct nn_sup_result *run, double timeout_s) {
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line;
   char last[32] = "start", error[600] = "", done[16] = "";
   memset(p, 0, sizeof *p);
@@ -189,18 +199,21 @@ void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int
   free(copy);
   if (!strcmp(done, "nopeer")) { p->state = NN_P2P_PAIR_NOPEER; return; }
   int failed = p->reason[0] != '\0';
-  if (!strcmp(done, "ok") && !failed && !run->timed_out) { p->state = NN_P2P_PAIR_OK; return; }
+  if (!strcmp(done, "ok") && !failed && !timed_out(run) && !run->unkillable) { p->state = NN_P2P_PAIR_OK; return; }
   p->state = NN_P2P_PAIR_BROKEN;
-  if (run->timed_out) {
+  char how[32];
+  if (timed_out(run)) {
     add_reason(p, "hung: no answer within %.0f s during '%s', killed", timeout_s, step_words(last));
   } else if (error[0]) {
     char *colon = strchr(error, ':');
     if (colon) *colon = '\0';
     add_reason(p, "driver error in %s:%s", step_words(error), colon ? colon + 1 : "");
   } else if (!failed) {
-    add_reason(p, "the test process died (%s %d) during '%s'", run->signal ? "signal" : "exit",
-               run->signal ? run->signal : run->exit_code, step_words(last));
+    add_reason(p, "the test process died (%s) during '%s'", ended(run, how, sizeof how), step_words(last));
   }
+  if (run->unkillable)
+    add_reason(p, "%d of its processes outlived SIGKILL (stuck in the driver: the GPU may need a reset)",
+               run->unkillable);
 }
 
 /* "ring GPU O wrong W of M rounds R gbps G" into g; 0 or -1. */
@@ -221,7 +234,7 @@ static int ring_gpu(struct nn_p2p_ring_gpu *g, char *rest) {
 
 /* Why the ring is not ok, from what its processes said; "" when it is. */
 static void ring_reason(struct nn_p2p_ring *g, int first, int n, const char *error, int done,
-                        const struct nn_p2prun *run, double timeout_s) {
+                        const struct nn_sup_result *run, double timeout_s) {
   char *out = g->reason;
   size_t size = sizeof g->reason;
   if (out[0]) return;   /* an earlier ring's */
@@ -230,14 +243,15 @@ static void ring_reason(struct nn_p2p_ring *g, int first, int n, const char *err
       snprintf(out, size, "GPU %d's process found %lld of %lld LL lines (data and flag) from its ring neighbours "
                "wrong while every GPU wrote at once", g->gpus[i].ordinal, g->gpus[i].wrong, g->gpus[i].checked);
   if (out[0]) return;
-  if (run->timed_out) snprintf(out, size, "hung: no answer within %.0f s while every GPU wrote at once, killed", timeout_s);
+  char how[32];
+  if (timed_out(run)) snprintf(out, size, "hung: no answer within %.0f s while every GPU wrote at once, killed", timeout_s);
   else if (error[0]) snprintf(out, size, "driver error while every GPU wrote at once: %s", error);
   else if (!done || g->n - first < n)
-    snprintf(out, size, "%d of %d GPU processes reported while every GPU wrote at once (%s %d)", g->n - first, n,
-             run->signal ? "signal" : "exit", run->signal ? run->signal : run->exit_code);
+    snprintf(out, size, "%d of %d GPU processes reported while every GPU wrote at once (%s)", g->n - first, n,
+             ended(run, how, sizeof how));
 }
 
-void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const struct nn_p2prun *run,
+void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const struct nn_sup_result *run,
                        double timeout_s) {
   struct nn_p2p_ring *g = &r->ring;
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line, error[600] = "";

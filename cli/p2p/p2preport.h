@@ -16,7 +16,7 @@
 #ifndef NCCL_NUMA_CLI_P2PREPORT_H
 #define NCCL_NUMA_CLI_P2PREPORT_H
 
-#include "cli/p2p/p2prun.h"
+#include "cli/common/supervise.h"
 #include "nn_config.h"
 
 #define NN_P2P_MAX_GPUS 64
@@ -103,7 +103,7 @@ extern const char *const nn_p2p_step_names[NN_P2P_STEPS];
 extern const char *const nn_p2p_step_words[NN_P2P_STEPS];
 
 /* Reads the probe's lines into r. Returns 0, or -1 with what is missing in why. */
-int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_p2prun *run, double timeout_s, char *why, size_t why_size);
+int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run, double timeout_s, char *why, size_t why_size);
 
 /* Each GPU's NUMA node and gpu number from the mapping (matched by bus id); cfg NULL: none.
  * Returns the number of GPUs the mapping lacks. */
@@ -115,12 +115,12 @@ int nn_p2preport_path(const struct nn_p2p_report *r, int a, int b);
 
 /* Reads the child's lines of the pair a->b into p, with its path and NVML status from r. */
 void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int a, int b,
-                       const struct nn_p2prun *run, double timeout_s);
+                       const struct nn_sup_result *run, double timeout_s);
 
 /* Adds the lines of a ring child (n GPUs, `seconds` of rounds) to r->ring, which holds every
  * ring of the run (one per NUMA node under a clique per socket); the first failure is its
  * reason. */
-void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const struct nn_p2prun *run,
+void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const struct nn_sup_result *run,
                        double timeout_s);
 
 /* The verdict, level and mapping line; date is "YYYY-MM-DD". */

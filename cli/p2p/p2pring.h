@@ -22,7 +22,8 @@ struct nn_p2pring_args {
   double seconds;             /* how long the rounds go on */
 };
 
-/* The ring of args (a struct nn_p2pring_args), its lines on out; for nn_p2prun_child. */
+/* The ring of args (a struct nn_p2pring_args), its lines on out: a job's work for
+ * nn_supervise (supervise.h). */
 void nn_p2pring_work(void *args, FILE *out);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * p2ptest.h - the work of `nccl-numa p2p`'s child processes, each writing what it found as
- * lines on `out` (p2prun.c reads them; a child that hangs has told how far it got):
+ * lines on `out` (each under the supervisor, supervise.h; p2preport.c reads them; a child
+ * that hangs has told how far it got):
  *
  *   probe: the driver, its GPUs and NVML's P2P status of every ordered pair:
  *     missing WHY | cuda VERSION | gpu ORDINAL BUS NAME | nvml-driver VERSION |

@@ -10,15 +10,16 @@
 
 static struct nn_p2p_report no_mapping;   /* two GPUs' pairs, read without a mapping */
 
-static struct nn_p2prun run_of(const char *text, int timed_out, int exit_code, int sig) {
-  struct nn_p2prun r = {timed_out, exit_code, sig, (char *)text};
+static struct nn_sup_result run_of(const char *text, int timed_out, int exit_code, int sig) {
+  struct nn_sup_result r = {timed_out ? NN_SUP_TIMED_OUT : sig ? NN_SUP_SIGNALED : NN_SUP_EXITED, exit_code, sig, 0,
+                            (char *)text, strlen(text), 0};
   return r;
 }
 
 static void pair_ok(void **state) {
   (void)state;
   struct nn_p2p_pair p = {0};
-  struct nn_p2prun r = run_of("peer 1 0 1 1 0\nbegin setup\nbegin write\nstep write ok\nbegin read\nstep read ok\n"
+  struct nn_sup_result r = run_of("peer 1 0 1 1 0\nbegin setup\nbegin write\nstep write ok\nbegin read\nstep read ok\n"
                               "begin copy\nstep copy ok\nbegin latency\nlatency 1.250\nstep latency ok\n"
                               "begin bandwidth\nbandwidth 27.120\nstep bandwidth ok\ndone ok\n", 0, 0, 0);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 30);
@@ -35,7 +36,7 @@ static void pair_died(void **state) {
   (void)state;
   struct nn_p2p_pair p = {0};
   /* killed by SIGSEGV in the read step, after the write passed */
-  struct nn_p2prun r = run_of("peer 1 0 1 0 0\nbegin setup\nbegin write\nstep write ok\nbegin read\n", 0, -1, 11);
+  struct nn_sup_result r = run_of("peer 1 0 1 0 0\nbegin setup\nbegin write\nstep write ok\nbegin read\n", 0, -1, 11);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 30);
   assert_int_equal(p.state, NN_P2P_PAIR_BROKEN);
   assert_string_equal(p.reason, "the test process died (signal 11) during 'read'");
@@ -69,7 +70,7 @@ static void pair_died(void **state) {
 static void pair_cross_process(void **state) {
   (void)state;
   struct nn_p2p_pair p;
-  struct nn_p2prun r = run_of("peer 1 0 1 1 0\nstep write ok\nstep read ok\nstep copy ok\nbegin xmap\nbegin xwrite\n"
+  struct nn_sup_result r = run_of("peer 1 0 1 1 0\nstep write ok\nstep read ok\nstep copy ok\nbegin xmap\nbegin xwrite\n"
                               "step xwrite fail lost: 8 of 8 words wrong\nstep xread ok\nstep xll8 ok\n"
                               "step xll16 fail lost: 4 of 4 words wrong\nstep ipcwrite ok\nstep ipcread ok\n", 0, 0, 0);
   nn_p2preport_pair(&no_mapping, &p, 1, 0, &r, 30);
@@ -97,7 +98,7 @@ static void pair_cross_process(void **state) {
 static void ring(void **state) {
   (void)state;
   struct nn_p2p_report *rep = calloc(1, sizeof *rep);
-  struct nn_p2prun r = run_of("ring GPU 0 wrong 0 of 2097152 rounds 1 gbps 12.500\n"
+  struct nn_sup_result r = run_of("ring GPU 0 wrong 0 of 2097152 rounds 1 gbps 12.500\n"
                               "ring GPU 1 wrong 0 of 2097152 rounds 1 gbps 11.000\nring-done\n", 0, 0, 0);
   nn_p2preport_ring(rep, 2, 3, &r, 60);
   assert_true(rep->ring.run && rep->ring.ok);
@@ -198,7 +199,7 @@ static void probe(void **state) {
   (void)state;
   struct nn_p2p_report *rep = calloc(1, sizeof *rep);
   char why[256];
-  struct nn_p2prun r = run_of("cuda 12080\ngpu 0 0000:17:00.0 NVIDIA GeForce RTX 3090\ngpu 1 0000:65:00.0 NVIDIA GeForce RTX 3090\n"
+  struct nn_sup_result r = run_of("cuda 12080\ngpu 0 0000:17:00.0 NVIDIA GeForce RTX 3090\ngpu 1 0000:65:00.0 NVIDIA GeForce RTX 3090\n"
                               "nvml-driver 570.86.15\nnvml 0 1 1 1\nnvml 1 0 0 0\nnvml 99 0 0 0\nend\n", 0, 0, 0);
   assert_int_equal(nn_p2preport_probe(rep, &r, 30, why, sizeof why), 0);
   assert_int_equal(rep->n_gpus, 2);
