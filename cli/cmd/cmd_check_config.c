@@ -70,11 +70,13 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
   char p2p[256] = "";
   p2p_summary(cfg, p2p, sizeof p2p);
   char nics[32] = "";
-  if (cfg->n_nics) snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
+  if (cfg->n_nics)
+    snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
   printf("%s: ok (%d GPU%s on %d NUMA node%s%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
-         nn_config_numa_count(cfg) == 1 ? "" : "s", nics, cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
-         cfg->n_envs, p2p, warned, cfg->host_side ? " [host-side mapping]" : "");
+         nn_config_numa_count(cfg) == 1 ? "" : "s", nics, cfg->n_rules,
+         cfg->n_rules == 1 ? "" : "s", cfg->n_envs, p2p, warned,
+         cfg->host_side ? " [host-side mapping]" : "");
 }
 
 /* Refused `env` lines are errors here, though the plugin applies the rest of the file. */

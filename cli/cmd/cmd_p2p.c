@@ -23,42 +23,45 @@
 #define EXIT_BROKEN 1
 #define EXIT_CANNOT_TEST 3
 #define EXIT_NOT_UPDATED 4
-#define RING_SETUP_S 60.0   /* the ring child's allowance beyond its rounds */
-#define OUTPUT_CAP (1u << 20)   /* a child's lines kept; the rest read and dropped */
+#define RING_SETUP_S 60.0     /* the ring child's allowance beyond its rounds */
+#define OUTPUT_CAP (1u << 20) /* a child's lines kept; the rest read and dropped */
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: nccl-numa p2p [--gpus LIST] [--timeout SEC] [--deadline SEC] [--ring SEC]\n"
-          "                     [--mapping FILE|none] [--update FILE] [--json] [--self]\n\n"
-          "Tests GPU peer-to-peer where the GPUs are (guest or bare metal), as a job of one process\n"
-          "per GPU uses it, before NCCL may. For every ordered pair a->b: what the CUDA driver says\n"
-          "(cuDeviceCanAccessPeer, P2P attributes) and NVML (P2P read/write status, as NCCL checks\n"
-          "it); in one process, a's kernel writes a pattern into b's memory that b checks, a reads\n"
-          "b's memory, a copy-engine peer copy is checked; across processes, b's memory is exported\n"
-          "by a process of its own (cuMem, a file descriptor over a Unix socket, as NCCL does; and\n"
-          "legacy CUDA IPC) and a writes (4-byte stores, and NCCL LL's 8- and 16-byte stores with\n"
-          "flags) and reads it there, checked word by word by b's process; then latency, copy-engine\n"
-          "and SM-store bandwidth. Then every GPU, a process each, writes to its ring neighbours in\n"
-          "both directions at once for --ring seconds, checked by each receiver. Each piece runs in\n"
-          "a child process killed with all it started after --timeout seconds: a hang is broken.\n"
-          "Prints a row per pair, the verdict, and the line for the mapping.\n\n"
-          "  --gpus LIST       CUDA device ordinals to test, e.g. 0,1 or 0-3 (default: all)\n"
-          "  --timeout SEC     each pair's (and the ring's) limit, 1-3600 (default 30)\n"
-          "  --deadline SEC    the whole run's limit, 10-86400 (default 1800): pairs it leaves\n"
-          "                    untested give no mapping line (exit 3) unless one was broken\n"
-          "  --ring SEC        how long all GPUs write at once, 1-600 (default 3)\n"
-          "  --mapping FILE    the mapping whose NUMA nodes give each pair's NCCL path (one node: PHB,\n"
-          "  --config FILE     across nodes: SYS) and whose gpu numbers the line's gpus= uses;\n"
-          "                    default as the plugin finds it (NCCL_NUMA_CONFIG, /etc/nccl-numa.conf);\n"
-          "                    none: no mapping, every pair PHB, gpus= counts CUDA devices\n"
-          "  --update FILE     FILE is the mapping; its p2p line is replaced by the new one (or the\n"
-          "                    line added), atomically, every other byte kept\n"
-          "  --self            each GPU with itself (one GPU: the kernels' load, launch and timing)\n"
-          "  --json            one JSON object: gpus, pairs, ring, verdict, mapping_line\n\n"
-          "The driver is libcuda.so.1 (or NCCL_NUMA_CUDA_LIB), NVML libnvidia-ml.so.1 (or\n"
-          "NCCL_NUMA_NVML_LIB), loaded at run time. Exit: 0 nothing broken, 1 broken, 2 usage,\n"
-          "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed), 4 --update could not\n"
-          "write the mapping (it is left as it was).\n");
+  fprintf(
+      f,
+      "usage: nccl-numa p2p [--gpus LIST] [--timeout SEC] [--deadline SEC] [--ring SEC]\n"
+      "                     [--mapping FILE|none] [--update FILE] [--json] [--self]\n\n"
+      "Tests GPU peer-to-peer where the GPUs are (guest or bare metal), as a job of one process\n"
+      "per GPU uses it, before NCCL may. For every ordered pair a->b: what the CUDA driver says\n"
+      "(cuDeviceCanAccessPeer, P2P attributes) and NVML (P2P read/write status, as NCCL checks\n"
+      "it); in one process, a's kernel writes a pattern into b's memory that b checks, a reads\n"
+      "b's memory, a copy-engine peer copy is checked; across processes, b's memory is exported\n"
+      "by a process of its own (cuMem, a file descriptor over a Unix socket, as NCCL does; and\n"
+      "legacy CUDA IPC) and a writes (4-byte stores, and NCCL LL's 8- and 16-byte stores with\n"
+      "flags) and reads it there, checked word by word by b's process; then latency, copy-engine\n"
+      "and SM-store bandwidth. Then every GPU, a process each, writes to its ring neighbours in\n"
+      "both directions at once for --ring seconds, checked by each receiver. Each piece runs in\n"
+      "a child process killed with all it started after --timeout seconds: a hang is broken.\n"
+      "Prints a row per pair, the verdict, and the line for the mapping.\n\n"
+      "  --gpus LIST       CUDA device ordinals to test, e.g. 0,1 or 0-3 (default: all)\n"
+      "  --timeout SEC     each pair's (and the ring's) limit, 1-3600 (default 30)\n"
+      "  --deadline SEC    the whole run's limit, 10-86400 (default 1800): pairs it leaves\n"
+      "                    untested give no mapping line (exit 3) unless one was broken\n"
+      "  --ring SEC        how long all GPUs write at once, 1-600 (default 3)\n"
+      "  --mapping FILE    the mapping whose NUMA nodes give each pair's NCCL path (one node: "
+      "PHB,\n"
+      "  --config FILE     across nodes: SYS) and whose gpu numbers the line's gpus= uses;\n"
+      "                    default as the plugin finds it (NCCL_NUMA_CONFIG, "
+      "/etc/nccl-numa.conf);\n"
+      "                    none: no mapping, every pair PHB, gpus= counts CUDA devices\n"
+      "  --update FILE     FILE is the mapping; its p2p line is replaced by the new one (or the\n"
+      "                    line added), atomically, every other byte kept\n"
+      "  --self            each GPU with itself (one GPU: the kernels' load, launch and timing)\n"
+      "  --json            one JSON object: gpus, pairs, ring, verdict, mapping_line\n\n"
+      "The driver is libcuda.so.1 (or NCCL_NUMA_CUDA_LIB), NVML libnvidia-ml.so.1 (or\n"
+      "NCCL_NUMA_NVML_LIB), loaded at run time. Exit: 0 nothing broken, 1 broken, 2 usage,\n"
+      "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed), 4 --update could not\n"
+      "write the mapping (it is left as it was).\n");
 }
 
 struct options {
@@ -75,7 +78,8 @@ static int parse_seconds(const char *opt, const char *s, double lo, double hi, d
 
 static int check_options(struct options *o) {
   if (o->update && o->mapping && strcmp(o->update, o->mapping)) {
-    fprintf(stderr, "nccl-numa p2p: --update %s is the mapping: --mapping %s names another\n", o->update, o->mapping);
+    fprintf(stderr, "nccl-numa p2p: --update %s is the mapping: --mapping %s names another\n",
+            o->update, o->mapping);
     return -1;
   }
   if (o->update && o->self) {
@@ -87,12 +91,17 @@ static int check_options(struct options *o) {
 }
 
 static int parse_options(int argc, char **argv, struct options *o) {
-  static const struct option opts[] = {
-    {"gpus", required_argument, 0, 'g'}, {"timeout", required_argument, 0, 't'},
-    {"deadline", required_argument, 0, 'd'}, {"ring", required_argument, 0, 'r'},
-    {"mapping", required_argument, 0, 'm'}, {"config", required_argument, 0, 'm'},
-    {"update", required_argument, 0, 'u'}, {"json", no_argument, 0, 'j'}, {"self", no_argument, 0, 's'},
-    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {{"gpus", required_argument, 0, 'g'},
+                                       {"timeout", required_argument, 0, 't'},
+                                       {"deadline", required_argument, 0, 'd'},
+                                       {"ring", required_argument, 0, 'r'},
+                                       {"mapping", required_argument, 0, 'm'},
+                                       {"config", required_argument, 0, 'm'},
+                                       {"update", required_argument, 0, 'u'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"self", no_argument, 0, 's'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   int c;
   o->timeout = 30;
   o->deadline = 1800;
@@ -100,16 +109,36 @@ static int parse_options(int argc, char **argv, struct options *o) {
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
-    case 'h': usage(stdout); return 1;
-    case 'g': o->gpus = optarg; break;
-    case 'm': o->mapping = optarg; break;
-    case 'u': o->update = optarg; break;
-    case 'j': o->json = 1; break;
-    case 's': o->self = 1; break;
-    case 't': if (parse_seconds("--timeout", optarg, 1, 3600, &o->timeout)) return -1; break;
-    case 'd': if (parse_seconds("--deadline", optarg, 10, 86400, &o->deadline)) return -1; break;
-    case 'r': if (parse_seconds("--ring", optarg, 1, 600, &o->ring)) return -1; break;
-    default: nn_options_error("p2p", c, argc, argv); return -1;
+    case 'h':
+      usage(stdout);
+      return 1;
+    case 'g':
+      o->gpus = optarg;
+      break;
+    case 'm':
+      o->mapping = optarg;
+      break;
+    case 'u':
+      o->update = optarg;
+      break;
+    case 'j':
+      o->json = 1;
+      break;
+    case 's':
+      o->self = 1;
+      break;
+    case 't':
+      if (parse_seconds("--timeout", optarg, 1, 3600, &o->timeout)) return -1;
+      break;
+    case 'd':
+      if (parse_seconds("--deadline", optarg, 10, 86400, &o->deadline)) return -1;
+      break;
+    case 'r':
+      if (parse_seconds("--ring", optarg, 1, 600, &o->ring)) return -1;
+      break;
+    default:
+      nn_options_error("p2p", c, argc, argv);
+      return -1;
     }
   }
   if (optind < argc) {
@@ -128,11 +157,13 @@ static int parse_gpus(const char *s, int n, int *out) {
     int lo, hi;
     char *dash = strchr(tok, '-');
     if (dash) *dash = '\0';
-    if (nn_int_parse(tok, 0, NN_P2P_MAX_GPUS - 1, &lo) || nn_int_parse(dash ? dash + 1 : tok, 0, NN_P2P_MAX_GPUS - 1, &hi) || hi < lo)
+    if (nn_int_parse(tok, 0, NN_P2P_MAX_GPUS - 1, &lo) ||
+        nn_int_parse(dash ? dash + 1 : tok, 0, NN_P2P_MAX_GPUS - 1, &hi) || hi < lo)
       return -1;
     for (int g = lo; g <= hi; g++) {
       if (g >= n) {
-        fprintf(stderr, "nccl-numa p2p: --gpus %s: GPU %d does not exist (%d GPU%s)\n", s, g, n, n == 1 ? "" : "s");
+        fprintf(stderr, "nccl-numa p2p: --gpus %s: GPU %d does not exist (%d GPU%s)\n", s, g, n,
+                n == 1 ? "" : "s");
         return -2;
       }
       if (!seen[g]) out[count++] = g;
@@ -156,8 +187,10 @@ static void pair_work(void *arg, FILE *out) {
  * a subreaper keeper, killed with all it started at `limit` seconds (or when this process
  * dies), its output through a pipe of its own, capped. 0, or -1 when no child could be
  * started (said on stderr). A stop signal (^C) ends the command once the child is gone. */
-static int supervised(void (*work)(void *, FILE *), void *arg, double limit, struct nn_sup_result *res) {
-  struct nn_sup_job job = {.work = work, .arg = arg, .sink_fd = -1, .cap = OUTPUT_CAP, .deadline_s = limit};
+static int supervised(void (*work)(void *, FILE *), void *arg, double limit,
+                      struct nn_sup_result *res) {
+  struct nn_sup_job job = {
+      .work = work, .arg = arg, .sink_fd = -1, .cap = OUTPUT_CAP, .deadline_s = limit};
   char err[512];
   if (nn_supervise(&job, res, err, sizeof err)) {
     fprintf(stderr, "nccl-numa p2p: cannot start a test process: %s\n", err);
@@ -169,7 +202,9 @@ static int supervised(void (*work)(void *, FILE *), void *arg, double limit, str
     nn_supervise_raise(sig);
   }
   if (res->unkillable)
-    fprintf(stderr, "nccl-numa p2p: %d process(es) of a test outlived SIGKILL (stuck in the driver); going on\n",
+    fprintf(stderr,
+            "nccl-numa p2p: %d process(es) of a test outlived SIGKILL (stuck in the driver); going "
+            "on\n",
             res->unkillable);
   return 0;
 }
@@ -196,7 +231,8 @@ static double child_limit(double own, double end) {
 
 /* Every ordered pair of the selected GPUs (each with itself for --self), one child each,
  * until the run's end. */
-static int test_pairs(struct nn_p2p_report *r, const int *sel, int n_sel, const struct options *o, double end) {
+static int test_pairs(struct nn_p2p_report *r, const int *sel, int n_sel, const struct options *o,
+                      double end) {
   r->pairs = calloc((size_t)n_sel * (size_t)n_sel, sizeof *r->pairs);
   if (!r->pairs) return -1;
   for (int i = 0; i < n_sel; i++)
@@ -218,7 +254,8 @@ static int test_pairs(struct nn_p2p_report *r, const int *sel, int n_sel, const 
 }
 
 /* One ring of `n` GPUs (r's indices) writing at once. */
-static int test_ring(struct nn_p2p_report *r, const int *gpus, int n, const struct options *o, double end) {
+static int test_ring(struct nn_p2p_report *r, const int *gpus, int n, const struct options *o,
+                     double end) {
   struct nn_p2pring_args args = {.n = n, .seconds = o->ring};
   for (int i = 0; i < n; i++) args.gpus[i] = gpus[i];
   double limit = child_limit(o->ring + RING_SETUP_S, end);
@@ -227,8 +264,10 @@ static int test_ring(struct nn_p2p_report *r, const int *gpus, int n, const stru
     return 0;
   }
   struct nn_sup_result run;
-  if (!o->json) fprintf(stderr, "nccl-numa p2p: all %d GPUs writing to their ring neighbours at once for %.0f s\n", n,
-                        o->ring);
+  if (!o->json)
+    fprintf(stderr,
+            "nccl-numa p2p: all %d GPUs writing to their ring neighbours at once for %.0f s\n", n,
+            o->ring);
   if (supervised(nn_p2pring_work, &args, limit, &run)) return -1;
   nn_p2preport_ring(r, n, o->ring, &run, limit);
   nn_supervise_free(&run);
@@ -248,7 +287,8 @@ static int all_work(const struct nn_p2p_report *r, const int *ring, int n) {
 /* The rings after the pairs: all selected GPUs when every pair works; else, with a mapping,
  * one per NUMA node whose pairs all work (a clique per socket: the job's pairs within a
  * socket); none when a pair is broken (the verdict is made). */
-static int test_rings(struct nn_p2p_report *r, const int *sel, int n_sel, const struct options *o, double end) {
+static int test_rings(struct nn_p2p_report *r, const int *sel, int n_sel, const struct options *o,
+                      double end) {
   for (int i = 0; i < r->n_pairs; i++)
     if (r->pairs[i].state == NN_P2P_PAIR_BROKEN) return 0;
   if (o->self || r->incomplete || n_sel < 2) return 0;
@@ -262,12 +302,15 @@ static int test_rings(struct nn_p2p_report *r, const int *sel, int n_sel, const 
   return 0;
 }
 
-static int load_mapping(struct nn_p2p_report *r, const struct options *o, struct nn_cli_config *cc) {
+static int load_mapping(struct nn_p2p_report *r, const struct options *o,
+                        struct nn_cli_config *cc) {
   if (o->mapping && !strcmp(o->mapping, "none")) return 0;
   int st = nn_cli_config_load("p2p", o->mapping, NULL, 1, cc);
   if (st == NN_CFG_INVALID) return -1;
-  if (st == NN_CFG_OK) r->mapping = cc->src.path;
-  else if (o->mapping) return -1;
+  if (st == NN_CFG_OK)
+    r->mapping = cc->src.path;
+  else if (o->mapping)
+    return -1;
   return 0;
 }
 
@@ -276,17 +319,22 @@ static int select_gpus(const struct nn_p2p_report *r, const struct options *o, i
   int need = o->self ? 1 : 2, n_sel = r->n_gpus;
   if (r->n_gpus < need) {
     fprintf(stderr, "nccl-numa p2p: cannot test: %s (the driver lists %d GPU%s)\n",
-            o->self ? "no GPU" : "peer-to-peer needs at least 2 GPUs; with one, --self tests the kernels on it",
+            o->self
+                ? "no GPU"
+                : "peer-to-peer needs at least 2 GPUs; with one, --self tests the kernels on it",
             r->n_gpus, r->n_gpus == 1 ? "" : "s");
     return -EXIT_CANNOT_TEST;
   }
   for (int i = 0; i < n_sel; i++) sel[i] = i;
   if (!o->gpus) return n_sel;
   n_sel = parse_gpus(o->gpus, r->n_gpus, sel);
-  if (n_sel == -1) fprintf(stderr, "nccl-numa p2p: --gpus '%s': a list of GPU ordinals like 0,1 or 0-3\n", o->gpus);
+  if (n_sel == -1)
+    fprintf(stderr, "nccl-numa p2p: --gpus '%s': a list of GPU ordinals like 0,1 or 0-3\n",
+            o->gpus);
   if (n_sel < 0) return -NN_EXIT_USAGE;
   if (n_sel < need) {
-    fprintf(stderr, "nccl-numa p2p: --gpus %s: at least %d GPU%s to test\n", o->gpus, need, need == 1 ? "" : "s");
+    fprintf(stderr, "nccl-numa p2p: --gpus %s: at least %d GPU%s to test\n", o->gpus, need,
+            need == 1 ? "" : "s");
     return -NN_EXIT_USAGE;
   }
   return n_sel;
@@ -304,7 +352,8 @@ static int update(const struct nn_p2p_report *r, const struct options *o) {
     fprintf(stderr, "nccl-numa p2p: --update: %s\n", err);
     return EXIT_NOT_UPDATED;
   }
-  fprintf(stderr, "nccl-numa p2p: %s: %s the p2p line: %s\n", o->update, replaced ? "replaced" : "added", r->line);
+  fprintf(stderr, "nccl-numa p2p: %s: %s the p2p line: %s\n", o->update,
+          replaced ? "replaced" : "added", r->line);
   return 0;
 }
 
@@ -316,14 +365,17 @@ static int run(struct nn_p2p_report *r, const struct options *o, const struct nn
   int sel[NN_P2P_MAX_GPUS], n_sel = select_gpus(r, o, sel);
   if (n_sel < 0) return -n_sel;
   r->n_sel = n_sel;
-  if (test_pairs(r, sel, n_sel, o, end) || test_rings(r, sel, n_sel, o, end)) return EXIT_CANNOT_TEST;
+  if (test_pairs(r, sel, n_sel, o, end) || test_rings(r, sel, n_sel, o, end))
+    return EXIT_CANNOT_TEST;
   char date[16];
   time_t now = time(NULL);
   struct tm tm;
   strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &tm));
   nn_p2preport_decide(r, date);
-  if (o->json) nn_p2pprint_json(stdout, r, n_sel < r->n_gpus);
-  else nn_p2pprint_text(stdout, r, n_sel < r->n_gpus, o->update);
+  if (o->json)
+    nn_p2pprint_json(stdout, r, n_sel < r->n_gpus);
+  else
+    nn_p2pprint_text(stdout, r, n_sel < r->n_gpus, o->update);
   fflush(stdout);
   if (o->update && (rc = update(r, o))) return rc;
   if (r->verdict == NN_P2P_BROKEN) return EXIT_BROKEN;
@@ -345,8 +397,10 @@ int nn_cmd_p2p(int argc, char **argv) {
     return EXIT_CANNOT_TEST;
   }
   r->self = o.self;
-  if (load_mapping(r, &o, &cc)) rc = NN_EXIT_USAGE;
-  else rc = run(r, &o, r->mapping ? cc.cfg : NULL);
+  if (load_mapping(r, &o, &cc))
+    rc = NN_EXIT_USAGE;
+  else
+    rc = run(r, &o, r->mapping ? cc.cfg : NULL);
   nn_cli_config_free(&cc);
   free(r->pairs);
   free(r);

@@ -43,27 +43,49 @@ int nn_p2pdrv_cuda_open(struct nn_cuda *cu, char *why, size_t why_size) {
   memset(cu, 0, sizeof *cu);
   cu->lib = load(NN_P2P_CUDA_LIB_ENV, "libcuda.so.1", why, why_size);
   if (!cu->lib) return -1;
-  const struct { const char *name; void *fn; size_t size; } syms[] = {
+  const struct {
+    const char *name;
+    void *fn;
+    size_t size;
+  } syms[] = {
 #define NN_SYM(field, name) {name, &cu->field, sizeof cu->field}
-    NN_SYM(init, "cuInit"), NN_SYM(driver_version, "cuDriverGetVersion"),
-    NN_SYM(device_count, "cuDeviceGetCount"), NN_SYM(device_get, "cuDeviceGet"),
-    NN_SYM(device_name, "cuDeviceGetName"), NN_SYM(device_bus, "cuDeviceGetPCIBusId"),
-    NN_SYM(can_access_peer, "cuDeviceCanAccessPeer"), NN_SYM(p2p_attribute, "cuDeviceGetP2PAttribute"),
-    NN_SYM(ctx_retain, "cuDevicePrimaryCtxRetain"), NN_SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2"),
-    NN_SYM(ctx_set_current, "cuCtxSetCurrent"), NN_SYM(ctx_enable_peer, "cuCtxEnablePeerAccess"),
-    NN_SYM(ctx_synchronize, "cuCtxSynchronize"), NN_SYM(mem_alloc, "cuMemAlloc_v2"),
-    NN_SYM(mem_free, "cuMemFree_v2"), NN_SYM(memcpy_dtoh, "cuMemcpyDtoH_v2"),
-    NN_SYM(memset_d32, "cuMemsetD32_v2"), NN_SYM(memcpy_peer, "cuMemcpyPeer"),
-    NN_SYM(module_load_data, "cuModuleLoadData"), NN_SYM(module_function, "cuModuleGetFunction"),
-    NN_SYM(launch, "cuLaunchKernel"), NN_SYM(stream_create, "cuStreamCreate"),
-    NN_SYM(stream_synchronize, "cuStreamSynchronize"), NN_SYM(error_name, "cuGetErrorName"),
-    NN_SYM(mem_granularity, "cuMemGetAllocationGranularity"), NN_SYM(mem_create, "cuMemCreate"),
-    NN_SYM(mem_export, "cuMemExportToShareableHandle"), NN_SYM(mem_import, "cuMemImportFromShareableHandle"),
-    NN_SYM(mem_reserve, "cuMemAddressReserve"), NN_SYM(mem_map, "cuMemMap"),
-    NN_SYM(mem_set_access, "cuMemSetAccess"), NN_SYM(mem_unmap, "cuMemUnmap"),
-    NN_SYM(mem_release, "cuMemRelease"), NN_SYM(mem_address_free, "cuMemAddressFree"),
-    NN_SYM(ipc_get, "cuIpcGetMemHandle"), NN_SYM(ipc_open, "cuIpcOpenMemHandle_v2"),
-    NN_SYM(ipc_close, "cuIpcCloseMemHandle"),
+      NN_SYM(init, "cuInit"),
+      NN_SYM(driver_version, "cuDriverGetVersion"),
+      NN_SYM(device_count, "cuDeviceGetCount"),
+      NN_SYM(device_get, "cuDeviceGet"),
+      NN_SYM(device_name, "cuDeviceGetName"),
+      NN_SYM(device_bus, "cuDeviceGetPCIBusId"),
+      NN_SYM(can_access_peer, "cuDeviceCanAccessPeer"),
+      NN_SYM(p2p_attribute, "cuDeviceGetP2PAttribute"),
+      NN_SYM(ctx_retain, "cuDevicePrimaryCtxRetain"),
+      NN_SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2"),
+      NN_SYM(ctx_set_current, "cuCtxSetCurrent"),
+      NN_SYM(ctx_enable_peer, "cuCtxEnablePeerAccess"),
+      NN_SYM(ctx_synchronize, "cuCtxSynchronize"),
+      NN_SYM(mem_alloc, "cuMemAlloc_v2"),
+      NN_SYM(mem_free, "cuMemFree_v2"),
+      NN_SYM(memcpy_dtoh, "cuMemcpyDtoH_v2"),
+      NN_SYM(memset_d32, "cuMemsetD32_v2"),
+      NN_SYM(memcpy_peer, "cuMemcpyPeer"),
+      NN_SYM(module_load_data, "cuModuleLoadData"),
+      NN_SYM(module_function, "cuModuleGetFunction"),
+      NN_SYM(launch, "cuLaunchKernel"),
+      NN_SYM(stream_create, "cuStreamCreate"),
+      NN_SYM(stream_synchronize, "cuStreamSynchronize"),
+      NN_SYM(error_name, "cuGetErrorName"),
+      NN_SYM(mem_granularity, "cuMemGetAllocationGranularity"),
+      NN_SYM(mem_create, "cuMemCreate"),
+      NN_SYM(mem_export, "cuMemExportToShareableHandle"),
+      NN_SYM(mem_import, "cuMemImportFromShareableHandle"),
+      NN_SYM(mem_reserve, "cuMemAddressReserve"),
+      NN_SYM(mem_map, "cuMemMap"),
+      NN_SYM(mem_set_access, "cuMemSetAccess"),
+      NN_SYM(mem_unmap, "cuMemUnmap"),
+      NN_SYM(mem_release, "cuMemRelease"),
+      NN_SYM(mem_address_free, "cuMemAddressFree"),
+      NN_SYM(ipc_get, "cuIpcGetMemHandle"),
+      NN_SYM(ipc_open, "cuIpcOpenMemHandle_v2"),
+      NN_SYM(ipc_close, "cuIpcCloseMemHandle"),
 #undef NN_SYM
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
@@ -83,7 +105,8 @@ int nn_p2pdrv_nvml_open(struct nn_nvml *nv, char *why, size_t why_size) {
   if (!nv->lib) return -1;
   if (nn_dlfn(nv->lib, "nvmlInit_v2", &nv->init, sizeof nv->init) ||
       nn_dlfn(nv->lib, "nvmlShutdown", &nv->shutdown, sizeof nv->shutdown) ||
-      nn_dlfn(nv->lib, "nvmlSystemGetDriverVersion", &nv->driver_version, sizeof nv->driver_version) ||
+      nn_dlfn(nv->lib, "nvmlSystemGetDriverVersion", &nv->driver_version,
+              sizeof nv->driver_version) ||
       nn_dlfn(nv->lib, "nvmlDeviceGetHandleByPciBusId_v2", &nv->by_bus, sizeof nv->by_bus) ||
       nn_dlfn(nv->lib, "nvmlDeviceGetP2PStatus", &nv->p2p_status, sizeof nv->p2p_status)) {
     snprintf(why, why_size, "NVML lacks the P2P status functions");

@@ -24,7 +24,7 @@ struct nn_p2pgpu {
   nn_cu_module mod;
   nn_cu_function fill, verify, pingpong, ll8, ll16, ll_verify;
   nn_cu_stream stream;
-  nn_cu_ptr wrong;      /* the verify kernels' counter */
+  nn_cu_ptr wrong; /* the verify kernels' counter */
 };
 
 /* Loads the driver and runs cuInit; -1 after an "error setup: ..." line. */
@@ -43,17 +43,17 @@ int nn_p2pgpu_sync(struct nn_p2pcall *c, const struct nn_p2pgpu *g);
 int nn_p2pgpu_fill(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst, unsigned words,
                    unsigned seed);
 /* g counts the words at src that differ from the pattern; -1 on a driver error. */
-long long nn_p2pgpu_verify(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr src, unsigned words,
-                           unsigned seed);
+long long nn_p2pgpu_verify(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr src,
+                           unsigned words, unsigned seed);
 /* g writes `pairs` {data, flag} pairs at dst with NCCL's LL stores, 8 or 16 bytes a store
  * (`width`), and waits. */
-int nn_p2pgpu_ll(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst, unsigned pairs, unsigned seed,
-                 unsigned flag, int width);
+int nn_p2pgpu_ll(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst, unsigned pairs,
+                 unsigned seed, unsigned flag, int width);
 /* nn_p2pgpu_ll without waiting: the kernel is queued (nn_p2pgpu_sync waits for it). */
-int nn_p2pgpu_ll_launch(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst, unsigned pairs,
-                        unsigned seed, unsigned flag, int width);
+int nn_p2pgpu_ll_launch(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst,
+                        unsigned pairs, unsigned seed, unsigned flag, int width);
 /* g counts the pairs at src whose data or flag is wrong; -1 on a driver error. */
-long long nn_p2pgpu_ll_verify(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr src, unsigned pairs,
-                              unsigned seed, unsigned flag);
+long long nn_p2pgpu_ll_verify(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr src,
+                              unsigned pairs, unsigned seed, unsigned flag);
 
 #endif

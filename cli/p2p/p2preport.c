@@ -13,12 +13,21 @@
 #include "numparse.h"
 #include "visible.h"
 
-const char *const nn_p2p_step_names[NN_P2P_STEPS] = {"write", "read", "copy", "xwrite", "xread", "xll8", "xll16",
-                                                     "ipcwrite", "ipcread", "latency", "bandwidth", "smbw"};
-const char *const nn_p2p_step_words[NN_P2P_STEPS] = {
-  "write", "read", "copy", "cross-process write", "cross-process read", "cross-process LL 8-byte stores",
-  "cross-process LL 16-byte stores", "legacy IPC write", "legacy IPC read", "latency", "bandwidth",
-  "SM-store bandwidth"};
+const char *const nn_p2p_step_names[NN_P2P_STEPS] = {"write",   "read",    "copy",      "xwrite",
+                                                     "xread",   "xll8",    "xll16",     "ipcwrite",
+                                                     "ipcread", "latency", "bandwidth", "smbw"};
+const char *const nn_p2p_step_words[NN_P2P_STEPS] = {"write",
+                                                     "read",
+                                                     "copy",
+                                                     "cross-process write",
+                                                     "cross-process read",
+                                                     "cross-process LL 8-byte stores",
+                                                     "cross-process LL 16-byte stores",
+                                                     "legacy IPC write",
+                                                     "legacy IPC read",
+                                                     "latency",
+                                                     "bandwidth",
+                                                     "SM-store bandwidth"};
 
 /* "cross-process write" for "xwrite"; the name itself when it is no step's */
 static const char *step_words(const char *name) {
@@ -48,8 +57,11 @@ static const char *ended(const struct nn_sup_result *run, char *buf, size_t size
 static char *next_line(char **text) {
   if (!*text || !**text) return NULL;
   char *line = *text, *nl = strchr(line, '\n');
-  if (nl) { *nl = '\0'; *text = nl + 1; }
-  else *text = line + strlen(line);
+  if (nl) {
+    *nl = '\0';
+    *text = nl + 1;
+  } else
+    *text = line + strlen(line);
   return line;
 }
 
@@ -77,25 +89,35 @@ static void add_gpu(struct nn_p2p_report *r, const char *rest) {
 /* "A B READ WRITE" */
 static void add_nvml(struct nn_p2p_report *r, const char *rest) {
   int v[4];
-  if (ints(rest, v, 4, NULL) || v[0] < 0 || v[1] < 0 || v[0] >= NN_P2P_MAX_GPUS || v[1] >= NN_P2P_MAX_GPUS) return;
+  if (ints(rest, v, 4, NULL) || v[0] < 0 || v[1] < 0 || v[0] >= NN_P2P_MAX_GPUS ||
+      v[1] >= NN_P2P_MAX_GPUS)
+    return;
   r->nvml[v[0]][v[1]][0] = v[2];
   r->nvml[v[0]][v[1]][1] = v[3];
 }
 
-int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run, double timeout_s, char *why, size_t why_size) {
+int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run, double timeout_s,
+                       char *why, size_t why_size) {
   for (int a = 0; a < NN_P2P_MAX_GPUS; a++)
     for (int b = 0; b < NN_P2P_MAX_GPUS; b++) r->nvml[a][b][0] = r->nvml[a][b][1] = -1;
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line;
   int finished = 0;
   why[0] = '\0';
   while (copy && (line = next_line(&cur))) {
-    if (!strncmp(line, "missing ", 8)) snprintf(why, why_size, "%s", line + 8);
-    else if (!strncmp(line, "cuda ", 5)) nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
-    else if (!strncmp(line, "gpu ", 4)) add_gpu(r, line + 4);
-    else if (!strncmp(line, "nvml-driver ", 12)) snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
-    else if (!strncmp(line, "nvml-off ", 9)) snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
-    else if (!strncmp(line, "nvml ", 5)) add_nvml(r, line + 5);
-    else if (!strcmp(line, "end")) finished = 1;
+    if (!strncmp(line, "missing ", 8))
+      snprintf(why, why_size, "%s", line + 8);
+    else if (!strncmp(line, "cuda ", 5))
+      nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
+    else if (!strncmp(line, "gpu ", 4))
+      add_gpu(r, line + 4);
+    else if (!strncmp(line, "nvml-driver ", 12))
+      snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
+    else if (!strncmp(line, "nvml-off ", 9))
+      snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
+    else if (!strncmp(line, "nvml ", 5))
+      add_nvml(r, line + 5);
+    else if (!strcmp(line, "end"))
+      finished = 1;
   }
   free(copy);
   /* the driver as the plugin will read it; NVML's version where /proc has none */
@@ -105,16 +127,19 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run,
     memcpy(r->driver, r->nvml_driver, nv + 1);
   if (why[0]) return -1;
   char how[32];
-  if (timed_out(run)) snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)", timeout_s);
-  else if (!finished) snprintf(why, why_size, "the CUDA driver's probe died (%s) before listing the GPUs",
-                               ended(run, how, sizeof how));
+  if (timed_out(run))
+    snprintf(why, why_size, "the CUDA driver did not answer within %.0f s (listing the GPUs)",
+             timeout_s);
+  else if (!finished)
+    snprintf(why, why_size, "the CUDA driver's probe died (%s) before listing the GPUs",
+             ended(run, how, sizeof how));
   return why[0] ? -1 : 0;
 }
 
 static int same_bus(const char *cuda_bus, const struct nn_gpu *g) {
   struct nn_busid b;
-  return g->has_bus && nn_busid_parse(cuda_bus, &b) == 0 && b.domain == g->bus.domain && b.bus == g->bus.bus &&
-         b.dev == g->bus.dev && b.func == g->bus.func;
+  return g->has_bus && nn_busid_parse(cuda_bus, &b) == 0 && b.domain == g->bus.domain &&
+         b.bus == g->bus.bus && b.dev == g->bus.dev && b.func == g->bus.func;
 }
 
 int nn_p2preport_numa(struct nn_p2p_report *r, const struct nn_config *cfg) {
@@ -136,10 +161,14 @@ static int step_index(const char *name) {
   return -1;
 }
 
-__attribute__((format(printf, 2, 3))) static void add_reason(struct nn_p2p_pair *p, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void add_reason(struct nn_p2p_pair *p, const char *fmt,
+                                                             ...) {
   size_t used = strlen(p->reason);
   if (used + 3 >= sizeof p->reason) return;
-  if (used) { strcat(p->reason, "; "); used += 2; }
+  if (used) {
+    strcat(p->reason, "; ");
+    used += 2;
+  }
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(p->reason + used, sizeof p->reason - used, fmt, ap);
@@ -153,7 +182,8 @@ static void read_step(struct nn_p2p_pair *p, char *rest) {
   *sp = '\0';
   int i = step_index(rest);
   if (i < 0) return;
-  if (!strcmp(sp + 1, "ok")) p->step[i] = NN_P2P_PASSED;
+  if (!strcmp(sp + 1, "ok"))
+    p->step[i] = NN_P2P_PASSED;
   else if (!strncmp(sp + 1, "fail ", 5)) {
     p->step[i] = NN_P2P_FAILED;
     add_reason(p, "%s: %s", nn_p2p_step_words[i], sp + 6);
@@ -187,19 +217,31 @@ void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int
         p->can = v[0];
         memcpy(p->attr, v + 1, sizeof p->attr);
       }
-    }
-    else if (!strncmp(line, "begin ", 6)) snprintf(last, sizeof last, "%s", line + 6);
-    else if (!strncmp(line, "step ", 5)) read_step(p, line + 5);
-    else if (!strncmp(line, "latency ", 8)) nn_double_parse(line + 8, &p->latency_us);
-    else if (!strncmp(line, "bandwidth ", 10)) nn_double_parse(line + 10, &p->gbps);
-    else if (!strncmp(line, "smbandwidth ", 12)) nn_double_parse(line + 12, &p->sm_gbps);
-    else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
-    else if (!strncmp(line, "done ", 5)) snprintf(done, sizeof done, "%s", line + 5);
+    } else if (!strncmp(line, "begin ", 6))
+      snprintf(last, sizeof last, "%s", line + 6);
+    else if (!strncmp(line, "step ", 5))
+      read_step(p, line + 5);
+    else if (!strncmp(line, "latency ", 8))
+      nn_double_parse(line + 8, &p->latency_us);
+    else if (!strncmp(line, "bandwidth ", 10))
+      nn_double_parse(line + 10, &p->gbps);
+    else if (!strncmp(line, "smbandwidth ", 12))
+      nn_double_parse(line + 12, &p->sm_gbps);
+    else if (!strncmp(line, "error ", 6))
+      snprintf(error, sizeof error, "%s", line + 6);
+    else if (!strncmp(line, "done ", 5))
+      snprintf(done, sizeof done, "%s", line + 5);
   }
   free(copy);
-  if (!strcmp(done, "nopeer")) { p->state = NN_P2P_PAIR_NOPEER; return; }
+  if (!strcmp(done, "nopeer")) {
+    p->state = NN_P2P_PAIR_NOPEER;
+    return;
+  }
   int failed = p->reason[0] != '\0';
-  if (!strcmp(done, "ok") && !failed && !timed_out(run) && !run->unkillable) { p->state = NN_P2P_PAIR_OK; return; }
+  if (!strcmp(done, "ok") && !failed && !timed_out(run) && !run->unkillable) {
+    p->state = NN_P2P_PAIR_OK;
+    return;
+  }
   p->state = NN_P2P_PAIR_BROKEN;
   char how[32];
   if (timed_out(run)) {
@@ -209,23 +251,26 @@ void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int
     if (colon) *colon = '\0';
     add_reason(p, "driver error in %s:%s", step_words(error), colon ? colon + 1 : "");
   } else if (!failed) {
-    add_reason(p, "the test process died (%s) during '%s'", ended(run, how, sizeof how), step_words(last));
+    add_reason(p, "the test process died (%s) during '%s'", ended(run, how, sizeof how),
+               step_words(last));
   }
   if (run->unkillable)
-    add_reason(p, "%d of its processes outlived SIGKILL (stuck in the driver: the GPU may need a reset)",
-               run->unkillable);
+    add_reason(
+        p, "%d of its processes outlived SIGKILL (stuck in the driver: the GPU may need a reset)",
+        run->unkillable);
 }
 
 /* "ring GPU O wrong W of M rounds R gbps G" into g; 0 or -1. */
 static int ring_gpu(struct nn_p2p_ring_gpu *g, char *rest) {
   char *tok[11], *save = NULL;
   int n = 0;
-  for (char *t = strtok_r(rest, " ", &save); t && n < 11; t = strtok_r(NULL, " ", &save)) tok[n++] = t;
+  for (char *t = strtok_r(rest, " ", &save); t && n < 11; t = strtok_r(NULL, " ", &save))
+    tok[n++] = t;
   uint64_t wrong, checked;
   if (n != 11 || strcmp(tok[1], "GPU") || strcmp(tok[3], "wrong") || strcmp(tok[5], "of") ||
-      nn_int_parse(tok[2], 0, NN_P2P_MAX_GPUS - 1, &g->ordinal) || nn_u64_parse(tok[4], 0, INT64_MAX, &wrong) ||
-      nn_u64_parse(tok[6], 0, INT64_MAX, &checked) || nn_int_parse(tok[8], 0, INT_MAX, &g->rounds) ||
-      nn_double_parse(tok[10], &g->gbps))
+      nn_int_parse(tok[2], 0, NN_P2P_MAX_GPUS - 1, &g->ordinal) ||
+      nn_u64_parse(tok[4], 0, INT64_MAX, &wrong) || nn_u64_parse(tok[6], 0, INT64_MAX, &checked) ||
+      nn_int_parse(tok[8], 0, INT_MAX, &g->rounds) || nn_double_parse(tok[10], &g->gbps))
     return -1;
   g->wrong = (long long)wrong;
   g->checked = (long long)checked;
@@ -237,22 +282,28 @@ static void ring_reason(struct nn_p2p_ring *g, int first, int n, const char *err
                         const struct nn_sup_result *run, double timeout_s) {
   char *out = g->reason;
   size_t size = sizeof g->reason;
-  if (out[0]) return;   /* an earlier ring's */
+  if (out[0]) return; /* an earlier ring's */
   for (int i = first; i < g->n && !out[0]; i++)
     if (g->gpus[i].wrong)
-      snprintf(out, size, "GPU %d's process found %lld of %lld LL lines (data and flag) from its ring neighbours "
-               "wrong while every GPU wrote at once", g->gpus[i].ordinal, g->gpus[i].wrong, g->gpus[i].checked);
+      snprintf(
+          out, size,
+          "GPU %d's process found %lld of %lld LL lines (data and flag) from its ring neighbours "
+          "wrong while every GPU wrote at once",
+          g->gpus[i].ordinal, g->gpus[i].wrong, g->gpus[i].checked);
   if (out[0]) return;
   char how[32];
-  if (timed_out(run)) snprintf(out, size, "hung: no answer within %.0f s while every GPU wrote at once, killed", timeout_s);
-  else if (error[0]) snprintf(out, size, "driver error while every GPU wrote at once: %s", error);
+  if (timed_out(run))
+    snprintf(out, size, "hung: no answer within %.0f s while every GPU wrote at once, killed",
+             timeout_s);
+  else if (error[0])
+    snprintf(out, size, "driver error while every GPU wrote at once: %s", error);
   else if (!done || g->n - first < n)
-    snprintf(out, size, "%d of %d GPU processes reported while every GPU wrote at once (%s)", g->n - first, n,
-             ended(run, how, sizeof how));
+    snprintf(out, size, "%d of %d GPU processes reported while every GPU wrote at once (%s)",
+             g->n - first, n, ended(run, how, sizeof how));
 }
 
-void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const struct nn_sup_result *run,
-                       double timeout_s) {
+void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds,
+                       const struct nn_sup_result *run, double timeout_s) {
   struct nn_p2p_ring *g = &r->ring;
   char *copy = strdup(run->text ? run->text : ""), *cur = copy, *line, error[600] = "";
   int done = 0, first = g->n;
@@ -260,9 +311,13 @@ void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds, const str
   g->rings++;
   g->seconds = seconds;
   while (copy && (line = next_line(&cur))) {
-    if (!strncmp(line, "ring GPU ", 9) && g->n < NN_P2P_MAX_GPUS && ring_gpu(&g->gpus[g->n], line) == 0) g->n++;
-    else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
-    else if (!strcmp(line, "ring-done")) done = 1;
+    if (!strncmp(line, "ring GPU ", 9) && g->n < NN_P2P_MAX_GPUS &&
+        ring_gpu(&g->gpus[g->n], line) == 0)
+      g->n++;
+    else if (!strncmp(line, "error ", 6))
+      snprintf(error, sizeof error, "%s", line + 6);
+    else if (!strcmp(line, "ring-done"))
+      done = 1;
   }
   free(copy);
   ring_reason(g, first, n, error, done, run, timeout_s);
@@ -275,7 +330,8 @@ static uint64_t tested_gpus(const struct nn_p2p_report *r) {
   for (int i = 0; i < r->n_pairs; i++) {
     int ends[2] = {r->pairs[i].a, r->pairs[i].b};
     for (int e = 0; e < 2; e++) {
-      int g = ends[e] >= 0 && ends[e] < r->n_gpus ? (r->mapping ? r->gpus[ends[e]].index : ends[e]) : -1;
+      int g = ends[e] >= 0 && ends[e] < r->n_gpus ? (r->mapping ? r->gpus[ends[e]].index : ends[e])
+                                                  : -1;
       if (g >= 0 && g < NN_P2P_MAX_TESTED) bits |= (uint64_t)1 << g;
     }
   }
@@ -295,13 +351,16 @@ static void mapping_line(struct nn_p2p_report *r, const char *kind, const char *
   char gpus[160];
   size_t n = (size_t)snprintf(r->line, sizeof r->line, "p2p %s", kind);
   if (r->verdict == NN_P2P_OK)
-    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " level=%s", nn_config_p2p_level_name(r->level));
+    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " level=%s",
+                          nn_config_p2p_level_name(r->level));
   nn_config_p2p_gpus_format(r->tested, gpus, sizeof gpus);
-  if (gpus[0] && n < sizeof r->line) n += (size_t)snprintf(r->line + n, sizeof r->line - n, " gpus=%s", gpus);
+  if (gpus[0] && n < sizeof r->line)
+    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " gpus=%s", gpus);
   if (r->driver[0] && n < sizeof r->line)
     n += (size_t)snprintf(r->line + n, sizeof r->line - n, " driver=%s", r->driver);
   const char *x = r->verdict == NN_P2P_OK ? "ok" : xproc_failed(r) ? "failed" : NULL;
-  if (x && n < sizeof r->line) n += (size_t)snprintf(r->line + n, sizeof r->line - n, " xproc=%s", x);
+  if (x && n < sizeof r->line)
+    n += (size_t)snprintf(r->line + n, sizeof r->line - n, " xproc=%s", x);
   if (n < sizeof r->line) snprintf(r->line + n, sizeof r->line - n, " tested=%s", date);
 }
 
@@ -318,10 +377,14 @@ static int socket_advice(const struct nn_p2p_report *r, int state, int all_acros
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
     int x = crosses(r, p);
-    if (x < 0 || (p->state == state && !x) || (all_across && x && p->state != state)) return NN_P2P_ADVICE_NONE;
-    if (p->state == state) hit++;
-    else if (!x && p->state != NN_P2P_PAIR_OK) return NN_P2P_ADVICE_NONE;
-    else inside_ok += !x;
+    if (x < 0 || (p->state == state && !x) || (all_across && x && p->state != state))
+      return NN_P2P_ADVICE_NONE;
+    if (p->state == state)
+      hit++;
+    else if (!x && p->state != NN_P2P_PAIR_OK)
+      return NN_P2P_ADVICE_NONE;
+    else
+      inside_ok += !x;
   }
   return hit && inside_ok ? advice : NN_P2P_ADVICE_NONE;
 }
@@ -341,10 +404,17 @@ void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
   r->tested = tested_gpus(r);
   r->by_ordinal = !r->mapping;
   r->advice = NN_P2P_ADVICE_NONE;
-  if (r->self) { r->verdict = NN_P2P_NONE; return; }
-  r->verdict = broken || (r->ring.run && !r->ring.ok) ? NN_P2P_BROKEN : ok ? NN_P2P_OK : NN_P2P_UNSUPPORTED;
-  if (broken) r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, 0, NN_P2P_ADVICE_SOCKET_CLIQUE);
-  else if (r->verdict == NN_P2P_OK) r->advice = socket_advice(r, NN_P2P_PAIR_NOPEER, 1, NN_P2P_ADVICE_SOCKET_NOPEER);
-  if (r->incomplete && r->verdict != NN_P2P_BROKEN) return;   /* untested pairs: no line */
+  if (r->self) {
+    r->verdict = NN_P2P_NONE;
+    return;
+  }
+  r->verdict = broken || (r->ring.run && !r->ring.ok) ? NN_P2P_BROKEN
+               : ok                                   ? NN_P2P_OK
+                                                      : NN_P2P_UNSUPPORTED;
+  if (broken)
+    r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, 0, NN_P2P_ADVICE_SOCKET_CLIQUE);
+  else if (r->verdict == NN_P2P_OK)
+    r->advice = socket_advice(r, NN_P2P_PAIR_NOPEER, 1, NN_P2P_ADVICE_SOCKET_NOPEER);
+  if (r->incomplete && r->verdict != NN_P2P_BROKEN) return; /* untested pairs: no line */
   mapping_line(r, nn_config_p2p_state_name(r->verdict), date);
 }

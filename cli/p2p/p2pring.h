@@ -17,9 +17,9 @@
 #define NN_P2PRING_MAX 64
 
 struct nn_p2pring_args {
-  int gpus[NN_P2PRING_MAX];   /* CUDA ordinals, in ring order */
+  int gpus[NN_P2PRING_MAX]; /* CUDA ordinals, in ring order */
   int n;
-  double seconds;             /* how long the rounds go on */
+  double seconds; /* how long the rounds go on */
 };
 
 /* The ring of args (a struct nn_p2pring_args), its lines on out: a job's work for

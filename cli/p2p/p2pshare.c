@@ -20,15 +20,17 @@ static void device_prop(const struct nn_p2pgpu *g, struct nn_cu_mem_prop *prop) 
 }
 
 /* Reserves and maps `handle` (size bytes) with read-write access for g: *ptr. */
-static int map_for(struct nn_p2pcall *c, const struct nn_p2pgpu *g, unsigned long long handle, size_t size,
-                   nn_cu_ptr *ptr) {
-  struct nn_cu_mem_access access = {{NN_CU_MEM_LOCATION_TYPE_DEVICE, g->dev}, NN_CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+static int map_for(struct nn_p2pcall *c, const struct nn_p2pgpu *g, unsigned long long handle,
+                   size_t size, nn_cu_ptr *ptr) {
+  struct nn_cu_mem_access access = {{NN_CU_MEM_LOCATION_TYPE_DEVICE, g->dev},
+                                    NN_CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
   return nn_p2pcall_ok(c, c->cu.mem_reserve(ptr, size, 0, 0, 0), "cuMemAddressReserve") ||
          nn_p2pcall_ok(c, c->cu.mem_map(*ptr, size, 0, handle, 0), "cuMemMap") ||
          nn_p2pcall_ok(c, c->cu.mem_set_access(*ptr, size, &access, 1), "cuMemSetAccess");
 }
 
-int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t bytes, struct nn_p2pshare_buf *b) {
+int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t bytes,
+                       struct nn_p2pshare_buf *b) {
   struct nn_cu_mem_prop prop;
   size_t gran = 0;
   memset(b, 0, sizeof *b);
@@ -39,17 +41,22 @@ int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t b
                     "cuMemGetAllocationGranularity"))
     return -1;
   b->size = gran ? (bytes + gran - 1) / gran * gran : bytes;
-  if (nn_p2pcall_ok(c, c->cu.mem_create(&b->handle, b->size, &prop, 0), "cuMemCreate (POSIX fd shareable)") ||
+  if (nn_p2pcall_ok(c, c->cu.mem_create(&b->handle, b->size, &prop, 0),
+                    "cuMemCreate (POSIX fd shareable)") ||
       map_for(c, g, b->handle, b->size, &b->ptr))
     return -1;
-  return nn_p2pcall_ok(c, c->cu.mem_export(&b->fd, b->handle, NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-                       "cuMemExportToShareableHandle");
+  return nn_p2pcall_ok(
+      c, c->cu.mem_export(&b->fd, b->handle, NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+      "cuMemExportToShareableHandle");
 }
 
-int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, size_t size, nn_cu_ptr *ptr) {
+int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, size_t size,
+                       nn_cu_ptr *ptr) {
   unsigned long long handle = 0;
   int rc = nn_p2pgpu_current(c, g) ||
-           nn_p2pcall_ok(c, c->cu.mem_import(&handle, (void *)(uintptr_t)fd, NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+           nn_p2pcall_ok(c,
+                         c->cu.mem_import(&handle, (void *)(uintptr_t)fd,
+                                          NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
                          "cuMemImportFromShareableHandle") ||
            map_for(c, g, handle, size, ptr);
   close(fd);
@@ -58,7 +65,10 @@ int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, 
 
 int nn_p2pshare_send(int sock, const void *msg, size_t len, int fd) {
   struct iovec iov = {(void *)msg, len};
-  union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
   struct msghdr mh = {0};
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
@@ -89,7 +99,10 @@ int nn_p2pshare_recv(int sock, void *msg, size_t len, int *fd, double timeout_s)
     if (r > 0) break;
   }
   struct iovec iov = {msg, len};
-  union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
   struct msghdr mh = {0};
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
@@ -101,8 +114,10 @@ int nn_p2pshare_recv(int sock, void *msg, size_t len, int *fd, double timeout_s)
     if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) continue;
     int got;
     memcpy(&got, CMSG_DATA(cm), sizeof got);
-    if (fd) *fd = got;
-    else close(got);
+    if (fd)
+      *fd = got;
+    else
+      close(got);
   }
   return n == (ssize_t)len ? 0 : -1;
 }

@@ -15,17 +15,19 @@
 #include "cli/p2p/p2pgpu.h"
 
 struct nn_p2pshare_buf {
-  size_t size;                 /* rounded up to the allocation granularity */
+  size_t size; /* rounded up to the allocation granularity */
   unsigned long long handle;
-  nn_cu_ptr ptr;               /* mapped for the owning GPU */
-  int fd;                      /* the exported handle */
+  nn_cu_ptr ptr; /* mapped for the owning GPU */
+  int fd;        /* the exported handle */
 };
 
 /* At least `bytes` of g's memory, mapped for g and exported as a file descriptor. 0 or -1. */
-int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t bytes, struct nn_p2pshare_buf *b);
+int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t bytes,
+                       struct nn_p2pshare_buf *b);
 
 /* Maps another process's exported buffer (fd, size) for g: *ptr. Closes fd. 0 or -1. */
-int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, size_t size, nn_cu_ptr *ptr);
+int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, size_t size,
+                       nn_cu_ptr *ptr);
 
 /* One message of `len` bytes on a connected Unix socket, with descriptor fd (-1: none). 0 or -1. */
 int nn_p2pshare_send(int sock, const void *msg, size_t len, int fd);

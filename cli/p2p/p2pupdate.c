@@ -28,14 +28,17 @@ static int is_p2p_line(const char *s, size_t n) {
   return nn_ascii_caseeq(word, "p2p");
 }
 
-char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *out_len, int *replaced) {
+char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *out_len,
+                        int *replaced) {
   struct nn_strbuf b = {0};
   *replaced = 0;
   for (size_t pos = 0; pos < len;) {
     const char *nl = memchr(old + pos, '\n', len - pos);
     size_t n = nl ? (size_t)(nl - (old + pos)) : len - pos;
-    if (!is_p2p_line(old + pos, n)) nn_strbuf_put(&b, old + pos, n + (nl != NULL));
-    else if (!(*replaced)++) nn_strbuf_printf(&b, "%s%s", line, n && old[pos + n - 1] == '\r' ? "\r\n" : "\n");
+    if (!is_p2p_line(old + pos, n))
+      nn_strbuf_put(&b, old + pos, n + (nl != NULL));
+    else if (!(*replaced)++)
+      nn_strbuf_printf(&b, "%s%s", line, n && old[pos + n - 1] == '\r' ? "\r\n" : "\n");
     pos += n + (nl != NULL);
   }
   if (!*replaced) {
@@ -51,7 +54,8 @@ char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *o
 }
 
 /* The trusted file's bytes and what it was (for the new file's owner, group and mode). */
-static int read_trusted(const char *path, char **buf, size_t *len, struct stat *st, char *err, size_t errsz) {
+static int read_trusted(const char *path, char **buf, size_t *len, struct stat *st, char *err,
+                        size_t errsz) {
   int fd = -1;
   int trust = nn_trust_open(NULL, path, &fd, err, errsz);
   if (trust != NN_TRUST_OK && trust != NN_TRUST_OPTED_OUT) return -1;
@@ -77,7 +81,8 @@ int nn_p2pupdate_file(const char *path, const char *line, int *replaced, char *e
   int rc = nn_config_parse(path, text, new_len, NULL, &cfg, &diag);
   if (rc) {
     nn_cli_print_problems(path, &diag);
-    snprintf(err, errsz, "%s: left as it was: with the new p2p line it would not be a valid mapping", path);
+    snprintf(err, errsz,
+             "%s: left as it was: with the new p2p line it would not be a valid mapping", path);
   } else {
     rc = nn_atomicwrite_file(path, text, new_len, &st, err, errsz);
   }

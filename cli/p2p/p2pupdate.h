@@ -16,7 +16,8 @@
 /* The text of `old` (len bytes) with its p2p lines replaced by `line` (the first in place, any
  * other dropped), or `line` added at the end; malloc'd, NUL-terminated, *out_len its length.
  * *replaced: how many p2p lines there were. NULL when out of memory. */
-char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *out_len, int *replaced);
+char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *out_len,
+                        int *replaced);
 
 /* Rewrites `path` with `line`. Returns 0, or -1 with the reason in err (the mapping's own
  * problems printed on stderr as check-config prints them). */

@@ -62,7 +62,8 @@ static void ask(const struct env_api *env) {
   const char *list = getenv("NN_PLUGIN_LINES_ASK");
   char buf[512];
   snprintf(buf, sizeof buf, "%s", list ? list : "");
-  for (char *save = NULL, *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+  for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
     const char *v = env->get_env(name);
     printf("ask %s=%s\n", name, v ? v : "(unset)");
   }

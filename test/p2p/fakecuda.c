@@ -53,10 +53,22 @@
 
 enum kind { FILL, VERIFY, PINGPONG, LL8, LL16, LL_VERIFY, KINDS };
 
-struct stream { struct nn_fake_ctx *ctx; };
-struct module { struct nn_fake_ctx *ctx; char *image; };
-struct function { struct nn_fake_ctx *ctx; enum kind kind; };
-struct launch { struct nn_fake_ctx *ctx; enum kind kind; uint64_t a[6]; };
+struct stream {
+  struct nn_fake_ctx *ctx;
+};
+struct module {
+  struct nn_fake_ctx *ctx;
+  char *image;
+};
+struct function {
+  struct nn_fake_ctx *ctx;
+  enum kind kind;
+};
+struct launch {
+  struct nn_fake_ctx *ctx;
+  enum kind kind;
+  uint64_t a[6];
+};
 
 int nn_fake_gpus = 2;
 __thread struct nn_fake_ctx *nn_fake_current;
@@ -85,8 +97,8 @@ API int cuMemsetD32_v2(uint64_t dst, unsigned v, size_t n);
 API int cuMemcpyPeer(uint64_t dst, void *dctx, uint64_t src, void *sctx, size_t bytes);
 API int cuModuleLoadData(void **m, const void *image);
 API int cuModuleGetFunction(void **f, void *m, const char *name);
-API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       unsigned shared, void *stream, void **params, void **extra);
+API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shared, void *stream, void **params, void **extra);
 API int cuStreamCreate(void **s, unsigned flags);
 API int cuStreamSynchronize(void *s);
 API int cuGetErrorName(int rc, const char **name);
@@ -104,7 +116,8 @@ static void read_bad_links(void) {
   const char *s = getenv("NN_FAKECUDA_BAD"), *colon;
   int x, y;
   if (!s || !*s) return;
-  if (!strncmp(s, "split:", 6) && nn_int_parse(s + 6, 1, MAX_GPUS - 1, &x) == 0) bad_split = x;
+  if (!strncmp(s, "split:", 6) && nn_int_parse(s + 6, 1, MAX_GPUS - 1, &x) == 0)
+    bad_split = x;
   else if (nn_int_parse_prefix(s, 0, MAX_GPUS - 1, &x, &colon) == 0 && *colon == ':' &&
            nn_int_parse(colon + 1, 0, MAX_GPUS - 1, &y) == 0) {
     bad_a = x;
@@ -130,8 +143,11 @@ static int bad(int x, int y) { return nn_fake_bad(x, y); }
 static void hang(void) {
   const char *tag = getenv("NN_FAKECUDA_TAG");
   if (tag && *tag) {
-    FILE *comm = fopen("/proc/self/comm", "w");   /* the process's name, from any thread */
-    if (comm) { fputs(tag, comm); fclose(comm); }
+    FILE *comm = fopen("/proc/self/comm", "w"); /* the process's name, from any thread */
+    if (comm) {
+      fputs(tag, comm);
+      fclose(comm);
+    }
     if (fork() == 0) {
       prctl(PR_SET_NAME, tag);
       for (;;) pause();
@@ -144,8 +160,8 @@ int cuInit(unsigned flags) {
   (void)flags;
   const char *m = getenv("NN_FAKECUDA"), *n = gpus_env();
   if (m && *m) mode = m;
-  static const char *const modes[] = {"ok", "drop", "hang", "nopeer", "corrupt", "nvml-off", "ipc-broken",
-                                      "concurrent-drop"};
+  static const char *const modes[] = {"ok",      "drop",     "hang",       "nopeer",
+                                      "corrupt", "nvml-off", "ipc-broken", "concurrent-drop"};
   int known = 0;
   for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) known |= is(modes[i]);
   if (!known) {
@@ -159,16 +175,29 @@ int cuInit(unsigned flags) {
   return OK;
 }
 
-int cuDriverGetVersion(int *v) { *v = 13000; return OK; }
-int cuDeviceGetCount(int *n) { if (!initialized) return E_NOT_INITIALIZED; *n = nn_fake_gpus; return OK; }
+int cuDriverGetVersion(int *v) {
+  *v = 13000;
+  return OK;
+}
+int cuDeviceGetCount(int *n) {
+  if (!initialized) return E_NOT_INITIALIZED;
+  *n = nn_fake_gpus;
+  return OK;
+}
 int cuDeviceGet(int *d, int ordinal) {
   if (!initialized) return E_NOT_INITIALIZED;
   if (ordinal < 0 || ordinal >= nn_fake_gpus) return E_INVALID_DEVICE;
   *d = ordinal;
   return OK;
 }
-int cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, "NN FakeGPU %d", d); return OK; }
-int cuDeviceGetPCIBusId(char *bus, int len, int d) { snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x11 + d); return OK; }
+int cuDeviceGetName(char *name, int len, int d) {
+  snprintf(name, (size_t)len, "NN FakeGPU %d", d);
+  return OK;
+}
+int cuDeviceGetPCIBusId(char *bus, int len, int d) {
+  snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x11 + d);
+  return OK;
+}
 int cuDeviceGetByPCIBusId(int *d, const char *bus) {
   if (!initialized) return E_NOT_INITIALIZED;
   for (int i = 0; i < nn_fake_gpus; i++) {
@@ -199,7 +228,8 @@ int cuDeviceCanAccessPeer(int *can, int d, int peer) {
 }
 
 int cuDeviceGetP2PAttribute(int *v, int attr, int src, int dst) {
-  if (src == dst || src < 0 || dst < 0 || src >= nn_fake_gpus || dst >= nn_fake_gpus) return E_INVALID_DEVICE;
+  if (src == dst || src < 0 || dst < 0 || src >= nn_fake_gpus || dst >= nn_fake_gpus)
+    return E_INVALID_DEVICE;
   int peer = !(is("nopeer") && bad(src, dst));
   *v = attr == 1 ? 0 : attr == 2 ? peer : attr == 3 ? peer : 0;
   return OK;
@@ -211,14 +241,21 @@ int cuDevicePrimaryCtxRetain(void **c, int d) {
   *c = &ctxs[d];
   return OK;
 }
-int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return OK; }
-int cuCtxSetCurrent(void *c) { nn_fake_current = c; return OK; }
+int cuDevicePrimaryCtxRelease_v2(int d) {
+  (void)d;
+  return OK;
+}
+int cuCtxSetCurrent(void *c) {
+  nn_fake_current = c;
+  return OK;
+}
 
 int cuCtxEnablePeerAccess(void *peer, unsigned flags) {
   (void)flags;
   struct nn_fake_ctx *p = peer;
   if (!nn_fake_current || !p) return E_INVALID_CONTEXT;
-  if (p == nn_fake_current || (is("nopeer") && bad(nn_fake_current->dev, p->dev))) return E_PEER_UNSUPPORTED;
+  if (p == nn_fake_current || (is("nopeer") && bad(nn_fake_current->dev, p->dev)))
+    return E_PEER_UNSUPPORTED;
   if (nn_fake_current->peer[p->dev]) return E_ALREADY_ENABLED;
   nn_fake_current->peer[p->dev] = 1;
   return OK;
@@ -239,7 +276,9 @@ static int join(struct nn_fake_ctx *c, void *stream) {
   return c->fault ? E_ILLEGAL_ADDRESS : OK;
 }
 
-int cuCtxSynchronize(void) { return nn_fake_current ? join(nn_fake_current, NULL) : E_INVALID_CONTEXT; }
+int cuCtxSynchronize(void) {
+  return nn_fake_current ? join(nn_fake_current, NULL) : E_INVALID_CONTEXT;
+}
 
 int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes) {
   if (!nn_fake_current) return E_INVALID_CONTEXT;
@@ -257,7 +296,8 @@ int cuMemsetD32_v2(uint64_t dst, unsigned v, size_t n) {
   if (!nn_fake_current) return E_INVALID_CONTEXT;
   int rc = join(nn_fake_current, NULL);
   if (rc) return rc;
-  if (nn_fake_reach(nn_fake_current, dst, n * 4, NULL) != nn_fake_current->dev) return E_INVALID_VALUE;
+  if (nn_fake_reach(nn_fake_current, dst, n * 4, NULL) != nn_fake_current->dev)
+    return E_INVALID_VALUE;
   unsigned *w = (unsigned *)(uintptr_t)dst;
   for (size_t i = 0; i < n; i++) w[i] = v;
   return OK;
@@ -269,9 +309,11 @@ int cuMemcpyPeer(uint64_t dst, void *dctx, uint64_t src, void *sctx, size_t byte
   int rc = join(dc, NULL);
   if (!rc) rc = join(sc, NULL);
   if (rc) return rc;
-  if (nn_fake_reach(dc, dst, bytes, NULL) != dc->dev || nn_fake_reach(sc, src, bytes, NULL) != sc->dev) return E_INVALID_VALUE;
+  if (nn_fake_reach(dc, dst, bytes, NULL) != dc->dev ||
+      nn_fake_reach(sc, src, bytes, NULL) != sc->dev)
+    return E_INVALID_VALUE;
   if (bad(sc->dev, dc->dev) && is("hang")) hang();
-  if (bad(sc->dev, dc->dev) && is("drop")) return OK;   /* lost on the way */
+  if (bad(sc->dev, dc->dev) && is("drop")) return OK; /* lost on the way */
   memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, bytes);
   if (bad(sc->dev, dc->dev) && is("corrupt")) {
     unsigned *w = (unsigned *)(uintptr_t)dst;
@@ -280,8 +322,9 @@ int cuMemcpyPeer(uint64_t dst, void *dctx, uint64_t src, void *sctx, size_t byte
   return OK;
 }
 
-static const char *const kernel_names[KINDS] = {NN_P2P_KERNEL_FILL, NN_P2P_KERNEL_VERIFY, NN_P2P_KERNEL_PINGPONG,
-                                                NN_P2P_KERNEL_LL8, NN_P2P_KERNEL_LL16, NN_P2P_KERNEL_LL_VERIFY};
+static const char *const kernel_names[KINDS] = {NN_P2P_KERNEL_FILL,     NN_P2P_KERNEL_VERIFY,
+                                                NN_P2P_KERNEL_PINGPONG, NN_P2P_KERNEL_LL8,
+                                                NN_P2P_KERNEL_LL16,     NN_P2P_KERNEL_LL_VERIFY};
 
 static int has_entry(const char *image, const char *name) {
   char want[96];
@@ -295,10 +338,16 @@ int cuModuleLoadData(void **m, const void *image) {
   if (!strstr(ptx, ".version ") || !strstr(ptx, ".target ")) return E_INVALID_PTX;
   if (dump && *dump) {
     FILE *f = fopen(dump, "w");
-    if (f) { fputs(ptx, f); fclose(f); }
+    if (f) {
+      fputs(ptx, f);
+      fclose(f);
+    }
   }
   struct module *mod = calloc(1, sizeof *mod);
-  if (!mod || !(mod->image = strdup(ptx))) { free(mod); return 2; }
+  if (!mod || !(mod->image = strdup(ptx))) {
+    free(mod);
+    return 2;
+  }
   mod->ctx = nn_fake_current;
   *m = mod;
   return OK;
@@ -331,8 +380,11 @@ static int shared_lock_file(void) {
   if (fd == -2) {
     const char *env = getenv("NN_FAKECUDA_SHARED");
     char path[256];
-    if (env && *env) snprintf(path, sizeof path, "%s", env);
-    else snprintf(path, sizeof path, "/tmp/nn-fakecuda-%u-%d.lock", (unsigned)getuid(), (int)getsid(0));
+    if (env && *env)
+      snprintf(path, sizeof path, "%s", env);
+    else
+      snprintf(path, sizeof path, "/tmp/nn-fakecuda-%u-%d.lock", (unsigned)getuid(),
+               (int)getsid(0));
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   }
   pthread_mutex_unlock(&once);
@@ -377,7 +429,10 @@ static int writes_lost(const struct nn_fake_ctx *c, int owner, int imported, int
 static void run_fill(struct launch *l) {
   unsigned n = (unsigned)l->a[1], seed = (unsigned)l->a[2];
   int imported, locked, owner = nn_fake_reach(l->ctx, l->a[0], (size_t)n * 4, &imported);
-  if (owner < 0) { l->ctx->fault = 1; return; }
+  if (owner < 0) {
+    l->ctx->fault = 1;
+    return;
+  }
   unsigned *w = (unsigned *)(uintptr_t)l->a[0];
   if (!writes_lost(l->ctx, owner, imported, &locked))
     for (unsigned i = 0; i < n; i++) w[i] = nn_p2p_pattern(i, seed);
@@ -388,7 +443,10 @@ static void run_fill(struct launch *l) {
 static void run_ll(struct launch *l) {
   unsigned pairs = (unsigned)l->a[1], seed = (unsigned)l->a[2], flag = (unsigned)l->a[3];
   int imported, locked, owner = nn_fake_reach(l->ctx, l->a[0], (size_t)pairs * 8, &imported);
-  if (owner < 0) { l->ctx->fault = 1; return; }
+  if (owner < 0) {
+    l->ctx->fault = 1;
+    return;
+  }
   unsigned *w = (unsigned *)(uintptr_t)l->a[0];
   if (!writes_lost(l->ctx, owner, imported, &locked))
     for (unsigned i = 0; i < pairs; i++) {
@@ -402,7 +460,10 @@ static void run_ll(struct launch *l) {
  * broken cross-process mapping, else 0; -1 when it faults. */
 static long read_access(struct launch *l, uint64_t p, size_t bytes, unsigned n, uint64_t counter) {
   int imported, owner = nn_fake_reach(l->ctx, p, bytes, &imported);
-  if (owner < 0 || nn_fake_reach(l->ctx, counter, 4, NULL) < 0) { l->ctx->fault = 1; return -1; }
+  if (owner < 0 || nn_fake_reach(l->ctx, counter, 4, NULL) < 0) {
+    l->ctx->fault = 1;
+    return -1;
+  }
   if (bad(l->ctx->dev, owner) && is("hang")) hang();
   return imported && is("ipc-broken") ? (long)n : 0;
 }
@@ -412,8 +473,10 @@ static void run_verify(struct launch *l) {
   long lost = read_access(l, l->a[0], (size_t)n * 4, n, l->a[3]);
   if (lost < 0) return;
   const unsigned *w = (const unsigned *)(uintptr_t)l->a[0];
-  if (lost) wrong = n;
-  else for (unsigned i = 0; i < n; i++) wrong += w[i] != nn_p2p_pattern(i, seed);
+  if (lost)
+    wrong = n;
+  else
+    for (unsigned i = 0; i < n; i++) wrong += w[i] != nn_p2p_pattern(i, seed);
   __atomic_fetch_add((unsigned *)(uintptr_t)l->a[3], wrong, __ATOMIC_SEQ_CST);
 }
 
@@ -422,8 +485,11 @@ static void run_ll_verify(struct launch *l) {
   long lost = read_access(l, l->a[0], (size_t)pairs * 8, pairs, l->a[4]);
   if (lost < 0) return;
   const unsigned *w = (const unsigned *)(uintptr_t)l->a[0];
-  if (lost) wrong = pairs;
-  else for (unsigned i = 0; i < pairs; i++) wrong += w[2 * i] != nn_p2p_pattern(i, seed) || w[2 * i + 1] != flag;
+  if (lost)
+    wrong = pairs;
+  else
+    for (unsigned i = 0; i < pairs; i++)
+      wrong += w[2 * i] != nn_p2p_pattern(i, seed) || w[2 * i + 1] != flag;
   __atomic_fetch_add((unsigned *)(uintptr_t)l->a[4], wrong, __ATOMIC_SEQ_CST);
 }
 
@@ -432,8 +498,12 @@ static void run_ll_verify(struct launch *l) {
 static void run_pingpong(struct launch *l) {
   unsigned rounds = (unsigned)l->a[2], role = (unsigned)l->a[3];
   uint64_t spin = l->a[4];
-  int mine = nn_fake_reach(l->ctx, l->a[0], 4, NULL), theirs = nn_fake_reach(l->ctx, l->a[1], 4, NULL);
-  if (mine < 0 || theirs < 0 || nn_fake_reach(l->ctx, l->a[5], 16, NULL) < 0) { l->ctx->fault = 1; return; }
+  int mine = nn_fake_reach(l->ctx, l->a[0], 4, NULL),
+      theirs = nn_fake_reach(l->ctx, l->a[1], 4, NULL);
+  if (mine < 0 || theirs < 0 || nn_fake_reach(l->ctx, l->a[5], 16, NULL) < 0) {
+    l->ctx->fault = 1;
+    return;
+  }
   if (bad(l->ctx->dev, theirs) && is("hang")) hang();
   int lost = bad(l->ctx->dev, theirs) && is("drop");
   unsigned *my = (unsigned *)(uintptr_t)l->a[0], *their = (unsigned *)(uintptr_t)l->a[1];
@@ -443,7 +513,11 @@ static void run_pingpong(struct launch *l) {
     if (role == 0 && !lost) __atomic_store_n(their, 2 * k + 1, __ATOMIC_SEQ_CST);
     uint64_t from = now_ns();
     while (__atomic_load_n(my, __ATOMIC_SEQ_CST) != want) {
-      if (now_ns() - from > spin) { result[0] = k + 1; result[1] = now_ns() - start; return; }
+      if (now_ns() - from > spin) {
+        result[0] = k + 1;
+        result[1] = now_ns() - start;
+        return;
+      }
       sched_yield();
     }
     if (role == 1 && !lost) __atomic_store_n(their, 2 * k + 2, __ATOMIC_SEQ_CST);
@@ -454,17 +528,22 @@ static void run_pingpong(struct launch *l) {
 
 static void *run_launch(void *arg) {
   struct launch *l = arg;
-  if (l->kind == FILL) run_fill(l);
-  else if (l->kind == VERIFY) run_verify(l);
-  else if (l->kind == PINGPONG) run_pingpong(l);
-  else if (l->kind == LL_VERIFY) run_ll_verify(l);
-  else run_ll(l);
+  if (l->kind == FILL)
+    run_fill(l);
+  else if (l->kind == VERIFY)
+    run_verify(l);
+  else if (l->kind == PINGPONG)
+    run_pingpong(l);
+  else if (l->kind == LL_VERIFY)
+    run_ll_verify(l);
+  else
+    run_ll(l);
   free(l);
   return NULL;
 }
 
-int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                   unsigned shared, void *stream, void **params, void **extra) {
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
   (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)extra;
   struct function *fn = f;
   if (!nn_fake_current || fn->ctx != nn_fake_current) return E_INVALID_CONTEXT;
@@ -477,10 +556,18 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   static const int sizes[KINDS][6] = {{8, 4, 4, 0, 0, 0}, {8, 4, 4, 8, 0, 0}, {8, 8, 4, 4, 8, 8},
                                       {8, 4, 4, 4, 0, 0}, {8, 4, 4, 4, 0, 0}, {8, 4, 4, 4, 8, 0}};
   for (int i = 0; i < 6 && sizes[l->kind][i]; i++) {
-    if (sizes[l->kind][i] == 8) memcpy(&l->a[i], params[i], 8);
-    else { unsigned v; memcpy(&v, params[i], 4); l->a[i] = v; }
+    if (sizes[l->kind][i] == 8)
+      memcpy(&l->a[i], params[i], 8);
+    else {
+      unsigned v;
+      memcpy(&v, params[i], 4);
+      l->a[i] = v;
+    }
   }
-  if (pthread_create(&nn_fake_current->pending[nn_fake_current->n_pending], NULL, run_launch, l)) { free(l); return 2; }
+  if (pthread_create(&nn_fake_current->pending[nn_fake_current->n_pending], NULL, run_launch, l)) {
+    free(l);
+    return 2;
+  }
   nn_fake_current->pending_stream[nn_fake_current->n_pending++] = stream;
   return OK;
 }
@@ -488,7 +575,10 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
 int cuStreamCreate(void **s, unsigned flags) {
   (void)flags;
   struct stream *st = calloc(1, sizeof *st);
-  if (!st || !nn_fake_current) { free(st); return E_INVALID_CONTEXT; }
+  if (!st || !nn_fake_current) {
+    free(st);
+    return E_INVALID_CONTEXT;
+  }
   st->ctx = nn_fake_current;
   *s = st;
   return OK;
@@ -500,14 +590,24 @@ int cuStreamSynchronize(void *s) {
 }
 
 int cuGetErrorName(int rc, const char **name) {
-  static const struct { int rc; const char *name; } names[] = {
-    {E_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"}, {E_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
-    {E_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"}, {E_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
-    {E_PEER_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"}, {E_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
-    {E_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"}, {E_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
-    {E_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"}};
+  static const struct {
+    int rc;
+    const char *name;
+  } names[] = {{E_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"},
+               {E_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
+               {E_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"},
+               {E_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
+               {E_PEER_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+               {E_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+               {E_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+               {E_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+               {E_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"},
+               {2, "CUDA_ERROR_OUT_OF_MEMORY"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (names[i].rc == rc) { *name = names[i].name; return OK; }
+    if (names[i].rc == rc) {
+      *name = names[i].name;
+      return OK;
+    }
   return E_INVALID_VALUE;
 }
 
@@ -517,7 +617,10 @@ int nvmlInit_v2(void) {
   return m && !strcmp(m, "nvml-off") ? 9 /* NVML_ERROR_DRIVER_NOT_LOADED */ : 0;
 }
 int nvmlShutdown(void) { return 0; }
-int nvmlSystemGetDriverVersion(char *v, unsigned len) { snprintf(v, len, "580.95.05"); return 0; }
+int nvmlSystemGetDriverVersion(char *v, unsigned len) {
+  snprintf(v, len, "580.95.05");
+  return 0;
+}
 
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
   const char *n = gpus_env();
@@ -532,7 +635,7 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **dev) {
       return 0;
     }
   }
-  return 6;   /* NVML_ERROR_NOT_FOUND */
+  return 6; /* NVML_ERROR_NOT_FOUND */
 }
 
 int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status) {
@@ -540,6 +643,8 @@ int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status) {
   const char *m = getenv("NN_FAKECUDA");
   int x = (int)(uintptr_t)a - 1, y = (int)(uintptr_t)b - 1;
   read_bad_links();
-  *status = m && !strcmp(m, "nopeer") && nn_fake_bad(x, y) ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */ : 0;
+  *status = m && !strcmp(m, "nopeer") && nn_fake_bad(x, y)
+                ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */
+                : 0;
   return 0;
 }

@@ -21,9 +21,20 @@
 #define MAX_ALLOCS 256
 #define MAX_PENDING 64
 
-enum { OK = 0, E_INVALID_VALUE = 1, E_OUT_OF_MEMORY = 2, E_NOT_INITIALIZED = 3, E_INVALID_DEVICE = 101,
-       E_INVALID_PTX = 218, E_PEER_UNSUPPORTED = 217, E_NOT_FOUND = 500, E_ILLEGAL_ADDRESS = 700,
-       E_ALREADY_ENABLED = 704, E_INVALID_CONTEXT = 201, E_INVALID_HANDLE = 400 };
+enum {
+  OK = 0,
+  E_INVALID_VALUE = 1,
+  E_OUT_OF_MEMORY = 2,
+  E_NOT_INITIALIZED = 3,
+  E_INVALID_DEVICE = 101,
+  E_INVALID_PTX = 218,
+  E_PEER_UNSUPPORTED = 217,
+  E_NOT_FOUND = 500,
+  E_ILLEGAL_ADDRESS = 700,
+  E_ALREADY_ENABLED = 704,
+  E_INVALID_CONTEXT = 201,
+  E_INVALID_HANDLE = 400
+};
 
 struct nn_fake_ctx {
   int dev;
@@ -37,11 +48,11 @@ struct nn_fake_ctx {
 struct nn_fake_alloc {
   uint64_t base;
   size_t size;
-  int dev;              /* the device whose memory it is */
-  int fd;               /* the memfd behind it, -1 for a mapping of another's */
-  int mapped;           /* made by cuMemMap or cuIpcOpenMemHandle: reachable by `access` alone */
-  unsigned access;      /* bit d: device d may touch it */
-  int imported;         /* another process's memory */
+  int dev;         /* the device whose memory it is */
+  int fd;          /* the memfd behind it, -1 for a mapping of another's */
+  int mapped;      /* made by cuMemMap or cuIpcOpenMemHandle: reachable by `access` alone */
+  unsigned access; /* bit d: device d may touch it */
+  int imported;    /* another process's memory */
 };
 
 extern struct nn_fake_alloc nn_fake_allocs[MAX_ALLOCS];

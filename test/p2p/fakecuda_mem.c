@@ -14,22 +14,28 @@
 
 #define GRANULARITY (2u << 20)
 #define MAX_HANDLES 64
-#define IPC_MAGIC 0x4b46464eu   /* "NFFK" */
+#define IPC_MAGIC 0x4b46464eu /* "NFFK" */
 
 API int cuMemAlloc_v2(uint64_t *p, size_t bytes);
 API int cuMemFree_v2(uint64_t p);
 API int cuMemGetAllocationGranularity(size_t *gran, const void *prop, int option);
-API int cuMemCreate(unsigned long long *handle, size_t size, const void *prop, unsigned long long flags);
-API int cuMemExportToShareableHandle(void *shareable, unsigned long long handle, int type, unsigned long long flags);
+API int cuMemCreate(unsigned long long *handle, size_t size, const void *prop,
+                    unsigned long long flags);
+API int cuMemExportToShareableHandle(void *shareable, unsigned long long handle, int type,
+                                     unsigned long long flags);
 API int cuMemImportFromShareableHandle(unsigned long long *handle, void *os_handle, int type);
-API int cuMemAddressReserve(uint64_t *ptr, size_t size, size_t align, uint64_t addr, unsigned long long flags);
-API int cuMemMap(uint64_t ptr, size_t size, size_t offset, unsigned long long handle, unsigned long long flags);
+API int cuMemAddressReserve(uint64_t *ptr, size_t size, size_t align, uint64_t addr,
+                            unsigned long long flags);
+API int cuMemMap(uint64_t ptr, size_t size, size_t offset, unsigned long long handle,
+                 unsigned long long flags);
 API int cuMemSetAccess(uint64_t ptr, size_t size, const void *desc, size_t count);
 API int cuMemUnmap(uint64_t ptr, size_t size);
 API int cuMemRelease(unsigned long long handle);
 API int cuMemAddressFree(uint64_t ptr, size_t size);
 API int cuIpcGetMemHandle(void *handle, uint64_t ptr);
-struct ipc_bytes { char b[64]; };   /* CUipcMemHandle, passed by value */
+struct ipc_bytes {
+  char b[64];
+}; /* CUipcMemHandle, passed by value */
 API int cuIpcOpenMemHandle_v2(uint64_t *ptr, struct ipc_bytes handle, unsigned flags);
 API int cuIpcCloseMemHandle(uint64_t ptr);
 
@@ -37,9 +43,18 @@ struct nn_fake_alloc nn_fake_allocs[MAX_ALLOCS];
 pthread_mutex_t nn_fake_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* cuMemCreate's handles: a memfd, its size and device; 0 is no handle */
-static struct { int fd; size_t size; int dev; int imported; } handles[MAX_HANDLES + 1];
+static struct {
+  int fd;
+  size_t size;
+  int dev;
+  int imported;
+} handles[MAX_HANDLES + 1];
 
-struct ipc { unsigned magic; int pid, fd, dev; uint64_t size; };
+struct ipc {
+  unsigned magic;
+  int pid, fd, dev;
+  uint64_t size;
+};
 
 struct nn_fake_alloc *nn_fake_find(uint64_t p, size_t bytes) {
   for (int i = 0; i < MAX_ALLOCS; i++) {
@@ -75,7 +90,11 @@ void *nn_fake_memfd(int dev, size_t bytes, int *fd) {
   *fd = make_memfd(dev, bytes);
   if (*fd < 0) return NULL;
   void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-  if (mem == MAP_FAILED) { close(*fd); *fd = -1; return NULL; }
+  if (mem == MAP_FAILED) {
+    close(*fd);
+    *fd = -1;
+    return NULL;
+  }
   return mem;
 }
 
@@ -94,7 +113,8 @@ int cuMemAlloc_v2(uint64_t *p, size_t bytes) {
   int fd;
   void *mem = nn_fake_memfd(nn_fake_current->dev, bytes, &fd);
   if (!mem) return E_OUT_OF_MEMORY;
-  if (record((struct nn_fake_alloc){(uint64_t)(uintptr_t)mem, bytes, nn_fake_current->dev, fd, 0, 0, 0})) {
+  if (record((struct nn_fake_alloc){(uint64_t)(uintptr_t)mem, bytes, nn_fake_current->dev, fd, 0, 0,
+                                    0})) {
     munmap(mem, bytes);
     close(fd);
     return E_OUT_OF_MEMORY;
@@ -148,7 +168,8 @@ static int new_handle(int fd, size_t size, int dev, int imported, unsigned long 
 
 static int valid(unsigned long long h) { return h >= 1 && h <= MAX_HANDLES && handles[h].size; }
 
-int cuMemCreate(unsigned long long *handle, size_t size, const void *prop, unsigned long long flags) {
+int cuMemCreate(unsigned long long *handle, size_t size, const void *prop,
+                unsigned long long flags) {
   (void)flags;
   int dev = prop_device(prop), fd;
   if (dev < 0 || dev >= nn_fake_gpus || size % GRANULARITY) return E_INVALID_VALUE;
@@ -156,7 +177,8 @@ int cuMemCreate(unsigned long long *handle, size_t size, const void *prop, unsig
   return new_handle(fd, size, dev, 0, handle);
 }
 
-int cuMemExportToShareableHandle(void *shareable, unsigned long long handle, int type, unsigned long long flags) {
+int cuMemExportToShareableHandle(void *shareable, unsigned long long handle, int type,
+                                 unsigned long long flags) {
   (void)flags;
   if (type != 1 || !valid(handle)) return E_INVALID_VALUE;
   int fd = fcntl(handles[handle].fd, F_DUPFD_CLOEXEC, 0);
@@ -185,7 +207,8 @@ int cuMemImportFromShareableHandle(unsigned long long *handle, void *os_handle, 
   return own < 0 ? E_OUT_OF_MEMORY : new_handle(own, (size_t)st.st_size, dev, 1, handle);
 }
 
-int cuMemAddressReserve(uint64_t *ptr, size_t size, size_t align, uint64_t addr, unsigned long long flags) {
+int cuMemAddressReserve(uint64_t *ptr, size_t size, size_t align, uint64_t addr,
+                        unsigned long long flags) {
   (void)align, (void)addr, (void)flags;
   void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return E_OUT_OF_MEMORY;
@@ -193,20 +216,24 @@ int cuMemAddressReserve(uint64_t *ptr, size_t size, size_t align, uint64_t addr,
   return OK;
 }
 
-int cuMemMap(uint64_t ptr, size_t size, size_t offset, unsigned long long handle, unsigned long long flags) {
+int cuMemMap(uint64_t ptr, size_t size, size_t offset, unsigned long long handle,
+             unsigned long long flags) {
   (void)flags;
   if (!valid(handle) || offset || size > handles[handle].size) return E_INVALID_VALUE;
-  void *p = mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, handles[handle].fd, 0);
+  void *p = mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 handles[handle].fd, 0);
   if (p == MAP_FAILED) return E_OUT_OF_MEMORY;
   int imported = handles[handle].imported;
-  return record((struct nn_fake_alloc){ptr, size, handles[handle].dev, -1, 1, 0, imported}) ? E_OUT_OF_MEMORY : OK;
+  return record((struct nn_fake_alloc){ptr, size, handles[handle].dev, -1, 1, 0, imported})
+             ? E_OUT_OF_MEMORY
+             : OK;
 }
 
 int cuMemSetAccess(uint64_t ptr, size_t size, const void *desc, size_t count) {
   pthread_mutex_lock(&nn_fake_lock);
   struct nn_fake_alloc *a = nn_fake_find(ptr, size);
   for (size_t i = 0; a && i < count; i++) {
-    int type, id;   /* CUmemAccessDesc: {location {type, id}, flags}, 12 bytes */
+    int type, id; /* CUmemAccessDesc: {location {type, id}, flags}, 12 bytes */
     memcpy(&type, (const char *)desc + 12 * i, sizeof type);
     memcpy(&id, (const char *)desc + 12 * i + 4, sizeof id);
     if (type == 1 && id >= 0 && id < MAX_GPUS) a->access |= 1u << id;
@@ -227,14 +254,17 @@ int cuMemRelease(unsigned long long handle) {
   return OK;
 }
 
-int cuMemAddressFree(uint64_t ptr, size_t size) { return munmap((void *)(uintptr_t)ptr, size) ? E_INVALID_VALUE : OK; }
+int cuMemAddressFree(uint64_t ptr, size_t size) {
+  return munmap((void *)(uintptr_t)ptr, size) ? E_INVALID_VALUE : OK;
+}
 
 /* ---------- legacy CUDA IPC ---------- */
 
 int cuIpcGetMemHandle(void *handle, uint64_t ptr) {
   pthread_mutex_lock(&nn_fake_lock);
   struct nn_fake_alloc *a = nn_fake_find(ptr, 1);
-  struct ipc h = {IPC_MAGIC, (int)getpid(), a && a->base == ptr ? a->fd : -1, a ? a->dev : -1, a ? a->size : 0};
+  struct ipc h = {IPC_MAGIC, (int)getpid(), a && a->base == ptr ? a->fd : -1, a ? a->dev : -1,
+                  a ? a->size : 0};
   pthread_mutex_unlock(&nn_fake_lock);
   if (h.fd < 0) return E_INVALID_VALUE;
   memset(handle, 0, 64);
@@ -248,7 +278,8 @@ int cuIpcOpenMemHandle_v2(uint64_t *ptr, struct ipc_bytes handle, unsigned flags
   char path[64];
   memcpy(&h, handle.b, sizeof h);
   if (!nn_fake_current) return E_INVALID_CONTEXT;
-  if (h.magic != IPC_MAGIC || h.pid == (int)getpid()) return E_INVALID_VALUE;   /* as CUDA: not in its own process */
+  if (h.magic != IPC_MAGIC || h.pid == (int)getpid())
+    return E_INVALID_VALUE; /* as CUDA: not in its own process */
   snprintf(path, sizeof path, "/proc/%d/fd/%d", h.pid, h.fd);
   int fd = open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return E_INVALID_HANDLE;
@@ -256,7 +287,8 @@ int cuIpcOpenMemHandle_v2(uint64_t *ptr, struct ipc_bytes handle, unsigned flags
   close(fd);
   if (p == MAP_FAILED) return E_OUT_OF_MEMORY;
   unsigned access = 1u << nn_fake_current->dev;
-  if (record((struct nn_fake_alloc){(uint64_t)(uintptr_t)p, (size_t)h.size, h.dev, -1, 1, access, 1})) {
+  if (record((struct nn_fake_alloc){(uint64_t)(uintptr_t)p, (size_t)h.size, h.dev, -1, 1, access,
+                                    1})) {
     munmap(p, (size_t)h.size);
     return E_OUT_OF_MEMORY;
   }
