@@ -192,7 +192,7 @@ $(BUILD)/tools/nn_drv_print: test/gpu/drv_print.c test/gpu/driver_format.c test/
 	$(CC) $(CFLAGS_ALL) $(INC_ALL) -Itest/gpu $< test/gpu/driver_format.c -o $@ $(LDFLAGS_ALL)
 $(BUILD)/tools/nn_plugin_lines: test/gpu/plugin_lines.c $(ABI_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -Wl,--export-dynamic-symbol=ncclGetVersion
 # NCCL_INC/NCCL_LIB and CUDART_INC/CUDART_LIB: the directories test/gpu/find_cuda.sh found.
 NCCL_INC ?= $(CUDA_HOME)/include
 NCCL_LIB ?= $(CUDA_HOME)/lib64

@@ -28,6 +28,7 @@ struct cmp_rec {
   int dev;              /* CUDA device from the log line's "[D]", -1 unknown */
   int rank;             /* rank in the communicator or the launcher's, -1 unknown */
   char hash[32];        /* "-" when the record has none */
+  char nccl[32];        /* the NCCL release the plugin was loaded into; "" unknown (older records) */
   int nranks;
   char *table;          /* canonical table lines, "coll lo-hi -> choice\n" */
   size_t table_len, table_cap;
@@ -176,6 +177,8 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
     r->comm = id;
     rec_text(r->host, sizeof r->host, host && host->type == NN_JV_STR ? host->str : "?", NN_PRINTABLE_CSTR);
     if (hash && hash->type == NN_JV_STR) rec_text(r->hash, sizeof r->hash, hash->str, NN_PRINTABLE_CSTR);
+    const struct nn_jv *nccl = nn_json_get(&p, o, "nccl");
+    if (nccl && nccl->type == NN_JV_STR) rec_text(r->nccl, sizeof r->nccl, nccl->str, NN_PRINTABLE_CSTR);
     rc = json_ids(r, &p, o, err, errsz) ? -1 : table_init(r);
     for (int i = table->first; !rc && i >= 0; i = p.v[i].next) {
       char why[200];
@@ -236,9 +239,11 @@ static struct cmp_rec *open_rec(struct cmp_set *s, const struct log_prefix *lp) 
   return NULL;
 }
 
-/* "nccl-numa V: tuner vN, config PATH hash H (...), comm 0x... nRanks N nNodes M ..." */
+/* "nccl-numa V: tuner vN on NCCL X.Y.Z (LIB), config PATH hash H (...), comm 0x... nRanks N
+ * nNodes M ..." (before 0.1.0's loaded-NCCL note: "tuner vN, config ...") */
 static int init_line(struct cmp_set *s, const struct log_prefix *lp, const char *file, int lineno) {
   const char *comm = strstr(lp->msg, ", comm 0x"), *hash = strstr(lp->msg, " hash ");
+  const char *nccl = strstr(lp->msg, " on NCCL "), *config = strstr(lp->msg, ", config ");
   uint64_t id;
   if (!comm || parse_hex64(comm + strlen(", comm "), &id)) return 0;
   struct cmp_rec *r = new_rec(s, file, lineno);
@@ -250,6 +255,7 @@ static int init_line(struct cmp_set *s, const struct log_prefix *lp, const char 
   r->dev = lp->dev;
   r->nranks = (int)field(lp->msg, " nRanks ");
   if (hash) rec_text(r->hash, sizeof r->hash, hash + 6, strcspn(hash + 6, " ,("));
+  if (nccl && config && nccl < config) rec_text(r->nccl, sizeof r->nccl, nccl + 9, strcspn(nccl + 9, " ,("));
   r->open = 1;
   return table_init(r);
 }
@@ -350,23 +356,34 @@ static void who(const struct cmp_rec *r, char *buf, size_t size) {
   else snprintf(buf, size, "%s pid %ld", r->host, r->pid);
 }
 
-/* Variants of one field (hash or table) among the records idx[0..n) of one communicator. */
-static int report_field(const struct cmp_set *s, const int *idx, int n, int is_table, FILE *out) {
+enum cmp_field { CMP_HASH, CMP_TABLE, CMP_NCCL };
+
+/* The record's value of field f; "" for a release no record or line named. */
+static const char *field_of(const struct cmp_rec *r, int f) {
+  return f == CMP_TABLE ? r->table : f == CMP_HASH ? r->hash : r->nccl;
+}
+
+static const char *const field_names[] = {"config contents (hash)", "decision tables", "NCCL releases loaded"};
+static const char *const field_labels[] = {"hash", "table", "NCCL"};
+
+/* Variants of one field among the records idx[0..n) of one communicator; an unknown NCCL
+ * release (a record from before the plugin named it) differs from none. */
+static int report_field(const struct cmp_set *s, const int *idx, int n, int f, FILE *out) {
   const char *vals[64];
-  int nv = 0;
+  int nv = 0, is_table = f == CMP_TABLE;
   for (int i = 0; i < n && nv < 64; i++) {
-    const char *v = is_table ? s->r[idx[i]].table : s->r[idx[i]].hash;
-    int seen = 0;
+    const char *v = field_of(&s->r[idx[i]], f);
+    int seen = f == CMP_NCCL && !*v;
     for (int k = 0; k < nv && !seen; k++) seen = !strcmp(vals[k], v);
     if (!seen) vals[nv++] = v;
   }
   if (nv <= 1) return 0;
-  fprintf(out, "  MISMATCH: %d different %s:\n", nv, is_table ? "decision tables" : "config contents (hash)");
+  fprintf(out, "  MISMATCH: %d different %s:\n", nv, field_names[f]);
   for (int k = 0; k < nv; k++) {
     if (is_table) fprintf(out, "    table %c:", 'A' + k);
-    else fprintf(out, "    hash %s:", vals[k]);
+    else fprintf(out, "    %s %s:", field_labels[f], vals[k]);
     for (int i = 0; i < n; i++) {
-      const char *v = is_table ? s->r[idx[i]].table : s->r[idx[i]].hash;
+      const char *v = field_of(&s->r[idx[i]], f);
       char w[200];
       who(&s->r[idx[i]], w, sizeof w);
       if (!strcmp(v, vals[k])) fprintf(out, " %s (%s);", w, s->r[idx[i]].where);
@@ -399,14 +416,18 @@ static int report_comm(const struct cmp_set *s, int first, int n, FILE *out) {
   }
   fprintf(out, "comm 0x%016" PRIx64 ": %d record(s) from %d host(s), nRanks %d\n", s->r[first].comm, m, hosts,
           nranks);
-  int bad = report_field(s, idx, m, 0, out) + report_field(s, idx, m, 1, out);
+  int bad = report_field(s, idx, m, CMP_HASH, out) + report_field(s, idx, m, CMP_TABLE, out) +
+            report_field(s, idx, m, CMP_NCCL, out);
   if (nranks > m) {
     fprintf(out, "  INCOMPLETE: records of %d of %d ranks (the others' logs are missing, or nccl-numa "
             "was not active there)\n", m, nranks);
     bad++;
   }
+  const char *nccl = "";
+  for (int i = 0; i < m && !*nccl; i++) nccl = s->r[first + i].nccl;
   if (!bad)
-    fprintf(out, "  ok: every rank used config hash %s and the same decision table\n", s->r[first].hash);
+    fprintf(out, "  ok: every rank used config hash %s and the same decision table%s%s\n", s->r[first].hash,
+            *nccl ? ", on NCCL " : "", nccl);
   return bad ? 1 : 0;
 }
 

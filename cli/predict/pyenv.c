@@ -130,27 +130,37 @@ static void three_numbers(const char *s, char *v, size_t size) {
   v[n] = 0;
 }
 
-int nn_pyenv_wheel_version(const char *site, char *metadata, size_t size) {
-  char pattern[PATH_MAX + 64], err[PATH_MAX + 64], *text = NULL;
+int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz, char *metadata,
+                          size_t msz) {
+  char pattern[PATH_MAX + 128], err[PATH_MAX + 64], *text = NULL;
   size_t len;
   glob_t g;
-  int code = 0;
-  if (size) metadata[0] = 0;
-  snprintf(pattern, sizeof pattern, "%s/nvidia_nccl_cu*.dist-info/METADATA", site);
+  if (vsz) version[0] = 0;
+  if (msz) metadata[0] = 0;
+  snprintf(pattern, sizeof pattern, "%s/%s-[0-9]*.dist-info/METADATA", site, dist);
   if (glob(pattern, 0, NULL, &g)) return 0;
   if (g.gl_pathc && !nn_file_read(AT_FDCWD, g.gl_pathv[0], 0, 1u << 20, &text, &len, err, sizeof err)) {
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && !code; line = strtok_r(NULL, "\n", &save)) {
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && !version[0];
+         line = strtok_r(NULL, "\n", &save)) {
       if (strncmp(line, "Version:", 8)) continue;
-      char v[16];
-      three_numbers(line + 8 + strspn(line + 8, " \t"), v, sizeof v);
-      code = nn_nccl_version_parse(v);
-      code = code > 0 ? code : 0;
+      const char *v = line + 8 + strspn(line + 8, " \t");
+      snprintf(version, vsz, "%.*s", (int)strcspn(v, " \t\r"), v);
     }
-    if (code) snprintf(metadata, size, "%s", g.gl_pathv[0]);
+    if (version[0]) snprintf(metadata, msz, "%s", g.gl_pathv[0]);
   }
   free(text);
   globfree(&g);
-  return code;
+  return version[0] != 0;
+}
+
+int nn_pyenv_wheel_version(const char *site, char *metadata, size_t size) {
+  char text[64], v[16];
+  if (!nn_pyenv_dist_version(site, "nvidia_nccl_cu*", text, sizeof text, metadata, size)) return 0;
+  three_numbers(text, v, sizeof v);
+  int code = nn_nccl_version_parse(v);
+  if (code > 0) return code;
+  if (size) metadata[0] = 0;
+  return 0;
 }
 
 static int is_file_in(const char *dir, size_t len, const char *tail, char *path, size_t size) {

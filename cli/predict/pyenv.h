@@ -40,6 +40,13 @@ int nn_pyenv_site_dirs(const char *python, char *buf, size_t size, char *why, si
  * in `metadata`. Returns the code, or 0 when there is none (no dist-info, no X.Y.Z). */
 int nn_pyenv_wheel_version(const char *site, char *metadata, size_t size);
 
+/* The Version of SITE/DIST-<version>.dist-info/METADATA (DIST a glob: "sglang",
+ * "nvidia_nccl_cu*"; a dist-info's name normalises '-' to '_'), as written, into version, with
+ * that METADATA's path in `metadata`. Returns 1, or 0 when there is none (no such dist-info,
+ * no Version line). Read only, never imported. */
+int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz, char *metadata,
+                          size_t msz);
+
 /* Picks from `syspath` (absolute entries one a line, in sys.path order; others are skipped):
  * the first entry holding torch, when it also holds nvidia/nccl/lib/libnccl.so.2 (torch's
  * libraries load that one); else the first entry holding that file. Returns 1 with `out`

@@ -9,12 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allocconf.h"
 #include "cache.h"
 #include "cudrv.h"
 #include "env_names.h"
 #include "log.h"
 #include "nccl_model.h"
 #include "nccl_log.h"
+#include "ncclload.h"
 #include "nn_version.h"
 #include "privdir.h"
 #include "topo_xml.h"
@@ -82,6 +84,7 @@ static struct {
   int told_user_topo;
   int told_visible;         /* the visible set's decision was logged */
   int told_p2p;             /* the current version's p2p line was explained */
+  int told_graph;           /* the current version's NCCL_GRAPH_REGISTER was explained */
   int version;              /* NCCL_VERSION_CODE from init */
   char release[16];         /* the same as "2.30.7", for messages */
   char release_told[17];    /* the hash of the version whose release notes were WARNed */
@@ -117,6 +120,7 @@ static void hold_version(struct nn_cache_version *v, const struct nn_p2p_serving
   if (!v || old == v) { nn_cache_release(v); return; }
   g_env.cur = (struct nn_served){.version = v, .p2p = *p2p, .slot = -1};
   g_env.told_p2p = 0;
+  g_env.told_graph = 0;
   nn_cache_release(old);
 }
 
@@ -401,6 +405,19 @@ static const char *served_topo_file(void) {
   return out;
 }
 
+/* Whether the mapping's peer access goes to NCCL in this process: its p2p line is served as
+ * ok here (tested GPUs, running driver: p2p_for_process), and the user sets none of NCCL's
+ * peer-access variables (theirs win, p2p_message). */
+static int p2p_served(const struct nn_served *s) {
+  return s && s->p2p.state == NN_P2P_OK && !getenv("NCCL_P2P_LEVEL") && !getenv("NCCL_P2P_DISABLE");
+}
+
+/* Whether NCCL_GRAPH_REGISTER=0 is what this process needs (allocconf.h): peer access served
+ * and PyTorch's allocator on expandable segments (the variable that says so into *var). */
+static int graph_register_off(const struct nn_served *s, const char **var) {
+  return p2p_served(s) && nn_allocconf_process_expandable(var);
+}
+
 /* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
  * note (env_names.h), *serve 0 when it is not served. */
 static const char *release_note(const char *name, const char *value, int *serve, char *buf,
@@ -410,7 +427,8 @@ static const char *release_note(const char *name, const char *value, int *serve,
 }
 
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
- * parser keeps no other, and only a value the loaded release reads as meant), else NULL. */
+ * parser keeps no other, and only a value the loaded release reads as meant), else what the
+ * plugin itself decides (NCCL_GRAPH_REGISTER), else NULL. */
 static const char *served_value(const char *name) {
   const char *real = getenv(name);
   if (real) return real;
@@ -422,7 +440,34 @@ static const char *served_value(const char *name) {
   char note[640];
   int serve = 1;
   if (value) release_note(name, value, &serve, note, sizeof note);
+  if ((!value || !serve) && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(s, NULL))
+    return intern_value("0");
   return serve ? intern_value(value) : NULL;
+}
+
+/* What decided NCCL_GRAPH_REGISTER where peer access meets expandable segments, into msg,
+ * once per version; empty when that combination is not this process's. Called with
+ * g_env.lock held, as p2p_message. */
+static void graph_message(const char *name, char *msg, size_t size) {
+  struct nn_served *s = current();
+  const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
+  const char *var = NULL;
+  msg[0] = 0;
+  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(s, &var)) return;
+  g_env.told_graph = 1;
+  const char *user = getenv(name), *mapped = nn_config_env(cfg, name);
+  static const char hang[] = "NCCL's peer access with CUDA-graph buffer registration and PyTorch's "
+                             "expandable segments has hung graph capture (pytorch/pytorch#158029)";
+  if (user)
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s is set in the environment: the user's value "
+             "wins (%s; 0 avoids it)", user, hang);
+  else if (mapped)
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s from the mapping's env line wins (%s; 0 avoids "
+             "it)", mapped, hang);
+  else
+    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line %d) is served and "
+             "%s turns on expandable_segments; %s. Set NCCL_GRAPH_REGISTER to choose otherwise",
+             cfg->p2p.line, var, hang);
 }
 
 /* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
@@ -514,9 +559,12 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   if (tell) snprintf(g_env.release_told, sizeof g_env.release_told, "%s", nn_cache_hash(v));
   pthread_mutex_unlock(&g_env.lock);
   if (tell) warn_release_notes(cfg, nn_cache_path(v), logger);
+  const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
-              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s, config %s (%s), hash %s, %d env defaults",
-              abi_version, major, minor, patch, suffix ? suffix : "", v ? nn_cache_path(v) : "-",
+              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "
+              "%d env defaults", abi_version, major, minor, patch, suffix ? suffix : "",
+              loaded->code ? "loaded from " : "no libnccl found among the loaded objects",
+              loaded->code ? loaded->path : "", v ? nn_cache_path(v) : "-",
               cfg ? "ok" : status == NN_CFG_INVALID ? "rejected" : status == NN_CFG_MOVING ? "changing" : "absent",
               nn_cache_hash(v), cfg ? cfg->n_envs : 0);
   nn_cache_release(v);
@@ -543,6 +591,7 @@ nn_ncclResult_t nn_env_finalize(void) {
   g_env.told_user_topo = 0;
   g_env.told_visible = 0;
   g_env.told_p2p = 0;
+  g_env.told_graph = 0;
   g_env.release_told[0] = 0;
   pthread_mutex_unlock(&g_env.lock);
   return nn_ncclSuccess;
@@ -555,15 +604,17 @@ const char *nn_env_get(const char *name) {
   int initialized = g_env.initialized;
   pthread_mutex_unlock(&g_env.lock);
   if (initialized && !strcmp(name, "NCCL_TOPO_FILE")) return served_topo_file();
-  char p2p[1200] = "";
+  char p2p[1200] = "", graph[512] = "";
   int warn = 0;
   pthread_mutex_lock(&g_env.lock);
   const char *value = g_env.initialized ? served_value(name) : getenv(name);
   if (g_env.initialized) p2p_message(name, p2p, sizeof p2p, &warn);
+  if (g_env.initialized) graph_message(name, graph, sizeof graph);
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, g_env.logger);
   pthread_mutex_unlock(&g_env.lock);
   if (p2p[0] && warn) nn_log_warn(logger, "%s", p2p);
   else if (p2p[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", p2p);
+  if (graph[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "%s", graph);
   return value;
 }

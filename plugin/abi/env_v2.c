@@ -3,9 +3,11 @@
 #include "env.h"
 #include "env_v2.h"
 #include "tuner.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v2(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
                                nn_ncclDebugLogger_t logger) {
+  nn_ncclload_note(__builtin_return_address(0));   /* NCCL called: the loaded NCCL, once */
   return nn_env_init(major, minor, patch, suffix, logger, 2);
 }
 

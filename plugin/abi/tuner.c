@@ -4,6 +4,7 @@
 #include "tuner.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "nccl_forced.h"
 #include "nccl_log.h"
 #include "nccl_model.h"
+#include "ncclload.h"
 #include "nn_version.h"
 #include "numparse.h"
 #include "topology.h"
@@ -148,6 +150,20 @@ static void append_process(struct table_json *t) {
   }
 }
 
+/* The NCCL this process loaded the plugin into (ncclload.h): "nccl" its release, "ncclLib"
+ * its file; null when none was found. */
+static void append_nccl(struct table_json *t) {
+  const struct nn_ncclload *l = nn_ncclload_get();
+  char release[32];
+  if (!l->code) {
+    nn_log_appendf(t->buf, t->size, &t->len, ",\"nccl\":null,\"ncclLib\":null");
+    return;
+  }
+  nn_nccl_version_format(l->code, release, sizeof release);
+  nn_log_appendf(t->buf, t->size, &t->len, ",\"nccl\":\"%s\",\"ncclLib\":", release);
+  nn_log_json_string(t->buf, t->size, &t->len, l->path);
+}
+
 /* Formats the record into t->buf (t->size bytes). Returns 0 when it fitted whole. */
 static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cache_version *v,
                               const struct nn_policy *p, struct table_json *t) {
@@ -164,6 +180,7 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cach
                  nn_scope_name(nn_policy_scope(p)));
   nn_log_json_string(t->buf, t->size, &t->len, nn_cache_path(v));
   nn_log_appendf(t->buf, t->size, &t->len, ",\"configHash\":\"%s\"", nn_cache_hash(v));
+  append_nccl(t);
   append_process(t);
   nn_log_appendf(t->buf, t->size, &t->len, ",\"table\":[");
   nn_policy_visit(p, json_segment, t);
@@ -272,9 +289,11 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cache_version
   if (info_wanted(cfg)) {
     char sockets[256];
     nn_topology_describe_sockets(cfg, sockets, sizeof sockets);
+    char nccl[PATH_MAX + 64];
+    nn_ncclload_describe(nn_ncclload_get(), nccl, sizeof nccl);
     nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
-                "nccl-numa " NN_VERSION ": tuner v%d, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu scope %s, "
-                "%d of %d rules apply, %s", a->abi_version, nn_cache_path(v), nn_cache_hash(v), sockets,
+                "nccl-numa " NN_VERSION ": tuner v%d on %s, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu "
+                "scope %s, %d of %d rules apply, %s", a->abi_version, nccl, nn_cache_path(v), nn_cache_hash(v), sockets,
                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
                 nn_policy_rule_count(p), cfg->n_rules, model_note);
     log_forced(a, cfg);

@@ -2,9 +2,11 @@
 /* tuner_v2.c - NCCL 2.21: indices out, no cost table. */
 #include "tuner.h"
 #include "tuner_v2.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v2(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogger_t logger, void **ctx) {
   struct nn_tuner_init_args a = {.abi_version = 2, .n_ranks = n_ranks, .n_nodes = n_nodes, .logger = logger};
+  nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
 

@@ -2,9 +2,11 @@
 /* tuner_v4.c - NCCL 2.24-2.27: v3 plus regBuff. */
 #include "tuner.h"
 #include "tuner_v4.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v4(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogger_t logger, void **ctx) {
   struct nn_tuner_init_args a = {.abi_version = 4, .n_ranks = n_ranks, .n_nodes = n_nodes, .logger = logger};
+  nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
 

@@ -2,6 +2,7 @@
 /* tuner_v5.c - NCCL 2.28: commId, NVL domain info and editable constants at init. */
 #include "tuner.h"
 #include "tuner_v5.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
@@ -10,6 +11,7 @@ static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, siz
   struct nn_tuner_init_args a = {.abi_version = 5, .comm_id = comm_id, .n_ranks = n_ranks,
                                  .n_nodes = n_nodes, .logger = logger,
                                  .hw_latencies = constants ? &constants->hwLatencies : NULL};
+  nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
 

@@ -3,6 +3,7 @@
  * NCCL's value untouched where none applies). */
 #include "tuner.h"
 #include "tuner_v6.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v6(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v6_t *nvl,
@@ -11,6 +12,7 @@ static nn_ncclResult_t init_v6(void **ctx, uint64_t comm_id, size_t n_ranks, siz
   struct nn_tuner_init_args a = {.abi_version = 6, .comm_id = comm_id, .n_ranks = n_ranks,
                                  .n_nodes = n_nodes, .logger = logger,
                                  .hw_latencies = constants ? &constants->hwLatencies : NULL};
+  nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
 

@@ -3,6 +3,7 @@
  * whose compute-capability tables have a fifth row; only hwLatencies, at v5's offset, is handed on. */
 #include "tuner.h"
 #include "tuner_v7.h"
+#include "ncclload.h"
 
 static nn_ncclResult_t init_v7(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v7_t *nvl,
@@ -11,6 +12,7 @@ static nn_ncclResult_t init_v7(void **ctx, uint64_t comm_id, size_t n_ranks, siz
   struct nn_tuner_init_args a = {.abi_version = 7, .comm_id = comm_id, .n_ranks = n_ranks,
                                  .n_nodes = n_nodes, .logger = logger,
                                  .hw_latencies = constants ? &constants->hwLatencies : NULL};
+  nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
 

@@ -34,6 +34,17 @@ static void logger(int level, unsigned long flags, const char *file, int line, c
   va_end(ap);
 }
 
+/* The release played, answered as NCCL's own ncclGetVersion does (src/init.cc): exported
+ * (the Makefile's --export-dynamic-symbol), so the plugin finds its host's release and file
+ * among the loaded objects as it does in a real NCCL (ncclload.h). */
+static int played = 23007;
+__attribute__((visibility("default"))) int ncclGetVersion(int *version);
+int ncclGetVersion(int *version) {
+  if (!version) return 4;   /* ncclInvalidArgument */
+  *version = played;
+  return 0;
+}
+
 /* What the kit needs of either env plugin ABI. */
 struct env_api {
   const char *name;
@@ -76,6 +87,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (old) played = 22809;
   void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   /* tuner v5 and v6 agree up to finalize; v6 only adds getChunkSize at the end */
   nn_ncclTuner_v6_t *tuner = h ? dlsym(h, old ? "ncclTunerPlugin_v5" : "ncclTunerPlugin_v6") : NULL;

@@ -41,6 +41,16 @@ echo "$out"
 grep -q "ENV/Plugin: Using nccl-numa (v$want)" <<<"$out" || { echo "FAIL: NCCL did not use the env plugin nccl-numa (v$want)"; exit 1; }
 grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<"$out" || { echo "FAIL: NCCL_SOCKET_IFNAME was not served as lo"; exit 1; }
 grep -q "nccl-numa $version: env plugin v" <<<"$out" || { echo "FAIL: the plugin's INIT line does not name version $version"; exit 1; }
+# The INIT line names the NCCL the plugin was loaded into, found among the loaded objects: the
+# library nccl_smoke linked, and its release as that library's own version string says.
+release=$(strings -a "$lib" | grep -oE '^NCCL version [0-9]+\.[0-9]+\.[0-9]+' | head -n1 | sed 's/NCCL version //')
+loaded=$(grep -o "env plugin v[0-9]* on NCCL [^ ]* (loaded from [^)]*)" <<<"$out" | head -n1)
+case "$loaded" in
+  *"on NCCL $release"*"(loaded from "*libnccl.so*")") ;;
+  *) echo "FAIL: the INIT line does not name the loaded NCCL $release and its library: '$loaded'"; exit 1 ;;
+esac
+[ "$(readlink -f "$(sed 's/.*loaded from //; s/)$//' <<<"$loaded")")" = "$(readlink -f "$lib")" ] ||
+  { echo "FAIL: the INIT line names another library than $lib: '$loaded'"; exit 1; }
 
 # Control: the same run without the env line must not show the variable, or the check above proves nothing.
 out=$(run "$dir/without-env.conf")
