@@ -116,7 +116,7 @@ check "hang: exit 1 within the time limit (2 pairs x 3 s; took ${took} s after t
 check "hang: the pair is broken: no answer during 'write', killed" "grep -q \"0->1: hung: no answer within 3 s during 'write', killed\" '$tmp/out'"
 check "hang: p2p broken" "grep -q '^p2p broken ' '$tmp/out'"
 check "hang: nothing of the hung pairs is left running" "! pgrep -x '$tag' >/dev/null"
-NN_FAKECUDA=hang NN_FAKECUDA_BAD=1:2 NN_FAKECUDA_GPUS=3 NN_FAKECUDA_TAG=$tag p2p --timeout 2
+NN_FAKECUDA=hang NN_FAKECUDA_BAD=1:2 NN_FAKECUDA_GPUS=3 NN_FAKECUDA_TAG=$tag p2p --timeout 10
 check "hang on one link: only 1->2 and 2->1 broken, the rest works" \
   "[ $rc -eq 1 ] && [ \$(grep -c ' BROKEN\$' '$tmp/out') -eq 2 ] && row '1->2' | grep -q BROKEN && [ \$(grep -c ' works\$' '$tmp/out') -eq 4 ]"
 check "hang on one link: nothing left running" "! pgrep -x '$tag' >/dev/null"
