@@ -94,6 +94,12 @@ $(BUILD)/obj/plugin/core/%.o: AREA_INC = $(INC_CORE)
 $(BUILD)/obj/plugin/core/%.o: AREA_CHECK = $(call area_refuse,include/abi/|plugin/abi/)
 $(BUILD)/obj/plugin/abi/%.o: AREA_INC = $(INC_ABI)
 $(BUILD)/obj/cli/%.o: AREA_INC = $(INC_CLI)
+# The benchmark (cli/sweep: ab, calibrate, report) and the Proxmox rewriter (cli/proxmox) are
+# leaves of the command: only their commands (cli/cmd) and their tests include them.
+$(BUILD)/obj/cli/%.o: AREA_CHECK = $(call area_refuse,cli/sweep/|cli/proxmox/)
+$(BUILD)/obj/cli/sweep/%.o: AREA_CHECK = $(call area_refuse,cli/proxmox/)
+$(BUILD)/obj/cli/proxmox/%.o: AREA_CHECK = $(call area_refuse,cli/sweep/)
+$(BUILD)/obj/cli/cmd/%.o: AREA_CHECK =
 # area_refuse PATTERN: fail (and remove the object) when a header the object included
 # matches PATTERN, however it was named in the #include.
 area_refuse = @if grep -Eq '(^| )[^ :]*($(1))' $(@:.o=.d); then \
@@ -324,6 +330,15 @@ stress:
 	@BUILD=$(BUILD) bash test/stress/run.sh
 lint:
 	@bash test/lint/run.sh
+# The tests of `make check` on an -O0 --coverage build in $(BUILD)/coverage, and lcov's line
+# coverage of plugin/ and cli/ (test/coverage/run.sh).
+.PHONY: coverage
+coverage:
+	@BUILD=$(BUILD) bash test/coverage/run.sh
+# Rewrites the C sources as .clang-format says (make lint checks them: test/lint/format.sh).
+.PHONY: format
+format:
+	@bash test/lint/format.sh --fix
 
 # The headers each object and unit test included when it was last built.
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -418,12 +418,12 @@ static int graph_register_off(const struct nn_served *s, const char **var) {
   return p2p_served(s) && nn_allocconf_process_expandable(var);
 }
 
-/* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
- * note (env_names.h), *serve 0 when it is not served. */
-static const char *release_note(const char *name, const char *value, int *serve, char *buf,
-                                size_t size) {
-  const struct nn_nccl_release *rel = nn_nccl_release_find(g_env.version, NULL);
-  return nn_env_release_note(name, value, rel, g_env.release, serve, buf, size);
+/* What the release `version` ("release" in words) makes of a mapping's NAME=value: NULL when
+ * nothing to say, else the note (env_names.h), *serve 0 when it is not served. */
+static const char *release_note(int version, const char *release, const char *name,
+                                const char *value, int *serve, char *buf, size_t size) {
+  const struct nn_nccl_release *rel = nn_nccl_release_find(version, NULL);
+  return nn_env_release_note(name, value, rel, release, serve, buf, size);
 }
 
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
@@ -439,7 +439,7 @@ static const char *served_value(const char *name) {
   const char *value = s ? nn_config_env(cfg, name) : NULL;
   char note[640];
   int serve = 1;
-  if (value) release_note(name, value, &serve, note, sizeof note);
+  if (value) release_note(g_env.version, g_env.release, name, value, &serve, note, sizeof note);
   if ((!value || !serve) && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(s, NULL))
     return intern_value("0");
   return serve ? intern_value(value) : NULL;
@@ -470,14 +470,15 @@ static void graph_message(const char *name, char *msg, size_t size) {
              cfg->p2p.line, var, hang);
 }
 
-/* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
-static void warn_release_notes(const struct nn_config *cfg, const char *path,
-                               const struct nn_logger *logger) {
+/* One WARN per `env` line the release `version` reads otherwise than the mapping means. */
+static void warn_release_notes(int version, const char *release, const struct nn_config *cfg,
+                               const char *path, const struct nn_logger *logger) {
   for (int i = 0; cfg && i < cfg->n_envs; i++) {
     char note[640];
     int serve;
-    if (release_note(cfg->envs[i].name, cfg->envs[i].value, &serve, note, sizeof note))
-      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, cfg->envs[i].line, note);
+    const struct nn_env_default *e = &cfg->envs[i];
+    if (release_note(version, release, e->name, e->value, &serve, note, sizeof note))
+      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, e->line, note);
   }
 }
 
@@ -558,7 +559,10 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   int tell = cfg && strcmp(g_env.release_told, nn_cache_hash(v));
   if (tell) snprintf(g_env.release_told, sizeof g_env.release_told, "%s", nn_cache_hash(v));
   pthread_mutex_unlock(&g_env.lock);
-  if (tell) warn_release_notes(cfg, nn_cache_path(v), logger);
+  char release[16];
+  snprintf(release, sizeof release, "%u.%u.%u", major, minor, patch);
+  int code = NN_NCCL_VERSION(major, minor, patch);
+  if (tell) warn_release_notes(code, release, cfg, nn_cache_path(v), logger);
   const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "

@@ -108,7 +108,7 @@ static void withheld_changes_nothing(void **state) {
   unwrapped(buf);
   has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file and finds slower rings "
            "and trees with it, by NCCL's own model (with the file: failed ring and tree searches");
-  /* a served file without affinity and the same search results changes nothing NCCL models either */
+  /* a served file without affinity and the same search results changes nothing NCCL models */
   v = verdict(1, 2, 24.0f);
   nn_summary_facts_of(&in, &f);
   assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_NONE);
