@@ -28,40 +28,39 @@
 
 static void usage(FILE *f) {
   fprintf(
-      f,
-      "usage: nccl-numa p2p [--gpus LIST] [--timeout SEC] [--deadline SEC] [--ring SEC]\n"
-      "                     [--mapping FILE|none] [--update FILE] [--json] [--self]\n\n"
-      "Tests GPU peer-to-peer where the GPUs are (guest or bare metal), as a job of one process\n"
-      "per GPU uses it, before NCCL may. For every ordered pair a->b: what the CUDA driver says\n"
-      "(cuDeviceCanAccessPeer, P2P attributes) and NVML (P2P read/write status, as NCCL checks\n"
-      "it); in one process, a's kernel writes a pattern into b's memory that b checks, a reads\n"
-      "b's memory, a copy-engine peer copy is checked; across processes, b's memory is exported\n"
-      "by a process of its own (cuMem, a file descriptor over a Unix socket, as NCCL does; and\n"
-      "legacy CUDA IPC) and a writes (4-byte stores, and NCCL LL's 8- and 16-byte stores with\n"
-      "flags) and reads it there, checked word by word by b's process; then latency, copy-engine\n"
-      "and SM-store bandwidth. Then every GPU, a process each, writes to its ring neighbours in\n"
-      "both directions at once for --ring seconds, checked by each receiver. Each piece runs in\n"
-      "a child process killed with all it started after --timeout seconds: a hang is broken.\n"
-      "Prints a row per pair, the verdict, and the line for the mapping.\n\n"
-      "  --gpus LIST       CUDA device ordinals to test, e.g. 0,1 or 0-3 (default: all)\n"
-      "  --timeout SEC     each pair's (and the ring's) limit, 1-3600 (default 30)\n"
-      "  --deadline SEC    the whole run's limit, 10-86400 (default 1800): pairs it leaves\n"
-      "                    untested give no mapping line (exit 3) unless one was broken\n"
-      "  --ring SEC        how long all GPUs write at once, 1-600 (default 3)\n"
-      "  --mapping FILE    the mapping whose NUMA nodes give each pair's NCCL path (one node: "
-      "PHB,\n"
-      "  --config FILE     across nodes: SYS) and whose gpu numbers the line's gpus= uses;\n"
-      "                    default as the plugin finds it (NCCL_NUMA_CONFIG, "
-      "/etc/nccl-numa.conf);\n"
-      "                    none: no mapping, every pair PHB, gpus= counts CUDA devices\n"
-      "  --update FILE     FILE is the mapping; its p2p line is replaced by the new one (or the\n"
-      "                    line added), atomically, every other byte kept\n"
-      "  --self            each GPU with itself (one GPU: the kernels' load, launch and timing)\n"
-      "  --json            one JSON object: gpus, pairs, ring, verdict, mapping_line\n\n"
-      "The driver is libcuda.so.1 (or NCCL_NUMA_CUDA_LIB), NVML libnvidia-ml.so.1 (or\n"
-      "NCCL_NUMA_NVML_LIB), loaded at run time. Exit: 0 nothing broken, 1 broken, 2 usage,\n"
-      "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed), 4 --update could not\n"
-      "write the mapping (it is left as it was).\n");
+    f, "usage: nccl-numa p2p [--gpus LIST] [--timeout SEC] [--deadline SEC] [--ring SEC]\n"
+       "                     [--mapping FILE|none] [--update FILE] [--json] [--self]\n\n"
+       "Tests GPU peer-to-peer where the GPUs are (guest or bare metal), as a job of one process\n"
+       "per GPU uses it, before NCCL may. For every ordered pair a->b: what the CUDA driver says\n"
+       "(cuDeviceCanAccessPeer, P2P attributes) and NVML (P2P read/write status, as NCCL checks\n"
+       "it); in one process, a's kernel writes a pattern into b's memory that b checks, a reads\n"
+       "b's memory, a copy-engine peer copy is checked; across processes, b's memory is exported\n"
+       "by a process of its own (cuMem, a file descriptor over a Unix socket, as NCCL does; and\n"
+       "legacy CUDA IPC) and a writes (4-byte stores, and NCCL LL's 8- and 16-byte stores with\n"
+       "flags) and reads it there, checked word by word by b's process; then latency, copy-engine\n"
+       "and SM-store bandwidth. Then every GPU, a process each, writes to its ring neighbours in\n"
+       "both directions at once for --ring seconds, checked by each receiver. Each piece runs in\n"
+       "a child process killed with all it started after --timeout seconds: a hang is broken.\n"
+       "Prints a row per pair, the verdict, and the line for the mapping.\n\n"
+       "  --gpus LIST       CUDA device ordinals to test, e.g. 0,1 or 0-3 (default: all)\n"
+       "  --timeout SEC     each pair's (and the ring's) limit, 1-3600 (default 30)\n"
+       "  --deadline SEC    the whole run's limit, 10-86400 (default 1800): pairs it leaves\n"
+       "                    untested give no mapping line (exit 3) unless one was broken\n"
+       "  --ring SEC        how long all GPUs write at once, 1-600 (default 3)\n"
+       "  --mapping FILE    the mapping whose NUMA nodes give each pair's NCCL path (one node: "
+       "PHB,\n"
+       "  --config FILE     across nodes: SYS) and whose gpu numbers the line's gpus= uses;\n"
+       "                    default as the plugin finds it (NCCL_NUMA_CONFIG, "
+       "/etc/nccl-numa.conf);\n"
+       "                    none: no mapping, every pair PHB, gpus= counts CUDA devices\n"
+       "  --update FILE     FILE is the mapping; its p2p line is replaced by the new one (or the\n"
+       "                    line added), atomically, every other byte kept\n"
+       "  --self            each GPU with itself (one GPU: the kernels' load, launch and timing)\n"
+       "  --json            one JSON object: gpus, pairs, ring, verdict, mapping_line\n\n"
+       "The driver is libcuda.so.1 (or NCCL_NUMA_CUDA_LIB), NVML libnvidia-ml.so.1 (or\n"
+       "NCCL_NUMA_NVML_LIB), loaded at run time. Exit: 0 nothing broken, 1 broken, 2 usage,\n"
+       "3 cannot test (no driver, fewer than 2 GPUs, the deadline passed), 4 --update could not\n"
+       "write the mapping (it is left as it was).\n");
 }
 
 struct options {
@@ -190,7 +189,7 @@ static void pair_work(void *arg, FILE *out) {
 static int supervised(void (*work)(void *, FILE *), void *arg, double limit,
                       struct nn_sup_result *res) {
   struct nn_sup_job job = {
-      .work = work, .arg = arg, .sink_fd = -1, .cap = OUTPUT_CAP, .deadline_s = limit};
+    .work = work, .arg = arg, .sink_fd = -1, .cap = OUTPUT_CAP, .deadline_s = limit};
   char err[512];
   if (nn_supervise(&job, res, err, sizeof err)) {
     fprintf(stderr, "nccl-numa p2p: cannot start a test process: %s\n", err);
@@ -307,10 +306,8 @@ static int load_mapping(struct nn_p2p_report *r, const struct options *o,
   if (o->mapping && !strcmp(o->mapping, "none")) return 0;
   int st = nn_cli_config_load("p2p", o->mapping, NULL, 1, cc);
   if (st == NN_CFG_INVALID) return -1;
-  if (st == NN_CFG_OK)
-    r->mapping = cc->src.path;
-  else if (o->mapping)
-    return -1;
+  if (st == NN_CFG_OK) r->mapping = cc->src.path;
+  else if (o->mapping) return -1;
   return 0;
 }
 
@@ -320,8 +317,8 @@ static int select_gpus(const struct nn_p2p_report *r, const struct options *o, i
   if (r->n_gpus < need) {
     fprintf(stderr, "nccl-numa p2p: cannot test: %s (the driver lists %d GPU%s)\n",
             o->self
-                ? "no GPU"
-                : "peer-to-peer needs at least 2 GPUs; with one, --self tests the kernels on it",
+              ? "no GPU"
+              : "peer-to-peer needs at least 2 GPUs; with one, --self tests the kernels on it",
             r->n_gpus, r->n_gpus == 1 ? "" : "s");
     return -EXIT_CANNOT_TEST;
   }
@@ -372,10 +369,8 @@ static int run(struct nn_p2p_report *r, const struct options *o, const struct nn
   struct tm tm;
   strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &tm));
   nn_p2preport_decide(r, date);
-  if (o->json)
-    nn_p2pprint_json(stdout, r, n_sel < r->n_gpus);
-  else
-    nn_p2pprint_text(stdout, r, n_sel < r->n_gpus, o->update);
+  if (o->json) nn_p2pprint_json(stdout, r, n_sel < r->n_gpus);
+  else nn_p2pprint_text(stdout, r, n_sel < r->n_gpus, o->update);
   fflush(stdout);
   if (o->update && (rc = update(r, o))) return rc;
   if (r->verdict == NN_P2P_BROKEN) return EXIT_BROKEN;
@@ -397,10 +392,8 @@ int nn_cmd_p2p(int argc, char **argv) {
     return EXIT_CANNOT_TEST;
   }
   r->self = o.self;
-  if (load_mapping(r, &o, &cc))
-    rc = NN_EXIT_USAGE;
-  else
-    rc = run(r, &o, r->mapping ? cc.cfg : NULL);
+  if (load_mapping(r, &o, &cc)) rc = NN_EXIT_USAGE;
+  else rc = run(r, &o, r->mapping ? cc.cfg : NULL);
   nn_cli_config_free(&cc);
   free(r->pairs);
   free(r);

@@ -102,9 +102,9 @@ long long nn_p2pgpu_verify(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_c
 int nn_p2pgpu_ll_launch(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst,
                         unsigned pairs, unsigned seed, unsigned flag, int width) {
   void *args[] = {&dst, &pairs, &seed, &flag};
-  return launch(c, g, width == 16 ? g->ll16 : g->ll8, args,
-                width == 16 ? "cuLaunchKernel " NN_P2P_KERNEL_LL16
-                            : "cuLaunchKernel " NN_P2P_KERNEL_LL8);
+  return launch(
+    c, g, width == 16 ? g->ll16 : g->ll8, args,
+    width == 16 ? "cuLaunchKernel " NN_P2P_KERNEL_LL16 : "cuLaunchKernel " NN_P2P_KERNEL_LL8);
 }
 
 int nn_p2pgpu_ll(struct nn_p2pcall *c, const struct nn_p2pgpu *g, nn_cu_ptr dst, unsigned pairs,

@@ -17,10 +17,8 @@ static const char *state_words(int s) {
 }
 
 static void nvml_cell(char *buf, size_t size, const struct nn_p2p_pair *p) {
-  if (p->a == p->b)
-    snprintf(buf, size, "self");
-  else if (p->nvml_read < 0 && p->nvml_write < 0)
-    snprintf(buf, size, "?");
+  if (p->a == p->b) snprintf(buf, size, "self");
+  else if (p->nvml_read < 0 && p->nvml_write < 0) snprintf(buf, size, "?");
   else
     snprintf(buf, size, "%s/%s", nn_p2preport_nvml_name(p->nvml_read),
              nn_p2preport_nvml_name(p->nvml_write));
@@ -32,7 +30,7 @@ static void pair_list(struct nn_strbuf *b, const struct nn_p2p_report *r, int st
     const struct nn_p2p_pair *p = &r->pairs[i];
     int in = state >= 0 ? p->state == state
                         : p->state == NN_P2P_PAIR_OK && p->a != p->b &&
-                              (p->nvml_read > 0 || p->nvml_write > 0);
+                            (p->nvml_read > 0 || p->nvml_write > 0);
     if (in) nn_strbuf_printf(b, "%s%d->%d", b->len ? ", " : "", p->a, p->b);
   }
 }
@@ -56,16 +54,13 @@ static void print_head(FILE *out, const struct nn_p2p_report *r) {
   fprintf(out, "\n");
   if (r->mapping)
     fprintf(out, "mapping: %s (pairs on one NUMA node: PHB, across nodes: SYS)\n", r->mapping);
-  else
-    fprintf(out, "no mapping: every pair counted as PHB, the flat view a VM gives\n");
+  else fprintf(out, "no mapping: every pair counted as PHB, the flat view a VM gives\n");
   for (int i = 0; i < r->n_gpus; i++) {
     const struct nn_p2p_gpu *g = &r->gpus[i];
     fprintf(out, "GPU %d  %s  %s", g->ordinal, g->bus, g->name);
     if (r->mapping) {
-      if (g->numa >= 0)
-        fprintf(out, "  (NUMA node %d)", g->numa);
-      else
-        fprintf(out, "  (not in the mapping: its pairs are counted as SYS)");
+      if (g->numa >= 0) fprintf(out, "  (NUMA node %d)", g->numa);
+      else fprintf(out, "  (not in the mapping: its pairs are counted as SYS)");
     }
     fprintf(out, "\n");
   }
@@ -120,10 +115,10 @@ static void print_untested(FILE *out, const struct nn_p2p_report *r) {
   nn_config_p2p_gpus_format(r->tested, tested, sizeof tested);
   int many = strpbrk(untested, ",-") != NULL;
   fprintf(
-      out,
-      "note: GPU%s %s untested (--gpus left %s out): the line serves P2P only to a process whose "
-      "GPUs are all among gpus=%s; any other keeps P2P off\n",
-      many ? "s" : "", untested[0] ? untested : "-", many ? "them" : "it", tested);
+    out,
+    "note: GPU%s %s untested (--gpus left %s out): the line serves P2P only to a process whose "
+    "GPUs are all among gpus=%s; any other keeps P2P off\n",
+    many ? "s" : "", untested[0] ? untested : "-", many ? "them" : "it", tested);
 }
 
 /* The ring's rows: each GPU process's lines checked and its SM-store rate. */
@@ -175,18 +170,16 @@ static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
   if (subset) print_untested(out, r);
   if (r->by_ordinal && r->line[0])
     fprintf(
-        out,
-        "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
-        "writes the mapping's own\n");
+      out,
+      "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
+      "writes the mapping's own\n");
 }
 
 static void print_broken(FILE *out, const struct nn_p2p_report *r) {
   struct nn_strbuf b = {0};
   pair_list(&b, r, NN_P2P_PAIR_BROKEN);
-  if (b.len)
-    fprintf(out, "peer-to-peer is BROKEN on %s", b.s);
-  else
-    fprintf(out, "peer-to-peer is BROKEN when every GPU writes at once (each pair alone works)");
+  if (b.len) fprintf(out, "peer-to-peer is BROKEN on %s", b.s);
+  else fprintf(out, "peer-to-peer is BROKEN when every GPU writes at once (each pair alone works)");
   free(nn_strbuf_take(&b));
   if (r->advice == NN_P2P_ADVICE_SOCKET_CLIQUE) {
     fprintf(out, ". Every failing pair crosses NUMA nodes and every pair within a node passed: "
@@ -219,15 +212,14 @@ static void print_works(FILE *out, const struct nn_p2p_report *r) {
   range(r, 1, &blo, &bhi);
   range(r, 2, &slo, &shi);
   fprintf(
-      out,
-      "peer-to-peer works: %d pair(s) wrote, read and copied correctly, in one process and across "
-      "processes (cuMem and legacy IPC, LL stores with flags)",
-      n_ok);
+    out,
+    "peer-to-peer works: %d pair(s) wrote, read and copied correctly, in one process and across "
+    "processes (cuMem and legacy IPC, LL stores with flags)",
+    n_ok);
   if (r->ring.run)
     fprintf(
-        out,
-        ", and every GPU wrote to its ring neighbours at once for %.0f s%s without a wrong line",
-        r->ring.seconds, r->ring.rings > 1 ? " (a ring per NUMA node)" : "");
+      out, ", and every GPU wrote to its ring neighbours at once for %.0f s%s without a wrong line",
+      r->ring.seconds, r->ring.rings > 1 ? " (a ring per NUMA node)" : "");
   fprintf(out,
           " (latency %.2f-%.2f us, copy engine %.2f-%.2f GB/s, SM stores %.2f-%.2f GB/s). The line "
           "lets NCCL "
@@ -247,34 +239,30 @@ static void print_verdict(FILE *out, const struct nn_p2p_report *r, const char *
   fprintf(out, "\nverdict: ");
   if (r->verdict == NN_P2P_NONE) {
     fprintf(
-        out,
-        "%s: the kernels loaded, ran and were timed on each GPU with itself (latency %.2f-%.2f us, "
-        "%.2f-%.2f GB/s); peer-to-peer needs two GPUs: pairs N/A, no mapping line\n",
-        n_ok == r->n_pairs ? "self-test passed" : "self-test FAILED", llo, lhi, blo, bhi);
+      out,
+      "%s: the kernels loaded, ran and were timed on each GPU with itself (latency %.2f-%.2f us, "
+      "%.2f-%.2f GB/s); peer-to-peer needs two GPUs: pairs N/A, no mapping line\n",
+      n_ok == r->n_pairs ? "self-test passed" : "self-test FAILED", llo, lhi, blo, bhi);
     return;
   }
-  if (r->verdict == NN_P2P_BROKEN)
-    print_broken(out, r);
+  if (r->verdict == NN_P2P_BROKEN) print_broken(out, r);
   else if (r->incomplete)
     fprintf(
-        out,
-        "incomplete: the run passed its deadline (--deadline) after %d pair(s) with nothing "
-        "broken: no "
-        "line, since pairs went untested; test fewer GPUs at a time (--gpus) or give it longer\n",
-        r->n_pairs);
+      out,
+      "incomplete: the run passed its deadline (--deadline) after %d pair(s) with nothing "
+      "broken: no "
+      "line, since pairs went untested; test fewer GPUs at a time (--gpus) or give it longer\n",
+      r->n_pairs);
   else if (r->verdict == NN_P2P_UNSUPPORTED)
     fprintf(
-        out,
-        "the driver grants peer access on no pair: nothing to verify; NCCL goes through host "
-        "memory (SHM). In a Proxmox VM, the GPUs' clique (proxmox-numa --p2p-clique) may grant it: "
-        "then run this again.\n");
-  else
-    print_works(out, r);
+      out,
+      "the driver grants peer access on no pair: nothing to verify; NCCL goes through host "
+      "memory (SHM). In a Proxmox VM, the GPUs' clique (proxmox-numa --p2p-clique) may grant it: "
+      "then run this again.\n");
+  else print_works(out, r);
   if (!r->line[0]) return;
-  if (updated)
-    fprintf(out, "the line written to %s:\n%s\n", updated, r->line);
-  else
-    fprintf(out, "add this line to the mapping (or run with --update MAPPING):\n%s\n", r->line);
+  if (updated) fprintf(out, "the line written to %s:\n%s\n", updated, r->line);
+  else fprintf(out, "add this line to the mapping (or run with --update MAPPING):\n%s\n", r->line);
 }
 
 void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset, const char *updated) {
@@ -286,17 +274,13 @@ void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset, cons
 }
 
 static void json_num_or_null(struct nn_jsonw *w, const char *key, double v) {
-  if (v < 0)
-    nn_jsonw_null(w, key);
-  else
-    nn_jsonw_num(w, key, v);
+  if (v < 0) nn_jsonw_null(w, key);
+  else nn_jsonw_num(w, key, v);
 }
 
 static void json_int_or_null(struct nn_jsonw *w, const char *key, int v) {
-  if (v < 0)
-    nn_jsonw_null(w, key);
-  else
-    nn_jsonw_int(w, key, v);
+  if (v < 0) nn_jsonw_null(w, key);
+  else nn_jsonw_int(w, key, v);
 }
 
 static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
@@ -307,10 +291,8 @@ static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
   nn_jsonw_int(w, "a", p->a);
   nn_jsonw_int(w, "b", p->b);
   nn_jsonw_str(w, "path", nn_config_p2p_level_name(p->path));
-  if (p->can < 0)
-    nn_jsonw_null(w, "peer_access");
-  else
-    nn_jsonw_bool(w, "peer_access", p->can);
+  if (p->can < 0) nn_jsonw_null(w, "peer_access");
+  else nn_jsonw_bool(w, "peer_access", p->can);
   nn_jsonw_object(w, "attributes");
   for (int i = 0; i < 4; i++) json_int_or_null(w, attrs[i], p->attr[i]);
   nn_jsonw_end(w);

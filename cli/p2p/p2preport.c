@@ -60,8 +60,7 @@ static char *next_line(char **text) {
   if (nl) {
     *nl = '\0';
     *text = nl + 1;
-  } else
-    *text = line + strlen(line);
+  } else *text = line + strlen(line);
   return line;
 }
 
@@ -104,20 +103,15 @@ int nn_p2preport_probe(struct nn_p2p_report *r, const struct nn_sup_result *run,
   int finished = 0;
   why[0] = '\0';
   while (copy && (line = next_line(&cur))) {
-    if (!strncmp(line, "missing ", 8))
-      snprintf(why, why_size, "%s", line + 8);
-    else if (!strncmp(line, "cuda ", 5))
-      nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
-    else if (!strncmp(line, "gpu ", 4))
-      add_gpu(r, line + 4);
+    if (!strncmp(line, "missing ", 8)) snprintf(why, why_size, "%s", line + 8);
+    else if (!strncmp(line, "cuda ", 5)) nn_int_parse(line + 5, 0, INT_MAX, &r->cuda_version);
+    else if (!strncmp(line, "gpu ", 4)) add_gpu(r, line + 4);
     else if (!strncmp(line, "nvml-driver ", 12))
       snprintf(r->nvml_driver, sizeof r->nvml_driver, "%s", line + 12);
     else if (!strncmp(line, "nvml-off ", 9))
       snprintf(r->nvml_off, sizeof r->nvml_off, "%s", line + 9);
-    else if (!strncmp(line, "nvml ", 5))
-      add_nvml(r, line + 5);
-    else if (!strcmp(line, "end"))
-      finished = 1;
+    else if (!strncmp(line, "nvml ", 5)) add_nvml(r, line + 5);
+    else if (!strcmp(line, "end")) finished = 1;
   }
   free(copy);
   /* the driver as the plugin will read it; NVML's version where /proc has none */
@@ -182,8 +176,7 @@ static void read_step(struct nn_p2p_pair *p, char *rest) {
   *sp = '\0';
   int i = step_index(rest);
   if (i < 0) return;
-  if (!strcmp(sp + 1, "ok"))
-    p->step[i] = NN_P2P_PASSED;
+  if (!strcmp(sp + 1, "ok")) p->step[i] = NN_P2P_PASSED;
   else if (!strncmp(sp + 1, "fail ", 5)) {
     p->step[i] = NN_P2P_FAILED;
     add_reason(p, "%s: %s", nn_p2p_step_words[i], sp + 6);
@@ -217,20 +210,13 @@ void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int
         p->can = v[0];
         memcpy(p->attr, v + 1, sizeof p->attr);
       }
-    } else if (!strncmp(line, "begin ", 6))
-      snprintf(last, sizeof last, "%s", line + 6);
-    else if (!strncmp(line, "step ", 5))
-      read_step(p, line + 5);
-    else if (!strncmp(line, "latency ", 8))
-      nn_double_parse(line + 8, &p->latency_us);
-    else if (!strncmp(line, "bandwidth ", 10))
-      nn_double_parse(line + 10, &p->gbps);
-    else if (!strncmp(line, "smbandwidth ", 12))
-      nn_double_parse(line + 12, &p->sm_gbps);
-    else if (!strncmp(line, "error ", 6))
-      snprintf(error, sizeof error, "%s", line + 6);
-    else if (!strncmp(line, "done ", 5))
-      snprintf(done, sizeof done, "%s", line + 5);
+    } else if (!strncmp(line, "begin ", 6)) snprintf(last, sizeof last, "%s", line + 6);
+    else if (!strncmp(line, "step ", 5)) read_step(p, line + 5);
+    else if (!strncmp(line, "latency ", 8)) nn_double_parse(line + 8, &p->latency_us);
+    else if (!strncmp(line, "bandwidth ", 10)) nn_double_parse(line + 10, &p->gbps);
+    else if (!strncmp(line, "smbandwidth ", 12)) nn_double_parse(line + 12, &p->sm_gbps);
+    else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
+    else if (!strncmp(line, "done ", 5)) snprintf(done, sizeof done, "%s", line + 5);
   }
   free(copy);
   if (!strcmp(done, "nopeer")) {
@@ -256,8 +242,8 @@ void nn_p2preport_pair(const struct nn_p2p_report *r, struct nn_p2p_pair *p, int
   }
   if (run->unkillable)
     add_reason(
-        p, "%d of its processes outlived SIGKILL (stuck in the driver: the GPU may need a reset)",
-        run->unkillable);
+      p, "%d of its processes outlived SIGKILL (stuck in the driver: the GPU may need a reset)",
+      run->unkillable);
 }
 
 /* "ring GPU O wrong W of M rounds R gbps G" into g; 0 or -1. */
@@ -286,17 +272,16 @@ static void ring_reason(struct nn_p2p_ring *g, int first, int n, const char *err
   for (int i = first; i < g->n && !out[0]; i++)
     if (g->gpus[i].wrong)
       snprintf(
-          out, size,
-          "GPU %d's process found %lld of %lld LL lines (data and flag) from its ring neighbours "
-          "wrong while every GPU wrote at once",
-          g->gpus[i].ordinal, g->gpus[i].wrong, g->gpus[i].checked);
+        out, size,
+        "GPU %d's process found %lld of %lld LL lines (data and flag) from its ring neighbours "
+        "wrong while every GPU wrote at once",
+        g->gpus[i].ordinal, g->gpus[i].wrong, g->gpus[i].checked);
   if (out[0]) return;
   char how[32];
   if (timed_out(run))
     snprintf(out, size, "hung: no answer within %.0f s while every GPU wrote at once, killed",
              timeout_s);
-  else if (error[0])
-    snprintf(out, size, "driver error while every GPU wrote at once: %s", error);
+  else if (error[0]) snprintf(out, size, "driver error while every GPU wrote at once: %s", error);
   else if (!done || g->n - first < n)
     snprintf(out, size, "%d of %d GPU processes reported while every GPU wrote at once (%s)",
              g->n - first, n, ended(run, how, sizeof how));
@@ -314,10 +299,8 @@ void nn_p2preport_ring(struct nn_p2p_report *r, int n, double seconds,
     if (!strncmp(line, "ring GPU ", 9) && g->n < NN_P2P_MAX_GPUS &&
         ring_gpu(&g->gpus[g->n], line) == 0)
       g->n++;
-    else if (!strncmp(line, "error ", 6))
-      snprintf(error, sizeof error, "%s", line + 6);
-    else if (!strcmp(line, "ring-done"))
-      done = 1;
+    else if (!strncmp(line, "error ", 6)) snprintf(error, sizeof error, "%s", line + 6);
+    else if (!strcmp(line, "ring-done")) done = 1;
   }
   free(copy);
   ring_reason(g, first, n, error, done, run, timeout_s);
@@ -330,8 +313,8 @@ static uint64_t tested_gpus(const struct nn_p2p_report *r) {
   for (int i = 0; i < r->n_pairs; i++) {
     int ends[2] = {r->pairs[i].a, r->pairs[i].b};
     for (int e = 0; e < 2; e++) {
-      int g = ends[e] >= 0 && ends[e] < r->n_gpus ? (r->mapping ? r->gpus[ends[e]].index : ends[e])
-                                                  : -1;
+      int g =
+        ends[e] >= 0 && ends[e] < r->n_gpus ? (r->mapping ? r->gpus[ends[e]].index : ends[e]) : -1;
       if (g >= 0 && g < NN_P2P_MAX_TESTED) bits |= (uint64_t)1 << g;
     }
   }
@@ -379,12 +362,9 @@ static int socket_advice(const struct nn_p2p_report *r, int state, int all_acros
     int x = crosses(r, p);
     if (x < 0 || (p->state == state && !x) || (all_across && x && p->state != state))
       return NN_P2P_ADVICE_NONE;
-    if (p->state == state)
-      hit++;
-    else if (!x && p->state != NN_P2P_PAIR_OK)
-      return NN_P2P_ADVICE_NONE;
-    else
-      inside_ok += !x;
+    if (p->state == state) hit++;
+    else if (!x && p->state != NN_P2P_PAIR_OK) return NN_P2P_ADVICE_NONE;
+    else inside_ok += !x;
   }
   return hit && inside_ok ? advice : NN_P2P_ADVICE_NONE;
 }
@@ -411,8 +391,7 @@ void nn_p2preport_decide(struct nn_p2p_report *r, const char *date) {
   r->verdict = broken || (r->ring.run && !r->ring.ok) ? NN_P2P_BROKEN
                : ok                                   ? NN_P2P_OK
                                                       : NN_P2P_UNSUPPORTED;
-  if (broken)
-    r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, 0, NN_P2P_ADVICE_SOCKET_CLIQUE);
+  if (broken) r->advice = socket_advice(r, NN_P2P_PAIR_BROKEN, 0, NN_P2P_ADVICE_SOCKET_CLIQUE);
   else if (r->verdict == NN_P2P_OK)
     r->advice = socket_advice(r, NN_P2P_PAIR_NOPEER, 1, NN_P2P_ADVICE_SOCKET_NOPEER);
   if (r->incomplete && r->verdict != NN_P2P_BROKEN) return; /* untested pairs: no line */

@@ -71,9 +71,9 @@ static int exchange(struct worker *w) {
     return -1;
   }
   return nn_p2pshare_import(&w->c, &w->g, fd_next, (size_t)size_next, &w->next) ||
-                 nn_p2pshare_import(&w->c, &w->g, fd_prev, (size_t)size_prev, &w->prev)
-             ? -1
-             : 0;
+             nn_p2pshare_import(&w->c, &w->g, fd_prev, (size_t)size_prev, &w->prev)
+           ? -1
+           : 0;
 }
 
 /* One round: write both neighbours at once, then check both halves of this buffer. */
@@ -90,7 +90,7 @@ static long long round_once(struct worker *w, struct shared *s, unsigned k, doub
   *busy += nn_monotonic_s() - t0;
   if (barrier(s, w->n, deadline)) return -2;
   long long a =
-      nn_p2pgpu_ll_verify(&w->c, &w->g, w->mine.ptr, HALF_PAIRS, seed_of(prev, k, 0), k + 1);
+    nn_p2pgpu_ll_verify(&w->c, &w->g, w->mine.ptr, HALF_PAIRS, seed_of(prev, k, 0), k + 1);
   long long b = a < 0 ? -1
                       : nn_p2pgpu_ll_verify(&w->c, &w->g, w->mine.ptr + HALF_BYTES, HALF_PAIRS,
                                             seed_of(next, k, 1), k + 1);
@@ -164,8 +164,7 @@ static int start_workers(const struct nn_p2pring_args *a, struct shared *s, FILE
       fflush(out);
       _exit(0);
     }
-    if (pid > 0)
-      pids[started++] = pid;
+    if (pid > 0) pids[started++] = pid;
     else {
       atomic_store(&s->abort, 1);
       break;
@@ -178,7 +177,7 @@ static int start_workers(const struct nn_p2pring_args *a, struct shared *s, FILE
 void nn_p2pring_work(void *arg, FILE *out) {
   const struct nn_p2pring_args *a = arg;
   struct shared *s =
-      mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   pid_t pids[NN_P2PRING_MAX];
   if (s == MAP_FAILED || a->n < 2 || a->n > NN_P2PRING_MAX) {
     fprintf(out, "error ring: %s\n", s == MAP_FAILED ? strerror(errno) : "2 to 64 GPUs");

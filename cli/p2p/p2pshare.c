@@ -46,8 +46,8 @@ int nn_p2pshare_create(struct nn_p2pcall *c, const struct nn_p2pgpu *g, size_t b
       map_for(c, g, b->handle, b->size, &b->ptr))
     return -1;
   return nn_p2pcall_ok(
-      c, c->cu.mem_export(&b->fd, b->handle, NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-      "cuMemExportToShareableHandle");
+    c, c->cu.mem_export(&b->fd, b->handle, NN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+    "cuMemExportToShareableHandle");
 }
 
 int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, size_t size,
@@ -114,10 +114,8 @@ int nn_p2pshare_recv(int sock, void *msg, size_t len, int *fd, double timeout_s)
     if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) continue;
     int got;
     memcpy(&got, CMSG_DATA(cm), sizeof got);
-    if (fd)
-      *fd = got;
-    else
-      close(got);
+    if (fd) *fd = got;
+    else close(got);
   }
   return n == (ssize_t)len ? 0 : -1;
 }

@@ -114,10 +114,10 @@ static int setup_side(struct pair *p, struct side *s, int ordinal) {
   struct nn_cuda *cu = &p->c.cu;
   if (nn_p2pgpu_setup(&p->c, &s->g, ordinal)) return -1;
   return ok(p, cu->mem_alloc(&s->buf, (size_t)WORDS * 4), "cuMemAlloc") ||
-                 ok(p, cu->mem_alloc(&s->flag, 4), "cuMemAlloc") ||
-                 ok(p, cu->mem_alloc(&s->result, 16), "cuMemAlloc")
-             ? -1
-             : 0;
+             ok(p, cu->mem_alloc(&s->flag, 4), "cuMemAlloc") ||
+             ok(p, cu->mem_alloc(&s->result, 16), "cuMemAlloc")
+           ? -1
+           : 0;
 }
 
 /* from may map to's memory; already enabled (the GPU with itself) is fine. */
@@ -275,10 +275,8 @@ static int run_pair(struct pair *p, int a, int b, struct nn_p2pxproc *x) {
 
 int nn_p2ptest_report(struct nn_p2pcall *c, long long wrong, unsigned of, const char *what) {
   if (wrong < 0) return -1;
-  if (wrong == 0)
-    fprintf(c->out, "step %s ok\n", c->step);
-  else
-    fprintf(c->out, "step %s fail %s: %lld of %u words wrong\n", c->step, what, wrong, of);
+  if (wrong == 0) fprintf(c->out, "step %s ok\n", c->step);
+  else fprintf(c->out, "step %s fail %s: %lld of %u words wrong\n", c->step, what, wrong, of);
   return wrong ? 1 : 0;
 }
 

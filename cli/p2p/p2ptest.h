@@ -25,14 +25,14 @@
 
 #define NN_P2P_KERNEL_FILL "nn_p2p_fill"     /* (u32 *dst, u32 n, u32 seed) */
 #define NN_P2P_KERNEL_VERIFY "nn_p2p_verify" /* (const u32 *src, u32 n, u32 seed, u32 *wrong) */
-#define NN_P2P_KERNEL_PINGPONG                                                                     \
-  "nn_p2p_pingpong"                      /* (u32 *mine, u32 *theirs, u32 rounds, u32 role,
-                                                  *  u64 spin_ns, u64 result[2]) */
+#define NN_P2P_KERNEL_PINGPONG \
+  "nn_p2p_pingpong"                      /* (u32 *mine, u32 *theirs, u32 rounds, u32 role, \
+                                          *  u64 spin_ns, u64 result[2]) */
 #define NN_P2P_KERNEL_LL8 "nn_p2p_ll8"   /* (u32 *dst, u32 pairs, u32 seed, u32 flag) */
 #define NN_P2P_KERNEL_LL16 "nn_p2p_ll16" /* (u32 *dst, u32 pairs, u32 seed, u32 flag) */
-#define NN_P2P_KERNEL_LL_VERIFY                                                                    \
-  "nn_p2p_ll_verify"            /* (const u32 *src, u32 pairs, u32 seed, u32 flag,
-                                                    *  u32 *wrong) */
+#define NN_P2P_KERNEL_LL_VERIFY \
+  "nn_p2p_ll_verify"            /* (const u32 *src, u32 pairs, u32 seed, u32 flag, \
+                                 *  u32 *wrong) */
 #define NN_P2P_WORDS (8u << 20) /* 32 MiB buffers */
 
 /* The word the kernels store at index i. */

@@ -35,8 +35,7 @@ char *nn_p2pupdate_text(const char *old, size_t len, const char *line, size_t *o
   for (size_t pos = 0; pos < len;) {
     const char *nl = memchr(old + pos, '\n', len - pos);
     size_t n = nl ? (size_t)(nl - (old + pos)) : len - pos;
-    if (!is_p2p_line(old + pos, n))
-      nn_strbuf_put(&b, old + pos, n + (nl != NULL));
+    if (!is_p2p_line(old + pos, n)) nn_strbuf_put(&b, old + pos, n + (nl != NULL));
     else if (!(*replaced)++)
       nn_strbuf_printf(&b, "%s%s", line, n && old[pos + n - 1] == '\r' ? "\r\n" : "\n");
     pos += n + (nl != NULL);

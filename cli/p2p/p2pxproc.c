@@ -184,9 +184,9 @@ static int ll_step(struct nn_p2pxproc *x, struct nn_p2pcall *c, const struct nn_
     return -1;
   return nn_p2ptest_report(c, wrong, WORDS / 2,
                            width == 16
-                               ? "a's 16-byte LL stores (data and flags) into b's "
-                                 "process's memory"
-                               : "a's 8-byte LL stores (data and flags) into b's process's memory");
+                             ? "a's 16-byte LL stores (data and flags) into b's "
+                               "process's memory"
+                             : "a's 8-byte LL stores (data and flags) into b's process's memory");
 }
 
 static int cumem_steps(struct nn_p2pxproc *x, struct nn_p2pcall *c, const struct nn_p2pgpu *a,

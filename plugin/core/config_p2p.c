@@ -44,7 +44,7 @@ static const char *const level_names[] = {[NN_P2P_LEVEL_LOC] = "LOC",
                                           [NN_P2P_LEVEL_PHB] = "PHB",
                                           [NN_P2P_LEVEL_SYS] = "SYS"};
 static const char *const xproc_names[] = {
-    [NN_P2P_XPROC_OK] = "ok", [NN_P2P_XPROC_FAILED] = "failed"};
+  [NN_P2P_XPROC_OK] = "ok", [NN_P2P_XPROC_FAILED] = "failed"};
 
 static int name_index(const char *const *names, int n, const char *s) {
   for (int i = 0; i < n; i++)
@@ -109,7 +109,7 @@ static int parse_driver(struct nn_parser *p, const char *v, char *out) {
 /* The fields after the state; 0, or -1 after reporting. */
 static int parse_fields(struct nn_parser *p, int state, struct nn_p2p *out) {
   struct nn_kv k[] = {
-      {"level", NULL}, {"tested", NULL}, {"driver", NULL}, {"gpus", NULL}, {"xproc", NULL}};
+    {"level", NULL}, {"tested", NULL}, {"driver", NULL}, {"gpus", NULL}, {"xproc", NULL}};
   if (nn_take_keys(p, "p2p", 2, k, NN_COUNT_OF(k))) return -1;
   out->level = NN_P2P_LEVEL_PHB;
   if (k[0].val && state != NN_P2P_OK) {
@@ -170,17 +170,15 @@ static void untested_list(const struct nn_config *cfg, const int *gpus, int n, c
   uint64_t missing = 0;
   int beyond = -1;
   for (int i = 0; i < n; i++) {
-    if (gpus[i] >= 0 && gpus[i] < NN_P2P_MAX_TESTED)
-      missing |= (uint64_t)1 << gpus[i];
-    else
-      beyond = gpus[i];
+    if (gpus[i] >= 0 && gpus[i] < NN_P2P_MAX_TESTED) missing |= (uint64_t)1 << gpus[i];
+    else beyond = gpus[i];
   }
   nn_config_p2p_gpus_format(missing & ~cfg->p2p.gpus, buf, size);
   size_t len = strlen(buf);
   if (beyond >= 0) snprintf(buf + len, size - len, "%s%d", len ? "," : "", beyond);
 }
 
-#define NN_P2P_RETEST                                                                              \
+#define NN_P2P_RETEST \
   "P2P stays off for this process; test again with `nccl-numa p2p --update MAPPING`"
 
 /* Why an ok line is not served to this process, into why; 0 when it is. */
@@ -222,9 +220,9 @@ static int untested_why(const struct nn_config *cfg, const int *gpus, int n, con
              l->line, l->driver);
   } else if (driver && strcmp(driver, l->driver)) {
     snprintf(
-        why, size,
-        "the NVIDIA driver is now %s, the p2p line (line %d) was tested with %s; " NN_P2P_RETEST,
-        driver, l->line, l->driver);
+      why, size,
+      "the NVIDIA driver is now %s, the p2p line (line %d) was tested with %s; " NN_P2P_RETEST,
+      driver, l->line, l->driver);
   } else {
     return 0;
   }

@@ -116,8 +116,7 @@ static void read_bad_links(void) {
   const char *s = getenv("NN_FAKECUDA_BAD"), *colon;
   int x, y;
   if (!s || !*s) return;
-  if (!strncmp(s, "split:", 6) && nn_int_parse(s + 6, 1, MAX_GPUS - 1, &x) == 0)
-    bad_split = x;
+  if (!strncmp(s, "split:", 6) && nn_int_parse(s + 6, 1, MAX_GPUS - 1, &x) == 0) bad_split = x;
   else if (nn_int_parse_prefix(s, 0, MAX_GPUS - 1, &x, &colon) == 0 && *colon == ':' &&
            nn_int_parse(colon + 1, 0, MAX_GPUS - 1, &y) == 0) {
     bad_a = x;
@@ -380,8 +379,7 @@ static int shared_lock_file(void) {
   if (fd == -2) {
     const char *env = getenv("NN_FAKECUDA_SHARED");
     char path[256];
-    if (env && *env)
-      snprintf(path, sizeof path, "%s", env);
+    if (env && *env) snprintf(path, sizeof path, "%s", env);
     else
       snprintf(path, sizeof path, "/tmp/nn-fakecuda-%u-%d.lock", (unsigned)getuid(),
                (int)getsid(0));
@@ -473,8 +471,7 @@ static void run_verify(struct launch *l) {
   long lost = read_access(l, l->a[0], (size_t)n * 4, n, l->a[3]);
   if (lost < 0) return;
   const unsigned *w = (const unsigned *)(uintptr_t)l->a[0];
-  if (lost)
-    wrong = n;
+  if (lost) wrong = n;
   else
     for (unsigned i = 0; i < n; i++) wrong += w[i] != nn_p2p_pattern(i, seed);
   __atomic_fetch_add((unsigned *)(uintptr_t)l->a[3], wrong, __ATOMIC_SEQ_CST);
@@ -485,8 +482,7 @@ static void run_ll_verify(struct launch *l) {
   long lost = read_access(l, l->a[0], (size_t)pairs * 8, pairs, l->a[4]);
   if (lost < 0) return;
   const unsigned *w = (const unsigned *)(uintptr_t)l->a[0];
-  if (lost)
-    wrong = pairs;
+  if (lost) wrong = pairs;
   else
     for (unsigned i = 0; i < pairs; i++)
       wrong += w[2 * i] != nn_p2p_pattern(i, seed) || w[2 * i + 1] != flag;
@@ -528,16 +524,11 @@ static void run_pingpong(struct launch *l) {
 
 static void *run_launch(void *arg) {
   struct launch *l = arg;
-  if (l->kind == FILL)
-    run_fill(l);
-  else if (l->kind == VERIFY)
-    run_verify(l);
-  else if (l->kind == PINGPONG)
-    run_pingpong(l);
-  else if (l->kind == LL_VERIFY)
-    run_ll_verify(l);
-  else
-    run_ll(l);
+  if (l->kind == FILL) run_fill(l);
+  else if (l->kind == VERIFY) run_verify(l);
+  else if (l->kind == PINGPONG) run_pingpong(l);
+  else if (l->kind == LL_VERIFY) run_ll_verify(l);
+  else run_ll(l);
   free(l);
   return NULL;
 }
@@ -556,8 +547,7 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   static const int sizes[KINDS][6] = {{8, 4, 4, 0, 0, 0}, {8, 4, 4, 8, 0, 0}, {8, 8, 4, 4, 8, 8},
                                       {8, 4, 4, 4, 0, 0}, {8, 4, 4, 4, 0, 0}, {8, 4, 4, 4, 8, 0}};
   for (int i = 0; i < 6 && sizes[l->kind][i]; i++) {
-    if (sizes[l->kind][i] == 8)
-      memcpy(&l->a[i], params[i], 8);
+    if (sizes[l->kind][i] == 8) memcpy(&l->a[i], params[i], 8);
     else {
       unsigned v;
       memcpy(&v, params[i], 4);
@@ -644,7 +634,7 @@ int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status) {
   int x = (int)(uintptr_t)a - 1, y = (int)(uintptr_t)b - 1;
   read_bad_links();
   *status = m && !strcmp(m, "nopeer") && nn_fake_bad(x, y)
-                ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */
-                : 0;
+              ? 1 /* NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED */
+              : 0;
   return 0;
 }

@@ -225,8 +225,8 @@ int cuMemMap(uint64_t ptr, size_t size, size_t offset, unsigned long long handle
   if (p == MAP_FAILED) return E_OUT_OF_MEMORY;
   int imported = handles[handle].imported;
   return record((struct nn_fake_alloc){ptr, size, handles[handle].dev, -1, 1, 0, imported})
-             ? E_OUT_OF_MEMORY
-             : OK;
+           ? E_OUT_OF_MEMORY
+           : OK;
 }
 
 int cuMemSetAccess(uint64_t ptr, size_t size, const void *desc, size_t count) {
@@ -287,8 +287,8 @@ int cuIpcOpenMemHandle_v2(uint64_t *ptr, struct ipc_bytes handle, unsigned flags
   close(fd);
   if (p == MAP_FAILED) return E_OUT_OF_MEMORY;
   unsigned access = 1u << nn_fake_current->dev;
-  if (record((struct nn_fake_alloc){(uint64_t)(uintptr_t)p, (size_t)h.size, h.dev, -1, 1, access,
-                                    1})) {
+  if (record(
+        (struct nn_fake_alloc){(uint64_t)(uintptr_t)p, (size_t)h.size, h.dev, -1, 1, access, 1})) {
     munmap(p, (size_t)h.size);
     return E_OUT_OF_MEMORY;
   }

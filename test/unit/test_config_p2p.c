@@ -7,14 +7,10 @@
 static void expect_served(const char *text, const char *level, const char *disable) {
   struct nn_config *c = parse_ok(text);
   const char *l = nn_config_env(c, "NCCL_P2P_LEVEL"), *d = nn_config_env(c, "NCCL_P2P_DISABLE");
-  if (level)
-    assert_string_equal(l, level);
-  else
-    assert_null(l);
-  if (disable)
-    assert_string_equal(d, disable);
-  else
-    assert_null(d);
+  if (level) assert_string_equal(l, level);
+  else assert_null(l);
+  if (disable) assert_string_equal(d, disable);
+  else assert_null(d);
   nn_config_free(c);
 }
 
@@ -42,15 +38,15 @@ static void test_p2p_states_serve(void **state) {
   nn_config_free(c);
 }
 
-#define GPUS8                                                                                      \
-  "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n"                 \
-  "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n"                 \
+#define GPUS8 \
+  "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n" \
+  "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n" \
   "gpu 6 bus=17:00.0 numa=1\ngpu 7 bus=18:00.0 numa=1\n"
 
 static void test_p2p_fields_recorded(void **state) {
   (void)state;
   struct nn_config *c =
-      parse_ok(GPUS8 "p2p ok level=PHB gpus=0-3,6 driver=580.95.05 xproc=ok tested=x\n");
+    parse_ok(GPUS8 "p2p ok level=PHB gpus=0-3,6 driver=580.95.05 xproc=ok tested=x\n");
   assert_int_equal(c->p2p.gpus, 0x4f);
   assert_string_equal(c->p2p.driver, "580.95.05");
   assert_int_equal(c->p2p.xproc, NN_P2P_XPROC_OK);
@@ -97,7 +93,7 @@ static void expect_serve(const struct nn_config *c, const int *gpus, int n, cons
 static void test_p2p_serve(void **state) {
   (void)state;
   struct nn_config *c =
-      parse_ok(GPUS8 "p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok tested=2026-12-06\n");
+    parse_ok(GPUS8 "p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok tested=2026-12-06\n");
   int four[] = {0, 1, 2, 3}, eight[] = {0, 1, 2, 3, 4, 5, 6, 7}, upper[] = {4, 5, 6, 7};
   expect_serve(c, four, 4, "580.95.05", NN_P2P_OK, NULL);
   expect_serve(c, four, 4, NULL, NN_P2P_OK, NULL); /* driver not checked */
@@ -184,13 +180,13 @@ static void test_p2p_leaves_other_env(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_p2p_states_serve),
-      cmocka_unit_test(test_p2p_recorded),
-      cmocka_unit_test(test_p2p_fields_recorded),
-      cmocka_unit_test(test_p2p_covers),
-      cmocka_unit_test(test_p2p_serve),
-      cmocka_unit_test(test_p2p_errors),
-      cmocka_unit_test(test_p2p_leaves_other_env),
+    cmocka_unit_test(test_p2p_states_serve),
+    cmocka_unit_test(test_p2p_recorded),
+    cmocka_unit_test(test_p2p_fields_recorded),
+    cmocka_unit_test(test_p2p_covers),
+    cmocka_unit_test(test_p2p_serve),
+    cmocka_unit_test(test_p2p_errors),
+    cmocka_unit_test(test_p2p_leaves_other_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,8 +13,9 @@ static char base[64];
 static char infos[8192];
 static int n_infos;
 
-__attribute__((format(printf, 5, 6))) static void
-logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
@@ -90,29 +91,22 @@ static void ask_twice(const char *level, const char *disable) {
   for (int i = 0; i < 2; i++) {
     const char *l = nn_env_get("NCCL_P2P_LEVEL"), *d = nn_env_get("NCCL_P2P_DISABLE");
     const char *w = nn_env_get("NCCL_WIN_ENABLE"), *user_w = getenv("NCCL_WIN_ENABLE");
-    if (level)
-      assert_string_equal(l, level);
-    else
-      assert_null(l);
-    if (disable)
-      assert_string_equal(d, disable);
-    else
-      assert_null(d);
+    if (level) assert_string_equal(l, level);
+    else assert_null(l);
+    if (disable) assert_string_equal(d, disable);
+    else assert_null(d);
     /* P2P off reaches NCCL's symmetric memory too, unless the user set it */
-    if (user_w)
-      assert_string_equal(w, user_w);
-    else if (disable && !strcmp(disable, "1"))
-      assert_string_equal(w, "0");
-    else
-      assert_null(w);
+    if (user_w) assert_string_equal(w, user_w);
+    else if (disable && !strcmp(disable, "1")) assert_string_equal(w, "0");
+    else assert_null(w);
   }
   assert_int_equal(n_infos, 1); /* said once, whatever NCCL asks how often */
   nn_env_finalize();
 }
 
-#define MAP8                                                                                       \
-  "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n"                 \
-  "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n"                 \
+#define MAP8 \
+  "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n" \
+  "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n" \
   "gpu 6 bus=17:00.0 numa=1\ngpu 7 bus=18:00.0 numa=1\n"
 #define OK_ALL "p2p ok level=SYS gpus=0-7 driver=580.95.05 xproc=ok tested=2026-12-06\n"
 #define OK_0123 "p2p ok level=PHB gpus=0-3 driver=580.95.05 xproc=ok tested=2026-12-06\n"
@@ -138,8 +132,8 @@ static void test_subset_line(void **state) {
   start("subset", MAP8 OK_0123 "# all 8\n");
   ask_twice(NULL, "1");
   assert_non_null(
-      strstr(infos, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
-                    "(p2p line 9: gpus=0-3)"));
+    strstr(infos, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
+                  "(p2p line 9: gpus=0-3)"));
   assert_non_null(strstr(infos, "NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
   unsetenv("CUDA_VISIBLE_DEVICES");
   start("subset", MAP8 OK_0123 "# all 8, unset\n");
@@ -159,9 +153,9 @@ static void test_driver_change(void **state) {
   start("driver", MAP8 OK_ALL);
   ask_twice(NULL, "1");
   assert_non_null(
-      strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
-                    "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p "
-                    "--update MAPPING`"));
+    strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
+                  "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p "
+                  "--update MAPPING`"));
   driver_root("", 0, 0);
   start("driver", MAP8 OK_ALL "# no driver\n");
   ask_twice(NULL, "1");
@@ -182,8 +176,8 @@ static void test_broken_disables(void **state) {
   (void)state;
   start("broken", "# failed nccl-numa p2p\np2p broken\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(
-      infos, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
+  assert_non_null(
+    strstr(infos, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
 }
 
 static void test_unsupported_serves_nothing(void **state) {
@@ -202,7 +196,7 @@ static void test_user_variable_wins(void **state) {
   ask_twice("PXB", NULL);
   unsetenv("NCCL_P2P_LEVEL");
   assert_non_null(
-      strstr(infos, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
+    strstr(infos, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
   setenv("NCCL_P2P_DISABLE", "0", 1);
   setenv("NCCL_WIN_ENABLE", "1", 1);
   start("user-broken", "p2p broken\n");
@@ -227,10 +221,10 @@ static void test_said_again_for_new_version(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ok_serves_level),    cmocka_unit_test(test_subset_line),
-      cmocka_unit_test(test_driver_change),      cmocka_unit_test(test_old_line_untested),
-      cmocka_unit_test(test_broken_disables),    cmocka_unit_test(test_unsupported_serves_nothing),
-      cmocka_unit_test(test_user_variable_wins), cmocka_unit_test(test_said_again_for_new_version),
+    cmocka_unit_test(test_ok_serves_level),    cmocka_unit_test(test_subset_line),
+    cmocka_unit_test(test_driver_change),      cmocka_unit_test(test_old_line_untested),
+    cmocka_unit_test(test_broken_disables),    cmocka_unit_test(test_unsupported_serves_nothing),
+    cmocka_unit_test(test_user_variable_wins), cmocka_unit_test(test_said_again_for_new_version),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -27,10 +27,10 @@ static void pair_ok(void **state) {
   (void)state;
   struct nn_p2p_pair p = {0};
   struct nn_sup_result r =
-      run_of("peer 1 0 1 1 0\nbegin setup\nbegin write\nstep write ok\nbegin read\nstep read ok\n"
-             "begin copy\nstep copy ok\nbegin latency\nlatency 1.250\nstep latency ok\n"
-             "begin bandwidth\nbandwidth 27.120\nstep bandwidth ok\ndone ok\n",
-             0, 0, 0);
+    run_of("peer 1 0 1 1 0\nbegin setup\nbegin write\nstep write ok\nbegin read\nstep read ok\n"
+           "begin copy\nstep copy ok\nbegin latency\nlatency 1.250\nstep latency ok\n"
+           "begin bandwidth\nbandwidth 27.120\nstep bandwidth ok\ndone ok\n",
+           0, 0, 0);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 30);
   assert_int_equal(p.state, NN_P2P_PAIR_OK);
   assert_int_equal(p.can, 1);
@@ -46,7 +46,7 @@ static void pair_died(void **state) {
   struct nn_p2p_pair p = {0};
   /* killed by SIGSEGV in the read step, after the write passed */
   struct nn_sup_result r =
-      run_of("peer 1 0 1 0 0\nbegin setup\nbegin write\nstep write ok\nbegin read\n", 0, -1, 11);
+    run_of("peer 1 0 1 0 0\nbegin setup\nbegin write\nstep write ok\nbegin read\n", 0, -1, 11);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 30);
   assert_int_equal(p.state, NN_P2P_PAIR_BROKEN);
   assert_string_equal(p.reason, "the test process died (signal 11) during 'read'");
@@ -83,10 +83,10 @@ static void pair_cross_process(void **state) {
   (void)state;
   struct nn_p2p_pair p;
   struct nn_sup_result r =
-      run_of("peer 1 0 1 1 0\nstep write ok\nstep read ok\nstep copy ok\nbegin xmap\nbegin xwrite\n"
-             "step xwrite fail lost: 8 of 8 words wrong\nstep xread ok\nstep xll8 ok\n"
-             "step xll16 fail lost: 4 of 4 words wrong\nstep ipcwrite ok\nstep ipcread ok\n",
-             0, 0, 0);
+    run_of("peer 1 0 1 1 0\nstep write ok\nstep read ok\nstep copy ok\nbegin xmap\nbegin xwrite\n"
+           "step xwrite fail lost: 8 of 8 words wrong\nstep xread ok\nstep xll8 ok\n"
+           "step xll16 fail lost: 4 of 4 words wrong\nstep ipcwrite ok\nstep ipcread ok\n",
+           0, 0, 0);
   nn_p2preport_pair(&no_mapping, &p, 1, 0, &r, 30);
   assert_int_equal(p.a, 1);
   assert_int_equal(p.b, 0);
@@ -94,17 +94,17 @@ static void pair_cross_process(void **state) {
   assert_int_equal(p.step[NN_P2P_XWRITE], NN_P2P_FAILED);
   assert_int_equal(p.step[NN_P2P_IPCREAD], NN_P2P_PASSED);
   assert_string_equal(
-      p.reason,
-      "cross-process write: lost: 8 of 8 words wrong; cross-process LL 16-byte stores: lost: "
-      "4 of 4 words wrong");
+    p.reason,
+    "cross-process write: lost: 8 of 8 words wrong; cross-process LL 16-byte stores: lost: "
+    "4 of 4 words wrong");
   /* an error in the owner's process names that process's step */
   r = run_of("peer 1 0 1 1 0\nbegin xmap\nerror xsetup: cuMemCreate (POSIX fd shareable) failed: "
              "CUDA_ERROR_NOT_SUPPORTED (801)\n",
              0, 0, 0);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 30);
   assert_string_equal(
-      p.reason, "driver error in cross-process setup (GPU b's process): cuMemCreate (POSIX fd "
-                "shareable) failed: CUDA_ERROR_NOT_SUPPORTED (801)");
+    p.reason, "driver error in cross-process setup (GPU b's process): cuMemCreate (POSIX fd "
+              "shareable) failed: CUDA_ERROR_NOT_SUPPORTED (801)");
   r = run_of("peer 1 0 1 1 0\nbegin ipcwrite\n", 1, -1, 0);
   nn_p2preport_pair(&no_mapping, &p, 0, 1, &r, 9);
   assert_string_equal(p.reason, "hung: no answer within 9 s during 'legacy IPC write', killed");
@@ -140,8 +140,8 @@ static void ring(void **state) {
   assert_string_equal(rep->ring.reason,
                       "1 of 2 GPU processes reported while every GPU wrote at once (exit 0)");
   memset(rep, 0, sizeof *rep);
-  r = run_of("error ring-gpu1: cuMemMap failed: CUDA_ERROR_INVALID_VALUE (1)\nring-done\n", 0, 0,
-             0);
+  r =
+    run_of("error ring-gpu1: cuMemMap failed: CUDA_ERROR_INVALID_VALUE (1)\nring-done\n", 0, 0, 0);
   nn_p2preport_ring(rep, 2, 3, &r, 60);
   assert_string_equal(rep->ring.reason,
                       "driver error while every GPU wrote at once: ring-gpu1: cuMemMap failed: "
@@ -164,7 +164,7 @@ static void advice(void **state) {
     for (int b = 0; b < 4; b++)
       if (a != b)
         pairs[n++] = (struct nn_p2p_pair){
-            .a = a, .b = b, .path = (a < 2) != (b < 2) ? NN_P2P_LEVEL_SYS : NN_P2P_LEVEL_PHB};
+          .a = a, .b = b, .path = (a < 2) != (b < 2) ? NN_P2P_LEVEL_SYS : NN_P2P_LEVEL_PHB};
   rep->pairs = pairs;
   rep->n_pairs = n;
   rep->n_gpus = 4;
@@ -205,13 +205,12 @@ static void update_text(void **state) {
   int replaced;
   const char *line = "p2p ok level=PHB gpus=0-3 driver=580.95.05 xproc=ok tested=d";
   char *t =
-      nn_p2pupdate_text("gpu 0 numa=0\n# p2p ok here\n  P2P broken\nenv A=b\np2p unsupported\n", 63,
-                        line, &len, &replaced);
+    nn_p2pupdate_text("gpu 0 numa=0\n# p2p ok here\n  P2P broken\nenv A=b\np2p unsupported\n", 63,
+                      line, &len, &replaced);
   assert_int_equal(replaced, 2);
   assert_string_equal(
-      t,
-      "gpu 0 numa=0\n# p2p ok here\np2p ok level=PHB gpus=0-3 driver=580.95.05 xproc=ok tested=d\n"
-      "env A=b\n");
+    t, "gpu 0 numa=0\n# p2p ok here\np2p ok level=PHB gpus=0-3 driver=580.95.05 xproc=ok tested=d\n"
+       "env A=b\n");
   assert_int_equal(len, strlen(t));
   free(t);
   t = nn_p2pupdate_text("gpu 0 numa=0\r\np2p ok\r\np2pfoo x", 32, "p2p broken", &len, &replaced);
@@ -232,10 +231,10 @@ static void probe(void **state) {
   struct nn_p2p_report *rep = calloc(1, sizeof *rep);
   char why[256];
   struct nn_sup_result r =
-      run_of("cuda 12080\ngpu 0 0000:17:00.0 NVIDIA GeForce RTX 3090\ngpu 1 0000:65:00.0 NVIDIA "
-             "GeForce RTX 3090\n"
-             "nvml-driver 570.86.15\nnvml 0 1 1 1\nnvml 1 0 0 0\nnvml 99 0 0 0\nend\n",
-             0, 0, 0);
+    run_of("cuda 12080\ngpu 0 0000:17:00.0 NVIDIA GeForce RTX 3090\ngpu 1 0000:65:00.0 NVIDIA "
+           "GeForce RTX 3090\n"
+           "nvml-driver 570.86.15\nnvml 0 1 1 1\nnvml 1 0 0 0\nnvml 99 0 0 0\nend\n",
+           0, 0, 0);
   assert_int_equal(nn_p2preport_probe(rep, &r, 30, why, sizeof why), 0);
   assert_int_equal(rep->n_gpus, 2);
   assert_string_equal(rep->gpus[1].bus, "0000:65:00.0");
@@ -317,8 +316,8 @@ static void decide(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(pair_ok), cmocka_unit_test(pair_died),  cmocka_unit_test(pair_cross_process),
-      cmocka_unit_test(probe),   cmocka_unit_test(decide),     cmocka_unit_test(ring),
-      cmocka_unit_test(advice),  cmocka_unit_test(update_text)};
+    cmocka_unit_test(pair_ok), cmocka_unit_test(pair_died),  cmocka_unit_test(pair_cross_process),
+    cmocka_unit_test(probe),   cmocka_unit_test(decide),     cmocka_unit_test(ring),
+    cmocka_unit_test(advice),  cmocka_unit_test(update_text)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
