@@ -168,4 +168,23 @@ run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/nonexistent"
 expect "missing sysfs" 1 ""
 expect_err_is "missing sysfs: message" "nccl-numa discover: $tmp/nonexistent/sys/bus/pci/devices: cannot read: No such file or directory"
 
+# NICs: the host map's nic lines (hostpci8-9, from discover --proxmox-vm on the two-NIC host)
+# land on the guest functions behind those hostpci ports, with the guest's own IB names
+(cd "$fx/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 102.conf --node pve2nic \
+   --xml ../hwloc/epyc-2nic-host.xml) >"$tmp/host-nics.map" || fail "host map with NICs"
+grep -qx 'nic 0 numa=0 name=mlx5_0 host=0000:41:00.0   # hostpci8' "$tmp/host-nics.map" &&
+  grep -qx 'nic 1 numa=1 name=mlx5_1 host=0000:c1:00.0   # hostpci9' "$tmp/host-nics.map" &&
+  echo "ok --proxmox-vm: a nic line per NIC entry, with its host node" || fail "host map NICs: $(grep '^nic' "$tmp/host-nics.map")"
+nn_sysfs_tree "$tmp/nics" <"$fx/sysfs/ref-guest-nics.spec"
+run --guest --host-map "$tmp/host-nics.map" --sysfs-root "$tmp/nics"
+expect_rc 0 "guest with NICs"
+printf '%s\n' "$out" >"$tmp/guest-nics.conf"
+grep -qx 'nic 0 bus=0000:09:00.0 numa=0 name=mlx5_0 host=0000:41:00.0   # hostpci8' "$tmp/guest-nics.conf" &&
+  grep -qx 'nic 1 bus=0000:0a:00.0 numa=1 name=mlx5_1 host=0000:c1:00.0   # hostpci9' "$tmp/guest-nics.conf" &&
+  [ "$(grep -c '^nic ' "$tmp/guest-nics.conf")" -eq 2 ] &&
+  echo "ok --guest: each NIC at its guest bus id, host node and guest name (not the virtio NIC)" ||
+  fail "guest NICs: $(grep '^nic' "$tmp/guest-nics.conf")"
+timeout 30 "$cli" check-config "$tmp/guest-nics.conf" 2>&1 | grep -q 'ok (8 GPUs on 2 NUMA nodes, 2 NICs' &&
+  echo "ok guest mapping with NICs passes check-config" || fail "guest NIC mapping: $("$cli" check-config "$tmp/guest-nics.conf" 2>&1)"
+
 nn_finish "all passed" failed
