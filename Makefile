@@ -286,12 +286,12 @@ uninstall:
 MAN_DIR := $(BUILD)/man
 man: $(CLI)
 	@rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
-	@subs=$$($(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p'); \
+	@subs=$$($(CLI) --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *.*/\1/p'); \
 	{ echo '[SEE ALSO]'; for s in $$subs; do printf '.BR nccl-numa-%s (1),\n' $$s; done; \
 	  echo 'and the documentation in /usr/share/doc/nccl-numa.'; } > $(MAN_DIR)/see-also.h2m; \
 	help2man -N -n 'NUMA-aware tuner and env plugin for NVIDIA NCCL' -i $(MAN_DIR)/see-also.h2m \
 	  -o $(MAN_DIR)/nccl-numa.1 $(CLI) || exit 1; \
-	$(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *\(.*\)/\1 \2/p' | while read -r sub summary; do \
+	$(CLI) --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *\(.*\)/\1 \2/p' | while read -r sub summary; do \
 	  printf '[SEE ALSO]\n.BR nccl-numa (1)\n' > $(MAN_DIR)/sub.h2m; \
 	  help2man -N -n "$$summary" -i $(MAN_DIR)/sub.h2m --help-option="$$sub --help" \
 	    --version-option="$$sub --version" -o $(MAN_DIR)/nccl-numa-$$sub.1 $(CLI) || exit 1; \

@@ -288,24 +288,30 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return -1;
   }
-  /* the links' maximum (stable = 1): equal on every rank, whatever power state a GPU is in */
+  /* the links' maximum (NN_GATHER_STABLE): equal on every rank, whatever power state a GPU is in */
   struct nn_topo_verdict verdict;
   struct nn_verdict_facts facts;
-  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
+  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL,
+                     NN_GATHER_STABLE | NN_GATHER_HERE, &facts);
   facts.in.decide_only = 1;
   nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
+  nn_topology_verdict_text(&verdict, why, whysz);
+  nn_topology_verdict_warning(&verdict, warn, warnsz);
   if (!verdict.serve) {
-    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", verdict.reason);
-    else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
+    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", why);
+    else nn_log_warn(logger, "nccl-numa: %s", why);
     return -1;
   }
-  if (nn_topo_xml_generate(cfg, &cpu, NULL, xml, len, err, sizeof err) != 0) {
+  struct nn_flat_view *flat = malloc(sizeof *flat);   /* large: not on NCCL's thread's stack */
+  const struct nn_config *file = flat ? nn_topology_served_view(cfg, &verdict, NULL, flat, err, sizeof err) : NULL;
+  if (!flat) snprintf(err, sizeof err, "out of memory");
+  int rc = !file ? -1 : nn_topo_xml_generate(file, &cpu, NULL, xml, len, err, sizeof err);
+  free(flat);
+  if (rc != 0) {
     nn_log_warn(logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
     return -1;
   }
   if (err[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", err);
-  snprintf(why, whysz, "%s", verdict.reason);
-  snprintf(warn, warnsz, "%s", verdict.warning);
   return 0;
 }
 
@@ -351,7 +357,7 @@ static const char *store_and_serve(const struct nn_cache_version *v, char *xml, 
 
 /* The topology of v, made, stored and served (or the slot of an equal content). */
 static const char *generate_topo(struct nn_cache_version *v, const struct nn_config *cfg, const struct nn_logger *logger) {
-  char *xml, why[1024], warn[sizeof ((struct nn_topo_verdict *)0)->warning] = "";
+  char *xml, why[1024], warn[512] = "";
   size_t len = 0;
   const char *out = NULL;
   int have = make_topo_xml(cfg, nn_cache_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;

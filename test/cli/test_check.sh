@@ -63,7 +63,7 @@ NCCL_NUMA_CONFIG=$good check --sysfs-root "$guest"
 { echo "topology mode=numa"; echo "cpu vendor=GenuineIntel family=6 model=207"; grep '^gpu' "$good"; } >"$tmp/intel.conf"
 check --sysfs-root "$guest" --config "$tmp/intel.conf"
 grep -qx "  topology served: mode=numa (2 NUMA nodes)" "$tmp/out" \
-  && grep -qx "    served file (2 CPU nodes):  ring 2 x 20.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s" "$tmp/out" \
+  && grep -qx "    file with 2 CPU nodes:     ring 2 x 20.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s  <- served" "$tmp/out" \
   && grep -qxF "  WARNING: topology mode=numa serves a file NCCL's model rates worse (NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 20% slower with this file than with its own view; \`topology mode=auto\` would withhold it, so keep mode=numa only where \`nccl-numa ab\` measures it faster" "$tmp/out" \
   && echo "ok mode=numa with a 40 GB/s CPU kind: search passes, the WARNING gives the factor" || fail "intel mode=numa: $out"
 has_problem "mode=numa slower by NCCL's model: a problem" "topology mode=numa serves a file NCCL's model rates worse (NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 20% slower"
@@ -77,10 +77,11 @@ check --sysfs-root "$guest" --config "$tmp/intel-same.conf" --cpuinfo "$NCCL_NUM
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf"
 has_problem "mode=numa on AMD: hazard" "NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor"
 has_problem "mode=numa on AMD: the factor" "runs 1 channel; NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view"
-grep -qF 'let `topology mode=auto` withhold a file' "$tmp/out" && echo "ok hazard: way out given" || fail "hazard: no way out"
+grep -qF 'let `topology mode=auto` choose the file' "$tmp/out" && grep -qF 'fix: remove `topology mode=numa` from the mapping: mode=auto then gives the job no file: NCCL'"'"'s own view, ring 2 x 24.0 GB/s' "$tmp/out" \
+  && echo "ok hazard: way out given" || fail "hazard: no way out"
 # NCCL 2.31.2 models Zen 3/4 at 24 GB/s: the served search passes (1 x 24, against NCCL's own 2 x 24)
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2
-grep -qx "    served file (2 CPU nodes):  ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s" "$tmp/out" \
+grep -qx "    file with 2 CPU nodes:     ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s  <- served" "$tmp/out" \
   && echo "ok 2.31.2: Zen 3/4 passes the search" || fail "2.31.2 Zen 3/4: $out"
 has_problem "2.31.2 Zen 3/4: half the channels, 2x slower" "(NCCL 2.31.2): NCCL's model makes a 4 GiB all-reduce 2.0x slower"
 # NCCL older than 2.28.7 loads no env plugin: the verdict cannot apply, and no hazard is raised for it
