@@ -175,10 +175,10 @@ tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/
 	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print \
 	$(BUILD)/tools/libnn-fakecuda.so
 # A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
-$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c plugin/util/numparse.c cli/p2p/p2ptest.h
+$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c test/p2p/fakecuda_mem.c test/p2p/fakecuda.h plugin/util/numparse.c cli/p2p/p2ptest.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared -Wl,-soname,libcuda.so.1 test/p2p/fakecuda.c plugin/util/numparse.c \
-		-o $@ $(LDFLAGS_ALL) -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared -Wl,-soname,libcuda.so.1 test/p2p/fakecuda.c test/p2p/fakecuda_mem.c \
+		plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu

@@ -253,6 +253,7 @@ static void section_mapping(struct nn_check_ctx *c) {
     fprintf(c->out, "  %d GPUs on %d NUMA node%s\n", c->cfg->n_gpus, nn_config_numa_count(c->cfg),
             nn_config_numa_count(c->cfg) == 1 ? "" : "s");
     mapping_vs_machine(c);
+    nn_oscpus_check(c);
     return;
   }
   char ids[512] = "";
@@ -395,7 +396,8 @@ static void summary(struct nn_check_ctx *c) {
   struct nn_summary_in in = {.nccl_version = nn_hazard_release(c)->code, .cfg = cfg,
                              .v = c->have_verdict && !c->topo_env_used ? &c->verdict : NULL,
                              .no_verdict = cfg ? "the CPU kind is unknown" : NULL,
-                             .user_topo = c->topo_env_used ? c->o->topo_env : NULL, .rules = &rules};
+                             .user_topo = c->topo_env_used ? c->o->topo_env : NULL, .rules = &rules,
+                             .cpus_absent = c->cpus_absent};
   nn_summary_facts_of(&in, &c->summary_facts);
   nn_summary_text(&in, c->summary, sizeof c->summary);
   nn_policy_free(p);

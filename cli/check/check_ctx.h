@@ -43,6 +43,7 @@ struct nn_check_ctx {
   struct nn_topo_verdict verdict;   /* the plugin's, for the summary */
   struct nn_cpu_kind cpu;
   int have_verdict;
+  int cpus_absent;              /* a `numa` line names CPUs this OS does not have online (oscpus.c) */
   struct nn_summary_facts summary_facts;
   char summary[4096];
 };

@@ -142,6 +142,11 @@ static int topo_of(const struct nn_summary_in *in) {
 
 static void affinity_words(const struct nn_summary_in *in, const struct nn_summary_facts *f, struct text *t) {
   const struct nn_config *cfg = in->cfg;
+  if (in->cpus_absent) {
+    add(t, "; its CPU affinity names CPUs this OS does not have online (the mapping's `numa` lines are another "
+        "machine's), so it pins nothing that is there until the mapping is made again");
+    return;
+  }
   if (f->affinity == NN_SUMMARY_AFFINITY_NONE) {
     add(t, ", without CPU affinity (no `numa N cpus=` line: the plugin takes it from sysfs where that node exists)");
   } else if (f->affinity == NN_SUMMARY_AFFINITY_EVERY_CPU) {
@@ -163,8 +168,10 @@ static void served_words(const struct nn_summary_in *in, const struct nn_summary
         "%s", v->numa.pred.ring.ok && v->numa.pred.tree.ok ? "faster than the file with NUMA nodes" :
         "with NUMA nodes its search would fail");
     figures(v, t);
-    add(t, "; its CPU affinity is the CPUs of all the job's NUMA nodes together, so NCCL's threads are not pinned "
-        "to one node");
+    if (in->cpus_absent) affinity_words(in, f, t);
+    else
+      add(t, "; its CPU affinity is the CPUs of all the job's NUMA nodes together, so NCCL's threads are not "
+          "pinned to one node");
     return;
   }
   if (f->search == NN_SUMMARY_SEARCH_SAME) {

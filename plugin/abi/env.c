@@ -440,7 +440,8 @@ static const char *served_value(const char *name) {
   if (real) return real;
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
-  if (nn_config_p2p_decides(cfg, name)) return intern_value(nn_config_p2p_served_env(&s->p2p, name));
+  if (nn_config_p2p_decides(cfg, name))
+    return intern_value(nn_config_p2p_served_env(&s->p2p, name));
   const char *value = s ? nn_config_env(cfg, name) : NULL;
   char note[640];
   int serve = 1;
@@ -494,8 +495,9 @@ static void p2p_user_values(const struct nn_p2p_serving *served, char *msg, size
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *user = nn_config_p2p_served_env(served, names[i]) ? getenv(names[i]) : NULL;
     size_t len = strlen(msg);
-    if (user) snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
-                       names[i], user);
+    if (user)
+      snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
+               names[i], user);
   }
 }
 
@@ -509,24 +511,33 @@ static void p2p_message(const char *name, char *msg, size_t size, int *warn) {
   msg[0] = 0;
   *warn = 0;
   if (!cfg || !cfg->p2p.state || g_env.told_p2p) return;
-  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") && strcmp(name, "NCCL_WIN_ENABLE")) return;
+  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") &&
+      strcmp(name, "NCCL_WIN_ENABLE"))
+    return;
   g_env.told_p2p = 1;
   const struct nn_p2p_serving *p = &s->p2p;
   int line = cfg->p2p.line;
   if (p->state == NN_P2P_OK)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
-             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the two-socket "
-             "file served, the pairs of one socket)", line, nn_config_p2p_level_name(p->level),
-             nn_config_p2p_level_name(p->level));
+    snprintf(msg, size,
+             "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
+             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the "
+             "two-socket file served, the pairs of one socket)",
+             line, nn_config_p2p_level_name(p->level), nn_config_p2p_level_name(p->level));
   else if (p->untested)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
-             "NCCL_WIN_ENABLE=0 served", line, p->why);
+    snprintf(msg, size,
+             "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
+             "NCCL_WIN_ENABLE=0 served",
+             line, p->why);
   else if (p->state == NN_P2P_BROKEN)
-    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
-             "served, so NCCL never tries the peer access that failed its test", line);
+    snprintf(msg, size,
+             "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
+             "served, so NCCL never tries the peer access that failed its test",
+             line);
   else
-    snprintf(msg, size, "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
-             "nothing served", line);
+    snprintf(msg, size,
+             "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
+             "nothing served",
+             line);
   p2p_user_values(p, msg, size);
   *warn = p->untested;
 }

@@ -211,15 +211,25 @@ static void p2p_lines(void **state) {
     const char *line, *said;
     int changes;
   } cases[] = {
-      {"p2p ok level=SYS gpus=0-3 driver=580.95.05\n", "The mapping's `p2p ok` (line 6) has the env plugin serve "
-       "NCCL_P2P_LEVEL=SYS, so NCCL moves data between GPUs directly (peer-to-peer) for pairs up to path type SYS", 1},
-      {"p2p ok level=SYS gpus=0-2 driver=580.95.05\n", "The mapping's `p2p ok` (line 6) does not cover all the "
-       "mapping's GPUs: GPU 3 of this process was not tested (p2p line 6: gpus=0-2)", 1},
-      {"p2p ok level=SYS\n", "The mapping's `p2p ok` (line 6) does not cover all the mapping's GPUs: the p2p line "
-       "(line 6) does not say which GPUs were tested", 1},
-      {"p2p broken\n", "The mapping's `p2p broken` (line 6) has the env plugin serve NCCL_P2P_DISABLE=1 and "
-       "NCCL_WIN_ENABLE=0", 1},
-      {"p2p unsupported\n", "GPU peer-to-peer is off (`p2p unsupported`, line 6): every transfer", 0},
+      {"p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok\n",
+       "The mapping's `p2p ok` (line 6) has the env plugin serve "
+       "NCCL_P2P_LEVEL=SYS, so NCCL moves data between GPUs directly (peer-to-peer) for pairs up "
+       "to path type SYS",
+       1},
+      {"p2p ok level=SYS gpus=0-2 driver=580.95.05 xproc=ok\n",
+       "The mapping's `p2p ok` (line 6) does not cover all the "
+       "mapping's GPUs: GPU 3 of this process was not tested (p2p line 6: gpus=0-2)",
+       1},
+      {"p2p ok level=SYS\n",
+       "The mapping's `p2p ok` (line 6) does not cover all the mapping's GPUs: the p2p line "
+       "(line 6) does not say which GPUs were tested",
+       1},
+      {"p2p broken\n",
+       "The mapping's `p2p broken` (line 6) has the env plugin serve NCCL_P2P_DISABLE=1 and "
+       "NCCL_WIN_ENABLE=0",
+       1},
+      {"p2p unsupported\n", "GPU peer-to-peer is off (`p2p unsupported`, line 6): every transfer",
+       0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[512];
