@@ -119,7 +119,7 @@ static void exec_usage(FILE *f) {
           "(the environment's, else the mapping's env line; prefixes expanded to this host's\n"
           "interfaces): Gloo, the CPU process group of SGLang and vLLM, otherwise picks its own.\n"
           "Nothing else in the environment changes. Example:\n"
-          "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
+          "  nccl-numa exec --bind-for sglang -- python3 -m sglang.launch_server --tp 8 ...\n\n"
           "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
           "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
           "                     the NVIDIA driver shows this container, else every GPU of the\n"

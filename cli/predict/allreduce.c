@@ -192,3 +192,38 @@ int nn_allreduce_for_job(const struct nn_config *cfg, const struct nn_visible *v
   }
   return nn_allreduce_decide(cfg, gpus, n, tp > 0 ? tp : n, engine, in, why, whysz);
 }
+
+/* How one installed engine stands, for the summary: "" when it is not installed. */
+static void engine_words(const struct nn_config *cfg, const int *gpus, int n, int engine, const char *python,
+                         char *buf, size_t size) {
+  struct nn_allreduce_install in;
+  char why[PATH_MAX * 4], scan_why[PATH_MAX + 64];
+  buf[0] = 0;
+  if (nn_allreduce_scan(engine, python, &in, scan_why, sizeof scan_why) || !in.engine_version[0]) return;
+  int on = nn_allreduce_decide(cfg, gpus, n, n, engine, &in, why, sizeof why);
+  snprintf(buf, size, "%s %s here %s its PCIe all-reduce under `nccl-numa\x01" "exec\x01--bind-for\x01%s`%s",
+           nn_allreduce_engine_name(engine), in.engine_version, on ? "would get" : "would not get",
+           engine == NN_BIND_SGLANG ? "sglang" : "vllm", on ? "" : " (exec says why)");
+}
+
+int nn_allreduce_words(const struct nn_config *cfg, char *buf, size_t size) {
+  int gpus[NN_MAX_GPUS], n = cfg->n_gpus < NN_MAX_GPUS ? cfg->n_gpus : NN_MAX_GPUS;
+  char py[PATH_MAX], sg[512], vl[512];
+  buf[0] = 0;
+  if (n < 2) return 0;
+  for (int i = 0; i < n; i++) gpus[i] = cfg->gpus[i].index;
+  struct nn_p2p_serving s;
+  nn_config_p2p_serve(cfg, gpus, n, NULL, &s);   /* the driver not checked, as p2pview.h */
+  int p2p = s.state == NN_P2P_OK;
+  const char *python = nn_pyenv_python(py, sizeof py);
+  engine_words(cfg, gpus, n, NN_BIND_SGLANG, python, sg, sizeof sg);
+  engine_words(cfg, gpus, n, NN_BIND_VLLM, python, vl, sizeof vl);
+  snprintf(buf, size, "at decode sizes (TP=%d) SGLang's and vLLM's all-reduces go to %s%s%s%s%s. Measure "
+           "A against B with the engine's own latency benchmark, same seed: docs/user/sglang.md", n,
+           n == 2 && p2p ? "their own custom all-reduce over GPU peer access (to NCCL with "
+                           "--disable-custom-all-reduce)" :
+           p2p ? "NCCL over GPU peer access (their own custom all-reduce is off above two PCIe GPUs)" :
+                 "NCCL over host memory (no peer access tested on these GPUs)",
+           sg[0] || vl[0] ? "; " : "", sg, sg[0] && vl[0] ? "; " : "", vl);
+  return 1;
+}

@@ -61,4 +61,12 @@ int nn_allreduce_decide(const struct nn_config *cfg, const int *mapping_gpus, in
 int nn_allreduce_for_job(const struct nn_config *cfg, const struct nn_visible *vis, int tp, int engine,
                          struct nn_allreduce_install *in, char *why, size_t whysz);
 
+/* For the summary explain and check end with (summary.h), the job being the GPUs of `cfg` (the
+ * mapping as the job sees it): which path its decode-size all-reduces take (NCCL over host
+ * memory, NCCL over peer access, the engines' own custom all-reduce at TP=2 with peer access)
+ * and, per engine installed in the active Python environment, whether exec --bind-for would
+ * hand it its PCIe all-reduce; then how to measure. One sentence into buf (no leading capital,
+ * no final stop; \x01 a space that must not wrap); returns 0 (buf empty) for fewer than two GPUs. */
+int nn_allreduce_words(const struct nn_config *cfg, char *buf, size_t size);
+
 #endif
