@@ -223,7 +223,7 @@ int nn_allreduce_words(const struct nn_config *cfg, char *buf, size_t size) {
            n == 2 && p2p ? "their own custom all-reduce over GPU peer access (to NCCL with "
                            "--disable-custom-all-reduce)" :
            p2p ? "NCCL over GPU peer access (their own custom all-reduce is off above two PCIe GPUs)" :
-                 "NCCL over host memory (no peer access tested on these GPUs)",
+                 "NCCL over host memory (no peer access verified for these GPUs)",
            sg[0] || vl[0] ? "; " : "", sg, sg[0] && vl[0] ? "; " : "", vl);
   return 1;
 }
