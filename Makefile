@@ -94,6 +94,12 @@ $(BUILD)/obj/plugin/core/%.o: AREA_INC = $(INC_CORE)
 $(BUILD)/obj/plugin/core/%.o: AREA_CHECK = $(call area_refuse,include/abi/|plugin/abi/)
 $(BUILD)/obj/plugin/abi/%.o: AREA_INC = $(INC_ABI)
 $(BUILD)/obj/cli/%.o: AREA_INC = $(INC_CLI)
+# The benchmark (cli/sweep: ab, calibrate, report) and the Proxmox rewriter (cli/proxmox) are
+# leaves of the command: only their commands (cli/cmd) and their tests include them.
+$(BUILD)/obj/cli/%.o: AREA_CHECK = $(call area_refuse,cli/sweep/|cli/proxmox/)
+$(BUILD)/obj/cli/sweep/%.o: AREA_CHECK = $(call area_refuse,cli/proxmox/)
+$(BUILD)/obj/cli/proxmox/%.o: AREA_CHECK = $(call area_refuse,cli/sweep/)
+$(BUILD)/obj/cli/cmd/%.o: AREA_CHECK =
 # area_refuse PATTERN: fail (and remove the object) when a header the object included
 # matches PATTERN, however it was named in the #include.
 area_refuse = @if grep -Eq '(^| )[^ :]*($(1))' $(@:.o=.d); then \
@@ -169,10 +175,10 @@ tools: $(BUILD)/tools/abi_conformance $(BUILD)/tools/concurrency $(BUILD)/tools/
 	$(BUILD)/tools/test_gpukit $(BUILD)/tools/nn_plugin_lines $(BUILD)/tools/nn_drv_print \
 	$(BUILD)/tools/libnn-fakecuda.so
 # A stand-in CUDA driver and NVML for `nccl-numa p2p`'s tests (test/p2p/fakecuda.c).
-$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c plugin/util/numparse.c cli/p2p/p2ptest.h
+$(BUILD)/tools/libnn-fakecuda.so: test/p2p/fakecuda.c test/p2p/fakecuda_mem.c test/p2p/fakecuda.h plugin/util/numparse.c cli/p2p/p2ptest.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared -Wl,-soname,libcuda.so.1 test/p2p/fakecuda.c plugin/util/numparse.c \
-		-o $@ $(LDFLAGS_ALL) -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) -shared -Wl,-soname,libcuda.so.1 test/p2p/fakecuda.c test/p2p/fakecuda_mem.c \
+		plugin/util/numparse.c -o $@ $(LDFLAGS_ALL) -lpthread
 
 # The GPU kit (test/gpu): its log checks and the driver's output format build and are
 # tested everywhere; the driver itself needs the CUDA runtime and NCCL (make test-gpu
@@ -280,12 +286,12 @@ uninstall:
 MAN_DIR := $(BUILD)/man
 man: $(CLI)
 	@rm -rf $(MAN_DIR) && mkdir -p $(MAN_DIR)
-	@subs=$$($(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p'); \
+	@subs=$$($(CLI) --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *.*/\1/p'); \
 	{ echo '[SEE ALSO]'; for s in $$subs; do printf '.BR nccl-numa-%s (1),\n' $$s; done; \
 	  echo 'and the documentation in /usr/share/doc/nccl-numa.'; } > $(MAN_DIR)/see-also.h2m; \
 	help2man -N -n 'NUMA-aware tuner and env plugin for NVIDIA NCCL' -i $(MAN_DIR)/see-also.h2m \
 	  -o $(MAN_DIR)/nccl-numa.1 $(CLI) || exit 1; \
-	$(CLI) --help | sed -n 's/^  \([a-z][a-z-]*\)  *\(.*\)/\1 \2/p' | while read -r sub summary; do \
+	$(CLI) --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *\(.*\)/\1 \2/p' | while read -r sub summary; do \
 	  printf '[SEE ALSO]\n.BR nccl-numa (1)\n' > $(MAN_DIR)/sub.h2m; \
 	  help2man -N -n "$$summary" -i $(MAN_DIR)/sub.h2m --help-option="$$sub --help" \
 	    --version-option="$$sub --version" -o $(MAN_DIR)/nccl-numa-$$sub.1 $(CLI) || exit 1; \
@@ -324,6 +330,15 @@ stress:
 	@BUILD=$(BUILD) bash test/stress/run.sh
 lint:
 	@bash test/lint/run.sh
+# The tests of `make check` on an -O0 --coverage build in $(BUILD)/coverage, and lcov's line
+# coverage of plugin/ and cli/ (test/coverage/run.sh).
+.PHONY: coverage
+coverage:
+	@BUILD=$(BUILD) bash test/coverage/run.sh
+# Rewrites the C sources as .clang-format says (make lint checks them: test/lint/format.sh).
+.PHONY: format
+format:
+	@bash test/lint/format.sh --fix
 
 # The headers each object and unit test included when it was last built.
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

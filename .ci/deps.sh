@@ -5,7 +5,7 @@ set -eu
 PKGS="make gcc clang pkg-config libxml2-dev libxml2 libhwloc-dev hwloc-nox libcmocka-dev gnuplot-nox
       valgrind cppcheck clang-tidy libclang-rt-14-dev python3 qemu-system-x86 busybox-static cpio
       openmpi-bin libopenmpi-dev dpkg-dev debhelper fakeroot lintian help2man python3-venv python3-yaml
-      buildah podman mmdebstrap"
+      buildah podman mmdebstrap lcov clang-format"
 missing=()
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,39 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* main.c - the nccl-numa command: dispatches to one subcommand. */
+/* main.c - the nccl-numa command: dispatches to one subcommand (the table in commands.c). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/common/options.h"
 #include "cpuinfo.h"
 #include "nn_version.h"
-
-struct nn_command {
-  const char *name;
-  int (*run)(int argc, char **argv);
-  const char *summary;
-};
-
-static const struct nn_command commands[] = {
-  {"explain", nn_cmd_explain, "show the decision for each collective and size"},
-  {"topo", nn_cmd_topo, "write (or --validate) an NCCL topology XML"},
-  {"check-config", nn_cmd_check_config, "validate a mapping file"},
-  {"discover", nn_cmd_discover, "print the GPU -> NUMA mapping (host, Proxmox host, or --guest)"},
-  {"check", nn_cmd_check, "diagnose this machine: GPUs, NUMA, topology files, mapping, hazards"},
-  {"ab", nn_cmd_ab, "A/B: nccl-tests with stock NCCL vs nccl-numa arms, alternated, then report"},
-  {"report", nn_cmd_report, "markdown report and plots of an ab/calibrate run directory"},
-  {"calibrate", nn_cmd_calibrate, "forced algo x proto sweeps (or --from RUNDIR) -> rule lines"},
-  {"exec", nn_cmd_exec, "run a command (e.g. an SGLang server) with nccl-numa switched on"},
-  {"env", nn_cmd_env, "print the variables that switch nccl-numa on, as export lines"},
-  {"proxmox-numa", nn_cmd_proxmox_numa, "Proxmox host: rewrite a VM config so the guest sees each GPU on its NUMA node"},
-  {"p2p", nn_cmd_p2p, "test GPU peer-to-peer on every pair (write, read, copy, latency, bandwidth)"},
-};
 
 static void usage(FILE *out) {
   fprintf(out, "usage: nccl-numa <command> [options]   (nccl-numa <command> --help)\n"
               "       nccl-numa --version\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+  for (int i = 0; i < nn_n_commands; i++)
+    fprintf(out, "  %-14s %s\n", nn_commands[i].name, nn_commands[i].summary);
 }
 
 /* GNU-style version text (first line "nccl-numa [SUB] VERSION"), which help2man reads. */
@@ -43,26 +24,53 @@ static int version(const char *sub) {
   return NN_EXIT_OK;
 }
 
+/* The options before the subcommand: --help, -h, --version. Returns -1 when none ended the
+ * command (optind is then the subcommand's index), else the exit code. */
+static int top_options(int argc, char **argv) {
+  static const struct option top[] = {
+    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+  nn_options_begin();
+  int c = getopt_long(argc, argv, "+h", top, NULL);   /* "+": stop at the subcommand */
+  if (c == 'h') {
+    usage(stdout);
+    return NN_EXIT_OK;
+  }
+  if (c == 'V') return version(NULL);
+  if (c != -1) {
+    fprintf(stderr, "nccl-numa: unknown command '%s'\n", argv[optind - 1]);
+    usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  return -1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return NN_EXIT_USAGE;
   }
-  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+  int rc = top_options(argc, argv);
+  if (rc >= 0) return rc;
+  if (optind >= argc) {
+    usage(stderr);
+    return NN_EXIT_USAGE;
+  }
+  const char *name = argv[optind];
+  if (!strcmp(name, "help")) {
     usage(stdout);
     return NN_EXIT_OK;
   }
-  if (!strcmp(argv[1], "--version")) return version(NULL);
   /* Predictions of NCCL's own view depend on the CPU kind: tests and what-if runs name it. */
   const char *cpuinfo = getenv("NCCL_NUMA_CPUINFO");
   if (cpuinfo && *cpuinfo) nn_cpuinfo_set_default(cpuinfo);
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-    if (strcmp(argv[1], commands[i].name)) continue;
-    /* `nccl-numa SUB --version` too: help2man makes each subcommand's man page from it */
-    if (argc == 3 && !strcmp(argv[2], "--version")) return version(commands[i].name);
-    return commands[i].run(argc - 1, argv + 1);
+  const struct nn_command *cmd = nn_command_find(name);
+  if (!cmd) {
+    fprintf(stderr, "nccl-numa: unknown command '%s'\n", name);
+    usage(stderr);
+    return NN_EXIT_USAGE;
   }
-  fprintf(stderr, "nccl-numa: unknown command '%s'\n", argv[1]);
-  usage(stderr);
-  return NN_EXIT_USAGE;
+  /* `nccl-numa SUB --version` alone: help2man makes each subcommand's man page from it */
+  int sub = optind;
+  if (argc - sub == 2 && !strcmp(argv[sub + 1], "--version")) return version(cmd->name);
+  return cmd->run(argc - sub, argv + sub);   /* its own parser starts a fresh scan */
 }

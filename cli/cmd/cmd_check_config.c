@@ -48,8 +48,9 @@ static void p2p_summary(const struct nn_config *cfg, char *buf, size_t size) {
   char gpus[160];
   nn_config_p2p_serve_all(cfg, &all);
   nn_config_p2p_gpus_format(l->gpus, gpus, sizeof gpus);
-  if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0]))
-    snprintf(buf, size, ", p2p ok untested (no %s=): P2P off, NCCL_P2P_DISABLE=1", !l->gpus ? "gpus" : "driver");
+  if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0] || l->xproc != NN_P2P_XPROC_OK))
+    snprintf(buf, size, ", p2p ok untested (no %s): P2P off, NCCL_P2P_DISABLE=1",
+             !l->gpus ? "gpus=" : !l->driver[0] ? "driver=" : "xproc=ok");
   else if (l->state == NN_P2P_OK) {
     if (snprintf(buf, size, ", p2p ok: NCCL_P2P_LEVEL=%s to a process on GPUs %s under driver %s%s",
                  nn_config_p2p_level_name(l->level), gpus, l->driver,
@@ -69,11 +70,13 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
   char p2p[256] = "";
   p2p_summary(cfg, p2p, sizeof p2p);
   char nics[32] = "";
-  if (cfg->n_nics) snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
+  if (cfg->n_nics)
+    snprintf(nics, sizeof nics, ", %d NIC%s", cfg->n_nics, cfg->n_nics == 1 ? "" : "s");
   printf("%s: ok (%d GPU%s on %d NUMA node%s%s, %d rule%s, %d env%s%s)%s\n", path, cfg->n_gpus,
          cfg->n_gpus == 1 ? "" : "s", nn_config_numa_count(cfg),
-         nn_config_numa_count(cfg) == 1 ? "" : "s", nics, cfg->n_rules, cfg->n_rules == 1 ? "" : "s",
-         cfg->n_envs, p2p, warned, cfg->host_side ? " [host-side mapping]" : "");
+         nn_config_numa_count(cfg) == 1 ? "" : "s", nics, cfg->n_rules,
+         cfg->n_rules == 1 ? "" : "s", cfg->n_envs, p2p, warned,
+         cfg->host_side ? " [host-side mapping]" : "");
 }
 
 /* Refused `env` lines are errors here, though the plugin applies the rest of the file. */

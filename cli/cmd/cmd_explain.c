@@ -19,7 +19,8 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa explain [--config FILE] [--ranks N] [--nodes N] [--coll NAME]\n"
           "                         [--nccl-version X.Y.Z | --nccl-lib PATH] [--cpuinfo FILE]\n"
-          "                         [--visible-devices LIST] [--compare-release X.Y.Z [--emit-rules]]\n"
+          "                         [--visible-devices LIST] [--sysfs-root DIR]\n"
+          "                         [--compare-release X.Y.Z [--emit-rules]]\n"
           "                         [--sizes LIST] [--json]\n\n"
           "Shows, for one communicator shape, which rule decides each collective at each size\n"
           "(powers of two from 1 B to 4 GiB, merged where nothing changes), as the plugin would\n"
@@ -33,6 +34,10 @@ static void usage(FILE *out) {
           "                  CUDA_VISIBLE_DEVICES, else every GPU of the mapping); GPUs all on one NUMA\n"
           "                  node are judged alone, as the plugin does: a TP=4 server on one socket\n"
           "                  is --visible-devices with its four GPUs\n"
+          "  --sysfs-root DIR  the machine the job runs on: its GPUs' NUMA nodes and PCIe links, as\n"
+          "                  NCCL's own detection reads them, under DIR (default /: this machine). Where\n"
+          "                  it lacks the mapping's GPUs, NCCL's own view is modelled with no NUMA node\n"
+          "                  per GPU and on the mapping's `cpu` line (unless --cpuinfo names a CPU)\n"
           "  --nodes N       nodes in the communicator (default 1)\n"
           "  --coll NAME     only this collective: " NN_COLL_NAMES "\n"
           "  --nccl-version X.Y.Z  the NCCL release to predict for (its search and protocols)\n"
@@ -64,8 +69,9 @@ int nn_cmd_explain(int argc, char **argv) {
                                        {"cpuinfo", required_argument, 0, 'i'}, {"visible-devices", required_argument, 0, 'D'},
                                        {"compare-release", required_argument, 0, 'R'}, {"emit-rules", no_argument, 0, 'E'},
                                        {"sizes", required_argument, 0, 'S'}, {"json", no_argument, 0, 'J'},
+                                       {"sysfs-root", required_argument, 0, 's'},
                                        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  const char *path = NULL, *version = NULL, *lib = NULL, *visible = NULL;
+  const char *path = NULL, *version = NULL, *lib = NULL, *visible = NULL, *sysfs_root = NULL;
   size_t ranks = 0, nodes = 1;
   int only = -1, c, compare = 0, emit = 0, json = 0, n_sizes = 0;
   uint64_t sizes[NN_EXPLAIN_MAX_SIZES];
@@ -77,6 +83,7 @@ int nn_cmd_explain(int argc, char **argv) {
     case 'L': lib = optarg; break;
     case 'i': nn_cpuinfo_set_default(optarg); break;
     case 'D': visible = optarg; break;
+    case 's': sysfs_root = optarg; break;
     case 'R': {
       char perr[160];
       if ((compare = nn_ncclver_parse_arg("--compare-release", optarg, perr, sizeof perr)) <= 0) {
@@ -133,7 +140,7 @@ int nn_cmd_explain(int argc, char **argv) {
   struct nn_cli_config cc;
   if (nn_cli_config_load("explain", path, NULL, 0, &cc) != NN_CFG_OK) return NN_EXIT_INVALID;
   static struct nn_explain e;   /* large; the CLI is single-threaded */
-  struct nn_explain_in in = {.cc = &cc, .visible = visible, .ranks = ranks, .nodes = nodes, .only = only,
+  struct nn_explain_in in = {.cc = &cc, .visible = visible, .sysfs_root = sysfs_root, .ranks = ranks, .nodes = nodes, .only = only,
                              .ver = &ver, .compare = compare, .sizes = sizes, .n_sizes = n_sizes};
   int rc = nn_explain_build(&in, &e, err, sizeof err);
   if (rc) fprintf(stderr, "nccl-numa explain: %s%s\n", compare ? "--compare-release: " : "", err);

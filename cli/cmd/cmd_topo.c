@@ -28,15 +28,17 @@ static void topo_usage(FILE *out) {
   fprintf(out,
           "usage: nccl-numa topo --config FILE [-o PATH] [--visible-devices LIST] [--sysfs-root DIR]\n"
           "                      [--cpuinfo FILE] [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
+          "                      [--file served|numa|flat]\n"
           "       nccl-numa topo --validate FILE [--config FILE]\n"
           "       (either with --json: one JSON document on stdout instead; keys: docs/user/cli.md)\n"
           "\n"
           "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE for the\n"
           "GPUs the job sees, byte for byte what the env plugin serves that job, on stdout or\n"
           "atomically into PATH.\n"
-          "The verdict of `topology mode=` (whether the plugin would serve it: NCCL's predicted\n"
-          "ring and tree search on the served file and on NCCL's own view, side by side, for\n"
-          "the release) goes to stderr; the XML is written whatever the verdict. NCCL older than 2.28.7\n"
+          "The verdict of `topology mode=` (which file the plugin serves: NCCL's predicted ring\n"
+          "and tree search on the file with NUMA nodes, on the flat file and on NCCL's own view,\n"
+          "for the release) goes to stderr; the XML is written whatever the verdict (the file\n"
+          "with NUMA nodes where none is served). NCCL older than 2.28.7\n"
           "has no env plugin: there, set\n"
           "NCCL_TOPO_FILE to the file written with -o.\n"
           "\n"
@@ -53,6 +55,8 @@ static void topo_usage(FILE *out) {
           "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (read, never loaded);\n"
           "                     default: the Python environment's nvidia-nccl wheel, else the\n"
           "                     libnccl.so.2 on the library search path\n"
+          "  --file KIND        which file to write: served (default), numa (the file with NUMA\n"
+          "                     nodes) or flat (every GPU under one CPU node)\n"
           "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
           "                     and, with --config, against the mapping; prints each\n"
           "                     problem as FILE:LINE: problem\n"
@@ -65,7 +69,7 @@ static void topo_usage(FILE *out) {
 #define NN_TOPO_JSON_VERSION 1
 
 struct topo_args {
-  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib, *visible;
+  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib, *visible, *file;
   int json;   /* --json: one JSON document on stdout instead of the XML or the ok line */
 };
 
@@ -87,14 +91,14 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
       {"cpuinfo", required_argument, 0, 'i'},      {"validate", required_argument, 0, 'v'},
       {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
       {"json", no_argument, 0, 'J'},               {"help", no_argument, 0, 'h'},
-      {"visible-devices", required_argument, 0, 'D'},
+      {"visible-devices", required_argument, 0, 'D'}, {"file", required_argument, 0, 'F'},
       {0, 0, 0, 0}};
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
     const char **slot = c == 'c' ? &a->config : c == 'o' ? &a->out : c == 's' ? &a->sysfs_root
                       : c == 'i' ? &a->cpuinfo : c == 'v' ? &a->validate : c == 'V' ? &a->nccl_version
-                      : c == 'L' ? &a->nccl_lib : c == 'D' ? &a->visible : NULL;
+                      : c == 'L' ? &a->nccl_lib : c == 'D' ? &a->visible : c == 'F' ? &a->file : NULL;
     if (c == 'h') {
       topo_usage(stdout);
       return NN_EXIT_OK;
@@ -120,8 +124,12 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
     topo_usage(stderr);
     return NN_EXIT_USAGE;
   }
-  if (a->validate && (a->out || a->sysfs_root || a->visible)) {
-    fprintf(stderr, "nccl-numa topo: -o, --sysfs-root and --visible-devices do not apply to --validate\n");
+  if (a->validate && (a->out || a->sysfs_root || a->visible || a->file)) {
+    fprintf(stderr, "nccl-numa topo: -o, --sysfs-root, --visible-devices and --file do not apply to --validate\n");
+    return NN_EXIT_USAGE;
+  }
+  if (a->file && strcmp(a->file, "served") && strcmp(a->file, "numa") && strcmp(a->file, "flat")) {
+    fprintf(stderr, "nccl-numa topo: --file %s: expected served, numa or flat\n", a->file);
     return NN_EXIT_USAGE;
   }
   return -1;
@@ -178,10 +186,14 @@ static void print_json(const struct topo_args *a, const struct nn_ncclver *ver, 
   nn_jsonw_str(&w, "release", release[0] ? release : NULL);
   nn_jsonw_str(&w, "source", ver->source);
   nn_jsonw_end(&w);
+  char reason[1024], warning[512];
+  nn_topology_verdict_text(v, reason, sizeof reason);
+  nn_topology_verdict_warning(v, warning, sizeof warning);
   nn_jsonw_bool(&w, "served", v->serve);
+  nn_jsonw_str(&w, "file", nn_topology_file_key(v->file));
   nn_jsonw_str(&w, "mode", nn_topo_mode_name(v->mode));
-  nn_jsonw_str(&w, "reason", v->reason);
-  nn_jsonw_str(&w, "warning", v->warning[0] ? v->warning : NULL);
+  nn_jsonw_str(&w, "reason", reason);
+  nn_jsonw_str(&w, "warning", warning[0] ? warning : NULL);
   nn_jsonw_int(&w, "numa_nodes", v->numa_nodes);
   nn_jsonw_object(&w, "cpu");
   nn_jsonw_str(&w, "vendor", cpu->vendor);
@@ -236,13 +248,22 @@ static int generate(const struct topo_args *a) {
   int rc = NN_EXIT_INVALID;
   char *xml = NULL;
   size_t len = 0;
-  if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) != 0 ||
-      nn_topo_xml_generate(cfg, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
+  static struct nn_flat_view flat;
+  struct nn_topo_verdict v;
+  const struct nn_config *file = NULL;
+  if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) == 0) {
+    print_verdict(a, cfg, &cpu, &ver, &v);
+    struct nn_topo_verdict pick = v;
+    if (a->file && strcmp(a->file, "served")) pick.file = !strcmp(a->file, "flat") ? NN_FILE_FLAT : NN_FILE_NUMA;
+    file = nn_topology_served_view(cfg, &pick, a->sysfs_root, &flat, err, sizeof err);
+  }
+  if (!file || nn_topo_xml_generate(file, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", a->config, err);
   } else {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
-    struct nn_topo_verdict v;
-    print_verdict(a, cfg, &cpu, &ver, &v);
+    if (file == &flat.cfg)
+      fprintf(stderr, "nccl-numa topo: the flat file (every GPU under one CPU node)%s\n",
+              v.file == NN_FILE_FLAT ? ", as the plugin serves it" : ", which the plugin does not serve this job");
     if (a->out) rc = write_out(a->out, xml, len);
     else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
     else rc = NN_EXIT_OK;

@@ -2,6 +2,7 @@
 /* discover_guest.c - `discover --guest`: inside the VM, the complete mapping from the
  * host map discover --proxmox-vm wrote; see discover_map.h. Each guest GPU is matched
  * to its hostpci entry through its root port (guest.h). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +14,16 @@
 #include "fileread.h"
 #include "numparse.h"
 
-/* The hostpci number recorded on a host map's gpu line ("# hostpciN"), else the index. */
-static int hostpci_of_line(const char *path, const struct nn_gpu *gpu) {
+/* The hostpci number recorded on a host map's gpu or nic line `at` ("# hostpciN"), else `index`. */
+static int hostpci_of_line(const char *path, int at, int index) {
   FILE *f = nn_file_fopen(path, 0, (size_t)1 << 30);   /* never a FIFO */
   char line[NN_MAX_LINE_BYTES + 2];
-  int no = 0, n = gpu->index;
+  int no = 0, n = index;
   while (f && fgets(line, sizeof line, f)) {
     if (!strchr(line, '\n') && !feof(f)) {   /* over-long: the parser has refused it already */
       for (int c; (c = fgetc(f)) != EOF && c != '\n';) {}
     }
-    if (++no != gpu->line) continue;
+    if (++no != at) continue;
     const char *hash = strchr(line, '#'), *h = hash ? strstr(hash, "hostpci") : NULL;
     if (h) nn_int_parse_prefix(h + strlen("hostpci"), 0, NN_PVE_MAX_HOSTPCI - 1, &n, NULL);
     break;
@@ -133,6 +134,50 @@ static void guest_numa_lines(struct nn_discover_opts *o, const struct nn_guest *
   }
 }
 
+/* The name in DIR/sys/bus/pci/devices/BDF/SUB/ (infiniband, net), or "". */
+static void guest_dev_name(const char *root, const struct nn_busid *b, const char *sub, char *out, size_t size) {
+  char path[1024], id[16];
+  nn_busid_format(b, id, sizeof id);
+  snprintf(path, sizeof path, "%s/sys/bus/pci/devices/%s/%s", strcmp(root, "/") ? root : "", id, sub);
+  out[0] = 0;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (e->d_name[0] != '.') {
+      snprintf(out, size, "%.63s", e->d_name);
+      break;
+    }
+  if (d) closedir(d);
+}
+
+/* Each nic line of the host map whose hostpci entry a guest function sits behind, with the
+ * guest's bus id and the guest's own name for it (its IB device, else its interface). */
+static void guest_nics(struct nn_discover_opts *o, const struct nn_config *cfg, const struct nn_guest *g) {
+  int k = 0;
+  for (int i = 0; i < cfg->n_nics; i++) {
+    const struct nn_nic *h = &cfg->nics[i];
+    int hp = hostpci_of_line(o->host_map, h->line, h->index);
+    const struct nn_guest_pci *p = NULL;
+    for (int j = 0; j < g->n_pcis && !p; j++) {
+      const char *method;
+      char note[160];
+      if ((g->pcis[j].class_code >> 16) == 0x02 && nn_guest_hostpci(&g->pcis[j], &method, note, sizeof note) == hp)
+        p = &g->pcis[j];
+    }
+    if (!p) {
+      nn_diag_add(&o->msgs, "warning: %s:%d: hostpci%d (NIC) has no network function in this guest", cfg->path,
+                  h->line, hp);
+      continue;
+    }
+    char name[64], comment[32];
+    guest_dev_name(o->root, &p->bus, "infiniband", name, sizeof name);
+    if (!name[0]) guest_dev_name(o->root, &p->bus, "net", name, sizeof name);
+    snprintf(comment, sizeof comment, "hostpci%d", hp);
+    struct nn_mapwrite_nic n = {.index = k++, .has_bus = 1, .bus = p->bus, .has_host = h->has_host, .host = h->host,
+                                .numa = h->numa, .name = name, .comment = comment};
+    nn_mapwrite_nic(o->out, &n);
+  }
+}
+
 static void guest_write(struct nn_discover_opts *o, const struct nn_config *cfg, const struct nn_guest *g,
                         struct guest_row *rows, int n, const int *hp) {
   char when[64];
@@ -161,6 +206,7 @@ static void guest_write(struct nn_discover_opts *o, const struct nn_config *cfg,
   guest_numa_lines(o, g, rows, n);
   warn_unmatched(o, cfg, hp, rows, n);
   for (int i = 0; out && i < n; i++) nn_mapwrite_gpu(o->out, &out[i]);
+  guest_nics(o, cfg, g);
   free(out);
   nn_cudaprobe_close(sm.probe);
 }
@@ -179,7 +225,7 @@ int nn_discover_guest(struct nn_discover_opts *o) {
   int n = nn_guest_gpu_count(&g), k = 0, bad = 0;
   struct guest_row *rows = calloc(n ? (size_t)n : 1, sizeof *rows);
   int *hp = calloc(cfg->n_gpus ? (size_t)cfg->n_gpus : 1, sizeof *hp);
-  for (int i = 0; hp && i < cfg->n_gpus; i++) hp[i] = hostpci_of_line(o->host_map, &cfg->gpus[i]);
+  for (int i = 0; hp && i < cfg->n_gpus; i++) hp[i] = hostpci_of_line(o->host_map, cfg->gpus[i].line, cfg->gpus[i].index);
   for (int i = 0; rows && hp && i < g.n_pcis; i++)
     if (g.pcis[i].is_gpu) bad |= guest_match(o, &g.pcis[i], cfg, hp, &rows[k++]) != 0;
   if (!rows || !hp) bad = 1;

@@ -24,11 +24,41 @@ static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d, co
   return NULL;
 }
 
+/* The NIC (hwloc: an OS device of class network or openfabrics) behind a hostpci entry, or NULL. */
+static const struct nn_discovery_pci *entry_nic(const struct nn_discovery *d, const struct nn_proxmox_hostpci *h) {
+  for (int i = 0; i < h->n_ids; i++) {
+    const struct nn_discovery_pci *p = nn_discovery_find(d, &h->ids[i].bus);
+    if (p && p->is_nic) return p;
+  }
+  return NULL;
+}
+
 struct pve_out {
   struct nn_mapwrite_gpu g[NN_PVE_MAX_HOSTPCI];
   char comments[NN_PVE_MAX_HOSTPCI][96];
   int n, nodes[NN_PVE_MAX_HOSTPCI], n_nodes, n_sm;
+  struct nn_mapwrite_nic nics[NN_MAX_NICS];
+  char nic_comments[NN_MAX_NICS][32];
+  int n_nics;
 };
+
+/* A NIC entry: a nic line (host=, its host node, hwloc's name) with "# hostpciN", or, when
+ * hwloc cannot place it, a warning. */
+static void pve_nic(struct nn_discover_opts *o, const struct nn_proxmox_hostpci *h, const struct nn_discovery_pci *p,
+                    struct pve_out *po) {
+  char id[32];
+  nn_busid_format(&p->bus, id, sizeof id);
+  if (p->numa < 0 || po->n_nics >= NN_MAX_NICS) {
+    nn_diag_add(&o->msgs, "warning: hostpci%d: NIC %s (%s): no nic line: %s", h->index, id, p->nic_name,
+                p->numa < 0 ? p->unknown_why : "too many NICs");
+    return;
+  }
+  snprintf(po->nic_comments[po->n_nics], sizeof po->nic_comments[0], "hostpci%d", h->index);
+  po->nics[po->n_nics] = (struct nn_mapwrite_nic){.index = po->n_nics, .has_host = 1, .host = p->bus,
+                                                  .numa = p->numa, .name = p->nic_name,
+                                                  .comment = po->nic_comments[po->n_nics]};
+  po->n_nics++;
+}
 
 static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_proxmox_vm *vm,
                      const struct nn_proxmox_hostpci *h, struct pve_out *po, struct nn_discover_sm *sm,
@@ -42,6 +72,11 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
     nn_diag_add(&o->msgs, "%s:%d: hostpci%d: %s is not a PCI device of this host (%s)",
             vm->path, h->line, h->index, id, d->source);
     return -1;
+  }
+  const struct nn_discovery_pci *nic = p ? NULL : entry_nic(d, h);
+  if (nic) {
+    pve_nic(o, h, nic, po);
+    return 0;
   }
   if (!p) {
     nn_proxmox_pciid_format(&h->ids[0], id, sizeof id);
@@ -101,6 +136,7 @@ static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn
       for (int c; (c = fgetc(tmp)) != EOF;) fputc(c, o->out);
     }
     for (int i = 0; i < po->n; i++) nn_mapwrite_gpu(o->out, &po->g[i]);
+    for (int i = 0; i < po->n_nics; i++) nn_mapwrite_nic(o->out, &po->nics[i]);
   }
   if (tmp) fclose(tmp);
   nn_cudaprobe_close(sm.probe);

@@ -98,6 +98,8 @@ void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n) {
     nn_busid_format(&n->host, id, sizeof id);
     fprintf(out, " host=%s", id);
   }
+  char safe[1024];
+  if (n->comment && n->comment[0]) fprintf(out, "   # %s", comment_safe(safe, sizeof safe, n->comment));
   fputc('\n', out);
 }
 

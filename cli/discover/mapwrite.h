@@ -39,6 +39,7 @@ struct nn_mapwrite_nic {
   struct nn_busid host;
   int numa;
   const char *name;         /* NULL or "": leave name= out; anything the parser refuses is left out */
+  const char *comment;      /* trailing comment without '#', or NULL; written printable */
 };
 void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n);
 

@@ -8,7 +8,9 @@
 #include "cli/common/jsonw.h"
 #include "cli/common/strbuf.h"
 
-static const char *outcome(int o) { return o == NN_P2P_PASSED ? "ok" : o == NN_P2P_FAILED ? "FAIL" : "-"; }
+static const char *outcome(int o) {
+  return o == NN_P2P_PASSED ? "ok" : o == NN_P2P_FAILED ? "FAIL" : "-";
+}
 
 static const char *state_words(int s) {
   return s == NN_P2P_PAIR_OK ? "works" : s == NN_P2P_PAIR_NOPEER ? "no peer access" : "BROKEN";
@@ -17,7 +19,9 @@ static const char *state_words(int s) {
 static void nvml_cell(char *buf, size_t size, const struct nn_p2p_pair *p) {
   if (p->a == p->b) snprintf(buf, size, "self");
   else if (p->nvml_read < 0 && p->nvml_write < 0) snprintf(buf, size, "?");
-  else snprintf(buf, size, "%s/%s", nn_p2preport_nvml_name(p->nvml_read), nn_p2preport_nvml_name(p->nvml_write));
+  else
+    snprintf(buf, size, "%s/%s", nn_p2preport_nvml_name(p->nvml_read),
+             nn_p2preport_nvml_name(p->nvml_write));
 }
 
 /* The pairs in `state` (-1: NVML not OK on a working pair) as "0->1, 1->0". */
@@ -25,15 +29,18 @@ static void pair_list(struct nn_strbuf *b, const struct nn_p2p_report *r, int st
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
     int in = state >= 0 ? p->state == state
-                        : p->state == NN_P2P_PAIR_OK && p->a != p->b && (p->nvml_read > 0 || p->nvml_write > 0);
+                        : p->state == NN_P2P_PAIR_OK && p->a != p->b &&
+                            (p->nvml_read > 0 || p->nvml_write > 0);
     if (in) nn_strbuf_printf(b, "%s%d->%d", b->len ? ", " : "", p->a, p->b);
   }
 }
 
-static void range(const struct nn_p2p_report *r, int bw, double *lo, double *hi) {
+/* The range of a measure over the working pairs: 0 latency, 1 copy-engine, 2 SM-store GB/s. */
+static void range(const struct nn_p2p_report *r, int which, double *lo, double *hi) {
   *lo = *hi = -1;
   for (int i = 0; i < r->n_pairs; i++) {
-    double v = bw ? r->pairs[i].gbps : r->pairs[i].latency_us;
+    const struct nn_p2p_pair *p = &r->pairs[i];
+    double v = which == 2 ? p->sm_gbps : which ? p->gbps : p->latency_us;
     if (r->pairs[i].state != NN_P2P_PAIR_OK || v < 0) continue;
     if (*lo < 0 || v < *lo) *lo = v;
     if (v > *hi) *hi = v;
@@ -41,10 +48,12 @@ static void range(const struct nn_p2p_report *r, int bw, double *lo, double *hi)
 }
 
 static void print_head(FILE *out, const struct nn_p2p_report *r) {
-  fprintf(out, "nccl-numa p2p: CUDA driver API %d.%d", r->cuda_version / 1000, r->cuda_version % 1000 / 10);
+  fprintf(out, "nccl-numa p2p: CUDA driver API %d.%d", r->cuda_version / 1000,
+          r->cuda_version % 1000 / 10);
   if (r->nvml_driver[0]) fprintf(out, ", NVIDIA driver %s", r->nvml_driver);
   fprintf(out, "\n");
-  if (r->mapping) fprintf(out, "mapping: %s (pairs on one NUMA node: PHB, across nodes: SYS)\n", r->mapping);
+  if (r->mapping)
+    fprintf(out, "mapping: %s (pairs on one NUMA node: PHB, across nodes: SYS)\n", r->mapping);
   else fprintf(out, "no mapping: every pair counted as PHB, the flat view a VM gives\n");
   for (int i = 0; i < r->n_gpus; i++) {
     const struct nn_p2p_gpu *g = &r->gpus[i];
@@ -57,19 +66,37 @@ static void print_head(FILE *out, const struct nn_p2p_report *r) {
   }
 }
 
+/* Several steps in one cell: FAIL when one failed, ok when all passed, else "-". */
+static const char *outcomes(const struct nn_p2p_pair *p, int first, int n) {
+  int passed = 0;
+  for (int i = first; i < first + n; i++) {
+    if (p->step[i] == NN_P2P_FAILED) return "FAIL";
+    passed += p->step[i] == NN_P2P_PASSED;
+  }
+  return passed == n ? "ok" : "-";
+}
+
 static void print_rows(FILE *out, const struct nn_p2p_report *r) {
-  fprintf(out, "\n%-7s %-4s %-6s %-8s %-5s %-5s %-5s %12s %10s  %s\n", "pair", "path", "driver", "NVML r/w", "write",
-          "read", "copy", "latency(us)", "GB/s", "result");
+  fprintf(out, "\n%-7s %-4s %-6s %-8s %-5s %-5s %-5s %-5s %-5s %-5s %11s %8s %8s  %s\n", "pair",
+          "path", "driver", "NVML r/w", "write", "read", "copy", "xproc", "LL", "ipc",
+          "latency(us)", "CE GB/s", "SM GB/s", "result");
   for (int i = 0; i < r->n_pairs; i++) {
     const struct nn_p2p_pair *p = &r->pairs[i];
-    char name[24], nv[24], lat[24] = "-", bw[24] = "-";
+    char name[24], nv[24], lat[24] = "-", bw[24] = "-", sm[24] = "-";
     snprintf(name, sizeof name, "%d->%d", p->a, p->b);
     nvml_cell(nv, sizeof nv, p);
     if (p->latency_us >= 0) snprintf(lat, sizeof lat, "%.2f", p->latency_us);
     if (p->gbps >= 0) snprintf(bw, sizeof bw, "%.2f", p->gbps);
-    fprintf(out, "%-7s %-4s %-6s %-8s %-5s %-5s %-5s %12s %10s  %s\n", name, nn_config_p2p_level_name(p->path),
-            p->can < 0 ? "?" : p->can ? "yes" : "no", nv, outcome(p->step[NN_P2P_WRITE]),
-            outcome(p->step[NN_P2P_READ]), outcome(p->step[NN_P2P_COPY]), lat, bw, state_words(p->state));
+    if (p->sm_gbps >= 0) snprintf(sm, sizeof sm, "%.2f", p->sm_gbps);
+    fprintf(out, "%-7s %-4s %-6s %-8s %-5s %-5s %-5s %-5s %-5s %-5s %11s %8s %8s  %s\n", name,
+            nn_config_p2p_level_name(p->path),
+            p->can < 0 ? "?"
+            : p->can   ? "yes"
+                       : "no",
+            nv, outcome(p->step[NN_P2P_WRITE]), outcome(p->step[NN_P2P_READ]),
+            outcome(p->step[NN_P2P_COPY]), outcomes(p, NN_P2P_XWRITE, 2),
+            outcomes(p, NN_P2P_XLL8, 2), outcomes(p, NN_P2P_IPCWRITE, 2), lat, bw, sm,
+            state_words(p->state));
   }
   for (int i = 0; i < r->n_pairs; i++)
     if (r->pairs[i].state == NN_P2P_PAIR_BROKEN)
@@ -87,9 +114,27 @@ static void print_untested(FILE *out, const struct nn_p2p_report *r) {
   nn_config_p2p_gpus_format(all & ~r->tested, untested, sizeof untested);
   nn_config_p2p_gpus_format(r->tested, tested, sizeof tested);
   int many = strpbrk(untested, ",-") != NULL;
-  fprintf(out, "note: GPU%s %s untested (--gpus left %s out): the line serves P2P only to a process whose "
-          "GPUs are all among gpus=%s; any other keeps P2P off\n", many ? "s" : "", untested[0] ? untested : "-",
-          many ? "them" : "it", tested);
+  fprintf(
+    out,
+    "note: GPU%s %s untested (--gpus left %s out): the line serves P2P only to a process whose "
+    "GPUs are all among gpus=%s; any other keeps P2P off\n",
+    many ? "s" : "", untested[0] ? untested : "-", many ? "them" : "it", tested);
+}
+
+/* The ring's rows: each GPU process's lines checked and its SM-store rate. */
+static void print_ring(FILE *out, const struct nn_p2p_report *r) {
+  const struct nn_p2p_ring *g = &r->ring;
+  if (!g->run) return;
+  fprintf(out,
+          "\nall at once: every GPU a process, writing LL lines (16-byte stores with flags) to "
+          "both ring "
+          "neighbours for %.0f s\n",
+          g->seconds);
+  for (int i = 0; i < g->n; i++)
+    fprintf(out, "GPU %-3d %6d rounds  %lld of %lld lines wrong  SM stores %.2f GB/s\n",
+            g->gpus[i].ordinal, g->gpus[i].rounds, g->gpus[i].wrong, g->gpus[i].checked,
+            g->gpus[i].gbps);
+  if (!g->ok) fprintf(out, "  all at once: %s\n", g->reason);
 }
 
 static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
@@ -98,58 +143,134 @@ static void print_notes(FILE *out, const struct nn_p2p_report *r, int subset) {
     fprintf(out, "note: NVML gave no P2P status (%s); NCCL reads that status too\n", r->nvml_off);
   pair_list(&b, r, -1);
   if (b.len)
-    fprintf(out, "note: NVML's P2P read/write status is not OK on %s: NCCL checks it (ncclTopoCheckP2p, "
-            "src/graph/paths.cc) and keeps P2P off there even with the line below\n", b.s);
+    fprintf(out,
+            "note: NVML's P2P read/write status is not OK on %s: NCCL checks it (ncclTopoCheckP2p, "
+            "src/graph/paths.cc) and keeps P2P off there even with the line below\n",
+            b.s);
   free(nn_strbuf_take(&b));
   if (r->verdict == NN_P2P_OK) {
     pair_list(&b, r, NN_P2P_PAIR_NOPEER);
-    if (b.len) fprintf(out, "note: no peer access on %s: NCCL keeps those on host memory (SHM)\n", b.s);
+    if (b.len && r->advice == NN_P2P_ADVICE_SOCKET_NOPEER)
+      fprintf(out,
+              "note: the driver refuses peer access across NUMA nodes (%s), as a clique per socket "
+              "makes "
+              "it: NCCL asks the driver for each pair (cudaDeviceCanAccessPeer in p2pCanConnect, "
+              "src/transport/p2p.cc; NVML's P2P status in ncclTopoCheckP2p) and keeps those pairs "
+              "on host "
+              "memory (SHM), whatever the level; the pairs within each node use peer access\n",
+              b.s);
+    else if (b.len)
+      fprintf(out, "note: no peer access on %s: NCCL keeps those on host memory (SHM)\n", b.s);
     free(nn_strbuf_take(&b));
   }
+  if (r->verdict == NN_P2P_OK && (r->ring.rings > 1 || r->ring.n < r->n_sel))
+    fprintf(out, "note: all at once: %s: not every pair among the GPUs tested has peer access\n",
+            r->ring.run ? "a ring per NUMA node whose pairs all work, not all GPUs together"
+                        : "not tested");
   if (subset) print_untested(out, r);
-  if (r->by_ordinal && r->verdict == NN_P2P_OK)
-    fprintf(out, "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
-            "writes the mapping's own\n");
+  if (r->by_ordinal && r->line[0])
+    fprintf(
+      out,
+      "note: no mapping: gpus= counts the CUDA device numbers; `nccl-numa p2p --update MAPPING` "
+      "writes the mapping's own\n");
 }
 
-static void print_verdict(FILE *out, const struct nn_p2p_report *r) {
+static void print_broken(FILE *out, const struct nn_p2p_report *r) {
   struct nn_strbuf b = {0};
+  pair_list(&b, r, NN_P2P_PAIR_BROKEN);
+  if (b.len) fprintf(out, "peer-to-peer is BROKEN on %s", b.s);
+  else fprintf(out, "peer-to-peer is BROKEN when every GPU writes at once (each pair alone works)");
+  free(nn_strbuf_take(&b));
+  if (r->advice == NN_P2P_ADVICE_SOCKET_CLIQUE) {
+    fprintf(out, ". Every failing pair crosses NUMA nodes and every pair within a node passed: "
+                 "give each socket "
+                 "a clique of its own on the host (`nccl-numa proxmox-numa --vm-config FILE "
+                 "--p2p-clique=socket "
+                 "--write`), stop and start the VM, and run `nccl-numa p2p --update MAPPING` "
+                 "again: the driver then "
+                 "refuses the pairs across sockets and NCCL keeps them on host memory, while the "
+                 "pairs within a "
+                 "socket use peer access. Until then the line below keeps P2P off.\n");
+    return;
+  }
+  fprintf(out, ". Keep it off: NCCL would hang or compute wrong results there. The line makes the "
+               "plugin serve "
+               "NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 (your own values of them win); NCCL's "
+               "symmetric memory "
+               "and the engines' own all-reduce kernels ask the driver instead, so remove the "
+               "clique on the host "
+               "(`nccl-numa proxmox-numa --vm-config FILE --write` without --p2p-clique, then stop "
+               "and start the "
+               "VM): the one switch every consumer obeys.\n");
+}
+
+static void print_works(FILE *out, const struct nn_p2p_report *r) {
   int n_ok = 0;
+  double llo, lhi, blo, bhi, slo, shi;
+  for (int i = 0; i < r->n_pairs; i++) n_ok += r->pairs[i].state == NN_P2P_PAIR_OK;
+  range(r, 0, &llo, &lhi);
+  range(r, 1, &blo, &bhi);
+  range(r, 2, &slo, &shi);
+  fprintf(
+    out,
+    "peer-to-peer works: %d pair(s) wrote, read and copied correctly, in one process and across "
+    "processes (cuMem and legacy IPC, LL stores with flags)",
+    n_ok);
+  if (r->ring.run)
+    fprintf(
+      out, ", and every GPU wrote to its ring neighbours at once for %.0f s%s without a wrong line",
+      r->ring.seconds, r->ring.rings > 1 ? " (a ring per NUMA node)" : "");
+  fprintf(out,
+          " (latency %.2f-%.2f us, copy engine %.2f-%.2f GB/s, SM stores %.2f-%.2f GB/s). The line "
+          "lets NCCL "
+          "use it up to path %s (NCCL_P2P_LEVEL): in NCCL's flat view (no topology file served) "
+          "every pair is "
+          "PHB; where the two-socket file is served, the pairs within a socket are PHB and those "
+          "across SYS.\n",
+          llo, lhi, blo, bhi, slo, shi, nn_config_p2p_level_name(r->level));
+}
+
+static void print_verdict(FILE *out, const struct nn_p2p_report *r, const char *updated) {
   double llo, lhi, blo, bhi;
+  int n_ok = 0;
   for (int i = 0; i < r->n_pairs; i++) n_ok += r->pairs[i].state == NN_P2P_PAIR_OK;
   range(r, 0, &llo, &lhi);
   range(r, 1, &blo, &bhi);
   fprintf(out, "\nverdict: ");
-  switch (r->verdict) {
-  case NN_P2P_NONE:
-    fprintf(out, "%s: the kernels loaded, ran and were timed on each GPU with itself (latency %.2f-%.2f us, "
-            "%.2f-%.2f GB/s); peer-to-peer needs two GPUs: pairs N/A, no mapping line\n",
-            n_ok == r->n_pairs ? "self-test passed" : "self-test FAILED", llo, lhi, blo, bhi);
+  if (r->verdict == NN_P2P_NONE) {
+    fprintf(
+      out,
+      "%s: the kernels loaded, ran and were timed on each GPU with itself (latency %.2f-%.2f us, "
+      "%.2f-%.2f GB/s); peer-to-peer needs two GPUs: pairs N/A, no mapping line\n",
+      n_ok == r->n_pairs ? "self-test passed" : "self-test FAILED", llo, lhi, blo, bhi);
     return;
-  case NN_P2P_BROKEN:
-    pair_list(&b, r, NN_P2P_PAIR_BROKEN);
-    fprintf(out, "peer-to-peer is BROKEN on %s. Keep it off: NCCL would hang or compute wrong results "
-            "there. The line makes the plugin set NCCL_P2P_DISABLE=1.\n", b.s);
-    free(nn_strbuf_take(&b));
-    break;
-  case NN_P2P_UNSUPPORTED:
-    fprintf(out, "the driver grants peer access on no pair: nothing to verify; NCCL goes through host "
-            "memory (SHM). In a Proxmox VM, the GPUs' clique (proxmox-numa --p2p-clique) may grant it: "
-            "then run this again.\n");
-    break;
-  default:
-    fprintf(out, "peer-to-peer works: %d pair(s) wrote, read and copied correctly (latency %.2f-%.2f us, "
-            "%.2f-%.2f GB/s). The line lets NCCL use it up to path %s (NCCL_P2P_LEVEL).\n",
-            n_ok, llo, lhi, blo, bhi, nn_config_p2p_level_name(r->level));
   }
-  fprintf(out, "add this line to the mapping:\n%s\n", r->line);
+  if (r->verdict == NN_P2P_BROKEN) print_broken(out, r);
+  else if (r->incomplete)
+    fprintf(
+      out,
+      "incomplete: the run passed its deadline (--deadline) after %d pair(s) with nothing "
+      "broken: no "
+      "line, since pairs went untested; test fewer GPUs at a time (--gpus) or give it longer\n",
+      r->n_pairs);
+  else if (r->verdict == NN_P2P_UNSUPPORTED)
+    fprintf(
+      out,
+      "the driver grants peer access on no pair: nothing to verify; NCCL goes through host "
+      "memory (SHM). In a Proxmox VM, the GPUs' clique (proxmox-numa --p2p-clique) may grant it: "
+      "then run this again.\n");
+  else print_works(out, r);
+  if (!r->line[0]) return;
+  if (updated) fprintf(out, "the line written to %s:\n%s\n", updated, r->line);
+  else fprintf(out, "add this line to the mapping (or run with --update MAPPING):\n%s\n", r->line);
 }
 
-void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset) {
+void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset, const char *updated) {
   print_head(out, r);
   print_rows(out, r);
+  print_ring(out, r);
   print_notes(out, r, subset);
-  print_verdict(out, r);
+  print_verdict(out, r, updated);
 }
 
 static void json_num_or_null(struct nn_jsonw *w, const char *key, double v) {
@@ -164,7 +285,8 @@ static void json_int_or_null(struct nn_jsonw *w, const char *key, int v) {
 
 static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
   static const char *const states[] = {"ok", "no-peer-access", "broken"};
-  static const char *const attrs[] = {"performance_rank", "access_supported", "native_atomic", "cuda_array_access"};
+  static const char *const attrs[] = {"performance_rank", "access_supported", "native_atomic",
+                                      "cuda_array_access"};
   nn_jsonw_object(w, NULL);
   nn_jsonw_int(w, "a", p->a);
   nn_jsonw_int(w, "b", p->b);
@@ -177,11 +299,38 @@ static void json_pair(struct nn_jsonw *w, const struct nn_p2p_pair *p) {
   nn_jsonw_str(w, "nvml_read", p->nvml_read < 0 ? NULL : nn_p2preport_nvml_name(p->nvml_read));
   nn_jsonw_str(w, "nvml_write", p->nvml_write < 0 ? NULL : nn_p2preport_nvml_name(p->nvml_write));
   for (int i = 0; i < NN_P2P_STEPS; i++)
-    nn_jsonw_str(w, nn_p2p_step_names[i], p->step[i] == NN_P2P_PASSED ? "ok" : p->step[i] == NN_P2P_FAILED ? "fail" : NULL);
+    nn_jsonw_str(w, nn_p2p_step_names[i],
+                 p->step[i] == NN_P2P_PASSED   ? "ok"
+                 : p->step[i] == NN_P2P_FAILED ? "fail"
+                                               : NULL);
   json_num_or_null(w, "latency_us", p->latency_us);
   json_num_or_null(w, "bandwidth_gbps", p->gbps);
+  json_num_or_null(w, "sm_bandwidth_gbps", p->sm_gbps);
   nn_jsonw_str(w, "state", states[p->state]);
   nn_jsonw_str(w, "reason", p->reason[0] ? p->reason : NULL);
+  nn_jsonw_end(w);
+}
+
+static void json_ring(struct nn_jsonw *w, const struct nn_p2p_ring *g) {
+  if (!g->run) {
+    nn_jsonw_null(w, "ring");
+    return;
+  }
+  nn_jsonw_object(w, "ring");
+  nn_jsonw_num(w, "seconds", g->seconds);
+  nn_jsonw_bool(w, "ok", g->ok);
+  nn_jsonw_str(w, "reason", g->reason[0] ? g->reason : NULL);
+  nn_jsonw_array(w, "gpus");
+  for (int i = 0; i < g->n; i++) {
+    nn_jsonw_object(w, NULL);
+    nn_jsonw_int(w, "index", g->gpus[i].ordinal);
+    nn_jsonw_int(w, "rounds", g->gpus[i].rounds);
+    nn_jsonw_num(w, "wrong", (double)g->gpus[i].wrong);
+    nn_jsonw_num(w, "checked", (double)g->gpus[i].checked);
+    nn_jsonw_num(w, "sm_gbps", g->gpus[i].gbps);
+    nn_jsonw_end(w);
+  }
+  nn_jsonw_end(w);
   nn_jsonw_end(w);
 }
 
@@ -209,13 +358,19 @@ void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset) {
   nn_jsonw_array(&w, "pairs");
   for (int i = 0; i < r->n_pairs; i++) json_pair(&w, &r->pairs[i]);
   nn_jsonw_end(&w);
-  nn_jsonw_str(&w, "verdict", r->verdict == NN_P2P_NONE ? "self-test" : nn_config_p2p_state_name(r->verdict));
+  nn_jsonw_str(&w, "verdict",
+               r->verdict == NN_P2P_NONE ? "self-test" : nn_config_p2p_state_name(r->verdict));
   char tested[160];
   nn_config_p2p_gpus_format(r->tested, tested, sizeof tested);
   nn_jsonw_str(&w, "gpus_tested", r->line[0] && tested[0] ? tested : NULL);
   nn_jsonw_str(&w, "driver_tested", r->driver[0] ? r->driver : NULL);
   nn_jsonw_str(&w, "level", r->verdict == NN_P2P_OK ? nn_config_p2p_level_name(r->level) : NULL);
   nn_jsonw_str(&w, "mapping_line", r->line[0] ? r->line : NULL);
+  static const char *const advice[] = {NULL, "socket-clique",
+                                       "socket-nopeer"}; /* enum nn_p2p_advice */
+  nn_jsonw_str(&w, "advice", advice[r->advice]);
+  nn_jsonw_bool(&w, "incomplete", r->incomplete);
+  json_ring(&w, &r->ring);
   nn_jsonw_array(&w, "failing");
   for (int i = 0; i < r->n_pairs; i++) {
     if (r->pairs[i].state != NN_P2P_PAIR_BROKEN) continue;

@@ -8,8 +8,9 @@
 
 #include "cli/p2p/p2preport.h"
 
-/* `subset`: --gpus left some of the machine's GPUs out. */
-void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset);
+/* `subset`: --gpus left some of the machine's GPUs out; `updated`: the mapping --update wrote
+ * the line into (NULL: the line is to be added by hand). */
+void nn_p2pprint_text(FILE *out, const struct nn_p2p_report *r, int subset, const char *updated);
 void nn_p2pprint_json(FILE *out, const struct nn_p2p_report *r, int subset);
 
 #endif

@@ -60,7 +60,7 @@ static void verdict(struct nn_explain *e) {
     snprintf(e->no_verdict, sizeof e->no_verdict, "%s", err);
     return;
   }
-  nn_ncclver_verdict(e->cfg, &e->cpu, e->in->ver, NULL, NULL, 0, &e->v);
+  nn_ncclver_verdict(e->cfg, &e->cpu, e->in->ver, e->in->sysfs_root, NULL, 0, &e->v);
   e->have_verdict = 1;
   e->modelled = nn_costview_model(&e->v, &e->cpu, e->cfg, (int)e->ranks, (int)e->nodes, &e->m, e->model_desc,
                                   sizeof e->model_desc) == 0;

@@ -30,6 +30,7 @@
 struct nn_explain_in {
   const struct nn_cli_config *cc;   /* the mapping as loaded (cliconfig.h) */
   const char *visible;              /* --visible-devices; NULL: CUDA_VISIBLE_DEVICES */
+  const char *sysfs_root;           /* --sysfs-root; NULL: this machine */
   size_t ranks, nodes;              /* ranks 0: the job's default (job.h) */
   int only;                         /* one collective (enum nn_coll), -1: all */
   const struct nn_ncclver *ver;

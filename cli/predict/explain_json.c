@@ -67,11 +67,17 @@ static void json_sizes(struct nn_jsonw *w, const struct nn_explain *e) {
 }
 
 static void json_topology(struct nn_jsonw *w, const struct nn_explain *e) {
+  char reason[1024] = "", warning[512] = "";
+  if (e->have_verdict) {
+    nn_topology_verdict_text(&e->v, reason, sizeof reason);
+    nn_topology_verdict_warning(&e->v, warning, sizeof warning);
+  }
   nn_jsonw_object(w, "topology");
   nn_jsonw_bool(w, "served", e->have_verdict && e->v.serve);
+  nn_jsonw_str(w, "file", e->have_verdict ? nn_topology_file_key(e->v.file) : NULL);
   nn_jsonw_str(w, "mode", e->have_verdict ? nn_topo_mode_name(e->v.mode) : NULL);
-  nn_jsonw_str(w, "reason", e->have_verdict ? e->v.reason : e->no_verdict);
-  nn_jsonw_str(w, "warning", e->have_verdict && e->v.warning[0] ? e->v.warning : NULL);
+  nn_jsonw_str(w, "reason", e->have_verdict ? reason : e->no_verdict);
+  nn_jsonw_str(w, "warning", warning[0] ? warning : NULL);
   nn_jsonw_end(w);
 }
 

@@ -40,10 +40,16 @@ static void print_protocols(FILE *out, const struct nn_nccl_release *r, int sm) 
   fprintf(out, "protocols:    NCCL %s enables %s by default between PCIe-only GPUs\n", r->name, list);
 }
 
-/* NCCL's own view is built for the CPU NCCL runs on, which a `cpu` line does not change. */
-static void print_own_cpu(FILE *out, const struct nn_cpu_kind *served) {
+/* NCCL's own view is built for the CPU NCCL runs on, which a `cpu` line does not change: the
+ * named cpuinfo or this machine's where it has the mapping's GPUs, else the mapping's `cpu` line. */
+static void print_own_cpu(FILE *out, const struct nn_cpu_kind *served, const struct nn_topo_verdict *v) {
   struct nn_cpu_kind own;
   char err[512], vendor[64];
+  if (v->own_cpu_source == NN_OWN_CPU_MAPPING) {
+    fprintf(out, "              (NCCL's own view: the mapping's `cpu` line and no NUMA node per GPU, as this "
+            "machine lacks the mapping's GPUs; --cpuinfo FILE and --sysfs-root DIR model another)\n");
+    return;
+  }
   if (served->from_cpuinfo) return;
   if (nn_topology_cpu_kind(NULL, NULL, &own, err, sizeof err) != 0)
     fprintf(out, "              (NCCL's own view: %s)\n", err);
@@ -92,7 +98,7 @@ static void print_verdict(FILE *out, const struct nn_explain *e) {
   fprintf(out, "              (CPU %s family %d model %d%s%s; %s)\n",
           nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL), cpu->family, cpu->model,
           cpu->from_cpuinfo ? " from " : "", cpu->from_cpuinfo ? nn_cpuinfo_default() : "", link);
-  print_own_cpu(out, cpu);
+  print_own_cpu(out, cpu, v);
   print_protocols(out, v->rel, v->sm);
   nn_protonotes_print(out, "rules:        ", "", e->cfg, v->rel, v->sm);
   char how[256];

@@ -107,30 +107,18 @@ int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver) {
   return nn_nccl_lacks_env_plugin(ver->code);
 }
 
-/* Before 2.28.7 nothing asks the plugin for NCCL_TOPO_FILE: the verdict cannot apply. What is
- * left to say is what the file would cost set by hand. */
-static void without_env_plugin(const struct nn_ncclver *ver, struct nn_topo_verdict *v) {
-  char name[16], since[16], slower[200];
-  nn_nccl_version_format(ver->code, name, sizeof name);
-  nn_nccl_env_plugin_since(since, sizeof since);
-  v->serve = 0;
-  snprintf(v->reason, sizeof v->reason, "no topology served: NCCL %s has no env plugin (it came in %s), so "
-           "neither the topology nor the mapping's `env` lines can apply (the rules do, through the tuner); to "
-           "give NCCL the file anyway: nccl-numa topo --config FILE -o FILE.xml, then NCCL_TOPO_FILE=FILE.xml", name,
-           since);
-  v->warning[0] = 0;
-  nn_topology_describe_slower(v, slower, sizeof slower);
-  if (v->slower >= 1.005)
-    snprintf(v->warning, sizeof v->warning, "NCCL_TOPO_FILE set to this file would be rated worse (NCCL %s): %s",
-             name, slower);
-}
-
+/* Before 2.28.7 nothing asks the plugin for NCCL_TOPO_FILE: the verdict cannot apply (the
+ * renderers say what the file would cost set by hand). */
 void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
                         const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v) {
   static struct nn_verdict_facts facts;   /* large; the CLI is single-threaded */
   nn_topology_gather(cfg, ver->code, runtime_sm, sysfs_root, cpuinfo, 0, &facts);
   nn_topology_verdict(cfg, cpu, &facts.in, v);
-  if (nn_ncclver_no_env_plugin(ver)) without_env_plugin(ver, v);
+  if (nn_ncclver_no_env_plugin(ver)) {
+    v->no_env_plugin = 1;
+    v->serve = 0;
+    v->file = NN_FILE_NONE;
+  }
 }
 
 static const char *origin_text(int origin) {
@@ -144,8 +132,11 @@ void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ve
   nn_topology_describe_release(v, rel, sizeof rel);
   fprintf(out, "%srelease: %s, from %s\n", prefix, rel, ver->code ? ver->source : ver->source[0] ? ver->source : "nowhere");
   if (!ver->code) fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n", prefix);
-  if (!only) fprintf(out, "%s%s\n", prefix, v->reason);
-  if (!only && v->warning[0]) fprintf(out, "%sWARNING: %s\n", prefix, v->warning);
+  char reason[1024], warning[512];
+  nn_topology_verdict_text(v, reason, sizeof reason);
+  nn_topology_verdict_warning(v, warning, sizeof warning);
+  if (!only) fprintf(out, "%s%s\n", prefix, reason);
+  if (!only && warning[0]) fprintf(out, "%sWARNING: %s\n", prefix, warning);
   if (!v->predicted) return;
   fprintf(out, "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor %.0f GB/s\n",
           prefix, v->gpu_link_gbps, origin_text(v->gpu_link_origin), v->sm / 10, v->sm % 10,

@@ -143,6 +143,11 @@ static int topo_of(const struct nn_summary_in *in) {
 
 static void affinity_words(const struct nn_summary_in *in, const struct nn_summary_facts *f, struct text *t) {
   const struct nn_config *cfg = in->cfg;
+  if (in->cpus_absent) {
+    add(t, "; its CPU affinity names CPUs this OS does not have online (the mapping's `numa` lines are another "
+        "machine's), so it pins nothing that is there until the mapping is made again");
+    return;
+  }
   if (f->affinity == NN_SUMMARY_AFFINITY_NONE) {
     add(t, ", without CPU affinity (no `numa N cpus=` line: the plugin takes it from sysfs where that node exists)");
   } else if (f->affinity == NN_SUMMARY_AFFINITY_EVERY_CPU) {
@@ -159,6 +164,17 @@ static void affinity_words(const struct nn_summary_in *in, const struct nn_summa
 static void served_words(const struct nn_summary_in *in, const struct nn_summary_facts *f, struct text *t) {
   const struct nn_topo_verdict *v = in->v;
   char a[200];
+  if (v->file == NN_FILE_FLAT) {
+    add(t, "NCCL gets the flat topology file (every GPU under one CPU node), which NCCL's own model rates best: "
+        "%s", v->numa.pred.ring.ok && v->numa.pred.tree.ok ? "faster than the file with NUMA nodes" :
+        "with NUMA nodes its search would fail");
+    figures(v, t);
+    if (in->cpus_absent) affinity_words(in, f, t);
+    else
+      add(t, "; its CPU affinity is the CPUs of all the job's NUMA nodes together, so NCCL's threads are not "
+          "pinned to one node");
+    return;
+  }
   if (f->search == NN_SUMMARY_SEARCH_SAME) {
     pred_words(&v->served, a, sizeof a);
     add(t, "NCCL gets the topology file, which leaves its rings and trees as they are (%s)", a);
@@ -179,7 +195,12 @@ static void withheld_words(const struct nn_summary_in *in, const struct nn_summa
   char b[200];
   switch (f->topo) {
   case NN_SUMMARY_TOPO_OFF: add(t, "NCCL gets no topology file (`topology mode=off`)"); return;
-  case NN_SUMMARY_TOPO_UNPREDICTED: add(t, "NCCL gets no topology file (%s)", v->reason); return;
+  case NN_SUMMARY_TOPO_UNPREDICTED: {
+    char reason[1024];
+    nn_topology_verdict_text(v, reason, sizeof reason);
+    add(t, "NCCL gets no topology file (%s)", reason);
+    return;
+  }
   case NN_SUMMARY_TOPO_FAILS_ANYWAY:
     pred_words(&v->own, b, sizeof b);
     add(t, "NCCL gets no topology file: its search fails on these GPUs' PCIe links whatever file it reads, so "

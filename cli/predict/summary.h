@@ -35,6 +35,7 @@ struct nn_summary_in {
   const char *user_topo;            /* NCCL_TOPO_FILE set in the environment, or NULL */
   const struct nn_summary_rules *rules;
   const char *nics;                 /* a sentence on the NICs of a multi-node job, or NULL */
+  int cpus_absent;                  /* the mapping's `numa` lines name CPUs this OS lacks (check) */
 };
 
 /* What the paragraph says, as facts (the text renders them; check's next steps follow them). */

@@ -44,12 +44,15 @@ struct nn_proxmox_numa_gpu {
   int chassis;
   char extra[256];                     /* vfio-pci options of function 0 */
   char via[96];                        /* "mapping NAME (pci.cfg:LINE)" or "" */
+  int is_nic;                          /* a NIC entry (hwloc: network/openfabrics), moved with its
+                                          node's GPUs; `gpu` is then the NIC's function */
 };
 
 /* Everything the rewrite decided, before any text is written. */
 struct nn_proxmox_numa_plan {
-  struct nn_proxmox_numa_gpu gpus[NN_PVE_MAX_HOSTPCI]; /* guest order: host node, then bus id */
-  int n_gpus;
+  struct nn_proxmox_numa_gpu gpus[NN_PVE_MAX_HOSTPCI]; /* guest order: host node, GPUs by bus id, then NICs */
+  int n_gpus;                          /* entries moved: GPUs and NICs */
+  int n_nics;                          /* of which NICs */
   int nodes[NN_PVE_MAX_NUMA];          /* host node of guest node K */
   int n_nodes;
   int per_node[NN_PVE_MAX_NUMA];

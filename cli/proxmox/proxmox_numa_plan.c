@@ -142,7 +142,25 @@ static int entry_functions(struct nn_proxmox_numa_ctx *c, const struct nn_proxmo
   return 0;
 }
 
-/* Whether entry h passes an NVIDIA GPU; fills g when it does (1), 0 when not, -1 on error. */
+/* An entry without a GPU: a NIC of one device on a known node, passed as PCIe, is moved with
+ * the GPUs of its node (plan_gpus drops one whose node has none): 1; anything else stays: 0. */
+static int classify_nic(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox_hostpci *h, struct nn_proxmox_numa_gpu *g) {
+  const struct nn_discovery_pci *nic = NULL;
+  for (int i = 0; i < g->n_funcs && !nic; i++) {
+    const struct nn_discovery_pci *p = nn_discovery_find(c->in->host, &g->funcs[i]);
+    if (p && p->is_nic) nic = p;
+  }
+  if (!nic || nic->numa < 0 || !h->pcie) return 0;
+  for (int i = 0; i < g->n_funcs; i++)
+    if (!same_device(&g->funcs[i], &nic->bus)) return 0;
+  g->gpu = nic->bus;
+  g->node = nic->numa;
+  g->is_nic = 1;
+  return gpu_options(c, g, h->raw) ? -1 : 1;
+}
+
+/* Whether entry h passes an NVIDIA GPU (or a NIC: classify_nic); fills g when it does (1), 0 when
+ * not, -1 on error. */
 static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox_hostpci *h, struct nn_proxmox_numa_gpu *g) {
   const struct nn_discovery *d = c->in->host;
   memset(g, 0, sizeof *g);
@@ -162,7 +180,7 @@ static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox
       n_gpus++;
     }
   }
-  if (!n_gpus) return 0;
+  if (!n_gpus) return classify_nic(c, h, g);
   char id[32];
   nn_busid_format(&g->gpu, id, sizeof id);
   if (n_gpus > 1) return nn_proxmox_numa_fail(c, h->line, "hostpci%d%s passes %d NVIDIA GPUs in one entry; give each GPU its own hostpci entry", h->index, g->via, n_gpus);
@@ -183,7 +201,23 @@ static int classify_entry(struct nn_proxmox_numa_ctx *c, const struct nn_proxmox
 static int gpu_cmp(const void *a, const void *b) {
   const struct nn_proxmox_numa_gpu *x = a, *y = b;
   if (x->node != y->node) return x->node < y->node ? -1 : 1;
+  if (x->is_nic != y->is_nic) return x->is_nic - y->is_nic;   /* a node's NICs after its GPUs */
   return nn_discovery_busid_compare(&x->gpu, &y->gpu);
+}
+
+/* Drops the NIC entries whose host node holds none of the VM's GPUs: they stay where they are
+ * (a guest node of their own would take vCPUs and memory for a NIC alone). */
+static void keep_nics_with_gpus(struct nn_proxmox_numa_plan *p) {
+  int k = 0;
+  for (int i = 0; i < p->n_gpus; i++) {
+    int with_gpu = !p->gpus[i].is_nic;
+    for (int j = 0; j < p->n_gpus && !with_gpu; j++)
+      with_gpu = !p->gpus[j].is_nic && p->gpus[j].node == p->gpus[i].node;
+    if (with_gpu) p->gpus[k++] = p->gpus[i];
+  }
+  p->n_gpus = k;
+  p->n_nics = 0;
+  for (int i = 0; i < k; i++) p->n_nics += p->gpus[i].is_nic;
 }
 
 /* Collects the GPU entries, sorts them into guest order and numbers their ports. */
@@ -195,7 +229,8 @@ static int plan_gpus(struct nn_proxmox_numa_ctx *c) {
     if (r < 0) return -1;
     p->n_gpus += r;
   }
-  if (!p->n_gpus)
+  keep_nics_with_gpus(p);
+  if (p->n_gpus == p->n_nics)
     return nn_proxmox_numa_fail(c, 0, "no hostpci entry of this VM passes an NVIDIA GPU of this host: nothing to do");
   qsort(p->gpus, (size_t)p->n_gpus, sizeof p->gpus[0], gpu_cmp);
   for (int i = 0; i < p->n_gpus; i++) {

@@ -42,7 +42,7 @@ static void write_args(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
         nn_strbuf_printf(b, " -device vfio-pci,host=%s,bus=nnrp%d_%d", id, k, g->port_index);
         if (g->n_funcs > 1) nn_strbuf_printf(b, ",addr=0.%d%s", f, f == 0 ? ",multifunction=on" : "");
         if (f == 0) nn_strbuf_printf(b, "%s", g->extra);
-        if (f == 0 && c->in->p2p_clique)
+        if (f == 0 && c->in->p2p_clique && !g->is_nic)
           nn_strbuf_printf(b, ",x-nv-gpudirect-clique=%d", c->in->p2p_clique == NN_PROXMOX_CLIQUE_ONE ? 0 : k);
       }
     }
@@ -105,7 +105,7 @@ static void write_header(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
   base = base ? base + 1 : c->in->name;
   nn_strbuf_printf(b, "# nccl-numa proxmox-numa: NUMA-aware GPU passthrough for VM %s on node %s.\n", vmid, c->in->node);
   nn_strbuf_printf(b, "# The config before this change is %s.bak when it was written with --write.\n", base);
-  nn_strbuf_printf(b, "# Removed the NVIDIA GPUs' entries");
+  nn_strbuf_printf(b, "# Removed the NVIDIA GPUs' %sentries", p->n_nics ? "and NICs' " : "");
   const char *sep = " ";
   for (int h = 0; h < NN_PVE_MAX_HOSTPCI; h++) {
     if (!nn_proxmox_numa_is_removed(p, h)) continue;
@@ -126,8 +126,8 @@ static void write_header(struct nn_proxmox_numa_ctx *c, struct nn_strbuf *b) {
       char label[64];
       if (g->guest_node != k) continue;
       gpu_label(g, label, sizeof label);
-      nn_strbuf_printf(b, "#    %s was hostpci%d: root port nnrp%d_%d chassis %d port %d\n", label, g->hostpci, k,
-                g->port_index, g->chassis, g->chassis);
+      nn_strbuf_printf(b, "#    %s%s was hostpci%d: root port nnrp%d_%d chassis %d port %d\n", label,
+                g->is_nic ? " (NIC)" : "", g->hostpci, k, g->port_index, g->chassis, g->chassis);
     }
   }
   for (int s = 0; s < 2; s++)

@@ -96,6 +96,10 @@ struct nn_ab_own {
 int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,
                      size_t errsz);
 
+/* --bench-cmd's words: split at blanks (no shell quoting), each {coll} replaced by coll.
+ * NULL-terminated, free with nn_abenv_free; NULL when out of memory. */
+char **nn_ab_bench_words(const char *cmd, const char *coll);
+
 /* Defaults for the shared options. */
 void nn_ab_opts_init(struct nn_ab_opts *o);
 

@@ -43,10 +43,17 @@
 #include <stdio.h>
 
 #include <limits.h>
+#include <stdint.h>
 
 #include "cli/sweep/abrun.h"
 #include "cli/sweep/rundir.h"
 #include "nccl_cost.h"
+
+#define NN_CAL_CHUNK_PREFIX "chunk."   /* the arms of --chunks: chunk.none and chunk.SIZE */
+
+/* v in the syntax of a rule's bytes= and chunk=: "4096", or "4K" when it is a whole number of
+ * KiB, MiB, GiB or TiB. */
+void nn_calibrate_bytes_text(uint64_t v, char *buf, size_t size);
 
 /* Writes the rules for a run (forced arms only are candidates) to out.
  * `scope` ("intra", "cross") is added to each rule when not NULL; `ranks`

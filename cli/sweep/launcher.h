@@ -64,9 +64,9 @@ int nn_launcher_write(const struct nn_launcher *l, int dir_fd);
 
 /* Reads the "Rank R ... Pid P on HOST device D" lines of a run's output at
  * out_path and appends one line per rank "ARM SEQ COLL RANK HOST PID DEVICE" to
- * placement.tsv of the run directory open as dir_fd (header written when new). Puts "HOST: R,R; HOST: R"
- * in summary. Returns the number of ranks found, or -1 when a file cannot be
- * read or written. */
+ * placement.tsv of the run directory open as dir_fd (header written when new).
+ * Puts "HOST: R,R; HOST: R" in summary. Returns the number of ranks found, or -1
+ * when a file cannot be read or written. */
 int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq,
                      const char *coll, char *summary, size_t size);
 

@@ -299,7 +299,21 @@ static const struct seen_pci *seen_busid(const struct tree *t, const struct nn_b
   return NULL;
 }
 
-/* Each NIC of the mapping under the cpu of its NUMA node. One left out is only warned about:
+/* The flat file the plugin serves where NCCL's model rates it best (topology.h): every GPU under
+ * one cpu, whose numaid is the lowest of the mapping's nodes for them. Returns that numaid, or -1. */
+static long flat_numaid(const struct tree *t) {
+  long id = -1, low = -1;
+  for (int k = 0; k < t->n_pcis; k++) {
+    if (!t->pcis[k].gpu) continue;
+    if (id >= 0 && t->pcis[k].numaid != id) return -1;
+    id = t->pcis[k].numaid;
+    const struct nn_gpu *g = mapping_gpu(t->cfg, t->pcis[k].busid);
+    if (g && (low < 0 || g->numa < low)) low = g->numa;
+  }
+  return id >= 0 && id == low ? id : -1;
+}
+
+/* Each NIC of the mapping under the cpu of its NUMA node (or, in the flat file, its one cpu). One left out is only warned about:
  * NCCL then hangs it where sysfs says (in a guest, under a CPU of its own, SYS from every
  * GPU), and a one-socket file leaves out the other socket's NICs on purpose. */
 static void check_mapping_nics(struct tree *t, int root_line) {
@@ -315,15 +329,17 @@ static void check_mapping_nics(struct tree *t, int root_line) {
     else if (p->gpu)
       nn_topo_report_add(t->rep, p->line, 0, "pci %s is a GPU here, but the mapping (line %d) says it is "
               "NIC %d", b, n->line, n->index);
-    else if (p->numaid != n->numa)
+    else if (p->numaid != n->numa && p->numaid != flat_numaid(t))
       nn_topo_report_add(t->rep, p->line, 0, "NIC %d (%s) is under numaid %ld, but the mapping (line %d) "
               "puts it on NUMA node %d", n->index, b, p->numaid, n->line, n->numa);
   }
 }
 
-/* Each GPU of the mapping under the cpu of its NUMA node; no GPU the mapping lacks. */
+/* Each GPU of the mapping under the cpu of its NUMA node (or all under one: the flat file); no
+ * GPU the mapping lacks. */
 static void check_mapping(struct tree *t, int root_line) {
   const struct nn_config *cfg = t->cfg;
+  long flat = flat_numaid(t);
   check_mapping_nics(t, root_line);
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_gpu *g = &cfg->gpus[i];
@@ -338,7 +354,7 @@ static void check_mapping(struct tree *t, int root_line) {
     else if (p->numaid < 0)
       nn_topo_report_add(t->rep, p->line, 0, "GPU %d (%s) is not under a cpu with a valid numaid; the mapping "
               "(line %d) puts it on NUMA node %d", g->index, b, g->line, g->numa);
-    else if (p->numaid != g->numa)
+    else if (p->numaid != g->numa && p->numaid != flat)
       nn_topo_report_add(t->rep, p->line, 0, "GPU %d (%s) is under numaid %ld, but the mapping (line %d) puts it "
               "on NUMA node %d", g->index, b, p->numaid, g->line, g->numa);
   }

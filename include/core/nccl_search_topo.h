@@ -26,6 +26,14 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
                          const int *numa, struct nn_search_topo *out, char *err, size_t errsz);
 
+/* 1 when <sysfs_root>/sys/bus/pci/devices/<bus> exists (sysfs_root NULL = /): this machine has
+ * the device. */
+int nn_search_sysfs_has_device(const char *sysfs_root, const struct nn_busid *bus);
+
+/* The cpulist of NUMA node `node` under sysfs_root (NULL = /) into buf, newline dropped: 0, or -1
+ * when missing or empty. */
+int nn_search_read_sysfs_cpulist(const char *sysfs_root, int node, char *buf, size_t size);
+
 /* The NUMA node sysfs gives the GPU at `bus` (what NCCL reads for its own topology), or -1 when
  * the file says -1 or is missing. */
 int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus);

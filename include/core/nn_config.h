@@ -242,10 +242,10 @@ bool nn_config_p2p_covers(const struct nn_config *cfg, const int *mapping_gpus, 
 /* What the p2p line gives a process using the mapping's GPUs `mapping_gpus` (n; n < 0: they
  * could not be matched to the mapping) under the running NVIDIA driver `driver` (its version
  * as /proc/driver/nvidia/version prints it; "" unknown; NULL: not checked). An ok line is
- * served only when gpus= covers them and driver= is that driver; an old line without gpus=
- * or driver= counts as untested. */
-void nn_config_p2p_serve(const struct nn_config *cfg, const int *mapping_gpus, int n, const char *driver,
-                         struct nn_p2p_serving *out);
+ * served only when gpus= covers them, driver= is that driver and xproc=ok says the test across
+ * processes passed; an old line without them counts as untested. */
+void nn_config_p2p_serve(const struct nn_config *cfg, const int *mapping_gpus, int n,
+                         const char *driver, struct nn_p2p_serving *out);
 /* nn_config_p2p_serve for a process using every GPU of the mapping, the driver not checked. */
 void nn_config_p2p_serve_all(const struct nn_config *cfg, struct nn_p2p_serving *out);
 /* The value `s` serves for `name` (a variable a p2p line decides), or NULL. */

@@ -39,7 +39,8 @@
 
 /* Generates the topology XML for `cfg` with the CPU kind `cpu`.
  *
- * affinity of NUMA node N comes from the mapping's `numa N cpus=` line, else from
+ * affinity of NUMA node N comes from the mapping's `numa N cpus=` line (left out when that
+ * entry's cpus is NULL: the flat view's, topology.h, when some node's CPUs are unknown), else from
  * <sysfs_root>/sys/devices/system/node/nodeN/cpulist (sysfs_root NULL or "" = "/"),
  * else it is left out.
  *

@@ -37,6 +37,13 @@ int nn_topology_cpu_kind(const struct nn_config *cfg, const char *cpuinfo_path,
  * -1 when they disagree. */
 int nn_topology_declared_sm(const struct nn_config *cfg);
 
+/* Where the CPU kind of NCCL's own view comes from. */
+enum nn_own_cpu_source {
+  NN_OWN_CPU_SERVED = 0,   /* none given: the served file's (the mapping's `cpu` line or cpuinfo) */
+  NN_OWN_CPU_CPUINFO,      /* this machine's cpuinfo: it has the mapping's GPUs */
+  NN_OWN_CPU_MAPPING,      /* the mapping's `cpu` line: this machine lacks its GPUs (or cpuinfo) */
+};
+
 /* What the verdict is computed from. Everything here is equal on every rank of a job. */
 struct nn_verdict_in {
   int nccl_version;                  /* NCCL_VERSION_CODE of the loading NCCL; 0 = unknown */
@@ -45,6 +52,7 @@ struct nn_verdict_in {
   const int *own_numa;               /* NUMA node NCCL's own detection reads per GPU; NULL = none
                                         (-1 for all: a guest without NUMA, NCCL's flat view) */
   const struct nn_cpu_kind *own_cpu; /* CPU kind NCCL detects itself; NULL = the served one */
+  int own_cpu_source;                /* enum nn_own_cpu_source of own_cpu */
   int decide_only;                   /* 1: skip the predictions the decision does not need
                                         (mode numa/off, one NUMA node): the env plugin */
 };
@@ -57,12 +65,18 @@ struct nn_verdict_facts {
   struct nn_verdict_in in;           /* points into this struct */
 };
 
+/* nn_topology_gather's flags. */
+#define NN_GATHER_STABLE 1   /* links: sysfs's maximum for every release (equal on every rank) */
+#define NN_GATHER_HERE 2     /* NCCL runs on this machine (the env plugin): its cpuinfo, always */
+
 /* Gathers, for release `version` (0 = unknown), each GPU's PCIe link (sysfs under `sysfs_root`
- * as that release reads it, or its maximum when `stable`; else the mapping's pcie=; else unknown),
- * the NUMA node sysfs gives each GPU and the CPU kind of `cpuinfo` (NULL: /proc/cpuinfo): what
- * NCCL's own detection would see. */
+ * as that release reads it, or its maximum with NN_GATHER_STABLE; else the mapping's pcie=; else
+ * unknown), the NUMA node sysfs gives each GPU and the CPU kind NCCL's own view has: `cpuinfo`'s
+ * (NULL: /proc/cpuinfo) when named (or a CLI default set), with NN_GATHER_HERE, or when this
+ * machine has the mapping's GPUs (each bus= in sysfs); else the mapping's `cpu` line (the machine
+ * the mapping describes), else cpuinfo's. */
 void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
-                        const char *cpuinfo, int stable, struct nn_verdict_facts *out);
+                        const char *cpuinfo, int flags, struct nn_verdict_facts *out);
 
 /* What a verdict decided, and on which ground. */
 enum nn_verdict_kind {
@@ -73,54 +87,100 @@ enum nn_verdict_kind {
   NN_VERDICT_MODE_NUMA,   /* served: mode=numa, whatever NCCL's model says (warning when rated slower) */
   NN_VERDICT_ONE_NODE,    /* served: mode=auto, every GPU on one NUMA node */
   NN_VERDICT_UNPREDICTED, /* withheld: mode=auto, several nodes, NCCL's search not predictable (predict_error) */
-  NN_VERDICT_NOT_WORSE,   /* served: mode=auto, NCCL's search on the file is not worse than on its own view */
-  NN_VERDICT_WORSE,       /* withheld: mode=auto, it is worse */
+  NN_VERDICT_NOT_WORSE,   /* served: mode=auto, the NUMA file: NCCL's model rates it best, and no size
+                             slower than its own view */
+  NN_VERDICT_WORSE,       /* withheld: mode=auto, neither file beats NCCL's own view by its model */
+  NN_VERDICT_FLAT,        /* served: mode=auto, the flat file (every GPU under one CPU node): NCCL's
+                             model rates it best, faster than its own view and no size slower */
 };
 
-/* Whether the env plugin serves the generated topology file, and why: the one verdict that
- * auto mode, `topo`, `explain` and `check` all use. The decision is `kind` with the facts
- * below; `reason` and `warning` are nn_topology_verdict_text's and _warning's sentences. */
+/* The files a verdict weighs for the job's GPUs, besides NCCL's own view. */
+enum nn_topo_file {
+  NN_FILE_NONE = 0,       /* nothing served: NCCL's own view */
+  NN_FILE_NUMA,           /* the mapping's NUMA file: GPUs under their nodes' CPUs */
+  NN_FILE_FLAT,           /* every GPU under one CPU node, as a guest without NUMA nodes shows them */
+};
+
+/* One candidate file as NCCL's model rates it against NCCL's own view. */
+struct nn_file_rating {
+  struct nn_search_pred pred;   /* NCCL's search on the file */
+  double slower;          /* modelled all-reduce time on the file over that on NCCL's own view, at the
+                             worst size; 0: not computed */
+  int slower_log2;        /* that size, 2^slower_log2 bytes */
+  int faster;             /* some size is modelled faster than on NCCL's own view */
+};
+
+/* Whether the env plugin serves a topology file, which one, and why: the one verdict that auto
+ * mode, `topo`, `explain` and `check` all use. It carries the decision (`kind`, `file`) and its
+ * facts only; the sentences are the renderers' (nn_topology_verdict_text, _warning). */
 struct nn_topo_verdict {
   int kind;               /* enum nn_verdict_kind */
   int serve;              /* 1: serve NCCL_TOPO_FILE */
+  int file;               /* enum nn_topo_file served (NONE when withheld) */
+  int auto_file;          /* what mode=auto serves (predicted, two or more nodes): a fix's target */
   int mode;               /* enum nn_topo_mode in force */
   int numa_nodes;         /* NUMA nodes holding GPUs */
   int sm;                 /* capability predicted with (>0) */
   int sm_assumed;         /* 1: no sm known, 10.0 assumed */
   int version;            /* release the prediction is for (version code, > 0) */
   int version_unverified; /* 1: newer (or older) than the table; its nearest row is used */
+  int no_env_plugin;      /* the release has no env plugin: nothing is served (set by the CLI) */
   const struct nn_nccl_release *rel;
-  int predicted;          /* served and own are filled */
-  struct nn_search_pred served, own;   /* NCCL's search on the served file / on its own view */
-  double link_gbps;       /* modelled CPU-CPU link of the served file (0: one CPU) */
+  int predicted;          /* served, own, numa and flat are filled */
+  struct nn_search_pred served, own;   /* NCCL's search on the served file (the NUMA file when
+                                          none is) / on its own view */
+  struct nn_file_rating numa, flat;    /* the two candidate files */
+  double link_gbps;       /* modelled CPU-CPU link of the NUMA file (0: one CPU) */
   double floor_gbps;      /* NCCL's search floor for sm */
   double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
   int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
   int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
+  int flat_gains;         /* on NCCL's own CPU, the flat view beats its own (whose NUMA nodes cost) */
   int own_affinity;       /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
                              so it pins CPUs without the file too */
+  int own_cpu_source;     /* enum nn_own_cpu_source: what NCCL's own view was modelled on */
   int pred_gpus;          /* GPUs the predictions are for (the communicator's ranks) */
-  double slower;          /* NCCL's modelled time for its own choice of all-reduce on the served file
-                             over that on its own view, at the worst size; 0: not computed */
-  int slower_log2;        /* that size, 2^slower_log2 bytes */
+  double slower;          /* served (NUMA when none is) file's rating: `slower` of numa or flat */
+  int slower_log2;
   char cpu_vendor[16];    /* the served file's CPU vendor ("" when unknown) */
   char predict_error[256];/* UNPREDICTED: why NCCL's search could not be predicted */
-  char reason[1024];      /* one sentence, for logs and the CLI */
-  char warning[512];      /* "" or one sentence: the file is served although NCCL's model rates
-                             it slower (mode=numa), with the factor */
 };
 
-/* Decides whether to serve: for mode=auto, when NCCL's predicted ring and tree search on the
- * served file both succeed and neither reads less (channels x bandwidth) than on NCCL's own
- * view, for the release in `in`; mode=numa serves regardless, mode=off never. */
+/* Decides what to serve, for the release in `in`: for mode=auto, of the NUMA file and the flat
+ * file, those whose ring and tree searches both succeed, read no less (channels x bandwidth)
+ * than NCCL's own view and make no all-reduce size slower by NCCL's cost model (the flat file
+ * must also gain something: else it is NCCL's own view again); of both, the one with the higher
+ * ring, then tree bandwidth, then faster sizes (the NUMA file on a tie: it pins per node); none:
+ * NCCL's own view. mode=numa serves the NUMA file regardless, mode=off nothing. */
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                          const struct nn_verdict_in *in, struct nn_topo_verdict *out);
 
-/* The verdict as one sentence (what `reason` holds): the plugin's log and the CLI say this. */
+/* The mapping the flat file is written from: `cfg`'s GPUs all on its lowest NUMA node, whose one
+ * `numa` line lists the CPUs of every node the GPUs sit on (their `numa N cpus=` lines, else the
+ * node's cpulist under `sysfs_root`, NULL = /). A shallow copy: cfg must outlive it. */
+struct nn_flat_view {
+  struct nn_config cfg;
+  struct nn_gpu gpus[NN_SEARCH_MAX_GPUS];
+  struct nn_numa numa;
+  char cpus[NN_MAX_LINE_BYTES];
+};
+
+/* The mapping the served file is written from: `cfg` for the NUMA file, `flat` filled for the flat
+ * one. Returns it, or NULL with a reason in err (too many GPUs, no CPU list fits). */
+const struct nn_config *nn_topology_served_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
+                                                const char *sysfs_root, struct nn_flat_view *flat, char *err,
+                                                size_t errsz);
+
+/* "flat file (every GPU under one CPU node)" or "file with NUMA nodes" (enum nn_topo_file). */
+const char *nn_topology_file_name(int file);
+/* "numa", "flat" or "none": the file's key in --json outputs. */
+const char *nn_topology_file_key(int file);
+
+/* The verdict as one sentence: the plugin's log and the CLI say this. */
 void nn_topology_verdict_text(const struct nn_topo_verdict *v, char *buf, size_t size);
 
-/* mode=numa serving a file NCCL's model rates slower: the warning (what `warning` holds), ""
- * otherwise. */
+/* mode=numa serving a file NCCL's model rates slower (or, with no env plugin, the file set by
+ * hand would be): the warning, "" otherwise. */
 void nn_topology_verdict_warning(const struct nn_topo_verdict *v, char *buf, size_t size);
 
 /* NCCL's cost model (nccl_cost.h) for one of the verdict's predictions (`served` 1: the served

@@ -23,7 +23,9 @@
 enum nn_visible_kind {
   NN_VISIBLE_ALL = 0,     /* the whole mapping: CUDA_VISIBLE_DEVICES unset, or not usable (why) */
   NN_VISIBLE_ONE_NODE,    /* two or more visible GPUs, all on one NUMA node: the subset applies */
-  NN_VISIBLE_SPANS,       /* visible GPUs on several NUMA nodes: the whole mapping's verdict */
+  NN_VISIBLE_SPANS,       /* visible GPUs on several NUMA nodes: the subset applies too (NCCL keeps
+                             only these of the file), scoped cross where a communicator needs more
+                             GPUs than one node holds */
   NN_VISIBLE_UNMAPPED,    /* the driver shows a GPU whose bus id the mapping's bus= lines lack: the
                              mapping does not describe this machine: no topology, no rules (its
                              `env` lines, the network's settings, still apply) */
@@ -47,6 +49,7 @@ struct nn_visible {
   int set;                /* CUDA_VISIBLE_DEVICES was set */
   char list[128];         /* the value as given, for messages ("" when unset) */
   char why[400];          /* for the log and the CLI: what was decided and why */
+  char stop[160];         /* "" or why the list ended early (an index CUDA would reject) */
   int source;             /* enum nn_visible_source */
 };
 
@@ -59,7 +62,8 @@ typedef int (*nn_visible_busids_fn)(struct nn_busid *out, int max);
  * GPU-... and MIG-... entries included, and a container that shows only some GPUs with
  * CUDA_VISIBLE_DEVICES unset). Without it `value` (CUDA_VISIBLE_DEVICES; NULL = unset: the whole
  * mapping) is read: index entries are the mapping's gpu indices, and an entry CUDA would reject
- * ends the list there, as CUDA does. A driver's device whose bus id the mapping (bus= on every
+ * (not a number, or an index the mapping, which lists the machine's GPUs, lacks) ends the list
+ * there, as CUDA does. A driver's device whose bus id the mapping (bus= on every
  * gpu line) lacks gives NN_VISIBLE_UNMAPPED. When a UUID needs the driver, an index is not in the
  * mapping, or only one GPU is visible (its communicator may hold other processes' GPUs on other
  * nodes), the whole mapping applies. `why` says what was decided. Never fails. */
@@ -69,13 +73,14 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
 /* The mapping as this process sees it: a shallow copy of `cfg` whose gpus are `storage` (at
  * least NN_VISIBLE_MAX entries) holding the visible GPUs renumbered 0..n-1 in CUDA's order;
  * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view); its
- * nics are those of the visible GPUs' node. For any kind but ONE_NODE, *view is *cfg unchanged. */
+ * nics are those of the visible GPUs' nodes. For any kind but ONE_NODE and SPANS, *view is *cfg
+ * unchanged. */
 void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
                      struct nn_config *view);
 
 /* The mapping a communicator of `n_ranks` over `n_nodes` is scoped on: the view (as
- * nn_visible_view, in `storage` and `view`) when the visible GPUs sit on one NUMA node and the
- * ranks per node fit in them; else `cfg`. */
+ * nn_visible_view, in `storage` and `view`) when the job's GPUs are known (ONE_NODE, SPANS) and
+ * the ranks per node fit in them; else `cfg`. */
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
                                             size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
 

@@ -15,6 +15,8 @@ const char *nn_cpuinfo_default(void);
  * can be made for a CPU kind other than the host's; the plugin never calls it, since NCCL
  * reads the CPU it runs on. Not thread-safe: call it before any reader runs. */
 void nn_cpuinfo_set_default(const char *path);
+/* 1 once nn_cpuinfo_set_default named a file (--cpuinfo, NCCL_NUMA_CPUINFO): the CPU to model. */
+int nn_cpuinfo_default_named(void);
 
 /* Reads vendor_id, cpu family and model of the first processor in a cpuinfo file
  * (NULL: nn_cpuinfo_default()). family/model are -1 when absent or not a number. Returns 0,

@@ -288,24 +288,30 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
     nn_log_warn(logger, "nccl-numa: %s: no topology served", err);
     return -1;
   }
-  /* the links' maximum (stable = 1): equal on every rank, whatever power state a GPU is in */
+  /* the links' maximum (NN_GATHER_STABLE): equal on every rank, whatever power state a GPU is in */
   struct nn_topo_verdict verdict;
   struct nn_verdict_facts facts;
-  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL, 1, &facts);
+  nn_topology_gather(cfg, nn_nccl_loaded_version(), runtime_sm_if_needed(cfg), NULL, NULL,
+                     NN_GATHER_STABLE | NN_GATHER_HERE, &facts);
   facts.in.decide_only = 1;
   nn_topology_verdict(cfg, &cpu, &facts.in, &verdict);
+  nn_topology_verdict_text(&verdict, why, whysz);
+  nn_topology_verdict_warning(&verdict, warn, warnsz);
   if (!verdict.serve) {
-    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", verdict.reason);
-    else nn_log_warn(logger, "nccl-numa: %s", verdict.reason);
+    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", why);
+    else nn_log_warn(logger, "nccl-numa: %s", why);
     return -1;
   }
-  if (nn_topo_xml_generate(cfg, &cpu, NULL, xml, len, err, sizeof err) != 0) {
+  struct nn_flat_view *flat = malloc(sizeof *flat);   /* large: not on NCCL's thread's stack */
+  const struct nn_config *file = flat ? nn_topology_served_view(cfg, &verdict, NULL, flat, err, sizeof err) : NULL;
+  if (!flat) snprintf(err, sizeof err, "out of memory");
+  int rc = !file ? -1 : nn_topo_xml_generate(file, &cpu, NULL, xml, len, err, sizeof err);
+  free(flat);
+  if (rc != 0) {
     nn_log_warn(logger, "nccl-numa: cannot generate the topology from %s: %s", cfg_path, err);
     return -1;
   }
   if (err[0]) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", err);
-  snprintf(why, whysz, "%s", verdict.reason);
-  snprintf(warn, warnsz, "%s", verdict.warning);
   return 0;
 }
 
@@ -351,7 +357,7 @@ static const char *store_and_serve(const struct nn_cache_version *v, char *xml, 
 
 /* The topology of v, made, stored and served (or the slot of an equal content). */
 static const char *generate_topo(struct nn_cache_version *v, const struct nn_config *cfg, const struct nn_logger *logger) {
-  char *xml, why[1024], warn[sizeof ((struct nn_topo_verdict *)0)->warning] = "";
+  char *xml, why[1024], warn[512] = "";
   size_t len = 0;
   const char *out = NULL;
   int have = make_topo_xml(cfg, nn_cache_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;
@@ -418,12 +424,12 @@ static int graph_register_off(const struct nn_served *s, const char **var) {
   return p2p_served(s) && nn_allocconf_process_expandable(var);
 }
 
-/* What the loaded release makes of a mapping's NAME=value: NULL when nothing to say, else the
- * note (env_names.h), *serve 0 when it is not served. */
-static const char *release_note(const char *name, const char *value, int *serve, char *buf,
-                                size_t size) {
-  const struct nn_nccl_release *rel = nn_nccl_release_find(g_env.version, NULL);
-  return nn_env_release_note(name, value, rel, g_env.release, serve, buf, size);
+/* What the release `version` ("release" in words) makes of a mapping's NAME=value: NULL when
+ * nothing to say, else the note (env_names.h), *serve 0 when it is not served. */
+static const char *release_note(int version, const char *release, const char *name,
+                                const char *value, int *serve, char *buf, size_t size) {
+  const struct nn_nccl_release *rel = nn_nccl_release_find(version, NULL);
+  return nn_env_release_note(name, value, rel, release, serve, buf, size);
 }
 
 /* The user's environment, else the mapping's default (only a name env_names.h allows: the
@@ -434,11 +440,12 @@ static const char *served_value(const char *name) {
   if (real) return real;
   struct nn_served *s = current();
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
-  if (nn_config_p2p_decides(cfg, name)) return intern_value(nn_config_p2p_served_env(&s->p2p, name));
+  if (nn_config_p2p_decides(cfg, name))
+    return intern_value(nn_config_p2p_served_env(&s->p2p, name));
   const char *value = s ? nn_config_env(cfg, name) : NULL;
   char note[640];
   int serve = 1;
-  if (value) release_note(name, value, &serve, note, sizeof note);
+  if (value) release_note(g_env.version, g_env.release, name, value, &serve, note, sizeof note);
   if ((!value || !serve) && !strcmp(name, "NCCL_GRAPH_REGISTER") && graph_register_off(s, NULL))
     return intern_value("0");
   return serve ? intern_value(value) : NULL;
@@ -469,14 +476,15 @@ static void graph_message(const char *name, char *msg, size_t size) {
              cfg->p2p.line, var, hang);
 }
 
-/* One WARN per `env` line the loaded release reads otherwise than the mapping means. */
-static void warn_release_notes(const struct nn_config *cfg, const char *path,
-                               const struct nn_logger *logger) {
+/* One WARN per `env` line the release `version` reads otherwise than the mapping means. */
+static void warn_release_notes(int version, const char *release, const struct nn_config *cfg,
+                               const char *path, const struct nn_logger *logger) {
   for (int i = 0; cfg && i < cfg->n_envs; i++) {
     char note[640];
     int serve;
-    if (release_note(cfg->envs[i].name, cfg->envs[i].value, &serve, note, sizeof note))
-      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, cfg->envs[i].line, note);
+    const struct nn_env_default *e = &cfg->envs[i];
+    if (release_note(version, release, e->name, e->value, &serve, note, sizeof note))
+      nn_log_warn(logger, "nccl-numa: %s:%d: env: %s", path, e->line, note);
   }
 }
 
@@ -487,8 +495,9 @@ static void p2p_user_values(const struct nn_p2p_serving *served, char *msg, size
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *user = nn_config_p2p_served_env(served, names[i]) ? getenv(names[i]) : NULL;
     size_t len = strlen(msg);
-    if (user) snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
-                       names[i], user);
+    if (user)
+      snprintf(msg + len, size - len, "; %s=%s is set in the environment: the user's value wins",
+               names[i], user);
   }
 }
 
@@ -502,24 +511,33 @@ static void p2p_message(const char *name, char *msg, size_t size, int *warn) {
   msg[0] = 0;
   *warn = 0;
   if (!cfg || !cfg->p2p.state || g_env.told_p2p) return;
-  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") && strcmp(name, "NCCL_WIN_ENABLE")) return;
+  if (strcmp(name, "NCCL_P2P_LEVEL") && strcmp(name, "NCCL_P2P_DISABLE") &&
+      strcmp(name, "NCCL_WIN_ENABLE"))
+    return;
   g_env.told_p2p = 1;
   const struct nn_p2p_serving *p = &s->p2p;
   int line = cfg->p2p.line;
   if (p->state == NN_P2P_OK)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
-             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the two-socket "
-             "file served, the pairs of one socket)", line, nn_config_p2p_level_name(p->level),
-             nn_config_p2p_level_name(p->level));
+    snprintf(msg, size,
+             "nccl-numa: p2p ok (mapping line %d): NCCL_P2P_LEVEL=%s served, so NCCL uses peer "
+             "access between GPUs up to path type %s (in NCCL's flat view every pair; with the "
+             "two-socket file served, the pairs of one socket)",
+             line, nn_config_p2p_level_name(p->level), nn_config_p2p_level_name(p->level));
   else if (p->untested)
-    snprintf(msg, size, "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
-             "NCCL_WIN_ENABLE=0 served", line, p->why);
+    snprintf(msg, size,
+             "nccl-numa: p2p ok (mapping line %d) not served: %s: NCCL_P2P_DISABLE=1 and "
+             "NCCL_WIN_ENABLE=0 served",
+             line, p->why);
   else if (p->state == NN_P2P_BROKEN)
-    snprintf(msg, size, "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
-             "served, so NCCL never tries the peer access that failed its test", line);
+    snprintf(msg, size,
+             "nccl-numa: p2p broken (mapping line %d): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 "
+             "served, so NCCL never tries the peer access that failed its test",
+             line);
   else
-    snprintf(msg, size, "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
-             "nothing served", line);
+    snprintf(msg, size,
+             "nccl-numa: p2p unsupported (mapping line %d): the driver offers no peer access; "
+             "nothing served",
+             line);
   p2p_user_values(p, msg, size);
   *warn = p->untested;
 }
@@ -547,7 +565,10 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   int tell = cfg && strcmp(g_env.release_told, nn_cache_hash(v));
   if (tell) snprintf(g_env.release_told, sizeof g_env.release_told, "%s", nn_cache_hash(v));
   pthread_mutex_unlock(&g_env.lock);
-  if (tell) warn_release_notes(cfg, nn_cache_path(v), logger);
+  char release[16];
+  snprintf(release, sizeof release, "%u.%u.%u", major, minor, patch);
+  int code = NN_NCCL_VERSION(major, minor, patch);
+  if (tell) warn_release_notes(code, release, cfg, nn_cache_path(v), logger);
   const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
               "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "

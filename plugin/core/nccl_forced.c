@@ -16,7 +16,8 @@ struct piece {
   size_t n;
 };
 
-/* The next non-empty piece of [*p, end) between `sep`s, as strtok_r would return it; 0 at the end. */
+/* The next non-empty piece of [*p, end) between `sep`s, as strtok_r would return it; 0 at the
+ * end. */
 static int next_piece(const char **p, const char *end, char sep, struct piece *out) {
   while (*p < end && **p == sep) (*p)++;
   if (*p >= end) return 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errbuf.h"
 #include "fileread.h"
@@ -117,6 +118,20 @@ static int sysfs_dev_path(const char *sysfs_root, const struct nn_busid *bus, ch
   int w = snprintf(dev, size, "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x", root, (unsigned)bus->domain,
                    (unsigned)bus->bus, (unsigned)bus->dev, (unsigned)bus->func);
   return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+int nn_search_sysfs_has_device(const char *sysfs_root, const struct nn_busid *bus) {
+  char dev[PATH_MAX];
+  return sysfs_dev_path(sysfs_root, bus, dev, sizeof dev) == 0 && access(dev, F_OK) == 0;
+}
+
+int nn_search_read_sysfs_cpulist(const char *sysfs_root, int node, char *buf, size_t size) {
+  char path[PATH_MAX];
+  const char *root = sysfs_root && *sysfs_root ? sysfs_root : "";
+  int w = snprintf(path, sizeof path, "%s/sys/devices/system/node/node%d/cpulist", root, node);
+  if (w < 0 || (size_t)w >= sizeof path || read_text(path, buf, size)) return -1;
+  buf[strcspn(buf, "\n")] = 0;
+  return buf[0] ? 0 : -1;
 }
 
 int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus) {

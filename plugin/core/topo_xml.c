@@ -109,7 +109,12 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
                             char *out, size_t outsz, char *note, size_t notesz,
                             char *err, size_t errsz) {
   const struct nn_numa *nl = nn_config_find_numa(cfg, node);
-  if (nl && nl->cpus) {
+  if (nl && !nl->cpus) {
+    nn_errbuf_set(note, notesz, "NUMA node %d: affinity left out (the CPUs of some node the GPUs sit on are "
+                  "unknown)", node);
+    return 0;
+  }
+  if (nl) {
     int r = nn_cpulist_to_cpumap(nl->cpus, out, outsz);
     if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
     nn_errbuf_set(err, errsz, "line %d: numa %d cpus=%s: %s", nl->line, node, nl->cpus,

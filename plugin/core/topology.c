@@ -102,16 +102,37 @@ int nn_topology_declared_sm(const struct nn_config *cfg) {
   return sm;
 }
 
-static const char *mode_name(int mode) {
-  return mode == NN_TOPO_NUMA ? "numa" : mode == NN_TOPO_OFF ? "off" : "auto";
+/* Whether every GPU of the mapping is a PCI device of this machine (sysfs under sysfs_root). */
+static int has_mapping_gpus(const struct nn_config *cfg, const char *sysfs_root) {
+  for (int i = 0; i < cfg->n_gpus; i++)
+    if (!cfg->gpus[i].has_bus || !nn_search_sysfs_has_device(sysfs_root, &cfg->gpus[i].bus)) return 0;
+  return cfg->n_gpus > 0;
+}
+
+/* NCCL's own view runs on the machine the mapping describes: a cpuinfo named (cpuinfo, or a
+ * default the CLI set: --cpuinfo, NCCL_NUMA_CPUINFO), else this one's when it has the mapping's
+ * GPUs, else the mapping's `cpu` line (explain on a workstation), else this one's. */
+static void own_cpu_of(const struct nn_config *cfg, const char *sysfs_root, const char *cpuinfo, int flags,
+                       struct nn_verdict_facts *f) {
+  char err[256];
+  struct nn_config none;
+  memset(&none, 0, sizeof none);
+  int named = cpuinfo || nn_cpuinfo_default_named();
+  int here = named || (flags & NN_GATHER_HERE) || (cfg && has_mapping_gpus(cfg, sysfs_root));
+  if (!here && cfg && cfg->cpu.present && nn_topology_cpu_kind(cfg, cpuinfo, &f->own_cpu, err, sizeof err) == 0) {
+    f->in.own_cpu_source = NN_OWN_CPU_MAPPING;
+    return;
+  }
+  f->in.own_cpu_source = NN_OWN_CPU_CPUINFO;
+  if (nn_topology_cpu_kind(&none, cpuinfo, &f->own_cpu, err, sizeof err) == 0) return;
+  f->own_cpu.vendor[0] = 0;
+  f->in.own_cpu_source = NN_OWN_CPU_SERVED;
 }
 
 void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
-                        const char *cpuinfo, int stable, struct nn_verdict_facts *f) {
-  char err[256];
-  struct nn_config none;
+                        const char *cpuinfo, int flags, struct nn_verdict_facts *f) {
+  int stable = flags & NN_GATHER_STABLE;
   memset(f, 0, sizeof *f);
-  memset(&none, 0, sizeof none);
   const struct nn_nccl_release *rel = nn_nccl_release_find(version, NULL);
   int n = cfg && cfg->n_gpus <= NN_SEARCH_MAX_GPUS ? cfg->n_gpus : 0;
   for (int i = 0; i < n; i++) {
@@ -124,10 +145,12 @@ void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm
     }
     if (g->pcie_gen > 0) f->links[i] = (struct nn_pcie_link){g->pcie_gen, g->pcie_width, NN_LINK_CONFIG};
   }
-  if (nn_topology_cpu_kind(&none, cpuinfo, &f->own_cpu, err, sizeof err) != 0) f->own_cpu.vendor[0] = 0;
-  f->in = (struct nn_verdict_in){.nccl_version = version, .runtime_sm = runtime_sm,
-                                 .links = n ? f->links : NULL, .own_numa = n ? f->numa : NULL,
-                                 .own_cpu = &f->own_cpu};
+  own_cpu_of(cfg, sysfs_root, cpuinfo, flags, f);
+  f->in.nccl_version = version;
+  f->in.runtime_sm = runtime_sm;
+  f->in.links = n ? f->links : NULL;
+  f->in.own_numa = n ? f->numa : NULL;
+  f->in.own_cpu = &f->own_cpu;
 }
 
 /* The release row for the verdict; an unknown version gets the newest row, unverified. */
@@ -154,86 +177,78 @@ static void gpu_links(const struct nn_config *cfg, const struct nn_verdict_in *i
   }
 }
 
-/* NCCL's search on the served file and on its own view. Returns 0, or -1 (reason in err). */
+/* NCCL's search on the system of cfg with the NUMA nodes `numa` (NULL: the mapping's) and `cpu`. */
+static int search(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_verdict_in *in,
+                  const int *numa, struct nn_topo_verdict *v, struct nn_search_pred *out, char *err, size_t errsz) {
+  struct nn_search_topo t;
+  if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, in ? in->links : NULL, numa, &t, err, errsz)) return -1;
+  if (nn_search_predict(v->rel, &t, out)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
+  if (!numa) {
+    v->pred_gpus = t.n_gpus;
+    v->link_gbps = t.n_cpus > 1 ? t.cpu_link_gbps : 0.0;
+  }
+  return 0;
+}
+
+static int pred_ok(const struct nn_search_pred *p);
+static int compare_bw(const struct nn_search_pred *a, const struct nn_search_pred *b);
+
+/* NCCL's search on the NUMA file, the flat file and its own view. Returns 0, or -1 (reason in err). */
 static int predict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_verdict_in *in,
                    struct nn_topo_verdict *v, char *err, size_t errsz) {
-  struct nn_search_topo t;
   int flat[NN_SEARCH_MAX_GPUS];
-  const struct nn_pcie_link *links = in ? in->links : NULL;
   const struct nn_cpu_kind *own_cpu = in && in->own_cpu && in->own_cpu->vendor[0] ? in->own_cpu : cpu;
-  if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, links, NULL, &t, err, errsz)) return -1;
-  v->pred_gpus = t.n_gpus;
-  v->link_gbps = t.n_cpus > 1 ? t.cpu_link_gbps : 0.0;
-  if (nn_search_predict(v->rel, &t, &v->served)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
-  for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
+  for (int i = 0; i < NN_SEARCH_MAX_GPUS; i++) flat[i] = -1;
   const int *own = in && in->own_numa ? in->own_numa : flat;
   for (int i = 0; i < cfg->n_gpus && i < NN_SEARCH_MAX_GPUS; i++) v->own_affinity |= own[i] >= 0;
-  if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, own, &t, err, errsz)) return -1;
-  if (nn_search_predict(v->rel, &t, &v->own)) { nn_errbuf_set(err, errsz, "prediction failed"); return -1; }
+  if (search(cfg, cpu, in, NULL, v, &v->numa.pred, err, errsz) ||
+      search(cfg, cpu, in, flat, v, &v->flat.pred, err, errsz) ||
+      search(cfg, own_cpu, in, own, v, &v->own, err, errsz))
+    return -1;
   /* fails whatever is served: even one flat CPU, with no socket link at all, fails */
-  struct nn_search_pred flat_pred = v->own;
-  if (own != flat) {
-    if (nn_search_topo_build(v->rel, cfg, own_cpu, v->sm, links, flat, &t, err, errsz) ||
-        nn_search_predict(v->rel, &t, &flat_pred))
-      return -1;
-  }
-  v->fails_regardless = !flat_pred.ring.ok || !flat_pred.tree.ok;
+  struct nn_search_pred flat_own = v->flat.pred;
+  if (own_cpu != cpu && search(cfg, own_cpu, in, flat, v, &flat_own, err, errsz)) return -1;
+  v->fails_regardless = !flat_own.ring.ok || !flat_own.tree.ok;
+  /* what flattening alone gains on NCCL's own CPU: its own view's NUMA nodes cost something */
+  v->flat_gains = compare_bw(&flat_own, &v->own) > 0 || (!pred_ok(&v->own) && pred_ok(&flat_own));
+  v->served = v->numa.pred;
   v->predicted = 1;
   return 0;
 }
 
-/* Served is "not worse" when both its searches succeed and neither gives less channels x bandwidth
- * than NCCL's own view, as NCCL's cost model reads them. */
-static int not_worse(const struct nn_topo_verdict *v) {
-  if (!v->served.ring.ok || !v->served.tree.ok) return 0;
-  return nn_search_ring_gbps(&v->served) >= nn_search_ring_gbps(&v->own) &&
-         nn_search_tree_gbps(&v->served) >= nn_search_tree_gbps(&v->own);
+static int pred_ok(const struct nn_search_pred *p) { return p->ring.ok && p->tree.ok; }
+
+/* Ring, then tree bandwidth as NCCL's cost model reads them: >0 when a beats b, <0 when b beats a. */
+static int compare_bw(const struct nn_search_pred *a, const struct nn_search_pred *b) {
+  float ra = nn_search_ring_gbps(a), rb = nn_search_ring_gbps(b);
+  if (ra != rb) return ra > rb ? 1 : -1;
+  float ta = nn_search_tree_gbps(a), tb = nn_search_tree_gbps(b);
+  return ta > tb ? 1 : ta < tb ? -1 : 0;
 }
 
-static void graph_text(const struct nn_graph_pred *g, int model_ch, char *buf, size_t size) {
-  if (!g->ok) snprintf(buf, size, "search fails (1 x 0.1 GB/s)");
-  else if (model_ch < g->nchannels)
-    snprintf(buf, size, "%d x %.1f GB/s (cut to %d)", g->nchannels, (double)g->bw_intra, model_ch);
-  else snprintf(buf, size, "%d x %.1f GB/s", g->nchannels, (double)g->bw_intra);
+/* A file NCCL's model rates no worse than its own view: searches succeed, no less bandwidth, no
+ * size slower. */
+static int no_worse(const struct nn_topo_verdict *v, const struct nn_file_rating *r) {
+  return pred_ok(&r->pred) && nn_search_ring_gbps(&r->pred) >= nn_search_ring_gbps(&v->own) &&
+         nn_search_tree_gbps(&r->pred) >= nn_search_tree_gbps(&v->own) && r->slower > 0 && r->slower < 1.005;
 }
 
-static void pred_text(const struct nn_search_pred *p, char *buf, size_t size) {
-  char r[64], t[64];
-  graph_text(&p->ring, p->model_nchannels, r, sizeof r);
-  graph_text(&p->tree, p->model_nchannels, t, sizeof t);
-  snprintf(buf, size, "ring %s, %d socket crossing%s | tree %s", r, p->ring.crossings,
-           p->ring.crossings == 1 ? "" : "s", t);
+
+/* The better of two eligible files: bandwidth, then sizes (flat only when faster somewhere and
+ * slower nowhere than the NUMA file, which pins per node on a tie). */
+static int flat_beats_numa(const struct nn_topo_verdict *v) {
+  int bw = compare_bw(&v->flat.pred, &v->numa.pred);
+  if (bw) return bw > 0;
+  return v->flat.faster && !v->numa.faster && v->flat.slower <= v->numa.slower;
 }
 
-void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size) {
-  pred_text(p, buf, size);
-}
-
-void nn_topology_describe_release(const struct nn_topo_verdict *v, char *buf, size_t size) {
-  char ver[16];
-  nn_nccl_version_format(v->version, ver, sizeof ver);
-  int count;
-  const struct nn_nccl_release *t = nn_nccl_release_table(&count);
-  const char *row = v->rel ? v->rel->name : "?";
-  if (v->version_unverified && v->version > t[count - 1].last)
-    snprintf(buf, size, "NCCL %s (newer than checked: treated as %s)", ver, row);
-  else if (v->version_unverified && v->version < t[0].first)
-    snprintf(buf, size, "NCCL %s (older than checked: treated as %s)", ver, row);
-  else if (v->version_unverified)
-    snprintf(buf, size, "NCCL %s (unverified for %s: table row %s)", ver, ver, row);
-  else
-    snprintf(buf, size, "NCCL %s", ver);
-}
-
-void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const char *indent, char *buf,
-                                      size_t size) {
-  char a[200], b[200];
-  if (!v->predicted) { snprintf(buf, size, "%sno prediction", indent); return; }
-  pred_text(&v->served, a, sizeof a);
-  pred_text(&v->own, b, sizeof b);
-  snprintf(buf, size, "%sserved file (%d CPU node%s):  %s\n%sNCCL's own view:           %s%s", indent,
-           v->numa_nodes, v->numa_nodes == 1 ? "" : "s", a, indent, b,
-           v->fails_regardless ? "  <- fails whatever file is served" : "");
+/* Which file mode=auto serves, from the ratings. */
+static int choose_file(const struct nn_topo_verdict *v) {
+  /* the flat file is NCCL's own view of a guest without NUMA nodes: served only where flattening
+   * gains (its own view has NUMA nodes that cost), never for its CPU kind alone */
+  int numa = no_worse(v, &v->numa), flat = no_worse(v, &v->flat) && v->flat_gains;
+  if (numa && flat) return flat_beats_numa(v) ? NN_FILE_FLAT : NN_FILE_NUMA;
+  return numa ? NN_FILE_NUMA : flat ? NN_FILE_FLAT : NN_FILE_NONE;
 }
 
 static int cost_cpu(const struct nn_cpu_kind *cpu) {
@@ -243,13 +258,10 @@ static int cost_cpu(const struct nn_cpu_kind *cpu) {
   return NN_COST_CPU_X86_OTHER;
 }
 
-int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const struct nn_cpu_kind *cpu, int ranks,
-                           double pci_latency_us, struct nn_cost_model *m, char *err, size_t errsz) {
-  if (!v->predicted || !v->rel) {
-    nn_errbuf_set(err, errsz, "no prediction of NCCL's search");
-    return -1;
-  }
-  const struct nn_search_pred *pr = served ? &v->served : &v->own;
+/* NCCL's cost model for prediction `pr` on `cpu`. */
+static int cost_model_of(const struct nn_topo_verdict *v, const struct nn_search_pred *pr,
+                         const struct nn_cpu_kind *cpu, int ranks, double pci_latency_us, struct nn_cost_model *m,
+                         char *err, size_t errsz) {
   struct nn_cost_comm c = {.version_code = v->version, .nranks = ranks > 0 ? ranks : v->pred_gpus, .nnodes = 1,
                            .cc_min = v->sm, .cc_max = v->sm, .cpu = cost_cpu(cpu),
                            .ll128 = v->rel->ll128_pcie_default, .pci_latency_us = pci_latency_us};
@@ -258,100 +270,94 @@ int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const st
   return nn_cost_model_init(&c, m, err, errsz);
 }
 
+int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const struct nn_cpu_kind *cpu, int ranks,
+                           double pci_latency_us, struct nn_cost_model *m, char *err, size_t errsz) {
+  if (!v->predicted || !v->rel) {
+    nn_errbuf_set(err, errsz, "no prediction of NCCL's search");
+    return -1;
+  }
+  return cost_model_of(v, served ? &v->served : &v->own, cpu, ranks, pci_latency_us, m, err, errsz);
+}
+
 #define SLOWER_MAX_LOG2 32   /* 4 GiB, the largest size explain shows */
 
-/* v->slower: NCCL's own choice of all-reduce, served file against own view, at the worst size
- * (the largest of equal ones: bandwidth-bound sizes are where a user feels it). */
-static void rate_served(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_cpu_kind *own_cpu,
-                        double pci_latency_us) {
-  struct nn_cost_model ms, mo;
+/* r->slower: NCCL's own choice of all-reduce, the file against its own view, at the worst size
+ * (the largest of equal ones: bandwidth-bound sizes are where a user feels it); r->faster. */
+static void rate(const struct nn_topo_verdict *v, struct nn_file_rating *r, const struct nn_cpu_kind *cpu,
+                 const struct nn_cost_model *mo, double pci_latency_us) {
+  struct nn_cost_model ms;
   char err[256];
-  if (nn_topology_cost_model(v, 1, cpu, 0, pci_latency_us, &ms, err, sizeof err) ||
-      nn_topology_cost_model(v, 0, own_cpu, 0, pci_latency_us, &mo, err, sizeof err))
-    return;
+  if (cost_model_of(v, &r->pred, cpu, 0, pci_latency_us, &ms, err, sizeof err)) return;
   for (int e = 0; e <= SLOWER_MAX_LOG2; e++) {
     struct nn_cost_choice a, b;
     uint64_t bytes = (uint64_t)1 << e;
-    if (nn_cost_choose(&ms, NN_COLL_ALLREDUCE, bytes, &a) || nn_cost_choose(&mo, NN_COLL_ALLREDUCE, bytes, &b) ||
+    if (nn_cost_choose(&ms, NN_COLL_ALLREDUCE, bytes, &a) || nn_cost_choose(mo, NN_COLL_ALLREDUCE, bytes, &b) ||
         b.time_us <= 0)
       continue;
     double f = (double)a.time_us / (double)b.time_us;
-    if (f >= v->slower) { v->slower = f; v->slower_log2 = e; }
+    if (f >= r->slower) { r->slower = f; r->slower_log2 = e; }
+    r->faster |= f < 0.995;
   }
 }
 
-void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, size_t size) {
-  char sz[24], f[32];
+/* Both files rated against NCCL's own view. */
+static void rate_files(struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu, const struct nn_cpu_kind *own_cpu,
+                       double pci_latency_us) {
+  struct nn_cost_model mo;
+  char err[256];
+  if (cost_model_of(v, &v->own, own_cpu, 0, pci_latency_us, &mo, err, sizeof err)) return;
+  rate(v, &v->numa, cpu, &mo, pci_latency_us);
+  rate(v, &v->flat, cpu, &mo, pci_latency_us);
+}
+
+/* The flat file's CPUs: every node the GPUs sit on, from its `numa` line or sysfs. Returns 0, 1
+ * when some node's are unknown (the file then pins nothing rather than one node's CPUs), -1 when
+ * the list is too long. */
+static int flat_cpus(const struct nn_config *cfg, const char *sysfs_root, char *buf, size_t size) {
+  size_t len = 0;
   buf[0] = 0;
-  if (v->slower <= 0) return;
-  if (v->slower < 1.005) {
-    snprintf(buf, size, "NCCL's model rates an all-reduce of any size no slower with this file than with its own view");
-    return;
+  for (int i = 0; i < cfg->n_gpus; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++) seen |= cfg->gpus[j].numa == cfg->gpus[i].numa;
+    if (seen) continue;
+    char one[NN_MAX_LINE_BYTES] = "";
+    const struct nn_numa *nl = nn_config_find_numa(cfg, cfg->gpus[i].numa);
+    if (nl && nl->cpus) snprintf(one, sizeof one, "%s", nl->cpus);
+    else if (nn_search_read_sysfs_cpulist(sysfs_root, cfg->gpus[i].numa, one, sizeof one)) return 1;
+    int w = snprintf(buf + len, size - len, "%s%s", len ? "," : "", one);
+    if (w < 0 || (size_t)w >= size - len) return -1;
+    len += (size_t)w;
   }
-  nn_sizetext((uint64_t)1 << v->slower_log2, sz, sizeof sz);
-  if (v->slower >= 10) snprintf(f, sizeof f, "%.0fx", v->slower);
-  else if (v->slower >= 1.95) snprintf(f, sizeof f, "%.1fx", v->slower);
-  else snprintf(f, sizeof f, "%.0f%%", 100 * (v->slower - 1));
-  snprintf(buf, size, "NCCL's model makes a%s %s all-reduce %s slower with this file than with its own view",
-           sz[0] == '8' ? "n" : "", sz, f);
+  return len ? 0 : 1;
 }
 
-/* mode=numa serving what NCCL's model rates slower: the WARN every front end shows. */
-void nn_topology_verdict_warning(const struct nn_topo_verdict *v, char *buf, size_t size) {
-  char rel[96], slower[200];
-  buf[0] = 0;
-  if (v->kind != NN_VERDICT_MODE_NUMA || v->slower < 1.005) return;
-  nn_topology_describe_release(v, rel, sizeof rel);
-  nn_topology_describe_slower(v, slower, sizeof slower);
-  snprintf(buf, size, "topology mode=numa serves a file NCCL's model rates worse (%s): %s; "
-           "`topology mode=auto` would withhold it, so keep mode=numa only where `nccl-numa ab` measures it "
-           "faster", rel, slower);
-}
-
-/* The sentence for mode=auto with two or more NUMA nodes and a prediction. */
-static void auto_text(const struct nn_topo_verdict *v, char *buf, size_t size) {
-  char rel[96], a[200], b[200], why[200] = "";
-  nn_topology_describe_release(v, rel, sizeof rel);
-  pred_text(&v->served, a, sizeof a);
-  pred_text(&v->own, b, sizeof b);
-  if (v->serve) {
-    snprintf(buf, size, "topology served (mode=auto, %s): NCCL's search on the served "
-             "file (%s) is not worse than on its own view (%s)", rel, a, b);
-    return;
+const struct nn_config *nn_topology_served_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
+                                                const char *sysfs_root, struct nn_flat_view *f, char *err,
+                                                size_t errsz) {
+  if (v->file != NN_FILE_FLAT) return cfg;
+  if (cfg->n_gpus > NN_SEARCH_MAX_GPUS) {
+    nn_errbuf_set(err, errsz, "%d GPUs: the flat file covers at most %d", cfg->n_gpus, NN_SEARCH_MAX_GPUS);
+    return NULL;
   }
-  if (!v->served.ring.ok && v->link_gbps < v->floor_gbps && !v->fails_regardless)
-    snprintf(why, sizeof why, "; NCCL models the %s socket link at %.0f GB/s, below its %.0f GB/s floor "
-             "for compute capability %d.%d%s", v->cpu_vendor, v->link_gbps, v->floor_gbps, v->sm / 10,
-             v->sm % 10, v->sm_assumed ? " (assumed)" : "");
-  else if (v->fails_regardless)
-    snprintf(why, sizeof why, "; NCCL's search fails on its own view too: the GPUs' PCIe link (%.0f GB/s "
-             "modelled) is below the %.0f GB/s floor", v->gpu_link_gbps, v->floor_gbps);
-  char slower[128];   /* its longest sentence is under 100 characters; the reason fits 1024 */
-  nn_topology_describe_slower(v, slower, sizeof slower);
-  if (!slower[0]) snprintf(slower, sizeof slower, "NCCL's cost model could not rate the file");
-  snprintf(buf, size, "no topology served (mode=auto, %s): NCCL's search on the served "
-           "file (%s) would be worse than on its own view (%s)%s. %s; serve it anyway (`topology mode=numa`) "
-           "only where `nccl-numa ab` measures it faster", rel, a, b, why, slower);
-}
-
-void nn_topology_verdict_text(const struct nn_topo_verdict *v, char *buf, size_t size) {
-  switch (v->kind) {
-  case NN_VERDICT_NO_GPUS: snprintf(buf, size, "no topology served: the mapping has no gpu lines"); break;
-  case NN_VERDICT_SM_DISAGREE:
-    snprintf(buf, size, "no topology served: the gpu lines declare different sm= values");
-    break;
-  case NN_VERDICT_CPU_UNKNOWN:
-    snprintf(buf, size, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
-    break;
-  case NN_VERDICT_MODE_OFF: snprintf(buf, size, "no topology served: topology mode=off"); break;
-  case NN_VERDICT_MODE_NUMA: snprintf(buf, size, "topology served: mode=numa (%d NUMA nodes)", v->numa_nodes); break;
-  case NN_VERDICT_ONE_NODE: snprintf(buf, size, "topology served: mode=auto, all GPUs on one NUMA node"); break;
-  case NN_VERDICT_UNPREDICTED:
-    snprintf(buf, size, "no topology served (mode=%s): cannot predict NCCL's search: %s", mode_name(v->mode),
-             v->predict_error);
-    break;
-  default: auto_text(v, buf, size); break;
+  f->cfg = *cfg;
+  int low = cfg->gpus[0].numa;
+  for (int i = 0; i < cfg->n_gpus; i++) low = cfg->gpus[i].numa < low ? cfg->gpus[i].numa : low;
+  int cpus = flat_cpus(cfg, sysfs_root, f->cpus, sizeof f->cpus);
+  if (cpus < 0) {
+    nn_errbuf_set(err, errsz, "the CPUs of the GPUs' NUMA nodes are too long a list for one flat file");
+    return NULL;
   }
+  for (int i = 0; i < cfg->n_gpus; i++) {
+    f->gpus[i] = cfg->gpus[i];
+    f->gpus[i].numa = low;
+  }
+  for (int i = 0; i < f->cfg.n_nics; i++) f->cfg.nics[i].numa = low;   /* one CPU holds them all */
+  /* cpus NULL: the writer leaves the affinity out (topo_xml.h) */
+  f->numa = (struct nn_numa){.node = low, .cpus = cpus == 0 ? f->cpus : NULL, .line = 0};
+  f->cfg.gpus = f->gpus;
+  f->cfg.numas = &f->numa;
+  f->cfg.n_numas = 1;
+  return &f->cfg;
 }
 
 /* What was decided, as the enum; the facts are already in v. */
@@ -363,7 +369,16 @@ static int decide(const struct nn_config *cfg, int declared, int known_cpu, cons
   if (v->mode == NN_TOPO_NUMA) return NN_VERDICT_MODE_NUMA;
   if (v->numa_nodes == 1) return NN_VERDICT_ONE_NODE;
   if (!v->predicted) return NN_VERDICT_UNPREDICTED;
-  return not_worse(v) ? NN_VERDICT_NOT_WORSE : NN_VERDICT_WORSE;
+  int file = choose_file(v);
+  return file == NN_FILE_NUMA ? NN_VERDICT_NOT_WORSE : file == NN_FILE_FLAT ? NN_VERDICT_FLAT : NN_VERDICT_WORSE;
+}
+
+static int file_of(int kind) {
+  switch (kind) {
+  case NN_VERDICT_MODE_NUMA: case NN_VERDICT_ONE_NODE: case NN_VERDICT_NOT_WORSE: return NN_FILE_NUMA;
+  case NN_VERDICT_FLAT: return NN_FILE_FLAT;
+  default: return NN_FILE_NONE;
+  }
 }
 
 void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
@@ -376,6 +391,7 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   if (v->sm <= 0) { v->sm = 100; v->sm_assumed = 1; }
   pick_release(in, v);
   v->floor_gbps = nn_nccl_search_floor(v->rel, v->sm);
+  v->own_cpu_source = in ? in->own_cpu_source : NN_OWN_CPU_SERVED;
   int known_cpu = cpu && cpu->vendor[0];
   if (known_cpu) snprintf(v->cpu_vendor, sizeof v->cpu_vendor, "%s", cpu->vendor);
   /* mode=numa on two nodes is predicted too: its WARN carries NCCL's modelled factor */
@@ -384,10 +400,14 @@ void nn_topology_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *
   if (cfg && cfg->n_gpus > 0 && declared >= 0 && known_cpu && needed) {
     gpu_links(cfg, in, v);
     if (predict(cfg, cpu, in, v, v->predict_error, sizeof v->predict_error) == 0 && v->numa_nodes >= 2)
-      rate_served(v, cpu, own_cpu, cfg->pci_latency_us);
+      rate_files(v, cpu, own_cpu, cfg->pci_latency_us);
   }
+  if (v->predicted && v->numa_nodes >= 2) v->auto_file = choose_file(v);
   v->kind = decide(cfg, declared, known_cpu, v);
-  v->serve = v->kind == NN_VERDICT_MODE_NUMA || v->kind == NN_VERDICT_ONE_NODE || v->kind == NN_VERDICT_NOT_WORSE;
-  nn_topology_verdict_text(v, v->reason, sizeof v->reason);
-  nn_topology_verdict_warning(v, v->warning, sizeof v->warning);
+  v->file = file_of(v->kind);
+  v->serve = v->file != NN_FILE_NONE;
+  const struct nn_file_rating *r = v->file == NN_FILE_FLAT ? &v->flat : &v->numa;
+  if (v->predicted) v->served = r->pred;
+  v->slower = r->slower;
+  v->slower_log2 = r->slower_log2;
 }

@@ -86,10 +86,10 @@ static int from_indices(const struct nn_config *cfg, struct nn_visible *v) {
     if (index < 0) break;            /* CUDA ignores the rest of the list after a bad entry */
     int pos = find_by_index(cfg, index);
     if (pos < 0) {
-      char what[64];
-      snprintf(what, sizeof what, "GPU %d is not in the mapping", index);
-      unmatched(v, what);
-      return -1;
+      /* the mapping lists the machine's GPUs 0..n-1: CUDA stops at this invalid ordinal */
+      snprintf(v->stop, sizeof v->stop, "GPU %d is not in the mapping (GPUs 0-%d): CUDA stops at the first invalid "
+               "ordinal, so the job has the GPUs before it", index, cfg->n_gpus - 1);
+      break;
     }
     if (add_gpu(v, pos)) break;
     s += len + (s[len] == ',');
@@ -156,7 +156,7 @@ static int from_listed_indices(const struct nn_config *cfg, struct nn_visible *v
 static void classify(const struct nn_config *cfg, struct nn_visible *v) {
   char w[224];
   who(v, w, sizeof w);
-  if (v->n == 0) { whole(v, "no mapped GPU visible"); return; }
+  if (v->n == 0) { whole(v, v->stop[0] ? v->stop : "no mapped GPU visible"); return; }
   if (v->n == 1) {
     whole(v, "one GPU visible, whose communicator may hold other processes' GPUs on other NUMA nodes");
     return;
@@ -165,11 +165,14 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
   v->kind = NN_VISIBLE_ONE_NODE;
   for (int i = 1; i < v->n; i++)
     if (cfg->gpus[v->gpu[i]].numa != v->numa) v->kind = NN_VISIBLE_SPANS;
+  char stop[sizeof v->stop + 2] = "";
+  if (v->stop[0]) snprintf(stop, sizeof stop, "%s; ", v->stop);
   if (v->kind == NN_VISIBLE_SPANS)
-    snprintf(v->why, sizeof v->why, "%s: %d GPUs on more than one NUMA node; the whole mapping is judged", w, v->n);
+    snprintf(v->why, sizeof v->why, "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of the file, "
+             "so they are judged alone", w, stop, v->n);
   else
-    snprintf(v->why, sizeof v->why, "%s: %d GPUs, all on NUMA node %d; NCCL keeps only these of the file, so they "
-             "are judged alone", w, v->n, v->numa);
+    snprintf(v->why, sizeof v->why, "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the file, so "
+             "they are judged alone", w, stop, v->n, v->numa);
 }
 
 /* The set from `source`'s list `bus` (n GPUs; unused for FROM_VARIABLE), then its kind. */
@@ -319,17 +322,20 @@ int nn_visible_driver_busids(const char *root, struct nn_busid *out, int max) {
 void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
                      struct nn_config *view) {
   *view = *cfg;
-  if (vis->kind != NN_VISIBLE_ONE_NODE) return;
+  if (vis->kind != NN_VISIBLE_ONE_NODE && vis->kind != NN_VISIBLE_SPANS) return;
   for (int i = 0; i < vis->n; i++) {
     storage[i] = cfg->gpus[vis->gpu[i]];
     storage[i].index = i;
   }
   view->gpus = storage;
   view->n_gpus = vis->n;
-  /* the one-socket file keeps that socket's NICs only: it has one CPU to hang them on */
+  /* the file keeps the NICs of the visible GPUs' nodes only: it has their CPUs to hang them on */
   view->n_nics = 0;
-  for (int i = 0; i < cfg->n_nics; i++)
-    if (cfg->nics[i].numa == vis->numa) view->nics[view->n_nics++] = cfg->nics[i];
+  for (int i = 0; i < cfg->n_nics; i++) {
+    int near = 0;
+    for (int k = 0; k < vis->n; k++) near |= cfg->gpus[vis->gpu[k]].numa == cfg->nics[i].numa;
+    if (near) view->nics[view->n_nics++] = cfg->nics[i];
+  }
 }
 
 /* A version token: digits and dots, at least one dot. */
@@ -384,7 +390,8 @@ void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out) 
 
 const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
                                             size_t n_nodes, struct nn_gpu *storage, struct nn_config *view) {
-  if (!cfg || vis->kind != NN_VISIBLE_ONE_NODE || n_nodes == 0 || n_ranks / n_nodes > (size_t)vis->n) return cfg;
+  int subset = vis->kind == NN_VISIBLE_ONE_NODE || vis->kind == NN_VISIBLE_SPANS;
+  if (!cfg || !subset || n_nodes == 0 || n_ranks / n_nodes > (size_t)vis->n) return cfg;
   nn_visible_view(cfg, vis, storage, view);
   return view;
 }

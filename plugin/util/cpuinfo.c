@@ -15,9 +15,16 @@
 
 static const char *default_path = "/proc/cpuinfo";
 
+static int default_named;
+
 const char *nn_cpuinfo_default(void) { return default_path; }
 
-void nn_cpuinfo_set_default(const char *path) { default_path = path ? path : "/proc/cpuinfo"; }
+int nn_cpuinfo_default_named(void) { return default_named; }
+
+void nn_cpuinfo_set_default(const char *path) {
+  default_path = path ? path : "/proc/cpuinfo";
+  default_named = path != NULL;
+}
 
 int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) {
   /* --cpuinfo may name any file: opened by the bounded reader's rules (never a FIFO). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* printable.c - untrusted text escaped for terminals, logs and mapping comments; see printable.h. */
+/* printable.c - untrusted text escaped for terminals, logs and mapping comments (printable.h). */
 #include "printable.h"
 
 #include <string.h>

@@ -80,7 +80,8 @@ static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, 
 #define IDX(a, p) ((a) * NP + (p))
 
 /* The version the plugin names: FNV-1a over the file's length and its bytes in 8-byte
- * little-endian words, folded to 32 bits (snapshot.h), so a rank's log says which content it used. */
+ * little-endian words, folded to 32 bits (snapshot.h), so a rank's log says which content it
+ * used. */
 static void expected_version(const char *cfg, char *out, size_t size) {
   static char text[1 << 16];
   FILE *f = fopen(cfg, "rb");

@@ -40,12 +40,13 @@ check --sysfs-root "$guest" --config "$good"
 [ "$rc" -eq 0 ] && grep -qx "Result: 0 problems" "$tmp/out" && echo "ok good guest: no problem, exit 0" || fail "good guest (exit $rc): $out"
 
 # One socket's GPUs of the shipped example (--visible-devices, else CUDA_VISIBLE_DEVICES): judged
-# alone, as the plugin does, and served; the summary says what that changes.
+# alone, as the plugin does, and served; the summary says what that changes. The example's numa
+# lines are the host's CPUs (0-63), which this 16-CPU guest lacks: a PROBLEM, and no pinning.
 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf" --visible-devices 4,5,6,7
 sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
-[ "$rc" -eq 0 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
+[ "$rc" -eq 1 ] && grep -qx "  devices: CUDA_VISIBLE_DEVICES=4,5,6,7: 4 GPUs, all on NUMA node 0; NCCL keeps only these of the file, so they are judged alone" "$tmp/out" \
   && grep -qx "  topology served: mode=auto, all GPUs on one NUMA node" "$tmp/out" \
-  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 0;" <<<"$sum" \
+  && grep -qF "summary: what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x 24.0 GB/s); its CPU affinity names CPUs this OS does not have online" <<<"$sum" \
   && echo "ok one socket's GPUs: judged alone, served, summarised" || fail "visible devices: $out"
 CUDA_VISIBLE_DEVICES=4,5,6,7 check --sysfs-root "$guest" --config "$root/docs/examples/proxmox-epyc-8gpu.conf"
 grep -q "devices: CUDA_VISIBLE_DEVICES=4,5,6,7" "$tmp/out" && echo "ok CUDA_VISIBLE_DEVICES honoured" || fail "CUDA_VISIBLE_DEVICES: $out"
@@ -63,7 +64,7 @@ NCCL_NUMA_CONFIG=$good check --sysfs-root "$guest"
 { echo "topology mode=numa"; echo "cpu vendor=GenuineIntel family=6 model=207"; grep '^gpu' "$good"; } >"$tmp/intel.conf"
 check --sysfs-root "$guest" --config "$tmp/intel.conf"
 grep -qx "  topology served: mode=numa (2 NUMA nodes)" "$tmp/out" \
-  && grep -qx "    served file (2 CPU nodes):  ring 2 x 20.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s" "$tmp/out" \
+  && grep -qx "    file with 2 CPU nodes:     ring 2 x 20.0 GB/s, 2 socket crossings | tree 2 x 20.0 GB/s  <- served" "$tmp/out" \
   && grep -qxF "  WARNING: topology mode=numa serves a file NCCL's model rates worse (NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 20% slower with this file than with its own view; \`topology mode=auto\` would withhold it, so keep mode=numa only where \`nccl-numa ab\` measures it faster" "$tmp/out" \
   && echo "ok mode=numa with a 40 GB/s CPU kind: search passes, the WARNING gives the factor" || fail "intel mode=numa: $out"
 has_problem "mode=numa slower by NCCL's model: a problem" "topology mode=numa serves a file NCCL's model rates worse (NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 20% slower"
@@ -77,10 +78,11 @@ check --sysfs-root "$guest" --config "$tmp/intel-same.conf" --cpuinfo "$NCCL_NUM
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf"
 has_problem "mode=numa on AMD: hazard" "NCCL's graph search fails on the topology NCCL will read (NCCL 2.28.9): GPUs under 2 CPU nodes, socket link modelled at 16 GB/s, below the 18 GB/s floor"
 has_problem "mode=numa on AMD: the factor" "runs 1 channel; NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view"
-grep -qF 'let `topology mode=auto` withhold a file' "$tmp/out" && echo "ok hazard: way out given" || fail "hazard: no way out"
+grep -qF 'let `topology mode=auto` choose the file' "$tmp/out" && grep -qF 'fix: remove `topology mode=numa` from the mapping: mode=auto then gives the job no file: NCCL'"'"'s own view, ring 2 x 24.0 GB/s' "$tmp/out" \
+  && echo "ok hazard: way out given" || fail "hazard: no way out"
 # NCCL 2.31.2 models Zen 3/4 at 24 GB/s: the served search passes (1 x 24, against NCCL's own 2 x 24)
 check --sysfs-root "$guest" --config "$tmp/amd-numa.conf" --nccl-version 2.31.2
-grep -qx "    served file (2 CPU nodes):  ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s" "$tmp/out" \
+grep -qx "    file with 2 CPU nodes:     ring 1 x 24.0 GB/s, 2 socket crossings | tree 1 x 24.0 GB/s  <- served" "$tmp/out" \
   && echo "ok 2.31.2: Zen 3/4 passes the search" || fail "2.31.2 Zen 3/4: $out"
 has_problem "2.31.2 Zen 3/4: half the channels, 2x slower" "(NCCL 2.31.2): NCCL's model makes a 4 GiB all-reduce 2.0x slower"
 # NCCL older than 2.28.7 loads no env plugin: the verdict cannot apply, and no hazard is raised for it
@@ -249,6 +251,32 @@ grep -q "decides before any tuner\|Who decides first" "$tmp/out" && fail "neithe
   || echo "ok neither set: no section"
 
 # Usage.
+# The mapping's `numa` lines against this OS (--sysfs-root): CPUs not online, a node the OS
+# lacks, and distinct per-node sets in a one-node guest; the summary then promises no pinning.
+{ echo "numa 0 cpus=0-7"; echo "numa 1 cpus=8-15"; cat "$good"; } >"$tmp/split.conf"
+check --sysfs-root "$guest" --config "$tmp/split.conf"
+has_problem "one-node OS, distinct sets" "split.conf:2: numa 1 cpus=8-15 differs from line 1's cpus=0-7, but this OS has one NUMA node"
+{ echo "numa 0 cpus=0-31"; echo "numa 1 cpus=0-31"; cat "$good"; } >"$tmp/wide.conf"
+check --sysfs-root "$guest" --config "$tmp/wide.conf" --visible-devices 0,1,2,3
+has_problem "CPUs the OS lacks" "wide.conf:1: numa 0 cpus=0-31: CPUs 16-31 are not online on this OS (online: 0-15)"
+sum=$(sed -n '/^summary:/,$p' "$tmp/out" | tr '\n' ' ' | sed 's/   */ /g')
+grep -qF "its CPU affinity names CPUs this OS does not have online" <<<"$sum" && ! grep -qF "it pins NCCL's threads to" <<<"$sum" \
+  && echo "ok the summary promises no pinning to CPUs that are not there" || fail "summary pins absent CPUs: $out"
+mkdir -p "$guest/sys/devices/system/cpu" && echo "0-11" >"$guest/sys/devices/system/cpu/online"
+{ echo "numa 0 cpus=0-15"; echo "numa 1 cpus=0-15"; cat "$good"; } >"$tmp/all.conf"
+check --sysfs-root "$guest" --config "$tmp/all.conf"
+has_problem "offline CPUs" "all.conf:1: numa 0 cpus=0-15: CPUs 12-15 are not online on this OS (online: 0-11)"
+rm "$guest/sys/devices/system/cpu/online"
+check --sysfs-root "$guest" --config "$tmp/all.conf"
+! grep -q "numa 0 cpus=" "$tmp/out" && echo "ok every CPU online and one set: no problem with the numa lines" \
+  || fail "good numa lines flagged: $out"
+# two-node OS: a numa line for a node it lacks
+{ echo "numa 0 cpus=0-31"; echo "numa 2 cpus=32-63"; echo "cpu vendor=GenuineIntel family=6 model=207"
+  printf '%s\n' "gpu 0 bus=0000:01:00.0 numa=0" "gpu 1 bus=0000:02:00.0 numa=0" "gpu 2 bus=0000:81:00.0 numa=2" \
+    "gpu 3 bus=0000:82:00.0 numa=2"; } >"$tmp/node2.conf"
+check --sysfs-root "$bm" --config "$tmp/node2.conf"
+has_problem "a node the OS lacks" "node2.conf:2: numa 2: this OS has no NUMA node 2 (its nodes: 0 (cpus 0-31), 1 (cpus 32-63))"
+
 timeout 10 "$cli" check --bogus >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok usage error" || fail "usage error"
 timeout 10 "$cli" check extra >/dev/null 2>&1; [ $? -eq 2 ] && echo "ok stray argument" || fail "stray argument"
 timeout 10 "$cli" check --help | grep -q -- "--sysfs-root" && echo "ok --help" || fail "--help"

@@ -199,11 +199,11 @@ check "check-config ok line: the name escaped" "grep -qF 'a\\x1b[2Jb.conf: ok (1
 
 # p2p lines: the variable each state sets is named; a bad level is a located error.
 two='gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n'
-printf "$two"'p2p ok level=SYS gpus=0-1 driver=580.95.05 tested=2026-12-03\n' > "$tmp/p2p.conf"
+printf "$two"'p2p ok level=SYS gpus=0-1 driver=580.95.05 xproc=ok tested=2026-12-03\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
 check "check-config p2p ok: names the level served, to whom, under which driver" \
   "[ \$? -eq 0 ] && grep -qF 'p2p ok: NCCL_P2P_LEVEL=SYS to a process on GPUs 0-1 under driver 580.95.05' '$tmp/out'"
-printf "$two"'p2p ok level=SYS gpus=1 driver=580.95.05\n' > "$tmp/p2p.conf"
+printf "$two"'p2p ok level=SYS gpus=1 driver=580.95.05 xproc=ok\n' > "$tmp/p2p.conf"
 "$cli" check-config "$tmp/p2p.conf" > "$tmp/out" 2>&1
 check "check-config p2p ok on a subset: P2P off to any other process" \
   "[ \$? -eq 0 ] && grep -qF 'to a process on GPUs 1 under driver 580.95.05, P2P off to any other' '$tmp/out'"

@@ -32,7 +32,7 @@ check "libnccl-env-numa.so links to it" "has '/usr/lib/$ma/libnccl-env-numa.so -
 check "the command in /usr/bin" "has /usr/bin/nccl-numa"
 check "the example mapping" "grep -q '^/usr/share/nccl-numa/examples/.*\.conf$' '$tmp/files'"
 check "docs, changelog and copyright" "has /usr/share/doc/nccl-numa/copyright && has /usr/share/doc/nccl-numa/changelog.gz && grep -q '^/usr/share/doc/nccl-numa/README.md' '$tmp/files'"
-subs=$("${NN_BUILD:-build}"/nccl-numa --help | sed -n 's/^  \([a-z][a-z-]*\)  *.*/\1/p')
+subs=$("${NN_BUILD:-build}"/nccl-numa --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *.*/\1/p')
 check "the command has subcommands" "[ \$(wc -w <<<\"\$subs\") -ge 10 ]"
 missing=
 for s in "" $subs; do has "/usr/share/man/man1/nccl-numa${s:+-$s}.1.gz" || missing+=" ${s:-nccl-numa}"; done

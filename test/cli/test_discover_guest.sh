@@ -67,7 +67,7 @@ timeout 30 "$cli" check-config "$tmp/guest.conf" >/dev/null 2>&1 && echo "ok gue
   || fail "guest mapping rejected: $("$cli" check-config "$tmp/guest.conf" 2>&1)"
 # Host and guest node numbers are not mixed: with the guest's one node, host NUMA 0's GPUs do
 # not get guest node 0's CPUs while host NUMA 1's get none; both get all of them.
-timeout 30 "$cli" topo --config "$tmp/guest.conf" --sysfs-root "$tmp/ref" >"$tmp/topo.xml" 2>/dev/null
+timeout 30 "$cli" topo --config "$tmp/guest.conf" --sysfs-root "$tmp/ref" --file numa >"$tmp/topo.xml" 2>/dev/null
 if [ "$(grep -c 'affinity="0000ffff"' "$tmp/topo.xml")" -eq 2 ] && [ "$(grep -c '<cpu ' "$tmp/topo.xml")" -eq 2 ]; then
   echo "ok one guest node: both host nodes get all the guest's CPUs"
 else fail "topology of the one-node guest mapping: $(cat "$tmp/topo.xml")"; fi
@@ -167,5 +167,24 @@ expect_err_is "invalid host map: message" "$tmp/bad.map:2: gpu: missing host= (a
 run --guest --host-map "$tmp/host.map" --sysfs-root "$tmp/nonexistent"
 expect "missing sysfs" 1 ""
 expect_err_is "missing sysfs: message" "nccl-numa discover: $tmp/nonexistent/sys/bus/pci/devices: cannot read: No such file or directory"
+
+# NICs: the host map's nic lines (hostpci8-9, from discover --proxmox-vm on the two-NIC host)
+# land on the guest functions behind those hostpci ports, with the guest's own IB names
+(cd "$fx/proxmox" && timeout 30 "$cli" discover --no-cuda --proxmox-vm 102.conf --node pve2nic \
+   --xml ../hwloc/epyc-2nic-host.xml) >"$tmp/host-nics.map" || fail "host map with NICs"
+grep -qx 'nic 0 numa=0 name=mlx5_0 host=0000:41:00.0   # hostpci8' "$tmp/host-nics.map" &&
+  grep -qx 'nic 1 numa=1 name=mlx5_1 host=0000:c1:00.0   # hostpci9' "$tmp/host-nics.map" &&
+  echo "ok --proxmox-vm: a nic line per NIC entry, with its host node" || fail "host map NICs: $(grep '^nic' "$tmp/host-nics.map")"
+nn_sysfs_tree "$tmp/nics" <"$fx/sysfs/ref-guest-nics.spec"
+run --guest --host-map "$tmp/host-nics.map" --sysfs-root "$tmp/nics"
+expect_rc 0 "guest with NICs"
+printf '%s\n' "$out" >"$tmp/guest-nics.conf"
+grep -qx 'nic 0 bus=0000:09:00.0 numa=0 name=mlx5_0 host=0000:41:00.0   # hostpci8' "$tmp/guest-nics.conf" &&
+  grep -qx 'nic 1 bus=0000:0a:00.0 numa=1 name=mlx5_1 host=0000:c1:00.0   # hostpci9' "$tmp/guest-nics.conf" &&
+  [ "$(grep -c '^nic ' "$tmp/guest-nics.conf")" -eq 2 ] &&
+  echo "ok --guest: each NIC at its guest bus id, host node and guest name (not the virtio NIC)" ||
+  fail "guest NICs: $(grep '^nic' "$tmp/guest-nics.conf")"
+timeout 30 "$cli" check-config "$tmp/guest-nics.conf" 2>&1 | grep -q 'ok (8 GPUs on 2 NUMA nodes, 2 NICs' &&
+  echo "ok guest mapping with NICs passes check-config" || fail "guest NIC mapping: $("$cli" check-config "$tmp/guest-nics.conf" 2>&1)"
 
 nn_finish "all passed" failed

@@ -35,7 +35,9 @@ amd25="cpu vendor=AuthenticAMD family=25 model=17"
 mapping h100 "$amd25" "sm=90"
 served h100 v2 2.28.9 no
 NCCL_DEBUG=WARN NCCL_NUMA_CONFIG=$tmp/h100.conf python3 "$root/test/cli/helpers/env_verdict.py" "$so" v1 2.28.9 >/dev/null 2>"$tmp/warn"
-grep -qF 'no topology served (mode=auto, NCCL 2.28.9): NCCL'"'"'s search on the served file (ring 1 x 15.0 GB/s, 2 socket crossings | tree 1 x 15.0 GB/s) would be worse than on its own view (ring 2 x' "$tmp/warn" \
+grep -qF 'no topology served (mode=auto, NCCL 2.28.9): NCCL'"'"'s own view (ring 2 x 2' "$tmp/warn" \
+  && grep -qF 'rates best; the file with NUMA nodes (ring 1 x 15.0 GB/s, 2 socket crossings | tree 1 x 15.0 GB/s): it gives NCCL less bandwidth than its own view' "$tmp/warn" \
+  && grep -qF "the flat file (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s): NCCL's own view is flat already" "$tmp/warn" \
   && echo "ok the WARN names both predictions and the release" || fail "WARN: $(cat "$tmp/warn")"
 # ... declared gen3 x16: 1 x 12 both ways, not worse
 mapping h100-gen3 "$amd25" "sm=90 pcie=3x16"
@@ -107,14 +109,15 @@ grep -qF "CUDA_VISIBLE_DEVICES=0,1,2,3: 4 GPUs, all on NUMA node 1" "$tmp/info" 
 visible 4,5,6,7 2.28.9 "served 1" 0 4
 visible 4,5,6,7 2.31.2 "served 1" 0 4
 visible 0,1,2,3,4,5,6,7 2.28.9 none
-grep -qF "8 GPUs on more than one NUMA node; the whole mapping is judged" "$tmp/info" \
-  && echo "ok all eight: the whole mapping's verdict, and the log says why" || fail "no spans INFO: $(cat "$tmp/info")"
+grep -qF "8 GPUs on more than one NUMA node; NCCL keeps only these of the file, so they are judged alone" "$tmp/info" \
+  && echo "ok all eight: judged on both nodes, and the log says why" || fail "no spans INFO: $(cat "$tmp/info")"
 visible 3 2.28.9 none
 visible GPU-5f3e 2.28.9 none
 grep -qF "UUID or MIG entries need the CUDA driver" "$tmp/info" && echo "ok a UUID without the driver: whole mapping, says why" \
   || fail "no UUID INFO: $(cat "$tmp/info")"
 # The tuner's scope follows the same GPUs: on a 2+6 mapping a 4-rank communicator is "unknown"
-# (GPUs 0-3 span both nodes), but on GPUs 2-5, all on node 1, it is "intra".
+# (GPUs 0-3 span both nodes), but on GPUs 2-5, all on node 1, it is "intra", and on GPUs 0-3
+# (2 on each node) it is "cross".
 { echo "$amd25"; for i in 0 1 2 3 4 5 6 7; do echo "gpu $i bus=7f00:0$((i + 1)):00.0 numa=$((i >= 2))"; done; } >"$tmp/26.conf"
 # scope LIST WANT: the scope in the tuner's record for 4 ranks on 1 node
 scope() {
@@ -126,4 +129,5 @@ scope() {
 }
 scope "" unknown
 scope 2,3,4,5 intra
+scope 0,1,2,3 cross
 nn_finish "all env-verdict checks passed" "failure(s)"

@@ -52,8 +52,8 @@ compare_p2p() {   # compare_p2p NAME CONFIG CASE A X
   fi
 }
 for level in PHB SYS; do
-  { cat "$tmp/norules.conf"; echo "p2p ok level=$level gpus=0-7 driver=580.95.05"; } > "$tmp/flat-$level.conf"
-  { cat "$tmp/numa.conf"; echo "p2p ok level=$level gpus=0-7 driver=580.95.05"; } > "$tmp/numa-$level.conf"
+  { cat "$tmp/norules.conf"; echo "p2p ok level=$level gpus=0-7 driver=580.95.05 xproc=ok"; } > "$tmp/flat-$level.conf"
+  { cat "$tmp/numa.conf"; echo "p2p ok level=$level gpus=0-7 driver=580.95.05 xproc=ok"; } > "$tmp/numa-$level.conf"
   compare_p2p "flat, p2p $level, 2.28.9 vs 2.30.7" "$tmp/flat-$level.conf" "flat-p2p-$level" 2.28.9 2.30.7
   compare_p2p "flat, p2p $level, 2.30.7 vs 2.31.0" "$tmp/flat-$level.conf" "flat-p2p-$level" 2.30.7 2.31.0
   compare_p2p "two-socket, p2p $level, 2.28.9 vs 2.30.7" "$tmp/numa-$level.conf" "served-p2p-$level" 2.28.9 2.30.7

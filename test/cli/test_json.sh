@@ -73,8 +73,8 @@ check "topo --validate --json: ok, no findings" "[ \"\$(q '$tmp/v.json' 'd[\"ok\
 
 # ---- check
 nn_sysfs_tree "$tmp/guest" < "$root/test/fixtures/sysfs/ref-guest.spec"
-"$cli" check --config "$R" --no-cuda --sysfs-root "$tmp/guest" --nccl-version 2.28.9 > "$tmp/check.txt" 2>/dev/null
-"$cli" check --config "$R" --no-cuda --sysfs-root "$tmp/guest" --nccl-version 2.28.9 --json > "$tmp/c.json" 2>/dev/null
+"$cli" check --config "$root/test/fixtures/config/ref-guest-flat.conf" --no-cuda --sysfs-root "$tmp/guest" --nccl-version 2.28.9 > "$tmp/check.txt" 2>/dev/null
+"$cli" check --config "$root/test/fixtures/config/ref-guest-flat.conf" --no-cuda --sysfs-root "$tmp/guest" --nccl-version 2.28.9 --json > "$tmp/c.json" 2>/dev/null
 check "check --json: version 1, 0 problems, the text's sections and summary" \
   "[ \"\$(q '$tmp/c.json' 'd[\"version\"], d[\"problems\"], len(d[\"sections\"])')\" = '1 0 6' ] && [ \"\$(q '$tmp/c.json' 'd[\"summary\"]')\" = \"\$(sed -n '/^summary:/,\$p' '$tmp/check.txt')\" ] && grep -q '^Result: 0 problems' '$tmp/check.txt'"
 

@@ -45,4 +45,12 @@ broken own-devices 's/- name: HOME/- name: CUDA_VISIBLE_DEVICES/' 'leaves CUDA_V
 broken exec-option 's/- --bind-for/- --bind-to/' 'exec takes --bind-to'
 broken plugin-name 's/value: numa$/value: numa2/' 'libnccl-tuner-numa2.so'
 broken bad-mapping 's/gpu 7 bus=0000:e1:00.0 numa=1/gpu 7 bus=0000:e1:00.0 numa=one/' 'is a valid mapping'
+# the multi-node manifests (LeaderWorkerSet): a worker template's defect is caught too
+mkdir -p "$tmp/lws"
+sed '0,/runAsUser: 1000/!s/runAsUser: 1000/runAsUser: 0/' \
+  "$root/docs/examples/k8s-sglang-2node.yaml" >"$tmp/lws/k8s-sglang-2node.yaml"
+if "$py" "$root/test/cli/helpers/k8s_yaml.py" "$root" "$cli" "$tmp/lws/k8s-sglang-2node.yaml" >"$tmp/lws/out" 2>&1; then
+  fail "control lws-root-worker: the checker passed a broken copy"
+elif grep -q "^FAIL .*workerTemplate: runs as non-root" "$tmp/lws/out"; then echo "ok   control lws-root-worker: caught"
+else fail "control lws-root-worker: failed, but not on the worker: $(grep -m1 '^FAIL' "$tmp/lws/out")"; fi
 nn_finish "the Kubernetes manifests use only what nccl-numa reads ($py, PyYAML $("$py" -c 'import yaml; print(yaml.__version__)'))"

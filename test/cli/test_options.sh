@@ -29,9 +29,11 @@ run_to() {
 # both_forms CMD OPT VALUE [ARGS...]: "CMD OPT VALUE ARGS" and "CMD OPT=VALUE ARGS" give the
 # same exit code, stdout and stderr, and the run observed the value (it appears in what the
 # command printed, or changed the output against a run without the option).
+declare -A tried   # the commands both_forms ran
 both_forms() {
   local cmd=$1 opt=$2 val=$3
   shift 3
+  tried[$cmd]=1
   local rc1 rc2 rc0
   rc1=$(run_to sep "$cmd" "$opt" "$val" "$@")
   rc2=$(run_to eq "$cmd" "$opt=$val" "$@")
@@ -71,8 +73,18 @@ both_forms env --config "$CFG"
 both_forms exec --config "$CFG" -- printenv NCCL_NUMA_CONFIG
 both_forms ab --nccl-tests "$tmp/no-such-dir" --config "$CFG"
 both_forms calibrate --nccl-tests "$tmp/no-such-dir" --config "$CFG"
+both_forms p2p --timeout not-a-number
 
-for cmd in explain check check-config topo discover proxmox-numa env exec ab calibrate report; do
+# Every command of the table (cli/commands.c, as --help prints it): unknown options refused by
+# name; and each one with an option that takes a value has its both_forms line above.
+cmds=$("$cli" --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p')
+check "--help lists the commands ($(wc -w <<<"$cmds"))" "[ $(wc -w <<<"$cmds") -ge 12 ]"
+no_value_options=" report "   # report's only option is the flag --no-plot
+for cmd in $cmds; do
+  [ -n "${tried[$cmd]:-}" ] || [[ "$no_value_options" == *" $cmd "* ]] ||
+    fail "$cmd: no both_forms line in test_options.sh ('--opt VALUE' = '--opt=VALUE' untested)"
+done
+for cmd in $cmds; do
   usage_error "$cmd" "unknown option '--no-such-option'" --no-such-option
   usage_error "$cmd" "unknown option '--no-such-option'" --no-such-option=3
 done
@@ -88,6 +100,7 @@ usage_error ab "'--config' needs a value" --config
 usage_error calibrate "'--config' needs a value" --config
 usage_error report "'--no-plot' takes no value" --no-plot=1 x
 usage_error check-config "'--host-side' takes no value" --host-side=yes "$CFG"
+usage_error p2p "'--gpus' needs a value" --gpus
 
 # `--` ends the options: what follows is an operand, even when it looks like an option.
 timeout 60 "$cli" check-config -- --weird-name >u.out 2>u.err

@@ -33,6 +33,19 @@ for vm in 101 102 103; do
   same "$tmp/err" "$exp/$vm.err" "$vm.conf stderr"
 done
 
+# NICs hwloc sees as such (pve-host-nics.xml) move with their node's GPUs, after them, behind
+# root ports of the same expander; a clique hint never goes on a NIC.
+HWLOC_XMLFILE=pve-host-nics.xml run "$fix" --vm-config nics.conf --node pve1
+[ $rc -eq 0 ] || fail "nics.conf: exit $rc: $(cat "$tmp/err")"
+same "$tmp/out" "$exp/nics.out" "nics.conf stdout"
+grep -q 'vfio-pci,host=0000:71:00.0,bus=nnrp0_3 -device pcie-root-port,id=nnrp0_4,bus=nnpxb0,[^ ]* -device vfio-pci,host=0000:41:00.0,bus=nnrp0_4 ' "$tmp/out" &&
+  grep -q 'vfio-pci,host=0000:c1:00.0,bus=nnrp1_4$' "$tmp/out" && echo "ok NICs behind their node's expander, after its GPUs" ||
+  fail "nics.conf: the NICs are not behind their nodes' expanders"
+HWLOC_XMLFILE=pve-host-nics.xml run "$fix" --vm-config nics.conf --node pve1 --p2p-clique=socket
+[ "$(grep '^args:' "$tmp/out" | grep -o 'x-nv-gpudirect-clique=' | wc -l)" = 8 ] &&
+  ! grep -q 'host=0000:41:00.0,bus=nnrp0_4,x-nv' "$tmp/out" && echo "ok no clique hint on a NIC" ||
+  fail "nics.conf --p2p-clique: clique hints not on the 8 GPUs alone"
+
 # --p2p-clique: one clique for all GPUs, or one per host socket, on function 0 only; the note once.
 for mode in one socket; do
   run "$fix" --vm-config 101.conf --pci-mapping pci.cfg --node pve1 --p2p-clique=$mode

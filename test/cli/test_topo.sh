@@ -38,8 +38,8 @@ expect_rc 2 "--config twice"
 run --validate "$fix/good.xml" -o "$tmp/x"
 expect_rc 2 "--validate with -o"
 
-# ---- generation
-run --config "$fix/good.conf" --nccl-version 2.28.9
+# ---- generation (the file with NUMA nodes; the flat one is the verdict's where it rates best)
+run --config "$fix/good.conf" --nccl-version 2.28.9 --file numa
 expect_rc 0 "generate good.conf"
 # Affinities worked out by hand: 0-15,32-47 and 16-31,48-63.
 expect_out_line ' <cpu numaid="0" affinity="0000ffff,0000ffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "generate"
@@ -54,7 +54,15 @@ grep -q '<?xml' "$tmp/out" && fail "generate: XML declaration in output"
   || fail "generate: GPU order $(grep -o 'busid="[^"]*"' "$tmp/out" | tr '\n' ' ')"
 # The verdict on stderr (release, floor, both predicted searches) is the golden case
 # test/golden/topo/good-2.28.9; here only that there is one.
-grep -q 'no topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: no verdict on stderr ($err)"
+grep -q 'topology served (mode=auto, NCCL 2.28.9)' "$tmp/err" || fail "generate: no verdict on stderr ($err)"
+# the flat file: every GPU under node 0 with both nodes' CPUs
+run --config "$fix/good.conf" --nccl-version 2.28.9 --file flat
+expect_out_line ' <cpu numaid="0" affinity="ffffffff,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "flat"
+[ "$(grep -c '<cpu ' "$tmp/out")" -eq 1 ] || fail "flat: not one cpu"
+grep -q 'the flat file (every GPU under one CPU node), which the plugin does not serve this job' "$tmp/err" \
+  || fail "flat: not said ($err)"
+run --config "$fix/good.conf" --file bogus
+expect_rc 2 "--file bogus"
 
 # the release: newer than the table, the newest row and "unverified"; malformed; from a library
 run --config "$fix/good.conf" --nccl-version 2.99.1
@@ -82,6 +90,7 @@ run --config "$tmp/gen3.conf" --nccl-version 2.31.2
 expect_rc 0 "pcie=3x16"
 grep -q "the mapping's pcie=" "$tmp/err" || fail "pcie=: origin not shown ($err)"
 grep -q 'fails whatever file is served' "$tmp/err" || fail "pcie=3x16: search fails regardless not said ($err)"
+run --config "$fix/good.conf"
 cp "$tmp/out" "$tmp/stdout.xml"
 
 # -o: the same bytes, written atomically, identical on a second run
@@ -129,11 +138,15 @@ grep -q "warning: NIC 1 (0000:0a:00.0, mapping line 16) is missing" "$tmp/out" "
 mkdir -p "$tmp/sys/sys/devices/system/node/node0"
 echo "0-7,64-71" >"$tmp/sys/sys/devices/system/node/node0/cpulist"
 grep -v '^numa ' "$fix/good.conf" >"$tmp/nonuma.conf"
-run --config "$tmp/nonuma.conf" --sysfs-root "$tmp/sys"
+run --config "$tmp/nonuma.conf" --sysfs-root "$tmp/sys" --file numa
 expect_rc 0 "--sysfs-root"
 expect_out_line ' <cpu numaid="0" affinity="000000ff,00000000,000000ff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "--sysfs-root node0"
 expect_out_line ' <cpu numaid="1" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "--sysfs-root node1 without affinity"
 grep -q 'NUMA node 1: affinity left out' "$tmp/err" || fail "--sysfs-root: no note about node 1 ($err)"
+# the flat file pins nothing rather than node 0's CPUs alone when node 1's are unknown
+run --config "$tmp/nonuma.conf" --sysfs-root "$tmp/sys" --file flat
+expect_out_line ' <cpu numaid="0" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">' "flat, node 1 unknown"
+grep -q 'the CPUs of some node the GPUs sit on are unknown' "$tmp/err" || fail "flat: no note ($err)"
 
 # the CPU kind from a cpuinfo file when the mapping has no cpu line
 grep -v '^cpu ' "$fix/good.conf" >"$tmp/nocpu.conf"

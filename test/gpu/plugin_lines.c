@@ -10,6 +10,7 @@
  * change of their format fails on the CPU, not first on a GPU.
  *
  *   nn_plugin_lines PLUGIN.so NRANKS NNODES [2.30.7|2.28.9]
+ *   NN_PLUGIN_LINES_ASK=NAME,...   also print what the env plugin serves for each NAME
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -65,6 +66,20 @@ static int env_init(void *h, int old, struct env_api *api) {
   return 0;
 }
 
+/* NN_PLUGIN_LINES_ASK=NAME,NAME...: each variable as the env plugin serves it to NCCL, one
+ * "ask NAME=VALUE" line each ("(unset)" when it serves none), for the tests of what a mapping
+ * line gives a process. */
+static void ask(const struct env_api *env) {
+  const char *list = getenv("NN_PLUGIN_LINES_ASK");
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", list ? list : "");
+  for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
+    const char *v = env->get_env(name);
+    printf("ask %s=%s\n", name, v ? v : "(unset)");
+  }
+}
+
 int main(int argc, char **argv) {
   int old = argc == 5 && !strcmp(argv[4], "2.28.9");
   if ((argc != 4 && argc != 5) || (argc == 5 && !old && strcmp(argv[4], "2.30.7"))) {
@@ -89,6 +104,7 @@ int main(int argc, char **argv) {
   logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "ENV/Plugin: Using %s (v%d)", env.name, old ? 1 : 2);
   const char *topo = env.get_env("NCCL_TOPO_FILE");
   if (topo) logger(NN_NCCL_LOG_INFO, NN_NCCL_ENV, __FILE__, __LINE__, "NCCL_TOPO_FILE set by environment to %s", topo);
+  ask(&env);
   logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "TUNER/Plugin: Using %s (v%d)", tuner->name, old ? 5 : 6);
   void *ctx = NULL;
   nn_ncclNvlDomainInfo_v6_t nvl = {0};

@@ -17,8 +17,11 @@
 #      (and an A/B under that restriction); with one GPU the plugin says the whole
 #      mapping is judged, and the rest is N/A.
 #   p. peer-to-peer (nccl-numa p2p): with two or more GPUs every ordered pair written, read,
-#      copied and timed, the verdict and mapping line recorded; with one GPU the kernels'
-#      load, launch and timing on it (--self), the pairs N/A with the reason.
+#      copied and timed in one process, written and read across processes (cuMem with a
+#      POSIX fd, legacy CUDA IPC, LL's 8- and 16-byte stores), then all GPUs writing to their
+#      ring neighbours at once; the verdict, the cross-process and all-at-once results and
+#      the mapping line recorded; with one GPU the kernels' load, launch and timing on it
+#      (--self), the pairs N/A with the reason.
 #
 #   test/gpu/run.sh                 builds the plugin, CLI, nn_gpucheck and the driver here
 #   BUNDLE/run.sh --bundle BUNDLE   uses what `make gpu-bundle` put in BUNDLE (no build;
@@ -446,8 +449,10 @@ fi
 # started); the run's own limit is the backstop. p2p.txt holds its table and verdict.
 if share 2; then
   if [ "$ndev" -ge 2 ]; then pargs=() npairs=$((ndev * (ndev - 1))); else pargs=(--self --gpus 0) npairs=1; fi
-  per=$(( (lim - 5) / (npairs + 1) )); [ $per -ge 1 ] || per=1; [ $per -le 60 ] || per=60
-  run_in "$lim" "$OUT/p2p.txt" "$OUT/p2p.log" env -u NCCL_NUMA_CONFIG "$CLI" p2p "${pargs[@]}" --timeout "$per"
+  per=$(( (lim - 10) / (npairs + 2) )); [ $per -ge 1 ] || per=1; [ $per -le 60 ] || per=60
+  dl=$((lim - 5)); [ $dl -ge 10 ] || dl=10
+  run_in "$lim" "$OUT/p2p.txt" "$OUT/p2p.log" env -u NCCL_NUMA_CONFIG "$CLI" p2p "${pargs[@]}" --timeout "$per" \
+    --deadline "$dl" --ring 3
   rc=$?
   verdict_p2p=$(grep -m1 '^verdict: ' "$OUT/p2p.txt" | sed 's/^verdict: //; s/\. .*//')   # its first sentence
   if timed_out $rc; then
@@ -455,11 +460,24 @@ if share 2; then
     note p "FAIL p2p: timed out after $lim s and killed (p2p.log: $(lastlines "$OUT/p2p.log" 2))"
   elif [ $rc -eq 0 ] && [ "$ndev" -ge 2 ]; then
     note p "PASS p2p: $verdict_p2p ($npairs pairs, at most $per s each); mapping line: $(grep -m1 '^p2p ' "$OUT/p2p.txt")"
+    nworks=$(grep -cE '^[0-9]+->[0-9]+ .* works$' "$OUT/p2p.txt")
+    xok=$(grep -cE '^[0-9]+->[0-9]+ +[A-Z]+ +yes +[^ ]+ +ok +ok +ok +ok +ok +ok ' "$OUT/p2p.txt")
+    if [ "$xok" -eq "$nworks" ]; then
+      note p "PASS p2p-xproc: $xok pair(s) wrote and read across processes (cuMem fd, LL 8/16-byte, legacy IPC)"
+    else
+      note p "N/A p2p-xproc: $xok of $nworks working pairs show every cross-process step (others lack peer access)"
+    fi
+    ring=$(grep -cE '^GPU [0-9]+ +[0-9]+ rounds  0 of [1-9]' "$OUT/p2p.txt")
+    if [ "$ring" -ge 2 ]; then
+      note p "PASS p2p-ring: $ring GPU processes wrote to their ring neighbours at once, no line wrong ($(grep -E '^GPU [0-9]+ +[0-9]+ rounds' "$OUT/p2p.txt" | sed 's/.*SM stores //' | tr '\n' ' '))"
+    else
+      note p "N/A p2p-ring: all at once not run (not every pair has peer access)"
+    fi
   elif [ $rc -eq 0 ]; then
     note p "PASS p2p-self: $verdict_p2p"
     note p "N/A p2p pairs: peer-to-peer needs two GPUs; this machine has $ndev"
   elif [ $rc -eq 1 ]; then
-    note p "FAIL p2p: $verdict_p2p: $(grep -m1 '^  [0-9]*->[0-9]*: ' "$OUT/p2p.txt" | sed 's/^  //'); mapping line: $(grep -m1 '^p2p ' "$OUT/p2p.txt")"
+    note p "FAIL p2p: $verdict_p2p: $(grep -m1 -E '^  ([0-9]*->[0-9]*|all at once): ' "$OUT/p2p.txt" | sed 's/^  //'); mapping line: $(grep -m1 '^p2p ' "$OUT/p2p.txt")"
   else
     note p "FAIL p2p: exit $rc: $(lastlines "$OUT/p2p.log" 2)"
   fi

@@ -147,7 +147,10 @@ fi
 # ---- step p: peer writes lost between the two GPUs (the stand-in driver's drop mode) ----
 kit p2pdrop STANDIN_GPUS=2 NN_FAKECUDA=drop
 check "p2p broken: the kit fails on step p, naming the pair and the mapping line" \
-  "[ $rc -eq 1 ] && grep -q '^p FAIL p2p: peer-to-peer is BROKEN on 0->1, 1->0: 0->1: write: .* words wrong.*; mapping line: p2p broken gpus=0-1 driver=[0-9.]* tested=' '$T/p2pdrop/summary.txt'"
+  "[ $rc -eq 1 ] && grep -q '^p FAIL p2p: peer-to-peer is BROKEN on 0->1, 1->0: 0->1: write: .* words wrong.*; mapping line: p2p broken gpus=0-1 driver=[0-9.]* xproc=failed tested=' '$T/p2pdrop/summary.txt'"
+kit p2pring STANDIN_GPUS=2 NN_FAKECUDA=concurrent-drop NN_FAKECUDA_SHARED="$T/fake.lock"
+check "p2p broken only all at once: the kit fails on step p, naming the step" \
+  "[ $rc -eq 1 ] && grep -q '^p FAIL p2p: peer-to-peer is BROKEN when every GPU writes at once (each pair alone works): all at once: GPU [01].s process found' '$T/p2pring/summary.txt'"
 check "p2p broken: the other steps still pass" "! grep -q '^[abcd] FAIL' '$T/p2pdrop/summary.txt'"
 
 nn_finish "GPU kit failures: FAIL not skip once a GPU is listed, hangs killed and reported, symlinks, driver rebuilt"

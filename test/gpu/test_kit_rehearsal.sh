@@ -57,7 +57,9 @@ two() {   # two RELEASE
   check "$r, 2 GPUs: step d: the served file holds the two visible GPUs and not the other node's" \
     "[ \$(grep -c '<gpu ' '$T/$out/d-topo-dump.xml') -eq 2 ] && ! grep -q 'fe:1f.0' '$T/$out/d-topo-dump.xml'"
   check "$r, 2 GPUs: step p: both pairs verified, the mapping line recorded" \
-    "grep -q '^p PASS p2p: peer-to-peer works: 2 pair(s) wrote, read and copied correctly (latency [0-9.-]* us, [0-9.-]* GB/s) (2 pairs, at most [0-9]* s each); mapping line: p2p ok level=PHB gpus=0-1 driver=[0-9.]* tested=' '$sum' && grep -q '^1->0 .* works\$' '$T/$out/p2p.txt'"
+    "grep -q '^p PASS p2p: peer-to-peer works: 2 pair(s) wrote, read and copied correctly, in one process and across processes .*(latency [0-9.-]* us, copy engine [0-9.-]* GB/s, SM stores [0-9.-]* GB/s) (2 pairs, at most [0-9]* s each); mapping line: p2p ok level=PHB gpus=0-1 driver=[0-9.]* xproc=ok tested=' '$sum' && grep -q '^1->0 .* works\$' '$T/$out/p2p.txt'"
+  check "$r, 2 GPUs: step p: across processes and all at once recorded" \
+    "grep -q '^p PASS p2p-xproc: 2 pair(s) wrote and read across processes' '$sum' && grep -q '^p PASS p2p-ring: 2 GPU processes wrote to their ring neighbours at once, no line wrong' '$sum'"
   check "$r, 2 GPUs: results.md carries step d's A/B" "grep -q '^### A/B under CUDA_VISIBLE_DEVICES=0,1' '$T/$out/results.md'"
 }
 two 2.30.7

@@ -3,7 +3,8 @@
 # test_include_areas.sh - each part is compiled with the headers it may use and no other:
 # plants sources in a scratch tree and builds them through the Makefile's own object rule
 # (VPATH finds them), so the flags tested are the flags the build uses. plugin/util sees
-# util; plugin/core and cli/ see core and util; plugin/abi sees the NCCL ABI headers too.
+# util; plugin/core and cli/ see core and util; plugin/abi sees the NCCL ABI headers too; the
+# benchmark (cli/sweep) and the Proxmox rewriter (cli/proxmox) are included by cli/cmd alone.
 # An include by name outside an area is not found; one by path is refused after the compile.
 set -u
 cd "$(dirname "$0")/../.."
@@ -44,10 +45,12 @@ plant plugin/util util_ok errbuf.h ascii.h
 plant plugin/core core_ok nn_config.h errbuf.h
 plant plugin/abi abi_ok "$abi_header" nn_config.h errbuf.h
 plant cli cli_ok nn_config.h errbuf.h
+plant cli/cmd cmd_leaves cli/sweep/rundir.h cli/proxmox/proxmox_numa.h
 expect_built plugin/util util_ok
 expect_built plugin/core core_ok
 expect_built plugin/abi abi_ok
 expect_built cli cli_ok
+expect_built cli/cmd cmd_leaves
 
 not_found="[a-z_0-9]+\.h: No such file|'[a-z_0-9]+\.h' file not found"
 by_path="includes a header of an area it may not use"
@@ -58,6 +61,9 @@ plant plugin/util util_abi "$abi_header"
 plant plugin/util util_core nn_config.h
 plant plugin/util util_core_path "$REPO/include/core/nn_config.h"
 plant cli cli_abi "$abi_header"
+plant cli/common common_sweep cli/sweep/rundir.h
+plant cli/predict predict_proxmox cli/proxmox/proxmox_numa.h
+plant cli/sweep sweep_proxmox cli/proxmox/proxmox_numa.h
 expect_refused plugin/core core_abi "$not_found"
 expect_refused plugin/core core_abi_path "$by_path"
 expect_refused plugin/core core_adapter_path "$by_path|$not_found"
@@ -65,6 +71,9 @@ expect_refused plugin/util util_abi "$not_found"
 expect_refused plugin/util util_core "$not_found"
 expect_refused plugin/util util_core_path "$by_path"
 expect_refused cli cli_abi "$not_found"
+expect_refused cli/common common_sweep "$by_path"
+expect_refused cli/predict predict_proxmox "$by_path"
+expect_refused cli/sweep sweep_proxmox "$by_path"
 
 [ $fails -eq 0 ] && echo "include areas: all held" || echo "include areas: $fails failed"
 [ $fails -eq 0 ]

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_discover_guest.c - discover --guest: guest GPUs matched to the host map (discover_guest.c). */
+/* test_discover_guest.c - discover --guest: guest GPUs matched to the host map, discover_guest.c */
 #include "cli/discover/discover_map.h"
 #include "nn_test.h"
 

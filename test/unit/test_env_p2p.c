@@ -13,16 +13,20 @@ static char base[64];
 static char infos[8192];
 static int n_infos;
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if ((level != NN_NCCL_LOG_INFO && level != NN_NCCL_LOG_WARN) || !strstr(fmt, "%s")) return;
   char one[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(one, sizeof one, fmt, ap);
   va_end(ap);
-  if (!strstr(one, "(mapping line") && !strstr(one, "mapping's p2p")) return;   /* not the init line */
+  if (!strstr(one, "(mapping line") && !strstr(one, "mapping's p2p"))
+    return; /* not the init line */
   size_t len = strlen(infos);
   snprintf(infos + len, sizeof infos - len, "%s\n", one);
   n_infos++;
@@ -47,12 +51,15 @@ static int setup(void **state) {
 static void driver_root(const char *version, int first, int n) {
   char dir[160], cmd[400];
   snprintf(dir, sizeof dir, "%s/root", base);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/proc/driver/nvidia%s'", dir, dir, n > 0 ? "/gpus" : "");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/proc/driver/nvidia%s'", dir, dir,
+           n > 0 ? "/gpus" : "");
   assert_int_equal(system(cmd), 0);
   if (version[0]) {
     char text[256];
-    snprintf(text, sizeof text, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  %s  Release Build  "
-             "(dvs-builder@U16-I2)  Thu Sep 25 2025\nGCC version:  gcc version 12.2.0\n", version);
+    snprintf(text, sizeof text,
+             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  %s  Release Build  "
+             "(dvs-builder@U16-I2)  Thu Sep 25 2025\nGCC version:  gcc version 12.2.0\n",
+             version);
     snprintf(cmd, sizeof cmd, "%s/proc/driver/nvidia", dir);
     nn_test_put_file(cmd, "version", text);
   }
@@ -93,13 +100,14 @@ static void ask_twice(const char *level, const char *disable) {
     else if (disable && !strcmp(disable, "1")) assert_string_equal(w, "0");
     else assert_null(w);
   }
-  assert_int_equal(n_infos, 1);   /* said once, whatever NCCL asks how often */
+  assert_int_equal(n_infos, 1); /* said once, whatever NCCL asks how often */
   nn_env_finalize();
 }
 
-#define MAP8 "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n" \
-             "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n" \
-             "gpu 6 bus=17:00.0 numa=1\ngpu 7 bus=18:00.0 numa=1\n"
+#define MAP8 \
+  "gpu 0 bus=11:00.0 numa=0\ngpu 1 bus=12:00.0 numa=0\ngpu 2 bus=13:00.0 numa=0\n" \
+  "gpu 3 bus=14:00.0 numa=0\ngpu 4 bus=15:00.0 numa=1\ngpu 5 bus=16:00.0 numa=1\n" \
+  "gpu 6 bus=17:00.0 numa=1\ngpu 7 bus=18:00.0 numa=1\n"
 #define OK_ALL "p2p ok level=SYS gpus=0-7 driver=580.95.05 xproc=ok tested=2026-12-06\n"
 #define OK_0123 "p2p ok level=PHB gpus=0-3 driver=580.95.05 xproc=ok tested=2026-12-06\n"
 
@@ -123,16 +131,17 @@ static void test_subset_line(void **state) {
   setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7", 1);
   start("subset", MAP8 OK_0123 "# all 8\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
-                         "(p2p line 9: gpus=0-3)"));
+  assert_non_null(
+    strstr(infos, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
+                  "(p2p line 9: gpus=0-3)"));
   assert_non_null(strstr(infos, "NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
   unsetenv("CUDA_VISIBLE_DEVICES");
   start("subset", MAP8 OK_0123 "# all 8, unset\n");
   ask_twice(NULL, "1");
-  driver_root("580.95.05", 0, 4);   /* a pod given GPUs 0-3 */
+  driver_root("580.95.05", 0, 4); /* a pod given GPUs 0-3 */
   start("subset", MAP8 OK_0123 "# pod 0-3\n");
   ask_twice("PHB", NULL);
-  driver_root("580.95.05", 4, 4);   /* a pod given GPUs 4-7 */
+  driver_root("580.95.05", 4, 4); /* a pod given GPUs 4-7 */
   start("subset", MAP8 OK_0123 "# pod 4-7\n");
   ask_twice(NULL, "1");
   assert_non_null(strstr(infos, "GPUs 4-7 of this process were not tested"));
@@ -143,8 +152,10 @@ static void test_driver_change(void **state) {
   driver_root("590.44.01", 0, 0);
   start("driver", MAP8 OK_ALL);
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
-                         "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p`"));
+  assert_non_null(
+    strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
+                  "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p "
+                  "--update MAPPING`"));
   driver_root("", 0, 0);
   start("driver", MAP8 OK_ALL "# no driver\n");
   ask_twice(NULL, "1");
@@ -158,14 +169,15 @@ static void test_old_line_untested(void **state) {
   start("old", MAP8 "p2p ok level=SYS tested=2026-12-03\n");
   ask_twice(NULL, "1");
   assert_non_null(strstr(infos, "does not say which GPUs were tested (gpus="));
-  assert_non_null(strstr(infos, "test again with `nccl-numa p2p`"));
+  assert_non_null(strstr(infos, "test again with `nccl-numa p2p --update MAPPING`"));
 }
 
 static void test_broken_disables(void **state) {
   (void)state;
   start("broken", "# failed nccl-numa p2p\np2p broken\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
+  assert_non_null(
+    strstr(infos, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
 }
 
 static void test_unsupported_serves_nothing(void **state) {
@@ -183,7 +195,8 @@ static void test_user_variable_wins(void **state) {
   start("user", MAP8 OK_ALL);
   ask_twice("PXB", NULL);
   unsetenv("NCCL_P2P_LEVEL");
-  assert_non_null(strstr(infos, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
+  assert_non_null(
+    strstr(infos, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
   setenv("NCCL_P2P_DISABLE", "0", 1);
   setenv("NCCL_WIN_ENABLE", "1", 1);
   start("user-broken", "p2p broken\n");
@@ -208,14 +221,10 @@ static void test_said_again_for_new_version(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ok_serves_level),
-      cmocka_unit_test(test_subset_line),
-      cmocka_unit_test(test_driver_change),
-      cmocka_unit_test(test_old_line_untested),
-      cmocka_unit_test(test_broken_disables),
-      cmocka_unit_test(test_unsupported_serves_nothing),
-      cmocka_unit_test(test_user_variable_wins),
-      cmocka_unit_test(test_said_again_for_new_version),
+    cmocka_unit_test(test_ok_serves_level),    cmocka_unit_test(test_subset_line),
+    cmocka_unit_test(test_driver_change),      cmocka_unit_test(test_old_line_untested),
+    cmocka_unit_test(test_broken_disables),    cmocka_unit_test(test_unsupported_serves_nothing),
+    cmocka_unit_test(test_user_variable_wins), cmocka_unit_test(test_said_again_for_new_version),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,7 +11,7 @@
 
 #include "fdio.h"
 
-/* 1 MiB, 16 times the pipe's buffer, through a pipe a child drains: every byte arrives, in order. */
+/* 1 MiB, 16 times the pipe's buffer, through a pipe a child drains: each byte arrives, in order. */
 static void test_whole_buffer(void **state) {
   (void)state;
   enum { N = 1 << 20 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_guest.c - root-port config space (the PCIe port number) and Proxmox's q35 root-port table. */
+/* test_guest.c - root-port config space (the PCIe port number), Proxmox's q35 root-port table. */
 #include "cli/discover/guest.h"
 #include "nn_test.h"
 

@@ -16,6 +16,7 @@
 #define FACTS "test/fixtures/nccl-cost/oracle-facts.txt"
 /* the same for one socket's GPUs: the file nccl-numa serves and NCCL's own view (test_visible.c) */
 #define VISIBLE_FACTS "test/fixtures/nccl-cost/visible-facts.txt"
+#define JOB_FACTS "test/fixtures/nccl-cost/job-facts.txt"
 
 static int coll_index(const char *s) {
   static const char *names[] = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
@@ -192,6 +193,21 @@ static void visible_facts(void **state) {
   free(text);
 }
 
+/* The reference guest's jobs on the NUMA file, the flat file and NCCL's own view (job-facts.txt). */
+static void job_facts(void **state) {
+  (void)state;
+  size_t len;
+  char *text = nn_test_slurp(JOB_FACTS, &len);
+  struct stats st = {0};
+  char *p = strstr(text, "\ncase ");
+  while (p && *p) p = replay_case(&st, *p == '\n' ? p + 1 : p);
+  assert_int_equal(st.cases, 36);   /* 3 releases x 4 jobs x 3 files */
+  assert_true(st.rows >= 24 * st.cases);
+  printf("replayed %d job cases, %d choices; largest difference %.3f%% (%s)\n", st.cases, st.rows,
+         100 * st.worst, st.worst_where);
+  free(text);
+}
+
 /* 8 GPUs, NCCL's flat view, PCIe gen5 x16, compute capability 9.0, NCCL 2.28.9: the search
  * gives 2 channels x 24 GB/s for ring and tree (oracle). Issue 15's figures. */
 static struct nn_cost_comm flat8(int version) {
@@ -317,7 +333,8 @@ static void bad_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(oracle_facts), cmocka_unit_test(visible_facts), cmocka_unit_test(issue_figures), cmocka_unit_test(releases),
+    cmocka_unit_test(oracle_facts), cmocka_unit_test(visible_facts), cmocka_unit_test(job_facts),
+    cmocka_unit_test(issue_figures), cmocka_unit_test(releases),
     cmocka_unit_test(set_pci_latency), cmocka_unit_test(bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -291,7 +291,7 @@ static const struct fact facts[] = {
   {"2.31.0", 90, "AuthenticAMD", 25, 17, "f8", 3, 8, 1, 6.0f, 1, 0, 1, 6.0f, 1, 1, "0 1 2 3 4 5 6 7"},
 };
 
-/* The system NCCL builds from such a file: GPUs in file order, ranks in bus order (= file order). */
+/* The system NCCL builds from such a file: GPUs in file order, ranks in bus order (file order). */
 static void build(const struct fact *f, struct nn_search_topo *t, const struct nn_nccl_release *r) {
   memset(t, 0, sizeof *t);
   int groups[NN_SEARCH_MAX_CPUS], ng = 0;

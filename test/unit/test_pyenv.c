@@ -131,7 +131,7 @@ static void test_site_dirs_of_a_venv(void **state) {
   assert_int_equal(access(mark, F_OK), -1);
 }
 
-/* A venv with the system's packages: its own first, then the base installation's (home's parent). */
+/* A venv with the system's packages: its own first, then the base installation's (home/..). */
 static void test_site_dirs_with_system_packages(void **state) {
   (void)state;
   char sites[2048], why[256], py[PATH_MAX], cfg[PATH_MAX + 64], want[2048];

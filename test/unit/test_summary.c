@@ -114,7 +114,7 @@ static void withheld_changes_nothing(void **state) {
   unwrapped(buf);
   has(buf, "what nccl-numa changes for this job on NCCL 2.28.9: NCCL gets the topology file and finds slower rings "
            "and trees with it, by NCCL's own model (with the file: failed ring and tree searches");
-  /* a served file without affinity and the same search results changes nothing NCCL models either */
+  /* a served file without affinity and the same search results changes nothing NCCL models */
   v = verdict(1, 2, 24.0f);
   nn_summary_facts_of(&in, &f);
   assert_int_equal(f.affinity, NN_SUMMARY_AFFINITY_NONE);
@@ -218,15 +218,25 @@ static void p2p_lines(void **state) {
     const char *line, *said;
     int changes;
   } cases[] = {
-      {"p2p ok level=SYS gpus=0-3 driver=580.95.05\n", "The mapping's `p2p ok` (line 6) has the env plugin serve "
-       "NCCL_P2P_LEVEL=SYS, so NCCL moves data between GPUs directly (peer-to-peer) for pairs up to path type SYS", 1},
-      {"p2p ok level=SYS gpus=0-2 driver=580.95.05\n", "The mapping's `p2p ok` (line 6) does not cover all the "
-       "mapping's GPUs: GPU 3 of this process was not tested (p2p line 6: gpus=0-2)", 1},
-      {"p2p ok level=SYS\n", "The mapping's `p2p ok` (line 6) does not cover all the mapping's GPUs: the p2p line "
-       "(line 6) does not say which GPUs were tested", 1},
-      {"p2p broken\n", "The mapping's `p2p broken` (line 6) has the env plugin serve NCCL_P2P_DISABLE=1 and "
-       "NCCL_WIN_ENABLE=0", 1},
-      {"p2p unsupported\n", "GPU peer-to-peer is off (`p2p unsupported`, line 6): every transfer", 0},
+      {"p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok\n",
+       "The mapping's `p2p ok` (line 6) has the env plugin serve "
+       "NCCL_P2P_LEVEL=SYS, so NCCL moves data between GPUs directly (peer-to-peer) for pairs up "
+       "to path type SYS",
+       1},
+      {"p2p ok level=SYS gpus=0-2 driver=580.95.05 xproc=ok\n",
+       "The mapping's `p2p ok` (line 6) does not cover all the "
+       "mapping's GPUs: GPU 3 of this process was not tested (p2p line 6: gpus=0-2)",
+       1},
+      {"p2p ok level=SYS\n",
+       "The mapping's `p2p ok` (line 6) does not cover all the mapping's GPUs: the p2p line "
+       "(line 6) does not say which GPUs were tested",
+       1},
+      {"p2p broken\n",
+       "The mapping's `p2p broken` (line 6) has the env plugin serve NCCL_P2P_DISABLE=1 and "
+       "NCCL_WIN_ENABLE=0",
+       1},
+      {"p2p unsupported\n", "GPU peer-to-peer is off (`p2p unsupported`, line 6): every transfer",
+       0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[512];

@@ -60,6 +60,19 @@ static void test_cpu_kind(void **state) {
   nn_test_remove_file(info);
 }
 
+/* The verdict's sentences: the renderers' (the verdict carries a kind and facts only). */
+static const char *reason(const struct nn_topo_verdict *v) {
+  static char buf[1024];
+  nn_topology_verdict_text(v, buf, sizeof buf);
+  return buf;
+}
+
+static const char *warning(const struct nn_topo_verdict *v) {
+  static char buf[512];
+  nn_topology_verdict_warning(v, buf, sizeof buf);
+  return buf;
+}
+
 /* Links for the 8 GPUs of a mapping, as the `pcie=` key gives them. */
 static struct nn_verdict_in with_links(int version, int gen, int width, struct nn_pcie_link *l) {
   for (int i = 0; i < 8; i++) l[i] = (struct nn_pcie_link){gen, width, NN_LINK_CONFIG};
@@ -88,9 +101,9 @@ static void test_verdict_by_release(void **state) {
   assert_int_equal(v.served.ring.crossings, 2);
   assert_int_equal(v.own.ring.nchannels, 2);
   assert_true(v.own.ring.bw_intra == 24.0f);
-  assert_non_null(strstr(v.reason, "NCCL 2.28.9"));
-  assert_non_null(strstr(v.reason, "ring 1 x 15.0 GB/s"));
-  assert_non_null(strstr(v.reason, "ring 2 x 24.0 GB/s"));
+  assert_non_null(strstr(reason(&v), "NCCL 2.28.9"));
+  assert_non_null(strstr(reason(&v), "ring 1 x 15.0 GB/s"));
+  assert_non_null(strstr(reason(&v), "ring 2 x 24.0 GB/s"));
   /* ... gen3 x16: both 1 x 12, served is not worse */
   in = with_links(22809, 3, 16, l);
   in.runtime_sm = 90;
@@ -112,7 +125,7 @@ static void test_verdict_by_release(void **state) {
   assert_int_equal(v.serve, 0);
   assert_int_equal(v.served.ring.ok, 0);
   assert_int_equal(v.fails_regardless, 0);
-  assert_non_null(strstr(v.reason, "16 GB/s, below its 18 GB/s floor"));
+  assert_non_null(strstr(reason(&v), "16 GB/s, below its 18 GB/s floor"));
   /* 2.31.2: Zen 3/4 at 24 GB/s passes, but 1 x 24 is worse than NCCL's own 2 x 24 */
   in = with_links(23102, 5, 16, l);
   in.runtime_sm = 100;
@@ -174,7 +187,7 @@ static void test_verdict_modes(void **state) {
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0\n");
   nn_topology_verdict(cfg, &unknown, NULL, &v);
   assert_int_equal(v.kind, NN_VERDICT_CPU_UNKNOWN);
-  assert_string_equal(v.reason, "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
+  assert_string_equal(reason(&v), "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
   nn_config_free(cfg);
   cfg = nn_test_parse(REF);
   int count;   /* a release newer than the table: its newest row, said so */
@@ -188,7 +201,8 @@ static void test_verdict_modes(void **state) {
   assert_string_equal(buf, want);
   char two[600];
   nn_topology_describe_predictions(&v, "  ", two, sizeof two);
-  assert_non_null(strstr(two, "served file (2 CPU nodes)"));
+  assert_non_null(strstr(two, "file with 2 CPU nodes"));
+  assert_non_null(strstr(two, "flat file (1 CPU node)"));
   assert_non_null(strstr(two, "NCCL's own view"));
   nn_config_free(cfg);
 }
@@ -211,30 +225,107 @@ static void test_verdict_slower(void **state) {
   assert_int_equal(v.pred_gpus, 8);
   assert_true(v.slower > 480 * 0.99 && v.slower < 480 * 1.01);
   assert_int_equal(v.slower_log2, 32);
-  assert_non_null(strstr(v.warning, "(NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x slower with this file"));
+  assert_non_null(strstr(warning(&v), "(NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x slower with this file"));
   nn_config_free(cfg);
   /* auto withholds it and gives the same figure instead of inviting mode=numa */
   cfg = nn_test_parse(REF);
   nn_topology_verdict(cfg, &amd, &in, &v);
   assert_int_equal(v.serve, 0);
-  assert_string_equal(v.warning, "");
+  assert_string_equal(warning(&v), "");
   assert_int_equal(v.kind, NN_VERDICT_WORSE);
-  assert_non_null(strstr(v.reason, "NCCL's model makes a 4 GiB all-reduce 480x slower"));
-  assert_null(strstr(v.reason, "A/B with"));
-  /* the reason is the formatter's sentence for the enum and facts: one text for log and CLI */
-  char again[sizeof v.reason];
-  nn_topology_verdict_text(&v, again, sizeof again);
-  assert_string_equal(again, v.reason);
+  assert_non_null(strstr(reason(&v), "NCCL's model makes a 4 GiB all-reduce 480x slower"));
+  assert_null(strstr(reason(&v), "A/B with"));
   nn_config_free(cfg);
   /* a file rated no slower (Emerald Rapids: 2 x 20 both ways): served without a warning */
   cfg = nn_test_parse(REF "topology mode=numa\n");
   nn_topology_verdict(cfg, &spr, &in, &v);
   assert_true(v.slower > 0 && v.slower < 1.005);
-  assert_string_equal(v.warning, "");
+  assert_string_equal(warning(&v), "");
   char buf[200];
   nn_topology_describe_slower(&v, buf, sizeof buf);
   assert_string_equal(buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its "
                            "own view");
+  nn_config_free(cfg);
+}
+
+/* A guest with NUMA nodes (proxmox-numa's): NCCL's own view reads the two sockets from sysfs and
+ * fails on 2.28.9 and 2.30.7 (16 GB/s under the 18 GB/s floor), the NUMA file fails the same way,
+ * the flat file gives 2 x 24: it is served. On 2.31 the NUMA file passes with 1 x 24 but NCCL's
+ * own two-socket view is the same, and the flat file's 2 x 24 beats both. The p2p line changes
+ * nothing: NCCL's model gives the same graphs with peer access (p2p-facts.txt). */
+static void test_verdict_guest_numa(void **state) {
+  (void)state;
+  static const char *texts[] = {REF "numa 0 cpus=0-7\nnuma 1 cpus=8-15\n",
+                                REF "numa 0 cpus=0-7\nnuma 1 cpus=8-15\np2p ok level=PHB\n"};
+  struct nn_cpu_kind amd = {"AuthenticAMD", 25, 17, 0};
+  struct nn_pcie_link l[8];
+  int sockets[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+  static const int versions[] = {22809, 23007, 23102};
+  for (size_t t = 0; t < 2; t++) {
+    struct nn_config *cfg = nn_test_parse(texts[t]);
+    for (size_t k = 0; k < 3; k++) {
+      struct nn_verdict_in in = with_links(versions[k], 5, 16, l);
+      struct nn_topo_verdict v;
+      in.own_numa = sockets;
+      nn_topology_verdict(cfg, &amd, &in, &v);
+      assert_int_equal(v.kind, NN_VERDICT_FLAT);
+      assert_int_equal(v.file, NN_FILE_FLAT);
+      assert_int_equal(v.serve, 1);
+      assert_int_equal(v.served.ring.nchannels, 2);
+      assert_true(v.served.ring.bw_intra == 24.0f);
+      assert_int_equal(v.served.ring.crossings, 0);
+      assert_true(v.slower > 0 && v.slower < 1.005);
+      assert_int_equal(v.own.ring.ok, versions[k] >= 23102);
+      assert_non_null(strstr(reason(&v), "topology served (mode=auto"));
+      assert_non_null(strstr(reason(&v), "the flat file (every GPU under one CPU node)"));
+      assert_null(strstr(reason(&v), "worse"));
+      /* the env plugin's path decides the same */
+      in.decide_only = 1;
+      nn_topology_verdict(cfg, &amd, &in, &v);
+      assert_int_equal(v.file, NN_FILE_FLAT);
+    }
+    nn_config_free(cfg);
+  }
+  /* the same GPUs in a guest without NUMA nodes: NCCL's own view is the flat one; the flat file
+   * would gain nothing, the NUMA file fails: nothing served, and the sentence says so */
+  struct nn_config *cfg = nn_test_parse(texts[0]);
+  struct nn_verdict_in in = with_links(22809, 5, 16, l);
+  struct nn_topo_verdict v;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_int_equal(v.kind, NN_VERDICT_WORSE);
+  assert_int_equal(v.file, NN_FILE_NONE);
+  assert_non_null(strstr(reason(&v), "NCCL's own view (ring 2 x 24.0 GB/s"));
+  assert_non_null(strstr(reason(&v), "its ring search fails"));
+  assert_non_null(strstr(reason(&v), "the flat file (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s): NCCL's own view is flat already"));
+  assert_null(strstr(reason(&v), "no slower"));
+  /* NCCL's own view on an Intel CPU (2 x 20) against the flat file with the mapping's AMD line
+   * (2 x 24): flattening gains nothing there; the CPU kind alone never makes the flat file */
+  struct nn_cpu_kind erp = {"GenuineIntel", 6, 207, 0};
+  in.own_cpu = &erp;
+  nn_topology_verdict(cfg, &amd, &in, &v);
+  assert_true(v.own.ring.bw_intra == 20.0f && v.flat.pred.ring.bw_intra == 24.0f);
+  assert_int_equal(v.flat_gains, 0);
+  assert_int_equal(v.file, NN_FILE_NONE);
+  nn_config_free(cfg);
+}
+
+/* The flat file's mapping: every GPU on the lowest node, whose CPUs are all the nodes' CPUs. */
+static void test_flat_view(void **state) {
+  (void)state;
+  struct nn_config *cfg = nn_test_parse(REF "numa 0 cpus=0-7\nnuma 1 cpus=8-15\n");
+  struct nn_topo_verdict v = {.file = NN_FILE_FLAT};
+  static struct nn_flat_view f;
+  char err[256];
+  const struct nn_config *flat = nn_topology_served_view(cfg, &v, "/nonexistent", &f, err, sizeof err);
+  assert_non_null(flat);
+  assert_int_equal(flat->n_gpus, 8);
+  for (int i = 0; i < 8; i++) assert_int_equal(flat->gpus[i].numa, 0);
+  assert_int_equal(nn_config_numa_count(flat), 1);
+  assert_int_equal(flat->n_numas, 1);
+  assert_string_equal(flat->numas[0].cpus, "8-15,0-7");
+  assert_int_equal(cfg->gpus[0].numa, 1);            /* the mapping itself is untouched */
+  v.file = NN_FILE_NUMA;
+  assert_ptr_equal(nn_topology_served_view(cfg, &v, NULL, &f, err, sizeof err), cfg);
   nn_config_free(cfg);
 }
 
@@ -253,7 +344,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scope_reference), cmocka_unit_test(test_scope_interleaved_and_single),
     cmocka_unit_test(test_cpu_kind), cmocka_unit_test(test_verdict_by_release), cmocka_unit_test(test_verdict_modes),
-    cmocka_unit_test(test_verdict_slower),
+    cmocka_unit_test(test_verdict_slower), cmocka_unit_test(test_verdict_guest_numa),
+    cmocka_unit_test(test_flat_view),
     cmocka_unit_test(test_describe_sockets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

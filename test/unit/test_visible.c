@@ -8,6 +8,7 @@
 #include "numparse.h"
 #include "topology.h"
 #include "visible.h"
+#include "nn_facts.h"
 
 #define VFACTS "test/fixtures/nccl-cost/visible-facts.txt"
 #define AMD26 "cpu vendor=AuthenticAMD family=26 model=2\n"
@@ -47,9 +48,27 @@ static void resolve(void **state) {
   nn_visible_resolve(cfg, "5", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_non_null(strstr(v.why, "one GPU visible"));
-  nn_visible_resolve(cfg, "0,9", NULL, &v);
+  /* an index past the mapping's (the machine's) GPUs ends the list, as CUDA's invalid ordinal
+   * does: 0,1,2,9 is 3 GPUs */
+  nn_visible_resolve(cfg, "0,1,2,9", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
+  assert_int_equal(v.n, 3);
+  assert_non_null(strstr(v.why, "GPU 9 is not in the mapping (GPUs 0-7): CUDA stops at the first invalid ordinal"));
+  nn_visible_resolve(cfg, "9,0", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
+  assert_int_equal(v.n, 0);
   assert_non_null(strstr(v.why, "GPU 9 is not in the mapping"));
+  /* GPUs on both nodes: the subset applies (NCCL keeps only these), scoped cross when the
+   * communicator needs more GPUs than one node holds */
+  nn_visible_resolve(cfg, "0,1,4,5", NULL, &v);
+  assert_int_equal(v.kind, NN_VISIBLE_SPANS);
+  struct nn_gpu own[NN_VISIBLE_MAX];
+  struct nn_config view, scoped;
+  nn_visible_view(cfg, &v, own, &view);
+  assert_int_equal(view.n_gpus, 4);
+  assert_int_equal(nn_config_numa_count(&view), 2);
+  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 4, 1, own, &scoped), 4, 1), NN_SCOPE_CROSS);
+  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 2, 1, own, &scoped), 2, 1), NN_SCOPE_INTRA);
   nn_visible_resolve(cfg, "GPU-8f2b3c1d,GPU-11", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_non_null(strstr(v.why, "need the CUDA driver"));
@@ -81,6 +100,8 @@ static void order(void **state) {
   nn_visible_resolve(cfg, "x", NULL, &v);
   assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 0);
   nn_visible_resolve(cfg, "0,9", NULL, &v);
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 1);   /* CUDA stops at 9: GPU 0 alone */
+  nn_visible_resolve(cfg, "GPU-11", NULL, &v);
   assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), -1);
   nn_config_free(cfg);
 }
@@ -238,7 +259,7 @@ static void pod_both_sockets(void **state) {
   nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_SPANS);
   assert_int_equal(v.n, 4);
-  assert_non_null(strstr(v.why, "this container: 4 GPUs on more than one NUMA node; the whole mapping is judged"));
+  assert_non_null(strstr(v.why, "this container: 4 GPUs on more than one NUMA node; NCCL keeps only these of the file"));
   assert_int_equal(nn_test_remove_tree(root), 0);
   nn_config_free(cfg);
 }
@@ -275,14 +296,6 @@ static void pod_unmapped_gpu(void **state) {
 }
 
 /* One case block of the facts file: its header fields and the text of its lines after it. */
-struct block {
-  char name[128], rel[16];
-  int ranks, sm, amd;
-  char ring[96], tree[96];
-  const char *body;       /* from the ring line to the next case */
-  size_t body_len;
-};
-
 /* The number after `key` in `s` (e.g. "-node" in a case name). */
 static int int_after(const char *s, const char *key) {
   const char *at = strstr(s, key);
@@ -291,69 +304,8 @@ static int int_after(const char *s, const char *key) {
   return v;
 }
 
-/* Copies the `i`th space-separated word of the line at `line` into buf. */
-static void word(const char *line, int i, char *buf, size_t size) {
-  for (; i > 0; i--) {
-    line = strpbrk(line, " \n");
-    if (!line || *line == '\n') fail_msg("line too short");
-    line++;
-  }
-  size_t len = strcspn(line, " \n");
-  if (len >= size) fail_msg("word too long");
-  memcpy(buf, line, len);
-  buf[len] = 0;
-}
-
-static int int_word(const char *line, int i) {
-  char w[32];
-  int v;
-  word(line, i, w, sizeof w);
-  if (nn_int_parse(w, 0, 1000000, &v)) fail_msg("not a number: '%s'", w);
-  return v;
-}
-
-static const char *read_block(const char *p, struct block *b) {
-  p = strstr(p, "case ");
-  if (!p) return NULL;
-  word(p, 1, b->name, sizeof b->name);
-  word(p, 2, b->rel, sizeof b->rel);
-  b->ranks = int_word(p, 3);
-  b->sm = int_word(p, 4);
-  b->amd = int_word(p, 5);
-  b->body = strchr(p, '\n') + 1;
-  assert_memory_equal(b->body, "ring ", 5);
-  word(b->body, 1, b->ring, sizeof b->ring);
-  const char *tree = strchr(b->body, '\n') + 1;
-  assert_memory_equal(tree, "tree ", 5);
-  word(tree, 1, b->tree, sizeof b->tree);
-  const char *next = strstr(b->body, "\ncase ");
-  b->body_len = next ? (size_t)(next + 1 - b->body) : strlen(b->body);
-  return b->body + b->body_len;
-}
-
-static int version_of(const char *rel) {
-  int maj, min, pat;
-  const char *e;
-  assert_int_equal(nn_int_parse_prefix(rel, 0, 99, &maj, &e), 0);
-  assert_int_equal(nn_int_parse_prefix(e + 1, 0, 99, &min, &e), 0);
-  assert_int_equal(nn_int_parse(e + 1, 0, 99, &pat), 0);
-  return NN_NCCL_VERSION(maj, min, pat);
-}
-
-/* The graph line's nChannels and bwIntra against the plugin's prediction. */
-static void expect_graph(const char *what, const char *line, int model_ch, const struct nn_graph_pred *g) {
-  int ch;
-  double bw64;
-  const char *e;
-  assert_int_equal(nn_int_parse_prefix(line, 0, 64, &ch, &e), 0);
-  assert_int_equal(nn_double_parse_prefix(e + 1, &bw64, &e), 0);
-  float bw = (float)bw64;
-  if (ch != model_ch || bw != g->bw_intra)
-    fail_msg("%s: NCCL %d x %.1f, the plugin predicts %d x %.1f", what, ch, (double)bw, model_ch, (double)g->bw_intra);
-}
-
 /* The plugin's verdict on the served block's GPUs, as the env plugin computes it. */
-static void check_verdict(const struct block *served) {
+static void check_verdict(const struct nn_fact_block *served) {
   char layout[4];
   snprintf(layout, sizeof layout, "%.3s", served->name);   /* "4+4" */
   int first = int_after(served->name, "-g"), n = int_after(served->name + 4, "+");
@@ -374,17 +326,17 @@ static void check_verdict(const struct block *served) {
   struct nn_cpu_kind cpu;
   char err[256];
   assert_int_equal(nn_topology_cpu_kind(&view, NULL, &cpu, err, sizeof err), 0);
-  struct nn_verdict_in in = {.nccl_version = version_of(served->rel), .links = links, .own_numa = flat, .own_cpu = &cpu};
+  struct nn_verdict_in in = {.nccl_version = nn_facts_version(served->rel), .links = links, .own_numa = flat, .own_cpu = &cpu};
   struct nn_topo_verdict v;
   nn_topology_verdict(&view, &cpu, &in, &v);
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.predicted, 1);
   char what[200];
   snprintf(what, sizeof what, "%s %s ring", served->rel, served->name);
-  expect_graph(what, served->ring, v.served.model_nchannels, &v.served.ring);
-  expect_graph(what, served->ring, v.own.model_nchannels, &v.own.ring);
+  nn_facts_expect_graph(what, served->ring, v.served.model_nchannels, &v.served.ring);
+  nn_facts_expect_graph(what, served->ring, v.own.model_nchannels, &v.own.ring);
   snprintf(what, sizeof what, "%s %s tree", served->rel, served->name);
-  expect_graph(what, served->tree, v.served.model_nchannels, &v.served.tree);
+  nn_facts_expect_graph(what, served->tree, v.served.model_nchannels, &v.served.tree);
   /* the env plugin's path: no prediction needed, the same decision */
   in.decide_only = 1;
   nn_topology_verdict(&view, &cpu, &in, &v);
@@ -401,11 +353,11 @@ static void oracle_subsets(void **state) {
   size_t len;
   char *text = nn_test_slurp(VFACTS, &len);
   const char *p = text;
-  struct block served = {.body_len = 0}, own = {.body_len = 0};
+  struct nn_fact_block served = {.body_len = 0}, own = {.body_len = 0};
   int pairs = 0, releases = 0;
   char last_rel[16] = "";
-  while ((p = read_block(p, &served)) != NULL) {
-    p = read_block(p, &own);
+  while ((p = nn_facts_read_block(p, &served)) != NULL) {
+    p = nn_facts_read_block(p, &own);
     assert_non_null(p);
     assert_non_null(strstr(served.name, "-served-"));
     assert_non_null(strstr(own.name, "-own-"));

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks Kubernetes manifests against what nccl-numa reads. Parses every YAML file given and
 every ```yaml block of every Markdown file given (PyYAML, safe_load_all), then, for each
-Deployment: a non-root pod (runAsNonRoot, runAsUser > 0); per container, GPUs from the NVIDIA
+Deployment and each pod template of a LeaderWorkerSet (leader and worker): a non-root pod (runAsNonRoot, runAsUser > 0); per container, GPUs from the NVIDIA
 device plugin (resources.limits nvidia.com/gpu) and no CUDA_VISIBLE_DEVICES of its own; every
 NCCL_* variable it sets read by the code (a "NAME" string literal in plugin/, cli/ or include/);
 the mapping path (NCCL_NUMA_CONFIG, or exec's --config) a key of a ConfigMap mounted read-only
@@ -128,12 +128,21 @@ for where, d in docs:
     if "kind" not in d and isinstance(d.get("command"), list):
         check_command(where, d["command"])
 
-deployments = [(w, d) for w, d in docs if d.get("kind") == "Deployment"]
-say(len(deployments) >= 2, "%d Deployments found" % len(deployments))
-for where, d in deployments:
-    spec = d["spec"]["template"]["spec"]
+# Pod templates: a Deployment's; a LeaderWorkerSet's leader and worker templates (multi-node).
+pods = []
+for where, d in docs:
+    name = "%s %s" % (where, (d.get("metadata") or {}).get("name"))
+    if d.get("kind") == "Deployment":
+        pods.append((name, d["spec"]["template"]["spec"]))
+    elif d.get("kind") == "LeaderWorkerSet":
+        lwt = d["spec"]["leaderWorkerTemplate"]
+        for part in ("leaderTemplate", "workerTemplate"):
+            if part in lwt:
+                pods.append(("%s %s" % (name, part), lwt[part]["spec"]))
+n_deploy = sum(1 for _, d in docs if d.get("kind") == "Deployment")
+say(n_deploy >= 2, "%d Deployments found" % n_deploy)
+for where, spec in pods:
     sc = spec.get("securityContext") or {}
-    where = "%s %s" % (where, d["metadata"]["name"])
     say(sc.get("runAsNonRoot") is True and int(sc.get("runAsUser", 0)) > 0, "%s: runs as non-root" % where)
     for c in spec["containers"]:
         gpus = ((c.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu")

@@ -10,8 +10,9 @@ SPEC lines (blank lines and # comments ignored):
       walks a capability list to a PCI Express capability whose Link Capabilities
       carry port number N; `short` is the 64 bytes an unprivileged reader gets;
       `nopcie` has a list without a PCIe capability; `loop` a list that points to itself
-  dev PATH [vendor=0x10de] [class=0x030200] [numa=-1]
-      a device; PATH is its chain from the root bus, e.g. 0000:00:1c.0/0000:05:00.0
+  dev PATH [vendor=0x10de] [class=0x030200] [numa=-1] [ib=NAME] [net=NAME]
+      a device; PATH is its chain from the root bus, e.g. 0000:00:1c.0/0000:05:00.0;
+      ib=/net=: its infiniband/NAME and net/NAME directories (a NIC's devices)
   node N cpus=LIST
       a NUMA node of the OS, with its cpulist
   cpuinfo VENDOR family=N model=N
@@ -81,8 +82,11 @@ def main():
             if cfg != "none":
                 write(os.path.join(d, "config"), config_space(int(opts.get("portnum", "0")), cfg), "wb")
         elif kind == "dev":
-            add_device(root, arg, opts.get("vendor", "0x10de"), opts.get("class", "0x030200"),
-                       opts.get("numa", "-1"))
+            d = add_device(root, arg, opts.get("vendor", "0x10de"), opts.get("class", "0x030200"),
+                           opts.get("numa", "-1"))
+            for sub in ("ib", "net"):
+                if sub in opts:
+                    os.makedirs(os.path.join(d, "infiniband" if sub == "ib" else "net", opts[sub]), exist_ok=True)
         elif kind == "node":
             write(os.path.join(root, "sys/devices/system/node/node%s/cpulist" % arg), opts["cpus"] + "\n")
         elif kind == "cpuinfo":

@@ -1,0 +1,1 @@
+nccl-numa check --no-cuda --sysfs-root "$SYSFS/ref-guest-numa" --config test/fixtures/config/ref-guest-numa.conf --nccl-version 2.31.2 --visible-devices 0,1,2,3

@@ -1,0 +1,1 @@
+nccl-numa explain --config test/fixtures/config/ref-guest-numa.conf --cpuinfo "$SYSFS/ref-guest-numa/proc/cpuinfo" --sysfs-root "$SYSFS/ref-guest-numa" --nccl-version 2.31.2 --coll allreduce --visible-devices 4,5,6,7
