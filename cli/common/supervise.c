@@ -28,7 +28,7 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 /* A coverage build's counts, written before a forked child's _exit (absent otherwise). */
 extern void __gcov_dump(void) __attribute__((weak));
 
-static void child_exit(int code) {
+__attribute__((noreturn)) static void child_exit(int code) {
   if (__gcov_dump) __gcov_dump();
   _exit(code);
 }
@@ -62,9 +62,11 @@ static int scan_procs(pid_t parent, const pid_t *skip, int n_skip, pid_t group, 
     if (len <= 0) continue;
     buf[len] = 0;
     const char *rp = strrchr(buf, ')');   /* the name may hold anything; the fields follow it */
-    int pid = atoi(buf), ppid = 0, pgrp = 0;
-    char state;
-    if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) continue;
+    if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ') continue;   /* ") S PPID PGRP ..." */
+    char *end;
+    pid_t pid = (pid_t)strtol(buf, NULL, 10);
+    pid_t ppid = (pid_t)strtol(rp + 4, &end, 10);
+    pid_t pgrp = (pid_t)strtol(end, NULL, 10);
     if ((ppid == parent && !listed(pid, skip, n_skip)) || (group > 0 && pgrp == group))
       out[n++] = pid;
   }

@@ -23,7 +23,7 @@ static int gone_within(pid_t pid, double s) {
 
 static pid_t pid_after(const char *text, const char *key) {
   const char *p = strstr(text, key);
-  return p ? (pid_t)atoi(p + strlen(key)) : 0;
+  return p ? (pid_t)strtol(p + strlen(key), NULL, 10) : 0;
 }
 
 static void sleep_forever(void) {
@@ -227,8 +227,11 @@ static void test_kill9_of_the_parent(void **state) {
   FILE *f = fdopen(p[0], "r");
   assert_non_null(fgets(line, sizeof line, f));
   fclose(f);
-  int c, same, other, group;
-  assert_int_equal(sscanf(line, "%d %d %d %d", &c, &same, &other, &group), 4);
+  pid_t pids[4];
+  char *at = line;
+  for (int i = 0; i < 4; i++) pids[i] = (pid_t)strtol(at, &at, 10);
+  pid_t c = pids[0], same = pids[1], other = pids[2], group = pids[3];
+  assert_true(c > 0 && same > 0 && other > 0 && group > 0);
   assert_int_equal(kill(c, 0), 0);
   assert_int_equal(kill(other, 0), 0);
   kill(m, SIGKILL);
