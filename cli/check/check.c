@@ -364,7 +364,9 @@ static void next_step_clean(struct nn_check_ctx *c) {
           cfg[0] ? (int)strlen(cfg) - 1 : 0, cfg);
   if (c->summary_facts.affinity == NN_SUMMARY_AFFINITY_EVERY_CPU || (nn_hazard_in_vm(c) == 1 && c->g.n_numas < 2))
     fprintf(c->out, "  - this VM has no real NUMA nodes: give it some with nccl-numa proxmox-numa on the Proxmox host\n"
-                    "    (docs/user/proxmox.md), then make the mapping again\n");
+                    "    (docs/user/proxmox.md), then make the mapping again, and run every job under the plugin:\n"
+                    "    one across both nodes without it gets NCCL's own two-socket view, whose search fails on\n"
+                    "    NCCL 2.28-2.30 (the plugin serves it the flat file)\n");
 }
 
 static void next_steps(struct nn_check_ctx *c) {

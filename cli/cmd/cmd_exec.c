@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/common/bindfor.h"
+#include "numparse.h"
 #include "cli/common/cliconfig.h"
 #include "cli/common/locate.h"
 #include "cli/common/options.h"
@@ -139,6 +140,31 @@ static void exec_usage(FILE *f) {
 }
 
 /* Which GPUs the appended list is for, after the list on stderr. */
+/* The engine's tensor-parallel size in its command (--tp, --tp-size, --tensor-parallel-size, vLLM's
+ * -tp; N or =N), 0 when not given. */
+static int command_tp(char *const *args) {
+  static const char *const names[] = {"--tp", "--tp-size", "--tensor-parallel-size", "-tp"};
+  for (; args && *args; args++)
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+      size_t n = strlen(names[k]);
+      if (strncmp(*args, names[k], n) || ((*args)[n] != 0 && (*args)[n] != '=')) continue;
+      const char *v = (*args)[n] == '=' ? *args + n + 1 : args[1];
+      int tp;
+      if (v && nn_int_parse(v, 1, NN_MAX_GPUS, &tp) == 0) return tp;
+    }
+  return 0;
+}
+
+/* The whole mapping's nodes for an engine asking for fewer GPUs: say so, and how to name them. */
+static void say_tp(const struct nn_job *job, char *const *args, int listed) {
+  int tp = command_tp(args);
+  if (job->vis.set || job->vis.n > 0 || tp <= 0 || tp >= listed) return;
+  fprintf(stderr, "nccl-numa exec: the command asks for tensor parallelism %d, but nothing names the job's GPUs "
+          "(CUDA_VISIBLE_DEVICES unset, no driver list), so the list above has all %d of the mapping's; the "
+          "engine reads its first %d entries for GPUs 0-%d: set CUDA_VISIBLE_DEVICES to the job's GPUs\n", tp,
+          listed, tp, tp - 1);
+}
+
 static void say_whose(const struct nn_job *job) {
   if (!job->vis.set && job->vis.source == NN_VISIBLE_FROM_PROC) {
     fprintf(stderr, " (the NUMA node of each GPU the NVIDIA driver shows this container, in PCI bus order: the "
@@ -183,23 +209,10 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
     fprintf(stderr, " %s", add[i]);
   }
   say_whose(&job);
+  int listed = 0;
+  for (int i = 0; i < n; i++) listed += add[i][0] != '-';
+  say_tp(&job, argv + o->cmd, listed);
   return v;
-}
-
-/* The TP size COMMAND gives its engine (SGLang --tp-size/--tp, vLLM --tensor-parallel-size/-tp,
- * as "OPT N" or "OPT=N"), or 0 when it gives none. */
-static int command_tp(char *const *args) {
-  static const char *const opts[] = {"--tp-size", "--tp", "--tensor-parallel-size", "-tp"};
-  for (int i = 0; args && args[i]; i++)
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-      size_t len = strlen(opts[k]);
-      const char *v = !strcmp(args[i], opts[k]) ? args[i + 1] : !strncmp(args[i], opts[k], len) &&
-                      args[i][len] == '=' ? args[i] + len + 1 : NULL;
-      char *end;
-      long tp = v ? strtol(v, &end, 10) : 0;
-      if (v && *v && !*end && tp > 0 && tp <= NN_MAX_GPUS) return (int)tp;
-    }
-  return 0;
 }
 
 /* The engine's PCIe all-reduce variable (allreduce.h) for the job of the mapping at cfg_path:

@@ -65,10 +65,14 @@ int nn_bind_args(const struct nn_config *cfg, const struct nn_visible *vis, int 
     nn_errbuf_set(why, whysz, "the command already gives %s", list_option(engine));
     return 0;
   }
-  int absent = missing_node(nodes, n, sysfs_root, path, sizeof path);
+  /* one rule for every job (nn_bind_applies'): an OS lacking any of the mapping's nodes numbers its
+   * nodes otherwise (a guest without NUMA nodes has node 0 alone), so none of them is the mapping's */
+  int every[NN_MAX_GPUS];
+  for (int i = 0; i < cfg->n_gpus; i++) every[i] = cfg->gpus[i].numa;
+  int absent = missing_node(every, cfg->n_gpus, sysfs_root, path, sizeof path);
   if (absent >= 0) {
-    nn_errbuf_set(why, whysz, "this OS has no NUMA node %d (%s absent), which the engine's numactl "
-                  "binding would need", absent, path);
+    nn_errbuf_set(why, whysz, "this OS has no NUMA node %d (%s absent): its nodes are not the mapping's, so "
+                  "no GPU's node is (a guest without NUMA nodes numbers its one node 0)", absent, path);
     return 0;
   }
   int k = 0;

@@ -276,7 +276,9 @@ static int contain(struct run *r, double grace) {
   int reaped = 0;
   for (;;) {
     if (!reaped) kill(-r->keeper, SIGKILL);   /* the leader unreaped: the id is still its group's */
-    if (!reaped && waitpid(r->keeper, NULL, WNOHANG) == r->keeper) reaped = 1;
+    /* ECHILD: kill_found reaped it, found in its group */
+    pid_t w = reaped ? 0 : waitpid(r->keeper, NULL, WNOHANG);
+    if (w == r->keeper || (w < 0 && errno == ECHILD)) reaped = 1;
     pid_t found[MAX_PROCS];
     int n = scan_procs(getpid(), r->before, r->n_before, r->keeper, found, MAX_PROCS);
     int left = kill_found(found, n, r->before, r->n_before) + !reaped;

@@ -343,8 +343,10 @@ static void next_words(const struct nn_summary_in *in, const struct nn_summary_f
         "with `nccl-numa\x01" "calibrate` on the GPUs.", since_env_plugin());
   else if (f->affinity == NN_SUMMARY_AFFINITY_EVERY_CPU)
     add(t, " Next: give the VM NUMA nodes (`nccl-numa\x01" "proxmox-numa`, docs/user/proxmox.md) and make the mapping "
-        "again, or measure on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where "
-        "the measurements beat it.");
+        "again, and run every job under the plugin there (a job across both nodes without it gets NCCL's own "
+        "two-socket view, whose search fails on NCCL 2.28-2.30; the plugin serves it the flat file), or measure "
+        "on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where the "
+        "measurements beat it.");
   else
     add(t, " Next: measure on the GPUs with `nccl-numa\x01" "calibrate`, whose rules change NCCL's choice only where "
         "the measurements beat it%s.", f->topo_changes ? ", and compare with and without the plugin with `nccl-numa\x01" "ab`" : "");

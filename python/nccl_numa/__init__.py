@@ -8,17 +8,17 @@ For launchers written in Python::
 
 ``python -m nccl_numa ARGS`` and the ``nccl-numa`` console script run the bundled command.
 """
-from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-from pathlib import Path
-from typing import Dict, Optional, Union
+# Underscored: the module's namespace is its API alone (``dir(nccl_numa)``, not only ``*``).
+import os as _os
+import shlex as _shlex
+import subprocess as _subprocess
+from pathlib import Path as _Path
+from typing import Dict as _Dict, Optional as _Optional, Union as _Union
 
 __all__ = ["NcclNumaError", "command_path", "env", "examples_dir", "plugin_path"]
 
-_HERE = Path(__file__).resolve().parent
+_HERE = _Path(__file__).resolve().parent
 _PLUGIN = _HERE / "lib" / "libnccl-tuner-numa.so"
 _COMMAND = _HERE / "bin" / "nccl-numa"
 _ENV_NAMES = ("NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_NUMA_CONFIG")
@@ -28,7 +28,7 @@ class NcclNumaError(RuntimeError):
     """The bundled command refused (e.g. no mapping, or an invalid one); the message is its own."""
 
 
-def _bundled(path: Path, what: str) -> str:
+def _bundled(path: _Path, what: str) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"nccl-numa: the bundled {what} {path} is missing (a broken install?)")
     return str(path)
@@ -50,7 +50,7 @@ def examples_dir() -> str:
     return str(_HERE / "examples")
 
 
-def env(config: Optional[Union[str, "os.PathLike[str]"]] = None) -> Dict[str, str]:
+def env(config: _Optional[_Union[str, "_os.PathLike[str]"]] = None) -> _Dict[str, str]:
     """The three variables ``nccl-numa env`` prints (and ``nccl-numa exec`` sets), as a dict:
     ``NCCL_TUNER_PLUGIN`` and ``NCCL_ENV_PLUGIN`` (the bundled plugin) and ``NCCL_NUMA_CONFIG``
     (the absolute path of the mapping: ``config``, else ``$NCCL_NUMA_CONFIG``, else
@@ -61,13 +61,13 @@ def env(config: Optional[Union[str, "os.PathLike[str]"]] = None) -> Dict[str, st
     """
     argv = [command_path(), "env"]
     if config is not None:
-        argv += ["--config", os.fspath(config)]
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+        argv += ["--config", _os.fspath(config)]
+    done = _subprocess.run(argv, stdin=_subprocess.DEVNULL, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise NcclNumaError(done.stderr.strip() or f"nccl-numa env exited with {done.returncode}")
-    found: Dict[str, str] = {}
+    found: _Dict[str, str] = {}
     for line in done.stdout.splitlines():
-        words = shlex.split(line)
+        words = _shlex.split(line)
         if len(words) == 2 and words[0] == "export" and "=" in words[1]:
             name, value = words[1].split("=", 1)
             found[name] = value

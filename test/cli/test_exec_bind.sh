@@ -52,11 +52,17 @@ CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for vllm --sysfs-root "$tmp/two" 
 check "socket-1 server, vllm: nodes 1 1 1 1" "[ \"\$out\" = 'serve m --tp 4 --numa-bind --numa-bind-nodes 1 1 1 1' ]"
 CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}" --tp 4
 check "socket-1 server, sglang: nodes 1 1 1 1" "[ \"\$out\" = '--tp 4 --numa-node 1 1 1 1' ]"
+# nothing names the job's GPUs: the whole mapping's list, and the --tp 4 it does not fit is said
+run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}" --tp 4
+check "--tp 4, no device list: all eight appended, and said" \
+  "[ \"\$out\" = '--tp 4 --numa-node 1 1 1 1 0 0 0 0' ] && grep -qF 'asks for tensor parallelism 4, but nothing names the job' <<<\"\$err\""
 CUDA_VISIBLE_DEVICES=5,0 run "$ref" --bind-for sglang --sysfs-root "$tmp/two" -- "${argv[@]}"
 check "CUDA's order, not the mapping's: 5,0 -> 0 1" "[ \"\$out\" = '--numa-node 0 1' ]"
-# a guest with one NUMA node: the socket-0 server's node exists, the socket-1 server's does not
+# a guest with one NUMA node: its node 0 is not the mapping's (host) node 0, so neither server is
+# bound (one rule both ways)
 CUDA_VISIBLE_DEVICES=4,5,6,7 run "$ref" --bind-for vllm --sysfs-root "$tmp/one" -- "${argv[@]}" serve m
-check "one-node guest, socket-0 server: bound to node 0" "[ \"\$out\" = 'serve m --numa-bind --numa-bind-nodes 0 0 0 0' ]"
+check "one-node guest, socket-0 server: nothing added either" \
+  "[ \"\$out\" = 'serve m' ] && grep -qF \"its nodes are not the mapping's\" <<<\"\$err\""
 CUDA_VISIBLE_DEVICES=0,1,2,3 run "$ref" --bind-for sglang --sysfs-root "$tmp/one" -- "${argv[@]}" --tp 4
 check "one-node guest, socket-1 server: nothing added, node 1 named" \
   "[ \"\$out\" = '--tp 4' ] && grep -qF 'nothing added: this OS has no NUMA node 1' <<<\"\$err\""

@@ -6,7 +6,7 @@
 # time limit, and nothing of it is left running), the exit codes 0/1/2/3 and --json.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_cli abs
-FAKE=$root/build/tools/libnn-fakecuda.so
+FAKE=$build_dir/tools/libnn-fakecuda.so
 nn_need_built "$FAKE"
 nn_tmp nn-p2p
 unset NCCL_NUMA_CONFIG NN_FAKECUDA NN_FAKECUDA_BAD NN_FAKECUDA_GPUS NN_FAKECUDA_TAG NCCL_NUMA_ALLOW_UNTRUSTED

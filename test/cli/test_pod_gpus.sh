@@ -10,7 +10,7 @@
 nn_cli
 command -v python3 >/dev/null || nn_skip "python3 is needed to call the plugin"
 nn_tmp nn-pod-gpus
-so=$root/build/libnccl-tuner-numa.so
+so=$build_dir/libnccl-tuner-numa.so
 [ -f "$so" ] || nn_skip "no $so (make all)"
 unset NCCL_TOPO_FILE NCCL_DEBUG_SUBSYS
 export XDG_RUNTIME_DIR=$tmp/run

@@ -7,7 +7,7 @@
 # for the CPU (nccl-oracle, reference material); skipped when it is absent.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_build_cli
-ob=$root/${NN_BUILD:-build}/nccl-oracle
+ob=$build_dir/nccl-oracle
 oracle=${NCCL_ORACLE:-$(ls "$ob/oracle-2.28.9" "$ob/oracle-2.30.7" 2>/dev/null | head -n1)}
 [ -n "$oracle" ] && [ -x "$oracle" ] || nn_skip "no nccl-oracle (NCCL's own XML loader built for the CPU from an NCCL source tree: tools/nccl-oracle/build.sh, its README; or set NCCL_ORACLE to its binary)"
 nn_tmp nn-served-fd

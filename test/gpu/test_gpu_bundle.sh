@@ -29,7 +29,7 @@ ver=$(awk '/^#define NCCL_(MAJOR|MINOR|PATCH) /{v = v (v ? "." : "") $3} END {pr
 check "BUNDLE.txt names the NCCL the driver was built against ($ver)" "grep -q 'driver against NCCL $ver' '$B/BUNDLE.txt'"
 
 # the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
-FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$build_dir/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$build_dir/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the bundle's kit, run from outside the checkout; $rc
   local out=$1
   shift

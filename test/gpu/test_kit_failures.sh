@@ -8,12 +8,12 @@
 # folder may pass through a symlink; the driver is rebuilt when its NCCL changes.
 . "$(dirname "$0")/../cli/helpers/lib.sh"
 cd "$root" || exit 1
-nn_need_built build/tools/nn_gpucheck
+nn_need_built "$build_dir/tools/nn_gpucheck"
 nn_tmp nn-kitfail
 T=$tmp
 S=$root/test/gpu/standin
 # the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
-FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$build_dir/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$build_dir/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the kit on the stand-ins; $rc, $secs
   local out=$1 t0=$SECONDS
   shift
@@ -62,9 +62,9 @@ check "driver without libnccl.so.2: results.md has the FAIL verdict" "verdict_ro
 kit nodev STANDIN_DEVICES=none
 check "runtime sees no GPU: FAIL with its message" \
   "[ $rc -eq 1 ] && grep -q '^setup FAIL nvidia-smi lists a GPU but the CUDA runtime sees none: devices 0: no CUDA-capable device' '$T/nodev/summary.txt'"
-vars=$(bash test/gpu/find_cuda.sh) && make -s BUILD=build $vars build/tools/nn_coll_driver >/dev/null 2>&1 &&
-  [ "$(build/tools/nn_coll_driver --devices >/dev/null 2>&1; echo $?)" = 3 ] && {
-  kit realdrv NN_GPU_DRIVER="$root/build/tools/nn_coll_driver"
+vars=$(bash test/gpu/find_cuda.sh) && make -s BUILD="$build_dir" $vars "$build_dir/tools/nn_coll_driver" >/dev/null 2>&1 &&
+  [ "$("$build_dir/tools/nn_coll_driver" --devices >/dev/null 2>&1; echo $?)" = 3 ] && {
+  kit realdrv NN_GPU_DRIVER="$build_dir/tools/nn_coll_driver"
   check "the real driver on this GPU-less machine, nvidia-smi listing a GPU: FAIL, not skipped" \
     "[ $rc -eq 1 ] && grep -q '^setup FAIL nvidia-smi lists a GPU but the CUDA runtime sees none' '$T/realdrv/summary.txt'"
 }
@@ -80,8 +80,8 @@ kit nobuild BUILD="$T/empty-build" CC=false
 check "failed build without prebuilt binaries: FAIL with make's message" \
   "[ $rc -eq 1 ] && grep -q '^setup FAIL build: make failed (exit 2) and there is no prebuilt .*: .*Error' '$T/nobuild/summary.txt'"
 mkdir -p "$T/pre-build/tools"
-cp build/libnccl-tuner-numa.so build/nccl-numa "$T/pre-build/"
-cp build/tools/nn_gpucheck "$T/pre-build/tools/"
+cp "$build_dir/libnccl-tuner-numa.so" "$build_dir/nccl-numa" "$T/pre-build/"
+cp "$build_dir/tools/nn_gpucheck" "$T/pre-build/tools/"
 kit prebuilt BUILD="$T/pre-build" CC=false
 check "failed build with prebuilt binaries: one FAIL, and the kit goes on with them" \
   "[ $rc -eq 1 ] && grep -q '^setup FAIL build: make failed (exit 2), going on with what' '$T/prebuilt/summary.txt' &&

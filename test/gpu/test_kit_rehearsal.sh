@@ -13,7 +13,7 @@ nn_tmp nn-kit
 T=$tmp
 S=$root/test/gpu/standin
 # the stand-in CUDA driver and NVML for step p (nccl-numa p2p): test/p2p/fakecuda.c
-FAKECUDA=(NCCL_NUMA_CUDA_LIB="$root/build/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$root/build/tools/libnn-fakecuda.so")
+FAKECUDA=(NCCL_NUMA_CUDA_LIB="$build_dir/tools/libnn-fakecuda.so" NCCL_NUMA_NVML_LIB="$build_dir/tools/libnn-fakecuda.so")
 kit() {   # kit OUT [VAR=VALUE...]: the kit on the stand-ins
   local out=$1; shift
   env PATH="$S:$PATH" NN_GPU_DRIVER="$S/nn_coll_driver" NN_GPU_OUT="$T/$out" NN_GPU_TIMEOUT=240 \

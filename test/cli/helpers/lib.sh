@@ -11,6 +11,9 @@
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 fails=0
+# build_dir: the build directory under test, absolute ($NN_BUILD, default build, is relative to
+# the root unless it is absolute itself: `make check BUILD=/tmp/out` works too)
+case ${NN_BUILD:-build} in /*) build_dir=$NN_BUILD ;; *) build_dir=$root/${NN_BUILD:-build} ;; esac
 
 # Predictions of NCCL's own view depend on the CPU kind NCCL reads. The expected outputs
 # are an Intel host's: the command reads this file instead of the host's /proc/cpuinfo, so
@@ -33,7 +36,7 @@ nn_need_built() {
 # nn_cli [abs]: $cli, the CLI under test: $NCCL_NUMA_BIN, else $NN_BUILD/nccl-numa (build/).
 # "abs" makes it absolute, for tests that run it from other directories.
 nn_cli() {
-  cli=${NCCL_NUMA_BIN:-$root/${NN_BUILD:-build}/nccl-numa}
+  cli=${NCCL_NUMA_BIN:-$build_dir/nccl-numa}
   nn_need_built "$cli"
   [ "${1:-}" != abs ] || cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
 }
