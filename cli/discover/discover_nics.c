@@ -11,23 +11,26 @@
 
 #include "cli/discover/discover_parts.h"
 
+struct nic_ref {
+  const struct nn_discovery_pci *p;
+};
+
 static int by_name(const void *a, const void *b) {
-  const struct nn_discovery_pci *x = *(const struct nn_discovery_pci *const *)a;
-  const struct nn_discovery_pci *y = *(const struct nn_discovery_pci *const *)b;
+  const struct nn_discovery_pci *x = ((const struct nic_ref *)a)->p, *y = ((const struct nic_ref *)b)->p;
   int c = strverscmp(x->nic_name, y->nic_name);
   return c ? c : nn_discovery_busid_compare(&x->bus, &y->bus);
 }
 
 int nn_discover_host_nics(struct nn_discover_opts *o, const struct nn_discovery *d,
                           struct nn_mapwrite_nic *out, int max) {
-  const struct nn_discovery_pci *nics[NN_MAX_NICS];
+  struct nic_ref nics[NN_MAX_NICS];
   int rdma = 0, n = 0, k = 0;
   for (int i = 0; i < d->n_pcis; i++) rdma |= d->pcis[i].is_nic && d->pcis[i].nic_rdma;
   for (int i = 0; i < d->n_pcis && n < NN_MAX_NICS; i++)
-    if (d->pcis[i].is_nic && (!rdma || d->pcis[i].nic_rdma)) nics[n++] = &d->pcis[i];
+    if (d->pcis[i].is_nic && (!rdma || d->pcis[i].nic_rdma)) nics[n++].p = &d->pcis[i];
   if (rdma) qsort(nics, (size_t)n, sizeof *nics, by_name);
   for (int i = 0; i < n && k < max; i++) {
-    const struct nn_discovery_pci *p = nics[i];
+    const struct nn_discovery_pci *p = nics[i].p;
     char b[16];
     nn_busid_format(&p->bus, b, sizeof b);
     if (p->numa < 0) {

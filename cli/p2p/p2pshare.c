@@ -63,19 +63,29 @@ int nn_p2pshare_import(struct nn_p2pcall *c, const struct nn_p2pgpu *g, int fd, 
   return rc ? -1 : 0;
 }
 
+/* A descriptor's room beside one message. */
+union fd_room {
+  struct cmsghdr h;
+  char buf[CMSG_SPACE(sizeof(int))];
+};
+
+/* mh for the one buffer iov, with room (NULL: none) for a descriptor. */
+static void one_message(struct msghdr *mh, struct iovec *iov, union fd_room *room) {
+  memset(mh, 0, sizeof *mh);
+  mh->msg_iov = iov;
+  mh->msg_iovlen = 1;
+  if (!room) return;
+  memset(room, 0, sizeof *room);
+  mh->msg_control = room->buf;
+  mh->msg_controllen = sizeof room->buf;
+}
+
 int nn_p2pshare_send(int sock, const void *msg, size_t len, int fd) {
   struct iovec iov = {(void *)msg, len};
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } ctl;
-  struct msghdr mh = {0};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
+  union fd_room room;
+  struct msghdr mh;
+  one_message(&mh, &iov, fd >= 0 ? &room : NULL);
   if (fd >= 0) {
-    memset(&ctl, 0, sizeof ctl);
-    mh.msg_control = ctl.buf;
-    mh.msg_controllen = sizeof ctl.buf;
     struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;
@@ -87,27 +97,26 @@ int nn_p2pshare_send(int sock, const void *msg, size_t len, int fd) {
   return n == (ssize_t)len ? 0 : -1;
 }
 
-int nn_p2pshare_recv(int sock, void *msg, size_t len, int *fd, double timeout_s) {
-  if (fd) *fd = -1;
+/* Whether sock has something to read within timeout_s seconds. */
+static int readable(int sock, double timeout_s) {
   double deadline = nn_monotonic_s() + timeout_s;
   for (;;) {
     double left = deadline - nn_monotonic_s();
     struct pollfd p = {sock, POLLIN, 0};
-    if (left <= 0) return -1;
+    if (left <= 0) return 0;
     int r = poll(&p, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
-    if (r < 0 && errno != EINTR) return -1;
-    if (r > 0) break;
+    if (r < 0 && errno != EINTR) return 0;
+    if (r > 0) return 1;
   }
+}
+
+int nn_p2pshare_recv(int sock, void *msg, size_t len, int *fd, double timeout_s) {
+  if (fd) *fd = -1;
+  if (!readable(sock, timeout_s)) return -1;
   struct iovec iov = {msg, len};
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } ctl;
-  struct msghdr mh = {0};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = ctl.buf;
-  mh.msg_controllen = sizeof ctl.buf;
+  union fd_room room;
+  struct msghdr mh;
+  one_message(&mh, &iov, &room);
   ssize_t n;
   while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
   for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm)) {

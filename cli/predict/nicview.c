@@ -102,9 +102,11 @@ static int local_gpu_count(const struct nn_config *cfg, int kind, int nic) {
 static int nic_of(const struct nn_config *cfg, int kind, int version_code, int g) {
   int locals[NN_MAX_NICS];
   int n = local_nics(cfg, kind, g, locals);
+  if (n <= 0) return 0;   /* no NIC: not called (n_nics > 0) */
   int net = nvml_index(cfg, g);
   const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
-  if (r && r->local_net_mod_gpus) net %= local_gpu_count(cfg, kind, locals[0]);
+  int sharing = local_gpu_count(cfg, kind, locals[0]);
+  if (r && r->local_net_mod_gpus && sharing > 0) net %= sharing;
   if ((n & (n - 1)) == 0) net = mirror_bits(net, n);
   return locals[net % n];
 }

@@ -424,30 +424,22 @@ static int writes_lost(const struct nn_fake_ctx *c, int owner, int imported, int
   return 0;
 }
 
-static void run_fill(struct launch *l) {
-  unsigned n = (unsigned)l->a[1], seed = (unsigned)l->a[2];
-  int imported, locked, owner = nn_fake_reach(l->ctx, l->a[0], (size_t)n * 4, &imported);
+/* A kernel's stores into dst: the pattern's n words (fill), or n LL pairs, word 2i the pattern
+ * and word 2i+1 the flag (p2p_kernels.cu) */
+static void run_store(struct launch *l, int ll) {
+  unsigned n = (unsigned)l->a[1], seed = (unsigned)l->a[2], flag = (unsigned)l->a[3];
+  int imported, locked, owner = nn_fake_reach(l->ctx, l->a[0], (size_t)n * (ll ? 8 : 4), &imported);
   if (owner < 0) {
     l->ctx->fault = 1;
     return;
   }
   unsigned *w = (unsigned *)(uintptr_t)l->a[0];
   if (!writes_lost(l->ctx, owner, imported, &locked))
-    for (unsigned i = 0; i < n; i++) w[i] = nn_p2p_pattern(i, seed);
-  if (locked) peer_write_end(l->ctx->dev);
-}
-
-/* LL stores: word 2i the pattern, word 2i+1 the flag (p2p_kernels.cu) */
-static void run_ll(struct launch *l) {
-  unsigned pairs = (unsigned)l->a[1], seed = (unsigned)l->a[2], flag = (unsigned)l->a[3];
-  int imported, locked, owner = nn_fake_reach(l->ctx, l->a[0], (size_t)pairs * 8, &imported);
-  if (owner < 0) {
-    l->ctx->fault = 1;
-    return;
-  }
-  unsigned *w = (unsigned *)(uintptr_t)l->a[0];
-  if (!writes_lost(l->ctx, owner, imported, &locked))
-    for (unsigned i = 0; i < pairs; i++) {
+    for (unsigned i = 0; i < n; i++) {
+      if (!ll) {
+        w[i] = nn_p2p_pattern(i, seed);
+        continue;
+      }
       w[2 * i] = nn_p2p_pattern(i, seed);
       w[2 * i + 1] = flag;
     }
@@ -524,11 +516,11 @@ static void run_pingpong(struct launch *l) {
 
 static void *run_launch(void *arg) {
   struct launch *l = arg;
-  if (l->kind == FILL) run_fill(l);
+  if (l->kind == FILL) run_store(l, 0);
   else if (l->kind == VERIFY) run_verify(l);
   else if (l->kind == PINGPONG) run_pingpong(l);
   else if (l->kind == LL_VERIFY) run_ll_verify(l);
-  else run_ll(l);
+  else run_store(l, 1);
   free(l);
   return NULL;
 }
