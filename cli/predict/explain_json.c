@@ -81,6 +81,36 @@ static void json_topology(struct nn_jsonw *w, const struct nn_explain *e) {
   nn_jsonw_end(w);
 }
 
+static void json_nic_view(struct nn_jsonw *w, const struct nn_config *cfg, const char *key,
+                          const struct nn_nicview *v, int g) {
+  const struct nn_nicview_gpu *x = &v->gpu[g];
+  nn_jsonw_object(w, key);
+  nn_jsonw_int(w, "nic", cfg->nics[x->nic].index);
+  nn_jsonw_str(w, "name", cfg->nics[x->nic].name[0] ? cfg->nics[x->nic].name : NULL);
+  nn_jsonw_str(w, "path", nn_nicview_path_name(x->path));
+  nn_jsonw_bool(w, "gdr_read", x->gdr_read);
+  nn_jsonw_bool(w, "gdr_write", x->gdr_write);
+  nn_jsonw_end(w);
+}
+
+/* nodes > 1: per GPU, the NIC NCCL gives it in its own view and with the served file. */
+static void json_nics(struct nn_jsonw *w, const struct nn_explain *e) {
+  if (e->nodes < 2 || !e->cfg->n_nics) {
+    nn_jsonw_null(w, "nics");
+    return;
+  }
+  nn_jsonw_array(w, "nics");
+  for (int g = 0; g < e->nics.own.n_gpus; g++) {
+    nn_jsonw_object(w, NULL);
+    nn_jsonw_int(w, "gpu", g);
+    nn_jsonw_int(w, "numa", e->cfg->gpus[g].numa);
+    json_nic_view(w, e->cfg, "own", &e->nics.own, g);
+    json_nic_view(w, e->cfg, "served", &e->nics.served, g);
+    nn_jsonw_end(w);
+  }
+  nn_jsonw_end(w);
+}
+
 void nn_explain_json(FILE *out, const struct nn_explain *e) {
   struct nn_jsonw w;
   char release[16] = "";
@@ -98,6 +128,7 @@ void nn_explain_json(FILE *out, const struct nn_explain *e) {
   nn_jsonw_int(&w, "nodes", (long long)e->nodes);
   nn_jsonw_str(&w, "visible", e->job.vis.why[0] ? e->job.vis.why : NULL);
   json_topology(&w, e);
+  json_nics(&w, e);
   nn_jsonw_int(&w, "rules", e->cfg->n_rules);
   nn_jsonw_bool(&w, "cost_model", e->modelled);
   if (e->modelled) json_collectives(&w, e);

@@ -70,6 +70,14 @@ tr '\n' ' ' <"$tmp/out" | sed 's/  */ /g' | grep -q "NICs: NCCL's own view gives
   fail "summary: no NIC sentence"
 grep -q '^inter-node:   ring and tree channels and bandwidth: not predicted here' "$tmp/out" ||
   fail "inter-node line missing"
+# --json: the same per GPU, machine-readable
+nn_run 30 explain --json --config "$conf2" --nodes 2 --ranks 16 --nccl-version 2.28.9
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["nics"]
+assert len(n) == 8 and n[0]["own"]["name"] == "mlx5_0" and n[0]["served"]["name"] == "mlx5_1", n[0]
+assert n[0]["served"]["path"] == "PHB" and n[0]["served"]["gdr_write"] is False' "$tmp/out" &&
+  echo "ok   --json: nics per GPU" || fail "--json nics: $(head -c 300 "$tmp/out")"
 # one node: no NIC table
 nn_run 30 explain --config "$conf2" --nccl-version 2.28.9
 grep -q '^nics:' "$tmp/out" && fail "one node: a nics table"
