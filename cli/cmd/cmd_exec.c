@@ -14,6 +14,7 @@
 #include "cli/common/cliconfig.h"
 #include "cli/common/locate.h"
 #include "cli/common/options.h"
+#include "cli/predict/allreduce.h"
 #include "cli/predict/job.h"
 #include "cli/commands.h"
 #include "cli/common/glooenv.h"
@@ -23,7 +24,8 @@
 struct exec_opts {
   const char *config, *plugin;
   const char *sysfs_root; /* exec --sysfs-root: where --bind-for looks for NUMA nodes */
-  int bind;               /* exec --bind-for: enum nn_bind_engine */
+  int bind;               /* exec --bind-for, env --engine: enum nn_bind_engine */
+  int no_allreduce;       /* --no-engine-allreduce: leave the engine's PCIe all-reduce alone */
   int cmd;                /* index of COMMAND in argv, 0 when none */
   int help;
 };
@@ -35,13 +37,15 @@ static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, 
   static const struct option exec_opts[] = {
       {"config", required_argument, 0, 'c'},   {"plugin", required_argument, 0, 'p'},
       {"bind-for", required_argument, 0, 'b'}, {"sysfs-root", required_argument, 0, 's'},
-      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+      {"no-engine-allreduce", no_argument, 0, 'A'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   int c;
   memset(o, 0, sizeof *o);
   nn_options_begin();
-  /* env has no --bind-for or --sysfs-root: its table ends before them */
+  /* env has no --bind-for or --sysfs-root (it appends nothing); --engine names the engine */
   static const struct option env_opts[] = {{"config", required_argument, 0, 'c'},
                                            {"plugin", required_argument, 0, 'p'},
+                                           {"engine", required_argument, 0, 'e'},
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
   while ((c = getopt_long(argc, argv, want_cmd ? "+:h" : ":h", want_cmd ? exec_opts : env_opts, NULL)) != -1) {
@@ -50,9 +54,11 @@ static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, 
     case 'c': o->config = optarg; break;
     case 'p': o->plugin = optarg; break;
     case 's': o->sysfs_root = optarg; break;
+    case 'A': o->no_allreduce = 1; break;
     case 'b':
+    case 'e':
       if ((o->bind = nn_bind_engine_parse(optarg))) break;
-      nn_errbuf_set(why, whysz, "--bind-for '%s': expected sglang or vllm", optarg);
+      nn_errbuf_set(why, whysz, "--%s '%s': expected sglang or vllm", c == 'b' ? "bind-for" : "engine", optarg);
       return -1;
     default: nn_options_problem(c, argc, argv, why, whysz); return -1;
     }
@@ -107,30 +113,37 @@ static int parse_or_usage(int argc, char **argv, int want_cmd, struct exec_opts 
 
 static void exec_usage(FILE *f) {
   fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] [--bind-for sglang|vllm]\n"
-          "                      [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
+          "                      [--no-engine-allreduce] [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
           "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
           "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
           "else %s), and GLOO_SOCKET_IFNAME, when unset, to the interfaces of NCCL_SOCKET_IFNAME\n"
           "(the environment's, else the mapping's env line; prefixes expanded to this host's\n"
           "interfaces): Gloo, the CPU process group of SGLang and vLLM, otherwise picks its own.\n"
           "Nothing else in the environment changes. Example:\n"
-          "  nccl-numa exec -- python3 -m sglang.launch_server --tp 8 --disable-custom-all-reduce ...\n\n"
+          "  nccl-numa exec --bind-for sglang -- python3 -m sglang.launch_server --tp 8 ...\n\n"
           "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
           "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
           "                     the NVIDIA driver shows this container, else every GPU of the\n"
           "                     mapping): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
           "                     --numa-bind-nodes N0 N1 ...; only when this OS has those NUMA nodes,\n"
-          "                     else it says why and appends nothing\n"
+          "                     else it says why and appends nothing; and sets the engine's PCIe\n"
+          "                     all-reduce (SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1,\n"
+          "                     VLLM_ALLREDUCE_USE_FLASHINFER_PCIE_IPC=1) where the mapping's p2p line\n"
+          "                     is ok with its cross-process test passed on the job's GPUs, TP (COMMAND's\n"
+          "                     --tp/-tp, else the GPUs' count) is 2, 4 or 8, and the installed engine and\n"
+          "                     FlashInfer have it (read from the Python environment's files, never run);\n"
+          "                     else it says why; the user's own value wins\n"
+          "  --no-engine-allreduce  leave the engine's PCIe all-reduce variable alone\n"
           "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN and the GPUs the NVIDIA driver\n"
           "                     shows this container (/proc/driver/nvidia/gpus) under DIR\n",
           NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
 }
 
 /* Which GPUs the appended list is for, after the list on stderr. */
-/* The engine's tensor-parallel size in its command (--tp, --tp-size, --tensor-parallel-size N or
- * =N), 0 when not given. */
+/* The engine's tensor-parallel size in its command (--tp, --tp-size, --tensor-parallel-size, vLLM's
+ * -tp; N or =N), 0 when not given. */
 static int command_tp(char *const *args) {
-  static const char *const names[] = {"--tp", "--tp-size", "--tensor-parallel-size"};
+  static const char *const names[] = {"--tp", "--tp-size", "--tensor-parallel-size", "-tp"};
   for (; args && *args; args++)
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
       size_t n = strlen(names[k]);
@@ -202,6 +215,34 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
   return v;
 }
 
+/* The engine's PCIe all-reduce variable (allreduce.h) for the job of the mapping at cfg_path:
+ * "1" into value and returns 1 when to set it; says in one line on stderr why or why not.
+ * The user's own setting wins; --no-engine-allreduce turns the hand-off off. */
+static int engine_allreduce(const struct exec_opts *o, const char *cfg_path, char *const *args, const char *who,
+                            const char **var) {
+  static const char *const names[] = {"", "sglang", "vllm"};
+  const char *flag = !strcmp(who, "exec") ? "--bind-for" : "--engine";
+  char why[PATH_MAX * 4 + 512];
+  *var = nn_allreduce_variable(o->bind);
+  const char *user = getenv(*var);
+  int set = 0;
+  if (user) snprintf(why, sizeof why, "%s=%s is set in the environment: the user's value wins", *var, user);
+  else if (o->no_allreduce) snprintf(why, sizeof why, "%s not set: --no-engine-allreduce", *var);
+  else {
+    static struct nn_job job;
+    struct nn_cli_config cc;
+    struct nn_allreduce_install in;
+    char because[sizeof why - 128];
+    if (nn_cli_config_load(who, cfg_path, NULL, 0, &cc) != NN_CFG_OK) return 0;
+    nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(), &job);
+    set = nn_allreduce_for_job(cc.cfg, &job.vis, command_tp(args), o->bind, &in, because, sizeof because);
+    nn_cli_config_free(&cc);
+    snprintf(why, sizeof why, "%s%s: %s", *var, set ? "=1 set" : " not set", because);
+  }
+  fprintf(stderr, "nccl-numa %s: %s %s: %s\n", who, flag, names[o->bind], why);
+  return set;
+}
+
 /* GLOO_SOCKET_IFNAME's value from NCCL_SOCKET_IFNAME (glooenv.h) into value, said on stderr;
  * 1 when there is one to set. */
 static int gloo_value(const char *cfg_path, const char *who, char *value, size_t size) {
@@ -233,6 +274,11 @@ int nn_cmd_exec(int argc, char **argv) {
     perror("nccl-numa exec: setenv");
     return NN_EXIT_INVALID;
   }
+  const char *ar_var;
+  if (o.bind && engine_allreduce(&o, cfg, argv + o.cmd, "exec", &ar_var) && setenv(ar_var, "1", 1)) {
+    perror("nccl-numa exec: setenv");
+    return NN_EXIT_INVALID;
+  }
   char **cmd = o.bind ? bound_argv(&o, argc, argv, cfg) : argv + o.cmd;
   if (!cmd) return NN_EXIT_INVALID;
   execvp(cmd[0], cmd);
@@ -253,9 +299,12 @@ static void put_quoted(const char *s) {
 }
 
 static void env_usage(FILE *f) {
-  fprintf(f, "usage: nccl-numa env [--config FILE] [--plugin PATH]\n\n"
+  fprintf(f, "usage: nccl-numa env [--config FILE] [--plugin PATH] [--engine sglang|vllm]\n\n"
           "Prints the settings `nccl-numa exec` makes as export lines:\n"
-          "  eval \"$(nccl-numa env --config /etc/nccl-numa.conf)\"\n");
+          "  eval \"$(nccl-numa env --config /etc/nccl-numa.conf)\"\n"
+          "  --engine ENGINE  also the engine's PCIe all-reduce variable, where `exec --bind-for ENGINE`\n"
+          "                   would set it (the job's GPUs: CUDA_VISIBLE_DEVICES; TP: their count);\n"
+          "                   stderr says why or why not\n");
 }
 
 int nn_cmd_env(int argc, char **argv) {
@@ -277,5 +326,7 @@ int nn_cmd_env(int argc, char **argv) {
     put_quoted(gloo);
     putchar('\n');
   }
+  const char *ar_var;
+  if (o.bind && engine_allreduce(&o, cfg, NULL, "env", &ar_var)) printf("export %s=1\n", ar_var);
   return NN_EXIT_OK;
 }

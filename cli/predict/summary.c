@@ -2,6 +2,7 @@
 /* summary.c - the `summary:` paragraph of explain and check (see summary.h). */
 #include "cli/predict/summary.h"
 
+#include "cli/predict/allreduce.h"
 #include "cli/predict/p2pview.h"
 
 #include <ctype.h>
@@ -377,6 +378,11 @@ int nn_summary_text(const struct nn_summary_in *in, char *buf, size_t size) {
     add(&t, " %s.", p2p);
   }
   if (in->nics && in->nics[0]) add(&t, " %s", in->nics);
+  char ar[1536] = "";
+  if (in->cfg && nn_allreduce_words(in->cfg, ar, sizeof ar)) {
+    ar[0] = (char)toupper((unsigned char)ar[0]);
+    add(&t, " %s.", ar);
+  }
   next_words(in, &f, &t);
   wrap(line, buf, size, 100);
   return f.nothing;

@@ -45,6 +45,12 @@ static const char *unwrapped(char *text) {
                "memory. In a VM it is the largest gain left (public reports, not measured here: 15.2 -> 1.0 " \
                "us a transfer), once tested: docs/user/p2p.md."
 
+/* The decode all-reduce sentence of a job of `tp` GPUs without peer access (allreduce.c), the
+ * Python environment not read (NCCL_NUMA_PYTHON empty, main). */
+#define HOST_AR(tp) "At decode sizes (TP=" tp ") SGLang's and vLLM's all-reduces go to NCCL over host memory " \
+                    "(no peer access verified for these GPUs). Measure A against B with the engine's own latency " \
+                    "benchmark, same seed: docs/user/sglang.md."
+
 static void has(const char *text, const char *want) {
   if (!strstr(text, want)) fail_msg("'%s' not in:\n%s", want, text);
 }
@@ -69,7 +75,7 @@ static void served_one_node(void **state) {
   /* the consequence first, the figures after, in the user's words */
   has(buf, "NCCL gets the topology file, which leaves its rings and trees as they are (ring 2 x 24.0 GB/s, tree 2 x "
            "24.0 GB/s); it pins NCCL's threads to the CPUs of NUMA node 1; the one rule that applies picks what NCCL "
-           "picks itself at every size; there are no `env` lines. " NO_P2P " Next: measure on the GPUs with "
+           "picks itself at every size; there are no `env` lines. " NO_P2P " " HOST_AR("4") " Next: measure on the GPUs with "
            "`nccl-numa calibrate`");
   assert_null(strstr(buf, "graphs"));
   assert_null(strstr(buf, "own view"));
@@ -159,7 +165,8 @@ static void releases_and_env(void **state) {
   unwrapped(buf);
   has(buf, "nccl-numa changes nothing for this job on NCCL 2.27.3: NCCL 2.27.3 has no env plugin (it arrived in "
            "2.28.7), so NCCL gets no topology file from nccl-numa; the mapping has no rules; the 2 `env` lines "
-           "cannot apply (no env plugin before 2.28.7). " NO_P2P " Next: NCCL 2.28.7 or later, or `nccl-numa topo`");
+           "cannot apply (no env plugin before 2.28.7). " NO_P2P " " HOST_AR("4") " Next: NCCL 2.28.7 or later, or "
+           "`nccl-numa topo`");
   in.nccl_version = 22807;
   nn_summary_text(&in, buf, sizeof buf);
   unwrapped(buf);
@@ -249,8 +256,41 @@ static void p2p_lines(void **state) {
   }
 }
 
+/* The decode all-reduce path per p2p line and TP: NCCL over host memory, over peer access, or the
+ * engines' own custom all-reduce at TP=2 with peer access; nothing for one GPU. */
+static void decode_allreduce(void **state) {
+  (void)state;
+  static const struct {
+    const char *gpus, *line, *said;
+  } cases[] = {
+      {FOUR, "p2p ok level=SYS gpus=0-3 driver=580.95.05 xproc=ok\n", "At decode sizes (TP=4) SGLang's and vLLM's "
+       "all-reduces go to NCCL over GPU peer access (their own custom all-reduce is off above two PCIe GPUs)."},
+      {FOUR, "p2p ok level=SYS gpus=0-2 driver=580.95.05 xproc=ok\n", HOST_AR("4")},
+      {FOUR, "p2p broken\n", HOST_AR("4")},
+      {"gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\n", "p2p ok gpus=0-1 driver=580.95.05 xproc=ok\n",
+       "At decode sizes (TP=2) SGLang's and vLLM's all-reduces go to their own custom all-reduce over GPU peer "
+       "access (to NCCL with --disable-custom-all-reduce)."},
+      {"gpu 0 bus=01:00.0 numa=1\n", "p2p ok gpus=0 driver=580.95.05 xproc=ok\n", NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, AMD "%s%s", cases[i].gpus, cases[i].line);
+    struct nn_config *cfg = nn_test_parse(text);
+    struct nn_topo_verdict v = verdict(0, 1, 0.1f);
+    struct nn_summary_rules r = {.modelled = 1};
+    struct nn_summary_in in = {.nccl_version = 23007, .cfg = cfg, .v = &v, .rules = &r};
+    char buf[4096];
+    nn_summary_text(&in, buf, sizeof buf);
+    unwrapped(buf);
+    if (cases[i].said) has(buf, cases[i].said);
+    else assert_null(strstr(buf, "At decode sizes"));
+    nn_config_free(cfg);
+  }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(served_one_node), cmocka_unit_test(withheld_changes_nothing),
+  setenv("NCCL_NUMA_PYTHON", "", 1);   /* the engines installed here do not change the text */
+  const struct CMUnitTest tests[] = {cmocka_unit_test(decode_allreduce),cmocka_unit_test(served_one_node), cmocka_unit_test(withheld_changes_nothing),
                                      cmocka_unit_test(every_cpu_pins_nothing),
                                      cmocka_unit_test(releases_and_env), cmocka_unit_test(rules_from_the_model),
                                      cmocka_unit_test(p2p_lines)};

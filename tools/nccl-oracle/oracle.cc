@@ -159,6 +159,19 @@ static void findGpus(const char* file, std::vector<int64_t>* busIds, int* smInFi
 
 /* --nic BUSID[:NAME]: a made-up sysfs directory named by the bus id whose subsystem is "pci",
  * which is all ncclTopoFillNet reads of a pciPath (graph/xml.cc, 2.28.9-2.31) */
+static char sysRoot[] = "/tmp/nccl-oracle-sys-XXXXXX";
+/* at exit: the made-up sysfs tree goes again */
+static void removeSysRoot() {
+  char path[600];
+  for (int i = 0; i < oracle.nIbNics; i++) {
+    snprintf(path, sizeof path, "%s/subsystem", oracle.ibPciPath[i]);
+    unlink(path);
+    rmdir(oracle.ibPciPath[i]);
+  }
+  const char* dirs[] = { "/devices", "/bus/pci", "/bus", "" };
+  for (const char* d : dirs) { snprintf(path, sizeof path, "%s%s", sysRoot, d); rmdir(path); }
+}
+
 static void addIbNic(const char* arg) {
   int i = oracle.nIbNics;
   if (i >= 16) usage();
@@ -170,11 +183,12 @@ static void addIbNic(const char* arg) {
   if (!oracle.ibName[i][0]) snprintf(oracle.ibName[i], sizeof oracle.ibName[i], "mlx5_%d", i);
   for (char* c = bus; *c; c++) *c = tolower(*c);
   if (strlen(bus) != 12) usage();
-  static char root[] = "/tmp/nccl-oracle-sys-XXXXXX";
+  const char* root = sysRoot;
   static int made = 0;
   char path[600];
   if (!made) {
-    if (!mkdtemp(root)) { perror("mkdtemp"); exit(3); }
+    if (!mkdtemp(sysRoot)) { perror("mkdtemp"); exit(3); }
+    atexit(removeSysRoot);
     snprintf(path, sizeof path, "%s/bus", root); mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/bus/pci", root); mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/devices", root); mkdir(path, 0700);
