@@ -155,6 +155,8 @@ static void run_keeper(const struct nn_sup_job *job, const int ignored[N_STOP], 
     run_child(job, ignored, keeper, out_w);
   }
   close(out_w);
+  /* The child's id first: the supervisor waits for exactly this process to be gone. */
+  if (child > 0 && write(status_w, &child, sizeof child) != (ssize_t)sizeof child) child_exit(1);
   int status = 0;
   for (pid_t r = 0; child > 0 && r != child;) {
     if (keeper_orphaned) keeper_contain();
@@ -183,6 +185,7 @@ struct run {
   pid_t before[MAX_PROCS];   /* this process's children before the run: never touched */
   int n_before;
   pid_t keeper;
+  pid_t child;   /* 0 until the keeper has told it */
   int out_r, status_r;
   size_t cap, kept;
   char *buf;
@@ -269,6 +272,16 @@ static void watch(struct run *r, double until, int stop_ends) {
   drain(r);
 }
 
+/* Whether the keeper's child still exists (reaped here once dead, if it is this process's
+ * own). Without this, a scan of /proc racing the child's exit could miss it. */
+static int child_left(struct run *r) {
+  if (!r->child && read(r->status_r, &r->child, sizeof r->child) != (ssize_t)sizeof r->child)
+    r->child = 0;
+  if (r->child <= 0) return 0;
+  waitpid(r->child, NULL, WNOHANG);
+  return kill(r->child, 0) == 0;
+}
+
 /* SIGKILL to the group and to every process this run left to this process, until none is
  * left or the grace period is over; the keeper reaped. Returns how many are still there. */
 static int contain(struct run *r, double grace) {
@@ -282,6 +295,7 @@ static int contain(struct run *r, double grace) {
     pid_t found[MAX_PROCS];
     int n = scan_procs(getpid(), r->before, r->n_before, r->keeper, found, MAX_PROCS);
     int left = kill_found(found, n, r->before, r->n_before) + !reaped;
+    if (!left && child_left(r)) left = 1;
     if (!left || nn_monotonic_s() >= end) return left;
     pause_ms(10);
   }
@@ -296,6 +310,8 @@ static void finish(struct run *r, int stopped, int timed_out) {
   }
   res->unkillable = contain(r, grace);
   drain(r);
+  if (!r->child && read(r->status_r, &r->child, sizeof r->child) != (ssize_t)sizeof r->child)
+    r->child = 0;
   int child_status;
   int got = read(r->status_r, &child_status, sizeof child_status) == (ssize_t)sizeof child_status;
   if (stopped) {
