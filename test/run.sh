@@ -119,6 +119,9 @@ run_parallel asan "" "$BUILD"/asan/test/test_*
 run_case asan/abi-conformance "$BUILD"/asan/tools/abi_conformance "$BUILD"/asan/libnccl-tuner-numa.so
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
+# ... and at -O0 (make coverage's level), where gcc bounds fewer snprintf parts.
+run_case build/O0-werror make -s -j"$JOBS" OPT="-O0 -g" BUILD="$BUILD"/O0 all unit-bins tools
+
 # The same sources must stay -Werror clean with clang.
 if command -v clang >/dev/null; then
   run_case build/clang-werror make -s -j"$JOBS" CC=clang BUILD="$BUILD"/clang all unit-bins tools

@@ -151,7 +151,7 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
 
 static void print_verdict(const struct topo_args *a, const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
                           const struct nn_ncclver *ver, struct nn_topo_verdict *out) {
-  struct nn_topo_verdict v;
+  struct nn_topo_verdict v = {.kind = NN_VERDICT_NO_GPUS};
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
   *out = v;
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
@@ -249,7 +249,7 @@ static int generate(const struct topo_args *a) {
   char *xml = NULL;
   size_t len = 0;
   static struct nn_flat_view flat;
-  struct nn_topo_verdict v;
+  struct nn_topo_verdict v = {.kind = NN_VERDICT_NO_GPUS};
   const struct nn_config *file = NULL;
   if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) == 0) {
     print_verdict(a, cfg, &cpu, &ver, &v);

@@ -167,12 +167,14 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
     if (cfg->gpus[v->gpu[i]].numa != v->numa) v->kind = NN_VISIBLE_SPANS;
   char stop[sizeof v->stop + 2] = "";
   if (v->stop[0]) snprintf(stop, sizeof stop, "%s; ", v->stop);
+  int n;   /* read so that -O0, which cannot bound the parts, does not call a cut sentence a mistake */
   if (v->kind == NN_VISIBLE_SPANS)
-    snprintf(v->why, sizeof v->why, "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of the file, "
-             "so they are judged alone", w, stop, v->n);
+    n = snprintf(v->why, sizeof v->why, "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of "
+                 "the file, so they are judged alone", w, stop, v->n);
   else
-    snprintf(v->why, sizeof v->why, "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the file, so "
-             "they are judged alone", w, stop, v->n, v->numa);
+    n = snprintf(v->why, sizeof v->why, "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the "
+                 "file, so they are judged alone", w, stop, v->n, v->numa);
+  (void)n;
 }
 
 /* The set from `source`'s list `bus` (n GPUs; unused for FROM_VARIABLE), then its kind. */

@@ -14,11 +14,14 @@ read, each completed with what NCCL fills at run time (PCIe gen5 x16 as the verd
 its cpumap, as NCCL's own detection reads sysfs), runs ../shared/tools/nccl-oracle builds of v2.28.9-1, v2.30.7-1 and dev (2.31.0a7:
 NVIDIA/nccl's dev branch, the mirror having no v2.31.2 tag) on each and prints, per file, the
 graphs NCCL's cost model read and NCCL's choice, in oracle-facts.txt's format.
+(The dev build's search fails the two-socket view when its <cpu> elements carry no affinity, and
+passes with them: the own view therefore carries the cpumaps NCCL's detection would read.)
 NAME = JOB-FILE-served|other, FILE one of numa, flat, own; the served one is what the plugin
 serves (own: nothing). test_jobtopo.c checks the plugin's verdict and search against them and
 test_nccl_cost.c replays every choice.
 
-  python3 test/cost/job_facts.py > test/fixtures/nccl-cost/job-facts.txt
+  ORACLE_2_28_9=... ORACLE_2_30_7=... ORACLE_DEV=... \
+    python3 test/cost/job_facts.py > test/fixtures/nccl-cost/job-facts.txt
 """
 import json, os, re, subprocess, sys, tempfile
 
@@ -29,8 +32,8 @@ SIZES = "256,8K,64K,1M,64M,1G"
 SM = 100
 CPU = 'arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17"'
 LINK = 'class="0x030000" link_speed="32.0 GT/s PCIe" link_width="16"'
-RELEASES = [("ORACLE_2_28_9", "/work/oracle-bin/oracle-v2.28.9-1"), ("ORACLE_2_30_7", "/work/oracle-bin/oracle-v2.30.7-1"),
-            ("ORACLE_DEV", "/work/oracle-bin/oracle-dev")]
+RELEASES = [("ORACLE_2_28_9", "/tmp/oracle-2.28.9"), ("ORACLE_2_30_7", "/tmp/oracle-2.30.7"),
+            ("ORACLE_DEV", "/tmp/oracle-dev")]
 JOBS = [("tp8", "0,1,2,3,4,5,6,7"), ("g0123", "0,1,2,3"), ("g4567", "4,5,6,7"), ("g0145", "0,1,4,5")]
 NODE = {i: 1 if i < 4 else 0 for i in range(8)}      # sysfs numa_node of GPU i (bus 0000:0(i+1):00.0)
 AFFINITY = {0: "000000ff", 1: "0000ff00"}            # sysfs cpumap of nodes 0 (CPUs 0-7) and 1 (8-15)
