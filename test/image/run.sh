@@ -113,6 +113,9 @@ grep -E 'libnccl:|NCCL version|ENV/Plugin|nccl-numa|NCCL_SOCKET_IFNAME|ncclGetUn
   && grep -q "nccl-numa $version: env plugin v" <<<"$out" \
   && grep -q 'NCCL_SOCKET_IFNAME set by environment to lo' <<<"$out"
 check "the wheel's NCCL used the installed env plugin, which served NCCL_SOCKET_IFNAME=lo"
+# the INIT line names the NCCL the process really loaded: the wheel's library, not a system one
+grep -q "nccl-numa $version: env plugin v2 on NCCL 2.30.7 (loaded from /usr/local/lib/python3[.0-9]*/dist-packages/nvidia/nccl/lib/libnccl.so.2)" <<<"$out"
+check "the env plugin's INIT line names the wheel's libnccl.so.2 it was loaded into, and its release"
 out=$(nccl /tmp/maps/without-env.conf)
 ! grep -q 'NCCL_SOCKET_IFNAME set by environment' <<<"$out" && grep -q 'ENV/Plugin: Using nccl-numa' <<<"$out"
 check "control: without the env line nothing is served"
