@@ -32,10 +32,11 @@ if command -v help2man >/dev/null; then
   bdir=$root/${NN_BUILD:-build}
   if [ -n "${NCCL_NUMA_BIN:-}" ]; then
     echo "SKIP manual pages: NCCL_NUMA_BIN names a CLI outside the build directory"
-  elif make -s -C "$root" BUILD="$bdir" man >"$tmp/man.log" 2>&1; then
+  # pages of its own: `make install` (test_library) remakes build/man at the same time
+  elif make -s -C "$root" BUILD="$bdir" MAN_DIR="$tmp/man" man >"$tmp/man.log" 2>&1; then
     before=$fails
     for c in $cmds; do
-      page=$bdir/man/nccl-numa-$c.1
+      page=$tmp/man/nccl-numa-$c.1
       [ -f "$page" ] && grep -q "^nccl-numa-$c " "$page" || fail "$c: make man made no manual page $page"
     done
     [ "$fails" -eq "$before" ] && echo "ok   make man: a manual page for each of the $n commands"
