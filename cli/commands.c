@@ -17,7 +17,8 @@ const struct nn_command nn_commands[] = {
   {"env", nn_cmd_env, "print the variables that switch nccl-numa on, as export lines"},
   {"proxmox-numa", nn_cmd_proxmox_numa,
    "Proxmox host: rewrite a VM config so the guest sees each GPU on its NUMA node"},
-  {"p2p", nn_cmd_p2p, "test GPU peer-to-peer as a job uses it: every pair, across processes, all at once"},
+  {"p2p", nn_cmd_p2p,
+   "test GPU peer-to-peer as a job uses it: every pair, across processes, all at once"},
 };
 const int nn_n_commands = (int)(sizeof nn_commands / sizeof nn_commands[0]);
 

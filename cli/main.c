@@ -12,7 +12,7 @@
 
 static void usage(FILE *out) {
   fprintf(out, "usage: nccl-numa <command> [options]   (nccl-numa <command> --help)\n"
-              "       nccl-numa --version\n\ncommands:\n");
+               "       nccl-numa --version\n\ncommands:\n");
   for (int i = 0; i < nn_n_commands; i++)
     fprintf(out, "  %-14s %s\n", nn_commands[i].name, nn_commands[i].summary);
 }
@@ -30,7 +30,7 @@ static int top_options(int argc, char **argv) {
   static const struct option top[] = {
     {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
   nn_options_begin();
-  int c = getopt_long(argc, argv, "+h", top, NULL);   /* "+": stop at the subcommand */
+  int c = getopt_long(argc, argv, "+h", top, NULL); /* "+": stop at the subcommand */
   if (c == 'h') {
     usage(stdout);
     return NN_EXIT_OK;
@@ -72,5 +72,5 @@ int main(int argc, char **argv) {
   /* `nccl-numa SUB --version` alone: help2man makes each subcommand's man page from it */
   int sub = optind;
   if (argc - sub == 2 && !strcmp(argv[sub + 1], "--version")) return version(cmd->name);
-  return cmd->run(argc - sub, argv + sub);   /* its own parser starts a fresh scan */
+  return cmd->run(argc - sub, argv + sub); /* its own parser starts a fresh scan */
 }

@@ -14,6 +14,7 @@
 
 /* One message per such NIC into out; returns how many. Without a mapping with GPUs nothing is
  * served and NCCL reads the GPUs at -1 too: none. */
-int nn_checknics_unplaced(const struct nn_guest *g, const struct nn_config *cfg, struct nn_diag *out);
+int nn_checknics_unplaced(const struct nn_guest *g, const struct nn_config *cfg,
+                          struct nn_diag *out);
 
 #endif

@@ -19,28 +19,34 @@
 
 #define CMP_FILE_CAP (256u << 20)
 #define CMP_SHOW_LINES 8
-#define CMP_TWO64 18446744073709551616.0   /* 2^64: UINT64_MAX as a double rounds to it */
+#define CMP_TWO64 18446744073709551616.0 /* 2^64: UINT64_MAX as a double rounds to it */
 
 struct cmp_rec {
   uint64_t comm;
   char host[128];
   long pid;
-  int dev;              /* CUDA device from the log line's "[D]", -1 unknown */
-  int rank;             /* rank in the communicator or the launcher's, -1 unknown */
-  char hash[32];        /* "-" when the record has none */
-  char nccl[32];        /* the NCCL release the plugin was loaded into; "" unknown (older records) */
+  int dev;       /* CUDA device from the log line's "[D]", -1 unknown */
+  int rank;      /* rank in the communicator or the launcher's, -1 unknown */
+  char hash[32]; /* "-" when the record has none */
+  char nccl[32]; /* the NCCL release the plugin was loaded into; "" unknown (older records) */
   int nranks;
-  char *table;          /* canonical table lines, "coll lo-hi -> choice\n" */
+  char *table; /* canonical table lines, "coll lo-hi -> choice\n" */
   size_t table_len, table_cap;
-  char where[PATH_MAX + 32];   /* file:line */
-  int open;             /* INFO: table lines may still follow */
+  char where[PATH_MAX + 32]; /* file:line */
+  int open;                  /* INFO: table lines may still follow */
   long tid;
 };
 
 struct cmp_set {
   struct cmp_rec *r;
   int n, cap;
-  struct cmp_rank { char host[128]; long pid; int dev; uint64_t comm; int rank; } *ranks;
+  struct cmp_rank {
+    char host[128];
+    long pid;
+    int dev;
+    uint64_t comm;
+    int rank;
+  } * ranks;
   int n_ranks, cap_ranks;
 };
 
@@ -61,7 +67,8 @@ static struct cmp_rec *new_rec(struct cmp_set *s, const char *file, int line) {
   r->dev = r->rank = -1;
   snprintf(r->hash, sizeof r->hash, "-");
   char f[PATH_MAX];
-  snprintf(r->where, sizeof r->where, "%s:%d", nn_printable(f, sizeof f, file, NN_PRINTABLE_CSTR, "\\"), line);
+  snprintf(r->where, sizeof r->where, "%s:%d",
+           nn_printable(f, sizeof f, file, NN_PRINTABLE_CSTR, "\\"), line);
   return r;
 }
 
@@ -103,8 +110,8 @@ static const char *rec_text(char *buf, size_t size, const char *s, size_t len) {
 /* The member `key` of o as a whole number in [lo, hi], checked before any conversion (a
  * double outside an integer type's range converts to undefined behaviour): 0 with *out
  * set, 1 when absent, -1 with a message naming the member, its value and `range`. */
-static int json_whole(const struct nn_json *p, const struct nn_jv *o, const char *key, double lo, double hi,
-                      const char *range, double *out, char *err, size_t errsz) {
+static int json_whole(const struct nn_json *p, const struct nn_jv *o, const char *key, double lo,
+                      double hi, const char *range, double *out, char *err, size_t errsz) {
   const struct nn_jv *v = nn_json_get(p, o, key);
   if (!v) return 1;
   if (v->type != NN_JV_NUM) {
@@ -112,7 +119,8 @@ static int json_whole(const struct nn_json *p, const struct nn_jv *o, const char
     return -1;
   }
   if (!(v->num >= lo && v->num <= hi) || v->num != floor(v->num)) {
-    nn_errbuf_set(err, errsz, "\"%s\": %.10g is out of range (expected a whole number %s)", key, v->num, range);
+    nn_errbuf_set(err, errsz, "\"%s\": %.10g is out of range (expected a whole number %s)", key,
+                  v->num, range);
     return -1;
   }
   *out = v->num;
@@ -122,7 +130,8 @@ static int json_whole(const struct nn_json *p, const struct nn_jv *o, const char
 static uint64_t bytes_of(double v) { return v >= CMP_TWO64 ? UINT64_MAX : (uint64_t)v; }
 
 /* One table entry as the plugin's TUNING line shows it; whole-range defaults are not shown. */
-static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *e, char *err, size_t errsz) {
+static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *e, char *err,
+                      size_t errsz) {
   static const char bytes[] = "0..18446744073709551615";
   const struct nn_jv *coll = nn_json_get(p, e, "coll"), *choice = nn_json_get(p, e, "choice");
   double lo = 0, hi = 0;
@@ -142,13 +151,15 @@ static int json_entry(struct cmp_rec *r, const struct nn_json *p, const struct n
   char ls[32], hs[32], line[256], cs[64], ch[160];
   nn_policy_format_bytes(l, ls, sizeof ls);
   nn_policy_format_bytes(h, hs, sizeof hs);
-  int n = snprintf(line, sizeof line, "%s %s-%s -> %s", rec_text(cs, sizeof cs, coll->str, NN_PRINTABLE_CSTR), ls,
-                   hs, rec_text(ch, sizeof ch, choice->str, NN_PRINTABLE_CSTR));
+  int n = snprintf(line, sizeof line, "%s %s-%s -> %s",
+                   rec_text(cs, sizeof cs, coll->str, NN_PRINTABLE_CSTR), ls, hs,
+                   rec_text(ch, sizeof ch, choice->str, NN_PRINTABLE_CSTR));
   return table_add(r, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
 }
 
 /* pid, rank and nRanks: whole numbers in range when given; -1 (nRanks 0) when absent. */
-static int json_ids(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *o, char *err, size_t errsz) {
+static int json_ids(struct cmp_rec *r, const struct nn_json *p, const struct nn_jv *o, char *err,
+                    size_t errsz) {
   static const char ints[] = "0..2147483647", counts[] = "1..2147483647";
   double pid = -1, rank = -1, nranks = 0;
   if (json_whole(p, o, "pid", 0, INT_MAX, ints, &pid, err, errsz) < 0 ||
@@ -161,8 +172,8 @@ static int json_ids(struct cmp_rec *r, const struct nn_json *p, const struct nn_
   return 0;
 }
 
-static int json_record(struct cmp_set *s, const char *text, size_t len, const char *file, int lineno,
-                       char *err, size_t errsz) {
+static int json_record(struct cmp_set *s, const char *text, size_t len, const char *file,
+                       int lineno, char *err, size_t errsz) {
   struct nn_json p;
   int root = nn_json_parse(&p, text, len, err, errsz), rc = -1;
   const struct nn_jv *o = root >= 0 ? &p.v[root] : NULL;
@@ -175,10 +186,13 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
     nn_errbuf_set(err, errsz, "not an nccl-numa record (no commId or table)");
   } else if (root >= 0 && (r = new_rec(s, file, lineno))) {
     r->comm = id;
-    rec_text(r->host, sizeof r->host, host && host->type == NN_JV_STR ? host->str : "?", NN_PRINTABLE_CSTR);
-    if (hash && hash->type == NN_JV_STR) rec_text(r->hash, sizeof r->hash, hash->str, NN_PRINTABLE_CSTR);
+    rec_text(r->host, sizeof r->host, host && host->type == NN_JV_STR ? host->str : "?",
+             NN_PRINTABLE_CSTR);
+    if (hash && hash->type == NN_JV_STR)
+      rec_text(r->hash, sizeof r->hash, hash->str, NN_PRINTABLE_CSTR);
     const struct nn_jv *nccl = nn_json_get(&p, o, "nccl");
-    if (nccl && nccl->type == NN_JV_STR) rec_text(r->nccl, sizeof r->nccl, nccl->str, NN_PRINTABLE_CSTR);
+    if (nccl && nccl->type == NN_JV_STR)
+      rec_text(r->nccl, sizeof r->nccl, nccl->str, NN_PRINTABLE_CSTR);
     rc = json_ids(r, &p, o, err, errsz) ? -1 : table_init(r);
     for (int i = table->first; !rc && i >= 0; i = p.v[i].next) {
       char why[200];
@@ -187,7 +201,7 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
         rc = -1;
       }
     }
-    if (rc) {   /* a refused record is in no report: it is the last one added */
+    if (rc) { /* a refused record is in no report: it is the last one added */
       free(r->table);
       s->n--;
     }
@@ -198,7 +212,12 @@ static int json_record(struct cmp_set *s, const char *text, size_t len, const ch
 
 /* ---------- NCCL log lines ---------- */
 
-struct log_prefix { char host[128]; long pid, tid; int dev; const char *msg; };
+struct log_prefix {
+  char host[128];
+  long pid, tid;
+  int dev;
+  const char *msg;
+};
 
 /* "HOST:PID:TID [DEV] NCCL INFO message" */
 static int log_prefix(const char *line, struct log_prefix *lp) {
@@ -209,7 +228,7 @@ static int log_prefix(const char *line, struct log_prefix *lp) {
   const char *end;
   int pid, tid = 0, dev;
   if (nn_int_parse_prefix(c1 + 1, 0, INT_MAX, &pid, &end) || *end != ':') return -1;
-  (void)nn_int_parse_prefix(end + 1, 0, INT_MAX, &tid, &end);   /* no TID: 0, end stays */
+  (void)nn_int_parse_prefix(end + 1, 0, INT_MAX, &tid, &end); /* no TID: 0, end stays */
   const char *br = strchr(end, '[');
   lp->pid = pid;
   lp->tid = tid;
@@ -228,13 +247,15 @@ static long field(const char *msg, const char *key) {
 
 static void close_open(struct cmp_set *s, const struct log_prefix *lp) {
   for (int i = 0; i < s->n; i++)
-    if (s->r[i].open && s->r[i].pid == lp->pid && s->r[i].tid == lp->tid && !strcmp(s->r[i].host, lp->host))
+    if (s->r[i].open && s->r[i].pid == lp->pid && s->r[i].tid == lp->tid &&
+        !strcmp(s->r[i].host, lp->host))
       s->r[i].open = 0;
 }
 
 static struct cmp_rec *open_rec(struct cmp_set *s, const struct log_prefix *lp) {
   for (int i = s->n - 1; i >= 0; i--)
-    if (s->r[i].open && s->r[i].pid == lp->pid && s->r[i].tid == lp->tid && !strcmp(s->r[i].host, lp->host))
+    if (s->r[i].open && s->r[i].pid == lp->pid && s->r[i].tid == lp->tid &&
+        !strcmp(s->r[i].host, lp->host))
       return &s->r[i];
   return NULL;
 }
@@ -255,7 +276,8 @@ static int init_line(struct cmp_set *s, const struct log_prefix *lp, const char 
   r->dev = lp->dev;
   r->nranks = (int)field(lp->msg, " nRanks ");
   if (hash) rec_text(r->hash, sizeof r->hash, hash + 6, strcspn(hash + 6, " ,("));
-  if (nccl && config && nccl < config) rec_text(r->nccl, sizeof r->nccl, nccl + 9, strcspn(nccl + 9, " ,("));
+  if (nccl && config && nccl < config)
+    rec_text(r->nccl, sizeof r->nccl, nccl + 9, strcspn(nccl + 9, " ,("));
   r->open = 1;
   return table_init(r);
 }
@@ -266,7 +288,7 @@ static int table_line(struct cmp_rec *r, const char *body) {
   size_t n = 0;
   const char *from = strstr(body, " from ");
   size_t len = from ? (size_t)(from - body) : strcspn(body, "\r\n");
-  for (size_t i = 0; i < len && n < sizeof line - 1; i++) {   /* one blank between words */
+  for (size_t i = 0; i < len && n < sizeof line - 1; i++) { /* one blank between words */
     if (body[i] == ' ' && (n == 0 || line[n - 1] == ' ')) continue;
     line[n++] = body[i];
   }
@@ -310,7 +332,8 @@ static int read_file(struct cmp_set *s, const char *file, FILE *errf) {
   size_t len;
   if (nn_file_read(AT_FDCWD, file, 0, CMP_FILE_CAP, &buf, &len, err, sizeof err) != 0) {
     char safe[sizeof err];
-    fprintf(errf, "nccl-numa check --compare: %s\n", nn_printable(safe, sizeof safe, err, NN_PRINTABLE_CSTR, NULL));
+    fprintf(errf, "nccl-numa check --compare: %s\n",
+            nn_printable(safe, sizeof safe, err, NN_PRINTABLE_CSTR, NULL));
     return -1;
   }
   int rc = 0, lineno = 0;
@@ -363,7 +386,8 @@ static const char *field_of(const struct cmp_rec *r, int f) {
   return f == CMP_TABLE ? r->table : f == CMP_HASH ? r->hash : r->nccl;
 }
 
-static const char *const field_names[] = {"config contents (hash)", "decision tables", "NCCL releases loaded"};
+static const char *const field_names[] = {"config contents (hash)", "decision tables",
+                                          "NCCL releases loaded"};
 static const char *const field_labels[] = {"hash", "table", "NCCL"};
 
 /* Variants of one field among the records idx[0..n) of one communicator; an unknown NCCL
@@ -414,20 +438,22 @@ static int report_comm(const struct cmp_set *s, int first, int n, FILE *out) {
     for (int k = 0; k < i && !seen; k++) seen = !strcmp(s->r[first + k].host, s->r[first + i].host);
     hosts += !seen;
   }
-  fprintf(out, "comm 0x%016" PRIx64 ": %d record(s) from %d host(s), nRanks %d\n", s->r[first].comm, m, hosts,
-          nranks);
+  fprintf(out, "comm 0x%016" PRIx64 ": %d record(s) from %d host(s), nRanks %d\n", s->r[first].comm,
+          m, hosts, nranks);
   int bad = report_field(s, idx, m, CMP_HASH, out) + report_field(s, idx, m, CMP_TABLE, out) +
             report_field(s, idx, m, CMP_NCCL, out);
   if (nranks > m) {
-    fprintf(out, "  INCOMPLETE: records of %d of %d ranks (the others' logs are missing, or nccl-numa "
-            "was not active there)\n", m, nranks);
+    fprintf(out,
+            "  INCOMPLETE: records of %d of %d ranks (the others' logs are missing, or nccl-numa "
+            "was not active there)\n",
+            m, nranks);
     bad++;
   }
   const char *nccl = "";
   for (int i = 0; i < m && !*nccl; i++) nccl = s->r[first + i].nccl;
   if (!bad)
-    fprintf(out, "  ok: every rank used config hash %s and the same decision table%s%s\n", s->r[first].hash,
-            *nccl ? ", on NCCL " : "", nccl);
+    fprintf(out, "  ok: every rank used config hash %s and the same decision table%s%s\n",
+            s->r[first].hash, *nccl ? ", on NCCL " : "", nccl);
   return bad ? 1 : 0;
 }
 
@@ -438,9 +464,11 @@ int nn_compare_files(int n, char **files, FILE *out, FILE *err) {
     if (read_file(&s, files[i], err)) rc = 1;
   attach_ranks(&s);
   if (!rc && s.n == 0) {
-    fprintf(err, "nccl-numa check --compare: no nccl-numa record in the %d file(s): give the "
+    fprintf(err,
+            "nccl-numa check --compare: no nccl-numa record in the %d file(s): give the "
             "NCCL_NUMA_LOG_FILE files, or NCCL logs written with NCCL_DEBUG=INFO "
-            "(NCCL_DEBUG_SUBSYS=INIT,TUNING for the tables)\n", n);
+            "(NCCL_DEBUG_SUBSYS=INIT,TUNING for the tables)\n",
+            n);
     rc = 1;
   }
   if (s.n) qsort(s.r, (size_t)s.n, sizeof *s.r, by_comm);

@@ -14,7 +14,7 @@
 
 struct nn_mapwarn {
   int n;
-  char msg[NN_MAPWARN_MAX][640];   /* "FILE: warning: problem" */
+  char msg[NN_MAPWARN_MAX][640]; /* "FILE: warning: problem" */
 };
 
 /* Fills `out` with the warnings for `cfg` (read from `path`):
@@ -25,6 +25,7 @@ struct nn_mapwarn {
  *    every CPU and the host's node 1 is absent, so the served file pins one socket's ranks to
  *    every CPU and the other's to none.
  * A host-side mapping (no bus=, never served) gets only the first. */
-void nn_mapwarn_check(const struct nn_config *cfg, const char *path, const char *sysfs_root, struct nn_mapwarn *out);
+void nn_mapwarn_check(const struct nn_config *cfg, const char *path, const char *sysfs_root,
+                      struct nn_mapwarn *out);
 
 #endif

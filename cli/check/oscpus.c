@@ -64,8 +64,8 @@ static void os_nodes(const struct nn_check_ctx *c, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = 0;
   for (int i = 0; i < c->g.n_numas && len < size; i++)
-    len += (size_t)snprintf(buf + len, size - len, "%s%d (cpus %s)", i ? ", " : "", c->g.numas[i].node,
-                            c->g.numas[i].cpus);
+    len += (size_t)snprintf(buf + len, size - len, "%s%d (cpus %s)", i ? ", " : "",
+                            c->g.numas[i].node, c->g.numas[i].cpus);
 }
 
 /* CPUs of one line that this OS does not have online. */
@@ -79,10 +79,11 @@ static void check_online(struct nn_check_ctx *c, const struct nn_numa *l, const 
   c->cpus_absent = 1;
   mask_list(missing, miss, sizeof miss);
   mask_list(online, have, sizeof have);
-  nn_check_problem(c, STEP_FIX_MAPPING,
-                   "%s:%d: numa %d cpus=%s: CPUs %s are not online on this OS (online: %s), so the served file "
-                   "would pin NCCL's threads to CPUs that are not there", c->cfg->path, l->line, l->node, l->cpus,
-                   miss, have);
+  nn_check_problem(
+    c, STEP_FIX_MAPPING,
+    "%s:%d: numa %d cpus=%s: CPUs %s are not online on this OS (online: %s), so the served file "
+    "would pin NCCL's threads to CPUs that are not there",
+    c->cfg->path, l->line, l->node, l->cpus, miss, have);
 }
 
 void nn_oscpus_check(struct nn_check_ctx *c) {
@@ -94,18 +95,21 @@ void nn_oscpus_check(struct nn_check_ctx *c) {
   const struct nn_numa *differs = NULL;
   for (int i = 0; i < c->cfg->n_numas; i++) {
     const struct nn_numa *l = &c->cfg->numas[i];
-    if (nn_cpulist_parse(l->cpus, mask, err, sizeof err) < 0) continue;   /* the parser reported it */
+    if (nn_cpulist_parse(l->cpus, mask, err, sizeof err) < 0) continue; /* the parser reported it */
     if (have_online) check_online(c, l, mask, online);
     if (c->g.n_numas >= 2 && !os_has_node(c, l->node))
-      nn_check_problem(c, STEP_FIX_MAPPING, "%s:%d: numa %d: this OS has no NUMA node %d (its nodes: %s)",
-                       c->cfg->path, l->line, l->node, l->node, nodes);
+      nn_check_problem(c, STEP_FIX_MAPPING,
+                       "%s:%d: numa %d: this OS has no NUMA node %d (its nodes: %s)", c->cfg->path,
+                       l->line, l->node, l->node, nodes);
     if (i == 0) memcpy(first, mask, sizeof first);
     else if (!differs && memcmp(first, mask, sizeof first)) differs = l;
   }
   if (differs && c->g.n_numas < 2)
-    nn_check_problem(c, STEP_FIX_MAPPING,
-                     "%s:%d: numa %d cpus=%s differs from line %d's cpus=%s, but this OS has %s: in a guest "
-                     "without NUMA nodes every `numa` line lists all its CPUs (nccl-numa discover --guest "
-                     "--host-map writes them so)", c->cfg->path, differs->line, differs->node, differs->cpus,
-                     c->cfg->numas[0].line, c->cfg->numas[0].cpus, c->g.n_numas ? "one NUMA node" : "no NUMA nodes");
+    nn_check_problem(
+      c, STEP_FIX_MAPPING,
+      "%s:%d: numa %d cpus=%s differs from line %d's cpus=%s, but this OS has %s: in a guest "
+      "without NUMA nodes every `numa` line lists all its CPUs (nccl-numa discover --guest "
+      "--host-map writes them so)",
+      c->cfg->path, differs->line, differs->node, differs->cpus, c->cfg->numas[0].line,
+      c->cfg->numas[0].cpus, c->g.n_numas ? "one NUMA node" : "no NUMA nodes");
 }

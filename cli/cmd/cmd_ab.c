@@ -17,7 +17,8 @@
 #include "nn_config.h"
 
 static void ab_usage(FILE *f) {
-  fprintf(f,
+  fprintf(
+    f,
     "usage: nccl-numa ab [--nccl-tests DIR] [--config FILE] [--arm NAME=FILE]...\n"
     "                    [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS] [-n ITERS]\n"
     "                    [-w WARMUP] [--repeats N] [--out RUNDIR] [--plugin PATH]\n"
@@ -67,7 +68,8 @@ static int add_numa_arm(struct nn_rundir *rd, const char *name, size_t name_len,
   }
   struct nn_cli_config cc;
   if (nn_cli_config_load("ab", path, NULL, 0, &cc) != NN_CFG_OK) {
-    fprintf(stderr, "nccl-numa ab: arm %.*s: %s is not a valid mapping\n", (int)name_len, name, path);
+    fprintf(stderr, "nccl-numa ab: arm %.*s: %s is not a valid mapping\n", (int)name_len, name,
+            path);
     nn_cli_config_free(&cc);
     return -1;
   }
@@ -108,7 +110,7 @@ static int ab_opt(void *own, const char *name, char *v) {
 static int ab_parse(int argc, char **argv, struct nn_ab_opts *o, struct ab_cli *c) {
   char err[256];
   static const struct nn_ab_own_opt opts[] = {
-      {"config", 0}, {"plugin", 0}, {"out", 0}, {"arm", 0}, {"no-plot", 1}};
+    {"config", 0}, {"plugin", 0}, {"out", 0}, {"arm", 0}, {"no-plot", 1}};
   const struct nn_ab_own own = {opts, (int)(sizeof opts / sizeof opts[0]), ab_opt, c};
   int rc = nn_ab_parse_args(argc, argv, o, &own, err, sizeof err);
   if (rc == NN_AB_HELP) ab_usage(stdout);
@@ -147,7 +149,7 @@ int nn_cmd_ab(int argc, char **argv) {
   if (rc) return rc < 0 ? NN_EXIT_OK : rc;
   if (!o.tests_dir && !o.bench_cmd) {
     fprintf(stderr, "nccl-numa ab: where are the nccl-tests binaries? Give --nccl-tests DIR, "
-            "set NCCL_TESTS_DIR, or give --bench-cmd\n");
+                    "set NCCL_TESTS_DIR, or give --bench-cmd\n");
     return NN_EXIT_USAGE;
   }
   char so[PATH_MAX], err[PATH_MAX + 128];
@@ -184,10 +186,10 @@ int nn_cmd_ab(int argc, char **argv) {
   }
   if (getenv("NCCL_TOPO_FILE"))
     fprintf(stderr, "nccl-numa ab: NCCL_TOPO_FILE is set in your environment; it is removed "
-            "from every arm so that the arms differ only by nccl-numa\n");
+                    "from every arm so that the arms differ only by nccl-numa\n");
   if (getenv("NCCL_ALGO") || getenv("NCCL_PROTO"))
     fprintf(stderr, "nccl-numa ab: note: NCCL_ALGO/NCCL_PROTO are set and apply to every arm; "
-            "rules that need another choice fall through\n");
+                    "rules that need another choice fall through\n");
   char command[sizeof rd.command];
   nn_abdir_command(argc, argv, command, sizeof command);
   if (nn_abdir_create(&rd, c.out, numbered, "ab", command, err, sizeof err)) {

@@ -15,7 +15,8 @@
 #include "nn_config.h"
 
 static void cal_usage(FILE *f) {
-  fprintf(f,
+  fprintf(
+    f,
     "usage: nccl-numa calibrate [--from RUNDIR] [--config FILE] [--algos LIST] [--protos LIST]\n"
     "                           [--nccl-tests DIR] [--colls LIST] [-b MIN] [-e MAX] [-f FACTOR]\n"
     "                           [-g GPUS] [-n ITERS] [-w WARMUP] [--repeats N] [--out RUNDIR]\n"
@@ -60,8 +61,8 @@ static int cal_opt(void *own, const char *name, char *v) {
 /* 0, -1 after --help, or an exit code. */
 static int cal_parse(int argc, char **argv, struct nn_ab_opts *o, struct nn_cal_cli *c) {
   char err[256];
-  static const struct nn_ab_own_opt opts[] = {{"from", 0},   {"config", 0}, {"plugin", 0},
-                                              {"out", 0},    {"algos", 0},  {"protos", 0},
+  static const struct nn_ab_own_opt opts[] = {{"from", 0},  {"config", 0}, {"plugin", 0},
+                                              {"out", 0},   {"algos", 0},  {"protos", 0},
                                               {"chunks", 0}};
   const struct nn_ab_own own = {opts, (int)(sizeof opts / sizeof opts[0]), cal_opt, c};
   int rc = nn_ab_parse_args(argc, argv, o, &own, err, sizeof err);
@@ -86,27 +87,32 @@ static int cal_print(const struct nn_rundir *rd, const char *config) {
   const char *scope = nn_calibrate_scope(config, ranks, nodes, NULL);
   printf("# nccl-numa calibrate: %s (NCCL %s, %d ranks, nodes=%d)\n", rd->path,
          rd->nccl[0] ? rd->nccl : "unknown", ranks, nodes);
-  printf("# scope: %s\n", scope ? scope : config && config[0] ? "unknown for this rank count: rules "
-         "apply to any scope" : "no mapping given: rules apply to any scope");
+  printf("# scope: %s\n", scope                 ? scope
+                          : config && config[0] ? "unknown for this rank count: rules "
+                                                  "apply to any scope"
+                                                : "no mapping given: rules apply to any scope");
   struct nn_cost_model model;
   char why[512];
   int have = nn_costmeasure_load(rd, ranks, &model, why, sizeof why) == 0;
   if (have)
-    printf("# NCCL's choice per size: predicted from the tuning table NCCL logged in runs/probe.out. A rule "
-           "is emitted only where the fastest arm beats the measured time of NCCL's choice by more than the "
+    printf("# NCCL's choice per size: predicted from the tuning table NCCL logged in "
+           "runs/probe.out. A rule "
+           "is emitted only where the fastest arm beats the measured time of NCCL's choice by more "
+           "than the "
            "spread of the repeats.\n");
   else
-    printf("# NCCL's choice cannot be predicted (%s): a rule is emitted only where the fastest combination "
-           "beats the runner-up by more than the spread of the repeats.\n", why);
+    printf("# NCCL's choice cannot be predicted (%s): a rule is emitted only where the fastest "
+           "combination "
+           "beats the runner-up by more than the spread of the repeats.\n",
+           why);
   int n = nn_calibrate_emit(rd, s, ns, ranks, scope, have ? &model : NULL, stdout);
   char how[256];
   double lat = nn_costmeasure_pci_latency(rd, s, ns, how, sizeof how);
   printf("# pci-latency: %s\n", how);
-  char not[400];
-  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not))
+  char not [400];
+  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, have ? &model : NULL, lat, not, sizeof not ))
     printf("model pci-latency-us=%.2f\n", lat);
-  else if (lat > 0)
-    printf("# model pci-latency-us=%.2f not written: %s\n", lat, not);
+  else if (lat > 0) printf("# model pci-latency-us=%.2f not written: %s\n", lat, not );
   nn_costmeasure_residual_line(stdout, rd, s, ns, have ? &model : NULL, lat, "# ");
   nn_rundir_series_free(s, ns);
   if (n < 0) return NN_EXIT_INVALID;
@@ -137,13 +143,14 @@ int nn_cmd_calibrate(int argc, char **argv) {
     int forced = 0;
     for (int i = 0; i < rd.n_arms; i++) forced += rd.arms[i].kind == NN_ARM_FORCED;
     if (!forced) {
-      fprintf(stderr, "nccl-numa calibrate: %s has no forced algorithm x protocol runs (a run directory of "
-              "kind '%s' with %d arm%s); rules come from a run that `nccl-numa calibrate` made\n", c.from,
-              rd.kind[0] ? rd.kind : "unknown", rd.n_arms, rd.n_arms == 1 ? "" : "s");
+      fprintf(stderr,
+              "nccl-numa calibrate: %s has no forced algorithm x protocol runs (a run directory of "
+              "kind '%s' with %d arm%s); rules come from a run that `nccl-numa calibrate` made\n",
+              c.from, rd.kind[0] ? rd.kind : "unknown", rd.n_arms, rd.n_arms == 1 ? "" : "s");
       nn_rundir_free(&rd);
       return NN_EXIT_INVALID;
     }
-    if (!config[0])   /* the mapping the sweep ran with tells the scope */
+    if (!config[0]) /* the mapping the sweep ran with tells the scope */
       for (int i = 0; i < rd.n_arms && !config[0]; i++)
         if (rd.arms[i].kind == NN_ARM_FORCED && rd.arms[i].config)
           snprintf(config, sizeof config, "%s", rd.arms[i].config);

@@ -14,7 +14,8 @@
 #include "cli/predict/ncclver.h"
 
 static void usage(FILE *out) {
-  fprintf(out,
+  fprintf(
+    out,
     "usage: nccl-numa check [--config FILE] [--sysfs-root DIR] [--cpuinfo FILE] [--no-cuda]\n"
     "                       [--nccl-version X.Y.Z | --nccl-lib PATH] [--visible-devices LIST]\n"
     "                       [--ranks N] [--json]\n"
@@ -22,19 +23,26 @@ static void usage(FILE *out) {
     "\n"
     "Diagnoses this machine (bare metal or a guest): NVIDIA GPUs with bus id and sysfs numa_node,\n"
     "NUMA nodes, NCCL_TOPO_FILE and " NN_CHECK_VIRTUAL_TOPOLOGY ", whether the mapping\n"
-    "matches the machine, NCCL's socket-link hazard, GPU peer access (with a CUDA driver), next steps.\n"
-    "  --config FILE    the mapping (default: NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf if present)\n"
-    "  --sysfs-root DIR read DIR/sys, DIR/proc/cpuinfo, DIR/proc/driver/nvidia/gpus, DIR/etc and DIR/var\n"
+    "matches the machine, NCCL's socket-link hazard, GPU peer access (with a CUDA driver), next "
+    "steps.\n"
+    "  --config FILE    the mapping (default: NCCL_NUMA_CONFIG, else /etc/nccl-numa.conf if "
+    "present)\n"
+    "  --sysfs-root DIR read DIR/sys, DIR/proc/cpuinfo, DIR/proc/driver/nvidia/gpus, DIR/etc and "
+    "DIR/var\n"
     "                   instead of the real ones\n"
     "  --cpuinfo FILE   CPU identity NCCL would see (default /proc/cpuinfo under the root)\n"
     "  --no-cuda        do not ask the CUDA driver (peer access then \"not checked\")\n"
     "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
-    "  --nccl-lib PATH  ... for the release of this libnccl.so.2 (default: the Python environment's\n"
+    "  --nccl-lib PATH  ... for the release of this libnccl.so.2 (default: the Python "
+    "environment's\n"
     "                   nvidia-nccl wheel, else the one on the library path)\n"
-    "  --visible-devices LIST  the job's CUDA_VISIBLE_DEVICES (default: this shell's; unset: the GPUs\n"
-    "                   the NVIDIA driver shows this container); GPUs all on one NUMA node are judged\n"
+    "  --visible-devices LIST  the job's CUDA_VISIBLE_DEVICES (default: this shell's; unset: the "
+    "GPUs\n"
+    "                   the NVIDIA driver shows this container); GPUs all on one NUMA node are "
+    "judged\n"
     "                   alone, as the plugin does\n"
-    "  --ranks N        ranks in the job's communicator, for the summary (default: the visible GPUs'\n"
+    "  --ranks N        ranks in the job's communicator, for the summary (default: the visible "
+    "GPUs'\n"
     "                   count, else the mapping's)\n"
     "  --json           one JSON document on stdout: the report by section, the problem count and\n"
     "                   the summary (keys: docs/user/cli.md)\n"
@@ -49,8 +57,8 @@ static void usage(FILE *out) {
 #define NN_CHECK_JSON_VERSION 1
 
 static void end_section(struct nn_jsonw *w) {
-  nn_jsonw_end(w);   /* its lines */
-  nn_jsonw_end(w);   /* the section */
+  nn_jsonw_end(w); /* its lines */
+  nn_jsonw_end(w); /* the section */
 }
 
 /* Where a report line belongs: a section title (column 0, ending in ':'), the summary
@@ -106,45 +114,69 @@ static int check_json(const struct nn_check_opts *o) {
 }
 
 int nn_cmd_check(int argc, char **argv) {
-  static const struct option longs[] = {
-    {"config", required_argument, 0, 'c'}, {"sysfs-root", required_argument, 0, 'r'},
-    {"cpuinfo", required_argument, 0, 'i'}, {"no-cuda", no_argument, 0, 'n'},
-    {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-    {"compare", no_argument, 0, 'C'}, {"visible-devices", required_argument, 0, 'D'}, {"json", no_argument, 0, 'J'},
-    {"ranks", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option longs[] = {{"config", required_argument, 0, 'c'},
+                                        {"sysfs-root", required_argument, 0, 'r'},
+                                        {"cpuinfo", required_argument, 0, 'i'},
+                                        {"no-cuda", no_argument, 0, 'n'},
+                                        {"nccl-version", required_argument, 0, 'V'},
+                                        {"nccl-lib", required_argument, 0, 'L'},
+                                        {"compare", no_argument, 0, 'C'},
+                                        {"visible-devices", required_argument, 0, 'D'},
+                                        {"json", no_argument, 0, 'J'},
+                                        {"ranks", required_argument, 0, 'R'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   struct nn_check_opts o = {.root = "/"};
   int c, compare = 0, json = 0;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'c': o.config = optarg; break;
-      case 'r': o.root = optarg; break;
-      case 'i': o.cpuinfo = optarg; break;
-      case 'n': o.no_cuda = 1; break;
-      case 'V': {
-        char err[160];
-        if (nn_ncclver_parse_arg("--nccl-version", optarg, err, sizeof err) < 0) {
-          fprintf(stderr, "nccl-numa check: %s\n", err);
-          return NN_EXIT_USAGE;
-        }
-        o.nccl_version = optarg;
-        break;
-      }
-      case 'L': o.nccl_lib = optarg; break;
-      case 'C': compare = 1; break;
-      case 'D': o.visible = optarg; break;
-      case 'R':
-        if (nn_int_parse(optarg, 1, 1000000, &o.ranks)) {
-          fprintf(stderr, "nccl-numa check: bad --ranks '%s' (expected 1-1000000)\n", optarg);
-          return NN_EXIT_USAGE;
-        }
-        break;
-      case 'J': json = 1; break;
-      case 'h': usage(stdout); return NN_EXIT_OK;
-      default:
-        nn_options_error("check", c, argc, argv);
-        usage(stderr);
+    case 'c':
+      o.config = optarg;
+      break;
+    case 'r':
+      o.root = optarg;
+      break;
+    case 'i':
+      o.cpuinfo = optarg;
+      break;
+    case 'n':
+      o.no_cuda = 1;
+      break;
+    case 'V': {
+      char err[160];
+      if (nn_ncclver_parse_arg("--nccl-version", optarg, err, sizeof err) < 0) {
+        fprintf(stderr, "nccl-numa check: %s\n", err);
         return NN_EXIT_USAGE;
+      }
+      o.nccl_version = optarg;
+      break;
+    }
+    case 'L':
+      o.nccl_lib = optarg;
+      break;
+    case 'C':
+      compare = 1;
+      break;
+    case 'D':
+      o.visible = optarg;
+      break;
+    case 'R':
+      if (nn_int_parse(optarg, 1, 1000000, &o.ranks)) {
+        fprintf(stderr, "nccl-numa check: bad --ranks '%s' (expected 1-1000000)\n", optarg);
+        return NN_EXIT_USAGE;
+      }
+      break;
+    case 'J':
+      json = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return NN_EXIT_OK;
+    default:
+      nn_options_error("check", c, argc, argv);
+      usage(stderr);
+      return NN_EXIT_USAGE;
     }
   }
   if (compare) {
@@ -153,7 +185,8 @@ int nn_cmd_check(int argc, char **argv) {
       usage(stderr);
       return NN_EXIT_USAGE;
     }
-    return nn_compare_files(argc - optind, argv + optind, stdout, stderr) ? NN_EXIT_INVALID : NN_EXIT_OK;
+    return nn_compare_files(argc - optind, argv + optind, stdout, stderr) ? NN_EXIT_INVALID
+                                                                          : NN_EXIT_OK;
   }
   if (optind < argc) {
     fprintf(stderr, "nccl-numa check: unexpected argument '%s'\n", argv[optind]);

@@ -19,26 +19,27 @@
 #include "printable.h"
 
 static void check_config_usage(FILE *out) {
-  fprintf(out,
-          "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR] [--nccl-version X.Y.Z]\n"
-          "                              [--json]\n"
-          "\n"
-          "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
-          "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
-          "--json prints one JSON document on stdout instead (keys: docs/user/cli.md).\n"
-          "A valid file can still get warnings (FILE: warning: ..., on stderr): no gpu lines,\n"
-          "or GPUs on NUMA nodes of which one gets CPUs and another none.\n"
-          "\n"
-          "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
-          "                gpu lines need host= and may leave out bus=\n"
-          "  --sysfs-root DIR  read the CPUs of nodes without a `numa` line under DIR/sys (default /)\n"
-          "  --nccl-version X.Y.Z  also say, as FILE:LINE: notes on stdout, which rules'\n"
-          "                channels= that release cannot take (2.31+ only lowers its count)\n"
-          "                and whether it asks for chunk= at all (2.30.3+)\n"
-          "  --help        this text\n"
-          "\n"
-          "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
-          "whose name a mapping may not serve), 2 usage.\n");
+  fprintf(
+    out,
+    "usage: nccl-numa check-config FILE [--host-side] [--sysfs-root DIR] [--nccl-version X.Y.Z]\n"
+    "                              [--json]\n"
+    "\n"
+    "Validates a mapping file (format 1) exactly as the plugin reads it. Prints\n"
+    "FILE:LINE: problem on stderr for each problem, or a one-line summary on stdout.\n"
+    "--json prints one JSON document on stdout instead (keys: docs/user/cli.md).\n"
+    "A valid file can still get warnings (FILE: warning: ..., on stderr): no gpu lines,\n"
+    "or GPUs on NUMA nodes of which one gets CPUs and another none.\n"
+    "\n"
+    "  --host-side   accept a host-side mapping (from `discover --proxmox-vm`):\n"
+    "                gpu lines need host= and may leave out bus=\n"
+    "  --sysfs-root DIR  read the CPUs of nodes without a `numa` line under DIR/sys (default /)\n"
+    "  --nccl-version X.Y.Z  also say, as FILE:LINE: notes on stdout, which rules'\n"
+    "                channels= that release cannot take (2.31+ only lowers its count)\n"
+    "                and whether it asks for chunk= at all (2.30.3+)\n"
+    "  --help        this text\n"
+    "\n"
+    "Exit status: 0 valid, 1 invalid (an untrusted file, a problem, or an env line\n"
+    "whose name a mapping may not serve), 2 usage.\n");
 }
 
 /* ", p2p ok: ..." for the summary line: what the p2p line serves, and to whom. */
@@ -50,7 +51,9 @@ static void p2p_summary(const struct nn_config *cfg, char *buf, size_t size) {
   nn_config_p2p_gpus_format(l->gpus, gpus, sizeof gpus);
   if (l->state == NN_P2P_OK && (!l->gpus || !l->driver[0] || l->xproc != NN_P2P_XPROC_OK))
     snprintf(buf, size, ", p2p ok untested (no %s): P2P off, NCCL_P2P_DISABLE=1",
-             !l->gpus ? "gpus=" : !l->driver[0] ? "driver=" : "xproc=ok");
+             !l->gpus        ? "gpus="
+             : !l->driver[0] ? "driver="
+                             : "xproc=ok");
   else if (l->state == NN_P2P_OK) {
     if (snprintf(buf, size, ", p2p ok: NCCL_P2P_LEVEL=%s to a process on GPUs %s under driver %s%s",
                  nn_config_p2p_level_name(l->level), gpus, l->driver,
@@ -83,11 +86,14 @@ static void print_summary(const char *path, const struct nn_config *cfg, const c
 static void print_refused(const char *path, const struct nn_config *cfg) {
   int n = cfg->refused.n + cfg->refused.dropped;
   if (cfg->refused.dropped)
-    fprintf(stderr, "%s: ... and %d more refused env line%s not shown\n", path, cfg->refused.dropped,
-            cfg->refused.dropped == 1 ? "" : "s");
-  fprintf(stderr, "%s: invalid (%d env line%s refused; the plugin would apply the rest: %d GPU%s, %d rule%s, "
-          "%d env)\n", path, n, n == 1 ? "" : "s", cfg->n_gpus, cfg->n_gpus == 1 ? "" : "s", cfg->n_rules,
-          cfg->n_rules == 1 ? "" : "s", cfg->n_envs);
+    fprintf(stderr, "%s: ... and %d more refused env line%s not shown\n", path,
+            cfg->refused.dropped, cfg->refused.dropped == 1 ? "" : "s");
+  fprintf(
+    stderr,
+    "%s: invalid (%d env line%s refused; the plugin would apply the rest: %d GPU%s, %d rule%s, "
+    "%d env)\n",
+    path, n, n == 1 ? "" : "s", cfg->n_gpus, cfg->n_gpus == 1 ? "" : "s", cfg->n_rules,
+    cfg->n_rules == 1 ? "" : "s", cfg->n_envs);
 }
 
 static void print_problems(const char *path, const struct nn_diag *d) {
@@ -108,18 +114,23 @@ static int modelled_channels(const struct nn_config *cfg, const struct nn_ncclve
   char err[512];
   if (cfg->n_gpus < 2 || nn_topology_cpu_kind(cfg, NULL, &cpu, err, sizeof err) != 0) return 0;
   nn_ncclver_verdict(cfg, &cpu, ver, NULL, NULL, 0, &v);
-  return nn_costview_model(&v, &cpu, cfg, cfg->n_gpus, 1, &m, err, sizeof err) == 0 ? m.comm_nchannels : 0;
+  return nn_costview_model(&v, &cpu, cfg, cfg->n_gpus, 1, &m, err, sizeof err) == 0
+           ? m.comm_nchannels
+           : 0;
 }
 
 /* chunk= before tuner v6: NCCL never asks. */
-static void print_chunk_notes(const struct nn_config *cfg, const struct nn_nccl_release *r, const char *name) {
+static void print_chunk_notes(const struct nn_config *cfg, const struct nn_nccl_release *r,
+                              const char *name) {
   char since[16];
-  nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
+  nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since,
+                             sizeof since);
   for (int i = 0; !r->tuner_chunk_size && i < cfg->n_rules; i++)
     if (cfg->rules[i].chunk)
-      printf("%s:%d: note: chunk= has no effect on NCCL %s: it asks no tuner for chunk sizes (getChunkSize, "
-             "tuner v6, NCCL %s+)\n", cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name,
-             since);
+      printf("%s:%d: note: chunk= has no effect on NCCL %s: it asks no tuner for chunk sizes "
+             "(getChunkSize, "
+             "tuner v6, NCCL %s+)\n",
+             cfg->rules[i].file ? cfg->rules[i].file : "?", cfg->rules[i].line, name, since);
 }
 
 /* On a release that only lowers NCCL's count, every channels= rule gets a note: `no effect`
@@ -135,13 +146,16 @@ static void print_channel_notes(const struct nn_config *cfg, const struct nn_ncc
   for (int i = 0; i < cfg->n_rules; i++) {
     const struct nn_rule *rl = &cfg->rules[i];
     if (!rl->channels) continue;
-    int own_shape = gpus >= rl->ranks_lo && gpus <= rl->ranks_hi && rl->nodes_lo <= 1 && rl->nodes_hi >= 1;
+    int own_shape =
+      gpus >= rl->ranks_lo && gpus <= rl->ranks_hi && rl->nodes_lo <= 1 && rl->nodes_hi >= 1;
     if (own_shape && nn_nccl_channels_no_effect(r, rl->channels, comm))
-      printf("%s:%d: note: channels=%d has no effect on NCCL %s: it takes a tuner's count only below its own "
-             "(%d for this mapping's %d GPUs on one node)\n", rl->file ? rl->file : "?", rl->line, rl->channels,
-             name, comm, cfg->n_gpus);
+      printf("%s:%d: note: channels=%d has no effect on NCCL %s: it takes a tuner's count only "
+             "below its own "
+             "(%d for this mapping's %d GPUs on one node)\n",
+             rl->file ? rl->file : "?", rl->line, rl->channels, name, comm, cfg->n_gpus);
     else
-      printf("%s:%d: note: channels=%d can only lower NCCL %s's channel count for a call, never raise it\n",
+      printf("%s:%d: note: channels=%d can only lower NCCL %s's channel count for a call, never "
+             "raise it\n",
              rl->file ? rl->file : "?", rl->line, rl->channels, name);
   }
 }
@@ -198,11 +212,21 @@ int nn_cmd_check_config(int argc, char **argv) {
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-    case 'h': check_config_usage(stdout); return NN_EXIT_OK;
-    case 'H': opts.flags |= NN_PARSE_HOST_SIDE; break;
-    case 's': sysfs_root = optarg; break;
-    case 'V': version = optarg; break;
-    case 'J': json = 1; break;
+    case 'h':
+      check_config_usage(stdout);
+      return NN_EXIT_OK;
+    case 'H':
+      opts.flags |= NN_PARSE_HOST_SIDE;
+      break;
+    case 's':
+      sysfs_root = optarg;
+      break;
+    case 'V':
+      version = optarg;
+      break;
+    case 'J':
+      json = 1;
+      break;
     default:
       nn_options_error("check-config", c, argc, argv);
       check_config_usage(stderr);
@@ -210,7 +234,8 @@ int nn_cmd_check_config(int argc, char **argv) {
     }
   }
   if (argc - optind > 1) {
-    fprintf(stderr, "nccl-numa check-config: one FILE only ('%s' and '%s' given)\n", argv[optind], argv[optind + 1]);
+    fprintf(stderr, "nccl-numa check-config: one FILE only ('%s' and '%s' given)\n", argv[optind],
+            argv[optind + 1]);
     return NN_EXIT_USAGE;
   }
   if (optind < argc) path = argv[optind];
@@ -245,7 +270,8 @@ int nn_cmd_check_config(int argc, char **argv) {
     }
     if (version) print_channel_notes(cfg, &ver);
     if (version)
-      nn_protonotes_print(stdout, "", "note: ", cfg, nn_nccl_release_find(ver.code, NULL), cfg->n_gpus ? cfg->gpus[0].sm : 0);
+      nn_protonotes_print(stdout, "", "note: ", cfg, nn_nccl_release_find(ver.code, NULL),
+                          cfg->n_gpus ? cfg->gpus[0].sm : 0);
   } else {
     print_problems(shown, &diag);
     rc = NN_EXIT_INVALID;

@@ -12,20 +12,29 @@
 #include "cli/discover/discover_map.h"
 
 static void usage(FILE *out) {
-  fprintf(out,
-    "usage: nccl-numa discover [--xml FILE] [--allow-unknown --assume-numa BUSID=NODE ...] [--no-cuda]\n"
+  fprintf(
+    out,
+    "usage: nccl-numa discover [--xml FILE] [--allow-unknown --assume-numa BUSID=NODE ...] "
+    "[--no-cuda]\n"
     "       nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf\n"
-    "                          [--pci-mapping /etc/pve/mapping/pci.cfg] [--node NAME] [--xml FILE]\n"
+    "                          [--pci-mapping /etc/pve/mapping/pci.cfg] [--node NAME] [--xml "
+    "FILE]\n"
     "       nccl-numa discover --guest --host-map FILE [--sysfs-root DIR] [--no-cuda]\n"
     "\n"
     "Prints a complete mapping file (format 1) on stdout.\n"
-    "  (no mode)        this machine (bare metal or a host): GPUs in PCI bus order with their NUMA node,\n"
-          "                   and NICs (RDMA devices in name order, else network interfaces) with theirs\n"
-    "  --proxmox-vm     on the Proxmox host: the VM's hostpci GPUs with their host NUMA node; the output\n"
+    "  (no mode)        this machine (bare metal or a host): GPUs in PCI bus order with their NUMA "
+    "node,\n"
+    "                   and NICs (RDMA devices in name order, else network interfaces) with "
+    "theirs\n"
+    "  --proxmox-vm     on the Proxmox host: the VM's hostpci GPUs with their host NUMA node; the "
+    "output\n"
     "                   is a host-side mapping, to be completed in the guest\n"
-    "  --guest          in the guest: matches each GPU's root port to its hostpci entry in --host-map\n"
-    "  --xml FILE       read a saved hwloc topology instead of this machine (HWLOC_XMLFILE works too)\n"
-    "  --pci-mapping    cluster PCI mapping for mapping= entries (default /etc/pve/mapping/pci.cfg)\n"
+    "  --guest          in the guest: matches each GPU's root port to its hostpci entry in "
+    "--host-map\n"
+    "  --xml FILE       read a saved hwloc topology instead of this machine (HWLOC_XMLFILE works "
+    "too)\n"
+    "  --pci-mapping    cluster PCI mapping for mapping= entries (default "
+    "/etc/pve/mapping/pci.cfg)\n"
     "  --node NAME      Proxmox node name for mapping= entries (default: this host's short name)\n"
     "  --sysfs-root DIR read DIR/sys instead of /sys\n"
     "  --allow-unknown  GPUs whose NUMA node hwloc cannot tell take it from --assume-numa\n"
@@ -35,38 +44,63 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *guest) {
-  static const struct option longs[] = {
-    {"xml", required_argument, 0, 'x'},        {"proxmox-vm", required_argument, 0, 'p'},
-    {"pci-mapping", required_argument, 0, 'm'}, {"node", required_argument, 0, 'n'},
-    {"guest", no_argument, 0, 'g'},             {"host-map", required_argument, 0, 'H'},
-    {"sysfs-root", required_argument, 0, 'r'},  {"allow-unknown", no_argument, 0, 'u'},
-    {"assume-numa", required_argument, 0, 'a'}, {"no-cuda", no_argument, 0, 'c'},
-    {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+  static const struct option longs[] = {{"xml", required_argument, 0, 'x'},
+                                        {"proxmox-vm", required_argument, 0, 'p'},
+                                        {"pci-mapping", required_argument, 0, 'm'},
+                                        {"node", required_argument, 0, 'n'},
+                                        {"guest", no_argument, 0, 'g'},
+                                        {"host-map", required_argument, 0, 'H'},
+                                        {"sysfs-root", required_argument, 0, 'r'},
+                                        {"allow-unknown", no_argument, 0, 'u'},
+                                        {"assume-numa", required_argument, 0, 'a'},
+                                        {"no-cuda", no_argument, 0, 'c'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (c) {
-      case 'x': o->xml = optarg; break;
-      case 'p': o->vm = optarg; break;
-      case 'm': o->pci_mapping = optarg; break;
-      case 'n': o->node = optarg; break;
-      case 'g': *guest = 1; break;
-      case 'H': o->host_map = optarg; break;
-      case 'r': o->root = optarg; break;
-      case 'u': o->allow_unknown = 1; break;
-      case 'c': o->no_cuda = 1; break;
-      case 'a': {
-        char why[160];
-        if (nn_discover_assume_add(o, optarg, why, sizeof why)) {
-          fprintf(stderr, "nccl-numa discover: %s\n", why);
-          return -1;
-        }
-        break;
-      }
-      case 'h': usage(stdout); exit(NN_EXIT_OK);
-      default:
-        nn_options_error("discover", c, argc, argv);
+    case 'x':
+      o->xml = optarg;
+      break;
+    case 'p':
+      o->vm = optarg;
+      break;
+    case 'm':
+      o->pci_mapping = optarg;
+      break;
+    case 'n':
+      o->node = optarg;
+      break;
+    case 'g':
+      *guest = 1;
+      break;
+    case 'H':
+      o->host_map = optarg;
+      break;
+    case 'r':
+      o->root = optarg;
+      break;
+    case 'u':
+      o->allow_unknown = 1;
+      break;
+    case 'c':
+      o->no_cuda = 1;
+      break;
+    case 'a': {
+      char why[160];
+      if (nn_discover_assume_add(o, optarg, why, sizeof why)) {
+        fprintf(stderr, "nccl-numa discover: %s\n", why);
         return -1;
+      }
+      break;
+    }
+    case 'h':
+      usage(stdout);
+      exit(NN_EXIT_OK);
+    default:
+      nn_options_error("discover", c, argc, argv);
+      return -1;
     }
   }
   if (optind < argc) {
@@ -74,7 +108,8 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
     return -1;
   }
   if (*guest && (!o->host_map || o->vm || o->xml)) {
-    fprintf(stderr, "nccl-numa discover: --guest needs --host-map and takes neither --proxmox-vm nor --xml\n");
+    fprintf(stderr, "nccl-numa discover: --guest needs --host-map and takes neither --proxmox-vm "
+                    "nor --xml\n");
     return -1;
   }
   if (!*guest && (o->host_map || o->root)) {
@@ -97,11 +132,12 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
 static void print_messages(const struct nn_discover_opts *o) {
   for (int i = 0; i < o->map_problems.n; i++) fprintf(stderr, "%s\n", o->map_problems.msgs[i]);
   for (int i = 0; i < o->msgs.n; i++) fprintf(stderr, "nccl-numa discover: %s\n", o->msgs.msgs[i]);
-  if (o->msgs.dropped) fprintf(stderr, "nccl-numa discover: ... and %d more messages\n", o->msgs.dropped);
+  if (o->msgs.dropped)
+    fprintf(stderr, "nccl-numa discover: ... and %d more messages\n", o->msgs.dropped);
 }
 
 int nn_cmd_discover(int argc, char **argv) {
-  struct nn_discover_opts *o = calloc(1, sizeof *o);   /* large: the assumptions */
+  struct nn_discover_opts *o = calloc(1, sizeof *o); /* large: the assumptions */
   int guest = 0, rc = NN_EXIT_USAGE;
   if (!o) return NN_EXIT_INVALID;
   o->out = stdout;

@@ -33,12 +33,15 @@ struct exec_opts {
 /* Parses exec's (want_cmd) or env's options; on a usage error says what is wrong in why.
  * exec's optstring starts with '+': its options end at COMMAND, whose own arguments
  * (`--config` of the wrapped program, say) pass through untouched. */
-static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, char *why, size_t whysz) {
-  static const struct option exec_opts[] = {
-      {"config", required_argument, 0, 'c'},   {"plugin", required_argument, 0, 'p'},
-      {"bind-for", required_argument, 0, 'b'}, {"sysfs-root", required_argument, 0, 's'},
-      {"no-engine-allreduce", no_argument, 0, 'A'}, {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, char *why,
+                      size_t whysz) {
+  static const struct option exec_opts[] = {{"config", required_argument, 0, 'c'},
+                                            {"plugin", required_argument, 0, 'p'},
+                                            {"bind-for", required_argument, 0, 'b'},
+                                            {"sysfs-root", required_argument, 0, 's'},
+                                            {"no-engine-allreduce", no_argument, 0, 'A'},
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
   int c;
   memset(o, 0, sizeof *o);
   nn_options_begin();
@@ -48,19 +51,33 @@ static int parse_opts(int argc, char **argv, int want_cmd, struct exec_opts *o, 
                                            {"engine", required_argument, 0, 'e'},
                                            {"help", no_argument, 0, 'h'},
                                            {0, 0, 0, 0}};
-  while ((c = getopt_long(argc, argv, want_cmd ? "+:h" : ":h", want_cmd ? exec_opts : env_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, want_cmd ? "+:h" : ":h", want_cmd ? exec_opts : env_opts,
+                          NULL)) != -1) {
     switch (c) {
-    case 'h': o->help = 1; break;
-    case 'c': o->config = optarg; break;
-    case 'p': o->plugin = optarg; break;
-    case 's': o->sysfs_root = optarg; break;
-    case 'A': o->no_allreduce = 1; break;
+    case 'h':
+      o->help = 1;
+      break;
+    case 'c':
+      o->config = optarg;
+      break;
+    case 'p':
+      o->plugin = optarg;
+      break;
+    case 's':
+      o->sysfs_root = optarg;
+      break;
+    case 'A':
+      o->no_allreduce = 1;
+      break;
     case 'b':
     case 'e':
       if ((o->bind = nn_bind_engine_parse(optarg))) break;
-      nn_errbuf_set(why, whysz, "--%s '%s': expected sglang or vllm", c == 'b' ? "bind-for" : "engine", optarg);
+      nn_errbuf_set(why, whysz, "--%s '%s': expected sglang or vllm",
+                    c == 'b' ? "bind-for" : "engine", optarg);
       return -1;
-    default: nn_options_problem(c, argc, argv, why, whysz); return -1;
+    default:
+      nn_options_problem(c, argc, argv, why, whysz);
+      return -1;
     }
   }
   if (!want_cmd && optind < argc) {
@@ -89,8 +106,10 @@ static int resolve(const struct exec_opts *o, const char *who, char *so, char *c
     return NN_EXIT_INVALID;
   }
   if (getenv("NCCL_TOPO_FILE"))
-    fprintf(stderr, "nccl-numa %s: note: NCCL_TOPO_FILE is set and wins over the topology "
-            "nccl-numa would serve\n", who);
+    fprintf(stderr,
+            "nccl-numa %s: note: NCCL_TOPO_FILE is set and wins over the topology "
+            "nccl-numa would serve\n",
+            who);
   return NN_EXIT_OK;
 }
 
@@ -112,31 +131,36 @@ static int parse_or_usage(int argc, char **argv, int want_cmd, struct exec_opts 
 }
 
 static void exec_usage(FILE *f) {
-  fprintf(f, "usage: nccl-numa exec [--config FILE] [--plugin PATH] [--bind-for sglang|vllm]\n"
-          "                      [--no-engine-allreduce] [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
-          "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
-          "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
-          "else %s), and GLOO_SOCKET_IFNAME, when unset, to the interfaces of NCCL_SOCKET_IFNAME\n"
-          "(the environment's, else the mapping's env line; prefixes expanded to this host's\n"
-          "interfaces): Gloo, the CPU process group of SGLang and vLLM, otherwise picks its own.\n"
-          "Nothing else in the environment changes. Example:\n"
-          "  nccl-numa exec --bind-for sglang -- python3 -m sglang.launch_server --tp 8 ...\n\n"
-          "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
-          "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
-          "                     the NVIDIA driver shows this container, else every GPU of the\n"
-          "                     mapping): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
-          "                     --numa-bind-nodes N0 N1 ...; only when this OS has those NUMA nodes,\n"
-          "                     else it says why and appends nothing; and sets the engine's PCIe\n"
-          "                     all-reduce (SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1,\n"
-          "                     VLLM_ALLREDUCE_USE_FLASHINFER_PCIE_IPC=1) where the mapping's p2p line\n"
-          "                     is ok with its cross-process test passed on the job's GPUs, TP (COMMAND's\n"
-          "                     --tp/-tp, else the GPUs' count) is 2, 4 or 8, and the installed engine and\n"
-          "                     FlashInfer have it (read from the Python environment's files, never run);\n"
-          "                     else it says why; the user's own value wins\n"
-          "  --no-engine-allreduce  leave the engine's PCIe all-reduce variable alone\n"
-          "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN and the GPUs the NVIDIA driver\n"
-          "                     shows this container (/proc/driver/nvidia/gpus) under DIR\n",
-          NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
+  fprintf(
+    f,
+    "usage: nccl-numa exec [--config FILE] [--plugin PATH] [--bind-for sglang|vllm]\n"
+    "                      [--no-engine-allreduce] [--sysfs-root DIR] -- COMMAND [ARGS...]\n\n"
+    "Runs COMMAND with NCCL_TUNER_PLUGIN and NCCL_ENV_PLUGIN set to the absolute path of\n"
+    "%s and NCCL_NUMA_CONFIG to the mapping (--config, else $NCCL_NUMA_CONFIG,\n"
+    "else %s), and GLOO_SOCKET_IFNAME, when unset, to the interfaces of NCCL_SOCKET_IFNAME\n"
+    "(the environment's, else the mapping's env line; prefixes expanded to this host's\n"
+    "interfaces): Gloo, the CPU process group of SGLang and vLLM, otherwise picks its own.\n"
+    "Nothing else in the environment changes. Example:\n"
+    "  nccl-numa exec --bind-for sglang -- python3 -m sglang.launch_server --tp 8 ...\n\n"
+    "  --bind-for ENGINE  append the engine's own NUMA binding: the NUMA node of each GPU the job\n"
+    "                     sees (CUDA_VISIBLE_DEVICES, in the engine's order; when unset, the GPUs\n"
+    "                     the NVIDIA driver shows this container, else every GPU of the\n"
+    "                     mapping): sglang --numa-node N0 N1 ..., vllm --numa-bind\n"
+    "                     --numa-bind-nodes N0 N1 ...; only when this OS has those NUMA nodes,\n"
+    "                     else it says why and appends nothing; and sets the engine's PCIe\n"
+    "                     all-reduce (SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1,\n"
+    "                     VLLM_ALLREDUCE_USE_FLASHINFER_PCIE_IPC=1) where the mapping's p2p line\n"
+    "                     is ok with its cross-process test passed on the job's GPUs, TP "
+    "(COMMAND's\n"
+    "                     --tp/-tp, else the GPUs' count) is 2, 4 or 8, and the installed engine "
+    "and\n"
+    "                     FlashInfer have it (read from the Python environment's files, never "
+    "run);\n"
+    "                     else it says why; the user's own value wins\n"
+    "  --no-engine-allreduce  leave the engine's PCIe all-reduce variable alone\n"
+    "  --sysfs-root DIR   look for /sys/devices/system/node/nodeN and the GPUs the NVIDIA driver\n"
+    "                     shows this container (/proc/driver/nvidia/gpus) under DIR\n",
+    NN_PLUGIN_FILE, NN_DEFAULT_CONFIG_PATH);
 }
 
 /* Which GPUs the appended list is for, after the list on stderr. */
@@ -159,16 +183,22 @@ static int command_tp(char *const *args) {
 static void say_tp(const struct nn_job *job, char *const *args, int listed) {
   int tp = command_tp(args);
   if (job->vis.set || job->vis.n > 0 || tp <= 0 || tp >= listed) return;
-  fprintf(stderr, "nccl-numa exec: the command asks for tensor parallelism %d, but nothing names the job's GPUs "
-          "(CUDA_VISIBLE_DEVICES unset, no driver list), so the list above has all %d of the mapping's; the "
-          "engine reads its first %d entries for GPUs 0-%d: set CUDA_VISIBLE_DEVICES to the job's GPUs\n", tp,
-          listed, tp, tp - 1);
+  fprintf(
+    stderr,
+    "nccl-numa exec: the command asks for tensor parallelism %d, but nothing names the job's GPUs "
+    "(CUDA_VISIBLE_DEVICES unset, no driver list), so the list above has all %d of the mapping's; "
+    "the "
+    "engine reads its first %d entries for GPUs 0-%d: set CUDA_VISIBLE_DEVICES to the job's GPUs\n",
+    tp, listed, tp, tp - 1);
 }
 
 static void say_whose(const struct nn_job *job) {
   if (!job->vis.set && job->vis.source == NN_VISIBLE_FROM_PROC) {
-    fprintf(stderr, " (the NUMA node of each GPU the NVIDIA driver shows this container, in PCI bus order: the "
-            "mapping's GPU%s", job->vis.n > 1 ? "s" : "");
+    fprintf(
+      stderr,
+      " (the NUMA node of each GPU the NVIDIA driver shows this container, in PCI bus order: the "
+      "mapping's GPU%s",
+      job->vis.n > 1 ? "s" : "");
     for (int i = 0; i < job->vis.n; i++) fprintf(stderr, " %d", job->vis.gpu[i]);
     fprintf(stderr, "; CUDA_VISIBLE_DEVICES is unset)\n");
     return;
@@ -177,9 +207,12 @@ static void say_whose(const struct nn_job *job) {
     fprintf(stderr, " (the NUMA node of each GPU of the mapping: CUDA_VISIBLE_DEVICES is unset)\n");
     return;
   }
-  fprintf(stderr, " (the NUMA node of each GPU the job sees, in the engine's order: CUDA_VISIBLE_DEVICES=%s"
-          " is the mapping's GPU", job->vis.list);
-  for (int i = 0; i < job->vis.n; i++)   /* positions in the mapping are its gpu indices (nn_config.h) */
+  fprintf(stderr,
+          " (the NUMA node of each GPU the job sees, in the engine's order: CUDA_VISIBLE_DEVICES=%s"
+          " is the mapping's GPU",
+          job->vis.list);
+  for (int i = 0; i < job->vis.n;
+       i++) /* positions in the mapping are its gpu indices (nn_config.h) */
     fprintf(stderr, "%s%d", i ? " " : job->vis.n > 1 ? "s " : " ", job->vis.gpu[i]);
   fprintf(stderr, ")\n");
 }
@@ -192,8 +225,10 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
   if (nn_cli_config_load("exec", cfg, NULL, 0, &cc) != NN_CFG_OK) return NULL;
   const char *add[NN_BIND_MAX_ARGS];
   char why[PATH_MAX + 512];
-  nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(), &job);
-  int n = nn_bind_args(cc.cfg, &job.vis, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
+  nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(),
+                    &job);
+  int n =
+    nn_bind_args(cc.cfg, &job.vis, o->bind, o->sysfs_root, argv + o->cmd, add, why, sizeof why);
   nn_cli_config_free(&cc);
   if (n == 0) {
     fprintf(stderr, "nccl-numa exec: --bind-for %s: nothing added: %s\n", names[o->bind], why);
@@ -218,15 +253,16 @@ static char **bound_argv(const struct exec_opts *o, int argc, char **argv, const
 /* The engine's PCIe all-reduce variable (allreduce.h) for the job of the mapping at cfg_path:
  * "1" into value and returns 1 when to set it; says in one line on stderr why or why not.
  * The user's own setting wins; --no-engine-allreduce turns the hand-off off. */
-static int engine_allreduce(const struct exec_opts *o, const char *cfg_path, char *const *args, const char *who,
-                            const char **var) {
+static int engine_allreduce(const struct exec_opts *o, const char *cfg_path, char *const *args,
+                            const char *who, const char **var) {
   static const char *const names[] = {"", "sglang", "vllm"};
   const char *flag = !strcmp(who, "exec") ? "--bind-for" : "--engine";
   char why[PATH_MAX * 4 + 512];
   *var = nn_allreduce_variable(o->bind);
   const char *user = getenv(*var);
   int set = 0;
-  if (user) snprintf(why, sizeof why, "%s=%s is set in the environment: the user's value wins", *var, user);
+  if (user)
+    snprintf(why, sizeof why, "%s=%s is set in the environment: the user's value wins", *var, user);
   else if (o->no_allreduce) snprintf(why, sizeof why, "%s not set: --no-engine-allreduce", *var);
   else {
     static struct nn_job job;
@@ -234,8 +270,10 @@ static int engine_allreduce(const struct exec_opts *o, const char *cfg_path, cha
     struct nn_allreduce_install in;
     char because[sizeof why - 128];
     if (nn_cli_config_load(who, cfg_path, NULL, 0, &cc) != NN_CFG_OK) return 0;
-    nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(), &job);
-    set = nn_allreduce_for_job(cc.cfg, &job.vis, command_tp(args), o->bind, &in, because, sizeof because);
+    nn_job_resolve_at(cc.cfg, NULL, 1, o->sysfs_root ? o->sysfs_root : nn_visible_driver_root(),
+                      &job);
+    set = nn_allreduce_for_job(cc.cfg, &job.vis, command_tp(args), o->bind, &in, because,
+                               sizeof because);
     nn_cli_config_free(&cc);
     snprintf(why, sizeof why, "%s%s: %s", *var, set ? "=1 set" : " not set", because);
   }
@@ -275,7 +313,8 @@ int nn_cmd_exec(int argc, char **argv) {
     return NN_EXIT_INVALID;
   }
   const char *ar_var;
-  if (o.bind && engine_allreduce(&o, cfg, argv + o.cmd, "exec", &ar_var) && setenv(ar_var, "1", 1)) {
+  if (o.bind && engine_allreduce(&o, cfg, argv + o.cmd, "exec", &ar_var) &&
+      setenv(ar_var, "1", 1)) {
     perror("nccl-numa exec: setenv");
     return NN_EXIT_INVALID;
   }
@@ -299,12 +338,14 @@ static void put_quoted(const char *s) {
 }
 
 static void env_usage(FILE *f) {
-  fprintf(f, "usage: nccl-numa env [--config FILE] [--plugin PATH] [--engine sglang|vllm]\n\n"
-          "Prints the settings `nccl-numa exec` makes as export lines:\n"
-          "  eval \"$(nccl-numa env --config /etc/nccl-numa.conf)\"\n"
-          "  --engine ENGINE  also the engine's PCIe all-reduce variable, where `exec --bind-for ENGINE`\n"
-          "                   would set it (the job's GPUs: CUDA_VISIBLE_DEVICES; TP: their count);\n"
-          "                   stderr says why or why not\n");
+  fprintf(
+    f, "usage: nccl-numa env [--config FILE] [--plugin PATH] [--engine sglang|vllm]\n\n"
+       "Prints the settings `nccl-numa exec` makes as export lines:\n"
+       "  eval \"$(nccl-numa env --config /etc/nccl-numa.conf)\"\n"
+       "  --engine ENGINE  also the engine's PCIe all-reduce variable, where `exec --bind-for "
+       "ENGINE`\n"
+       "                   would set it (the job's GPUs: CUDA_VISIBLE_DEVICES; TP: their count);\n"
+       "                   stderr says why or why not\n");
 }
 
 int nn_cmd_env(int argc, char **argv) {

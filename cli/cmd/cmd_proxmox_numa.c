@@ -18,23 +18,30 @@
 #define PROG "nccl-numa proxmox-numa"
 
 static void usage(FILE *out) {
-  fprintf(out,
+  fprintf(
+    out,
     "usage: nccl-numa proxmox-numa --vm-config /etc/pve/qemu-server/<vmid>.conf\n"
     "                              [--pci-mapping /etc/pve/mapping/pci.cfg] [--node NAME]\n"
     "                              [--xml FILE] [--p2p-clique[=one|socket]] [--write] [--diff]\n"
     "\n"
-    "On the Proxmox host: rewrites the VM config so the guest sees every passed-through NVIDIA GPU\n"
-    "on its NUMA node: one guest NUMA node per host node holding the VM's GPUs (memory bound there),\n"
+    "On the Proxmox host: rewrites the VM config so the guest sees every passed-through NVIDIA "
+    "GPU\n"
+    "on its NUMA node: one guest NUMA node per host node holding the VM's GPUs (memory bound "
+    "there),\n"
     "and the GPUs moved from hostpci entries to args: behind one PCIe expander bus per node.\n"
     "\n"
     "  --vm-config FILE   the VM's config\n"
-    "  --pci-mapping FILE cluster PCI mapping for mapping= entries (default /etc/pve/mapping/pci.cfg)\n"
-    "  --node NAME        Proxmox node name for mapping= entries (default: this host's short name)\n"
+    "  --pci-mapping FILE cluster PCI mapping for mapping= entries (default "
+    "/etc/pve/mapping/pci.cfg)\n"
+    "  --node NAME        Proxmox node name for mapping= entries (default: this host's short "
+    "name)\n"
     "  --xml FILE         host topology from an hwloc XML export instead of this machine\n"
     "                     (HWLOC_XMLFILE works too)\n"
     "  --p2p-clique[=one|socket]\n"
-    "                     give every GPU QEMU's x-nv-gpudirect-clique hint, so the guest's driver may\n"
-    "                     offer GPU peer-to-peer: one clique for all (default), or one per host socket;\n"
+    "                     give every GPU QEMU's x-nv-gpudirect-clique hint, so the guest's driver "
+    "may\n"
+    "                     offer GPU peer-to-peer: one clique for all (default), or one per host "
+    "socket;\n"
     "                     prove it in the guest with `nccl-numa p2p` before relying on it\n"
     "  (default)          print the new config on stdout\n"
     "  --diff             print a unified diff against the current file\n"
@@ -50,41 +57,59 @@ static int clique_mode(const char *arg) {
 }
 
 static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *o) {
-  static const struct option longs[] = {
-    {"vm-config", required_argument, 0, 'v'}, {"pci-mapping", required_argument, 0, 'm'},
-    {"node", required_argument, 0, 'n'},      {"xml", required_argument, 0, 'x'},
-    {"write", no_argument, 0, 'w'},           {"diff", no_argument, 0, 'd'},
-    {"p2p-clique", optional_argument, 0, 'p'},
-    {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+  static const struct option longs[] = {{"vm-config", required_argument, 0, 'v'},
+                                        {"pci-mapping", required_argument, 0, 'm'},
+                                        {"node", required_argument, 0, 'n'},
+                                        {"xml", required_argument, 0, 'x'},
+                                        {"write", no_argument, 0, 'w'},
+                                        {"diff", no_argument, 0, 'd'},
+                                        {"p2p-clique", optional_argument, 0, 'p'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   int ch;
   memset(o, 0, sizeof *o);
   nn_options_begin();
   while ((ch = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
     switch (ch) {
-      case 'v': o->vm = optarg; break;
-      case 'm': o->pci_mapping = optarg; break;
-      case 'n': o->node = optarg; break;
-      case 'x': o->xml = optarg; break;
-      case 'w': o->write = 1; break;
-      case 'd': o->diff = 1; break;
-      case 'p':
-        if ((o->p2p_clique = clique_mode(optarg)) < 0) {
-          char shown[64];
-          fprintf(stderr, PROG ": --p2p-clique=%s: expected one or socket\n",
-                  nn_printable(shown, sizeof shown, optarg, NN_PRINTABLE_CSTR, NULL));
-          usage(stderr);
-          return NN_EXIT_USAGE;
-        }
-        break;
-      case 'h': usage(stdout); return NN_EXIT_OK;
-      default:
-        nn_options_error("proxmox-numa", ch, argc, argv);
+    case 'v':
+      o->vm = optarg;
+      break;
+    case 'm':
+      o->pci_mapping = optarg;
+      break;
+    case 'n':
+      o->node = optarg;
+      break;
+    case 'x':
+      o->xml = optarg;
+      break;
+    case 'w':
+      o->write = 1;
+      break;
+    case 'd':
+      o->diff = 1;
+      break;
+    case 'p':
+      if ((o->p2p_clique = clique_mode(optarg)) < 0) {
+        char shown[64];
+        fprintf(stderr, PROG ": --p2p-clique=%s: expected one or socket\n",
+                nn_printable(shown, sizeof shown, optarg, NN_PRINTABLE_CSTR, NULL));
         usage(stderr);
         return NN_EXIT_USAGE;
+      }
+      break;
+    case 'h':
+      usage(stdout);
+      return NN_EXIT_OK;
+    default:
+      nn_options_error("proxmox-numa", ch, argc, argv);
+      usage(stderr);
+      return NN_EXIT_USAGE;
     }
   }
   if (optind < argc || !o->vm) {
-    fprintf(stderr, PROG ": %s\n", optind < argc ? "unexpected argument" : "--vm-config is required");
+    fprintf(stderr, PROG ": %s\n",
+            optind < argc ? "unexpected argument" : "--vm-config is required");
     usage(stderr);
     return NN_EXIT_USAGE;
   }

@@ -10,13 +10,13 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: nccl-numa report RUNDIR [--no-plot]\n\n"
-          "Writes RUNDIR/report.md (printed too) and plot-COLL.{png,svg} for a run directory\n"
-          "made by `nccl-numa ab` or `nccl-numa calibrate`.\n");
+             "Writes RUNDIR/report.md (printed too) and plot-COLL.{png,svg} for a run directory\n"
+             "made by `nccl-numa ab` or `nccl-numa calibrate`.\n");
 }
 
 int nn_cmd_report(int argc, char **argv) {
-  static const struct option opts[] = {{"no-plot", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+    {"no-plot", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   int plots = 1, c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -33,9 +33,9 @@ int nn_cmd_report(int argc, char **argv) {
   }
   if (argc - optind != 1) {
     if (argc - optind > 1)
-      fprintf(stderr, "nccl-numa report: one RUNDIR only ('%s' and '%s' given)\n", argv[optind], argv[optind + 1]);
-    else
-      fprintf(stderr, "nccl-numa report: missing RUNDIR\n");
+      fprintf(stderr, "nccl-numa report: one RUNDIR only ('%s' and '%s' given)\n", argv[optind],
+              argv[optind + 1]);
+    else fprintf(stderr, "nccl-numa report: missing RUNDIR\n");
     usage(stderr);
     return NN_EXIT_USAGE;
   }

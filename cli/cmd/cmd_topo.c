@@ -25,52 +25,54 @@
 #include "topology.h"
 
 static void topo_usage(FILE *out) {
-  fprintf(out,
-          "usage: nccl-numa topo --config FILE [-o PATH] [--visible-devices LIST] [--sysfs-root DIR]\n"
-          "                      [--cpuinfo FILE] [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
-          "                      [--file served|numa|flat]\n"
-          "       nccl-numa topo --validate FILE [--config FILE]\n"
-          "       (either with --json: one JSON document on stdout instead; keys: docs/user/cli.md)\n"
-          "\n"
-          "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE for the\n"
-          "GPUs the job sees, byte for byte what the env plugin serves that job, on stdout or\n"
-          "atomically into PATH.\n"
-          "The verdict of `topology mode=` (which file the plugin serves: NCCL's predicted ring\n"
-          "and tree search on the file with NUMA nodes, on the flat file and on NCCL's own view,\n"
-          "for the release) goes to stderr; the XML is written whatever the verdict (the file\n"
-          "with NUMA nodes where none is served). NCCL older than 2.28.7\n"
-          "has no env plugin: there, set\n"
-          "NCCL_TOPO_FILE to the file written with -o.\n"
-          "\n"
-          "  --config FILE      the mapping (format 1)\n"
-          "  -o PATH            write to PATH (temporary file + rename) instead of stdout\n"
-          "  --visible-devices LIST  the job's GPUs, as CUDA_VISIBLE_DEVICES lists them (default:\n"
-          "                     CUDA_VISIBLE_DEVICES): GPUs all on one NUMA node get the file of\n"
-          "                     those GPUs alone, as the plugin serves it\n"
-          "  --sysfs-root DIR   read /sys/devices/system/node/nodeN/cpulist under DIR\n"
-          "                     for NUMA nodes without a `numa N cpus=` line (default /)\n"
-          "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
-          "                     when the mapping has no complete `cpu` line\n"
-          "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
-          "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (read, never loaded);\n"
-          "                     default: the Python environment's nvidia-nccl wheel, else the\n"
-          "                     libnccl.so.2 on the library search path\n"
-          "  --file KIND        which file to write: served (default), numa (the file with NUMA\n"
-          "                     nodes) or flat (every GPU under one CPU node)\n"
-          "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
-          "                     and, with --config, against the mapping; prints each\n"
-          "                     problem as FILE:LINE: problem\n"
-          "  --help             this text\n"
-          "\n"
-          "Exit status: 0 ok (--validate: no errors; warnings allowed), 1 invalid input\n"
-          "or a problem found, 2 usage.\n");
+  fprintf(
+    out,
+    "usage: nccl-numa topo --config FILE [-o PATH] [--visible-devices LIST] [--sysfs-root DIR]\n"
+    "                      [--cpuinfo FILE] [--nccl-version X.Y.Z | --nccl-lib PATH]\n"
+    "                      [--file served|numa|flat]\n"
+    "       nccl-numa topo --validate FILE [--config FILE]\n"
+    "       (either with --json: one JSON document on stdout instead; keys: docs/user/cli.md)\n"
+    "\n"
+    "Writes the NCCL topology XML (NCCL_TOPO_FILE) generated from the mapping FILE for the\n"
+    "GPUs the job sees, byte for byte what the env plugin serves that job, on stdout or\n"
+    "atomically into PATH.\n"
+    "The verdict of `topology mode=` (which file the plugin serves: NCCL's predicted ring\n"
+    "and tree search on the file with NUMA nodes, on the flat file and on NCCL's own view,\n"
+    "for the release) goes to stderr; the XML is written whatever the verdict (the file\n"
+    "with NUMA nodes where none is served). NCCL older than 2.28.7\n"
+    "has no env plugin: there, set\n"
+    "NCCL_TOPO_FILE to the file written with -o.\n"
+    "\n"
+    "  --config FILE      the mapping (format 1)\n"
+    "  -o PATH            write to PATH (temporary file + rename) instead of stdout\n"
+    "  --visible-devices LIST  the job's GPUs, as CUDA_VISIBLE_DEVICES lists them (default:\n"
+    "                     CUDA_VISIBLE_DEVICES): GPUs all on one NUMA node get the file of\n"
+    "                     those GPUs alone, as the plugin serves it\n"
+    "  --sysfs-root DIR   read /sys/devices/system/node/nodeN/cpulist under DIR\n"
+    "                     for NUMA nodes without a `numa N cpus=` line (default /)\n"
+    "  --cpuinfo FILE     read the CPU kind from FILE instead of /proc/cpuinfo\n"
+    "                     when the mapping has no complete `cpu` line\n"
+    "  --nccl-version X.Y.Z  predict NCCL's search for this release\n"
+    "  --nccl-lib PATH    ... for the release of this libnccl.so.2 (read, never loaded);\n"
+    "                     default: the Python environment's nvidia-nccl wheel, else the\n"
+    "                     libnccl.so.2 on the library search path\n"
+    "  --file KIND        which file to write: served (default), numa (the file with NUMA\n"
+    "                     nodes) or flat (every GPU under one CPU node)\n"
+    "  --validate FILE    check an existing topology XML against NCCL's parser rules\n"
+    "                     and, with --config, against the mapping; prints each\n"
+    "                     problem as FILE:LINE: problem\n"
+    "  --help             this text\n"
+    "\n"
+    "Exit status: 0 ok (--validate: no errors; warnings allowed), 1 invalid input\n"
+    "or a problem found, 2 usage.\n");
 }
 
 #define NN_TOPO_JSON_VERSION 1
 
 struct topo_args {
-  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib, *visible, *file;
-  int json;   /* --json: one JSON document on stdout instead of the XML or the ok line */
+  const char *config, *out, *sysfs_root, *cpuinfo, *validate, *nccl_version, *nccl_lib, *visible,
+    *file;
+  int json; /* --json: one JSON document on stdout instead of the XML or the ok line */
 };
 
 /* Stores an option's value; a second one for the same option (OPT as written, `--x` or
@@ -86,19 +88,30 @@ static int set_once(const char **slot, const char *opt, const char *value) {
 
 /* Returns -1 to continue, else the exit code. */
 static int parse_args(int argc, char **argv, struct topo_args *a) {
-  static const struct option opts[] = {
-      {"config", required_argument, 0, 'c'},       {"sysfs-root", required_argument, 0, 's'},
-      {"cpuinfo", required_argument, 0, 'i'},      {"validate", required_argument, 0, 'v'},
-      {"nccl-version", required_argument, 0, 'V'}, {"nccl-lib", required_argument, 0, 'L'},
-      {"json", no_argument, 0, 'J'},               {"help", no_argument, 0, 'h'},
-      {"visible-devices", required_argument, 0, 'D'}, {"file", required_argument, 0, 'F'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"config", required_argument, 0, 'c'},
+                                       {"sysfs-root", required_argument, 0, 's'},
+                                       {"cpuinfo", required_argument, 0, 'i'},
+                                       {"validate", required_argument, 0, 'v'},
+                                       {"nccl-version", required_argument, 0, 'V'},
+                                       {"nccl-lib", required_argument, 0, 'L'},
+                                       {"json", no_argument, 0, 'J'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"visible-devices", required_argument, 0, 'D'},
+                                       {"file", required_argument, 0, 'F'},
+                                       {0, 0, 0, 0}};
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-    const char **slot = c == 'c' ? &a->config : c == 'o' ? &a->out : c == 's' ? &a->sysfs_root
-                      : c == 'i' ? &a->cpuinfo : c == 'v' ? &a->validate : c == 'V' ? &a->nccl_version
-                      : c == 'L' ? &a->nccl_lib : c == 'D' ? &a->visible : c == 'F' ? &a->file : NULL;
+    const char **slot = c == 'c'   ? &a->config
+                        : c == 'o' ? &a->out
+                        : c == 's' ? &a->sysfs_root
+                        : c == 'i' ? &a->cpuinfo
+                        : c == 'v' ? &a->validate
+                        : c == 'V' ? &a->nccl_version
+                        : c == 'L' ? &a->nccl_lib
+                        : c == 'D' ? &a->visible
+                        : c == 'F' ? &a->file
+                                   : NULL;
     if (c == 'h') {
       topo_usage(stdout);
       return NN_EXIT_OK;
@@ -125,7 +138,8 @@ static int parse_args(int argc, char **argv, struct topo_args *a) {
     return NN_EXIT_USAGE;
   }
   if (a->validate && (a->out || a->sysfs_root || a->visible || a->file)) {
-    fprintf(stderr, "nccl-numa topo: -o, --sysfs-root, --visible-devices and --file do not apply to --validate\n");
+    fprintf(stderr, "nccl-numa topo: -o, --sysfs-root, --visible-devices and --file do not apply "
+                    "to --validate\n");
     return NN_EXIT_USAGE;
   }
   if (a->file && strcmp(a->file, "served") && strcmp(a->file, "numa") && strcmp(a->file, "flat")) {
@@ -141,7 +155,8 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
   struct nn_diag diag = {0};
   if (nn_config_load(a->config, &opts, &cfg, &diag) != 0) {
     for (int i = 0; i < diag.n; i++) fprintf(stderr, "%s\n", diag.msgs[i]);
-    if (diag.dropped) fprintf(stderr, "%s: ... and %d more problems not shown\n", a->config, diag.dropped);
+    if (diag.dropped)
+      fprintf(stderr, "%s: ... and %d more problems not shown\n", a->config, diag.dropped);
     cfg = NULL;
   }
   nn_cli_print_notes(cfg);
@@ -149,18 +164,21 @@ static struct nn_config *load_mapping(const struct topo_args *a) {
   return cfg;
 }
 
-static void print_verdict(const struct topo_args *a, const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                          const struct nn_ncclver *ver, struct nn_topo_verdict *out) {
+static void print_verdict(const struct topo_args *a, const struct nn_config *cfg,
+                          const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
+                          struct nn_topo_verdict *out) {
   struct nn_topo_verdict v = {.kind = NN_VERDICT_NO_GPUS};
   nn_ncclver_verdict(cfg, cpu, ver, a->sysfs_root, a->cpuinfo, 0, &v);
   *out = v;
   nn_ncclver_print(stderr, "nccl-numa topo: ", ver, &v, NULL);
   char link[64] = "one CPU node: no socket link", vendor[64];
   if (v.link_gbps > 0) snprintf(link, sizeof link, "modelled CPU link %.0f GB/s", v.link_gbps);
-  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n", nn_topo_mode_name(v.mode),
-          v.numa_nodes, nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL),
+  fprintf(stderr, "nccl-numa topo: mode=%s, NUMA nodes with GPUs %d, CPU %s%s%s%s, %s\n",
+          nn_topo_mode_name(v.mode), v.numa_nodes,
+          nn_printable(vendor, sizeof vendor, cpu->vendor, NN_PRINTABLE_CSTR, NULL),
           cpu->from_cpuinfo ? " (from " : "",
-          cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "", cpu->from_cpuinfo ? ")" : "", link);
+          cpu->from_cpuinfo ? (a->cpuinfo ? a->cpuinfo : nn_cpuinfo_default()) : "",
+          cpu->from_cpuinfo ? ")" : "", link);
 }
 
 /* -o PATH: replaced atomically (nn_atomicwrite_file), as a new file would be made. */
@@ -172,8 +190,9 @@ static int write_out(const char *path, const char *xml, size_t len) {
 }
 
 /* topo --json: the verdict and the XML (or where it was written); keys in docs/user/cli.md. */
-static void print_json(const struct topo_args *a, const struct nn_ncclver *ver, const struct nn_cpu_kind *cpu,
-                       const struct nn_topo_verdict *v, const char *xml, size_t len) {
+static void print_json(const struct topo_args *a, const struct nn_ncclver *ver,
+                       const struct nn_cpu_kind *cpu, const struct nn_topo_verdict *v,
+                       const char *xml, size_t len) {
   struct nn_jsonw w;
   char release[16] = "";
   if (ver->code) nn_nccl_version_format(ver->code, release, sizeof release);
@@ -207,7 +226,8 @@ static void print_json(const struct topo_args *a, const struct nn_ncclver *ver, 
   nn_jsonw_finish(&w);
 }
 
-static void print_validate_json(const struct topo_args *a, const struct nn_topo_report *rep, int with_mapping) {
+static void print_validate_json(const struct topo_args *a, const struct nn_topo_report *rep,
+                                int with_mapping) {
   struct nn_jsonw w;
   nn_jsonw_begin(&w, stdout);
   nn_jsonw_object(&w, NULL);
@@ -239,7 +259,8 @@ static int generate(const struct topo_args *a) {
   }
   struct nn_config *whole = load_mapping(a);
   if (!whole) return NN_EXIT_INVALID;
-  static struct nn_job job;   /* NCCL keeps only the job's GPUs of the file (visible.h), as the plugin serves */
+  static struct nn_job
+    job; /* NCCL keeps only the job's GPUs of the file (visible.h), as the plugin serves */
   nn_job_resolve(whole, a->visible, 1, &job);
   if (job.vis.why[0]) fprintf(stderr, "nccl-numa topo: devices: %s\n", job.vis.why);
   const struct nn_config *cfg = &job.view;
@@ -254,7 +275,8 @@ static int generate(const struct topo_args *a) {
   if (nn_topology_cpu_kind(cfg, a->cpuinfo, &cpu, err, sizeof err) == 0) {
     print_verdict(a, cfg, &cpu, &ver, &v);
     struct nn_topo_verdict pick = v;
-    if (a->file && strcmp(a->file, "served")) pick.file = !strcmp(a->file, "flat") ? NN_FILE_FLAT : NN_FILE_NUMA;
+    if (a->file && strcmp(a->file, "served"))
+      pick.file = !strcmp(a->file, "flat") ? NN_FILE_FLAT : NN_FILE_NUMA;
     file = nn_topology_served_view(cfg, &pick, a->sysfs_root, &flat, err, sizeof err);
   }
   if (!file || nn_topo_xml_generate(file, &cpu, a->sysfs_root, &xml, &len, err, sizeof err) != 0) {
@@ -263,7 +285,8 @@ static int generate(const struct topo_args *a) {
     if (err[0]) fprintf(stderr, "nccl-numa topo: note: %s\n", err);
     if (file == &flat.cfg)
       fprintf(stderr, "nccl-numa topo: the flat file (every GPU under one CPU node)%s\n",
-              v.file == NN_FILE_FLAT ? ", as the plugin serves it" : ", which the plugin does not serve this job");
+              v.file == NN_FILE_FLAT ? ", as the plugin serves it"
+                                     : ", which the plugin does not serve this job");
     if (a->out) rc = write_out(a->out, xml, len);
     else if (!a->json) rc = fwrite(xml, 1, len, stdout) == len ? NN_EXIT_OK : NN_EXIT_INVALID;
     else rc = NN_EXIT_OK;

@@ -32,8 +32,8 @@ static int take_owner_mode(int fd, const struct stat *like) {
   return 0;
 }
 
-int nn_atomicwrite_file(const char *path, const void *data, size_t len, const struct stat *like, char *err,
-                        size_t errsz) {
+int nn_atomicwrite_file(const char *path, const void *data, size_t len, const struct stat *like,
+                        char *err, size_t errsz) {
   size_t n = strlen(path) + sizeof ".XXXXXX";
   char *tmp = malloc(n);
   if (!tmp) {
@@ -43,16 +43,19 @@ int nn_atomicwrite_file(const char *path, const void *data, size_t len, const st
   snprintf(tmp, n, "%s.XXXXXX", path);
   int fd = mkostemp(tmp, O_CLOEXEC);
   if (fd < 0) {
-    nn_errbuf_set(err, errsz, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+    nn_errbuf_set(err, errsz, "%s: cannot create a temporary file next to it: %s", path,
+                  strerror(errno));
     free(tmp);
     return -1;
   }
   int rc = 0;
   if (take_owner_mode(fd, like)) {
     rc = -1;
-    nn_errbuf_set(err, errsz, "%s: cannot give the new file the owner %ld:%ld and mode %04o: %s; nothing written",
-                  path, (long)(like ? like->st_uid : geteuid()), (long)(like ? like->st_gid : getegid()),
-                  (unsigned)(like ? like->st_mode & 07777 : default_mode()), strerror(errno));
+    nn_errbuf_set(
+      err, errsz,
+      "%s: cannot give the new file the owner %ld:%ld and mode %04o: %s; nothing written", path,
+      (long)(like ? like->st_uid : geteuid()), (long)(like ? like->st_gid : getegid()),
+      (unsigned)(like ? like->st_mode & 07777 : default_mode()), strerror(errno));
   } else if (nn_fdio_write_all(fd, data, len) || fsync(fd)) {
     rc = -1;
     nn_errbuf_set(err, errsz, "%s: cannot write: %s", path, strerror(errno));

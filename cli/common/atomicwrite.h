@@ -20,7 +20,7 @@
  * caller's owner and mode 0666 less the umask, as open(2) would give it. Returns 0, or -1
  * with the reason in err ("PATH: ..."); on failure the target is unchanged and no
  * temporary file is left. */
-int nn_atomicwrite_file(const char *path, const void *data, size_t len, const struct stat *like, char *err,
-                        size_t errsz);
+int nn_atomicwrite_file(const char *path, const void *data, size_t len, const struct stat *like,
+                        char *err, size_t errsz);
 
 #endif

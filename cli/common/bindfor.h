@@ -34,14 +34,15 @@ int nn_bind_engine_parse(const char *name);
  * lines, a host-side mapping, devices not matched to the mapping, a NUMA node that
  * SYSFS_ROOT/sys/devices/system/node/nodeN does not show (sysfs_root NULL = /), or `args`
  * (the engine's command line, NULL-terminated) already giving the engine's option. */
-int nn_bind_args(const struct nn_config *cfg, const struct nn_visible *vis, int engine, const char *sysfs_root,
-                 char *const *args, const char **out, char *why, size_t whysz);
+int nn_bind_args(const struct nn_config *cfg, const struct nn_visible *vis, int engine,
+                 const char *sysfs_root, char *const *args, const char **out, char *why,
+                 size_t whysz);
 
 /* Whether --bind-for has something to bind: the mapping's GPUs on at least two NUMA nodes, each
  * a node of this OS (under sysfs_root, NULL = /: else the OS has no real nodes to pin to), and
  * the job's GPUs matched to the mapping. Then fills
  * `list` with the job's list ("0 0 0 0") and returns 1; else 0. For explain and check. */
-int nn_bind_applies(const struct nn_config *cfg, const struct nn_visible *vis, const char *sysfs_root, char *list,
-                    size_t size);
+int nn_bind_applies(const struct nn_config *cfg, const struct nn_visible *vis,
+                    const char *sysfs_root, char *list, size_t size);
 
 #endif

@@ -9,8 +9,10 @@
 void nn_cli_print_problems(const char *name, const struct nn_diag *d) {
   for (int i = 0; i < d->n; i++) fprintf(stderr, "%s\n", d->msgs[i]);
   if (d->dropped)
-    fprintf(stderr, "%s: ... and %d more problem%s not shown\n", name, d->dropped, d->dropped == 1 ? "" : "s");
-  fprintf(stderr, "%s: invalid (%d problem%s)\n", name, d->n + d->dropped, d->n + d->dropped == 1 ? "" : "s");
+    fprintf(stderr, "%s: ... and %d more problem%s not shown\n", name, d->dropped,
+            d->dropped == 1 ? "" : "s");
+  fprintf(stderr, "%s: invalid (%d problem%s)\n", name, d->n + d->dropped,
+          d->n + d->dropped == 1 ? "" : "s");
 }
 
 void nn_cli_print_notes(const struct nn_config *cfg) {
@@ -28,13 +30,16 @@ int nn_cli_config_load(const char *cmd, const char *arg, const struct nn_parse_o
   if (out->status == NN_CFG_INVALID) {
     nn_cli_print_problems(culprit ? culprit : out->src.path, &d);
     if (culprit && culprit == out->src.tuner_csv)
-      fprintf(stderr, "nccl-numa %s: the rules of NCCL_TUNER_CONFIG_FILE %s are rejected; the plugin would "
-              "reject config %s with them\n", cmd, culprit, out->src.path);
+      fprintf(stderr,
+              "nccl-numa %s: the rules of NCCL_TUNER_CONFIG_FILE %s are rejected; the plugin would "
+              "reject config %s with them\n",
+              cmd, culprit, out->src.path);
   } else if (out->status == NN_CFG_OK) {
     nn_cli_print_notes(out->cfg);
   } else if (out->status == NN_CFG_ABSENT && !quiet_absent) {
-    fprintf(stderr, "nccl-numa %s: no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s\n", cmd,
-            NN_DEFAULT_CONFIG_PATH);
+    fprintf(stderr,
+            "nccl-numa %s: no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s\n",
+            cmd, NN_DEFAULT_CONFIG_PATH);
   }
   nn_diag_clear(&d);
   return out->status;

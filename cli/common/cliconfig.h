@@ -16,8 +16,8 @@
 
 struct nn_cli_config {
   struct nn_config_source src;
-  int status;               /* enum nn_cfg_status */
-  struct nn_config *cfg;    /* when NN_CFG_OK */
+  int status;            /* enum nn_cfg_status */
+  struct nn_config *cfg; /* when NN_CFG_OK */
 };
 
 /* Finds and loads the configuration for `arg` (a --config value; NULL: none). On

@@ -21,7 +21,7 @@
  * returns 1. Returns 0 with why saying why not (why "" when there is nothing to say: the user
  * set GLOO_SOCKET_IFNAME, or no NCCL_SOCKET_IFNAME anywhere). `ifnames` lists this host's
  * interfaces (NULL: if_nameindex). */
-int nn_glooenv_ifname(const struct nn_config *cfg, const char *const *ifnames, char *out, size_t size,
-                      char *why, size_t whysz);
+int nn_glooenv_ifname(const struct nn_config *cfg, const char *const *ifnames, char *out,
+                      size_t size, char *why, size_t whysz);
 
 #endif

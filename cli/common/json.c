@@ -18,9 +18,9 @@ static void jskip(struct nn_json *p) {
 
 static int jerr(struct nn_json *p, const char *what) {
   if (p->pos >= p->len)
-    nn_errbuf_set(p->err, p->errsz, "truncated JSON: input ends at byte %zu while reading %s", p->pos, what);
-  else
-    nn_errbuf_set(p->err, p->errsz, "invalid JSON at byte %zu: expected %s", p->pos, what);
+    nn_errbuf_set(p->err, p->errsz, "truncated JSON: input ends at byte %zu while reading %s",
+                  p->pos, what);
+  else nn_errbuf_set(p->err, p->errsz, "invalid JSON at byte %zu: expected %s", p->pos, what);
   return -1;
 }
 
@@ -70,25 +70,40 @@ static const char *jstring(struct nn_json *p) {
     if (p->pos >= p->len) break;
     char e = p->s[p->pos++];
     switch (e) {
-      case 'n': out[o++] = '\n'; break;
-      case 't': out[o++] = '\t'; break;
-      case 'r': out[o++] = '\r'; break;
-      case 'b': out[o++] = '\b'; break;
-      case 'f': out[o++] = '\f'; break;
-      case '"': case '\\': case '/': out[o++] = e; break;
-      case 'u': {
-        if (p->pos + 4 > p->len) goto bad;
-        int v = 0;
-        for (int i = 0; i < 4; i++) {
-          int h = hexval(p->s[p->pos + (size_t)i]);
-          if (h < 0) goto bad;
-          v = v * 16 + h;
-        }
-        p->pos += 4;
-        out[o++] = (v > 0 && v < 0x80) ? (char)v : '?';
-        break;
+    case 'n':
+      out[o++] = '\n';
+      break;
+    case 't':
+      out[o++] = '\t';
+      break;
+    case 'r':
+      out[o++] = '\r';
+      break;
+    case 'b':
+      out[o++] = '\b';
+      break;
+    case 'f':
+      out[o++] = '\f';
+      break;
+    case '"':
+    case '\\':
+    case '/':
+      out[o++] = e;
+      break;
+    case 'u': {
+      if (p->pos + 4 > p->len) goto bad;
+      int v = 0;
+      for (int i = 0; i < 4; i++) {
+        int h = hexval(p->s[p->pos + (size_t)i]);
+        if (h < 0) goto bad;
+        v = v * 16 + h;
       }
-      default: goto bad;
+      p->pos += 4;
+      out[o++] = (v > 0 && v < 0x80) ? (char)v : '?';
+      break;
+    }
+    default:
+      goto bad;
     }
   }
 bad:
@@ -191,7 +206,7 @@ const struct nn_jv *nn_json_get(const struct nn_json *p, const struct nn_jv *obj
 double nn_json_num(const struct nn_jv *v) {
   if (!v) return NAN;
   if (v->type == NN_JV_NUM) return v->num;
-  double d;   /* nccl-tests -J quotes some numbers ("    -1", "nan") */
+  double d; /* nccl-tests -J quotes some numbers ("    -1", "nan") */
   if (v->type == NN_JV_STR && !nn_double_parse_prefix(v->str, &d, NULL)) return d;
   return NAN;
 }

@@ -16,9 +16,9 @@ enum { NN_JV_NULL, NN_JV_BOOL, NN_JV_NUM, NN_JV_STR, NN_JV_ARR, NN_JV_OBJ };
 struct nn_jv {
   int type;
   double num;
-  const char *str;        /* NN_JV_STR: decoded, NUL-terminated */
-  const char *key;        /* member name when inside an object */
-  int first, next;        /* children list, -1 terminated */
+  const char *str; /* NN_JV_STR: decoded, NUL-terminated */
+  const char *key; /* member name when inside an object */
+  int first, next; /* children list, -1 terminated */
 };
 
 struct nn_json {
@@ -26,7 +26,7 @@ struct nn_json {
   size_t len, pos;
   struct nn_jv *v;
   int n, cap;
-  char *strbuf;           /* decoded strings; never longer than the input */
+  char *strbuf; /* decoded strings; never longer than the input */
   size_t strpos;
   char *err;
   size_t errsz;

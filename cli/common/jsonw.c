@@ -22,7 +22,7 @@ static void lead(struct nn_jsonw *w, const char *key) {
 static void open_one(struct nn_jsonw *w, const char *key, char c) {
   lead(w, key);
   fputc(c, w->out);
-  if (w->depth + 1 >= NN_JSONW_DEPTH) return;   /* deeper than any command writes */
+  if (w->depth + 1 >= NN_JSONW_DEPTH) return; /* deeper than any command writes */
   w->count[++w->depth] = 0;
   w->close[w->depth] = c == '{' ? '}' : ']';
 }

@@ -17,8 +17,8 @@
 struct nn_jsonw {
   FILE *out;
   int depth;
-  int count[NN_JSONW_DEPTH];   /* values written so far at each level */
-  char close[NN_JSONW_DEPTH];  /* the bracket that ends each level */
+  int count[NN_JSONW_DEPTH];  /* values written so far at each level */
+  char close[NN_JSONW_DEPTH]; /* the bracket that ends each level */
 };
 
 /* Starts a document on out. */

@@ -44,7 +44,7 @@ int nn_locate_plugin(const char *override, char *buf, size_t size, char *err, si
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
     nn_errbuf_set(err, errsz, "cannot find this executable (/proc/self/exe): %s; use --plugin PATH",
-            strerror(errno));
+                  strerror(errno));
     return -1;
   }
   exe[n] = 0;
@@ -61,8 +61,8 @@ int nn_locate_plugin(const char *override, char *buf, size_t size, char *err, si
     snprintf(cand, sizeof cand, "%s%s", exe, tails[i]);
     if (is_regular(cand)) return absolute(cand, buf, size, err, errsz, "plugin");
   }
-  nn_errbuf_set(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE, exe,
-          exe);
+  nn_errbuf_set(err, errsz, "%s not found in %s/../lib or %s; use --plugin PATH", NN_PLUGIN_FILE,
+                exe, exe);
   return -1;
 }
 
@@ -71,7 +71,7 @@ int nn_locate_config(const char *given, char *buf, size_t size, char *err, size_
   nn_config_source_find(given, &src);
   if (!src.named && access(src.path, F_OK)) {
     nn_errbuf_set(err, errsz, "no mapping: give --config FILE, set NCCL_NUMA_CONFIG, or create %s",
-            NN_DEFAULT_CONFIG_PATH);
+                  NN_DEFAULT_CONFIG_PATH);
     return -1;
   }
   return absolute(src.path, buf, size, err, errsz, "config");

@@ -14,7 +14,8 @@ static int is_long(const char *arg) { return arg && arg[0] == '-' && arg[1] == '
  * so argv[optind] is the bundle, and argv[optind - 1] whatever came before it. */
 static int short_in_bundle(int argc, char *const argv[]) {
   const char *a = optind >= 0 && optind < argc ? argv[optind] : NULL;
-  return a && a[0] == '-' && a[1] && a[1] != '-' && optopt > 0 && optopt < 0x80 && strchr(a + 1, optopt);
+  return a && a[0] == '-' && a[1] && a[1] != '-' && optopt > 0 && optopt < 0x80 &&
+         strchr(a + 1, optopt);
 }
 
 /* The long option getopt_long refused, argv[optind - 1] (it always moves past one), or NULL

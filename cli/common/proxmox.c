@@ -72,7 +72,7 @@ int nn_proxmox_pciid_parse(const char *s, struct nn_proxmox_pciid *out) {
   const char *c1 = strchr(s, ':');
   if (!c1) return -1;
   const char *c2 = strchr(c1 + 1, ':');
-  if (c2) {                                   /* domain given */
+  if (c2) { /* domain given */
     if (hex_field(s, (size_t)(c1 - s), 0xffff, &dom)) return -1;
     s = c1 + 1;
     c1 = c2;
@@ -92,13 +92,14 @@ int nn_proxmox_pciid_parse(const char *s, struct nn_proxmox_pciid *out) {
 
 void nn_proxmox_pciid_format(const struct nn_proxmox_pciid *id, char *buf, size_t size) {
   if (id->has_func)
-    snprintf(buf, size, "%04x:%02x:%02x.%x", id->bus.domain, id->bus.bus, id->bus.dev, id->bus.func);
-  else
-    snprintf(buf, size, "%04x:%02x:%02x", id->bus.domain, id->bus.bus, id->bus.dev);
+    snprintf(buf, size, "%04x:%02x:%02x.%x", id->bus.domain, id->bus.bus, id->bus.dev,
+             id->bus.func);
+  else snprintf(buf, size, "%04x:%02x:%02x", id->bus.domain, id->bus.bus, id->bus.dev);
 }
 
 /* Parses a `;` list of ids into ids[]; returns the count or -1 with the problem in bad. */
-static int parse_id_list(const char *list, struct nn_proxmox_pciid *ids, char *bad, size_t bad_size) {
+static int parse_id_list(const char *list, struct nn_proxmox_pciid *ids, char *bad,
+                         size_t bad_size) {
   int n = 0;
   for (const char *p = list;; p++) {
     size_t len = strcspn(p, ";");
@@ -129,7 +130,8 @@ typedef int (*item_fn)(void *ctx, const char *key, const char *value, char *bad,
 static int for_each_item(char *value, const char *default_key, item_fn fn, void *ctx, char *bad,
                          size_t bad_size) {
   int first = 1;
-  for (char *save = NULL, *tok = strtok_r(value, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+  for (char *save = NULL, *tok = strtok_r(value, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
     const char *key = default_key;
     if (eq) {
@@ -171,8 +173,8 @@ static int hostpci_item(void *ctx, const char *key, const char *value, char *bad
   return 0;
 }
 
-static int parse_hostpci(struct nn_proxmox_vm *vm, int index, const char *value, int line, char *bad,
-                         size_t bad_size) {
+static int parse_hostpci(struct nn_proxmox_vm *vm, int index, const char *value, int line,
+                         char *bad, size_t bad_size) {
   if (index < 0 || index >= NN_PVE_MAX_HOSTPCI) {
     snprintf(bad, bad_size, "hostpci%d: index out of range 0-%d", index, NN_PVE_MAX_HOSTPCI - 1);
     return -1;
@@ -183,7 +185,8 @@ static int parse_hostpci(struct nn_proxmox_vm *vm, int index, const char *value,
     snprintf(bad, bad_size, "hostpci%d given twice", index);
     return -1;
   }
-  memmove(&vm->hostpci[at + 1], &vm->hostpci[at], (size_t)(vm->n_hostpci - at) * sizeof vm->hostpci[0]);
+  memmove(&vm->hostpci[at + 1], &vm->hostpci[at],
+          (size_t)(vm->n_hostpci - at) * sizeof vm->hostpci[0]);
   struct nn_proxmox_hostpci *h = &vm->hostpci[at];
   memset(h, 0, sizeof *h);
   vm->n_hostpci++;
@@ -202,7 +205,8 @@ static int parse_hostpci(struct nn_proxmox_vm *vm, int index, const char *value,
 
 static int parse_int(const char *s, long max, long *out) {
   int v;
-  if (*s == '+' || *s == '-' || nn_int_parse(s, 0, max > INT32_MAX ? INT32_MAX : (int)max, &v)) return -1;
+  if (*s == '+' || *s == '-' || nn_int_parse(s, 0, max > INT32_MAX ? INT32_MAX : (int)max, &v))
+    return -1;
   *out = v;
   return 0;
 }
@@ -265,8 +269,8 @@ static int vm_line(struct nn_proxmox_vm *vm, char *line, int no, char *bad, size
   return vm_scalar(vm, key, value, bad, bad_size);
 }
 
-int nn_proxmox_vm_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_vm *vm, char *err,
-                    size_t errsz) {
+int nn_proxmox_vm_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_vm *vm,
+                        char *err, size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
   int r;
@@ -275,7 +279,7 @@ int nn_proxmox_vm_parse(const char *name, const char *buf, size_t len, struct nn
   while ((r = next_line(&it, line, sizeof line, err, errsz)) > 0) {
     char *s = nn_text_trim(line);
     if (!*s || *s == '#') continue;
-    if (*s == '[') break;                 /* snapshots and pending changes follow */
+    if (*s == '[') break; /* snapshots and pending changes follow */
     if (vm_line(vm, s, it.no, bad, sizeof bad)) {
       nn_errbuf_set(err, errsz, "%s:%d: %s", name, it.no, bad);
       r = -1;
@@ -339,8 +343,10 @@ static int map_item(void *ctx, const char *key, const char *value, char *bad, si
   return 0;
 }
 
-static int add_map_entry(struct nn_proxmox_mapping *m, char *value, int no, char *bad, size_t bad_size) {
-  struct nn_proxmox_map_entry *grown = realloc(m->entries, (size_t)(m->n_entries + 1) * sizeof *grown);
+static int add_map_entry(struct nn_proxmox_mapping *m, char *value, int no, char *bad,
+                         size_t bad_size) {
+  struct nn_proxmox_map_entry *grown =
+    realloc(m->entries, (size_t)(m->n_entries + 1) * sizeof *grown);
   if (!grown) {
     snprintf(bad, bad_size, "out of memory");
     return -1;
@@ -359,7 +365,8 @@ static int add_map_entry(struct nn_proxmox_mapping *m, char *value, int no, char
   return 0;
 }
 
-static int add_mapping(struct nn_proxmox_mappings *ms, const char *name, int no, char *bad, size_t bad_size) {
+static int add_mapping(struct nn_proxmox_mappings *ms, const char *name, int no, char *bad,
+                       size_t bad_size) {
   if (nn_proxmox_mappings_find(ms, name)) {
     snprintf(bad, bad_size, "mapping '%.64s' defined twice", name);
     return -1;
@@ -377,11 +384,11 @@ static int add_mapping(struct nn_proxmox_mappings *ms, const char *name, int no,
   return 0;
 }
 
-static int mapping_line(struct nn_proxmox_mappings *ms, struct nn_proxmox_mapping **cur, char *raw, int no,
-                        char *bad, size_t bad_size) {
+static int mapping_line(struct nn_proxmox_mappings *ms, struct nn_proxmox_mapping **cur, char *raw,
+                        int no, char *bad, size_t bad_size) {
   int indented = raw[0] == ' ' || raw[0] == '\t';
   char *s = nn_text_trim(raw);
-  if (!*s) {                              /* a blank line ends the section */
+  if (!*s) { /* a blank line ends the section */
     *cur = NULL;
     return 0;
   }
@@ -402,12 +409,13 @@ static int mapping_line(struct nn_proxmox_mappings *ms, struct nn_proxmox_mappin
     return -1;
   }
   size_t klen = strcspn(s, " \t");
-  if (klen == 3 && !strncmp(s, "map", 3)) return add_map_entry(*cur, nn_text_trim(s + 3), no, bad, bad_size);
-  return 0;                               /* description, mdev, ... */
+  if (klen == 3 && !strncmp(s, "map", 3))
+    return add_map_entry(*cur, nn_text_trim(s + 3), no, bad, bad_size);
+  return 0; /* description, mdev, ... */
 }
 
-int nn_proxmox_mappings_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_mappings *ms,
-                          char *err, size_t errsz) {
+int nn_proxmox_mappings_parse(const char *name, const char *buf, size_t len,
+                              struct nn_proxmox_mappings *ms, char *err, size_t errsz) {
   struct lines it = {name, buf, buf + len, 0};
   char line[LINE_MAX_BYTES + 2], bad[256];
   struct nn_proxmox_mapping *cur = NULL;
@@ -420,13 +428,14 @@ int nn_proxmox_mappings_parse(const char *name, const char *buf, size_t len, str
       r = -1;
       break;
     }
-    if (cur) cur = &ms->maps[ms->n_maps - 1];   /* realloc may have moved it */
+    if (cur) cur = &ms->maps[ms->n_maps - 1]; /* realloc may have moved it */
   }
   if (r < 0) nn_proxmox_mappings_free(ms);
   return r < 0 ? -1 : 0;
 }
 
-int nn_proxmox_mappings_load(const char *path, struct nn_proxmox_mappings *ms, char *err, size_t errsz) {
+int nn_proxmox_mappings_load(const char *path, struct nn_proxmox_mappings *ms, char *err,
+                             size_t errsz) {
   char *buf;
   size_t len;
   memset(ms, 0, sizeof *ms);
@@ -446,7 +455,8 @@ void nn_proxmox_mappings_free(struct nn_proxmox_mappings *ms) {
   memset(ms, 0, sizeof *ms);
 }
 
-const struct nn_proxmox_mapping *nn_proxmox_mappings_find(const struct nn_proxmox_mappings *ms, const char *name) {
+const struct nn_proxmox_mapping *nn_proxmox_mappings_find(const struct nn_proxmox_mappings *ms,
+                                                          const char *name) {
   for (int i = 0; ms && i < ms->n_maps; i++)
     if (!strcmp(ms->maps[i].name, name)) return &ms->maps[i];
   return NULL;
@@ -456,7 +466,8 @@ const struct nn_proxmox_mapping *nn_proxmox_mappings_find(const struct nn_proxmo
 
 /* Two ids overlap when they name the same function, or one names a whole device. */
 static int ids_overlap(const struct nn_proxmox_pciid *a, const struct nn_proxmox_pciid *b) {
-  if (a->bus.domain != b->bus.domain || a->bus.bus != b->bus.bus || a->bus.dev != b->bus.dev) return 0;
+  if (a->bus.domain != b->bus.domain || a->bus.bus != b->bus.bus || a->bus.dev != b->bus.dev)
+    return 0;
   return !a->has_func || !b->has_func || a->bus.func == b->bus.func;
 }
 
@@ -473,7 +484,8 @@ static int is_used(const struct used *u, const struct nn_proxmox_pciid *ids, int
 }
 
 static void mark_used(struct used *u, const struct nn_proxmox_pciid *ids, int n) {
-  for (int i = 0; i < n && u->n < (int)(sizeof u->ids / sizeof u->ids[0]); i++) u->ids[u->n++] = ids[i];
+  for (int i = 0; i < n && u->n < (int)(sizeof u->ids / sizeof u->ids[0]); i++)
+    u->ids[u->n++] = ids[i];
 }
 
 static int assign_one(struct nn_proxmox_hostpci *h, const struct nn_proxmox_vm *vm,
@@ -482,8 +494,9 @@ static int assign_one(struct nn_proxmox_hostpci *h, const struct nn_proxmox_vm *
   const struct nn_proxmox_mapping *m = nn_proxmox_mappings_find(maps, h->mapping);
   int for_node = 0;
   if (!m) {
-    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path, h->line,
-             h->index, h->mapping, maps ? maps->path : "the PCI mapping file (none given: --pci-mapping)");
+    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' is not defined in %s", vm->path,
+                  h->line, h->index, h->mapping,
+                  maps ? maps->path : "the PCI mapping file (none given: --pci-mapping)");
     return -1;
   }
   for (int i = 0; i < m->n_entries; i++) {
@@ -499,22 +512,25 @@ static int assign_one(struct nn_proxmox_hostpci *h, const struct nn_proxmox_vm *
   }
   if (!for_node)
     nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: mapping '%s' (%s:%d) has no device on node '%s'",
-             vm->path, h->line, h->index, h->mapping, maps->path, m->line, node);
+                  vm->path, h->line, h->index, h->mapping, maps->path, m->line, node);
   else
-    nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
-             "used by another hostpci entry", vm->path, h->line, h->index, h->mapping, node);
+    nn_errbuf_set(err, errsz,
+                  "%s:%d: hostpci%d: every device of mapping '%s' on node '%s' is already "
+                  "used by another hostpci entry",
+                  vm->path, h->line, h->index, h->mapping, node);
   return -1;
 }
 
-int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings *maps, const char *node,
-                  char *err, size_t errsz) {
+int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings *maps,
+                      const char *node, char *err, size_t errsz) {
   struct used u;
   u.n = 0;
   for (int i = 0; i < vm->n_hostpci; i++) {
     struct nn_proxmox_hostpci *h = &vm->hostpci[i];
     if (h->mapping) continue;
     if (is_used(&u, h->ids, h->n_ids)) {
-      nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line, h->index);
+      nn_errbuf_set(err, errsz, "%s:%d: hostpci%d: a device is assigned twice", vm->path, h->line,
+                    h->index);
       return -1;
     }
     mark_used(&u, h->ids, h->n_ids);
@@ -525,8 +541,8 @@ int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings
   return 0;
 }
 
-int nn_proxmox_mappings_for_vm(const struct nn_proxmox_vm *vm, const char *path, struct nn_proxmox_mappings *m, int *have,
-                           char *err, size_t errsz) {
+int nn_proxmox_mappings_for_vm(const struct nn_proxmox_vm *vm, const char *path,
+                               struct nn_proxmox_mappings *m, int *have, char *err, size_t errsz) {
   *have = path != NULL;
   for (int i = 0; i < vm->n_hostpci; i++)
     if (vm->hostpci[i].mapping) *have = 1;

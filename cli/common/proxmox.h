@@ -23,28 +23,28 @@
 
 #include "nn_config.h"
 
-#define NN_PVE_MAX_HOSTPCI 16    /* hostpci0..hostpci15 */
-#define NN_PVE_MAX_IDS 8         /* ids in one `;` list */
-#define NN_PVE_MAX_NUMA 8        /* numa0..numa7 */
+#define NN_PVE_MAX_HOSTPCI 16 /* hostpci0..hostpci15 */
+#define NN_PVE_MAX_IDS 8      /* ids in one `;` list */
+#define NN_PVE_MAX_NUMA 8     /* numa0..numa7 */
 #define NN_PVE_MAX_FILE (1u << 20)
 
 /* One PCI id as Proxmox writes it. */
 struct nn_proxmox_pciid {
-  struct nn_busid bus;      /* func is 0 when has_func is 0 */
-  int has_func;             /* 0: the whole device (every function) */
+  struct nn_busid bus; /* func is 0 when has_func is 0 */
+  int has_func;        /* 0: the whole device (every function) */
 };
 
 /* One `hostpciN:` entry. */
 struct nn_proxmox_hostpci {
-  int index;                /* N */
-  int line;                 /* line in the VM config */
-  char *raw;                /* the value as written */
-  char *mapping;            /* mapping=NAME, or NULL for host= */
-  struct nn_proxmox_pciid ids[NN_PVE_MAX_IDS];  /* host= ids; for mapping= entries, the
-                               ids nn_proxmox_assign chose (0 before) */
+  int index;                                   /* N */
+  int line;                                    /* line in the VM config */
+  char *raw;                                   /* the value as written */
+  char *mapping;                               /* mapping=NAME, or NULL for host= */
+  struct nn_proxmox_pciid ids[NN_PVE_MAX_IDS]; /* host= ids; for mapping= entries, the
+                              ids nn_proxmox_assign chose (0 before) */
   int n_ids;
-  int pcie;                 /* pcie=1 */
-  int map_line;             /* pci.cfg line of the chosen `map`; 0 for host= */
+  int pcie;     /* pcie=1 */
+  int map_line; /* pci.cfg line of the chosen `map`; 0 for host= */
 };
 
 /* One `numaN:` line of the VM (guest NUMA node N), raw. */
@@ -56,15 +56,15 @@ struct nn_proxmox_vm_numa {
 
 struct nn_proxmox_vm {
   char *path;
-  char *machine;            /* `machine:` value, e.g. "q35" or "pc-q35-8.1"; NULL when absent */
-  int sockets, cores;       /* 0 when absent (Proxmox default 1) */
-  long memory_mb;           /* 0 when absent */
-  int numa;                 /* `numa: 1` */
-  char *args;               /* raw `args:` (QEMU arguments) or NULL */
-  char *cpu;                /* raw `cpu:` (the guest's CPU type, e.g. "host") or NULL: Proxmox's default */
+  char *machine;      /* `machine:` value, e.g. "q35" or "pc-q35-8.1"; NULL when absent */
+  int sockets, cores; /* 0 when absent (Proxmox default 1) */
+  long memory_mb;     /* 0 when absent */
+  int numa;           /* `numa: 1` */
+  char *args;         /* raw `args:` (QEMU arguments) or NULL */
+  char *cpu; /* raw `cpu:` (the guest's CPU type, e.g. "host") or NULL: Proxmox's default */
   struct nn_proxmox_vm_numa numa_lines[NN_PVE_MAX_NUMA];
   int n_numa_lines;
-  struct nn_proxmox_hostpci hostpci[NN_PVE_MAX_HOSTPCI];  /* ascending index */
+  struct nn_proxmox_hostpci hostpci[NN_PVE_MAX_HOSTPCI]; /* ascending index */
   int n_hostpci;
 };
 
@@ -73,14 +73,14 @@ struct nn_proxmox_map_entry {
   char node[64];
   struct nn_proxmox_pciid ids[NN_PVE_MAX_IDS];
   int n_ids;
-  char id[32];              /* vendor:device as written, or "" */
+  char id[32]; /* vendor:device as written, or "" */
   int line;
 };
 
 struct nn_proxmox_mapping {
   char *name;
   int line;
-  struct nn_proxmox_map_entry *entries;   /* file order */
+  struct nn_proxmox_map_entry *entries; /* file order */
   int n_entries;
 };
 
@@ -94,7 +94,7 @@ struct nn_proxmox_mappings {
  * nothing stays allocated). */
 int nn_proxmox_vm_load(const char *path, struct nn_proxmox_vm *vm, char *err, size_t errsz);
 int nn_proxmox_vm_parse(const char *name, const char *buf, size_t len, struct nn_proxmox_vm *vm,
-                    char *err, size_t errsz);
+                        char *err, size_t errsz);
 void nn_proxmox_vm_free(struct nn_proxmox_vm *vm);
 
 /* Whether the VM is a q35 machine (`machine:` q35 or pc-q35-*; absent means i440fx). */
@@ -102,17 +102,18 @@ int nn_proxmox_vm_is_q35(const struct nn_proxmox_vm *vm);
 
 /* Parses a cluster PCI mapping file. Returns 0, or -1 with "PATH:LINE: problem"
  * (then nothing stays allocated). */
-int nn_proxmox_mappings_load(const char *path, struct nn_proxmox_mappings *m, char *err, size_t errsz);
+int nn_proxmox_mappings_load(const char *path, struct nn_proxmox_mappings *m, char *err,
+                             size_t errsz);
 int nn_proxmox_mappings_parse(const char *name, const char *buf, size_t len,
-                          struct nn_proxmox_mappings *m, char *err, size_t errsz);
+                              struct nn_proxmox_mappings *m, char *err, size_t errsz);
 void nn_proxmox_mappings_free(struct nn_proxmox_mappings *m);
 
 /* Loads the cluster PCI mapping a VM needs: the file at `path` (NULL: the cluster's
  * /etc/pve/mapping/pci.cfg) when some hostpci entry has mapping= or `path` was given,
  * else nothing. *have says whether m was loaded (free it then). Returns 0, or -1 with
  * the loader's message in err and *have 0. */
-int nn_proxmox_mappings_for_vm(const struct nn_proxmox_vm *vm, const char *path, struct nn_proxmox_mappings *m, int *have,
-                           char *err, size_t errsz);
+int nn_proxmox_mappings_for_vm(const struct nn_proxmox_vm *vm, const char *path,
+                               struct nn_proxmox_mappings *m, int *have, char *err, size_t errsz);
 
 /* This host's name as Proxmox names its cluster node (the short host name; "localhost"
  * when it has none), for mapping= entries. */
@@ -120,15 +121,15 @@ void nn_proxmox_node_name(char *buf, size_t size);
 
 /* The mapping called `name`, or NULL. */
 const struct nn_proxmox_mapping *nn_proxmox_mappings_find(const struct nn_proxmox_mappings *m,
-                                                  const char *name);
+                                                          const char *name);
 
 /* Resolves every mapping= entry of `vm` for cluster node `node` as Proxmox does
  * when it starts the VM: explicit host= ids are taken first; then each mapping
  * entry, in hostpci order, gets the first `map` line of its mapping for this
  * node (file order) none of whose ids is already taken. `maps` may be NULL when
  * no entry uses a mapping. Returns 0, or -1 with a message naming the entry. */
-int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings *maps, const char *node,
-                  char *err, size_t errsz);
+int nn_proxmox_assign(struct nn_proxmox_vm *vm, const struct nn_proxmox_mappings *maps,
+                      const char *node, char *err, size_t errsz);
 
 /* Parses one Proxmox PCI id "[dddd:]bb:dd[.f]". Returns 0 or -1. */
 int nn_proxmox_pciid_parse(const char *s, struct nn_proxmox_pciid *out);

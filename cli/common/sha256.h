@@ -12,9 +12,9 @@
 
 struct nn_sha256 {
   uint32_t h[8];
-  uint64_t total;         /* bytes hashed so far */
+  uint64_t total; /* bytes hashed so far */
   unsigned char block[64];
-  size_t used;            /* bytes waiting in block */
+  size_t used; /* bytes waiting in block */
 };
 
 /* Starts a digest. */

@@ -13,11 +13,12 @@
 struct nn_strbuf {
   char *s;
   size_t len, cap;
-  int oom;                  /* an append failed: the text is incomplete */
+  int oom; /* an append failed: the text is incomplete */
 };
 
 /* Appends printf-style; does nothing after an allocation failure. */
-void nn_strbuf_printf(struct nn_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nn_strbuf_printf(struct nn_strbuf *b, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
 
 /* Appends the n bytes at s (no NUL among them). */
 void nn_strbuf_put(struct nn_strbuf *b, const char *s, size_t n);

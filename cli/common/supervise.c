@@ -18,8 +18,8 @@
 #include "cli/common/monotonic.h"
 #include "errbuf.h"
 
-#define MAX_PROCS 256         /* processes one scan of /proc handles */
-#define SLICE_MS 50           /* how often the loops look again */
+#define MAX_PROCS 256 /* processes one scan of /proc handles */
+#define SLICE_MS 50   /* how often the loops look again */
 #define KEEPER_DEATH_SIGNAL SIGUSR1
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -35,7 +35,7 @@ __attribute__((noreturn)) static void child_exit(int code) {
 
 static void pause_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);   /* a signal cuts it short */
+  nanosleep(&ts, NULL); /* a signal cuts it short */
 }
 
 /* ---------- processes, as /proc lists them ---------- */
@@ -61,8 +61,8 @@ static int scan_procs(pid_t parent, const pid_t *skip, int n_skip, pid_t group, 
     if (fd >= 0) close(fd);
     if (len <= 0) continue;
     buf[len] = 0;
-    const char *rp = strrchr(buf, ')');   /* the name may hold anything; the fields follow it */
-    if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ') continue;   /* ") S PPID PGRP ..." */
+    const char *rp = strrchr(buf, ')'); /* the name may hold anything; the fields follow it */
+    if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ') continue; /* ") S PPID PGRP ..." */
     char *end;
     pid_t pid = (pid_t)strtol(buf, NULL, 10);
     pid_t ppid = (pid_t)strtol(rp + 4, &end, 10);
@@ -112,7 +112,7 @@ static void run_child(const struct nn_sup_job *job, const int ignored[N_STOP], p
     dprintf(STDERR_FILENO, "nccl-numa: cannot run %s: %s\n", job->argv[0], strerror(errno));
     child_exit(127);
   }
-  dup2(STDERR_FILENO, STDOUT_FILENO);   /* stray prints go to stderr, never into the output */
+  dup2(STDERR_FILENO, STDOUT_FILENO); /* stray prints go to stderr, never into the output */
   FILE *out = fdopen(out_w, "w");
   if (!out) child_exit(127);
   setvbuf(out, NULL, _IOLBF, 0);
@@ -140,7 +140,7 @@ static void keeper_contain(void) {
 static void run_keeper(const struct nn_sup_job *job, const int ignored[N_STOP], pid_t parent,
                        int out_w, int status_w) {
   setpgid(0, 0);
-  for (size_t i = 0; i < N_STOP; i++) signal(stop_signals[i], SIG_IGN);   /* for the child */
+  for (size_t i = 0; i < N_STOP; i++) signal(stop_signals[i], SIG_IGN); /* for the child */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = note_parent_death;
@@ -172,9 +172,7 @@ static void run_keeper(const struct nn_sup_job *job, const int ignored[N_STOP], 
 
 static volatile sig_atomic_t stop_signal;
 
-static void note_stop(int sig) {
-  stop_signal = sig;
-}
+static void note_stop(int sig) { stop_signal = sig; }
 
 struct run {
   const struct nn_sup_job *job;
@@ -182,10 +180,10 @@ struct run {
   struct sigaction saved[N_STOP];
   int ignored[N_STOP];
   int was_subreaper;
-  pid_t before[MAX_PROCS];   /* this process's children before the run: never touched */
+  pid_t before[MAX_PROCS]; /* this process's children before the run: never touched */
   int n_before;
   pid_t keeper;
-  pid_t child;   /* 0 until the keeper has told it */
+  pid_t child; /* 0 until the keeper has told it */
   int out_r, status_r;
   size_t cap, kept;
   char *buf;
@@ -288,7 +286,7 @@ static int contain(struct run *r, double grace) {
   double end = nn_monotonic_s() + grace;
   int reaped = 0;
   for (;;) {
-    if (!reaped) kill(-r->keeper, SIGKILL);   /* the leader unreaped: the id is still its group's */
+    if (!reaped) kill(-r->keeper, SIGKILL); /* the leader unreaped: the id is still its group's */
     /* ECHILD: kill_found reaped it, found in its group */
     pid_t w = reaped ? 0 : waitpid(r->keeper, NULL, WNOHANG);
     if (w == r->keeper || (w < 0 && errno == ECHILD)) reaped = 1;
@@ -305,7 +303,7 @@ static void finish(struct run *r, int stopped, int timed_out) {
   struct nn_sup_result *res = r->res;
   double grace = r->job->grace_s > 0 ? r->job->grace_s : NN_SUP_GRACE_S;
   if (stopped) {
-    kill(-r->keeper, stopped);   /* the keeper ignores it; the child has the grace period */
+    kill(-r->keeper, stopped); /* the keeper ignores it; the child has the grace period */
     watch(r, nn_monotonic_s() + grace, 0);
   }
   res->unkillable = contain(r, grace);
@@ -319,7 +317,7 @@ static void finish(struct run *r, int stopped, int timed_out) {
     res->signal = stopped;
   } else if (timed_out || !got) {
     res->end = timed_out ? NN_SUP_TIMED_OUT : NN_SUP_EXITED;
-    res->exit_code = timed_out ? -1 : 127;   /* the keeper could not start the child */
+    res->exit_code = timed_out ? -1 : 127; /* the keeper could not start the child */
   } else if (WIFSIGNALED(child_status)) {
     res->end = NN_SUP_SIGNALED;
     res->signal = WTERMSIG(child_status);
@@ -369,7 +367,7 @@ static int start(struct run *r, char *err, size_t errsz) {
     restore(r);
     return -1;
   }
-  setpgid(r->keeper, r->keeper);   /* either side may run first; both make the group */
+  setpgid(r->keeper, r->keeper); /* either side may run first; both make the group */
   fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
   fcntl(st[0], F_SETFL, fcntl(st[0], F_GETFL) | O_NONBLOCK);
   return 0;
@@ -413,9 +411,12 @@ int nn_supervise(const struct nn_sup_job *job, struct nn_sup_result *res, char *
 
 int nn_supervise_exit_code(const struct nn_sup_result *res) {
   switch (res->end) {
-  case NN_SUP_EXITED: return res->exit_code;
-  case NN_SUP_TIMED_OUT: return 124;
-  default: return 128 + res->signal;
+  case NN_SUP_EXITED:
+    return res->exit_code;
+  case NN_SUP_TIMED_OUT:
+    return 124;
+  default:
+    return 128 + res->signal;
   }
 }
 
@@ -426,7 +427,7 @@ void nn_supervise_raise(int sig) {
   signal(sig, SIG_DFL);
   sigprocmask(SIG_UNBLOCK, &set, NULL);
   raise(sig);
-  _exit(128 + sig);   /* a signal whose default action does not end the process */
+  _exit(128 + sig); /* a signal whose default action does not end the process */
 }
 
 void nn_supervise_free(struct nn_sup_result *res) {

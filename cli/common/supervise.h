@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define NN_SUP_GRACE_S 2.0              /* default grace period */
-#define NN_SUP_CAP (64u << 20)          /* default cap on the output kept */
+#define NN_SUP_GRACE_S 2.0     /* default grace period */
+#define NN_SUP_CAP (64u << 20) /* default cap on the output kept */
 
 /* What to run: argv (argv[0] a path, run with env, NULL: this process's environment), or
  * work(arg, out) in the forked child, `out` the output pipe (the child's stdout then goes
@@ -40,27 +40,27 @@ struct nn_sup_job {
   char *const *env;
   void (*work)(void *arg, FILE *out);
   void *arg;
-  int sink_fd;         /* >= 0: the output is copied into this fd; -1: into the result's text */
-  size_t cap;          /* bytes of output kept (0: NN_SUP_CAP) */
-  double deadline_s;   /* how long the child may run (0: no limit) */
-  double grace_s;      /* after a stop signal, and after SIGKILL (0: NN_SUP_GRACE_S) */
+  int sink_fd;       /* >= 0: the output is copied into this fd; -1: into the result's text */
+  size_t cap;        /* bytes of output kept (0: NN_SUP_CAP) */
+  double deadline_s; /* how long the child may run (0: no limit) */
+  double grace_s;    /* after a stop signal, and after SIGKILL (0: NN_SUP_GRACE_S) */
 };
 
 enum nn_sup_end {
-  NN_SUP_EXITED,      /* the child exited: exit_code */
-  NN_SUP_SIGNALED,    /* a signal other than the supervisor's ended it: signal */
-  NN_SUP_TIMED_OUT,   /* killed at the deadline */
-  NN_SUP_STOPPED      /* this process was asked to stop by `signal`; the child's group is ended */
+  NN_SUP_EXITED,    /* the child exited: exit_code */
+  NN_SUP_SIGNALED,  /* a signal other than the supervisor's ended it: signal */
+  NN_SUP_TIMED_OUT, /* killed at the deadline */
+  NN_SUP_STOPPED    /* this process was asked to stop by `signal`; the child's group is ended */
 };
 
 struct nn_sup_result {
   enum nn_sup_end end;
   int exit_code;
   int signal;
-  int unkillable;      /* the child's processes still there after SIGKILL and the grace period */
-  char *text;          /* sink_fd -1: the output kept, NUL-terminated (nn_supervise_free) */
+  int unkillable; /* the child's processes still there after SIGKILL and the grace period */
+  char *text;     /* sink_fd -1: the output kept, NUL-terminated (nn_supervise_free) */
   size_t len;
-  size_t dropped;      /* bytes of output over the cap (with a sink, a line there says so) */
+  size_t dropped; /* bytes of output over the cap (with a sink, a line there says so) */
 };
 
 /* Runs the job to its end. Returns 0 with res filled, or -1 when no child could be started

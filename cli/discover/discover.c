@@ -55,8 +55,9 @@ static int info_int(hwloc_obj_t obj, const char *name) {
 /* DMI strings that QEMU/KVM, VMware, VirtualBox, Hyper-V and Xen report. */
 static void detect_virtual(hwloc_obj_t root, struct nn_discovery *d) {
   static const char *const keys[] = {"DMIProductName", "DMISysVendor", "DMIBoardVendor"};
-  static const char *const marks[] = {"QEMU", "KVM", "Standard PC", "VMware", "VirtualBox",
-                                      "Virtual Machine", "Xen", "Bochs", "OpenStack"};
+  static const char *const marks[] = {"QEMU",   "KVM",        "Standard PC",
+                                      "VMware", "VirtualBox", "Virtual Machine",
+                                      "Xen",    "Bochs",      "OpenStack"};
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
     const char *v = hwloc_obj_get_info_by_name(root, keys[k]);
     for (size_t m = 0; v && m < sizeof marks / sizeof marks[0]; m++)
@@ -89,8 +90,8 @@ static int read_numas(hwloc_topology_t topo, struct nn_discovery *d) {
 }
 
 /* A GPU's node when hwloc pins it to exactly one, else -1 and why. */
-static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_discovery *d,
-                    char *why, size_t why_size) {
+static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_discovery *d, char *why,
+                    size_t why_size) {
   hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, pci);
   if (!anc || !anc->nodeset || hwloc_bitmap_iszero(anc->nodeset)) {
     snprintf(why, why_size, "hwloc gives it no locality");
@@ -111,7 +112,8 @@ static int gpu_numa(hwloc_topology_t topo, hwloc_obj_t pci, const struct nn_disc
    * several guest nodes and the GPU behind one of them (an expander bus with numa_node=,
    * as `proxmox-numa` sets up), the guest reads its locality from ACPI like bare metal. */
   if (d->is_virtual && d->n_numas < 2) {
-    snprintf(why, why_size, "the topology is a virtual machine with one NUMA node (%s)", d->virtual_why);
+    snprintf(why, why_size, "the topology is a virtual machine with one NUMA node (%s)",
+             d->virtual_why);
     return -1;
   }
   return hwloc_bitmap_first(anc->nodeset);
@@ -148,16 +150,19 @@ static int read_pcis(hwloc_topology_t topo, struct nn_discovery *d) {
     p->class_id = a->class_id;
     p->is_gpu = a->vendor_id == NN_DISCOVERY_NVIDIA && (a->class_id >> 8) == 0x03;
     if (!p->is_gpu) read_nic(o, p);
-    p->numa = p->is_gpu || p->is_nic ? gpu_numa(topo, o, d, p->unknown_why, sizeof p->unknown_why) : -1;
+    p->numa =
+      p->is_gpu || p->is_nic ? gpu_numa(topo, o, d, p->unknown_why, sizeof p->unknown_why) : -1;
   }
   qsort(d->pcis, (size_t)d->n_pcis, sizeof *d->pcis, pci_cmp);
   return 0;
 }
 
-static void describe_source(hwloc_topology_t topo, const char *xml_path, int from_env, struct nn_discovery *d) {
+static void describe_source(hwloc_topology_t topo, const char *xml_path, int from_env,
+                            struct nn_discovery *d) {
   d->thissystem = hwloc_topology_is_thissystem(topo);
   if (xml_path)
-    snprintf(d->source, sizeof d->source, "hwloc XML %s%s", xml_path, from_env ? " (HWLOC_XMLFILE)" : "");
+    snprintf(d->source, sizeof d->source, "hwloc XML %s%s", xml_path,
+             from_env ? " (HWLOC_XMLFILE)" : "");
   else
     snprintf(d->source, sizeof d->source, "this machine (hwloc %u.%u)",
              hwloc_get_api_version() >> 16, (hwloc_get_api_version() >> 8) & 0xff);
@@ -167,7 +172,8 @@ static void describe_source(hwloc_topology_t topo, const char *xml_path, int fro
 /* A saved topology is read by the one bounded reader (a FIFO or /dev/zero would hang
  * hwloc's loader) and handed to hwloc as a buffer. A missing or unreadable
  * HWLOC_XMLFILE is an error: hwloc itself would silently read the live machine. */
-static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char *err, size_t errsz) {
+static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char *err,
+                    size_t errsz) {
   char *xml = NULL, why[768];
   size_t len = 0;
   if (nn_file_read(AT_FDCWD, path, 0, NN_DISCOVERY_XML_MAX_BYTES, &xml, &len, why, sizeof why)) {
@@ -176,8 +182,10 @@ static int give_xml(hwloc_topology_t topo, const char *path, int from_env, char 
   }
   /* The length counts the final NUL, as hwloc_topology_export_xmlbuffer gives it. */
   int rc = len < INT_MAX ? hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) : -1;
-  free(xml);   /* hwloc copied it */
-  if (rc) nn_errbuf_set(err, errsz, "%s%s: hwloc cannot use this XML file", from_env ? "HWLOC_XMLFILE: " : "", path);
+  free(xml); /* hwloc copied it */
+  if (rc)
+    nn_errbuf_set(err, errsz, "%s%s: hwloc cannot use this XML file",
+                  from_env ? "HWLOC_XMLFILE: " : "", path);
   return rc ? -1 : 0;
 }
 
@@ -198,7 +206,7 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
   }
   if (hwloc_topology_load(topo)) {
     nn_errbuf_set(err, errsz, "hwloc: cannot load the topology%s%s", xml_path ? " from " : "",
-             xml_path ? xml_path : "");
+                  xml_path ? xml_path : "");
     hwloc_topology_destroy(topo);
     return -1;
   }
@@ -217,7 +225,8 @@ int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err,
 int nn_discovery_load(const char *xml_path, struct nn_discovery *out, char *err, size_t errsz) {
   (void)xml_path;
   memset(out, 0, sizeof *out);
-  nn_errbuf_set(err, errsz, "nccl-numa was built without hwloc, which reading a topology needs "
+  nn_errbuf_set(err, errsz,
+                "nccl-numa was built without hwloc, which reading a topology needs "
                 "(rebuild with hwloc's -dev package installed)");
   return -1;
 }

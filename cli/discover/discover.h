@@ -22,30 +22,30 @@
 struct nn_discovery_pci {
   struct nn_busid bus;
   unsigned vendor, device;
-  unsigned class_id;        /* base class << 8 | subclass, e.g. 0x0302 */
-  int is_gpu;               /* NVIDIA and display class */
-  int numa;                 /* GPUs and NICs: NUMA node (OS index), -1 when unknown */
-  char unknown_why[256];    /* GPUs and NICs with numa -1: why hwloc cannot tell */
-  int is_nic;               /* hwloc has an OS device of class network or openfabrics under it */
-  int nic_rdma;             /* ... of class openfabrics (an IB/RoCE device NCCL's IB plugin uses) */
-  char nic_name[64];        /* the openfabrics device's name (mlx5_0), else the interface's */
+  unsigned class_id;     /* base class << 8 | subclass, e.g. 0x0302 */
+  int is_gpu;            /* NVIDIA and display class */
+  int numa;              /* GPUs and NICs: NUMA node (OS index), -1 when unknown */
+  char unknown_why[256]; /* GPUs and NICs with numa -1: why hwloc cannot tell */
+  int is_nic;            /* hwloc has an OS device of class network or openfabrics under it */
+  int nic_rdma;          /* ... of class openfabrics (an IB/RoCE device NCCL's IB plugin uses) */
+  char nic_name[64];     /* the openfabrics device's name (mlx5_0), else the interface's */
 };
 
 /* One NUMA node of the topology and its CPUs. */
 struct nn_discovery_numa {
-  int node;                 /* OS index */
-  char *cpus;               /* "0-31,64-95" */
+  int node;   /* OS index */
+  char *cpus; /* "0-31,64-95" */
 };
 
 struct nn_discovery {
-  char source[512];         /* "this machine" or "hwloc XML <path>" */
-  char hostname[128];       /* HostName info, or "" */
-  int thissystem;           /* 1 when the topology is the machine we run on */
-  int is_virtual;           /* DMI info names a hypervisor's machine */
+  char source[512];   /* "this machine" or "hwloc XML <path>" */
+  char hostname[128]; /* HostName info, or "" */
+  int thissystem;     /* 1 when the topology is the machine we run on */
+  int is_virtual;     /* DMI info names a hypervisor's machine */
   char virtual_why[160];
-  char cpu_vendor[32];      /* Package CPUVendor, or "" */
-  int cpu_family, cpu_model;  /* -1 when absent */
-  struct nn_discovery_pci *pcis;  /* sorted by bus id */
+  char cpu_vendor[32];           /* Package CPUVendor, or "" */
+  int cpu_family, cpu_model;     /* -1 when absent */
+  struct nn_discovery_pci *pcis; /* sorted by bus id */
   int n_pcis;
   struct nn_discovery_numa *numas; /* ascending node */
   int n_numas;

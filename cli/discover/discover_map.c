@@ -25,15 +25,16 @@ int nn_discover_assume_add(struct nn_discover_opts *o, const char *arg, char *wh
   memcpy(id, arg, (size_t)(eq - arg));
   id[eq - arg] = 0;
   if (nn_busid_parse(id, &a.bus) || nn_int_parse(eq + 1, 0, NN_MAX_NUMA_ID, &a.numa)) {
-    nn_errbuf_set(why, whysz, "--assume-numa wants BUSID=NODE (NODE 0-%d), got '%s'", NN_MAX_NUMA_ID, arg);
+    nn_errbuf_set(why, whysz, "--assume-numa wants BUSID=NODE (NODE 0-%d), got '%s'",
+                  NN_MAX_NUMA_ID, arg);
     return -1;
   }
   for (int i = 0; i < o->n_assumed; i++)
     if (!nn_discovery_busid_compare(&o->assumed[i].bus, &a.bus)) {
       char b[16];
       nn_busid_format(&a.bus, b, sizeof b);
-      nn_errbuf_set(why, whysz, "--assume-numa given twice for GPU %s (numa %d and %d)", b, o->assumed[i].numa,
-                    a.numa);
+      nn_errbuf_set(why, whysz, "--assume-numa given twice for GPU %s (numa %d and %d)", b,
+                    o->assumed[i].numa, a.numa);
       return -1;
     }
   if (o->n_assumed == NN_DISCOVER_MAX_ASSUME) {
@@ -57,11 +58,11 @@ void nn_discover_sm_header(FILE *out, const struct nn_discover_sm *s, int n_with
   else if (s->probe)
     nn_mapwrite_comment(out, "sm= from the CUDA driver where it knew the device (%d of %d GPUs)",
                         n_with_sm, n_gpus);
-  else
-    nn_mapwrite_comment(out, "sm= left out: the CUDA driver cannot tell (%s)", s->why);
+  else nn_mapwrite_comment(out, "sm= left out: the CUDA driver cannot tell (%s)", s->why);
 }
 
-static const struct nn_discover_assume *find_assumed(struct nn_discover_opts *o, const struct nn_busid *bus) {
+static const struct nn_discover_assume *find_assumed(struct nn_discover_opts *o,
+                                                     const struct nn_busid *bus) {
   for (int i = 0; i < o->n_assumed; i++)
     if (!nn_discovery_busid_compare(&o->assumed[i].bus, bus)) {
       o->assumed[i].used = 1;
@@ -71,7 +72,8 @@ static const struct nn_discover_assume *find_assumed(struct nn_discover_opts *o,
 }
 
 /* A GPU's NUMA node: hwloc's, else the user's (--allow-unknown), else -1 with a message. */
-int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_pci *p, const char *label, int *assumed) {
+int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_pci *p,
+                          const char *label, int *assumed) {
   char id[32];
   const struct nn_discover_assume *a = find_assumed(o, &p->bus);
   nn_busid_format(&p->bus, id, sizeof id);
@@ -79,7 +81,7 @@ int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_
   if (p->numa >= 0) {
     if (a && a->numa != p->numa) {
       nn_diag_add(&o->msgs, "%sGPU %s: --assume-numa says %d but hwloc places it on NUMA node %d",
-              label, id, a->numa, p->numa);
+                  label, id, a->numa, p->numa);
       return -1;
     }
     return p->numa;
@@ -89,18 +91,19 @@ int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_
     return a->numa;
   }
   nn_diag_add(&o->msgs, "%sGPU %s: NUMA node unknown: %s%s", label, id, p->unknown_why,
-          o->allow_unknown ? " (and no --assume-numa for it)" : "");
+              o->allow_unknown ? " (and no --assume-numa for it)" : "");
   o->n_unknown++;
   return -1;
 }
 
 void nn_discover_unknown_advice(struct nn_discover_opts *o) {
   if (!o->n_unknown) return;
-  nn_diag_add(&o->msgs,
-          "run discover where the sockets are visible: on bare metal, or on the\n"
-          "  Proxmox host with --proxmox-vm /etc/pve/qemu-server/<vmid>.conf, then in the guest with\n"
-          "  --guest --host-map FILE. If you know the sockets, pass --allow-unknown with\n"
-          "  --assume-numa BUSID=NODE for each GPU listed above.");
+  nn_diag_add(
+    &o->msgs,
+    "run discover where the sockets are visible: on bare metal, or on the\n"
+    "  Proxmox host with --proxmox-vm /etc/pve/qemu-server/<vmid>.conf, then in the guest with\n"
+    "  --guest --host-map FILE. If you know the sockets, pass --allow-unknown with\n"
+    "  --assume-numa BUSID=NODE for each GPU listed above.");
 }
 
 int nn_discover_unused_assumptions(struct nn_discover_opts *o) {
@@ -139,7 +142,8 @@ int nn_discover_add_node(int *nodes, int n, int node) {
  * the topology is this machine's. */
 void nn_discover_fill_pcie(int thissystem, const struct nn_busid *bus, struct nn_mapwrite_gpu *g) {
   struct nn_pcie_link l;
-  if (thissystem && nn_search_read_sysfs_link(nn_nccl_release_find(0, NULL), NULL, bus, 1, &l) == 0) {
+  if (thissystem &&
+      nn_search_read_sysfs_link(nn_nccl_release_find(0, NULL), NULL, bus, 1, &l) == 0) {
     g->pcie_gen = l.gen;
     g->pcie_width = l.width;
   }
@@ -163,14 +167,15 @@ int nn_discover_host(struct nn_discover_opts *o) {
   }
   int n = nn_discovery_gpu_count(&d), bad = 0, k = 0, n_nodes = 0, n_sm = 0;
   struct nn_mapwrite_gpu *g = calloc(n ? (size_t)n : 1, sizeof *g);
-  int *nodes = calloc((size_t)n + NN_MAX_NICS, sizeof *nodes);   /* GPU and NIC nodes */
+  int *nodes = calloc((size_t)n + NN_MAX_NICS, sizeof *nodes); /* GPU and NIC nodes */
   int *assumed = calloc(n ? (size_t)n : 1, sizeof *assumed);
   struct nn_discover_sm sm;
   nn_discover_sm_open(&sm, d.thissystem, "the topology is not this machine's", o->no_cuda);
   for (int i = 0; g && nodes && assumed && i < d.n_pcis; i++) {
     const struct nn_discovery_pci *p = &d.pcis[i];
     if (!p->is_gpu) continue;
-    g[k] = (struct nn_mapwrite_gpu){.index = k, .has_bus = 1, .bus = p->bus, .has_host = 1, .host = p->bus};
+    g[k] = (struct nn_mapwrite_gpu){
+      .index = k, .has_bus = 1, .bus = p->bus, .has_host = 1, .host = p->bus};
     g[k].numa = nn_discover_place_gpu(o, p, "", &assumed[k]);
     g[k].sm = nn_cudaprobe_sm(sm.probe, &p->bus);
     nn_discover_fill_pcie(d.thissystem, &p->bus, &g[k]);
@@ -191,7 +196,8 @@ int nn_discover_host(struct nn_discover_opts *o) {
     int n_nics = nn_discover_host_nics(o, &d, nics, NN_MAX_NICS);
     for (int i = 0; i < n_nics; i++) n_nodes = nn_discover_add_node(nodes, n_nodes, nics[i].numa);
     nn_discover_write_head(o->out, "", &d);
-    nn_mapwrite_comment(o->out, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
+    nn_mapwrite_comment(
+      o->out, "GPU indices follow PCI bus order: nvidia-smi's order, and CUDA's for identical");
     nn_mapwrite_comment(o->out, "GPUs or with CUDA_DEVICE_ORDER=PCI_BUS_ID.");
     nn_discover_sm_header(o->out, &sm, n_sm, n);
     nn_mapwrite_cpu(o->out, d.cpu_vendor, d.cpu_family, d.cpu_model);

@@ -22,25 +22,25 @@
 struct nn_discover_assume {
   struct nn_busid bus;
   int numa;
-  int used;                 /* a GPU took it (an unused one is an error) */
+  int used; /* a GPU took it (an unused one is an error) */
 };
 
 /* What to read; zero-initialise, then set what the user gave. */
 struct nn_discover_opts {
-  const char *xml;          /* hwloc XML instead of this machine (host and Proxmox modes) */
-  const char *vm;           /* Proxmox mode: the VM's config */
-  const char *pci_mapping;  /* Proxmox mode: cluster PCI mapping, NULL for the default */
-  const char *node;         /* Proxmox mode: node name, NULL for this host's */
-  const char *host_map;     /* guest mode: the host-side mapping */
-  const char *root;         /* guest mode: sysfs root, NULL for "/" */
-  int allow_unknown;        /* GPUs hwloc cannot place take their node from assumed[] */
-  int no_cuda;              /* never ask the CUDA driver for sm= */
-  FILE *out;                /* where the mapping goes (stdout); nothing unless every GPU is placed */
-  struct nn_diag msgs;      /* out: what to tell the user, one message each (a warning starts with
-                               "warning: "), without the program's name; nn_diag_clear it */
-  struct nn_diag map_problems;  /* out: the host map's parse problems ("FILE:LINE: ..."), shown as
-                               they are; nn_diag_clear it */
-  int n_unknown;            /* out: GPUs left without a NUMA node */
+  const char *xml;         /* hwloc XML instead of this machine (host and Proxmox modes) */
+  const char *vm;          /* Proxmox mode: the VM's config */
+  const char *pci_mapping; /* Proxmox mode: cluster PCI mapping, NULL for the default */
+  const char *node;        /* Proxmox mode: node name, NULL for this host's */
+  const char *host_map;    /* guest mode: the host-side mapping */
+  const char *root;        /* guest mode: sysfs root, NULL for "/" */
+  int allow_unknown;       /* GPUs hwloc cannot place take their node from assumed[] */
+  int no_cuda;             /* never ask the CUDA driver for sm= */
+  FILE *out;               /* where the mapping goes (stdout); nothing unless every GPU is placed */
+  struct nn_diag msgs;     /* out: what to tell the user, one message each (a warning starts with
+                              "warning: "), without the program's name; nn_diag_clear it */
+  struct nn_diag map_problems; /* out: the host map's parse problems ("FILE:LINE: ..."), shown as
+                              they are; nn_diag_clear it */
+  int n_unknown;               /* out: GPUs left without a NUMA node */
   struct nn_discover_assume assumed[NN_DISCOVER_MAX_ASSUME];
   int n_assumed;
 };

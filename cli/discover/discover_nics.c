@@ -16,7 +16,8 @@ struct nic_ref {
 };
 
 static int by_name(const void *a, const void *b) {
-  const struct nn_discovery_pci *x = ((const struct nic_ref *)a)->p, *y = ((const struct nic_ref *)b)->p;
+  const struct nn_discovery_pci *x = ((const struct nic_ref *)a)->p,
+                                *y = ((const struct nic_ref *)b)->p;
   int c = strverscmp(x->nic_name, y->nic_name);
   return c ? c : nn_discovery_busid_compare(&x->bus, &y->bus);
 }
@@ -34,11 +35,17 @@ int nn_discover_host_nics(struct nn_discover_opts *o, const struct nn_discovery 
     char b[16];
     nn_busid_format(&p->bus, b, sizeof b);
     if (p->numa < 0) {
-      nn_diag_add(&o->msgs, "warning: NIC %s (%s): no nic line: %s", b, p->nic_name, p->unknown_why);
+      nn_diag_add(&o->msgs, "warning: NIC %s (%s): no nic line: %s", b, p->nic_name,
+                  p->unknown_why);
       continue;
     }
-    out[k] = (struct nn_mapwrite_nic){.index = k, .has_bus = 1, .bus = p->bus, .has_host = 1, .host = p->bus,
-                                      .numa = p->numa, .name = p->nic_name};
+    out[k] = (struct nn_mapwrite_nic){.index = k,
+                                      .has_bus = 1,
+                                      .bus = p->bus,
+                                      .has_host = 1,
+                                      .host = p->bus,
+                                      .numa = p->numa,
+                                      .name = p->nic_name};
     k++;
   }
   return k;

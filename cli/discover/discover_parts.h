@@ -17,7 +17,7 @@
 /* Where sm= comes from: the CUDA driver when the topology is this machine's and
  * --no-cuda was not given, else nothing, with the reason. */
 struct nn_discover_sm {
-  struct nn_cudaprobe *probe;   /* NULL: no sm= (close with nn_cudaprobe_close) */
+  struct nn_cudaprobe *probe; /* NULL: no sm= (close with nn_cudaprobe_close) */
   char why[160];
 };
 
@@ -32,8 +32,8 @@ void nn_discover_sm_header(FILE *out, const struct nn_discover_sm *s, int n_with
  * user's when --allow-unknown, else -1 with the reason in o->msgs (o->n_unknown counts
  * it). `label` prefixes the messages ("hostpci3: " or ""); *assumed says the user's
  * word was taken. Marks the assumption used. */
-int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_pci *p, const char *label,
-                          int *assumed);
+int nn_discover_place_gpu(struct nn_discover_opts *o, const struct nn_discovery_pci *p,
+                          const char *label, int *assumed);
 
 /* After GPUs without a node: where discover can see the sockets (one message). */
 void nn_discover_unknown_advice(struct nn_discover_opts *o);

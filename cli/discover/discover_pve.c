@@ -11,13 +11,13 @@
 
 /* The GPU behind one hostpci entry: NULL with *skip set for non-GPU entries,
  * NULL with *missing set when an id is not on this host. */
-static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d, const struct nn_proxmox_hostpci *h,
-                                                int *missing) {
+static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d,
+                                                const struct nn_proxmox_hostpci *h, int *missing) {
   *missing = -1;
   for (int i = 0; i < h->n_ids; i++) {
     const struct nn_proxmox_pciid *id = &h->ids[i];
-    const struct nn_discovery_pci *p = id->has_func ? nn_discovery_find(d, &id->bus)
-                                                    : nn_discovery_find_gpu_in_device(d, &id->bus);
+    const struct nn_discovery_pci *p =
+      id->has_func ? nn_discovery_find(d, &id->bus) : nn_discovery_find_gpu_in_device(d, &id->bus);
     if (p && p->is_gpu) return p;
     if (!p && !nn_discovery_has_device(d, &id->bus) && *missing < 0) *missing = i;
   }
@@ -25,7 +25,8 @@ static const struct nn_discovery_pci *entry_gpu(const struct nn_discovery *d, co
 }
 
 /* The NIC (hwloc: an OS device of class network or openfabrics) behind a hostpci entry, or NULL. */
-static const struct nn_discovery_pci *entry_nic(const struct nn_discovery *d, const struct nn_proxmox_hostpci *h) {
+static const struct nn_discovery_pci *entry_nic(const struct nn_discovery *d,
+                                                const struct nn_proxmox_hostpci *h) {
   for (int i = 0; i < h->n_ids; i++) {
     const struct nn_discovery_pci *p = nn_discovery_find(d, &h->ids[i].bus);
     if (p && p->is_nic) return p;
@@ -44,33 +45,36 @@ struct pve_out {
 
 /* A NIC entry: a nic line (host=, its host node, hwloc's name) with "# hostpciN", or, when
  * hwloc cannot place it, a warning. */
-static void pve_nic(struct nn_discover_opts *o, const struct nn_proxmox_hostpci *h, const struct nn_discovery_pci *p,
-                    struct pve_out *po) {
+static void pve_nic(struct nn_discover_opts *o, const struct nn_proxmox_hostpci *h,
+                    const struct nn_discovery_pci *p, struct pve_out *po) {
   char id[32];
   nn_busid_format(&p->bus, id, sizeof id);
   if (p->numa < 0 || po->n_nics >= NN_MAX_NICS) {
-    nn_diag_add(&o->msgs, "warning: hostpci%d: NIC %s (%s): no nic line: %s", h->index, id, p->nic_name,
-                p->numa < 0 ? p->unknown_why : "too many NICs");
+    nn_diag_add(&o->msgs, "warning: hostpci%d: NIC %s (%s): no nic line: %s", h->index, id,
+                p->nic_name, p->numa < 0 ? p->unknown_why : "too many NICs");
     return;
   }
   snprintf(po->nic_comments[po->n_nics], sizeof po->nic_comments[0], "hostpci%d", h->index);
-  po->nics[po->n_nics] = (struct nn_mapwrite_nic){.index = po->n_nics, .has_host = 1, .host = p->bus,
-                                                  .numa = p->numa, .name = p->nic_name,
+  po->nics[po->n_nics] = (struct nn_mapwrite_nic){.index = po->n_nics,
+                                                  .has_host = 1,
+                                                  .host = p->bus,
+                                                  .numa = p->numa,
+                                                  .name = p->nic_name,
                                                   .comment = po->nic_comments[po->n_nics]};
   po->n_nics++;
 }
 
-static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_proxmox_vm *vm,
-                     const struct nn_proxmox_hostpci *h, struct pve_out *po, struct nn_discover_sm *sm,
-                     FILE *notes) {
+static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d,
+                     const struct nn_proxmox_vm *vm, const struct nn_proxmox_hostpci *h,
+                     struct pve_out *po, struct nn_discover_sm *sm, FILE *notes) {
   int missing, assumed;
   char label[32], id[32];
   const struct nn_discovery_pci *p = entry_gpu(d, h, &missing);
   snprintf(label, sizeof label, "hostpci%d: ", h->index);
   if (missing >= 0) {
     nn_proxmox_pciid_format(&h->ids[missing], id, sizeof id);
-    nn_diag_add(&o->msgs, "%s:%d: hostpci%d: %s is not a PCI device of this host (%s)",
-            vm->path, h->line, h->index, id, d->source);
+    nn_diag_add(&o->msgs, "%s:%d: hostpci%d: %s is not a PCI device of this host (%s)", vm->path,
+                h->line, h->index, id, d->source);
     return -1;
   }
   const struct nn_discovery_pci *nic = p ? NULL : entry_nic(d, h);
@@ -80,12 +84,15 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
   }
   if (!p) {
     nn_proxmox_pciid_format(&h->ids[0], id, sizeof id);
-    if (notes) nn_mapwrite_comment(notes, "hostpci%d (%s): not an NVIDIA GPU, left out", h->index, id);
+    if (notes)
+      nn_mapwrite_comment(notes, "hostpci%d (%s): not an NVIDIA GPU, left out", h->index, id);
     return 0;
   }
   if (!h->pcie || !nn_proxmox_vm_is_q35(vm))
-    nn_diag_add(&o->msgs, "warning: %s:%d: hostpci%d is not a PCIe device of a q35 VM "
-            "(machine: q35 and pcie=1): the guest step cannot find its root port", vm->path, h->line, h->index);
+    nn_diag_add(&o->msgs,
+                "warning: %s:%d: hostpci%d is not a PCIe device of a q35 VM "
+                "(machine: q35 and pcie=1): the guest step cannot find its root port",
+                vm->path, h->line, h->index);
   struct nn_mapwrite_gpu *g = &po->g[po->n];
   *g = (struct nn_mapwrite_gpu){.index = po->n, .has_host = 1, .host = p->bus};
   g->numa = nn_discover_place_gpu(o, p, label, &assumed);
@@ -101,12 +108,14 @@ static int pve_entry(struct nn_discover_opts *o, const struct nn_discovery *d, c
   return 0;
 }
 
-static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, const struct nn_proxmox_vm *vm, const char *node,
-                     const struct pve_out *po, const struct nn_discover_sm *sm) {
+static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d,
+                     const struct nn_proxmox_vm *vm, const char *node, const struct pve_out *po,
+                     const struct nn_discover_sm *sm) {
   nn_discover_write_head(o->out, " --proxmox-vm", d);
   fprintf(o->out, "%s\n", NN_MAPWRITE_HOST_SIDE_MARKER);
   nn_mapwrite_comment(o->out, "VM config %s, Proxmox node %s", vm->path, node);
-  nn_mapwrite_comment(o->out, "One gpu line per passed-through NVIDIA GPU in hostpci order; the trailing");
+  nn_mapwrite_comment(o->out,
+                      "One gpu line per passed-through NVIDIA GPU in hostpci order; the trailing");
   nn_mapwrite_comment(o->out, "comment names its hostpci entry. bus= is filled in the guest:");
   nn_mapwrite_comment(o->out, "  nccl-numa discover --guest --host-map THIS_FILE");
   nn_mapwrite_comment(o->out, "numa lines (the guest's CPUs) come from that step too.");
@@ -114,7 +123,8 @@ static void pve_head(struct nn_discover_opts *o, const struct nn_discovery *d, c
   nn_mapwrite_cpu(o->out, d->cpu_vendor, d->cpu_family, d->cpu_model);
 }
 
-static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn_proxmox_vm *vm, const char *node) {
+static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn_proxmox_vm *vm,
+                   const char *node) {
   struct pve_out *po = calloc(1, sizeof *po);
   struct nn_discover_sm sm;
   int bad = 0;
@@ -123,7 +133,8 @@ static int pve_run(struct nn_discover_opts *o, struct nn_discovery *d, struct nn
   /* Notes on skipped entries follow the head, and nothing reaches o->out unless
    * every entry is good: collect them first. */
   FILE *tmp = tmpfile();
-  for (int i = 0; i < vm->n_hostpci; i++) bad |= pve_entry(o, d, vm, &vm->hostpci[i], po, &sm, tmp) != 0;
+  for (int i = 0; i < vm->n_hostpci; i++)
+    bad |= pve_entry(o, d, vm, &vm->hostpci[i], po, &sm, tmp) != 0;
   bad |= nn_discover_unused_assumptions(o);
   if (!bad && !po->n) {
     nn_diag_add(&o->msgs, "%s: no hostpci entry is an NVIDIA GPU of this host", vm->path);

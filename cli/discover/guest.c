@@ -29,7 +29,7 @@ int nn_guest_config_port_number(const unsigned char *cfg, size_t len) {
   for (int step = 0; step < 48 && ptr >= 0x40 && ptr + 2 <= len; step++) {
     if (cfg[ptr] == 0x10) {
       if (ptr + 0x10 > len) return -1;
-      return cfg[ptr + 0x0f];   /* LnkCap is little-endian: bits 31:24 are its last byte */
+      return cfg[ptr + 0x0f]; /* LnkCap is little-endian: bits 31:24 are its last byte */
     }
     ptr = cfg[ptr + 1] & 0xfcu;
   }
@@ -38,13 +38,14 @@ int nn_guest_config_port_number(const unsigned char *cfg, size_t len) {
 
 int nn_guest_hostpci_from_port_address(const struct nn_busid *p) {
   if (p->domain != 0 || p->bus != 0) return -1;
-  if (p->dev == 0x1c && p->func <= 3) return p->func;          /* ich9-pcie-port-1..4 */
-  if (p->dev == 0x10) return 4 + p->func;                      /* ich9-pcie-port-5..12 */
-  if (p->dev == 0x11 && p->func <= 3) return 12 + p->func;     /* ich9-pcie-port-13..16 */
+  if (p->dev == 0x1c && p->func <= 3) return p->func;      /* ich9-pcie-port-1..4 */
+  if (p->dev == 0x10) return 4 + p->func;                  /* ich9-pcie-port-5..12 */
+  if (p->dev == 0x11 && p->func <= 3) return 12 + p->func; /* ich9-pcie-port-13..16 */
   return -1;
 }
 
-int nn_guest_hostpci(const struct nn_guest_pci *p, const char **method, char *note, size_t note_size) {
+int nn_guest_hostpci(const struct nn_guest_pci *p, const char **method, char *note,
+                     size_t note_size) {
   note[0] = 0;
   *method = NULL;
   if (!p->has_port) return -1;
@@ -105,7 +106,7 @@ static int find_root_port(const char *real, const char *self, char *port_dir, si
       const char *dev = slash + 1, *end = strchr(dev, '/');
       char name[64];
       size_t n = end ? (size_t)(end - dev) : strlen(dev);
-      if (n >= sizeof name || !end) return -1;   /* the device itself sits on the root bus */
+      if (n >= sizeof name || !end) return -1; /* the device itself sits on the root bus */
       memcpy(name, dev, n);
       name[n] = 0;
       if (!strcmp(name, self) || nn_busid_parse(name, port)) return -1;
@@ -126,7 +127,8 @@ static void read_port(struct nn_guest_pci *p, const char *real, const char *self
   snprintf(path, sizeof path, "%s/config", dir);
   char *space = NULL;
   size_t got = 0;
-  ssize_t n = nn_file_read(AT_FDCWD, path, 0, sizeof cfg, &space, &got, NULL, 0) ? -1 : (ssize_t)got;
+  ssize_t n =
+    nn_file_read(AT_FDCWD, path, 0, sizeof cfg, &space, &got, NULL, 0) ? -1 : (ssize_t)got;
   if (space) memcpy(cfg, space, got);
   free(space);
   if (n < 0) {
@@ -135,16 +137,16 @@ static void read_port(struct nn_guest_pci *p, const char *real, const char *self
   }
   p->port_number = nn_guest_config_port_number(cfg, (size_t)n);
   if (p->port_number < 0)
-    snprintf(p->port_note, sizeof p->port_note, n <= 64 ?
-             "root port config space beyond 64 bytes unreadable (not root?)" :
-             "no PCIe port number in the root port's config space");
+    snprintf(p->port_note, sizeof p->port_note,
+             n <= 64 ? "root port config space beyond 64 bytes unreadable (not root?)"
+                     : "no PCIe port number in the root port's config space");
 }
 
 static int read_device(struct nn_guest *g, const char *devdir, const char *name) {
   char link[PATH_MAX + 300], real[PATH_MAX];
   struct nn_guest_pci *p = &g->pcis[g->n_pcis];
   memset(p, 0, sizeof *p);
-  if (nn_busid_parse(name, &p->bus)) return 0;   /* not a bus id: ignore */
+  if (nn_busid_parse(name, &p->bus)) return 0; /* not a bus id: ignore */
   snprintf(link, sizeof link, "%s/%s", devdir, name);
   if (!realpath(link, real)) return 0;
   p->vendor = (unsigned)read_number(real, "vendor", 0);
@@ -194,7 +196,8 @@ static void scan_numa(struct nn_guest *g) {
   g->numas = calloc(NN_MAX_NUMA_ID + 1, sizeof *g->numas);
   for (struct dirent *e; g->numas && (e = readdir(d)) && g->n_numas <= NN_MAX_NUMA_ID;) {
     int node;
-    if (strncmp(e->d_name, "node", 4) || nn_int_parse(e->d_name + 4, 0, NN_MAX_NUMA_ID, &node)) continue;
+    if (strncmp(e->d_name, "node", 4) || nn_int_parse(e->d_name + 4, 0, NN_MAX_NUMA_ID, &node))
+      continue;
     snprintf(path, sizeof path, "%s/%s/cpulist", dir, e->d_name);
     if (read_small(path, buf, sizeof buf)) continue;
     g->numas[g->n_numas].node = node;

@@ -27,23 +27,23 @@
 struct nn_guest_pci {
   struct nn_busid bus;
   unsigned vendor;
-  unsigned class_code;      /* 24 bits, e.g. 0x030200 */
-  int numa_node;            /* sysfs numa_node; -1 when -1 or absent */
-  int is_gpu;               /* NVIDIA and display class */
-  int has_port;             /* a root port sits above it */
+  unsigned class_code; /* 24 bits, e.g. 0x030200 */
+  int numa_node;       /* sysfs numa_node; -1 when -1 or absent */
+  int is_gpu;          /* NVIDIA and display class */
+  int has_port;        /* a root port sits above it */
   struct nn_busid port;
-  int port_number;          /* root port's LnkCap port number, -1 when unreadable */
-  char port_note[128];      /* why the port number is unknown, or "" */
+  int port_number;     /* root port's LnkCap port number, -1 when unreadable */
+  char port_note[128]; /* why the port number is unknown, or "" */
 };
 
 struct nn_guest_numa {
   int node;
-  char *cpus;               /* cpulist as the kernel prints it */
+  char *cpus; /* cpulist as the kernel prints it */
 };
 
 struct nn_guest {
   char root[512];
-  struct nn_guest_pci *pcis;   /* every function, sorted by bus id */
+  struct nn_guest_pci *pcis; /* every function, sorted by bus id */
   int n_pcis;
   struct nn_guest_numa *numas; /* ascending node; empty when the OS has no node dirs */
   int n_numas;
@@ -73,6 +73,7 @@ int nn_guest_hostpci_from_port_address(const struct nn_busid *port);
  * (port - 1) when readable, else the address table. `method` gets what was used
  * ("LnkCap port number" or "root-port address"); `note` any disagreement.
  * Returns -1 when neither tells. */
-int nn_guest_hostpci(const struct nn_guest_pci *p, const char **method, char *note, size_t note_size);
+int nn_guest_hostpci(const struct nn_guest_pci *p, const char **method, char *note,
+                     size_t note_size);
 
 #endif

@@ -18,7 +18,8 @@
  * comments never hold the marker, so a text that does has its ':' escaped too. */
 static const char *comment_safe(char *buf, size_t size, const char *text) {
   nn_printable(buf, size, text, NN_PRINTABLE_CSTR, "#");
-  if (strstr(buf, NN_CONFIG_HOST_SIDE_MARKER)) nn_printable(buf, size, text, NN_PRINTABLE_CSTR, "#:");
+  if (strstr(buf, NN_CONFIG_HOST_SIDE_MARKER))
+    nn_printable(buf, size, text, NN_PRINTABLE_CSTR, "#:");
   return buf;
 }
 
@@ -72,7 +73,8 @@ void nn_mapwrite_gpu(FILE *out, const struct nn_mapwrite_gpu *g) {
   if (g->sm > 0) fprintf(out, " sm=%d", g->sm);
   if (g->pcie_gen > 0 && g->pcie_width > 0) fprintf(out, " pcie=%dx%d", g->pcie_gen, g->pcie_width);
   char safe[1024];
-  if (g->comment && g->comment[0]) fprintf(out, "   # %s", comment_safe(safe, sizeof safe, g->comment));
+  if (g->comment && g->comment[0])
+    fprintf(out, "   # %s", comment_safe(safe, sizeof safe, g->comment));
   fputc('\n', out);
 }
 
@@ -99,7 +101,8 @@ void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n) {
     fprintf(out, " host=%s", id);
   }
   char safe[1024];
-  if (n->comment && n->comment[0]) fprintf(out, "   # %s", comment_safe(safe, sizeof safe, n->comment));
+  if (n->comment && n->comment[0])
+    fprintf(out, "   # %s", comment_safe(safe, sizeof safe, n->comment));
   fputc('\n', out);
 }
 

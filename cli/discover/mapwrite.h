@@ -20,7 +20,7 @@
 /* One `gpu` line. */
 struct nn_mapwrite_gpu {
   int index;
-  int has_bus;              /* 0 in host-side mappings */
+  int has_bus; /* 0 in host-side mappings */
   struct nn_busid bus;
   int has_host;
   struct nn_busid host;
@@ -33,20 +33,19 @@ struct nn_mapwrite_gpu {
 /* One `nic` line. */
 struct nn_mapwrite_nic {
   int index;
-  int has_bus;              /* 0 in host-side mappings */
+  int has_bus; /* 0 in host-side mappings */
   struct nn_busid bus;
   int has_host;
   struct nn_busid host;
   int numa;
-  const char *name;         /* NULL or "": leave name= out; anything the parser refuses is left out */
-  const char *comment;      /* trailing comment without '#', or NULL; written printable */
+  const char *name;    /* NULL or "": leave name= out; anything the parser refuses is left out */
+  const char *comment; /* trailing comment without '#', or NULL; written printable */
 };
 void nn_mapwrite_nic(FILE *out, const struct nn_mapwrite_nic *n);
 
 /* Writes "# text" (printf-style); an empty format writes a bare "#". The text is made
  * printable (printable.h, '#' escaped too), so whatever it quotes stays one comment line. */
-void nn_mapwrite_comment(FILE *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void nn_mapwrite_comment(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Writes the `cpu` line when the vendor is one format 1 accepts (AuthenticAMD,
  * GenuineIntel); otherwise a comment saying why there is none. family/model < 0

@@ -26,11 +26,11 @@
 
 /* What the Python environment holds of one engine (bindfor.h's NN_BIND_SGLANG or NN_BIND_VLLM). */
 struct nn_allreduce_install {
-  char env[PATH_MAX + 64];   /* the environment, for messages ("python3 on PATH: /usr/bin/python3") */
-  char engine_version[32];   /* its METADATA's Version; "" when the engine is not installed */
-  char engine_source[PATH_MAX];   /* the engine's file naming the variable; "" when none does */
-  char fi_version[32];       /* flashinfer-python's Version; "" when not installed */
-  char fi_source[PATH_MAX];  /* FlashInfer's file defining PcieIpcAllReduceWorkspace; "" none */
+  char env[PATH_MAX + 64]; /* the environment, for messages ("python3 on PATH: /usr/bin/python3") */
+  char engine_version[32]; /* its METADATA's Version; "" when the engine is not installed */
+  char engine_source[PATH_MAX]; /* the engine's file naming the variable; "" when none does */
+  char fi_version[32];          /* flashinfer-python's Version; "" when not installed */
+  char fi_source[PATH_MAX];     /* FlashInfer's file defining PcieIpcAllReduceWorkspace; "" none */
 };
 
 /* The engine's variable: "SGLANG_ENABLE_PCIE_IPC_ALLREDUCE" or
@@ -51,22 +51,23 @@ int nn_allreduce_scan(int engine, const char *python, struct nn_allreduce_instal
  * served under the running driver (nn_config_p2p_serve), the engine's kernel takes the TP size
  * `tp` (2, 4, 8), and the installed engine reads the variable and FlashInfer has the kernels.
  * 1 with what it rests on in why, else 0 with the first reason it fails. */
-int nn_allreduce_decide(const struct nn_config *cfg, const int *mapping_gpus, int n, int tp, int engine,
-                        const struct nn_allreduce_install *in, char *why, size_t whysz);
+int nn_allreduce_decide(const struct nn_config *cfg, const int *mapping_gpus, int n, int tp,
+                        int engine, const struct nn_allreduce_install *in, char *why, size_t whysz);
 
 /* The whole question for a job whose GPUs are `vis` (visible.h): the active Python environment
  * (pyenv.h's nn_pyenv_python) scanned into *in, then nn_allreduce_decide with TP `tp` (< 1: the
  * job's GPU count). Returns decide's answer; why says the first reason against, or what it
  * rests on. */
-int nn_allreduce_for_job(const struct nn_config *cfg, const struct nn_visible *vis, int tp, int engine,
-                         struct nn_allreduce_install *in, char *why, size_t whysz);
+int nn_allreduce_for_job(const struct nn_config *cfg, const struct nn_visible *vis, int tp,
+                         int engine, struct nn_allreduce_install *in, char *why, size_t whysz);
 
 /* For the summary explain and check end with (summary.h), the job being the GPUs of `cfg` (the
  * mapping as the job sees it): which path its decode-size all-reduces take (NCCL over host
  * memory, NCCL over peer access, the engines' own custom all-reduce at TP=2 with peer access)
  * and, per engine installed in the active Python environment, whether exec --bind-for would
  * hand it its PCIe all-reduce; then how to measure. One sentence into buf (no leading capital,
- * no final stop; \x01 a space that must not wrap); returns 0 (buf empty) for fewer than two GPUs. */
+ * no final stop; \x01 a space that must not wrap); returns 0 (buf empty) for fewer than two GPUs.
+ */
 int nn_allreduce_words(const struct nn_config *cfg, char *buf, size_t size);
 
 #endif

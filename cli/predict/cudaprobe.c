@@ -64,7 +64,8 @@ static int device_of(struct nn_cudaprobe *p, const struct nn_busid *bus, int *de
 int nn_cudaprobe_sm(struct nn_cudaprobe *p, const struct nn_busid *bus) {
   int dev, major, minor;
   if (!p || device_of(p, bus, &dev)) return 0;
-  if (p->attribute(&major, NN_CU_ATTR_CC_MAJOR, dev) || p->attribute(&minor, NN_CU_ATTR_CC_MINOR, dev))
+  if (p->attribute(&major, NN_CU_ATTR_CC_MAJOR, dev) ||
+      p->attribute(&minor, NN_CU_ATTR_CC_MINOR, dev))
     return 0;
   if (major < 0 || major > 99 || minor < 0 || minor > 9) return 0;
   return major * 10 + minor;

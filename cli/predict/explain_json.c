@@ -19,11 +19,13 @@ static void json_choice(struct nn_jsonw *w, const char *key, const struct nn_cos
 static void json_rule(struct nn_jsonw *w, const struct nn_config *cfg, int rule) {
   char name[4200];
   if (rule >= 0)
-    snprintf(name, sizeof name, "%s:%d", cfg->rules[rule].file ? cfg->rules[rule].file : "?", cfg->rules[rule].line);
+    snprintf(name, sizeof name, "%s:%d", cfg->rules[rule].file ? cfg->rules[rule].file : "?",
+             cfg->rules[rule].line);
   nn_jsonw_str(w, "rule", rule >= 0 ? name : NULL);
 }
 
-static void json_band(struct nn_jsonw *w, const struct nn_config *cfg, const struct nn_costview_band *b) {
+static void json_band(struct nn_jsonw *w, const struct nn_config *cfg,
+                      const struct nn_costview_band *b) {
   nn_jsonw_object(w, NULL);
   nn_jsonw_int(w, "lo_bytes", 1LL << b->lo_log2);
   nn_jsonw_int(w, "hi_bytes", 1LL << b->hi_log2);

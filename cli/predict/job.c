@@ -8,22 +8,22 @@
 #include "cli/predict/cudaprobe.h"
 #include "cudrv.h"
 
-static int names_uuid(const char *list) {
-  return strstr(list, "GPU-") || strstr(list, "MIG-");
-}
+static int names_uuid(const char *list) { return strstr(list, "GPU-") || strstr(list, "MIG-"); }
 
-void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver, struct nn_job *job) {
+void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver,
+                    struct nn_job *job) {
   nn_job_resolve_at(cfg, visible, use_driver, nn_visible_driver_root(), job);
 }
 
-void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver, const char *root,
-                       struct nn_job *job) {
+void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver,
+                       const char *root, struct nn_job *job) {
   if (!visible) visible = getenv("CUDA_VISIBLE_DEVICES");
   if (visible && !*visible) visible = NULL;
   struct nn_cudaprobe *probe = NULL;
-  if (visible && use_driver && names_uuid(visible) && setenv("CUDA_VISIBLE_DEVICES", visible, 1) == 0) {
+  if (visible && use_driver && names_uuid(visible) &&
+      setenv("CUDA_VISIBLE_DEVICES", visible, 1) == 0) {
     char why[160];
-    probe = nn_cudaprobe_open(why, sizeof why);   /* loaded and initialised: nn_cudrv finds it */
+    probe = nn_cudaprobe_open(why, sizeof why); /* loaded and initialised: nn_cudrv finds it */
   }
   nn_visible_resolve_at(cfg, visible, probe ? nn_cudrv_visible_busids : NULL, root, &job->vis);
   nn_cudaprobe_close(probe);

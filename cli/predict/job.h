@@ -15,7 +15,7 @@
 struct nn_job {
   struct nn_visible vis;
   struct nn_gpu own[NN_VISIBLE_MAX];
-  struct nn_config view;   /* the mapping as the job sees it (nn_visible_view); points into own */
+  struct nn_config view; /* the mapping as the job sees it (nn_visible_view); points into own */
 };
 
 /* Resolves `visible` (NULL: CUDA_VISIBLE_DEVICES; empty: unset) against cfg into *job (filled
@@ -23,13 +23,14 @@ struct nn_job {
  * use_driver and one loads, with the list as this process's CUDA_VISIBLE_DEVICES so that the
  * driver enumerates the same devices the job's would; else the whole mapping applies and
  * job->vis.why says why. */
-void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver, struct nn_job *job);
+void nn_job_resolve(const struct nn_config *cfg, const char *visible, int use_driver,
+                    struct nn_job *job);
 
 /* nn_job_resolve with the NVIDIA driver's list of this container's GPUs read under `root`
  * (NULL = /; nn_job_resolve gives NCCL_NUMA_DRIVER_ROOT, visible.h): with the list unset, the
  * job's GPUs are the container's, as the plugin takes them. */
-void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver, const char *root,
-                       struct nn_job *job);
+void nn_job_resolve_at(const struct nn_config *cfg, const char *visible, int use_driver,
+                       const char *root, struct nn_job *job);
 
 /* The communicator's ranks when none is given: the visible GPUs' count when two or more are
  * visible (one visible GPU is one rank of a larger communicator), else the mapping's GPUs,

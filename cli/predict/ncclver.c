@@ -26,7 +26,8 @@ static int read_library(const char *lib, struct nn_ncclver *out) {
   return 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void append(struct nn_ncclver *out, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void append(struct nn_ncclver *out, const char *fmt,
+                                                         ...) {
   size_t used = strlen(out->source);
   va_list ap;
   va_start(ap, fmt);
@@ -39,7 +40,7 @@ __attribute__((format(printf, 2, 3))) static void append(struct nn_ncclver *out,
  * else -1 with the reason in why. The wheel's METADATA names the release; the library's
  * banner where there is none. */
 static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
-  static char sites[32768];   /* the CLI is single-threaded */
+  static char sites[32768]; /* the CLI is single-threaded */
   char buf[PATH_MAX], err[PATH_MAX + 64], metadata[PATH_MAX];
   const char *python = nn_pyenv_python(buf, sizeof buf);
   if (!python) {
@@ -56,12 +57,11 @@ static int from_python(struct nn_ncclver *out, char *why, size_t whysz) {
     return -1;
   }
   out->code = nn_pyenv_wheel_version(found.site, metadata, sizeof metadata);
-  if (out->code)
-    append(out, "the Version in %s, the wheel of %s", metadata, found.lib);
-  else
-    read_library(found.lib, out);
-  append(out, " (the Python environment of %s: %s)", python,
-         found.torch ? "the one torch beside it loads" : "the nvidia-nccl wheel first on its sys.path");
+  if (out->code) append(out, "the Version in %s, the wheel of %s", metadata, found.lib);
+  else read_library(found.lib, out);
+  append(
+    out, " (the Python environment of %s: %s)", python,
+    found.torch ? "the one torch beside it loads" : "the nvidia-nccl wheel first on its sys.path");
   return 0;
 }
 
@@ -72,8 +72,8 @@ int nn_ncclver_parse_arg(const char *opt, const char *arg, char *err, size_t err
   return -1;
 }
 
-int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
-                       size_t errsz) {
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out,
+                       char *err, size_t errsz) {
   memset(out, 0, sizeof *out);
   if (version_arg) {
     out->code = nn_ncclver_parse_arg("--nccl-version", version_arg, err, errsz);
@@ -94,8 +94,10 @@ int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_n
   char why[PATH_MAX + 128], lib[PATH_MAX];
   if (from_python(out, why, sizeof why) == 0) return 0;
   if (!nn_ncclelf_find(lib, sizeof lib)) {
-    snprintf(out->source, sizeof out->source, "no libnccl.so.2 in the Python environment (%s) or on the "
-             "library search path; give --nccl-version or --nccl-lib", why);
+    snprintf(out->source, sizeof out->source,
+             "no libnccl.so.2 in the Python environment (%s) or on the "
+             "library search path; give --nccl-version or --nccl-lib",
+             why);
     return 0;
   }
   read_library(lib, out);
@@ -109,9 +111,10 @@ int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver) {
 
 /* Before 2.28.7 nothing asks the plugin for NCCL_TOPO_FILE: the verdict cannot apply (the
  * renderers say what the file would cost set by hand). */
-void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
-                        const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v) {
-  static struct nn_verdict_facts facts;   /* large; the CLI is single-threaded */
+void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                        const struct nn_ncclver *ver, const char *sysfs_root, const char *cpuinfo,
+                        int runtime_sm, struct nn_topo_verdict *v) {
+  static struct nn_verdict_facts facts; /* large; the CLI is single-threaded */
   nn_topology_gather(cfg, ver->code, runtime_sm, sysfs_root, cpuinfo, 0, &facts);
   nn_topology_verdict(cfg, cpu, &facts.in, v);
   if (nn_ncclver_no_env_plugin(ver)) {
@@ -122,23 +125,31 @@ void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *c
 }
 
 static const char *origin_text(int origin) {
-  return origin == NN_LINK_SYSFS ? "sysfs" : origin == NN_LINK_CONFIG ? "the mapping's pcie=" :
-         "assumed gen5 x16: not in sysfs, no pcie= in the mapping";
+  return origin == NN_LINK_SYSFS    ? "sysfs"
+         : origin == NN_LINK_CONFIG ? "the mapping's pcie="
+                                    : "assumed gen5 x16: not in sysfs, no pcie= in the mapping";
 }
 
-void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver, const struct nn_topo_verdict *v,
-                      const char *only) {
+void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver,
+                      const struct nn_topo_verdict *v, const char *only) {
   char rel[160], preds[600], ind[64];
   nn_topology_describe_release(v, rel, sizeof rel);
-  fprintf(out, "%srelease: %s, from %s\n", prefix, rel, ver->code ? ver->source : ver->source[0] ? ver->source : "nowhere");
-  if (!ver->code) fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n", prefix);
+  fprintf(out, "%srelease: %s, from %s\n", prefix, rel,
+          ver->code        ? ver->source
+          : ver->source[0] ? ver->source
+                           : "nowhere");
+  if (!ver->code)
+    fprintf(out, "%s         (no release known: predicted for the newest row of the table)\n",
+            prefix);
   char reason[1024], warning[512];
   nn_topology_verdict_text(v, reason, sizeof reason);
   nn_topology_verdict_warning(v, warning, sizeof warning);
   if (!only) fprintf(out, "%s%s\n", prefix, reason);
   if (!only && warning[0]) fprintf(out, "%sWARNING: %s\n", prefix, warning);
   if (!v->predicted) return;
-  fprintf(out, "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor %.0f GB/s\n",
+  fprintf(out,
+          "%sGPU link: %.0f GB/s as NCCL models it (%s); compute capability %d.%d%s; search floor "
+          "%.0f GB/s\n",
           prefix, v->gpu_link_gbps, origin_text(v->gpu_link_origin), v->sm / 10, v->sm % 10,
           v->sm_assumed ? " (assumed: none known)" : "", v->floor_gbps);
   snprintf(ind, sizeof ind, "%s  ", prefix);

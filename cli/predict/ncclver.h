@@ -18,8 +18,8 @@
 #include "topology.h"
 
 struct nn_ncclver {
-  int code;                   /* NCCL_VERSION_CODE; 0 = none found */
-  char source[PATH_MAX * 2];  /* where it came from, for the output */
+  int code;                  /* NCCL_VERSION_CODE; 0 = none found */
+  char source[PATH_MAX * 2]; /* where it came from, for the output */
 };
 
 /* Resolves the release: `version_arg` (X.Y.Z) wins, else `lib_arg`, else the Python
@@ -28,8 +28,8 @@ struct nn_ncclver {
  * out->source names the file read and why. Returns 0 (out->code may be 0 when no library is
  * found; out->source says why), or -1 with the problem in err when --nccl-version is
  * malformed or --nccl-lib cannot be read. */
-int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out, char *err,
-                       size_t errsz);
+int nn_ncclver_resolve(const char *version_arg, const char *lib_arg, struct nn_ncclver *out,
+                       char *err, size_t errsz);
 
 /* A release given on the command line (opt: "--nccl-version", "--compare-release"), through the
  * one version parser (nn_nccl_version_parse): its code, or -1 with "OPT 'ARG': expected X.Y.Z
@@ -45,13 +45,14 @@ int nn_ncclver_no_env_plugin(const struct nn_ncclver *ver);
  * (NULL = /proc/cpuinfo). For a release without an env plugin (nn_ncclver_no_env_plugin) nothing
  * is served and the reason says so; the warning is then what NCCL_TOPO_FILE set to the file by
  * hand would cost. */
-void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu, const struct nn_ncclver *ver,
-                        const char *sysfs_root, const char *cpuinfo, int runtime_sm, struct nn_topo_verdict *v);
+void nn_ncclver_verdict(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
+                        const struct nn_ncclver *ver, const char *sysfs_root, const char *cpuinfo,
+                        int runtime_sm, struct nn_topo_verdict *v);
 
 /* Prints the release and where it came from, the verdict, the GPU link and the two predicted
  * searches side by side, each line starting with `prefix`. With `only` (e.g. "NCCL_TOPO_FILE"),
  * the verdict is about a file NCCL reads whatever the plugin does: one prediction, so named. */
-void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver, const struct nn_topo_verdict *v,
-                      const char *only);
+void nn_ncclver_print(FILE *out, const char *prefix, const struct nn_ncclver *ver,
+                      const struct nn_topo_verdict *v, const char *only);
 
 #endif

@@ -11,21 +11,32 @@
 
 const char *nn_nicview_path_name(int path) {
   switch (path) {
-  case NN_NICVIEW_PIX: return "PIX";
-  case NN_NICVIEW_PXB: return "PXB";
-  case NN_NICVIEW_PHB: return "PHB";
-  default: return "SYS";
+  case NN_NICVIEW_PIX:
+    return "PIX";
+  case NN_NICVIEW_PXB:
+    return "PXB";
+  case NN_NICVIEW_PHB:
+    return "PHB";
+  default:
+    return "SYS";
   }
 }
 
 const char *nn_nicview_kind_name(int kind) {
-  static const char *const names[] = {"NCCL's own view", "served file without nic lines", "served file"};
+  static const char *const names[] = {"NCCL's own view", "served file without nic lines",
+                                      "served file"};
   return kind >= 0 && kind < NN_NICVIEW_KINDS ? names[kind] : "?";
 }
 
 int nn_nicview_gdr_level(const char *value) {
-  static const struct { const char *name; int level; } levels[] = {
-    {"LOC", 0}, {"PIX", NN_NICVIEW_PIX}, {"PXB", NN_NICVIEW_PXB}, {"PHB", NN_NICVIEW_PHB}, {"SYS", NN_NICVIEW_SYS}};
+  static const struct {
+    const char *name;
+    int level;
+  } levels[] = {{"LOC", 0},
+                {"PIX", NN_NICVIEW_PIX},
+                {"PXB", NN_NICVIEW_PXB},
+                {"PHB", NN_NICVIEW_PHB},
+                {"SYS", NN_NICVIEW_SYS}};
   if (!value) return NN_NICVIEW_PXB;
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
     if (!strcasecmp(value, levels[i].name)) return levels[i].level;
@@ -33,8 +44,8 @@ int nn_nicview_gdr_level(const char *value) {
 }
 
 /* The CPU node a device hangs under in the view: one key per NCCL CPU node. */
-#define NN_NICVIEW_CPU_NONE (-1)        /* NCCL's numaid -1 node of the own view */
-#define NN_NICVIEW_CPU_NIC_ONLY (-2)    /* the NICs' numaid -1 node next to served GPUs */
+#define NN_NICVIEW_CPU_NONE (-1)     /* NCCL's numaid -1 node of the own view */
+#define NN_NICVIEW_CPU_NIC_ONLY (-2) /* the NICs' numaid -1 node next to served GPUs */
 
 static int gpu_cpu(const struct nn_config *cfg, int kind, int g) {
   return kind == NN_NICVIEW_OWN ? NN_NICVIEW_CPU_NONE : cfg->gpus[g].numa;
@@ -52,11 +63,13 @@ static int path_of(const struct nn_config *cfg, int kind, int g, int n) {
 /* NVML numbers GPUs in PCI bus order: the GPU's place among the job's GPUs by bus id. */
 static int nvml_index(const struct nn_config *cfg, int g) {
   const struct nn_busid *b = &cfg->gpus[g].bus;
-  uint32_t key = (uint32_t)b->domain << 16 | (uint32_t)b->bus << 8 | (uint32_t)b->dev << 3 | b->func;
+  uint32_t key =
+    (uint32_t)b->domain << 16 | (uint32_t)b->bus << 8 | (uint32_t)b->dev << 3 | b->func;
   int before = 0;
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_busid *o = &cfg->gpus[i].bus;
-    uint32_t k = (uint32_t)o->domain << 16 | (uint32_t)o->bus << 8 | (uint32_t)o->dev << 3 | o->func;
+    uint32_t k =
+      (uint32_t)o->domain << 16 | (uint32_t)o->bus << 8 | (uint32_t)o->dev << 3 | o->func;
     before += k < key;
   }
   return before;
@@ -69,7 +82,8 @@ static int mirror_bits(int val, int pow2) {
   return mirror;
 }
 
-/* ncclTopoGetLocal: the NICs of the shortest path from GPU g (all NIC links alike), in NIC order. */
+/* ncclTopoGetLocal: the NICs of the shortest path from GPU g (all NIC links alike), in NIC order.
+ */
 static int local_nics(const struct nn_config *cfg, int kind, int g, int *out) {
   int best = NN_NICVIEW_SYS + 1, n = 0;
   for (int i = 0; i < cfg->n_nics; i++) {
@@ -102,7 +116,7 @@ static int local_gpu_count(const struct nn_config *cfg, int kind, int nic) {
 static int nic_of(const struct nn_config *cfg, int kind, int version_code, int g) {
   int locals[NN_MAX_NICS];
   int n = local_nics(cfg, kind, g, locals);
-  if (n <= 0) return 0;   /* no NIC: not called (n_nics > 0) */
+  if (n <= 0) return 0; /* no NIC: not called (n_nics > 0) */
   int net = nvml_index(cfg, g);
   const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
   int sharing = local_gpu_count(cfg, kind, locals[0]);
@@ -147,39 +161,52 @@ void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_
   }
 }
 
-static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v, char *buf, size_t size) {
+static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v, char *buf,
+                     size_t size) {
   const struct nn_nic *n = &cfg->nics[v->nic];
   char name[24];
   if (n->name[0]) snprintf(name, sizeof name, "%.20s", n->name);
   else snprintf(name, sizeof name, "nic %d", n->index);
   snprintf(buf, size, "%-10s (numa %d) %s GDR %s", name, n->numa, nn_nicview_path_name(v->path),
-           !v->gdr_write ? "off" : v->gdr_read ? "on" : "recv");
+           !v->gdr_write ? "off"
+           : v->gdr_read ? "on"
+                         : "recv");
 }
 
 void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,
                       const struct nn_nicview_report *r) {
   if (!cfg->n_nics) {
-    fprintf(out, "nics:         the mapping has no nic lines: in a guest NCCL hangs each NIC under a CPU of\n"
-            "              its own, SYS from every GPU of the served file (nic lines: docs/user/mapping.md)\n");
+    fprintf(
+      out,
+      "nics:         the mapping has no nic lines: in a guest NCCL hangs each NIC under a CPU of\n"
+      "              its own, SYS from every GPU of the served file (nic lines: "
+      "docs/user/mapping.md)\n");
     return;
   }
   char level[96];
-  if (r->gdr_level < 0) snprintf(level, sizeof level, "NCCL_NET_GDR_LEVEL=%.16s is not a level name: PXB assumed",
-                                 r->gdr_value);
-  else if (r->gdr_value) snprintf(level, sizeof level, "NCCL_NET_GDR_LEVEL=%.8s from %s", r->gdr_value, r->gdr_from);
+  if (r->gdr_level < 0)
+    snprintf(level, sizeof level, "NCCL_NET_GDR_LEVEL=%.16s is not a level name: PXB assumed",
+             r->gdr_value);
+  else if (r->gdr_value)
+    snprintf(level, sizeof level, "NCCL_NET_GDR_LEVEL=%.8s from %s", r->gdr_value, r->gdr_from);
   else snprintf(level, sizeof level, "NCCL_NET_GDR_LEVEL unset: PXB");
-  fprintf(out, "nics:         per GPU, the NIC NCCL %s gives it (channel 0), the path and GPUDirect RDMA\n"
-          "              (%s; GDR assumed supported by GPUs and NICs)\n", release, level);
-  fprintf(out, "              %-4s %-4s  %-36s  %s\n", "GPU", "numa", nn_nicview_kind_name(NN_NICVIEW_OWN),
-          nn_nicview_kind_name(NN_NICVIEW_SERVED));
+  fprintf(
+    out,
+    "nics:         per GPU, the NIC NCCL %s gives it (channel 0), the path and GPUDirect RDMA\n"
+    "              (%s; GDR assumed supported by GPUs and NICs)\n",
+    release, level);
+  fprintf(out, "              %-4s %-4s  %-36s  %s\n", "GPU", "numa",
+          nn_nicview_kind_name(NN_NICVIEW_OWN), nn_nicview_kind_name(NN_NICVIEW_SERVED));
   for (int g = 0; g < r->own.n_gpus; g++) {
     char a[64], b[64];
     nic_cell(cfg, &r->own.gpu[g], a, sizeof a);
     nic_cell(cfg, &r->served.gpu[g], b, sizeof b);
     fprintf(out, "              %-4d %-4d  %-36s  %s\n", g, cfg->gpus[g].numa, a, b);
   }
-  fprintf(out, "              (numa: the host NUMA node of the `nic` line; NCCL's own view reads every GPU and\n"
-          "              NIC on one CPU; a served file without nic lines: every NIC SYS from every GPU)\n");
+  fprintf(out, "              (numa: the host NUMA node of the `nic` line; NCCL's own view reads "
+               "every GPU and\n"
+               "              NIC on one CPU; a served file without nic lines: every NIC SYS from "
+               "every GPU)\n");
   fprintf(out, "inter-node:   ring and tree channels and bandwidth: not predicted here\n");
 }
 
@@ -188,15 +215,19 @@ void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_rep
   buf[0] = 0;
   if (!cfg->n_nics) return;
   int n = r->own.n_gpus;
-  int k = snprintf(buf, size, "NICs: NCCL's own view gives %d of %d GPUs a NIC of the other socket; the "
-                   "served file gives %d of %d. ", r->cross_own, n, r->cross_served, n);
+  int k = snprintf(buf, size,
+                   "NICs: NCCL's own view gives %d of %d GPUs a NIC of the other socket; the "
+                   "served file gives %d of %d. ",
+                   r->cross_own, n, r->cross_served, n);
   if (k < 0 || (size_t)k >= size) return;
   if (r->gdr_served == r->gdr_own)
     snprintf(buf + k, size - (size_t)k, "GPUDirect RDMA is %s for %d GPUs either way%s.",
              r->gdr_served ? "on" : "off", r->gdr_served ? r->gdr_served : n,
              !r->gdr_served && r->gdr_level < NN_NICVIEW_PHB
-                 ? " (a served NIC is PHB from its GPUs: NCCL_NET_GDR_LEVEL=PHB allows it)" : "");
+               ? " (a served NIC is PHB from its GPUs: NCCL_NET_GDR_LEVEL=PHB allows it)"
+               : "");
   else
-    snprintf(buf + k, size - (size_t)k, "GPUDirect RDMA: %d GPUs with NCCL's own view, %d with the served file.",
-             r->gdr_own, r->gdr_served);
+    snprintf(buf + k, size - (size_t)k,
+             "GPUDirect RDMA: %d GPUs with NCCL's own view, %d with the served file.", r->gdr_own,
+             r->gdr_served);
 }

@@ -28,18 +28,23 @@
 
 enum nn_nicview_kind { NN_NICVIEW_OWN = 0, NN_NICVIEW_GPUS, NN_NICVIEW_SERVED, NN_NICVIEW_KINDS };
 /* NCCL's path types a served guest has, in NCCL's order (graph/topo.h PATH_*). */
-enum nn_nicview_path { NN_NICVIEW_PIX = 4, NN_NICVIEW_PXB = 5, NN_NICVIEW_PHB = 8, NN_NICVIEW_SYS = 9 };
+enum nn_nicview_path {
+  NN_NICVIEW_PIX = 4,
+  NN_NICVIEW_PXB = 5,
+  NN_NICVIEW_PHB = 8,
+  NN_NICVIEW_SYS = 9
+};
 
 struct nn_nicview_gpu {
-  int nic;                /* index into cfg->nics */
-  int path;               /* enum nn_nicview_path */
+  int nic;  /* index into cfg->nics */
+  int path; /* enum nn_nicview_path */
   int gdr_read, gdr_write;
 };
 
 struct nn_nicview {
   int kind;
   int n_gpus;
-  struct nn_nicview_gpu gpu[NN_MAX_GPUS];   /* by the mapping's GPU index */
+  struct nn_nicview_gpu gpu[NN_MAX_GPUS]; /* by the mapping's GPU index */
 };
 
 /* NCCL_NET_GDR_LEVEL's value as NCCL's ncclGetLevel reads a name (LOC, PIX, PXB, PHB, SYS); the
@@ -55,12 +60,12 @@ void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code,
  * `version_code` (name `release`) under NCCL_NET_GDR_LEVEL as the job sees it (the environment,
  * else the mapping's env line, else NCCL's default). */
 struct nn_nicview_report {
-  int gdr_level;                    /* -1: a value NCCL does not read as a name */
-  const char *gdr_value;            /* NULL: NCCL's default */
-  const char *gdr_from;             /* "the environment", "the mapping's env line" */
+  int gdr_level;         /* -1: a value NCCL does not read as a name */
+  const char *gdr_value; /* NULL: NCCL's default */
+  const char *gdr_from;  /* "the environment", "the mapping's env line" */
   struct nn_nicview own, served;
-  int cross_own, cross_served;      /* GPUs given a NIC of another host NUMA node */
-  int gdr_own, gdr_served;          /* GPUs with GDR for receives */
+  int cross_own, cross_served; /* GPUs given a NIC of another host NUMA node */
+  int gdr_own, gdr_served;     /* GPUs with GDR for receives */
 };
 void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_nicview_report *r);
 /* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the
@@ -71,6 +76,6 @@ void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_rep
                         size_t size);
 
 const char *nn_nicview_path_name(int path);
-const char *nn_nicview_kind_name(int kind);   /* "NCCL's own view", ... */
+const char *nn_nicview_kind_name(int kind); /* "NCCL's own view", ... */
 
 #endif

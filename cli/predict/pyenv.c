@@ -26,7 +26,8 @@ const char *nn_pyenv_python(char *buf, size_t size) {
   const char *chosen = getenv("NCCL_NUMA_PYTHON");
   if (chosen) return chosen[0] ? chosen : NULL;
   const char *venv = getenv("VIRTUAL_ENV");
-  if (venv && venv[0] == '/' && (size_t)snprintf(buf, size, "%s/bin/python3", venv) < size) return buf;
+  if (venv && venv[0] == '/' && (size_t)snprintf(buf, size, "%s/bin/python3", venv) < size)
+    return buf;
   snprintf(buf, size, "python3");
   return buf;
 }
@@ -50,11 +51,14 @@ static void add_glob(char *buf, size_t size, const char *pattern) {
 /* The interpreter's path: `python` itself when it has a '/', else the first executable of
  * that name on PATH. */
 static int locate(const char *python, char *out, size_t size) {
-  if (strchr(python, '/')) return (size_t)snprintf(out, size, "%s", python) < size && !access(out, X_OK) ? 0 : -1;
+  if (strchr(python, '/'))
+    return (size_t)snprintf(out, size, "%s", python) < size && !access(out, X_OK) ? 0 : -1;
   const char *path = getenv("PATH");
   for (const char *p = path ? path : ""; *p;) {
     size_t len = strcspn(p, ":");
-    if (len && (size_t)snprintf(out, size, "%.*s/%s", (int)len, p, python) < size && !access(out, X_OK)) return 0;
+    if (len && (size_t)snprintf(out, size, "%.*s/%s", (int)len, p, python) < size &&
+        !access(out, X_OK))
+      return 0;
     p += len + (p[len] != 0);
   }
   return -1;
@@ -70,7 +74,8 @@ static int read_pyvenv(const char *prefix, int *system, char *base, size_t size)
   if ((size_t)snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", prefix) >= sizeof cfg ||
       nn_file_read(AT_FDCWD, cfg, 0, 1u << 16, &text, &len, err, sizeof err))
     return 0;
-  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
     char *eq = strchr(line, '=');
     if (!eq) continue;
     *eq = 0;
@@ -79,7 +84,7 @@ static int read_pyvenv(const char *prefix, int *system, char *base, size_t size)
     if (!strcmp(key, "home") && value[0] == '/') snprintf(base, size, "%s", value);
   }
   free(text);
-  char *slash = strrchr(base, '/');   /* home is the base's bin directory */
+  char *slash = strrchr(base, '/'); /* home is the base's bin directory */
   if (slash) *slash = 0;
   return 1;
 }
@@ -92,8 +97,9 @@ static void add_installation(char *buf, size_t size, const char *prefix) {
     snprintf(pattern, sizeof pattern, "%s/.local/lib/python3.*/site-packages", home);
     add_glob(buf, size, pattern);
   }
-  static const char *const layouts[] = {"/local/lib/python3.*/dist-packages", "/lib/python3/dist-packages",
-                                        "/lib/python3.*/dist-packages", "/lib/python3.*/site-packages"};
+  static const char *const layouts[] = {
+    "/local/lib/python3.*/dist-packages", "/lib/python3/dist-packages",
+    "/lib/python3.*/dist-packages", "/lib/python3.*/site-packages"};
   for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
     snprintf(pattern, sizeof pattern, "%s%s", prefix, layouts[i]);
     add_glob(buf, size, pattern);
@@ -107,7 +113,7 @@ int nn_pyenv_site_dirs(const char *python, char *buf, size_t size, char *why, si
     nn_errbuf_set(why, whysz, "no interpreter %s%s", python, strchr(python, '/') ? "" : " on PATH");
     return -1;
   }
-  snprintf(prefix, sizeof prefix, "%s", exe);   /* PREFIX/bin/python3 -> PREFIX */
+  snprintf(prefix, sizeof prefix, "%s", exe); /* PREFIX/bin/python3 -> PREFIX */
   for (int up = 0; up < 2; up++) {
     char *slash = strrchr(prefix, '/');
     if (slash) *slash = 0;
@@ -126,12 +132,13 @@ int nn_pyenv_site_dirs(const char *python, char *buf, size_t size, char *why, si
 /* The "X.Y.Z" that starts s, into v; the wheel may add more (2.27.3.post1). */
 static void three_numbers(const char *s, char *v, size_t size) {
   size_t n = 0;
-  for (int dots = 0; n + 1 < size && (isdigit((unsigned char)*s) || (*s == '.' && ++dots < 3)); s++) v[n++] = *s;
+  for (int dots = 0; n + 1 < size && (isdigit((unsigned char)*s) || (*s == '.' && ++dots < 3)); s++)
+    v[n++] = *s;
   v[n] = 0;
 }
 
-int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz, char *metadata,
-                          size_t msz) {
+int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz,
+                          char *metadata, size_t msz) {
   char pattern[PATH_MAX + 128], err[PATH_MAX + 64], *text = NULL;
   size_t len;
   glob_t g;
@@ -139,7 +146,8 @@ int nn_pyenv_dist_version(const char *site, const char *dist, char *version, siz
   if (msz) metadata[0] = 0;
   snprintf(pattern, sizeof pattern, "%s/%s-[0-9]*.dist-info/METADATA", site, dist);
   if (glob(pattern, 0, NULL, &g)) return 0;
-  if (g.gl_pathc && !nn_file_read(AT_FDCWD, g.gl_pathv[0], 0, 1u << 20, &text, &len, err, sizeof err)) {
+  if (g.gl_pathc &&
+      !nn_file_read(AT_FDCWD, g.gl_pathv[0], 0, 1u << 20, &text, &len, err, sizeof err)) {
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && !version[0];
          line = strtok_r(NULL, "\n", &save)) {
       if (strncmp(line, "Version:", 8)) continue;

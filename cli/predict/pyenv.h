@@ -17,9 +17,9 @@
 #include <stddef.h>
 
 struct nn_pyenv_nccl {
-  char site[PATH_MAX];    /* SITE */
-  char lib[PATH_MAX];     /* SITE/nvidia/nccl/lib/libnccl.so.2 */
-  int torch;              /* 1: torch is imported from SITE, so its libraries load `lib` */
+  char site[PATH_MAX]; /* SITE */
+  char lib[PATH_MAX];  /* SITE/nvidia/nccl/lib/libnccl.so.2 */
+  int torch;           /* 1: torch is imported from SITE, so its libraries load `lib` */
 };
 
 /* The interpreter of the active environment: $NCCL_NUMA_PYTHON when set (NULL when set empty:
@@ -44,8 +44,8 @@ int nn_pyenv_wheel_version(const char *site, char *metadata, size_t size);
  * "nvidia_nccl_cu*"; a dist-info's name normalises '-' to '_'), as written, into version, with
  * that METADATA's path in `metadata`. Returns 1, or 0 when there is none (no such dist-info,
  * no Version line). Read only, never imported. */
-int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz, char *metadata,
-                          size_t msz);
+int nn_pyenv_dist_version(const char *site, const char *dist, char *version, size_t vsz,
+                          char *metadata, size_t msz);
 
 /* Picks from `syspath` (absolute entries one a line, in sys.path order; others are skipped):
  * the first entry holding torch, when it also holds nvidia/nccl/lib/libnccl.so.2 (torch's

@@ -20,14 +20,14 @@
 #include "nn_config.h"
 #include "topology.h"
 
-#define NN_RELEASE_DIFF_MAX_LOG2 32   /* 1 B .. 4 GiB, as explain */
+#define NN_RELEASE_DIFF_MAX_LOG2 32 /* 1 B .. 4 GiB, as explain */
 #define NN_RELEASE_DIFF_MAX_BANDS (NN_COLL_COUNT * (NN_RELEASE_DIFF_MAX_LOG2 + 1))
 
 /* The graphs one release's cost model reads. */
 struct nn_release_diff_graphs {
   int ring_channels, tree_channels;
-  float ring_gbps, tree_gbps;       /* per channel */
-  int comm_channels;                /* comm->nChannels after Postset */
+  float ring_gbps, tree_gbps; /* per channel */
+  int comm_channels;          /* comm->nChannels after Postset */
 };
 
 /* One release: its verdict, its cost model and what that model read. */
@@ -35,15 +35,15 @@ struct nn_release_diff_side {
   struct nn_topo_verdict v;
   struct nn_cost_model m;
   struct nn_release_diff_graphs g;
-  char name[160];                   /* "NCCL 2.31.0" (nn_topology_describe_release) */
+  char name[160]; /* "NCCL 2.31.0" (nn_topology_describe_release) */
 };
 
 /* Consecutive sizes that differ, with the same choice on each side. Times at both ends. */
 struct nn_release_diff_band {
   int coll, lo_log2, hi_log2;
-  struct nn_cost_choice a_lo, a_hi;   /* the release of --nccl-version / --nccl-lib */
-  struct nn_cost_choice x_lo, x_hi;   /* the release compared with */
-  int choice_differs;                 /* the algorithm or the protocol differs */
+  struct nn_cost_choice a_lo, a_hi; /* the release of --nccl-version / --nccl-lib */
+  struct nn_cost_choice x_lo, x_hi; /* the release compared with */
+  int choice_differs;               /* the algorithm or the protocol differs */
 };
 
 struct nn_release_diff {
@@ -60,9 +60,9 @@ struct nn_release_diff {
  * NCCL_ALGO nor NCCL_PROTO set). The CPU is the one explain models (the mapping's `cpu` line,
  * else nn_cpuinfo_default()). Returns 0, or -1 with the reason in err (no CPU kind, or no
  * cost model for one of the releases: e.g. several nodes). */
-int nn_release_diff_compute(const struct nn_config *cfg, const struct nn_ncclver *a, int x_code, int ranks,
-                            int nodes, const struct nn_forced *forced, int max_log2, struct nn_release_diff *out,
-                            char *err, size_t errsz);
+int nn_release_diff_compute(const struct nn_config *cfg, const struct nn_ncclver *a, int x_code,
+                            int ranks, int nodes, const struct nn_forced *forced, int max_log2,
+                            struct nn_release_diff *out, char *err, size_t errsz);
 
 /* Prints the comparison: both releases' graphs, then per collective (only `coll` when >= 0)
  * the bands that differ with both choices and modelled times, `*` where the algorithm or

@@ -11,7 +11,8 @@
 #include "cli/proxmox/proxmox_numa_parts.h"
 #include "errbuf.h"
 
-int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in, struct nn_proxmox_numa_output *out, char *err, size_t errsz) {
+int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in,
+                            struct nn_proxmox_numa_output *out, char *err, size_t errsz) {
   struct nn_proxmox_numa_ctx *c = calloc(1, sizeof *c);
   int rc = -1;
   memset(out, 0, sizeof *out);

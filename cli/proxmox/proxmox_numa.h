@@ -42,7 +42,7 @@
 /* Chassis and port numbers of the root ports we add. Proxmox's own
  * ich9-pcie-port-N use N = 1..16 for both, and discover --guest reads a port
  * number in that range as "hostpci N-1", so ours start above it. */
-#define NN_PROXMOX_NUMA_CHASSIS_BASE 32   /* GPUs: 32-47; slot fillers: 48, 49 */
+#define NN_PROXMOX_NUMA_CHASSIS_BASE 32 /* GPUs: 32-47; slot fillers: 48, 49 */
 /* First expander bus number: far above what Proxmox's q35 layout puts under
  * pcie.0 (the root bus, its bridges and at most 16 root ports). */
 #define NN_PROXMOX_NUMA_BUS_BASE 128
@@ -54,30 +54,34 @@
  * emulated host bridge otherwise hides ("NS" in nvidia-smi topo -p2p r). NONE leaves the
  * GPUs as they are; ONE puts every GPU in clique 0; PER_NODE puts guest node K's GPUs in
  * clique K, so peer access never crosses the host's socket link. */
-enum nn_proxmox_clique { NN_PROXMOX_CLIQUE_NONE = 0, NN_PROXMOX_CLIQUE_ONE, NN_PROXMOX_CLIQUE_PER_NODE };
+enum nn_proxmox_clique {
+  NN_PROXMOX_CLIQUE_NONE = 0,
+  NN_PROXMOX_CLIQUE_ONE,
+  NN_PROXMOX_CLIQUE_PER_NODE
+};
 #define NN_PROXMOX_CLIQUE_MAX 15
 
 struct nn_proxmox_numa_input {
-  const char *name;                    /* config path as given (messages, header) */
-  const char *vmid;                    /* "101"; NULL when the name is not <vmid>.conf */
-  const char *text;                    /* the config file's contents */
+  const char *name; /* config path as given (messages, header) */
+  const char *vmid; /* "101"; NULL when the name is not <vmid>.conf */
+  const char *text; /* the config file's contents */
   size_t len;
-  const struct nn_proxmox_vm *vm;          /* parsed from text, nn_proxmox_assign done */
-  const struct nn_proxmox_mappings *maps;  /* cluster PCI mapping, or NULL */
-  const char *node;                    /* Proxmox node name (mapping= entries) */
-  const struct nn_discovery *host;     /* the host's PCI devices and NUMA nodes */
-  int p2p_clique;                      /* enum nn_proxmox_clique */
+  const struct nn_proxmox_vm *vm;         /* parsed from text, nn_proxmox_assign done */
+  const struct nn_proxmox_mappings *maps; /* cluster PCI mapping, or NULL */
+  const char *node;                       /* Proxmox node name (mapping= entries) */
+  const struct nn_discovery *host;        /* the host's PCI devices and NUMA nodes */
+  int p2p_clique;                         /* enum nn_proxmox_clique */
 };
 
 struct nn_proxmox_numa_output {
-  char *text;                          /* the new config */
-  char *notes;                         /* remarks for the user (stderr), "" when none */
+  char *text;  /* the new config */
+  char *notes; /* remarks for the user (stderr), "" when none */
 };
 
 /* Computes the rewritten config. Returns 0, or -1 with a message naming the
  * file, line and problem in err (then out holds nothing). */
-int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in, struct nn_proxmox_numa_output *out, char *err,
-                   size_t errsz);
+int nn_proxmox_numa_rewrite(const struct nn_proxmox_numa_input *in,
+                            struct nn_proxmox_numa_output *out, char *err, size_t errsz);
 
 /* Releases what nn_proxmox_numa_rewrite put in out. */
 void nn_proxmox_numa_output_free(struct nn_proxmox_numa_output *out);

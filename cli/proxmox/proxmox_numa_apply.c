@@ -32,8 +32,10 @@ extern char **environ;
 static char *read_config(struct nn_diag *msgs, const char *path, size_t *len, struct stat *st) {
   char err[PATH_MAX + 128], *buf = NULL;
   int fd = nn_file_open(AT_FDCWD, path, 0, NN_PVE_MAX_FILE, err, sizeof err);
-  if (fd >= 0 && fstat(fd, st)) snprintf(err, sizeof err, "%s: cannot stat: %s", path, strerror(errno));
-  else if (fd >= 0 && !nn_file_read_fd(fd, path, NN_PVE_MAX_FILE, &buf, len, err, sizeof err)) err[0] = 0;
+  if (fd >= 0 && fstat(fd, st))
+    snprintf(err, sizeof err, "%s: cannot stat: %s", path, strerror(errno));
+  else if (fd >= 0 && !nn_file_read_fd(fd, path, NN_PVE_MAX_FILE, &buf, len, err, sizeof err))
+    err[0] = 0;
   if (fd >= 0) close(fd);
   if (!buf) nn_diag_add(msgs, "%s", err);
   return buf;
@@ -66,8 +68,10 @@ static int take_lock(struct nn_diag *msgs, const char *vmid, int *fd) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  nn_diag_add(msgs, "%s: the VM's config is locked by another process (a backup, migration or qm "
-          "command); try again later", path);
+  nn_diag_add(msgs,
+              "%s: the VM's config is locked by another process (a backup, migration or qm "
+              "command); try again later",
+              path);
   close(*fd);
   *fd = -1;
   return -1;
@@ -90,12 +94,14 @@ static int vm_locked(const char *text, char *why, size_t size) {
 static int same_content(const char *path, const char *text, size_t len) {
   char *buf = NULL;
   size_t got = 0;
-  int same = !nn_file_read(AT_FDCWD, path, 0, len, &buf, &got, NULL, 0) && got == len && !memcmp(buf, text, len);
+  int same = !nn_file_read(AT_FDCWD, path, 0, len, &buf, &got, NULL, 0) && got == len &&
+             !memcmp(buf, text, len);
   free(buf);
   return same;
 }
 
-static int write_config(struct nn_diag *msgs, const struct nn_proxmox_numa_apply_opts *o, const char *orig, size_t orig_len, const char *text,
+static int write_config(struct nn_diag *msgs, const struct nn_proxmox_numa_apply_opts *o,
+                        const char *orig, size_t orig_len, const char *text,
                         const struct stat *like) {
   char bak[4200], why[64];
   struct stat st;
@@ -104,8 +110,9 @@ static int write_config(struct nn_diag *msgs, const struct nn_proxmox_numa_apply
     return -1;
   }
   if (vm_locked(orig, why, sizeof why)) {
-    nn_diag_add(msgs, "%s: the VM is locked (lock:%s); wait for the operation or clear it, then retry",
-            o->vm, why);
+    nn_diag_add(msgs,
+                "%s: the VM is locked (lock:%s); wait for the operation or clear it, then retry",
+                o->vm, why);
     return -1;
   }
   if (!same_content(o->vm, orig, orig_len)) {
@@ -114,11 +121,15 @@ static int write_config(struct nn_diag *msgs, const struct nn_proxmox_numa_apply
   }
   snprintf(bak, sizeof bak, "%s.bak", o->vm);
   if (!access(bak, F_OK) && !same_content(bak, orig, orig_len)) {
-    nn_diag_add(msgs, "%s exists and differs from the current config; move it away first (it may be "
-            "the only copy of an earlier config)", bak);
+    nn_diag_add(msgs,
+                "%s exists and differs from the current config; move it away first (it may be "
+                "the only copy of an earlier config)",
+                bak);
     return -1;
   }
-  if (replace_file(msgs, bak, orig, orig_len, like) || replace_file(msgs, o->vm, text, strlen(text), like)) return -1;
+  if (replace_file(msgs, bak, orig, orig_len, like) ||
+      replace_file(msgs, o->vm, text, strlen(text), like))
+    return -1;
   nn_diag_add(msgs, "wrote %s (the previous config is %s)", o->vm, bak);
   return 0;
 }
@@ -134,7 +145,8 @@ static int temp_text(const char *dir, const char *name, const char *text, size_t
 }
 
 /* `diff -u` of the two texts, labelled with the config's name. */
-static int print_diff(struct nn_diag *msgs, const char *name, const char *orig, size_t orig_len, const char *text) {
+static int print_diff(struct nn_diag *msgs, const char *name, const char *orig, size_t orig_len,
+                      const char *text) {
   const char *tmpdir = getenv("TMPDIR");
   char dir[4096], a[4200], b[4200], label_b[4200];
   int rc = -1, status;
@@ -145,15 +157,15 @@ static int print_diff(struct nn_diag *msgs, const char *name, const char *orig, 
     return -1;
   }
   snprintf(label_b, sizeof label_b, "%s (nccl-numa proxmox-numa)", name);
-  if (!temp_text(dir, "a", orig, orig_len, a, sizeof a) && !temp_text(dir, "b", text, strlen(text), b, sizeof b)) {
+  if (!temp_text(dir, "a", orig, orig_len, a, sizeof a) &&
+      !temp_text(dir, "b", text, strlen(text), b, sizeof b)) {
     char *argv[] = {"diff", "-u", "--label", (char *)name, "--label", label_b, a, b, NULL};
-    fflush(stdout);   /* diff writes to the same standard output */
+    fflush(stdout); /* diff writes to the same standard output */
     if (posix_spawnp(&pid, "diff", NULL, NULL, argv, environ))
       nn_diag_add(msgs, "cannot run diff (diffutils)");
     else if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1)
       rc = 0;
-    else
-      nn_diag_add(msgs, "diff failed");
+    else nn_diag_add(msgs, "diff failed");
   } else {
     nn_diag_add(msgs, "cannot write temporary files under %s", dir);
   }
@@ -172,7 +184,8 @@ static void print_notes(struct nn_diag *msgs, const char *notes) {
 }
 
 /* Everything after the options: load, rewrite, output. */
-static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_apply_opts *o, const char *vmid) {
+static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_apply_opts *o,
+               const char *vmid) {
   struct nn_proxmox_vm vm;
   struct nn_proxmox_mappings ms = {0};
   struct nn_discovery d;
@@ -207,7 +220,8 @@ static int run(struct nn_diag *msgs, FILE *out, const struct nn_proxmox_numa_app
     nn_diag_add(msgs, "%s", err);
     goto out_maps;
   }
-  struct nn_proxmox_numa_input in = {o->vm, vmid, text, len, &vm, have_maps ? &ms : NULL, node, &d, o->p2p_clique};
+  struct nn_proxmox_numa_input in = {o->vm, vmid, text,         len, &vm, have_maps ? &ms : NULL,
+                                     node,  &d,   o->p2p_clique};
   if (nn_proxmox_numa_rewrite(&in, &res, err, sizeof err)) {
     nn_diag_add(msgs, "%s", err);
   } else {
@@ -227,7 +241,8 @@ out_vm:
   return rc;
 }
 
-int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out, struct nn_diag *msgs) {
+int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out,
+                          struct nn_diag *msgs) {
   char vmid[16];
   int lock_fd, have_vmid = !nn_proxmox_numa_vmid_from_path(o->vm, vmid, sizeof vmid);
   if (o->write && take_lock(msgs, have_vmid ? vmid : NULL, &lock_fd)) return -1;

@@ -18,19 +18,21 @@
 
 /* What the command was asked for. */
 struct nn_proxmox_numa_apply_opts {
-  const char *vm;           /* --vm-config: the VM's config file */
-  const char *pci_mapping;  /* --pci-mapping, or NULL: /etc/pve/mapping/pci.cfg when an entry needs it */
-  const char *node;         /* --node, or NULL: this host's short name */
-  const char *xml;          /* --xml hwloc export, or NULL: HWLOC_XMLFILE, else this machine */
-  int write;                /* save FILE.bak, then replace FILE */
-  int diff;                 /* print `diff -u` against the current file instead of the new config */
-  int p2p_clique;           /* enum nn_proxmox_clique: --p2p-clique */
+  const char *vm; /* --vm-config: the VM's config file */
+  const char
+    *pci_mapping;   /* --pci-mapping, or NULL: /etc/pve/mapping/pci.cfg when an entry needs it */
+  const char *node; /* --node, or NULL: this host's short name */
+  const char *xml;  /* --xml hwloc export, or NULL: HWLOC_XMLFILE, else this machine */
+  int write;        /* save FILE.bak, then replace FILE */
+  int diff;         /* print `diff -u` against the current file instead of the new config */
+  int p2p_clique;   /* enum nn_proxmox_clique: --p2p-clique */
 };
 
 /* Does what `o` asks: the new config to `out` (unless diff or write), `diff -u` to
  * standard output, and into msgs what to tell the user, one message each without the
  * program's name: notes ("note: ..."), what was written, every problem. Returns 0, or
  * -1 when the VM cannot be rewritten or the result not shown or written. */
-int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out, struct nn_diag *msgs);
+int nn_proxmox_numa_apply(const struct nn_proxmox_numa_apply_opts *o, FILE *out,
+                          struct nn_diag *msgs);
 
 #endif

@@ -59,7 +59,8 @@ int nn_proxmox_numa_lines_split(const char *text, size_t len, struct nn_proxmox_
   return 0;
 }
 
-int nn_proxmox_numa_main_value(const struct nn_proxmox_numa_lines *ls, const char *key, char *buf, size_t size, int *line) {
+int nn_proxmox_numa_main_value(const struct nn_proxmox_numa_lines *ls, const char *key, char *buf,
+                               size_t size, int *line) {
   for (int i = 0; i < ls->main_end; i++)
     if (!strcmp(ls->v[i].key, key)) {
       snprintf(buf, size, "%.*s", (int)ls->v[i].value_n, ls->v[i].value);

@@ -18,7 +18,7 @@
 #include "trust.h"
 
 static void read_cpu_model(char *buf, size_t size) {
-  FILE *f = nn_file_fopen("/proc/cpuinfo", 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
+  FILE *f = nn_file_fopen("/proc/cpuinfo", 0, NN_FILE_ANY_SIZE); /* a bounded part is read */
   char line[512];
   buf[0] = 0;
   if (!f) return;
@@ -70,7 +70,7 @@ void nn_abdir_command(int argc, char *const *argv, char *buf, size_t size) {
 static int open_made(const char *made, char *err, size_t errsz) {
   int fd = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  if (fd >= 0 && fd < 3) {   /* 0 means "not open" in struct nn_rundir */
+  if (fd >= 0 && fd < 3) { /* 0 means "not open" in struct nn_rundir */
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     close(fd);
     fd = high;
@@ -81,8 +81,10 @@ static int open_made(const char *made, char *err, size_t errsz) {
     return -1;
   }
   if (st.st_uid != geteuid()) {
-    nn_errbuf_set(err, errsz, "%s was replaced after it was made (now owned by uid %u): its parent "
-                  "directory is another user's", made, (unsigned)st.st_uid);
+    nn_errbuf_set(err, errsz,
+                  "%s was replaced after it was made (now owned by uid %u): its parent "
+                  "directory is another user's",
+                  made, (unsigned)st.st_uid);
     close(fd);
     return -1;
   }
@@ -107,7 +109,8 @@ static int judge_made(int dir_fd, const char *made, char *err, size_t errsz) {
     fprintf(stderr, "nccl-numa: %s\n", why);
     return 0;
   }
-  nn_errbuf_set(err, errsz, "--out %s: %s (choose a directory only you and root can write)", made, why);
+  nn_errbuf_set(err, errsz, "--out %s: %s (choose a directory only you and root can write)", made,
+                why);
   return -1;
 }
 
@@ -120,7 +123,7 @@ static void unmake(int dir_fd, const char *made) {
 }
 
 int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
-                        const char *command, char *err, size_t errsz) {
+                    const char *command, char *err, size_t errsz) {
   char made[PATH_MAX];
   if (make_rundir(path, numbered, made, sizeof made)) {
     nn_errbuf_set(err, errsz, "cannot create %s: %s%s", made, strerror(errno),
@@ -162,7 +165,7 @@ int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const 
 
 int nn_abdir_discard_empty(const struct nn_rundir *rd) {
   if (!rd->path || rd->dir_fd <= 0) return 0;
-  if (unlinkat(rd->dir_fd, "runs", AT_REMOVEDIR) != 0) return 0;   /* something ran: keep it */
+  if (unlinkat(rd->dir_fd, "runs", AT_REMOVEDIR) != 0) return 0; /* something ran: keep it */
   unlinkat(rd->dir_fd, "meta", 0);
   unlinkat(rd->dir_fd, "runs.tsv", 0);
   return rmdir(rd->path) == 0;

@@ -22,7 +22,7 @@ void nn_abdir_command(int argc, char *const *argv, char *buf, size_t size);
  * the user did not choose), an existing PATH is kept and PATH-2, PATH-3, ... is tried
  * instead, so a second run in the same second works. Returns 0 or -1 (err says why). */
 int nn_abdir_create(struct nn_rundir *rd, const char *path, int numbered, const char *kind,
-                        const char *command, char *err, size_t errsz);
+                    const char *command, char *err, size_t errsz);
 
 /* After a run that failed before any result: removes the run directory when it holds
  * nothing but the empty runs/ and what nn_abdir_create wrote, so no empty run is left.

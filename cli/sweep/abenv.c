@@ -12,8 +12,8 @@
 /* ---------- names ---------- */
 
 const char *nn_abenv_coll_name(const char *s) {
-  static const char *const alias[][2] = {{"allreduce", "all_reduce"}, {"allgather", "all_gather"},
-                                         {"reducescatter", "reduce_scatter"}};
+  static const char *const alias[][2] = {
+    {"allreduce", "all_reduce"}, {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"}};
   for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
     if (!strcmp(s, alias[i][0])) return alias[i][1];
   if (!*s || strlen(s) > 24) return NULL;
@@ -23,9 +23,11 @@ const char *nn_abenv_coll_name(const char *s) {
 }
 
 const char *nn_abenv_rule_coll(const char *c) {
-  static const char *const map[][2] = {{"all_reduce", "allreduce"}, {"all_gather", "allgather"},
+  static const char *const map[][2] = {{"all_reduce", "allreduce"},
+                                       {"all_gather", "allgather"},
                                        {"reduce_scatter", "reducescatter"},
-                                       {"broadcast", "broadcast"}, {"reduce", "reduce"}};
+                                       {"broadcast", "broadcast"},
+                                       {"reduce", "reduce"}};
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (!strcmp(c, map[i][0])) return map[i][1];
   return NULL;
@@ -55,10 +57,10 @@ void nn_abenv_unset(char **env, const char *name) {
 
 int nn_abenv_recorded(const char *entry) {
   static const char *const prefixes[] = {
-      "NCCL_", "CUDA_", "NVIDIA_",                        /* NCCL, nccl-numa's own, the GPUs */
-      "OMPI_", "PMIX_", "PMI_", "SLURM_", "HYDRA_", "I_MPI_", "MV2_",   /* launchers */
-      "UCX_", "FI_"};                                     /* transports NCCL's net plugins use */
-  static const char *const names[] = {"LD_LIBRARY_PATH", "LD_PRELOAD"};   /* which NCCL loads */
+    "NCCL_", "CUDA_", "NVIDIA_", /* NCCL, nccl-numa's own, the GPUs */
+    "OMPI_", "PMIX_", "PMI_",    "SLURM_", "HYDRA_", "I_MPI_", "MV2_", /* launchers */
+    "UCX_",  "FI_"}; /* transports NCCL's net plugins use */
+  static const char *const names[] = {"LD_LIBRARY_PATH", "LD_PRELOAD"}; /* which NCCL loads */
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
     if (!strncmp(entry, prefixes[i], strlen(prefixes[i])) && strchr(entry, '=')) return 1;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -78,7 +80,7 @@ int nn_abenv_set(char **env, const char *name, const char *value) {
 }
 
 char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin,
-                     int nccl_code) {
+                    int nccl_code) {
   size_t n = 0;
   while (base && base[n]) n++;
   char **env = calloc(n + 8, sizeof *env);

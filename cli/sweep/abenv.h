@@ -29,8 +29,7 @@ const char *nn_abenv_rule_coll(const char *tests_coll);
 /* Builds the environment of one arm from `base` (NULL-terminated). Returns a
  * malloc'd NULL-terminated array of malloc'd strings (free with
  * nn_abenv_free), or NULL when out of memory. */
-char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin,
-                     int nccl_code);
+char **nn_abenv_arm(char *const *base, const struct nn_arm *arm, const char *plugin, int nccl_code);
 
 /* Whether a NAME=value entry of a run's environment is recorded in its runs/NNNN-ARM-COLL.env: what
  * bears on the measurement (NCCL_*, nccl-numa's NCCL_NUMA_*, CUDA_*, NVIDIA_*, launchers'

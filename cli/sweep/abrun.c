@@ -42,7 +42,9 @@ static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err
     char **av = nn_ab_bench_words(o->bench_cmd, coll);
     if (av && av[0] && !access(av[0], X_OK)) return av;
     nn_errbuf_set(err, errsz, "--bench-cmd '%s': %s", o->bench_cmd,
-                  !av ? "out of memory" : !av[0] ? "empty command" : "the first word is not an executable path");
+                  !av      ? "out of memory"
+                  : !av[0] ? "empty command"
+                           : "the first word is not an executable path");
     nn_abenv_free(av);
     return NULL;
   }
@@ -53,9 +55,10 @@ static char **bench_argv(const struct nn_ab_opts *o, const char *coll, char *err
     return av;
   }
   free(bin);
-  nn_errbuf_set(err, errsz, "no executable %s_perf in %s or %s/build "
-                "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)", coll,
-                o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
+  nn_errbuf_set(err, errsz,
+                "no executable %s_perf in %s or %s/build "
+                "(build nccl-tests: make MPI=0 NCCL_HOME=..., or give --bench-cmd)",
+                coll, o->tests_dir ? o->tests_dir : "?", o->tests_dir ? o->tests_dir : "?");
   return NULL;
 }
 
@@ -88,12 +91,15 @@ static int spawn(char **argv, char **env, int out_fd, int timeout_s, FILE *progr
     return 127;
   }
   if (res.end == NN_SUP_STOPPED) {
-    fprintf(stderr, "nccl-numa: %s: the benchmark's process group is ended; stopping\n", strsignal(res.signal));
-    nn_supervise_raise(res.signal);   /* exit as the signal asked */
+    fprintf(stderr, "nccl-numa: %s: the benchmark's process group is ended; stopping\n",
+            strsignal(res.signal));
+    nn_supervise_raise(res.signal); /* exit as the signal asked */
   }
   if (res.unkillable)
-    fprintf(progress, "nccl-numa: %d of the benchmark's processes still there after SIGKILL "
-            "(unkillable: in the kernel, a driver call?); going on\n", res.unkillable);
+    fprintf(progress,
+            "nccl-numa: %d of the benchmark's processes still there after SIGKILL "
+            "(unkillable: in the kernel, a driver call?); going on\n",
+            res.unkillable);
   return nn_supervise_exit_code(&res);
 }
 
@@ -102,7 +108,7 @@ static int run_cmd(const struct nn_ab_opts *o, char **av, char **env, int out_fd
   if (!o->launch.style) return spawn(av, env, out_fd, o->timeout_s, o->progress);
   char err[256];
   char **lav = nn_launcher_argv(&o->launch, env, av, err, sizeof err);
-  if (!lav) {   /* this run fails; the progress line says so */
+  if (!lav) { /* this run fails; the progress line says so */
     fprintf(o->progress, "nccl-numa: --launcher: %s\n", err);
     return 127;
   }
@@ -116,7 +122,8 @@ static int run_into(const struct nn_rundir *rd, const struct nn_ab_opts *o, char
                     const char *name) {
   int fd = nn_rundir_openat(rd->dir_fd, name, NN_RUNDIR_NEW);
   if (fd < 0) {
-    fprintf(o->progress, "nccl-numa %s: cannot create %s/%s: %s\n", rd->kind, rd->path, name, strerror(errno));
+    fprintf(o->progress, "nccl-numa %s: cannot create %s/%s: %s\n", rd->kind, rd->path, name,
+            strerror(errno));
     return 127;
   }
   int rc = run_cmd(o, av, env, fd);
@@ -125,11 +132,12 @@ static int run_into(const struct nn_rundir *rd, const struct nn_ab_opts *o, char
 }
 
 /* With a launcher: which host ran which rank, into RUNDIR/placement.tsv and the progress. */
-static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o, const char *out,
-                             const struct nn_run_rec *rec) {
+static void record_placement(const struct nn_rundir *rd, const struct nn_ab_opts *o,
+                             const char *out, const struct nn_run_rec *rec) {
   char where[512];
   int n = nn_launcher_record(rd->dir_fd, out, rec->arm, rec->seq, rec->coll, where, sizeof where);
-  if (n < 0) fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
+  if (n < 0)
+    fprintf(o->progress, "nccl-numa %s: cannot record the placement of %s\n", rd->kind, out);
   else if (n == 0) fprintf(o->progress, "nccl-numa %s:   no rank lines in %s\n", rd->kind, out);
   else fprintf(o->progress, "nccl-numa %s:   %d ranks: %s\n", rd->kind, n, where);
 }
@@ -164,7 +172,7 @@ static int version_in_output(const char *path, char *text, size_t size) {
   char *buf = NULL;
   size_t n = 0;
   /* the head of the output is enough: the version is printed first */
-  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE); /* a bounded part is read */
   if (f) {
     buf = malloc(1 << 20);
     n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
@@ -181,7 +189,7 @@ static int version_in_output(const char *path, char *text, size_t size) {
   }
   const char *p = strstr(buf, "NCCL version ");
   if (!code && p) code = nn_nccl_version_parse_word(p + strlen("NCCL version "));
-  p = strstr(buf, "nccl-library=");   /* the header of nccl-tests >= 2.17, even when the run failed */
+  p = strstr(buf, "nccl-library="); /* the header of nccl-tests >= 2.17, even when the run failed */
   if (!code && p) nn_int_parse_prefix(p + strlen("nccl-library="), 0, INT_MAX, &code, NULL);
   if (!nn_nccl_version_plausible(code)) code = 0;
   free(buf);
@@ -200,11 +208,12 @@ static char **probe_env(const struct nn_ab_opts *o, const char *config, int tuni
   }
   char **env = nn_abenv_arm(environ, &arm, o->plugin, 0);
   if (!env) return NULL;
-  nn_abenv_unset(env, "NCCL_TUNER_PLUGIN");   /* safe on every version */
+  nn_abenv_unset(env, "NCCL_TUNER_PLUGIN"); /* safe on every version */
   nn_abenv_unset(env, "NCCL_ALGO");
   nn_abenv_unset(env, "NCCL_PROTO");
   if (tuning) {
-    if (nn_abenv_set(env, "NCCL_DEBUG", "INFO") || nn_abenv_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
+    if (nn_abenv_set(env, "NCCL_DEBUG", "INFO") ||
+        nn_abenv_set(env, "NCCL_DEBUG_SUBSYS", "TUNING")) {
       nn_abenv_free(env);
       return NULL;
     }
@@ -228,11 +237,12 @@ static int probe_with(struct nn_rundir *rd, struct nn_ab_opts *o, char **bin, co
   if (o->nccl_code) return rc;
   o->nccl_code = version_in_output(out, rd->nccl, sizeof rd->nccl);
   if (!o->nccl_code)
-    fprintf(o->progress, "nccl-numa %s: could not read NCCL's version from a probe run "
+    fprintf(o->progress,
+            "nccl-numa %s: could not read NCCL's version from a probe run "
             "(exit %d, %s); assuming >= 2.28 (stock arm: NCCL_TUNER_PLUGIN=none). "
-            "Give --nccl-version to be exact.\n", rd->kind, rc, out);
-  else
-    fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
+            "Give --nccl-version to be exact.\n",
+            rd->kind, rc, out);
+  else fprintf(o->progress, "nccl-numa %s: NCCL %s\n", rd->kind, rd->nccl);
   return rc;
 }
 
@@ -248,7 +258,7 @@ int nn_ab_probe(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, 
 
 /* The first error line of a failed run's output (else its last line), for the progress line. */
 static void last_line(const char *path, char *buf, size_t size) {
-  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE);   /* a bounded part is read */
+  FILE *f = nn_file_fopen(path, 0, NN_FILE_ANY_SIZE); /* a bounded part is read */
   char line[512];
   int found = 0;
   if (!f) return;
@@ -263,7 +273,8 @@ static void last_line(const char *path, char *buf, size_t size) {
 }
 
 static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin, const char *coll,
-                   const struct nn_arm *arm, int seq, int repeat, int total, char *err, size_t errsz) {
+                   const struct nn_arm *arm, int seq, int repeat, int total, char *err,
+                   size_t errsz) {
   struct nn_run_rec rec = {.seq = seq, .repeat = repeat};
   snprintf(rec.arm, sizeof rec.arm, "%s", arm->name);
   snprintf(rec.coll, sizeof rec.coll, "%s", coll);
@@ -300,7 +311,7 @@ static int run_one(struct nn_rundir *rd, const struct nn_ab_opts *o, char **bin,
 int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t errsz) {
   char **bins[NN_AB_MAX_COLLS] = {0};
   int rc = -1, failed = 0;
-  nn_errbuf_set(err, errsz, "no collective to run");   /* the option parser never leaves none */
+  nn_errbuf_set(err, errsz, "no collective to run"); /* the option parser never leaves none */
   if (o->n_colls < 1) return -1;
   for (int c = 0; c < o->n_colls; c++) {
     if (!(bins[c] = bench_argv(o, o->colls[c], err, errsz))) goto out;
@@ -318,8 +329,10 @@ int nn_ab_execute(struct nn_rundir *rd, struct nn_ab_opts *o, char *err, size_t 
       if (rd->arms[a].config) {
         char since[16];
         nn_nccl_env_plugin_since(since, sizeof since);
-        fprintf(o->progress, "nccl-numa %s: NCCL %s has no env plugin (%s+): arm %s gets "
-                "the tuner only, no served topology\n", rd->kind, rd->nccl, since, rd->arms[a].name);
+        fprintf(o->progress,
+                "nccl-numa %s: NCCL %s has no env plugin (%s+): arm %s gets "
+                "the tuner only, no served topology\n",
+                rd->kind, rd->nccl, since, rd->arms[a].name);
         break;
       }
   if (nn_rundir_write_meta(rd)) {

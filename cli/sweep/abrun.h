@@ -23,20 +23,20 @@
 #define NN_AB_MAX_EXTRA 64
 
 struct nn_ab_opts {
-  const char *tests_dir;            /* --nccl-tests or $NCCL_TESTS_DIR */
-  const char *bench_cmd;            /* --bench-cmd: used instead of nccl-tests when set */
-  const char *colls[NN_AB_MAX_COLLS];   /* nccl-tests names: all_reduce, ... */
+  const char *tests_dir;              /* --nccl-tests or $NCCL_TESTS_DIR */
+  const char *bench_cmd;              /* --bench-cmd: used instead of nccl-tests when set */
+  const char *colls[NN_AB_MAX_COLLS]; /* nccl-tests names: all_reduce, ... */
   int n_colls;
   const char *minb, *maxb, *factor; /* passed to nccl-tests as -b, -e, -f */
   int gpus, iters, warmup, repeats;
-  int timeout_s;                    /* per run; 0 = none */
-  const char *plugin;               /* absolute path of the .so (NULL when no arm needs it) */
-  int nccl_code;                    /* NCCL version code; 0 = detect with a probe run */
-  char **extra;                     /* more nccl-tests arguments (after --) */
+  int timeout_s;      /* per run; 0 = none */
+  const char *plugin; /* absolute path of the .so (NULL when no arm needs it) */
+  int nccl_code;      /* NCCL version code; 0 = detect with a probe run */
+  char **extra;       /* more nccl-tests arguments (after --) */
   int n_extra;
-  FILE *progress;                   /* progress lines (stderr) */
-  int probed;                       /* nn_ab_probe ran: nn_ab_execute runs no second probe */
-  struct nn_launcher launch;          /* --launcher, --nodes, --ranks-per-node (launcher.h) */
+  FILE *progress;            /* progress lines (stderr) */
+  int probed;                /* nn_ab_probe ran: nn_ab_execute runs no second probe */
+  struct nn_launcher launch; /* --launcher, --nodes, --ranks-per-node (launcher.h) */
 };
 
 /* Runs every repeat x collective x arm of rd's arms, writing meta and
@@ -80,9 +80,9 @@ struct nn_ab_own {
   void *arg;
 };
 
-#define NN_AB_HELP 1      /* -h or --help: show the usage, exit 0 */
-#define NN_AB_UNKNOWN 2   /* an option neither knows, or a stray argument: err names it */
-#define NN_AB_USAGE 3     /* a bad value: err says why (empty when the command's own said it) */
+#define NN_AB_HELP 1    /* -h or --help: show the usage, exit 0 */
+#define NN_AB_UNKNOWN 2 /* an option neither knows, or a stray argument: err names it */
+#define NN_AB_USAGE 3   /* a bad value: err says why (empty when the command's own said it) */
 
 /* The option parser of ab and calibrate (getopt_long, as every command): the shared
  * options -b -e -f -g -n -w --repeats --colls --nccl-tests --timeout --nccl-version
@@ -93,8 +93,8 @@ struct nn_ab_own {
  * and the extra arguments appended. "--" ends the options: the rest of argv goes to
  * o->extra (at most NN_AB_MAX_EXTRA). Returns 0, or one of NN_AB_HELP, NN_AB_UNKNOWN,
  * NN_AB_USAGE. */
-int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,
-                     size_t errsz);
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own,
+                     char *err, size_t errsz);
 
 /* --bench-cmd's words: split at blanks (no shell quoting), each {coll} replaced by coll.
  * NULL-terminated, free with nn_abenv_free; NULL when out of memory. */

@@ -70,7 +70,8 @@ void nn_ab_opts_init(struct nn_ab_opts *o) {
 }
 
 /* A number option's value: 1 taken, -1 (err says why). */
-static int int_arg(const char *opt, const char *v, int lo, int hi, int *out, char *err, size_t errsz) {
+static int int_arg(const char *opt, const char *v, int lo, int hi, int *out, char *err,
+                   size_t errsz) {
   if (!nn_int_parse(v, lo, hi, out)) return 1;
   nn_errbuf_set(err, errsz, "%s: '%s' is not a number in %d..%d", opt, v, lo, hi);
   return -1;
@@ -96,7 +97,9 @@ static int parse_colls(char *list, struct nn_ab_opts *o, char *err, size_t errsz
 static int check_off_at(char **a, int n) {
   for (int i = 0; i < n; i++) {
     const char *v = !strcmp(a[i], "-c") || !strcmp(a[i], "--check") ? (i + 1 < n ? a[i + 1] : "")
-                    : !strncmp(a[i], "--check=", 8) ? a[i] + 8 : !strncmp(a[i], "-c", 2) ? a[i] + 2 : NULL;
+                    : !strncmp(a[i], "--check=", 8)                 ? a[i] + 8
+                    : !strncmp(a[i], "-c", 2)                       ? a[i] + 2
+                                                                    : NULL;
     if (v && !strcmp(v, "0")) return i;
   }
   return -1;
@@ -110,9 +113,11 @@ static int bench_cmd_checked(const char *cmd, char *err, size_t errsz) {
   int off = av ? check_off_at(av, n) : -1;
   if (off >= 0) {
     int joined = !strcmp(av[off], "-c") || !strcmp(av[off], "--check");
-    nn_errbuf_set(err, errsz, "--bench-cmd: '%s%s' turns nccl-tests' correctness check off: every run checks its "
-                  "results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner", av[off],
-                  joined ? " 0" : "");
+    nn_errbuf_set(
+      err, errsz,
+      "--bench-cmd: '%s%s' turns nccl-tests' correctness check off: every run checks its "
+      "results (nccl-tests' -c 1); a run with #wrong > 0 is FAILED, never a winner",
+      av[off], joined ? " 0" : "");
   }
   nn_abenv_free(av);
   return off < 0;
@@ -125,8 +130,10 @@ static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *
   int off = check_off_at(o->extra, o->n_extra);
   if (off >= 0) {
     int joined = !strcmp(o->extra[off], "-c") || !strcmp(o->extra[off], "--check");
-    nn_errbuf_set(err, errsz, "-- %s%s: every run checks its results (nccl-tests' -c 1); a run with #wrong > 0 "
-                  "is FAILED, never a winner", o->extra[off], joined ? " 0" : "");
+    nn_errbuf_set(err, errsz,
+                  "-- %s%s: every run checks its results (nccl-tests' -c 1); a run with #wrong > 0 "
+                  "is FAILED, never a winner",
+                  o->extra[off], joined ? " 0" : "");
     return -1;
   }
   if (o->n_extra <= NN_AB_MAX_EXTRA) return 2;
@@ -135,11 +142,22 @@ static int take_extra(int argc, char **argv, int i, struct nn_ab_opts *o, char *
 }
 
 /* The shared options: the short ones are getopt's own characters, the long ones these codes. */
-enum { OPT_REPEATS = 0x100, OPT_COLLS, OPT_NCCL_TESTS, OPT_TIMEOUT, OPT_NCCL_VERSION, OPT_BENCH_CMD,
-       OPT_LAUNCH = 0x200, OPT_OWN = 0x300, OPT_HELP = 'h' };
+enum {
+  OPT_REPEATS = 0x100,
+  OPT_COLLS,
+  OPT_NCCL_TESTS,
+  OPT_TIMEOUT,
+  OPT_NCCL_VERSION,
+  OPT_BENCH_CMD,
+  OPT_LAUNCH = 0x200,
+  OPT_OWN = 0x300,
+  OPT_HELP = 'h'
+};
 static const struct option common_long[] = {
-  {"repeats", required_argument, NULL, OPT_REPEATS},       {"colls", required_argument, NULL, OPT_COLLS},
-  {"nccl-tests", required_argument, NULL, OPT_NCCL_TESTS}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
+  {"repeats", required_argument, NULL, OPT_REPEATS},
+  {"colls", required_argument, NULL, OPT_COLLS},
+  {"nccl-tests", required_argument, NULL, OPT_NCCL_TESTS},
+  {"timeout", required_argument, NULL, OPT_TIMEOUT},
   {"nccl-version", required_argument, NULL, OPT_NCCL_VERSION},
   {"bench-cmd", required_argument, NULL, OPT_BENCH_CMD}};
 static const char *const launch_long[] = {"launcher", "nodes", "ranks-per-node"};
@@ -187,20 +205,32 @@ static int set_common(struct nn_ab_opts *o, int id, char *v, char *err, size_t e
   int f;
   spelling(id, opt, sizeof opt);
   switch (id) {
-  case 'b': case 'e': return set_size(o, opt, v, err, errsz);
+  case 'b':
+  case 'e':
+    return set_size(o, opt, v, err, errsz);
   case 'f':
     if (int_arg(opt, v, 2, 1 << 20, &f, err, errsz) < 0) return -1;
     o->factor = v;
     return 1;
-  case 'g': return int_arg(opt, v, 1, 1024, &o->gpus, err, errsz);
-  case 'n': return int_arg(opt, v, 1, 1 << 24, &o->iters, err, errsz);
-  case 'w': return int_arg(opt, v, 0, 1 << 24, &o->warmup, err, errsz);
-  case OPT_REPEATS: return int_arg(opt, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
-  case OPT_TIMEOUT: return int_arg(opt, v, 0, 1 << 24, &o->timeout_s, err, errsz);
-  case OPT_COLLS: return parse_colls(v, o, err, errsz) ? -1 : 1;
-  case OPT_NCCL_TESTS: o->tests_dir = v; return 1;
-  case OPT_BENCH_CMD: return set_bench_cmd(o, v, err, errsz);
-  case OPT_NCCL_VERSION: return set_nccl_version(o, v, err, errsz);
+  case 'g':
+    return int_arg(opt, v, 1, 1024, &o->gpus, err, errsz);
+  case 'n':
+    return int_arg(opt, v, 1, 1 << 24, &o->iters, err, errsz);
+  case 'w':
+    return int_arg(opt, v, 0, 1 << 24, &o->warmup, err, errsz);
+  case OPT_REPEATS:
+    return int_arg(opt, v, 1, NN_RUN_MAX_REPEATS, &o->repeats, err, errsz);
+  case OPT_TIMEOUT:
+    return int_arg(opt, v, 0, 1 << 24, &o->timeout_s, err, errsz);
+  case OPT_COLLS:
+    return parse_colls(v, o, err, errsz) ? -1 : 1;
+  case OPT_NCCL_TESTS:
+    o->tests_dir = v;
+    return 1;
+  case OPT_BENCH_CMD:
+    return set_bench_cmd(o, v, err, errsz);
+  case OPT_NCCL_VERSION:
+    return set_nccl_version(o, v, err, errsz);
   default:
     nn_errbuf_set(err, errsz, "option code %d has no handler", id);
     return -1;
@@ -214,15 +244,16 @@ static int long_table(const struct nn_ab_own *own, struct option *t) {
   for (size_t k = 0; k < NN_AB_N_LAUNCH; k++)
     t[n++] = (struct option){launch_long[k], required_argument, NULL, OPT_LAUNCH + (int)k};
   for (int k = 0; own && k < own->n && k < NN_AB_MAX_OWN; k++)
-    t[n++] = (struct option){own->opts[k].name, own->opts[k].flag ? no_argument : required_argument, NULL,
-                             OPT_OWN + k};
+    t[n++] = (struct option){own->opts[k].name, own->opts[k].flag ? no_argument : required_argument,
+                             NULL, OPT_OWN + k};
   t[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
   t[n] = (struct option){0, 0, 0, 0};
   return n;
 }
 
 /* One option getopt_long returned: its code says which table it came from (long_table). */
-static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, char *err, size_t errsz) {
+static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, char *err,
+                    size_t errsz) {
   if (c >= OPT_OWN && c - OPT_OWN < own->n) {
     const struct nn_ab_own_opt *w = &own->opts[c - OPT_OWN];
     return own->take(own->arg, w->name, w->flag ? NULL : optarg) < 0 ? -1 : 1;
@@ -232,15 +263,15 @@ static int take_one(int c, const struct nn_ab_own *own, struct nn_ab_opts *o, ch
   return set_common(o, c, optarg, err, errsz);
 }
 
-int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own, char *err,
-                     size_t errsz) {
+int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct nn_ab_own *own,
+                     char *err, size_t errsz) {
   struct option table[NN_AB_MAX_LONG + 1];
   long_table(own, table);
   nn_errbuf_set(err, errsz, "%s", "");
-  optind = 0;   /* a fresh scan, "+" included: options end at the first other argument */
+  optind = 0; /* a fresh scan, "+" included: options end at the first other argument */
   opterr = 0;
   int c;
-  const char *last_value = NULL;   /* a "--" that was an option's value ends nothing */
+  const char *last_value = NULL; /* a "--" that was an option's value ends nothing */
   while ((c = getopt_long(argc, argv, "+:b:e:f:g:n:w:h", table, NULL)) != -1) {
     last_value = optarg;
     if (c == OPT_HELP) return NN_AB_HELP;
@@ -250,10 +281,12 @@ int nn_ab_parse_args(int argc, char **argv, struct nn_ab_opts *o, const struct n
     }
     if (take_one(c, own, o, err, errsz) < 0) return NN_AB_USAGE;
   }
-  if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_value)
+  if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--") &&
+      argv[optind - 1] != last_value)
     return take_extra(argc, argv, optind - 1, o, err, errsz) < 0 ? NN_AB_USAGE : 0;
   if (optind < argc) {
-    nn_errbuf_set(err, errsz, "unexpected argument '%s' (nccl-tests' own arguments go after --)", argv[optind]);
+    nn_errbuf_set(err, errsz, "unexpected argument '%s' (nccl-tests' own arguments go after --)",
+                  argv[optind]);
     return NN_AB_UNKNOWN;
   }
   return 0;

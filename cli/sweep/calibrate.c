@@ -22,7 +22,7 @@
 #include "nn_config.h"
 #include "topology.h"
 
-#define FIXED_ALGOS "ring,tree"         /* candidates when NCCL's table cannot be read */
+#define FIXED_ALGOS "ring,tree" /* candidates when NCCL's table cannot be read */
 #define FIXED_PROTOS "ll,ll128,simple"
 #define PROBE_MAX_BYTES (16 << 20)
 
@@ -75,27 +75,34 @@ static int proto_may_force(int nccl_code, int proto) {
 /* The usage error for --protos naming a protocol calibrate does not force on release code. */
 static void refuse_proto(int code, int proto, char *err, size_t errsz) {
   if (!code)
-    nn_errbuf_set(err, errsz, "--protos %s: NCCL's release is unknown (the probe run did not tell it), so is "
-                  "whether it keeps %s off between PCIe-only GPUs; calibrate does not force it (give "
-                  "--nccl-version X.Y.Z)", nn_proto_name(proto), nn_proto_name(proto));
+    nn_errbuf_set(
+      err, errsz,
+      "--protos %s: NCCL's release is unknown (the probe run did not tell it), so is "
+      "whether it keeps %s off between PCIe-only GPUs; calibrate does not force it (give "
+      "--nccl-version X.Y.Z)",
+      nn_proto_name(proto), nn_proto_name(proto));
   else {
     char v[16];
     nn_nccl_version_format(code, v, sizeof v);
-    nn_errbuf_set(err, errsz, "--protos %s: NCCL %s keeps %s off between PCIe-only GPUs (its own rule), "
-                  "so calibrate does not force it", nn_proto_name(proto), v, nn_proto_name(proto));
+    nn_errbuf_set(err, errsz,
+                  "--protos %s: NCCL %s keeps %s off between PCIe-only GPUs (its own rule), "
+                  "so calibrate does not force it",
+                  nn_proto_name(proto), v, nn_proto_name(proto));
   }
 }
 
 /* --protos given without --nccl-version: the release a probe run reports decides whether a
  * protocol that some release keeps off between PCIe-only GPUs (LL128) may be forced. Returns 0,
  * -1 with err set when it is not forced, -2 when the probe could not run. */
-static int given_protos_checked(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config, char *err,
-                                size_t errsz) {
+static int given_protos_checked(struct nn_rundir *rd, struct nn_ab_opts *o, const char *config,
+                                char *err, size_t errsz) {
   char out[PATH_MAX];
   for (int i = 0; i < rd->n_arms; i++) {
     int p = nn_proto_from_name(rd->arms[i].proto);
     if (p < 0 || proto_may_force(o->nccl_code, p)) continue;
-    if (!o->nccl_code && !o->probed && nn_ab_probe(rd, o, config, 0, out, sizeof out, err, errsz) < 0) return -2;
+    if (!o->nccl_code && !o->probed &&
+        nn_ab_probe(rd, o, config, 0, out, sizeof out, err, errsz) < 0)
+      return -2;
     if (!proto_may_force(o->nccl_code, p)) {
       refuse_proto(o->nccl_code, p, err, errsz);
       return -1;
@@ -106,14 +113,15 @@ static int given_protos_checked(struct nn_rundir *rd, struct nn_ab_opts *o, cons
 
 /* The fixed candidates (less the protocols the release keeps off), or those --algos/--protos
  * give (refused when the release is known to keep one off). */
-static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, int nccl_code, char *err,
-                    size_t errsz) {
+static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *config, int nccl_code,
+                    char *err, size_t errsz) {
   char dalgos[] = FIXED_ALGOS, dprotos[] = FIXED_PROTOS;
   char *algos[NN_ALGO_COUNT], *protos[NN_PROTO_COUNT];
   int na = split_names(c->algos ? c->algos : dalgos, "algorithm", nn_algo_from_name, algos,
                        NN_ALGO_COUNT, err, errsz);
-  int np = na <= 0 ? -1 : split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name,
-                                      protos, NN_PROTO_COUNT, err, errsz);
+  int np = na <= 0 ? -1
+                   : split_names(c->protos ? c->protos : dprotos, "protocol", nn_proto_from_name,
+                                 protos, NN_PROTO_COUNT, err, errsz);
   if (na <= 0 || np <= 0) return -1;
   for (int k = 0; k < np; k++) {
     int p = nn_proto_from_name(protos[k]);
@@ -122,7 +130,8 @@ static int cal_arms(struct nn_rundir *rd, struct nn_cal_cli *c, const char *conf
       refuse_proto(nccl_code, p, err, errsz);
       return -1;
     }
-    memmove(&protos[k], &protos[k + 1], (size_t)(np - k - 1) * sizeof protos[0]);   /* the fixed set: left out */
+    memmove(&protos[k], &protos[k + 1],
+            (size_t)(np - k - 1) * sizeof protos[0]); /* the fixed set: left out */
     np--;
     k--;
   }
@@ -152,16 +161,17 @@ static int tuning_enables(const struct nn_nccltuning *t, const struct nn_ab_opts
  * NCCL's order; why gets the fixed combinations NCCL left out. */
 static int tuning_arms(struct nn_rundir *rd, const struct nn_nccltuning *t,
                        const struct nn_ab_opts *o, const char *config, char *why, size_t size) {
-  static const int order[] = {NN_ALGO_RING, NN_ALGO_TREE, NN_ALGO_COLLNET_DIRECT,
-                              NN_ALGO_COLLNET_CHAIN, NN_ALGO_NVLS, NN_ALGO_NVLS_TREE, NN_ALGO_PAT};
+  static const int order[] = {
+    NN_ALGO_RING,      NN_ALGO_TREE, NN_ALGO_COLLNET_DIRECT, NN_ALGO_COLLNET_CHAIN, NN_ALGO_NVLS,
+    NN_ALGO_NVLS_TREE, NN_ALGO_PAT};
   size_t used = strlen(why);
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
     for (int p = 0; p < NN_PROTO_COUNT; p++) {
       if (tuning_enables(t, o, order[i], p)) {
         if (add_arm(rd, nn_algo_name(order[i]), nn_proto_name(p), config)) return -1;
-      } else if (i < 2 && used < size) {   /* one of the fixed set */
-        int w = snprintf(why + used, size - used, " %s.%s", nn_algo_name(order[i]),
-                         nn_proto_name(p));
+      } else if (i < 2 && used < size) { /* one of the fixed set */
+        int w =
+          snprintf(why + used, size - used, " %s.%s", nn_algo_name(order[i]), nn_proto_name(p));
         if (w > 0) used += (size_t)w;
       }
     }
@@ -189,14 +199,17 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
       nn_errbuf_set(fail, failsz, "out of memory");
       return -1;
     }
-    if (!rd->n_arms) snprintf(err, sizeof err, "NCCL's tuning table enables no algorithm x "
-                              "protocol for the swept collectives");
+    if (!rd->n_arms)
+      snprintf(err, sizeof err,
+               "NCCL's tuning table enables no algorithm x "
+               "protocol for the swept collectives");
   }
   if (found == NN_NCCLTUNING_FOUND && rd->n_arms) {
     arm_list(rd, list, sizeof list);
-    fprintf(o->progress, "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
-            "swept collectives, from its tuning table in runs/probe.out%s%s)\n", list,
-            left[0] ? "; NCCL disables" : "", left);
+    fprintf(o->progress,
+            "nccl-numa calibrate: candidates: %s (what NCCL enables here for the "
+            "swept collectives, from its tuning table in runs/probe.out%s%s)\n",
+            list, left[0] ? "; NCCL disables" : "", left);
     snprintf(note, note_size, "candidates nccl-tuning-table runs/probe.out tables=%d: %s",
              t.n_tables, list);
     return 0;
@@ -205,8 +218,10 @@ static int cal_default_arms(struct nn_rundir *rd, struct nn_ab_opts *o, const ch
   struct nn_cal_cli fixed = {0};
   if (cal_arms(rd, &fixed, config, o->nccl_code, fail, failsz)) return -1;
   arm_list(rd, list, sizeof list);
-  fprintf(o->progress, "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
-          "table in runs/probe.out, probe exit %d: %s)\n", list, rc, err);
+  fprintf(o->progress,
+          "nccl-numa calibrate: candidates: %s (the fixed set: no usable NCCL tuning "
+          "table in runs/probe.out, probe exit %d: %s)\n",
+          list, rc, err);
   snprintf(note, note_size, "candidates fixed (probe exit %d, runs/probe.out: %s): %s", rc, err,
            list);
   return 0;
@@ -220,14 +235,15 @@ static int parse_chunks(const char *list, uint64_t *out, char *err, size_t errsz
   if (n < 0 && !list[strspn(list, ",")])
     nn_errbuf_set(err, errsz, "--chunks '%s': no size given", list);
   else if (n < 0)
-    nn_errbuf_set(err, errsz, "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
+    nn_errbuf_set(err, errsz,
+                  "--chunks '%s': expected up to %d sizes of %d B to 1G (e.g. 128K,512K,1M)", list,
                   MAX_CHUNKS, NN_MIN_CHUNK);
   return n;
 }
 
 /* RUNDIR/NAME.conf: the mapping's machine lines (no rules, no CSV rules), plus `extra`. */
-static char *chunk_config(const struct nn_rundir *rd, const char *base, const char *name, const char *extra,
-                          char *err, size_t errsz) {
+static char *chunk_config(const struct nn_rundir *rd, const char *base, const char *name,
+                          const char *extra, char *err, size_t errsz) {
   char path[PATH_MAX], line[4096];
   snprintf(path, sizeof path, "%s/%s.conf", rd->path, name);
   char name_conf[NN_ARM_NAME_MAX + 8];
@@ -270,10 +286,12 @@ static int add_numa_arm(struct nn_rundir *rd, const char *name, char *config) {
 /* The chunk arms: "chunk.none" (the plugin loaded without rules: NCCL's own choice and chunk
  * size) and one "chunk.SIZE" per size, whose only rule is `rule chunk=SIZE`, so the plugin
  * serves that chunk size through getChunkSize and nothing else changes. */
-static int add_chunk_arms(struct nn_rundir *rd, const char *base, const uint64_t *chunks, int n, char *err,
-                          size_t errsz) {
+static int add_chunk_arms(struct nn_rundir *rd, const char *base, const uint64_t *chunks, int n,
+                          char *err, size_t errsz) {
   char name[NN_ARM_NAME_MAX], text[24], rule[64];
-  if (add_numa_arm(rd, NN_CAL_CHUNK_PREFIX "none", chunk_config(rd, base, NN_CAL_CHUNK_PREFIX "none", "", err, errsz))) return -1;
+  if (add_numa_arm(rd, NN_CAL_CHUNK_PREFIX "none",
+                   chunk_config(rd, base, NN_CAL_CHUNK_PREFIX "none", "", err, errsz)))
+    return -1;
   for (int i = 0; i < n; i++) {
     nn_calibrate_bytes_text(chunks[i], text, sizeof text);
     snprintf(name, sizeof name, NN_CAL_CHUNK_PREFIX "%.24s", text);
@@ -286,16 +304,20 @@ static int add_chunk_arms(struct nn_rundir *rd, const char *base, const uint64_t
 /* Whether calibrate can sweep chunk sizes here: a mapping, and a release that asks tuners. */
 static int chunks_usable(const struct nn_ab_opts *o, const char *config, char *err, size_t errsz) {
   if (!config) {
-    nn_errbuf_set(err, errsz, "--chunks needs --config: the plugin serves chunk sizes through its rules "
+    nn_errbuf_set(err, errsz,
+                  "--chunks needs --config: the plugin serves chunk sizes through its rules "
                   "(NCCL has no variable for them)");
     return 0;
   }
   if (o->nccl_code && !nn_nccl_release_find(o->nccl_code, NULL)->tuner_chunk_size) {
     char v[16], since[16];
     nn_nccl_version_format(o->nccl_code, v, sizeof v);
-    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
-    nn_errbuf_set(err, errsz, "--chunks: NCCL %s asks no tuner for chunk sizes (getChunkSize, tuner v6, "
-                  "NCCL %s+)", v, since);
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since,
+                               sizeof since);
+    nn_errbuf_set(err, errsz,
+                  "--chunks: NCCL %s asks no tuner for chunk sizes (getChunkSize, tuner v6, "
+                  "NCCL %s+)",
+                  v, since);
     return 0;
   }
   return 1;
@@ -309,10 +331,11 @@ static void meta_note(const struct nn_rundir *rd, const char *line) {
   fclose(f);
 }
 
-int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
-                     struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz) {
+int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c, struct nn_rundir *rd, char *config,
+                     int *gpus, char *err, size_t errsz) {
   if (!o->tests_dir && !o->bench_cmd) {
-    nn_errbuf_set(err, errsz, "give --nccl-tests DIR (or set NCCL_TESTS_DIR), --bench-cmd 'PATH ARGS', "
+    nn_errbuf_set(err, errsz,
+                  "give --nccl-tests DIR (or set NCCL_TESTS_DIR), --bench-cmd 'PATH ARGS', "
                   "or --from RUNDIR");
     return NN_CALIBRATE_USAGE;
   }
@@ -322,7 +345,8 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
   const char *cfg = config[0] ? config : NULL;
   uint64_t chunks[MAX_CHUNKS];
   int n_chunks = 0;
-  if (c->chunks && (!chunks_usable(o, cfg, err, errsz) || (n_chunks = parse_chunks(c->chunks, chunks, err, errsz)) < 0))
+  if (c->chunks && (!chunks_usable(o, cfg, err, errsz) ||
+                    (n_chunks = parse_chunks(c->chunks, chunks, err, errsz)) < 0))
     return NN_CALIBRATE_USAGE;
   int from_nccl = !c->algos && !c->protos;
   char note[1024] = "candidates given";
@@ -352,7 +376,8 @@ int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
   int checked = from_nccl ? 0 : given_protos_checked(rd, o, cfg, err, errsz);
   if (checked) return checked == -1 ? NN_CALIBRATE_USAGE : NN_CALIBRATE_FAILED;
   if ((from_nccl && cal_default_arms(rd, o, cfg, note, sizeof note, err, errsz)) ||
-      (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) || nn_ab_execute(rd, o, err, errsz) < 0) {
+      (n_chunks && add_chunk_arms(rd, cfg, chunks, n_chunks, err, errsz)) ||
+      nn_ab_execute(rd, o, err, errsz) < 0) {
     size_t n = err ? strlen(err) : 0;
     if (nn_abdir_discard_empty(rd) && n < errsz)
       snprintf(err + n, errsz - n, "; nothing ran, %s removed", rd->path);

@@ -49,7 +49,7 @@
 #include "cli/sweep/rundir.h"
 #include "nccl_cost.h"
 
-#define NN_CAL_CHUNK_PREFIX "chunk."   /* the arms of --chunks: chunk.none and chunk.SIZE */
+#define NN_CAL_CHUNK_PREFIX "chunk." /* the arms of --chunks: chunk.none and chunk.SIZE */
 
 /* v in the syntax of a rule's bytes= and chunk=: "4096", or "4K" when it is a whole number of
  * KiB, MiB, GiB or TiB. */
@@ -62,15 +62,16 @@ void nn_calibrate_bytes_text(uint64_t v, char *buf, size_t size);
  * beats the measured time of NCCL's predicted choice beyond the spread; sizes
  * where NCCL's choice was not measured, and runs without m, use the runner-up
  * criterion above. Returns the number of rules written, or -1. */
-int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                      int ranks, const char *scope, const struct nn_cost_model *m, FILE *out);
+int nn_calibrate_emit(const struct nn_rundir *rd, const struct nn_series *s, int ns, int ranks,
+                      const char *scope, const struct nn_cost_model *m, FILE *out);
 
 /* What the command line asks of a sweep (cmd_calibrate.c fills it). */
 struct nn_cal_cli {
-  const char *from, *config, *plugin, *out;   /* --from, --config, --plugin, --out (NULL: not given) */
-  char *algos, *protos;                       /* --algos, --protos lists (NULL: NCCL's own candidates) */
-  const char *chunks;                         /* --chunks list of chunk sizes to sweep, NULL: none */
-  const char *command;                        /* the command line the run's meta records */
+  const char *from, *config, *plugin,
+    *out;               /* --from, --config, --plugin, --out (NULL: not given) */
+  char *algos, *protos; /* --algos, --protos lists (NULL: NCCL's own candidates) */
+  const char *chunks;   /* --chunks list of chunk sizes to sweep, NULL: none */
+  const char *command;  /* the command line the run's meta records */
   /* Storage for what nn_calibrate_run points o->plugin and out at: it must outlive the run. */
   char plugin_path[PATH_MAX];
   char default_out[64];
@@ -83,8 +84,8 @@ struct nn_cal_cli {
  * NN_CALIBRATE_USAGE (the options ask for what cannot be run) or NN_CALIBRATE_FAILED,
  * with the problem in err (empty when the sweep itself said it). */
 enum { NN_CALIBRATE_FAILED = -1, NN_CALIBRATE_USAGE = -2 };
-int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c,
-                     struct nn_rundir *rd, char *config, int *gpus, char *err, size_t errsz);
+int nn_calibrate_run(struct nn_ab_opts *o, struct nn_cal_cli *c, struct nn_rundir *rd, char *config,
+                     int *gpus, char *err, size_t errsz);
 
 /* The scope (intra or cross) of `ranks` ranks on `nodes` nodes by the mapping `config`,
  * or NULL when it does not decide it or there is no mapping; *gpus (when not NULL and 0)

@@ -33,7 +33,8 @@ static int winner_at(const struct nn_rundir *rd, const struct nn_series *s, int 
   int n = 0, failed = 0;
   for (int a = 0; a < rd->n_arms; a++) {
     if (rd->arms[a].kind != NN_ARM_FORCED) continue;
-    const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
+    const struct nn_point *p =
+      nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
     if (!p) continue;
     if (p->failed || p->n_ok < 1) {
       failed++;
@@ -105,44 +106,58 @@ static int judge(const struct nn_rundir *rd, const struct nn_series *s, int ns, 
 }
 
 static int is_chunk_arm(const struct nn_arm *a) {
-  return a && a->kind == NN_ARM_NUMA && !strncmp(a->name, NN_CAL_CHUNK_PREFIX, strlen(NN_CAL_CHUNK_PREFIX));
+  return a && a->kind == NN_ARM_NUMA &&
+         !strncmp(a->name, NN_CAL_CHUNK_PREFIX, strlen(NN_CAL_CHUNK_PREFIX));
 }
 
 /* Series of a --chunks arm (arg: the run directory). */
-static int is_chunk(const struct nn_series *s, const void *rd) { return is_chunk_arm(nn_rundir_arm(rd, s->arm)); }
+static int is_chunk(const struct nn_series *s, const void *rd) {
+  return is_chunk_arm(nn_rundir_arm(rd, s->arm));
+}
 
 /* The chunk arm that beats chunk.none (NCCL's own chunk size, the plugin loaded without rules)
  * at one size by more than the spread of the repeats, the fastest of those; -1 when none. */
-static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                        uint64_t size, char *why, size_t why_size) {
-  const struct nn_point *base = nn_rundir_series_point(nn_rundir_series_find(s, ns, NN_CAL_CHUNK_PREFIX "none", coll), size), *bp = NULL;
+static int chunk_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                        const char *coll, uint64_t size, char *why, size_t why_size) {
+  const struct nn_point *base = nn_rundir_series_point(
+                          nn_rundir_series_find(s, ns, NN_CAL_CHUNK_PREFIX "none", coll), size),
+                        *bp = NULL;
   int best = -1;
   for (int a = 0; base && a < rd->n_arms; a++) {
-    if (!is_chunk_arm(&rd->arms[a]) || !strcmp(rd->arms[a].name, NN_CAL_CHUNK_PREFIX "none")) continue;
-    const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
+    if (!is_chunk_arm(&rd->arms[a]) || !strcmp(rd->arms[a].name, NN_CAL_CHUNK_PREFIX "none"))
+      continue;
+    const struct nn_point *p =
+      nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), size);
     if (nn_verdict_compare(base, p) == NN_VERDICT_FASTER && (!bp || p->median < bp->median)) {
       best = a;
       bp = p;
     }
   }
   if (!base || base->failed) snprintf(why, why_size, "no good chunk.none run to compare with");
-  else if (best < 0) snprintf(why, why_size, "no chunk size beats NCCL's own by more than the spread");
-  else snprintf(why, why_size, "%s beats NCCL's own chunk size by %.2f us (spread %.2f us)", rd->arms[best].name,
-                base->median - bp->median, fmax(base->max - base->min, bp->max - bp->min));
+  else if (best < 0)
+    snprintf(why, why_size, "no chunk size beats NCCL's own by more than the spread");
+  else
+    snprintf(why, why_size, "%s beats NCCL's own chunk size by %.2f us (spread %.2f us)",
+             rd->arms[best].name, base->median - bp->median,
+             fmax(base->max - base->min, bp->max - bp->min));
   return best;
 }
 
 /* chunk= rules for one collective, where a --chunks arm measurably wins; the number written. */
-static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                            const char *rc, int ranks, const char *scope, FILE *out) {
+static int emit_chunk_rules(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                            const char *coll, const char *rc, int ranks, const char *scope,
+                            FILE *out) {
   int n = 0, rules = 0, code = nn_rundir_nccl_code(rd);
   uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_chunk, rd, &n);
   if (!sz) return -1;
   if (n && code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size) {
     char since[16];
-    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since, sizeof since);
-    fprintf(out, "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, %s+): no chunk rule\n", coll,
-            rd->nccl, since);
+    nn_nccl_release_since_text(offsetof(struct nn_nccl_release, tuner_chunk_size), since,
+                               sizeof since);
+    fprintf(
+      out,
+      "# %s chunk sizes: NCCL %s asks no tuner for chunk sizes (tuner v6, %s+): no chunk rule\n",
+      coll, rd->nccl, since);
   }
   for (int i = 0; i < n && !(code && !nn_nccl_release_find(code, NULL)->tuner_chunk_size);) {
     char why[192], a[32], b[32], lo[32], hi[32];
@@ -175,11 +190,12 @@ static void failure_part(char *buf, size_t size, int n, const char *what, const 
 }
 
 /* One line per forced arm that failed somewhere for coll: where, and why. */
-static void report_failed(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                          FILE *out) {
+static void report_failed(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                          const char *coll, FILE *out) {
   for (int a = 0; a < rd->n_arms; a++) {
     const struct nn_series *se = rd->arms[a].kind == NN_ARM_FORCED
-                                     ? nn_rundir_series_find(s, ns, rd->arms[a].name, coll) : NULL;
+                                   ? nn_rundir_series_find(s, ns, rd->arms[a].name, coll)
+                                   : NULL;
     if (!se) continue;
     int wrong = 0, unchecked = 0, other = 0, first = -1, last = -1;
     for (int i = 0; i < se->n_pts; i++) {
@@ -192,17 +208,22 @@ static void report_failed(const struct nn_rundir *rd, const struct nn_series *s,
       else other++;
     }
     char why[256] = "", lo[32], hi[32];
-    failure_part(why, sizeof why, wrong, "#wrong > 0", "nccl-tests' correctness check found wrong results");
-    failure_part(why, sizeof why, unchecked, "#wrong N/A", "run without nccl-tests' correctness check");
+    failure_part(why, sizeof why, wrong, "#wrong > 0",
+                 "nccl-tests' correctness check found wrong results");
+    failure_part(why, sizeof why, unchecked, "#wrong N/A",
+                 "run without nccl-tests' correctness check");
     failure_part(why, sizeof why, other, "no good result", "a non-zero exit or no readable row");
     if (first >= 0) {
       nn_sizetext(se->pts[first].size, lo, sizeof lo);
       nn_sizetext(se->pts[last].size, hi, sizeof hi);
-      fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll, rd->arms[a].name,
-              wrong + unchecked + other, se->n_pts, lo, hi, why);
+      fprintf(out, "# %s %s: FAILED at %d of %d sizes (%s..%s): %s; never a winner\n", coll,
+              rd->arms[a].name, wrong + unchecked + other, se->n_pts, lo, hi, why);
     } else if (!se->n_pts && se->n_failed_runs) {
-      fprintf(out, "# %s %s: FAILED: no result in %d of %d runs (a non-zero exit or no readable table); never "
-              "a winner\n", coll, rd->arms[a].name, se->n_failed_runs, se->n_runs);
+      fprintf(
+        out,
+        "# %s %s: FAILED: no result in %d of %d runs (a non-zero exit or no readable table); never "
+        "a winner\n",
+        coll, rd->arms[a].name, se->n_failed_runs, se->n_runs);
     }
   }
 }
@@ -220,7 +241,7 @@ static int emit_coll(const struct nn_rundir *rd, const struct nn_series *s, int 
   uint64_t *sz = nn_rundir_series_sizes(s, ns, coll, is_forced, rd, &n);
   if (!sz) return -1;
   int *win = malloc((size_t)(n ? n : 1) * sizeof *win);
-  char (*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);
+  char(*why)[192] = malloc((size_t)(n ? n : 1) * sizeof *why);
   if (!win || !why) {
     free(sz);
     free(win);

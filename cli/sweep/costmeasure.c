@@ -41,11 +41,13 @@ static const char *uncovered(const struct nn_nccltuning *t) {
  * near base + 1 hop means the rings kept sameChannels. */
 static int guess_same_channels(const struct nn_cost_model *m) {
   float l = m->lat[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL];
-  return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) || l < (float)nn_cost_default_base_latency(NN_ALGO_RING, NN_PROTO_LL) + 1.5f * m->pci_hop[1][0];
+  return !(m->bw[NN_COLL_BROADCAST][NN_ALGO_RING][NN_PROTO_LL] > 0) ||
+         l <
+           (float)nn_cost_default_base_latency(NN_ALGO_RING, NN_PROTO_LL) + 1.5f * m->pci_hop[1][0];
 }
 
-int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, int nranks, struct nn_cost_model *m,
-                         char *why, size_t why_size) {
+int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, int nranks,
+                               struct nn_cost_model *m, char *why, size_t why_size) {
   memset(m, 0, sizeof *m);
   const char *other = uncovered(t);
   if (other) {
@@ -61,7 +63,8 @@ int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, 
     for (int a = NN_ALGO_TREE; a <= NN_ALGO_RING; a++)
       for (int p = 0; p < NN_PROTO_COUNT; p++) {
         float lat, bw;
-        if (nn_nccltuning_cell(t, c, a, p, &lat, &bw) != 1 || !nn_nccltuning_proto_runs_pcie(m->version_code, p))
+        if (nn_nccltuning_cell(t, c, a, p, &lat, &bw) != 1 ||
+            !nn_nccltuning_proto_runs_pcie(m->version_code, p))
           continue;
         m->lat[c][a][p] = lat;
         m->bw[c][a][p] = bw;
@@ -76,15 +79,19 @@ int nn_costmeasure_from_tuning(const struct nn_nccltuning *t, int version_code, 
   return 0;
 }
 
-int nn_costmeasure_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *m, char *why, size_t why_size) {
+int nn_costmeasure_load(const struct nn_rundir *rd, int nranks, struct nn_cost_model *m, char *why,
+                        size_t why_size) {
   char path[PATH_MAX], err[512] = "";
   snprintf(path, sizeof path, "%s/runs/probe.out", rd->path);
   char *buf = NULL;
   size_t len = 0;
-  int r = nn_file_read(AT_FDCWD, path, NN_FILE_NOFOLLOW | NN_FILE_MISSING_OK, PROBE_MAX_BYTES, &buf, &len, err,
-                       sizeof err);
+  int r = nn_file_read(AT_FDCWD, path, NN_FILE_NOFOLLOW | NN_FILE_MISSING_OK, PROBE_MAX_BYTES, &buf,
+                       &len, err, sizeof err);
   if (r != 0) {
-    if (r == 1) snprintf(why, why_size, "no runs/probe.out (calibrate writes it: a probe run with NCCL_DEBUG_SUBSYS=TUNING)");
+    if (r == 1)
+      snprintf(
+        why, why_size,
+        "no runs/probe.out (calibrate writes it: a probe run with NCCL_DEBUG_SUBSYS=TUNING)");
     else snprintf(why, why_size, "%s", err);
     return -1;
   }
@@ -108,7 +115,8 @@ static const struct nn_arm *arm_of_kind(const struct nn_rundir *rd, int kind, in
     const struct nn_arm *a = &rd->arms[i];
     if (a->kind != kind) continue;
     if (kind != NN_ARM_FORCED) return a;
-    if (!strcasecmp(a->algo, nn_algo_name(algo)) && !strcasecmp(a->proto, nn_proto_name(proto))) return a;
+    if (!strcasecmp(a->algo, nn_algo_name(algo)) && !strcasecmp(a->proto, nn_proto_name(proto)))
+      return a;
   }
   return NULL;
 }
@@ -116,12 +124,14 @@ static const struct nn_arm *arm_of_kind(const struct nn_rundir *rd, int kind, in
 static const struct nn_point *good_point(const struct nn_series *s, int ns, const struct nn_arm *a,
                                          const char *coll, uint64_t size) {
   if (!a) return NULL;
-  const struct nn_point *p = nn_rundir_series_point(nn_rundir_series_find(s, ns, a->name, coll), size);
+  const struct nn_point *p =
+    nn_rundir_series_point(nn_rundir_series_find(s, ns, a->name, coll), size);
   return p && !p->failed && p->n_ok > 0 ? p : NULL;
 }
 
-int nn_costmeasure_point_at(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                      uint64_t size, const struct nn_cost_model *m, struct nn_costmeasure_point *out) {
+int nn_costmeasure_point_at(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                            const char *coll, uint64_t size, const struct nn_cost_model *m,
+                            struct nn_costmeasure_point *out) {
   memset(out, 0, sizeof *out);
   out->size = size;
   out->pred.algo = out->pred.proto = -1;
@@ -155,7 +165,8 @@ int nn_costmeasure_point_at(const struct nn_rundir *rd, const struct nn_series *
     out->loss_pct = out->best_pt->median > 0 ? 100.0 * out->loss_us / out->best_pt->median : 0;
   }
   out->verdict = out->pred_pt && out->best_pt && out->best_pt != out->pred_pt
-                     ? nn_verdict_compare(out->pred_pt, out->best_pt) : NN_VERDICT_UNKNOWN;
+                   ? nn_verdict_compare(out->pred_pt, out->best_pt)
+                   : NN_VERDICT_UNKNOWN;
   return 0;
 }
 
@@ -165,14 +176,17 @@ static int keep_all(const struct nn_series *s, const void *arg) {
   return 1;
 }
 
-void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                       const struct nn_cost_model *m) {
+void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                             const char *coll, const struct nn_cost_model *m) {
   int n = 0;
   uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, keep_all, NULL, &n);
   if (!sizes) return;
-  fprintf(f, "\n### %s: NCCL's predicted choice against the measurements\n\n"
-             "| size | NCCL picks | modelled (us) | measured (us) | measured on | best arm | best (us) | "
-             "loss (us) | loss | verdict |\n|---:|:---|---:|---:|:---|:---|---:|---:|---:|:---|\n", coll);
+  fprintf(
+    f,
+    "\n### %s: NCCL's predicted choice against the measurements\n\n"
+    "| size | NCCL picks | modelled (us) | measured (us) | measured on | best arm | best (us) | "
+    "loss (us) | loss | verdict |\n|---:|:---|---:|---:|:---|:---|---:|---:|---:|:---|\n",
+    coll);
   for (int i = 0; i < n; i++) {
     struct nn_costmeasure_point pt;
     if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &pt)) break;
@@ -186,17 +200,18 @@ void nn_costmeasure_markdown(FILE *f, const struct nn_rundir *rd, const struct n
     else fprintf(f, " - | - |");
     if (pt.pred_pt && pt.best_pt)
       fprintf(f, " %.2f | %.1f%% | %s |\n", pt.loss_us, pt.loss_pct,
-              pt.best_pt == pt.pred_pt ? "NCCL's choice is the best" :
-              pt.verdict == NN_VERDICT_FASTER ? "best beats NCCL's choice beyond the spread" :
-              pt.verdict == NN_VERDICT_NOISE ? "within the spread" : "spread unknown");
-    else
-      fprintf(f, " - | - | n/a |\n");
+              pt.best_pt == pt.pred_pt          ? "NCCL's choice is the best"
+              : pt.verdict == NN_VERDICT_FASTER ? "best beats NCCL's choice beyond the spread"
+              : pt.verdict == NN_VERDICT_NOISE  ? "within the spread"
+                                                : "spread unknown");
+    else fprintf(f, " - | - | n/a |\n");
   }
   free(sizes);
 }
 
 /* Modelled time of a forced arm at one size, or -1. */
-static double modelled(const struct nn_cost_model *m, const struct nn_arm *a, const char *coll, uint64_t size) {
+static double modelled(const struct nn_cost_model *m, const struct nn_arm *a, const char *coll,
+                       uint64_t size) {
   int c = coll_of(coll), al = nn_algo_from_name(a->algo), pr = nn_proto_from_name(a->proto);
   if (c < 0 || al < 0 || pr < 0) return -1;
   return nn_cost_time(m, c, al, pr, size);
@@ -208,8 +223,8 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Relative errors of model m over every forced LL/Simple arm and size; median and worst. */
-static int errors(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
-                  double *median, double *worst) {
+static int errors(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                  const struct nn_cost_model *m, double *median, double *worst) {
   int n = 0, cap = 0;
   double *e = NULL;
   for (int i = 0; i < ns; i++) {
@@ -236,9 +251,10 @@ static int errors(const struct nn_rundir *rd, const struct nn_series *s, int ns,
   return n;
 }
 
-int nn_costmeasure_residual(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
-                      double pci_latency_us, double *median_default, double *worst_default, double *median_with,
-                      double *worst_with) {
+int nn_costmeasure_residual(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                            const struct nn_cost_model *m, double pci_latency_us,
+                            double *median_default, double *worst_default, double *median_with,
+                            double *worst_with) {
   *median_default = *worst_default = *median_with = *worst_with = 0;
   int n = errors(rd, s, ns, m, median_default, worst_default);
   struct nn_cost_model w = *m;
@@ -261,7 +277,7 @@ static const struct nn_arm *forced_arm(const struct nn_rundir *rd, const char *a
 }
 
 double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                                char *how, size_t how_size) {
+                                  char *how, size_t how_size) {
   static const int tries[] = {NN_ALGO_RING, NN_ALGO_TREE};
   for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
     const char *algo = nn_algo_name(tries[t]);
@@ -282,59 +298,73 @@ double nn_costmeasure_pci_latency(const struct nn_rundir *rd, const struct nn_se
     if (!isfinite(best)) continue;
     double hop = (best - base) / (2.0 * (se->ranks - 1));
     if (!(hop > 0) || hop > 1e6) {
-      if (how) snprintf(how, how_size, "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
-                        "base latency %.1f us: no estimate", algo, (unsigned long long)at,
-                        best, base);
+      if (how)
+        snprintf(how, how_size,
+                 "all_reduce %s/ll at %llu B took %.2f us, not above NCCL's "
+                 "base latency %.1f us: no estimate",
+                 algo, (unsigned long long)at, best, base);
       return 0;
     }
     if (how)
-      snprintf(how, how_size, "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
-               "%d hops x %.2f us", algo, se->ranks, best, (unsigned long long)at,
-               base, 2 * (se->ranks - 1), hop);
+      snprintf(how, how_size,
+               "all_reduce %s/ll, %d ranks: %.2f us at %llu B = %.1f us base + "
+               "%d hops x %.2f us",
+               algo, se->ranks, best, (unsigned long long)at, base, 2 * (se->ranks - 1), hop);
     return hop;
   }
-  if (how) snprintf(how, how_size, "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
-                    "sizes <= 1 KiB: no pci-latency estimate");
+  if (how)
+    snprintf(how, how_size,
+             "no forced ring/ll or tree/ll all_reduce with 2+ ranks at "
+             "sizes <= 1 KiB: no pci-latency estimate");
   return 0;
 }
 
 /* A size where NCCL's choice under w moves to a pair measured slower than its choice under m.
  * Returns 1 and describes it in why, else 0. */
-static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                       const struct nn_cost_model *m, const struct nn_cost_model *w, char *why, size_t why_size) {
+static int slower_flip(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                       const char *coll, const struct nn_cost_model *m,
+                       const struct nn_cost_model *w, char *why, size_t why_size) {
   int n = 0, found = 0;
   uint64_t *sizes = nn_rundir_series_sizes(s, ns, coll, keep_all, NULL, &n);
   for (int i = 0; sizes && i < n && !found; i++) {
     struct nn_costmeasure_point old;
     struct nn_cost_choice now;
     if (nn_costmeasure_point_at(rd, s, ns, coll, sizes[i], m, &old) || !old.pred_pt ||
-        nn_cost_choose(w, coll_of(coll), sizes[i], &now) || (now.algo == old.pred.algo && now.proto == old.pred.proto))
+        nn_cost_choose(w, coll_of(coll), sizes[i], &now) ||
+        (now.algo == old.pred.algo && now.proto == old.pred.proto))
       continue;
-    const struct nn_point *p = good_point(s, ns, arm_of_kind(rd, NN_ARM_FORCED, now.algo, now.proto), coll, sizes[i]);
+    const struct nn_point *p =
+      good_point(s, ns, arm_of_kind(rd, NN_ARM_FORCED, now.algo, now.proto), coll, sizes[i]);
     if (!p || p->median <= old.pred_pt->median) continue;
     char a[32], b[32], sz[32];
     nn_costview_pair_name(old.pred.algo, old.pred.proto, a, sizeof a);
     nn_costview_pair_name(now.algo, now.proto, b, sizeof b);
     nn_sizetext(sizes[i], sz, sizeof sz);
-    snprintf(why, why_size, "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
-             "(%.2f us against %.2f us)", b, a, coll, sz, p->median, old.pred_pt->median);
+    snprintf(why, why_size,
+             "with it NCCL would pick %s instead of %s for %s %s, which this run measured slower "
+             "(%.2f us against %.2f us)",
+             b, a, coll, sz, p->median, old.pred_pt->median);
     found = 1;
   }
   free(sizes);
   return found;
 }
 
-int nn_costmeasure_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns, const struct nn_cost_model *m,
-                        double us, char *why, size_t why_size) {
+int nn_costmeasure_latency_ok(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                              const struct nn_cost_model *m, double us, char *why,
+                              size_t why_size) {
   double md, wd, mw, ww;
   if (!m || !nn_costmeasure_residual(rd, s, ns, m, us, &md, &wd, &mw, &ww)) {
-    snprintf(why, why_size, "no NCCL model of this run (no tuning table in runs/probe.out) to check that it "
+    snprintf(why, why_size,
+             "no NCCL model of this run (no tuning table in runs/probe.out) to check that it "
              "improves the fit");
     return 0;
   }
   if (!(mw < md)) {
-    snprintf(why, why_size, "it does not improve the fit of NCCL's model to this run (median residual %.0f%% with "
-             "it, %.0f%% without)", 100 * mw, 100 * md);
+    snprintf(why, why_size,
+             "it does not improve the fit of NCCL's model to this run (median residual %.0f%% with "
+             "it, %.0f%% without)",
+             100 * mw, 100 * md);
     return 0;
   }
   struct nn_cost_model w = *m;
@@ -342,7 +372,8 @@ int nn_costmeasure_latency_ok(const struct nn_rundir *rd, const struct nn_series
   for (int i = 0; i < rd->n_runs; i++) {
     int seen = 0;
     for (int k = 0; k < i && !seen; k++) seen = !strcmp(rd->runs[k].coll, rd->runs[i].coll);
-    if (!seen && coll_of(rd->runs[i].coll) >= 0 && slower_flip(rd, s, ns, rd->runs[i].coll, m, &w, why, why_size))
+    if (!seen && coll_of(rd->runs[i].coll) >= 0 &&
+        slower_flip(rd, s, ns, rd->runs[i].coll, m, &w, why, why_size))
       return 0;
   }
   return 1;
@@ -355,22 +386,28 @@ static int run_ranks(const struct nn_series *s, int ns) {
   return r;
 }
 
-void nn_costmeasure_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                            const struct nn_cost_model *m, double lat, const char *prefix) {
+void nn_costmeasure_residual_line(FILE *f, const struct nn_rundir *rd, const struct nn_series *s,
+                                  int ns, const struct nn_cost_model *m, double lat,
+                                  const char *prefix) {
   double md, wd, mw, ww;
   int n = m ? nn_costmeasure_residual(rd, s, ns, m, lat, &md, &wd, &mw, &ww) : 0;
   if (!n) {
     fprintf(f, "%sresidual: no NCCL model of this run to compare the measurements with\n", prefix);
     return;
   }
-  fprintf(f, "%sresidual over %d forced ring/tree x ll/simple points: NCCL's model is off by a median %.0f%% "
-             "(worst %.0f%%) with its default constants", prefix, n, 100 * md, 100 * wd);
-  if (lat > 0) fprintf(f, ", %.0f%% (worst %.0f%%) with pci-latency-us=%.2f", 100 * mw, 100 * ww, lat);
+  fprintf(f,
+          "%sresidual over %d forced ring/tree x ll/simple points: NCCL's model is off by a median "
+          "%.0f%% "
+          "(worst %.0f%%) with its default constants",
+          prefix, n, 100 * md, 100 * wd);
+  if (lat > 0)
+    fprintf(f, ", %.0f%% (worst %.0f%%) with pci-latency-us=%.2f", 100 * mw, 100 * ww, lat);
   fprintf(f, "\n");
 }
 
-int nn_costmeasure_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns, const char *coll,
-                    uint64_t size, const struct nn_cost_model *m, char *why, size_t why_size) {
+int nn_costmeasure_winner(const struct nn_rundir *rd, const struct nn_series *s, int ns,
+                          const char *coll, uint64_t size, const struct nn_cost_model *m, char *why,
+                          size_t why_size) {
   struct nn_costmeasure_point pt;
   char pick[32];
   if (nn_costmeasure_point_at(rd, s, ns, coll, size, m, &pt) || pt.pred.algo < 0) {
@@ -379,32 +416,39 @@ int nn_costmeasure_winner(const struct nn_rundir *rd, const struct nn_series *s,
   }
   nn_costview_pair_name(pt.pred.algo, pt.pred.proto, pick, sizeof pick);
   if (!pt.pred_pt) {
-    snprintf(why, why_size, "NCCL picks %s (modelled %.1f us), which this run did not measure", pick, pt.pred.time_us);
+    snprintf(why, why_size, "NCCL picks %s (modelled %.1f us), which this run did not measure",
+             pick, pt.pred.time_us);
     return -2;
   }
   if (!pt.best_pt || pt.best_pt == pt.pred_pt) {
-    snprintf(why, why_size, "NCCL's choice %s is the fastest measured (%.2f us on %s)", pick, pt.pred_pt->median,
-             pt.pred_arm->name);
+    snprintf(why, why_size, "NCCL's choice %s is the fastest measured (%.2f us on %s)", pick,
+             pt.pred_pt->median, pt.pred_arm->name);
     return -1;
   }
   double spread = fmax(pt.pred_pt->max - pt.pred_pt->min, pt.best_pt->max - pt.best_pt->min);
   if (pt.verdict != NN_VERDICT_FASTER) {
-    snprintf(why, why_size, "%s leads NCCL's choice %s (%.2f us on %s) by %.2f us, %s %.2f us", pt.best_arm->name,
-             pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us,
-             pt.verdict == NN_VERDICT_NOISE ? "within the spread" : "with fewer than 2 good repeats: spread unknown, not", spread);
+    snprintf(why, why_size, "%s leads NCCL's choice %s (%.2f us on %s) by %.2f us, %s %.2f us",
+             pt.best_arm->name, pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us,
+             pt.verdict == NN_VERDICT_NOISE ? "within the spread"
+                                            : "with fewer than 2 good repeats: spread unknown, not",
+             spread);
     return -1;
   }
   if (pt.best_arm->kind != NN_ARM_FORCED) {
-    snprintf(why, why_size, "the fastest arm %s forced nothing: no rule to write", pt.best_arm->name);
+    snprintf(why, why_size, "the fastest arm %s forced nothing: no rule to write",
+             pt.best_arm->name);
     return -1;
   }
-  snprintf(why, why_size, "%s beats NCCL's choice %s (%.2f us on %s) by %.2f us (%.0f%%), beyond the spread %.2f us",
-           pt.best_arm->name, pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us, pt.loss_pct, spread);
+  snprintf(
+    why, why_size,
+    "%s beats NCCL's choice %s (%.2f us on %s) by %.2f us (%.0f%%), beyond the spread %.2f us",
+    pt.best_arm->name, pick, pt.pred_pt->median, pt.pred_arm->name, pt.loss_us, pt.loss_pct,
+    spread);
   return (int)(pt.best_arm - rd->arms);
 }
 
-void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                             const char *const *colls, int nc) {
+void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const struct nn_series *s,
+                                   int ns, const char *const *colls, int nc) {
   struct nn_cost_model m;
   char why[512];
   fprintf(f, "\n## NCCL's own choice, predicted and measured\n\n");
@@ -414,21 +458,27 @@ void nn_costmeasure_report_section(FILE *f, const struct nn_rundir *rd, const st
   }
   char ver[16];
   nn_nccl_version_format(m.version_code, ver, sizeof ver);
-  fprintf(f, "NCCL's model is the tuning table NCCL %s logged on this machine (runs/probe.out, %d ranks); "
-             "its choice per size is the smallest modelled time (latency + size / bandwidth, with NCCL's tree "
-             "correction), as its own selection computes it. The measured time of that choice comes from the "
-             "stock arm (NCCL choosing), else from the forced arm of that algorithm/protocol. Loss = that time "
-             "minus the best arm's; the verdict needs the best to win by more than the larger spread.\n",
-          ver, m.nranks);
+  fprintf(
+    f,
+    "NCCL's model is the tuning table NCCL %s logged on this machine (runs/probe.out, %d ranks); "
+    "its choice per size is the smallest modelled time (latency + size / bandwidth, with NCCL's "
+    "tree "
+    "correction), as its own selection computes it. The measured time of that choice comes from "
+    "the "
+    "stock arm (NCCL choosing), else from the forced arm of that algorithm/protocol. Loss = that "
+    "time "
+    "minus the best arm's; the verdict needs the best to win by more than the larger spread.\n",
+    ver, m.nranks);
   for (int c = 0; c < nc; c++) nn_costmeasure_markdown(f, rd, s, ns, colls[c], &m);
   char how[320];
   double lat = nn_costmeasure_pci_latency(rd, s, ns, how, sizeof how);
   fprintf(f, "\n");
-  char not[400];
-  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, &m, lat, not, sizeof not))
+  char not [400];
+  if (lat > 0 && nn_costmeasure_latency_ok(rd, s, ns, &m, lat, not, sizeof not ))
     fprintf(f, "`model pci-latency-us=%.2f` (%s)\n\n", lat, how);
   else if (lat > 0)
-    fprintf(f, "pci-latency: %s; `model pci-latency-us=%.2f` is not recommended: %s\n\n", how, lat, not);
+    fprintf(f, "pci-latency: %s; `model pci-latency-us=%.2f` is not recommended: %s\n\n", how, lat,
+            not );
   else fprintf(f, "pci-latency: %s\n\n", how);
   nn_costmeasure_residual_line(f, rd, s, ns, &m, lat, "");
 }

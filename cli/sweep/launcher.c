@@ -18,7 +18,8 @@
 #define NN_LAUNCHER_MAX_NODES 65536
 #define NN_LAUNCHER_MAX_RPN 4096
 
-int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err, size_t errsz) {
+int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err,
+                        size_t errsz) {
   int is_nodes = !strcmp(name, "nodes"), is_rpn = !strcmp(name, "ranks-per-node");
   if (!is_nodes && !is_rpn) {
     if (strcmp(name, "launcher")) return 0;
@@ -60,13 +61,16 @@ static enum nn_launcher_style style_of(const char *word) {
 static int split_spec(struct nn_launcher *l, char *err, size_t errsz) {
   wordexp_t we;
   if (wordexp(l->spec, &we, WRDE_NOCMD) != 0) {
-    nn_errbuf_set(err, errsz, "--launcher '%s': cannot split into words (unbalanced quotes, "
-                  "or a $(...) or `...`, which are not run)", l->spec);
+    nn_errbuf_set(err, errsz,
+                  "--launcher '%s': cannot split into words (unbalanced quotes, "
+                  "or a $(...) or `...`, which are not run)",
+                  l->spec);
     return -1;
   }
   int rc = 0;
   if (we.we_wordc == 0 || we.we_wordc > NN_LAUNCHER_MAX_WORDS) {
-    nn_errbuf_set(err, errsz, "--launcher '%s': %s", l->spec, we.we_wordc ? "too many words" : "empty command");
+    nn_errbuf_set(err, errsz, "--launcher '%s': %s", l->spec,
+                  we.we_wordc ? "too many words" : "empty command");
     rc = -1;
   }
   for (size_t w = 0; !rc && w < we.we_wordc; w++)
@@ -78,7 +82,8 @@ static int split_spec(struct nn_launcher *l, char *err, size_t errsz) {
   return rc;
 }
 
-int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char *err, size_t errsz) {
+int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char *err,
+                       size_t errsz) {
   if (!l->spec) {
     if (!l->nodes && !l->ranks_per_node) return 0;
     nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node need --launcher");
@@ -96,8 +101,10 @@ int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char 
   l->words[0] = path;
   if (l->style == NN_LAUNCHER_OTHER) {
     if (l->nodes || l->ranks_per_node) {
-      nn_errbuf_set(err, errsz, "--nodes and --ranks-per-node work with mpirun and srun; "
-                    "the command '%s' must start its ranks itself", l->spec);
+      nn_errbuf_set(err, errsz,
+                    "--nodes and --ranks-per-node work with mpirun and srun; "
+                    "the command '%s' must start its ranks itself",
+                    l->spec);
       return -1;
     }
     return 0;
@@ -113,9 +120,7 @@ static int is_passed(const char *entry) {
 }
 
 /* Appends a copy of s; the array has room. */
-static int push(char **av, int *n, const char *s) {
-  return (av[(*n)++] = strdup(s)) ? 0 : -1;
-}
+static int push(char **av, int *n, const char *s) { return (av[(*n)++] = strdup(s)) ? 0 : -1; }
 
 /* srun's --export=ALL,NAME=VALUE,...: NULL when a value has a comma (err set). */
 static char *srun_export(char *const *env, char *err, size_t errsz) {
@@ -127,7 +132,8 @@ static char *srun_export(char *const *env, char *err, size_t errsz) {
   for (char *const *e = env; *e; e++) {
     if (!is_passed(*e)) continue;
     if (strchr(*e, ',')) {
-      nn_errbuf_set(err, errsz, "srun --export cannot pass '%s': Slurm splits its list at commas", *e);
+      nn_errbuf_set(err, errsz, "srun --export cannot pass '%s': Slurm splits its list at commas",
+                    *e);
       free(s);
       return NULL;
     }
@@ -137,8 +143,8 @@ static char *srun_export(char *const *env, char *err, size_t errsz) {
 }
 
 /* The options of the style: rank counts and how the variables reach every rank. */
-static int style_options(const struct nn_launcher *l, char *const *env, char **av, int *n, char *err,
-                         size_t errsz) {
+static int style_options(const struct nn_launcher *l, char *const *env, char **av, int *n,
+                         char *err, size_t errsz) {
   char num[64];
   if (l->style == NN_LAUNCHER_MPIRUN) {
     snprintf(num, sizeof num, "%d", l->nodes * l->ranks_per_node);
@@ -147,7 +153,8 @@ static int style_options(const struct nn_launcher *l, char *const *env, char **a
     if (push(av, n, num)) return -1;
     for (char *const *e = env; *e; e++) {
       if (!is_passed(*e)) continue;
-      if (push(av, n, "-x") || !(av[(*n)++] = strndup(*e, (size_t)(strchr(*e, '=') - *e)))) return -1;
+      if (push(av, n, "-x") || !(av[(*n)++] = strndup(*e, (size_t)(strchr(*e, '=') - *e))))
+        return -1;
     }
   } else if (l->style == NN_LAUNCHER_SRUN) {
     snprintf(num, sizeof num, "--nodes=%d", l->nodes);
@@ -160,7 +167,7 @@ static int style_options(const struct nn_launcher *l, char *const *env, char **a
 }
 
 char **nn_launcher_argv(const struct nn_launcher *l, char *const *env, char *const *prog, char *err,
-                      size_t errsz) {
+                        size_t errsz) {
   size_t cap = (size_t)l->n_words + 8;
   for (char *const *e = env; *e; e++) cap += 2;
   for (char *const *p = prog; *p; p++) cap++;
@@ -210,7 +217,8 @@ int nn_launcher_nodes(const char *rundir) {
   int nodes = 1;
   while (f && fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "nodes ", 6) && nn_int_parse(line + 6, 1, NN_LAUNCHER_MAX_NODES, &nodes)) nodes = 1;
+    if (!strncmp(line, "nodes ", 6) && nn_int_parse(line + 6, 1, NN_LAUNCHER_MAX_NODES, &nodes))
+      nodes = 1;
   }
   if (f) fclose(f);
   return nodes;
@@ -225,7 +233,8 @@ struct placement {
 static int parse_rank_line(char *line, struct placement *p) {
   char *tok[10], *save = NULL;
   int n = 0;
-  for (char *t = strtok_r(line, " \t\r\n#", &save); t && n < 10; t = strtok_r(NULL, " \t\r\n", &save))
+  for (char *t = strtok_r(line, " \t\r\n#", &save); t && n < 10;
+       t = strtok_r(NULL, " \t\r\n", &save))
     tok[n++] = t;
   if (n < 10 || strcmp(tok[0], "Rank") || strcmp(tok[2], "Group") || strcmp(tok[4], "Pid") ||
       strcmp(tok[6], "on") || strcmp(tok[8], "device"))
@@ -248,7 +257,8 @@ static void summarize(const struct placement *p, int n, char *buf, size_t size) 
     int w = snprintf(buf + len, size - len, "%s%s:", len ? "; " : "", p[i].host);
     for (int j = i; j < n && w >= 0 && len + (size_t)w < size; j++)
       if (!strcmp(p[j].host, p[i].host)) {
-        int x = snprintf(buf + len + w, size - len - (size_t)w, "%s%d", j == i ? " " : ",", p[j].rank);
+        int x =
+          snprintf(buf + len + w, size - len - (size_t)w, "%s%d", j == i ? " " : ",", p[j].rank);
         if (x < 0) break;
         w += x;
       }
@@ -285,8 +295,8 @@ static int by_rank(const void *a, const void *b) {
   return ((const struct placement *)a)->rank - ((const struct placement *)b)->rank;
 }
 
-int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq,
-                     const char *coll, char *summary, size_t size) {
+int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq, const char *coll,
+                       char *summary, size_t size) {
   struct placement *p = NULL;
   int n = read_placement(out_path, &p);
   summary[0] = 0;
@@ -298,7 +308,8 @@ int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int se
     return -1;
   }
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && st.st_size == 0) fprintf(f, "arm\tseq\tcoll\trank\thost\tpid\tdevice\n");
+  if (fstat(fileno(f), &st) == 0 && st.st_size == 0)
+    fprintf(f, "arm\tseq\tcoll\trank\thost\tpid\tdevice\n");
   for (int i = 0; i < n; i++)
     fprintf(f, "%s\t%d\t%s\t%d\t%s\t%d\t%d\n", arm, seq, coll, p[i].rank, p[i].host, p[i].pid,
             p[i].device);

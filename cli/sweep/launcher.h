@@ -26,21 +26,27 @@
 #include <limits.h>
 #include <stdio.h>
 
-enum nn_launcher_style { NN_LAUNCHER_NONE = 0, NN_LAUNCHER_MPIRUN, NN_LAUNCHER_SRUN, NN_LAUNCHER_OTHER };
+enum nn_launcher_style {
+  NN_LAUNCHER_NONE = 0,
+  NN_LAUNCHER_MPIRUN,
+  NN_LAUNCHER_SRUN,
+  NN_LAUNCHER_OTHER
+};
 
 #define NN_LAUNCHER_MAX_WORDS 64
 
 struct nn_launcher {
   enum nn_launcher_style style;
-  const char *spec;                  /* --launcher as given */
-  char *words[NN_LAUNCHER_MAX_WORDS];  /* split, words[0] resolved on PATH (malloc'd) */
+  const char *spec;                   /* --launcher as given */
+  char *words[NN_LAUNCHER_MAX_WORDS]; /* split, words[0] resolved on PATH (malloc'd) */
   int n_words;
-  int nodes, ranks_per_node;         /* 0 = not given */
+  int nodes, ranks_per_node; /* 0 = not given */
 };
 
 /* Sets the option --NAME (launcher, nodes or ranks-per-node) to v. Returns 1 set, 0 not
  * one of them, -1 a bad value (the problem in err). */
-int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err, size_t errsz);
+int nn_launcher_set_opt(struct nn_launcher *l, const char *name, const char *v, char *err,
+                        size_t errsz);
 
 /* After all options: splits and resolves the launcher and checks --nodes and
  * --ranks-per-node against it; fills the defaults. With a launcher, -g (*gpus)
@@ -55,7 +61,7 @@ int nn_launcher_finish(struct nn_launcher *l, int *gpus, int mapping_gpus, char 
  * a malloc'd NULL-terminated array of malloc'd strings (free with
  * nn_launcher_argv_free), or NULL with a message in err. */
 char **nn_launcher_argv(const struct nn_launcher *l, char *const *env, char *const *prog, char *err,
-                      size_t errsz);
+                        size_t errsz);
 void nn_launcher_argv_free(char **av);
 
 /* Writes RUNDIR/launch (the run directory open as dir_fd, rundir.h): the style, the
@@ -67,8 +73,8 @@ int nn_launcher_write(const struct nn_launcher *l, int dir_fd);
  * placement.tsv of the run directory open as dir_fd (header written when new).
  * Puts "HOST: R,R; HOST: R" in summary. Returns the number of ranks found, or -1
  * when a file cannot be read or written. */
-int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq,
-                     const char *coll, char *summary, size_t size);
+int nn_launcher_record(int dir_fd, const char *out_path, const char *arm, int seq, const char *coll,
+                       char *summary, size_t size);
 
 /* The nodes a run directory's runs used: from RUNDIR/launch, 1 when absent. */
 int nn_launcher_nodes(const char *rundir);

@@ -91,7 +91,7 @@ int nn_nccltests_row_failed(const struct nn_nccltests_row *row) {
 
 /* Column positions of one table layout; -1 = absent. */
 struct layout {
-  int known;              /* taken from a header line */
+  int known; /* taken from a header line */
   int size, count, type, redop, root;
   int time[2], algbw[2], busbw[2], wrong[2];
   int float_error;
@@ -121,8 +121,9 @@ static int tokenize(char *line, char **tok, int max) {
 
 static void layout_finish(struct layout *l) {
   int m = 0;
-  int cols[] = {l->size, l->count, l->type, l->redop, l->root, l->time[0], l->algbw[0], l->busbw[0],
-                l->wrong[0], l->time[1], l->algbw[1], l->busbw[1], l->wrong[1]};
+  int cols[] = {l->size,     l->count,    l->type,     l->redop,    l->root,
+                l->time[0],  l->algbw[0], l->busbw[0], l->wrong[0], l->time[1],
+                l->algbw[1], l->busbw[1], l->wrong[1]};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     if (cols[i] + 1 > m) m = cols[i] + 1;
   l->min_tokens = m;
@@ -131,8 +132,9 @@ static void layout_finish(struct layout *l) {
 /* The layout every release since the root column was added prints. */
 static void layout_default(struct layout *l, int with_root) {
   int b = with_root ? 5 : 4;
-  *l = (struct layout){0, 0, 1, 2, 3, with_root ? 4 : -1,
-                       {b, b + 4}, {b + 1, b + 5}, {b + 2, b + 6}, {b + 3, b + 7}, 0, 0};
+  *l = (struct layout){
+    0, 0, 1, 2, 3, with_root ? 4 : -1, {b, b + 4}, {b + 1, b + 5}, {b + 2, b + 6}, {b + 3, b + 7},
+    0, 0};
   layout_finish(l);
 }
 
@@ -157,7 +159,7 @@ static int layout_from_header(char **tok, int n, struct layout *l) {
     }
   }
   if (x.type < 0 || x.redop < 0 || x.time[0] < 0 || x.wrong[0] < 0) return -1;
-  if (g < 2 || x.wrong[1] < 0) {   /* a table with only one direction */
+  if (g < 2 || x.wrong[1] < 0) { /* a table with only one direction */
     x.time[1] = x.algbw[1] = x.busbw[1] = x.wrong[1] = -1;
   }
   layout_finish(&x);
@@ -191,7 +193,8 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
   if (!st->lay.known && !r->n_rows) layout_default(&st->lay, n != 12);
   const struct layout *l = &st->lay;
   if (n < l->min_tokens) {
-    nn_errbuf_set(err, errsz, "line %d: truncated result row: %d of %d columns", lineno, n, l->min_tokens);
+    nn_errbuf_set(err, errsz, "line %d: truncated result row: %d of %d columns", lineno, n,
+                  l->min_tokens);
     return -1;
   }
   struct nn_nccltests_row row;
@@ -212,7 +215,7 @@ static int parse_row(char **tok, int n, int lineno, struct text_state *st,
     struct nn_nccltests_measure *m = g ? &row.inplace : &row.oop;
     if (parse_measure(tok, l, g, row.type, m)) {
       nn_errbuf_set(err, errsz, "line %d: %s columns are not numbers", lineno,
-              g ? "in-place" : "out-of-place");
+                    g ? "in-place" : "out-of-place");
       return -1;
     }
   }
@@ -246,7 +249,8 @@ static void note_rank(char **tok, int n, struct text_state *st, struct nn_ncclte
   }
 }
 
-static void parse_comment(char *body, int lineno, struct text_state *st, struct nn_nccltests_result *r) {
+static void parse_comment(char *body, int lineno, struct text_state *st,
+                          struct nn_nccltests_result *r) {
   char *tok[MAX_TOKENS];
   char *p;
   if ((p = strstr(body, "Collective test starting:"))) {
@@ -261,7 +265,7 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
   }
   if ((p = strstr(body, "Out of bounds values"))) {
     p = strchr(p, ':');
-    if (p) nn_int_parse_prefix(p + 1, 0, INT_MAX, &r->oob_count, NULL);   /* junk: left as absent */
+    if (p) nn_int_parse_prefix(p + 1, 0, INT_MAX, &r->oob_count, NULL); /* junk: left as absent */
     return;
   }
   int n = tokenize(body, tok, MAX_TOKENS);
@@ -273,7 +277,7 @@ static void parse_comment(char *body, int lineno, struct text_state *st, struct 
         nn_nccl_version_format(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
       }
   } else if (n >= 4 && !strcmp(tok[0], "nThread") && !strcmp(tok[2], "nGpus")) {
-    nn_int_parse(tok[1], 0, INT_MAX, &r->n_threads);   /* junk leaves them unknown: 0 */
+    nn_int_parse(tok[1], 0, INT_MAX, &r->n_threads); /* junk leaves them unknown: 0 */
     nn_int_parse(tok[3], 0, INT_MAX, &r->n_gpus);
   } else if (n >= 2 && !strcmp(tok[0], "Rank") && all_digits(tok[1])) {
     note_rank(tok, n, st, r);
@@ -302,8 +306,8 @@ static int is_log_line(const char *s) {
          strstr(s, "NCCL ABORT");
 }
 
-static int parse_text_line(char *line, int lineno, struct text_state *st, struct nn_nccltests_result *r,
-                           char *err, size_t errsz) {
+static int parse_text_line(char *line, int lineno, struct text_state *st,
+                           struct nn_nccltests_result *r, char *err, size_t errsz) {
   while (*line == ' ' || *line == '\t') line++;
   if (!*line) return 0;
   note_nccl_version(line, r);
@@ -315,11 +319,12 @@ static int parse_text_line(char *line, int lineno, struct text_state *st, struct
   if (!isdigit((unsigned char)*line)) return 0;
   char *tok[MAX_TOKENS];
   int n = tokenize(line, tok, MAX_TOKENS);
-  if (!all_digits(tok[0]) || (n > 1 && !all_digits(tok[1]))) return 0;   /* other program output */
+  if (!all_digits(tok[0]) || (n > 1 && !all_digits(tok[1]))) return 0; /* other program output */
   return parse_row(tok, n, lineno, st, r, err, errsz);
 }
 
-static int parse_text(const char *buf, size_t len, struct nn_nccltests_result *r, char *err, size_t errsz) {
+static int parse_text(const char *buf, size_t len, struct nn_nccltests_result *r, char *err,
+                      size_t errsz) {
   struct text_state *st = calloc(1, sizeof *st);
   char *line = malloc(len + 1);
   if (!st || !line) {
@@ -347,10 +352,10 @@ static int parse_text(const char *buf, size_t len, struct nn_nccltests_result *r
   }
   if (!rc && !r->n_rows) {
     if (st->header_line)
-      nn_errbuf_set(err, errsz, "truncated: the table header at line %d is followed by no result rows",
-              st->header_line);
-    else
-      nn_errbuf_set(err, errsz, "no nccl-tests result table found");
+      nn_errbuf_set(err, errsz,
+                    "truncated: the table header at line %d is followed by no result rows",
+                    st->header_line);
+    else nn_errbuf_set(err, errsz, "no nccl-tests result table found");
     rc = -1;
   }
   if (!rc && st->lay.float_error && r->oob_count > 0) {
@@ -367,7 +372,8 @@ static int parse_text(const char *buf, size_t len, struct nn_nccltests_result *r
   return rc;
 }
 
-static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct nn_nccltests_measure *m) {
+static void json_measure(const struct nn_json *p, const struct nn_jv *o,
+                         struct nn_nccltests_measure *m) {
   memset(m, 0, sizeof *m);
   if (!o || o->type != NN_JV_OBJ) return;
   const struct nn_jv *t = nn_json_get(p, o, "time");
@@ -385,7 +391,8 @@ static void json_measure(const struct nn_json *p, const struct nn_jv *o, struct 
   if (!isfinite(m->time_us) || m->time_us < 0) m->failed = 1;
 }
 
-static void json_devices(const struct nn_json *p, const struct nn_jv *devs, struct nn_nccltests_result *r) {
+static void json_devices(const struct nn_json *p, const struct nn_jv *devs,
+                         struct nn_nccltests_result *r) {
   if (!devs || devs->type != NN_JV_ARR) return;
   char hosts[MAX_HOSTS][64];
   int nh = 0;
@@ -405,14 +412,15 @@ static void json_devices(const struct nn_json *p, const struct nn_jv *devs, stru
   r->n_hosts = nh;
 }
 
-static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn_nccltests_result *r,
-                     char *err, size_t errsz) {
+static int json_rows(const struct nn_json *p, const struct nn_jv *res,
+                     struct nn_nccltests_result *r, char *err, size_t errsz) {
   int cap = 0;
   for (int i = res->first; i >= 0; i = p->v[i].next) {
     const struct nn_jv *o = &p->v[i];
     struct nn_nccltests_row row;
     memset(&row, 0, sizeof row);
-    double size = nn_json_num(nn_json_get(p, o, "size")), count = nn_json_num(nn_json_get(p, o, "count"));
+    double size = nn_json_num(nn_json_get(p, o, "size")),
+           count = nn_json_num(nn_json_get(p, o, "count"));
     if (o->type != NN_JV_OBJ || !(size >= 0 && size < 1.8e19) || !(count >= 0 && count < 1.8e19)) {
       nn_errbuf_set(err, errsz, "JSON result %d: missing or invalid size/count", r->n_rows + 1);
       return -1;
@@ -421,7 +429,8 @@ static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn
     row.count = (uint64_t)count;
     const struct nn_jv *t = nn_json_get(p, o, "type"), *op = nn_json_get(p, o, "redop");
     if (t && t->type == NN_JV_STR) copy_str(row.type, sizeof row.type, t->str, strlen(t->str));
-    if (op && op->type == NN_JV_STR) copy_str(row.redop, sizeof row.redop, op->str, strlen(op->str));
+    if (op && op->type == NN_JV_STR)
+      copy_str(row.redop, sizeof row.redop, op->str, strlen(op->str));
     double root = nn_json_num(nn_json_get(p, o, "root"));
     row.root = (root >= -1 && root < 1e9) ? (int)root : -1;
     json_measure(p, nn_json_get(p, o, "out_of_place"), &row.oop);
@@ -431,14 +440,16 @@ static int json_rows(const struct nn_json *p, const struct nn_jv *res, struct nn
   return 0;
 }
 
-static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct nn_nccltests_result *r) {
+static void json_meta(const struct nn_json *p, const struct nn_jv *root,
+                      struct nn_nccltests_result *r) {
   double code = nn_json_num(nn_json_get(p, root, "nccl_version"));
   if (code > 0 && code < 1e6) {
     r->nccl_code = (int)code;
     nn_nccl_version_format(r->nccl_code, r->nccl_version, sizeof r->nccl_version);
   }
   const struct nn_jv *cfg = nn_json_get(p, root, "config");
-  double nt = nn_json_num(nn_json_get(p, cfg, "nthreads")), ng = nn_json_num(nn_json_get(p, cfg, "ngpus"));
+  double nt = nn_json_num(nn_json_get(p, cfg, "nthreads")),
+         ng = nn_json_num(nn_json_get(p, cfg, "ngpus"));
   if (nt >= 0 && nt < 1e6) r->n_threads = (int)nt;
   if (ng >= 0 && ng < 1e6) r->n_gpus = (int)ng;
   json_devices(p, nn_json_get(p, cfg, "devices"), r);
@@ -451,10 +462,12 @@ static void json_meta(const struct nn_json *p, const struct nn_jv *root, struct 
   }
   double oob = nn_json_num(nn_json_get(p, nn_json_get(p, root, "out_of_bounds"), "count"));
   r->oob_count = (oob >= 0 && oob <= INT_MAX) ? (int)oob : -1;
-  r->concluded = nn_json_get(p, root, "end_time") != NULL || nn_json_get(p, root, "average_bus_bandwidth") != NULL;
+  r->concluded = nn_json_get(p, root, "end_time") != NULL ||
+                 nn_json_get(p, root, "average_bus_bandwidth") != NULL;
 }
 
-static int parse_json(const char *buf, size_t len, struct nn_nccltests_result *r, char *err, size_t errsz) {
+static int parse_json(const char *buf, size_t len, struct nn_nccltests_result *r, char *err,
+                      size_t errsz) {
   struct nn_json p;
   int rc = -1, root = nn_json_parse(&p, buf, len, err, errsz);
   if (root >= 0) {

@@ -29,38 +29,38 @@
 
 /* Results of one direction (out-of-place or in-place) of one size. */
 struct nn_nccltests_measure {
-  int present;            /* 0: the run printed nothing for this direction */
+  int present; /* 0: the run printed nothing for this direction */
   double time_us;
-  double algbw, busbw;    /* GB/s */
-  int wrong_known;        /* 0 when #wrong was N/A (-c 0) */
-  double wrong;           /* #wrong count, or the old float error */
-  int failed;             /* #wrong > 0, error above tolerance, or a non-finite time */
+  double algbw, busbw; /* GB/s */
+  int wrong_known;     /* 0 when #wrong was N/A (-c 0) */
+  double wrong;        /* #wrong count, or the old float error */
+  int failed;          /* #wrong > 0, error above tolerance, or a non-finite time */
 };
 
 struct nn_nccltests_row {
-  uint64_t size;          /* bytes, the same quantity as the tuner's nBytes */
+  uint64_t size; /* bytes, the same quantity as the tuner's nBytes */
   uint64_t count;
   char type[16];
   char redop[16];
-  int root;               /* -1 when absent or not applicable */
+  int root; /* -1 when absent or not applicable */
   struct nn_nccltests_measure oop, inplace;
-  int line;               /* line of the row in the text (0 for JSON) */
+  int line; /* line of the row in the text (0 for JSON) */
 };
 
 struct nn_nccltests_result {
-  int format;             /* NN_NT_TEXT or NN_NT_JSON */
-  char test_name[64];     /* e.g. "all_reduce_perf", "" when not printed */
-  char tests_version[32]; /* nccl-tests version, "" when not printed */
-  int nccl_code;          /* NCCL version code (e.g. 22809), 0 when unknown */
-  char nccl_version[32];  /* "2.28.9" (suffix such as +cuda12.9 dropped), "" when unknown */
-  int n_threads, n_gpus;  /* from the parameter line, 0 when absent */
-  int n_ranks;            /* ranks listed under "Using devices", 0 when absent */
-  int n_hosts;            /* distinct host names among those ranks */
-  char device_name[96];   /* device model of rank 0, "" when absent */
-  int error_column_float; /* the table had the old float `error` column */
-  int has_root;           /* the table had a `root` column */
-  int oob_count;          /* "Out of bounds values" count, -1 when absent */
-  int concluded;          /* a footer line ("Avg bus bandwidth" or "concluded") was seen */
+  int format;                    /* NN_NT_TEXT or NN_NT_JSON */
+  char test_name[64];            /* e.g. "all_reduce_perf", "" when not printed */
+  char tests_version[32];        /* nccl-tests version, "" when not printed */
+  int nccl_code;                 /* NCCL version code (e.g. 22809), 0 when unknown */
+  char nccl_version[32];         /* "2.28.9" (suffix such as +cuda12.9 dropped), "" when unknown */
+  int n_threads, n_gpus;         /* from the parameter line, 0 when absent */
+  int n_ranks;                   /* ranks listed under "Using devices", 0 when absent */
+  int n_hosts;                   /* distinct host names among those ranks */
+  char device_name[96];          /* device model of rank 0, "" when absent */
+  int error_column_float;        /* the table had the old float `error` column */
+  int has_root;                  /* the table had a `root` column */
+  int oob_count;                 /* "Out of bounds values" count, -1 when absent */
+  int concluded;                 /* a footer line ("Avg bus bandwidth" or "concluded") was seen */
   struct nn_nccltests_row *rows; /* n_rows rows, in output order; free with nn_nccltests_free */
   int n_rows;
 };
@@ -74,8 +74,8 @@ struct nn_nccltests_result {
  * problem in err; *out is left empty on failure. A table that stops in the
  * middle of a row, a row with missing columns, or a header with no rows are
  * errors ("truncated"). */
-int nn_nccltests_parse(const char *buf, size_t len, struct nn_nccltests_result *out,
-                       char *err, size_t errsz);
+int nn_nccltests_parse(const char *buf, size_t len, struct nn_nccltests_result *out, char *err,
+                       size_t errsz);
 
 /* Frees what nn_nccltests_parse allocated; leaves *r empty. */
 void nn_nccltests_free(struct nn_nccltests_result *r);

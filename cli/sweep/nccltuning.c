@@ -14,27 +14,27 @@
 #include "nn_config.h"
 #include "numparse.h"
 
-#define MAX_STREAMS 16        /* threads printing tables at the same time */
-#define MAX_LINE 4096         /* NCCL's messages are at most 1023 bytes */
+#define MAX_STREAMS 16 /* threads printing tables at the same time */
+#define MAX_LINE 4096  /* NCCL's messages are at most 1023 bytes */
 #define MAX_CELLS 64
 
 /* One thread's table in progress. */
 struct stream {
-  char key[96];               /* host:pid:tid of the log prefix, "" without prefix */
+  char key[96]; /* host:pid:tid of the log prefix, "" without prefix */
   int used, active;
-  int broken;                 /* line where the table broke off, 0 while it is whole */
+  int broken; /* line where the table broke off, 0 while it is whole */
   int start_line;
   int nblocks;
-  int balgo[NN_NCCLTUNING_MAX_ALGOS], nb;       /* the block's algorithms (indices into tab.algos) */
-  int bproto[NN_NCCLTUNING_MAX_PROTOS], np;     /* its protocols; np 0 until the Protocol row */
+  int balgo[NN_NCCLTUNING_MAX_ALGOS], nb;   /* the block's algorithms (indices into tab.algos) */
+  int bproto[NN_NCCLTUNING_MAX_PROTOS], np; /* its protocols; np 0 until the Protocol row */
   unsigned first_funcs, block_funcs;        /* bit per tab.funcs index */
-  struct nn_nccltuning tab;                     /* this table alone */
+  struct nn_nccltuning tab;                 /* this table alone */
 };
 
 struct parse {
   struct nn_nccltuning *out;
-  struct stream *st;          /* MAX_STREAMS */
-  int first_broken;           /* line of the first table that broke off */
+  struct stream *st; /* MAX_STREAMS */
+  int first_broken;  /* line of the first table that broke off */
 };
 
 /* ---------- names ---------- */
@@ -113,7 +113,8 @@ static void broke(struct stream *s, int line) {
  * which ends with AllReduce in every release read (2.18 ... 2.30), so a block
  * without it was cut off. */
 static void end_block(struct stream *s, int line) {
-  int ar = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])s->tab.funcs, s->tab.n_funcs, "AllReduce");
+  int ar =
+    name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])s->tab.funcs, s->tab.n_funcs, "AllReduce");
   int whole = s->np && ar >= 0 && (s->block_funcs & (1u << ar));
   if (whole && s->nblocks == 1) s->first_funcs = s->block_funcs;
   if (!whole || s->block_funcs != s->first_funcs) broke(s, line);
@@ -165,8 +166,8 @@ static void open_table(struct stream *s, int line) {
 static void algo_row(struct parse *ps, struct stream *s, char **cell, int n, int line) {
   int fresh = 1;
   for (int i = 1; i < n && s->active; i++)
-    if (cell[i][0] && name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])s->tab.algos,
-                                s->tab.n_algos, cell[i]) >= 0)
+    if (cell[i][0] && name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])s->tab.algos, s->tab.n_algos,
+                                cell[i]) >= 0)
       fresh = 0;
   if (s->active && fresh) end_block(s, line);
   else {
@@ -178,9 +179,10 @@ static void algo_row(struct parse *ps, struct stream *s, char **cell, int n, int
   s->block_funcs = 0;
   for (int i = 1; i < n; i++) {
     int a = is_word(cell[i]) && s->nb < NN_NCCLTUNING_MAX_ALGOS
-                ? name_index(s->tab.algos, &s->tab.n_algos, NN_NCCLTUNING_MAX_ALGOS, cell[i]) : -1;
+              ? name_index(s->tab.algos, &s->tab.n_algos, NN_NCCLTUNING_MAX_ALGOS, cell[i])
+              : -1;
     for (int k = 0; k < s->nb && a >= 0; k++)
-      if (s->balgo[k] == a) a = -1;   /* named twice */
+      if (s->balgo[k] == a) a = -1; /* named twice */
     if (a < 0) {
       broke(s, line);
       return;
@@ -196,7 +198,8 @@ static void proto_row(struct stream *s, char **cell, int n, int line) {
   for (int i = 1; i < n; i++) {
     if (s->np && name_eq(cell[i], s->tab.protos[s->bproto[0]])) break;
     int p = is_word(cell[i]) && s->np < NN_NCCLTUNING_MAX_PROTOS
-                ? name_index(s->tab.protos, &s->tab.n_protos, NN_NCCLTUNING_MAX_PROTOS, cell[i]) : -1;
+              ? name_index(s->tab.protos, &s->tab.n_protos, NN_NCCLTUNING_MAX_PROTOS, cell[i])
+              : -1;
     if (p < 0) {
       broke(s, line);
       return;
@@ -238,7 +241,7 @@ static void func_row(struct stream *s, char **cell, int n, int line) {
 static struct stream *stream_of(struct parse *ps, const char *prefix, size_t len) {
   char key[96] = "";
   while (len && isspace((unsigned char)prefix[len - 1])) len--;
-  if (len && prefix[len - 1] == ']') {   /* "[dev]" */
+  if (len && prefix[len - 1] == ']') { /* "[dev]" */
     while (len && prefix[len - 1] != '[') len--;
     if (len) len--;
   }
@@ -276,7 +279,8 @@ static void one_line(struct parse *ps, char *text, int line) {
     func_row(s, cell, n, line);
 }
 
-int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err, size_t errsz) {
+int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err,
+                        size_t errsz) {
   memset(t, 0, sizeof *t);
   struct parse ps = {.out = t, .st = calloc(MAX_STREAMS, sizeof(struct stream))};
   if (!ps.st) {
@@ -308,7 +312,8 @@ int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, ch
                   ps.first_broken);
     rc = NN_NCCLTUNING_TRUNCATED;
   } else if (!t->n_tables) {
-    nn_errbuf_set(err, errsz, "no NCCL tuning table (needs NCCL_DEBUG=INFO and "
+    nn_errbuf_set(err, errsz,
+                  "no NCCL tuning table (needs NCCL_DEBUG=INFO and "
                   "NCCL_DEBUG_SUBSYS=TUNING, printed by rank 0 at init)");
     rc = NN_NCCLTUNING_NONE;
   }
@@ -318,18 +323,21 @@ int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, ch
 }
 
 int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const char *algo,
-                      const char *proto) {
-  int f = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, func);
-  int a = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, algo);
-  int p = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos, proto);
+                          const char *proto) {
+  int f = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, func);
+  int a = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, algo);
+  int p = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos, proto);
   if (f < 0 || a < 0 || p < 0 || !t->seen[f][a][p]) return -1;
   return t->enabled[f][a][p];
 }
 
-int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat, float *bw) {
-  int f = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs, nn_nccl_name(NN_NAME_COLL, coll));
-  int a = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos, nn_nccl_name(NN_NAME_ALGO, algo));
-  int p = name_find((const char (*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos,
+int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat,
+                       float *bw) {
+  int f = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->funcs, t->n_funcs,
+                    nn_nccl_name(NN_NAME_COLL, coll));
+  int a = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->algos, t->n_algos,
+                    nn_nccl_name(NN_NAME_ALGO, algo));
+  int p = name_find((const char(*)[NN_NCCLTUNING_NAME_MAX])t->protos, t->n_protos,
                     nn_nccl_name(NN_NAME_PROTO, proto));
   if (f < 0 || a < 0 || p < 0 || !t->seen[f][a][p]) return -1;
   *lat = t->lat[f][a][p];

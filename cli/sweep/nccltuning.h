@@ -16,10 +16,10 @@
  *     " Max NThreads |" then one integer cell per algorithm x protocol
  *     then per collective "%13s |" (name) and one "latency/bandwidth |" cell
  *                      per algorithm x protocol of the block.
- * A bandwidth of 0 (2.31: -1.0, and its " Max NThreads" row is missing) means NCCL disabled that combination (by its own rules, or
- * because NCCL_ALGO/NCCL_PROTO excluded it). Names are NCCL's: Tree, Ring,
- * CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; LL, LL128, Simple;
- * Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.
+ * A bandwidth of 0 (2.31: -1.0, and its " Max NThreads" row is missing) means NCCL disabled that
+ * combination (by its own rules, or because NCCL_ALGO/NCCL_PROTO excluded it). Names are NCCL's:
+ * Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; LL, LL128, Simple; Broadcast,
+ * Reduce, AllGather, ReduceScatter, AllReduce.
  *
  * The parser is a pure function over a buffer. Lines of other messages may be
  * interleaved anywhere, and several tables (communicators) may appear, even
@@ -42,11 +42,11 @@
 
 /* What the complete tables of a log said, merged by name. */
 struct nn_nccltuning {
-  int n_tables;           /* complete tables read (one per communicator's rank 0) */
-  int n_truncated;        /* tables that ended early; they are left out */
-  int first_line;         /* line of the first complete table's first row, 0 none */
+  int n_tables;    /* complete tables read (one per communicator's rank 0) */
+  int n_truncated; /* tables that ended early; they are left out */
+  int first_line;  /* line of the first complete table's first row, 0 none */
   int n_funcs, n_algos, n_protos;
-  char funcs[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_NAME_MAX];    /* as NCCL names them */
+  char funcs[NN_NCCLTUNING_MAX_FUNCS][NN_NCCLTUNING_NAME_MAX]; /* as NCCL names them */
   char algos[NN_NCCLTUNING_MAX_ALGOS][NN_NCCLTUNING_NAME_MAX];
   char protos[NN_NCCLTUNING_MAX_PROTOS][NN_NCCLTUNING_NAME_MAX];
   /* [func][algo][proto]: seen = some table had the cell; enabled = some
@@ -60,20 +60,21 @@ struct nn_nccltuning {
 };
 
 #define NN_NCCLTUNING_FOUND 0
-#define NN_NCCLTUNING_NONE 1        /* no table in the log */
-#define NN_NCCLTUNING_TRUNCATED 2   /* tables, but none complete */
+#define NN_NCCLTUNING_NONE 1      /* no table in the log */
+#define NN_NCCLTUNING_TRUNCATED 2 /* tables, but none complete */
 
 /* Parses a log. Returns NN_NCCLTUNING_FOUND with *t filled from the complete
  * tables (a later truncated one is counted in n_truncated), NN_NCCLTUNING_NONE
  * when there is no table, or NN_NCCLTUNING_TRUNCATED when every table ended early;
  * the last two put a message in err (the line where the first table broke off). */
-int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err, size_t errsz);
+int nn_nccltuning_parse(const char *buf, size_t len, struct nn_nccltuning *t, char *err,
+                        size_t errsz);
 
 /* Whether NCCL enabled func x algo x proto (names compared without case and
  * underscores, so "all_reduce"/"AllReduce", "nvls_tree"/"NVLSTree" match):
  * 1 enabled, 0 disabled, -1 not in the table. */
 int nn_nccltuning_enabled(const struct nn_nccltuning *t, const char *func, const char *algo,
-                      const char *proto);
+                          const char *proto);
 
 /* Whether a cell that NCCL `version_code` logs as enabled for `proto` (enum nn_proto)
  * also runs between PCIe-only GPUs. A release whose row has cost_model_subsystem logs every
@@ -84,7 +85,7 @@ int nn_nccltuning_proto_runs_pcie(int version_code, int proto);
 
 /* NCCL's numbers for coll x algo x proto (enum nn_coll, nn_algo, nn_proto) as the first
  * complete table printed them: 1 enabled, 0 disabled (lat and bw set), -1 not in the table. */
-int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat, float *bw);
-
+int nn_nccltuning_cell(const struct nn_nccltuning *t, int coll, int algo, int proto, float *lat,
+                       float *bw);
 
 #endif

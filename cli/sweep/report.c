@@ -47,7 +47,8 @@ static const char *txt(const char *s) {
   return nn_printable(bufs[next++ % 8], sizeof bufs[0], s, NN_PRINTABLE_CSTR, "`");
 }
 
-static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns) {
+static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
+                   int ns) {
   const char *dev = "", *nccl = rd->nccl;
   int ranks = 0;
   for (int i = 0; i < ns; i++) {
@@ -55,34 +56,40 @@ static void header(struct nn_strbuf *t, const struct nn_rundir *rd, const struct
     if (!nccl[0]) nccl = s[i].nccl;
     if (s[i].ranks > ranks) ranks = s[i].ranks;
   }
-  nn_strbuf_printf(t, "# nccl-numa %s report\n\n", !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
+  nn_strbuf_printf(t, "# nccl-numa %s report\n\n",
+                   !strcmp(rd->kind, "calibrate") ? "calibration" : "A/B");
   nn_strbuf_printf(t, "- Run directory: `%s`\n", txt(rd->path));
   nn_strbuf_printf(t, "- Machine: %s (%s); CPU: %s\n", rd->host[0] ? txt(rd->host) : "?",
-      rd->machine[0] ? txt(rd->machine) : "?", rd->cpu[0] ? txt(rd->cpu) : "?");
+                   rd->machine[0] ? txt(rd->machine) : "?", rd->cpu[0] ? txt(rd->cpu) : "?");
   nn_strbuf_printf(t, "- GPUs: %d per run (-g), %d ranks reported; model: %s\n", rd->gpus, ranks,
-      dev[0] ? txt(dev) : "not reported");
+                   dev[0] ? txt(dev) : "not reported");
   nn_strbuf_printf(t, "- NCCL version: %s\n", nccl[0] ? txt(nccl) : "unknown");
   nn_strbuf_printf(t, "- Date: %s\n- Command: `%s`\n", txt(rd->date), txt(rd->command));
-  nn_strbuf_printf(t, "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
-      "in each repeat\n", txt(rd->sizes), rd->iters, rd->warmup, rd->repeats);
+  nn_strbuf_printf(
+    t,
+    "- nccl-tests: %s, %d iterations, %d warm-up; %d repeats per arm, arms alternated "
+    "in each repeat\n",
+    txt(rd->sizes), rd->iters, rd->warmup, rd->repeats);
   nn_strbuf_printf(t, "- Arms:\n");
   for (int i = 0; i < rd->n_arms; i++) {
     const struct nn_arm *a = &rd->arms[i];
     if (a->kind == NN_ARM_STOCK)
-      nn_strbuf_printf(t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
+      nn_strbuf_printf(
+        t, "  - `%s`: stock NCCL (no tuner plugin, no env plugin, no NCCL_TOPO_FILE)\n", a->name);
     else if (a->kind == NN_ARM_NUMA)
       nn_strbuf_printf(t, "  - `%s`: nccl-numa, config `%s`, sha256 `%s`\n", a->name,
-          a->config ? txt(a->config) : "?", a->sha256[0] ? txt(a->sha256) : "?");
+                       a->config ? txt(a->config) : "?", a->sha256[0] ? txt(a->sha256) : "?");
     else
-      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name, txt(a->algo),
-          txt(a->proto), a->config ? ", topology from config `" : "", a->config ? txt(a->config) : "",
-          a->config ? "`" : "");
+      nn_strbuf_printf(t, "  - `%s`: forced NCCL_ALGO=%s NCCL_PROTO=%s%s%s%s\n", a->name,
+                       txt(a->algo), txt(a->proto), a->config ? ", topology from config `" : "",
+                       a->config ? txt(a->config) : "", a->config ? "`" : "");
   }
-  nn_strbuf_printf(t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
-      "the repeats; spread is max - min over the repeats. Verdict: faster (slower) when the "
-      "arm's median beats (trails) the baseline's by more than the larger spread; otherwise "
-      "within noise; n/a with fewer than 2 good repeats. A size where any run failed "
-      "(#wrong > 0, non-zero exit, unreadable output) is FAILED and never a speed result.\n");
+  nn_strbuf_printf(
+    t, "\nTimes are nccl-tests' out-of-place time per size in microseconds, the median over "
+       "the repeats; spread is max - min over the repeats. Verdict: faster (slower) when the "
+       "arm's median beats (trails) the baseline's by more than the larger spread; otherwise "
+       "within noise; n/a with fewer than 2 good repeats. A size where any run failed "
+       "(#wrong > 0, non-zero exit, unreadable output) is FAILED and never a speed result.\n");
 }
 
 /* A time cell: the median and, with two or more good repeats, its spread (max - min). */
@@ -94,18 +101,25 @@ static void cell_time(struct nn_strbuf *t, const struct nn_point *p, int n_runs)
 }
 
 /* An arm against the baseline: the ratio base/arm (above 1: the arm is faster) and the verdict. */
-static void cell_versus(struct nn_strbuf *t, const struct nn_point *bp, const struct nn_point *ap, int v) {
+static void cell_versus(struct nn_strbuf *t, const struct nn_point *bp, const struct nn_point *ap,
+                        int v) {
   if (v == NN_VERDICT_FAILED) nn_strbuf_printf(t, " %s |", nn_verdict_name(v));
-  else if (bp && ap && ap->median > 0) nn_strbuf_printf(t, " %.3fx %s |", bp->median / ap->median, nn_verdict_name(v));
+  else if (bp && ap && ap->median > 0)
+    nn_strbuf_printf(t, " %.3fx %s |", bp->median / ap->median, nn_verdict_name(v));
   else nn_strbuf_printf(t, " - |");
 }
 
-static void table_head(struct nn_strbuf *t, const struct nn_rundir *rd, const char *coll, const char *base) {
-  nn_strbuf_printf(t, "\n## %s\n\nEach time is the median over the repeats ± their spread (us); "
-      "\"vs %s\" is %s's time over the arm's (above 1: the arm is faster) and the verdict.\n\n"
-      "| size | %s |", coll, base, base, base);
+static void table_head(struct nn_strbuf *t, const struct nn_rundir *rd, const char *coll,
+                       const char *base) {
+  nn_strbuf_printf(
+    t,
+    "\n## %s\n\nEach time is the median over the repeats ± their spread (us); "
+    "\"vs %s\" is %s's time over the arm's (above 1: the arm is faster) and the verdict.\n\n"
+    "| size | %s |",
+    coll, base, base, base);
   for (int a = 0; a < rd->n_arms; a++)
-    if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, " %s | vs %s |", rd->arms[a].name, base);
+    if (strcmp(rd->arms[a].name, base))
+      nn_strbuf_printf(t, " %s | vs %s |", rd->arms[a].name, base);
   nn_strbuf_printf(t, "\n|---:|---:|");
   for (int a = 0; a < rd->n_arms; a++)
     if (strcmp(rd->arms[a].name, base)) nn_strbuf_printf(t, "---:|:---|");
@@ -122,7 +136,8 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
   }
   const struct nn_series *bs = nn_rundir_series_find(s, ns, base, coll);
   if (!nsz) {
-    nn_strbuf_printf(t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
+    nn_strbuf_printf(
+      t, "\n## %s\n\nNo size was measured: every run of %s failed (see runs/*.out).\n", coll, coll);
     free(sizes);
     return;
   }
@@ -148,15 +163,19 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
   nn_strbuf_printf(t, "\n");
   for (int a = 0, k = 0; a < rd->n_arms; a++) {
     if (!strcmp(rd->arms[a].name, base) || k >= MAX_COLLS) continue;
-    nn_strbuf_printf(t, "%s vs %s: faster at %d sizes, slower at %d, within noise at %d, failed at %d, "
-        "n/a at %d.\n\n", rd->arms[a].name, base, counts[k][NN_VERDICT_FASTER],
-        counts[k][NN_VERDICT_SLOWER], counts[k][NN_VERDICT_NOISE], counts[k][NN_VERDICT_FAILED],
-        counts[k][NN_VERDICT_UNKNOWN]);
+    nn_strbuf_printf(
+      t,
+      "%s vs %s: faster at %d sizes, slower at %d, within noise at %d, failed at %d, "
+      "n/a at %d.\n\n",
+      rd->arms[a].name, base, counts[k][NN_VERDICT_FASTER], counts[k][NN_VERDICT_SLOWER],
+      counts[k][NN_VERDICT_NOISE], counts[k][NN_VERDICT_FAILED], counts[k][NN_VERDICT_UNKNOWN]);
     k++;
   }
   if (plots)
-    nn_strbuf_printf(t, "![%s: time vs size](plot-%s.svg)\n\n![%s: %s's time over each arm's](plot-%s-ratio.svg)\n",
-        coll, coll, coll, base, coll);
+    nn_strbuf_printf(
+      t,
+      "![%s: time vs size](plot-%s.svg)\n\n![%s: %s's time over each arm's](plot-%s-ratio.svg)\n",
+      coll, coll, coll, base, coll);
   free(sizes);
 }
 
@@ -167,8 +186,8 @@ static void coll_table(struct nn_strbuf *t, const struct nn_rundir *rd, const st
  * output is written into a fresh private directory inside the run directory (gnuplot
  * runs there too) and renamed into place. */
 struct stage {
-  int dfd;           /* the run directory */
-  int tfd;           /* the private staging directory inside it */
+  int dfd; /* the run directory */
+  int tfd; /* the private staging directory inside it */
   char name[64];
 };
 
@@ -254,7 +273,7 @@ static int write_plot_data(const struct stage *st, const struct nn_rundir *rd,
     fprintf(d, "%llu", (unsigned long long)sizes[i]);
     for (int a = 0; a < rd->n_arms; a++) {
       const struct nn_point *p =
-          nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), sizes[i]);
+        nn_rundir_series_point(nn_rundir_series_find(s, ns, rd->arms[a].name, coll), sizes[i]);
       if (p && !p->failed && p->median > 0) fprintf(d, " %.4f", p->median);
       else fprintf(d, " ?");
     }
@@ -289,14 +308,17 @@ static void plot_xtics(FILE *g, const struct nn_series *s, int ns, const char *c
 
 /* The png and svg outputs of one plot, `plot` the command that draws it. */
 static void plot_outputs(FILE *g, const char *stem, const char *plot) {
-  fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
+  fprintf(g,
+          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,650 } "
           "else { set terminal png size 1000,650 }\nset output '%s.png'\n%s\nunset output\n"
-          "set terminal svg size 1000,650 dynamic\nset output '%s.svg'\n%s\nunset output\n", stem, plot, stem, plot);
+          "set terminal svg size 1000,650 dynamic\nset output '%s.svg'\n%s\nunset output\n",
+          stem, plot, stem, plot);
 }
 
 /* The plot command, malloc'd: every arm's time (ratio 0), or the time of the baseline (data
  * column bcol) over each other arm's (ratio 1). NULL when out of memory. */
-static char *plot_cmd(const struct nn_rundir *rd, const char *coll, const char *base, int bcol, int ratio) {
+static char *plot_cmd(const struct nn_rundir *rd, const char *coll, const char *base, int bcol,
+                      int ratio) {
   char *cmd = NULL;
   size_t len = 0;
   FILE *p = open_memstream(&cmd, &len);
@@ -324,8 +346,9 @@ static char *plot_cmd(const struct nn_rundir *rd, const char *coll, const char *
 /* The gnuplot script: time against size for every arm, then the baseline's time over each
  * other arm's. Names (collective, arms) passed nn_rundir_name_ok; the host name is free text
  * from meta and goes in as a quoted string. */
-static int write_plot_script(const struct stage *st, const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                             const char *coll, const char *base) {
+static int write_plot_script(const struct stage *st, const struct nn_rundir *rd,
+                             const struct nn_series *s, int ns, const char *coll,
+                             const char *base) {
   char name[128], title[512], stem[128];
   int bcol = 2;
   for (int a = 0; a < rd->n_arms; a++)
@@ -336,14 +359,15 @@ static int write_plot_script(const struct stage *st, const struct nn_rundir *rd,
   if (g) {
     snprintf(title, sizeof title, "%s: time vs size (%s)", coll, rd->host);
     fprintf(g, "# gnuplot script written by nccl-numa report; run it inside the run directory.\n"
-            "set logscale xy 2\nset datafile missing '?'\nset key below noenhanced\nset grid\n"
-            "set xlabel 'size'\nset ylabel 'time (us), median of repeats'\nset title ");
+               "set logscale xy 2\nset datafile missing '?'\nset key below noenhanced\nset grid\n"
+               "set xlabel 'size'\nset ylabel 'time (us), median of repeats'\nset title ");
     gp_string(g, title);
     fprintf(g, " noenhanced\n");
     plot_xtics(g, s, ns, coll);
     snprintf(stem, sizeof stem, "plot-%s", coll);
     plot_outputs(g, stem, times);
-    snprintf(title, sizeof title, "%s: %s time / arm time, above 1 = the arm is faster (%s)", coll, base, rd->host);
+    snprintf(title, sizeof title, "%s: %s time / arm time, above 1 = the arm is faster (%s)", coll,
+             base, rd->host);
     fprintf(g, "unset logscale y\nset ylabel 'time of %s / time of the arm'\nset title ", base);
     gp_string(g, title);
     fprintf(g, " noenhanced\n");
@@ -363,7 +387,8 @@ static void print_gnuplot_log(const struct stage *st, FILE *log) {
   if (fd >= 0) close(fd);
   if (n <= 0) return;
   buf[n] = 0;
-  for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) fprintf(log, "  gnuplot: %s\n", txt(line));
+  for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(log, "  gnuplot: %s\n", txt(line));
 }
 
 /* Runs gnuplot on a script inside the staging directory. Returns 0 drawn, 1 gnuplot
@@ -375,7 +400,8 @@ static int run_gnuplot(const struct stage *st, const char *rundir, const char *s
     if (fchdir(st->tfd)) _exit(126);
     /* gnuplot's own warnings (an arm without points, say) stay in its log, not on the terminal */
     int null = open("/dev/null", O_WRONLY);
-    int err = openat(st->tfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int err =
+      openat(st->tfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (null >= 0) dup2(null, 1);
     if (err >= 0) dup2(err, 2);
     execlp("gnuplot", "gnuplot", script, (char *)NULL);
@@ -406,30 +432,34 @@ static int commit_plot(const struct stage *st, const char *coll) {
 }
 
 static void draw_plots(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd,
-                       const struct nn_series *s, int ns, const char **colls, int nc, const char *base, FILE *log) {
+                       const struct nn_series *s, int ns, const char **colls, int nc,
+                       const char *base, FILE *log) {
   int missing = 0;
   for (int c = 0; c < nc; c++) {
     char script[128];
     snprintf(script, sizeof script, "plot-%s.gp", colls[c]);
-    if (write_plot_data(st, rd, s, ns, colls[c]) || write_plot_script(st, rd, s, ns, colls[c], base)) {
-      nn_strbuf_printf(t, "\nPlot files for %s could not be written: %s\n", colls[c], strerror(errno));
+    if (write_plot_data(st, rd, s, ns, colls[c]) ||
+        write_plot_script(st, rd, s, ns, colls[c], base)) {
+      nn_strbuf_printf(t, "\nPlot files for %s could not be written: %s\n", colls[c],
+                       strerror(errno));
       continue;
     }
     int rc = run_gnuplot(st, rd->path, script, log);
     if (rc == 1) missing = 1;
-    else if (rc < 0) nn_strbuf_printf(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
+    else if (rc < 0)
+      nn_strbuf_printf(t, "\ngnuplot failed on %s: no plot for %s\n", script, colls[c]);
     if (commit_plot(st, colls[c]))
-      nn_strbuf_printf(t, "\nPlot files for %s could not be moved into the run directory: %s\n", colls[c],
-          strerror(errno));
+      nn_strbuf_printf(t, "\nPlot files for %s could not be moved into the run directory: %s\n",
+                       colls[c], strerror(errno));
   }
   if (missing)
     nn_strbuf_printf(t, "\ngnuplot is not installed: the plots were not drawn. Install it and run "
-        "`gnuplot plot-COLL.gp` inside the run directory.\n");
+                        "`gnuplot plot-COLL.gp` inside the run directory.\n");
 }
 
 /* NCCL's predicted choice beside the measurements (costmeasure.h). */
-static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s, int ns,
-                         const char *const *colls, int nc) {
+static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const struct nn_series *s,
+                         int ns, const char *const *colls, int nc) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -449,8 +479,8 @@ static void cost_section(struct nn_strbuf *t, const struct nn_rundir *rd, const 
   free(buf);
 }
 
-static int build_report(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd, int plots,
-                        FILE *log, char *err, size_t errsz) {
+static int build_report(struct nn_strbuf *t, const struct stage *st, const struct nn_rundir *rd,
+                        int plots, FILE *log, char *err, size_t errsz) {
   struct nn_series *s = NULL;
   int ns = 0;
   if (nn_rundir_series(rd, log, &s, &ns, err, errsz)) return -1;
@@ -463,8 +493,10 @@ static int build_report(struct nn_strbuf *t, const struct stage *st, const struc
   int failed_runs = 0;
   for (int i = 0; i < ns; i++) failed_runs += s[i].n_failed_runs;
   if (failed_runs)
-    nn_strbuf_printf(t, "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
-        "runs/*.out.\n", failed_runs);
+    nn_strbuf_printf(t,
+                     "\n%d run(s) failed (non-zero exit or unreadable output); see runs.tsv and "
+                     "runs/*.out.\n",
+                     failed_runs);
   if (plots) draw_plots(t, st, rd, s, ns, colls, nc, base, log);
   nn_rundir_series_free(s, ns);
   if (t->oom) nn_errbuf_set(err, errsz, "%s: out of memory while building the report", rd->path);
@@ -490,7 +522,7 @@ int nn_report_write(const char *rundir, int plots, FILE *out, FILE *log, char *e
     nn_rundir_free(&rd);
     return -1;
   }
-  struct nn_strbuf t = {0};   /* built once, then written twice */
+  struct nn_strbuf t = {0}; /* built once, then written twice */
   int rc = build_report(&t, &st, &rd, plots, log, err, errsz);
   if (!rc) rc = write_report_md(&st, rundir, &t, err, errsz);
   if (!rc && out) fwrite(t.s, 1, t.len, out);

@@ -22,9 +22,7 @@
 #define MAX_META_BYTES (1u << 20)
 #define MAX_RUNS_BYTES (16u << 20)
 
-static void copy(char *dst, size_t size, const char *src) {
-  snprintf(dst, size, "%s", src);
-}
+static void copy(char *dst, size_t size, const char *src) { snprintf(dst, size, "%s", src); }
 
 /* Text from a run directory is printed to a terminal and into report.md: its control
  * characters (a terminal escape sequence, say) become '?'; newlines and tabs stay. */
@@ -40,7 +38,8 @@ int nn_rundir_size_parse(const char *s, uint64_t *out) {
   size_t n;
   if (!s || (n = strlen(s)) >= sizeof buf) return -1;
   memcpy(buf, s, n + 1);
-  if (n >= 2 && strchr("Bb", buf[n - 1]) && strchr("KkMmGgTt", buf[n - 2])) buf[n - 1] = 0;   /* "64KB" */
+  if (n >= 2 && strchr("Bb", buf[n - 1]) && strchr("KkMmGgTt", buf[n - 2]))
+    buf[n - 1] = 0; /* "64KB" */
   return nn_u64_parse(buf, 1, UINT64_MAX, out) ? -1 : 0;
 }
 
@@ -90,8 +89,10 @@ int nn_rundir_openat(int dir_fd, const char *name, enum nn_rundir_open how) {
     int fd = openat(dir_fd, name, base | (how == NN_RUNDIR_APPEND ? O_APPEND : O_TRUNC));
     if (fd >= 0 || errno != ENOENT) return fd;
   }
-  int fd = openat(dir_fd, name, base | O_CREAT | O_EXCL | (how == NN_RUNDIR_APPEND ? O_APPEND : 0), 0600);
-  if (fd >= 0 && fchmod(fd, 0600)) {   /* a umask cannot widen it, but the mode is part of the promise */
+  int fd =
+    openat(dir_fd, name, base | O_CREAT | O_EXCL | (how == NN_RUNDIR_APPEND ? O_APPEND : 0), 0600);
+  if (fd >= 0 &&
+      fchmod(fd, 0600)) { /* a umask cannot widen it, but the mode is part of the promise */
     close(fd);
     return -1;
   }
@@ -118,7 +119,8 @@ static const char *kind_name(int k) {
 int nn_rundir_write_meta(const struct nn_rundir *rd) {
   FILE *f = nn_rundir_fopen(rd->dir_fd, "meta", NN_RUNDIR_REWRITE);
   if (!f) return -1;
-  fprintf(f, "format 1\nkind %s\nhost %s\nmachine %s\ncpu %s\ndate %s\ncommand %s\nnccl %s\n"
+  fprintf(f,
+          "format 1\nkind %s\nhost %s\nmachine %s\ncpu %s\ndate %s\ncommand %s\nnccl %s\n"
           "gpus %d\nsizes %s\niters %d\nwarmup %d\nrepeats %d\n",
           rd->kind, rd->host, rd->machine, rd->cpu, rd->date, rd->command, rd->nccl, rd->gpus,
           rd->sizes, rd->iters, rd->warmup, rd->repeats);
@@ -156,8 +158,9 @@ static int parse_arm(char *rest, struct nn_arm *a) {
   copy(a->name, sizeof a->name, name);
   for (char *t; (t = strtok_r(NULL, " ", &save));) {
     if (!strncmp(t, "kind=", 5))
-      a->kind = !strcmp(t + 5, "numa") ? NN_ARM_NUMA : !strcmp(t + 5, "forced") ? NN_ARM_FORCED
-                                                                                  : NN_ARM_STOCK;
+      a->kind = !strcmp(t + 5, "numa")     ? NN_ARM_NUMA
+                : !strcmp(t + 5, "forced") ? NN_ARM_FORCED
+                                           : NN_ARM_STOCK;
     else if (!strncmp(t, "algo=", 5)) copy(a->algo, sizeof a->algo, t + 5);
     else if (!strncmp(t, "proto=", 6)) copy(a->proto, sizeof a->proto, t + 6);
     else if (!strncmp(t, "sha256=", 7)) copy(a->sha256, sizeof a->sha256, t + 7);
@@ -201,7 +204,9 @@ static char *read_rundir_file(int dfd, const struct nn_rundir *rd, const char *n
   size_t len = 0;
   if (nn_file_read(dfd, name, NN_FILE_BENEATH, cap, &buf, &len, why, sizeof why)) {
     nn_errbuf_set(err, errsz, "%s/%s%s", rd->path, why,
-                  errno == ENOENT && !strcmp(name, "meta") ? " (not a run directory of nccl-numa ab/calibrate?)" : "");
+                  errno == ENOENT && !strcmp(name, "meta")
+                    ? " (not a run directory of nccl-numa ab/calibrate?)"
+                    : "");
     return NULL;
   }
   return buf;
@@ -227,9 +232,11 @@ static int read_meta(int dfd, struct nn_rundir *rd, char *err, size_t errsz) {
   for (char *line; (line = next_line(&cursor));) {
     lineno++;
     if (meta_line(rd, line)) {
-      nn_errbuf_set(err, errsz, "%s/meta:%d: bad line: a number that is not a whole number >= 0, "
+      nn_errbuf_set(err, errsz,
+                    "%s/meta:%d: bad line: a number that is not a whole number >= 0, "
                     "a bad arm (names: letters, digits, _ . - only; at most %d characters), or "
-                    "more than %d arms", rd->path, lineno, NN_ARM_NAME_MAX - 1, NN_MAX_ARMS);
+                    "more than %d arms",
+                    rd->path, lineno, NN_ARM_NAME_MAX - 1, NN_MAX_ARMS);
       rc = -1;
       break;
     }
@@ -242,7 +249,8 @@ static int run_line(char *line, struct nn_run_rec *r) {
   char *f[8];
   int n = 0;
   char *save = NULL;
-  for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save)) f[n++] = t;
+  for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save))
+    f[n++] = t;
   if (n != 8 || strlen(f[2]) >= sizeof r->arm || strlen(f[3]) >= sizeof r->coll ||
       strlen(f[6]) >= sizeof r->out || strlen(f[7]) >= sizeof r->env || !nn_rundir_name_ok(f[2]) ||
       !nn_rundir_name_ok(f[3]) || !rel_path_ok(f[6]) || !rel_path_ok(f[7]))
@@ -277,9 +285,11 @@ static int read_runs(int dfd, struct nn_rundir *rd, char *err, size_t errsz) {
       rd->runs = g;
     }
     if (run_line(line, &rd->runs[rd->n_runs])) {
-      nn_errbuf_set(err, errsz, "%s/runs.tsv:%d: malformed run record (8 tab-separated fields; "
+      nn_errbuf_set(err, errsz,
+                    "%s/runs.tsv:%d: malformed run record (8 tab-separated fields; "
                     "arm and collective names: letters, digits, _ . - only; files inside the run "
-                    "directory)", rd->path, lineno);
+                    "directory)",
+                    rd->path, lineno);
       rc = -1;
       break;
     }
@@ -320,7 +330,8 @@ void nn_rundir_free(struct nn_rundir *rd) {
 
 /* ---------- series ---------- */
 
-static struct nn_series *series_get(struct nn_series **all, int *n, const char *arm, const char *coll) {
+static struct nn_series *series_get(struct nn_series **all, int *n, const char *arm,
+                                    const char *coll) {
   for (int i = 0; i < *n; i++)
     if (!strcmp((*all)[i].arm, arm) && !strcmp((*all)[i].coll, coll)) return &(*all)[i];
   struct nn_series *g = realloc(*all, (size_t)(*n + 1) * sizeof *g);
@@ -360,10 +371,11 @@ static int measure_wrong(const struct nn_nccltests_measure *m) {
 
 /* Adds one run's rows to its series. A size may appear once per run; `checked`: a row
  * without a correctness check (#wrong N/A) fails. */
-static int add_rows(struct nn_series *s, const struct nn_nccltests_result *r, int max_values, int checked) {
+static int add_rows(struct nn_series *s, const struct nn_nccltests_result *r, int max_values,
+                    int checked) {
   for (int i = 0; i < r->n_rows; i++) {
     const struct nn_nccltests_row *row = &r->rows[i];
-    if (!row->size) continue;   /* size 0 rows carry no timing worth comparing */
+    if (!row->size) continue; /* size 0 rows carry no timing worth comparing */
     struct nn_point *p = point_get(s, row->size, max_values);
     if (!p) return -1;
     int unchecked = checked && row->oop.present && !row->oop.wrong_known;
@@ -398,8 +410,8 @@ static void finish_series(struct nn_series *s) {
 
 /* One run's output: parsed into r (1), missing or unparsable (0: a failed run, said
  * on log), or refused (-1: a link, a special or oversized file; err set). */
-static int read_run_output(int dfd, const struct nn_rundir *rd, const struct nn_run_rec *run, FILE *log,
-                           struct nn_nccltests_result *r, char *err, size_t errsz) {
+static int read_run_output(int dfd, const struct nn_rundir *rd, const struct nn_run_rec *run,
+                           FILE *log, struct nn_nccltests_result *r, char *err, size_t errsz) {
   char *buf = NULL, why[512];
   size_t len = 0;
   int rc = nn_file_read(dfd, run->out, NN_FILE_BENEATH | NN_FILE_MISSING_OK, MAX_OUTPUT_BYTES, &buf,
@@ -470,7 +482,7 @@ void nn_rundir_series_free(struct nn_series *s, int n) {
 }
 
 const struct nn_series *nn_rundir_series_find(const struct nn_series *s, int n, const char *arm,
-                                       const char *coll) {
+                                              const char *coll) {
   for (int i = 0; i < n; i++)
     if (!strcmp(s[i].arm, arm) && !strcmp(s[i].coll, coll)) return &s[i];
   return NULL;
@@ -489,8 +501,8 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *coll,
-                          int (*keep)(const struct nn_series *, const void *), const void *arg,
-                          int *n_out) {
+                                 int (*keep)(const struct nn_series *, const void *),
+                                 const void *arg, int *n_out) {
   int cap = 0, m = 0;
   for (int i = 0; i < n; i++)
     if (!strcmp(s[i].coll, coll)) cap += s[i].n_pts;

@@ -35,31 +35,31 @@ enum nn_arm_kind { NN_ARM_STOCK = 0, NN_ARM_NUMA, NN_ARM_FORCED };
 
 struct nn_arm {
   char name[NN_ARM_NAME_MAX];
-  int kind;                  /* enum nn_arm_kind */
-  char algo[24], proto[16];  /* forced NCCL_ALGO / NCCL_PROTO, "" when not forced */
-  char sha256[65];           /* of the config file, "" when none */
-  char *config;              /* absolute path of the mapping, NULL when none */
+  int kind;                 /* enum nn_arm_kind */
+  char algo[24], proto[16]; /* forced NCCL_ALGO / NCCL_PROTO, "" when not forced */
+  char sha256[65];          /* of the config file, "" when none */
+  char *config;             /* absolute path of the mapping, NULL when none */
 };
 
 struct nn_run_rec {
   int seq, repeat;
   char arm[NN_ARM_NAME_MAX];
   char coll[32];
-  int rc;                    /* exit status; 128+N for signal N; -1 could not start */
+  int rc; /* exit status; 128+N for signal N; -1 could not start */
   double seconds;
-  char out[128], env[128];   /* relative to the run directory */
+  char out[128], env[128]; /* relative to the run directory */
 };
 
 struct nn_rundir {
   char *path;
-  int dir_fd;                /* the directory, opened once by nn_abdir_create; 0 when not open
-                              * (a descriptor below 3 is never kept); nn_rundir_free closes it */
-  char kind[16];             /* "ab" or "calibrate" */
+  int dir_fd;    /* the directory, opened once by nn_abdir_create; 0 when not open
+                  * (a descriptor below 3 is never kept); nn_rundir_free closes it */
+  char kind[16]; /* "ab" or "calibrate" */
   char host[128], machine[256], cpu[128], date[64];
-  char nccl[32];             /* NCCL version the runs reported, "" unknown (nn_rundir_nccl_code) */
+  char nccl[32]; /* NCCL version the runs reported, "" unknown (nn_rundir_nccl_code) */
   char command[1024];
   int gpus, repeats, iters, warmup;
-  char sizes[64];            /* "-b 8 -e 256M -f 2" as given */
+  char sizes[64]; /* "-b 8 -e 256M -f 2" as given */
   struct nn_arm arms[NN_MAX_ARMS];
   int n_arms;
   struct nn_run_rec *runs;
@@ -69,25 +69,25 @@ struct nn_rundir {
 /* One size of one arm and collective, over all its runs. */
 struct nn_point {
   uint64_t size;
-  double *times;             /* out-of-place times (us) of the good runs */
-  int n_ok;                  /* good values */
-  int n_bad;                 /* rows with #wrong > 0 or a bad time; for a forced arm also
-                              * rows whose #wrong is N/A (nccl-tests ran with -c 0) */
-  int failed;                /* some run did not give a good value: never a speed result */
-  double median, min, max;   /* of times, when n_ok > 0 */
-  int n_wrong;               /* rows whose correctness check found wrong results */
-  int n_unchecked;           /* rows of a forced arm without a correctness check (#wrong N/A) */
+  double *times;           /* out-of-place times (us) of the good runs */
+  int n_ok;                /* good values */
+  int n_bad;               /* rows with #wrong > 0 or a bad time; for a forced arm also
+                            * rows whose #wrong is N/A (nccl-tests ran with -c 0) */
+  int failed;              /* some run did not give a good value: never a speed result */
+  double median, min, max; /* of times, when n_ok > 0 */
+  int n_wrong;             /* rows whose correctness check found wrong results */
+  int n_unchecked;         /* rows of a forced arm without a correctness check (#wrong N/A) */
 };
 
 struct nn_series {
   char arm[NN_ARM_NAME_MAX];
   char coll[32];
-  int n_runs;                /* runs of this arm and collective */
-  int n_failed_runs;         /* non-zero exit or unreadable output */
-  int ranks;                 /* ranks the runs reported (largest), 0 unknown */
-  char device[96];           /* GPU model rank 0 reported */
-  char nccl[32];             /* NCCL version the runs reported */
-  struct nn_point *pts;      /* sorted by size */
+  int n_runs;           /* runs of this arm and collective */
+  int n_failed_runs;    /* non-zero exit or unreadable output */
+  int ranks;            /* ranks the runs reported (largest), 0 unknown */
+  char device[96];      /* GPU model rank 0 reported */
+  char nccl[32];        /* NCCL version the runs reported */
+  struct nn_point *pts; /* sorted by size */
   int n_pts;
 };
 
@@ -104,9 +104,9 @@ int nn_rundir_read(const char *path, struct nn_rundir *rd, char *err, size_t err
 void nn_rundir_free(struct nn_rundir *rd);
 /* How nn_rundir_openat opens a file of a run directory. */
 enum nn_rundir_open {
-  NN_RUNDIR_NEW,             /* created, never there before (O_EXCL) */
-  NN_RUNDIR_APPEND,          /* appended to; created first when missing */
-  NN_RUNDIR_REWRITE          /* emptied and written; created first when missing */
+  NN_RUNDIR_NEW,    /* created, never there before (O_EXCL) */
+  NN_RUNDIR_APPEND, /* appended to; created first when missing */
+  NN_RUNDIR_REWRITE /* emptied and written; created first when missing */
 };
 /* Opens `name` (relative) for writing inside the run directory open as dir_fd, never
  * through a link, close-on-exec; a file it creates is 0600 whatever the umask. Only our
@@ -135,15 +135,15 @@ int nn_rundir_series(const struct nn_rundir *rd, FILE *log, struct nn_series **o
 void nn_rundir_series_free(struct nn_series *s, int n);
 /* The series of one arm and collective, or NULL. */
 const struct nn_series *nn_rundir_series_find(const struct nn_series *s, int n, const char *arm,
-                                       const char *coll);
+                                              const char *coll);
 /* The point of a size in a series, or NULL. */
 const struct nn_point *nn_rundir_series_point(const struct nn_series *s, uint64_t size);
 /* Every size measured for `coll` by the series `keep` accepts (all of them
  * when keep is NULL; keep gets arg), ascending, each once. Returns a malloc'd
  * array (caller frees) of *n_out sizes, or NULL when out of memory. */
 uint64_t *nn_rundir_series_sizes(const struct nn_series *s, int n, const char *coll,
-                          int (*keep)(const struct nn_series *, const void *), const void *arg,
-                          int *n_out);
+                                 int (*keep)(const struct nn_series *, const void *),
+                                 const void *arg, int *n_out);
 
 /* Median of n values (sorted copy); NAN when n == 0. */
 double nn_rundir_median(const double *v, int n);

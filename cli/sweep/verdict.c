@@ -17,10 +17,15 @@ int nn_verdict_compare(const struct nn_point *base, const struct nn_point *arm) 
 
 const char *nn_verdict_name(int v) {
   switch (v) {
-    case NN_VERDICT_FASTER: return "faster";
-    case NN_VERDICT_SLOWER: return "slower";
-    case NN_VERDICT_NOISE: return "within noise";
-    case NN_VERDICT_FAILED: return "FAILED";
-    default: return "n/a";
+  case NN_VERDICT_FASTER:
+    return "faster";
+  case NN_VERDICT_SLOWER:
+    return "slower";
+  case NN_VERDICT_NOISE:
+    return "within noise";
+  case NN_VERDICT_FAILED:
+    return "FAILED";
+  default:
+    return "n/a";
   }
 }

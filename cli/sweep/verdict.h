@@ -8,8 +8,13 @@
 
 #include "cli/sweep/rundir.h"
 
-enum nn_verdict { NN_VERDICT_FASTER, NN_VERDICT_SLOWER, NN_VERDICT_NOISE, NN_VERDICT_FAILED,
-                  NN_VERDICT_UNKNOWN };
+enum nn_verdict {
+  NN_VERDICT_FASTER,
+  NN_VERDICT_SLOWER,
+  NN_VERDICT_NOISE,
+  NN_VERDICT_FAILED,
+  NN_VERDICT_UNKNOWN
+};
 
 /* Compares an arm's point with the baseline's: faster (slower) when the arm's
  * median is below (above) the baseline's by more than the larger of the two

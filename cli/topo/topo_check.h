@@ -19,7 +19,7 @@
  * `warning`. Counted even when NN_TOPO_VALIDATE_MAX_PROBLEMS or memory stops it being
  * stored, so the totals stay true. */
 void nn_topo_report_add(struct nn_topo_report *r, int line, int warning, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+  __attribute__((format(printf, 4, 5)));
 
 /* Sorts the findings from index `from` on by line, stably: findings of one line keep the
  * order they were found in. */
@@ -48,7 +48,7 @@ int nn_topo_xml_line(xmlNodePtr n);
  * caller has refused a DOCTYPE already. Returns the tree (free with xmlFreeDoc), or NULL
  * with the reason in why and in *line libxml2's line of it (0: none), or -1 when the
  * text was never parsed (out of memory, too large). */
-xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding, char *why,
-                           size_t whysz, int *line);
+xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding,
+                           char *why, size_t whysz, int *line);
 
 #endif

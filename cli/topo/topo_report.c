@@ -51,7 +51,8 @@ void nn_topo_report_sort(struct nn_topo_report *r, int from) {
 void nn_topo_report_print(const struct nn_topo_report *rep, const char *name, FILE *out) {
   for (int i = 0; i < rep->n; i++) {
     const struct nn_topo_problem *p = &rep->items[i];
-    if (p->line > 0) fprintf(out, "%s:%d: %s%s\n", name, p->line, p->warning ? "warning: " : "", p->msg);
+    if (p->line > 0)
+      fprintf(out, "%s:%d: %s%s\n", name, p->line, p->warning ? "warning: " : "", p->msg);
     else fprintf(out, "%s: %s%s\n", name, p->warning ? "warning: " : "", p->msg);
   }
   if (rep->dropped) fprintf(out, "%s: ... and %d more problems not shown\n", name, rep->dropped);

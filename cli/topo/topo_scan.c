@@ -18,7 +18,7 @@ struct scan {
   size_t n, i;
   int line;
   struct nn_topo_report *rep;
-  int doctype;            /* a DOCTYPE was seen: libxml2 never gets the text */
+  int doctype; /* a DOCTYPE was seen: libxml2 never gets the text */
 };
 
 static int sc_more(const struct scan *c) { return c->i < c->n; }
@@ -57,8 +57,10 @@ static int scan_bytes(const char *s, size_t n, struct nn_topo_report *rep) {
       return 0;
     }
     if (s[i] == '\t' && tab_line != line) {
-      nn_topo_report_add(rep, line, 0, "tab character (column %zu): NCCL accepts only space, LF and CR "
-              "between elements and attributes", i - line_start + 1);
+      nn_topo_report_add(rep, line, 0,
+                         "tab character (column %zu): NCCL accepts only space, LF and CR "
+                         "between elements and attributes",
+                         i - line_start + 1);
       tab_line = line;
     }
     if (s[i] == '\n' || (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n'))) {
@@ -72,9 +74,11 @@ static int scan_bytes(const char *s, size_t n, struct nn_topo_report *rep) {
 static void scan_pi(struct scan *c) {
   int line = c->line;
   if (sc_starts(c, "<?xml") && (is_space(sc_peek(c, 5)) || sc_peek(c, 5) == '?'))
-    nn_topo_report_add(c->rep, line, 0, "XML declaration '<?xml ...?>': NCCL's parser rejects it; remove the line");
+    nn_topo_report_add(c->rep, line, 0,
+                       "XML declaration '<?xml ...?>': NCCL's parser rejects it; remove the line");
   else
-    nn_topo_report_add(c->rep, line, 0, "processing instruction '<?...?>': NCCL's parser rejects it");
+    nn_topo_report_add(c->rep, line, 0,
+                       "processing instruction '<?...?>': NCCL's parser rejects it");
   if (!sc_skip_past(c, "?>")) nn_topo_report_add(c->rep, line, 0, "unterminated '<?'");
 }
 
@@ -85,7 +89,8 @@ static void scan_comment(struct scan *c) {
     char ch = c->s[c->i + k];
     if (ch == ' ' || ch == '>' || ch == '/' || ch == '\n' || ch == '\r') break;
     if (ch == '=') {
-      nn_topo_report_add(c->rep, line, 0, "'=' in the first word of a comment: NCCL's parser fails on it");
+      nn_topo_report_add(c->rep, line, 0,
+                         "'=' in the first word of a comment: NCCL's parser fails on it");
       break;
     }
   }
@@ -96,8 +101,9 @@ static void scan_comment(struct scan *c) {
 static void scan_doctype(struct scan *c) {
   int line = c->line;
   c->doctype = 1;
-  nn_topo_report_add(c->rep, line, 0, "DOCTYPE: refused (no DTDs or entity declarations in a topology file; "
-          "NCCL's parser rejects them too)");
+  nn_topo_report_add(c->rep, line, 0,
+                     "DOCTYPE: refused (no DTDs or entity declarations in a topology file; "
+                     "NCCL's parser rejects them too)");
   while (sc_more(c) && sc_peek(c, 0) != '[' && sc_peek(c, 0) != '>') sc_step(c);
   if (sc_peek(c, 0) == '[') {
     /* Internal subset: skip to "]" followed by '>' so its declarations are not scanned as tags. */
@@ -116,7 +122,7 @@ static void scan_doctype(struct scan *c) {
 
 static void scan_other_markup(struct scan *c) {
   nn_topo_report_add(c->rep, c->line, 0, "'%s': NCCL's parser knows only elements and comments",
-          sc_starts(c, "<![CDATA[") ? "<![CDATA[" : "<!");
+                     sc_starts(c, "<![CDATA[") ? "<![CDATA[" : "<!");
   sc_skip_past(c, ">");
 }
 
@@ -128,8 +134,10 @@ static void scan_close_tag(struct scan *c) {
     c->i++;
   int len = (int)(c->i - start);
   if (sc_peek(c, 0) != '>')
-    nn_topo_report_add(c->rep, line, 0, "closing tag '</%.*s' must end with '>' right after the name "
-            "(NCCL's parser fails otherwise)", len > 64 ? 64 : len, c->s + start);
+    nn_topo_report_add(c->rep, line, 0,
+                       "closing tag '</%.*s' must end with '>' right after the name "
+                       "(NCCL's parser fails otherwise)",
+                       len > 64 ? 64 : len, c->s + start);
   sc_skip_past(c, ">");
 }
 
@@ -138,14 +146,16 @@ struct tag {
   const char *name;
   int name_len;
   int line;
-  int split;              /* reported "split over lines" already */
+  int split; /* reported "split over lines" already */
 };
 
 static void tag_split(struct scan *c, struct tag *t) {
   if (t->split) return;
   t->split = 1;
-  nn_topo_report_add(c->rep, t->line, 0, "attributes of <%.*s> are split over lines: NCCL reads each element "
-          "from one line", t->name_len, t->name);
+  nn_topo_report_add(c->rep, t->line, 0,
+                     "attributes of <%.*s> are split over lines: NCCL reads each element "
+                     "from one line",
+                     t->name_len, t->name);
 }
 
 static int is_name_end(char ch) { return is_space(ch) || ch == '>' || ch == '/' || ch == '='; }
@@ -158,18 +168,21 @@ static int scan_attr(struct scan *c, struct tag *t) {
   int alen = (int)(c->i - a), shown = alen > 64 ? 64 : alen;
   const char *an = c->s + a;
   if (alen > NN_TOPO_XML_MAX_VALUE)
-    nn_topo_report_add(c->rep, c->line, 0, "attribute name of %d characters in <%.*s>: NCCL reads at most %d",
-            alen, t->name_len, t->name, NN_TOPO_XML_MAX_VALUE);
+    nn_topo_report_add(c->rep, c->line, 0,
+                       "attribute name of %d characters in <%.*s>: NCCL reads at most %d", alen,
+                       t->name_len, t->name, NN_TOPO_XML_MAX_VALUE);
   if (sc_peek(c, 0) != '=') {
-    nn_topo_report_add(c->rep, c->line, 0, "attribute '%.*s' of <%.*s> has no '=' right after its name",
-            shown, an, t->name_len, t->name);
+    nn_topo_report_add(c->rep, c->line, 0,
+                       "attribute '%.*s' of <%.*s> has no '=' right after its name", shown, an,
+                       t->name_len, t->name);
     return -1;
   }
   c->i++;
   char q = sc_peek(c, 0);
   if (q != '"' && q != '\'') {
-    nn_topo_report_add(c->rep, c->line, 0, "value of '%.*s' in <%.*s> is not quoted right after '='", shown, an,
-            t->name_len, t->name);
+    nn_topo_report_add(c->rep, c->line, 0,
+                       "value of '%.*s' in <%.*s> is not quoted right after '='", shown, an,
+                       t->name_len, t->name);
     return -1;
   }
   c->i++;
@@ -182,18 +195,21 @@ static int scan_attr(struct scan *c, struct tag *t) {
     sc_step(c);
   }
   if (!sc_more(c)) {
-    nn_topo_report_add(c->rep, t->line, 0, "unterminated value of '%.*s' in <%.*s>", shown, an, t->name_len, t->name);
+    nn_topo_report_add(c->rep, t->line, 0, "unterminated value of '%.*s' in <%.*s>", shown, an,
+                       t->name_len, t->name);
     return -1;
   }
   size_t vlen = c->i - v;
   c->i++;
   if (vlen > NN_TOPO_XML_MAX_VALUE)
-    nn_topo_report_add(c->rep, t->line, 0, "value of '%.*s' in <%.*s> has %zu characters: NCCL reads at most %d",
-            shown, an, t->name_len, t->name, vlen, NN_TOPO_XML_MAX_VALUE);
+    nn_topo_report_add(c->rep, t->line, 0,
+                       "value of '%.*s' in <%.*s> has %zu characters: NCCL reads at most %d", shown,
+                       an, t->name_len, t->name, vlen, NN_TOPO_XML_MAX_VALUE);
   if (amp)
-    nn_topo_report_add(c->rep, t->line, 0, "value of '%.*s' in <%.*s> contains '&' (an entity or character "
-            "reference): NCCL does not decode entities; write the plain value", shown, an,
-            t->name_len, t->name);
+    nn_topo_report_add(c->rep, t->line, 0,
+                       "value of '%.*s' in <%.*s> contains '&' (an entity or character "
+                       "reference): NCCL does not decode entities; write the plain value",
+                       shown, an, t->name_len, t->name);
   return 0;
 }
 
@@ -211,11 +227,13 @@ static void scan_gap(struct scan *c, struct tag *t) {
   char next = sc_peek(c, 0);
   if (next == '>' || next == '/') {
     if (!t->split)
-      nn_topo_report_add(c->rep, t->line, 1, "space before the end of <%.*s>: NCCL reads it as an empty attribute",
-              t->name_len, t->name);
+      nn_topo_report_add(c->rep, t->line, 1,
+                         "space before the end of <%.*s>: NCCL reads it as an empty attribute",
+                         t->name_len, t->name);
   } else if (spaces > 1 && !other) {
-    nn_topo_report_add(c->rep, t->line, 0, "several spaces between attributes of <%.*s>: NCCL wants exactly one",
-            t->name_len, t->name);
+    nn_topo_report_add(c->rep, t->line, 0,
+                       "several spaces between attributes of <%.*s>: NCCL wants exactly one",
+                       t->name_len, t->name);
   }
 }
 
@@ -228,8 +246,8 @@ static void scan_start_tag(struct scan *c) {
   t.name_len = (int)(c->i - start);
   if (t.name_len == 0) nn_topo_report_add(c->rep, t.line, 0, "'<' not followed by an element name");
   if (t.name_len > NN_TOPO_XML_MAX_VALUE)
-    nn_topo_report_add(c->rep, t.line, 0, "element name of %d characters: NCCL reads at most %d", t.name_len,
-            NN_TOPO_XML_MAX_VALUE);
+    nn_topo_report_add(c->rep, t.line, 0, "element name of %d characters: NCCL reads at most %d",
+                       t.name_len, NN_TOPO_XML_MAX_VALUE);
   if (t.name_len > 64) t.name_len = 64;
   while (sc_more(c)) {
     char ch = sc_peek(c, 0);
@@ -247,8 +265,9 @@ static void scan_start_tag(struct scan *c) {
       if (ch == '>' || ch == '/' || !sc_more(c)) continue;
       if (scan_attr(c, &t) == 0) continue;
     } else {
-      nn_topo_report_add(c->rep, c->line, 0, "unexpected '%c' in <%.*s>: expected a space, '>' or '/>'",
-              isprint((unsigned char)ch) ? ch : '?', t.name_len, t.name);
+      nn_topo_report_add(c->rep, c->line, 0,
+                         "unexpected '%c' in <%.*s>: expected a space, '>' or '/>'",
+                         isprint((unsigned char)ch) ? ch : '?', t.name_len, t.name);
     }
     /* Resynchronise at the end of this tag. */
     while (sc_more(c) && sc_peek(c, 0) != '>' && sc_peek(c, 0) != '<') sc_step(c);
@@ -261,8 +280,9 @@ static void scan_start_tag(struct scan *c) {
 static void scan_text(struct scan *c) {
   int line = c->line;
   char ch = sc_peek(c, 0);
-  nn_topo_report_add(c->rep, line, 0, "text '%c' outside a tag: NCCL's parser expects only '<' and whitespace",
-          isprint((unsigned char)ch) ? ch : '?');
+  nn_topo_report_add(c->rep, line, 0,
+                     "text '%c' outside a tag: NCCL's parser expects only '<' and whitespace",
+                     isprint((unsigned char)ch) ? ch : '?');
   while (sc_more(c) && sc_peek(c, 0) != '<') sc_step(c);
 }
 
@@ -283,7 +303,7 @@ static void scan_markup(struct scan *c) {
 int nn_topo_scan_text(const char *buf, size_t len, struct nn_topo_report *rep) {
   if (!scan_bytes(buf, len, rep)) return 0;
   struct scan c = {.s = buf, .n = len, .line = 1, .rep = rep};
-  if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) c.i = 3;   /* reported by scan_bytes */
+  if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) c.i = 3; /* reported by scan_bytes */
   scan_markup(&c);
   if (!c.doctype && (memmem(buf, len, "<!DOCTYPE", 9) || memmem(buf, len, "<!ENTITY", 8))) {
     /* Hidden from the scan (in a comment, say): still never handed to libxml2. */

@@ -30,7 +30,8 @@ static void collect_pci(xmlNodePtr n, int numa, struct nn_topo_summary *s, int *
     if (k->type != XML_ELEMENT_NODE || xmlStrcmp(k->name, (const xmlChar *)"pci")) continue;
     const char *bus = nn_topo_xml_attr(k, "busid"), *cls = nn_topo_xml_attr(k, "class");
     struct nn_busid b;
-    if (bus && cls && !strncmp(cls, "0x03", 4) && !nn_busid_parse(bus, &b) && s->n_gpus < NN_TOPO_SUMMARY_MAX_GPUS) {
+    if (bus && cls && !strncmp(cls, "0x03", 4) && !nn_busid_parse(bus, &b) &&
+        s->n_gpus < NN_TOPO_SUMMARY_MAX_GPUS) {
       s->gpus[s->n_gpus].bus = b;
       s->gpus[s->n_gpus++].numaid = numa;
       (*count)++;
@@ -53,19 +54,22 @@ static void summarise(xmlNodePtr root, struct nn_topo_summary *s) {
   }
 }
 
-int nn_topo_summarise_file(const char *path, size_t max, struct nn_topo_summary *s, char *why, size_t whysz) {
+int nn_topo_summarise_file(const char *path, size_t max, struct nn_topo_summary *s, char *why,
+                           size_t whysz) {
   char *buf = NULL;
   size_t len = 0;
   if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, max, &buf, &len, why, whysz)) return -1;
   int doctype = memmem(buf, len, "<!DOCTYPE", 9) || memmem(buf, len, "<!ENTITY", 8);
   char perr[256];
   int pline;
-  xmlDocPtr doc = len > 0 && !doctype ? nn_topo_xml_read(path, buf, len, NULL, perr, sizeof perr, &pline) : NULL;
+  xmlDocPtr doc =
+    len > 0 && !doctype ? nn_topo_xml_read(path, buf, len, NULL, perr, sizeof perr, &pline) : NULL;
   free(buf);
   xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
   int rc = -1;
   if (doctype) nn_errbuf_set(why, whysz, "has a DOCTYPE, which nccl-numa does not read");
-  else if (!doc || !root) nn_errbuf_set(why, whysz, "does not parse as XML (NCCL then fails communicator creation)");
+  else if (!doc || !root)
+    nn_errbuf_set(why, whysz, "does not parse as XML (NCCL then fails communicator creation)");
   else if (xmlStrcmp(root->name, (const xmlChar *)"system"))
     nn_errbuf_set(why, whysz, "root element is <%.40s>, not <system>", (const char *)root->name);
   else {

@@ -25,8 +25,8 @@ static int parse_options(void) {
   return opts;
 }
 
-xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding, char *why,
-                           size_t whysz, int *line) {
+xmlDocPtr nn_topo_xml_read(const char *name, const char *buf, size_t len, const char *encoding,
+                           char *why, size_t whysz, int *line) {
   xmlParserCtxtPtr ctxt = len <= INT32_MAX ? xmlNewParserCtxt() : NULL;
   *line = -1;
   if (!ctxt) {
@@ -52,7 +52,8 @@ static void parse_and_check(const char *name, const char *buf, size_t len,
    * bytes the raw scan saw. */
   xmlDocPtr doc = nn_topo_xml_read(name, buf, len, "UTF-8", msg, sizeof msg, &line);
   if (!doc) {
-    nn_topo_report_add(rep, line > 0 ? line : 0, 0, "%s%s", line >= 0 ? "not well-formed XML: " : "", msg);
+    nn_topo_report_add(rep, line > 0 ? line : 0, 0, "%s%s",
+                       line >= 0 ? "not well-formed XML: " : "", msg);
     return;
   }
   nn_topo_check_tree(doc, cfg, rep);
@@ -64,7 +65,7 @@ int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
   int from = rep->n;
   if (len > NN_TOPO_VALIDATE_MAX_BYTES) {
     nn_topo_report_add(rep, 0, 0, "%zu bytes, larger than the %u-byte limit: refused", len,
-            NN_TOPO_VALIDATE_MAX_BYTES);
+                       NN_TOPO_VALIDATE_MAX_BYTES);
     return rep->errors;
   }
   if (len == 0) {
@@ -81,7 +82,8 @@ int nn_topo_validate_buffer(const char *name, const char *buf, size_t len,
  * returns a malloc'd buffer, or NULL with the reason reported. */
 static char *read_capped(const char *path, size_t *len, struct nn_topo_report *rep) {
   char *buf = NULL, why[512];
-  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, NN_TOPO_VALIDATE_MAX_BYTES, &buf, len, why, sizeof why))
+  if (nn_file_read(AT_FDCWD, path, NN_FILE_BARE, NN_TOPO_VALIDATE_MAX_BYTES, &buf, len, why,
+                   sizeof why))
     nn_topo_report_add(rep, 0, 0, "%s", why);
   return buf;
 }

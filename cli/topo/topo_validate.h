@@ -20,13 +20,13 @@
 
 #include "nn_config.h"
 
-#define NN_TOPO_VALIDATE_MAX_BYTES (1u << 20)   /* larger files are refused unread */
-#define NN_TOPO_VALIDATE_MAX_PROBLEMS 200       /* beyond this, problems are counted only */
+#define NN_TOPO_VALIDATE_MAX_BYTES (1u << 20) /* larger files are refused unread */
+#define NN_TOPO_VALIDATE_MAX_PROBLEMS 200     /* beyond this, problems are counted only */
 
 /* One finding; line 0 means the whole file. */
 struct nn_topo_problem {
   int line;
-  int warning;            /* 1: NCCL copes, but the file is probably not what was meant */
+  int warning; /* 1: NCCL copes, but the file is probably not what was meant */
   char *msg;
 };
 
@@ -35,8 +35,8 @@ struct nn_topo_problem {
 struct nn_topo_report {
   struct nn_topo_problem *items;
   int n, cap;
-  int errors, warnings;   /* totals, including dropped ones */
-  int dropped;            /* not stored because of NN_TOPO_VALIDATE_MAX_PROBLEMS */
+  int errors, warnings; /* totals, including dropped ones */
+  int dropped;          /* not stored because of NN_TOPO_VALIDATE_MAX_PROBLEMS */
 };
 
 /* Validates `len` bytes named `name`; with `cfg`, also reports every disagreement

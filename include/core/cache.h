@@ -53,7 +53,8 @@ int nn_cache_claim_warning(struct nn_cache_version *v);
 
 /* For a rejected version, once per version (shared by the tuner and the env plugin): one
  * WARN line per problem ("FILE:LINE: problem"), then "config PATH rejected: <consequence>". */
-void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger, const char *consequence);
+void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger,
+                            const char *consequence);
 
 /* For an accepted version, once per version (shared by the tuner and the env plugin): one
  * WARN per refused `env` line ("FILE:LINE: env: NAME refused, ...: the rest of the file

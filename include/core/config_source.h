@@ -17,10 +17,10 @@
 #define NN_DEFAULT_CONFIG_PATH "/etc/nccl-numa.conf"
 
 struct nn_config_source {
-  const char *path;        /* the mapping; never NULL */
-  const char *origin;      /* how path was found: "--config", "NCCL_NUMA_CONFIG" or "default" */
-  int named;               /* 1 unless the default: a missing named file is an error */
-  const char *tuner_csv;   /* NCCL_TUNER_CONFIG_FILE, or NULL when unset or empty */
+  const char *path;      /* the mapping; never NULL */
+  const char *origin;    /* how path was found: "--config", "NCCL_NUMA_CONFIG" or "default" */
+  int named;             /* 1 unless the default: a missing named file is an error */
+  const char *tuner_csv; /* NCCL_TUNER_CONFIG_FILE, or NULL when unset or empty */
 };
 
 /* Fills src from `arg` (a command's --config; NULL or "" for none) and the environment.

@@ -35,7 +35,6 @@ int nn_csv_rules_parse(const char *path, const char *buf, size_t len, struct nn_
  * one error "PATH: cannot open: <reason>", an untrusted one "PATH: not trusted: <reason>".
  * On success diag receives one note when the file was read only because of trust.h's
  * opt-out (the caller passes it on: nn_config's notes). */
-int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules,
-                      struct nn_diag *diag);
+int nn_csv_rules_load(const char *path, struct nn_rule **rules, int *n_rules, struct nn_diag *diag);
 
 #endif

@@ -25,10 +25,11 @@
 
 #include <stddef.h>
 
-#define NN_ENV_VALUE_MAX 255   /* bytes of any served value */
-#define NN_ENV_IFNAME_MAX 63   /* characters of one interface or HCA name (NCCL's netIf.prefix[64]) */
-#define NN_ENV_IFLIST_MAX 16   /* entries of NCCL_SOCKET_IFNAME (NCCL's MAX_IFS) */
-#define NN_ENV_HCALIST_MAX 32  /* entries of NCCL_IB_HCA (NCCL's MAX_IB_DEVS, 2.28.3 to 2.31) */
+#define NN_ENV_VALUE_MAX 255 /* bytes of any served value */
+/* characters of one interface or HCA name (NCCL's netIf.prefix[64]) */
+#define NN_ENV_IFNAME_MAX 63
+#define NN_ENV_IFLIST_MAX 16  /* entries of NCCL_SOCKET_IFNAME (NCCL's MAX_IFS) */
+#define NN_ENV_HCALIST_MAX 32 /* entries of NCCL_IB_HCA (NCCL's MAX_IB_DEVS, 2.28.3 to 2.31) */
 
 struct nn_nccl_release;
 

@@ -21,28 +21,29 @@ enum nn_log_subsys { NN_LOG_INIT = 0x1, NN_LOG_ENV = 0x2, NN_LOG_TUNING = 0x4 };
  * nn_log_info / nn_log_warn that made it (NCCL prints them on WARN and TRACE lines). */
 struct nn_logger {
   void (*line)(const struct nn_logger *self, int level, unsigned subsys, const char *msg);
-  void (*line_at)(const struct nn_logger *self, int level, unsigned subsys, const char *file, int line,
-                  const char *msg);
+  void (*line_at)(const struct nn_logger *self, int level, unsigned subsys, const char *file,
+                  int line, const char *msg);
 };
 
 /* One INFO line for the given subsystems (NN_LOG_INIT, NN_LOG_TUNING, ...). NULL logger:
  * stderr when NCCL_DEBUG is INFO or TRACE. The caller's file and line go with it. */
-#define nn_log_info(logger, subsys, ...) nn_log_info_at((logger), __FILE__, __LINE__, (subsys), __VA_ARGS__)
+#define nn_log_info(logger, subsys, ...) \
+  nn_log_info_at((logger), __FILE__, __LINE__, (subsys), __VA_ARGS__)
 void nn_log_info_at(const struct nn_logger *logger, const char *file, int line, unsigned subsys,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* One WARN line (subsystem INIT). NULL logger: stderr when NCCL_DEBUG is set. */
 #define nn_log_warn(logger, ...) nn_log_warn_at((logger), __FILE__, __LINE__, __VA_ARGS__)
-void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 
 /* nn_log_append_line's answer for a path it will not write to. */
 #define NN_LOG_REFUSED (-2)
 
 /* Appends one line, the `len` bytes at `line` ending with its '\n' (a JSON object and its
  * newline, written where the caller formatted it: nothing is copied), to `path` in one
- * write: whole or not at all (past RLIMIT_FSIZE: EFBIG, no SIGXFSZ). The path is walked one component at a
- * time without following any symbolic link; the file must be a regular file owned by
+ * write: whole or not at all (past RLIMIT_FSIZE: EFBIG, no SIGXFSZ). The path is walked one
+ * component at a time without following any symbolic link; the file must be a regular file owned by
  * the effective uid, not writable by group or others, with one link, or is created new
  * with mode 0600 (a FIFO or device is refused without being opened, so nothing blocks).
  * Returns 0; NN_LOG_REFUSED when the path or file is refused; -1 when it cannot be
@@ -56,6 +57,6 @@ void nn_log_json_string(char *buf, size_t size, size_t *len, const char *s);
 
 /* snprintf that appends at *len and never overflows. */
 void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+  __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -24,18 +24,39 @@
 
 /* NCCL's path types (src/graph/topo.h in 2.28.9, src/include/graph.h on dev): the types a
  * graph's typeIntra/typeInter take. */
-enum nn_cost_path { NN_COST_PATH_LOC = 0, NN_COST_PATH_NVL = 1, NN_COST_PATH_NVB = 2, NN_COST_PATH_C2C = 3,
-                    NN_COST_PATH_PIX = 4, NN_COST_PATH_PXB = 5, NN_COST_PATH_P2C = 6, NN_COST_PATH_PXN = 7,
-                    NN_COST_PATH_PHB = 8, NN_COST_PATH_SYS = 9, NN_COST_PATH_NET = 10, NN_COST_PATH_DIS = 11 };
+enum nn_cost_path {
+  NN_COST_PATH_LOC = 0,
+  NN_COST_PATH_NVL = 1,
+  NN_COST_PATH_NVB = 2,
+  NN_COST_PATH_C2C = 3,
+  NN_COST_PATH_PIX = 4,
+  NN_COST_PATH_PXB = 5,
+  NN_COST_PATH_P2C = 6,
+  NN_COST_PATH_PXN = 7,
+  NN_COST_PATH_PHB = 8,
+  NN_COST_PATH_SYS = 9,
+  NN_COST_PATH_NET = 10,
+  NN_COST_PATH_DIS = 11
+};
 
 /* NCCL's graph patterns (NCCL_TOPO_PATTERN_*): the tree graph is BALANCED_TREE unless the
  * search fell back to TREE (NCCL then rates Tree 15% lower). */
-enum nn_pattern { NN_PATTERN_BALANCED_TREE = 1, NN_PATTERN_SPLIT_TREE = 2, NN_PATTERN_TREE = 3,
-                  NN_PATTERN_RING = 4 };
+enum nn_pattern {
+  NN_PATTERN_BALANCED_TREE = 1,
+  NN_PATTERN_SPLIT_TREE = 2,
+  NN_PATTERN_TREE = 3,
+  NN_PATTERN_RING = 4
+};
 
 /* The CPU as NCCL's cost model reads it (only POWER and, multi-node, AMD change numbers). */
-enum nn_cost_cpu { NN_COST_CPU_X86_INTEL = 0, NN_COST_CPU_X86_AMD, NN_COST_CPU_X86_OTHER,
-                   NN_COST_CPU_POWER, NN_COST_CPU_ARM, NN_COST_CPU_MIXED };
+enum nn_cost_cpu {
+  NN_COST_CPU_X86_INTEL = 0,
+  NN_COST_CPU_X86_AMD,
+  NN_COST_CPU_X86_OTHER,
+  NN_COST_CPU_POWER,
+  NN_COST_CPU_ARM,
+  NN_COST_CPU_MIXED
+};
 
 /* One graph as NCCL's cost model reads it: after the all-gather that aligns every rank's
  * graphs (minimum channels and bandwidths, maximum path types). */
@@ -51,26 +72,26 @@ struct nn_cost_graph {
 
 /* A communicator and the release that runs it. */
 struct nn_cost_comm {
-  int version_code;           /* major*10000+minor*100+patch, e.g. 22809, 23007, 23100 */
+  int version_code; /* major*10000+minor*100+patch, e.g. 22809, 23007, 23100 */
   int nranks, nnodes;
-  int cc_min, cc_max;         /* compute capability major*10+minor, e.g. 90 */
-  int cpu;                    /* enum nn_cost_cpu */
+  int cc_min, cc_max; /* compute capability major*10+minor, e.g. 90 */
+  int cpu;            /* enum nn_cost_cpu */
   struct nn_cost_graph ring, tree;
-  double pci_latency_us;      /* > 0: a `model pci-latency-us` line, handed to NCCL in the
-                               * tuner constants (hwLatencies[PCI] tree/ring x ll/simple) */
-  int ll128;                  /* NN_COST_LL128_RULE: NCCL's default rule for the release;
-                               * 0 / 1: LL128 off / on (what the release really enables) */
+  double pci_latency_us; /* > 0: a `model pci-latency-us` line, handed to NCCL in the
+                          * tuner constants (hwLatencies[PCI] tree/ring x ll/simple) */
+  int ll128;             /* NN_COST_LL128_RULE: NCCL's default rule for the release;
+                          * 0 / 1: LL128 off / on (what the release really enables) */
 };
 
 /* What NCCL computed at communicator init: latency (us) and bandwidth (GB/s) per
  * collective x algorithm x protocol; bw <= 0 means "not a candidate". */
 struct nn_cost_model {
   int version_code;
-  int subsystem;              /* 1: 2.31+ src/tuning/, 0: src/graph/tuning.cc */
+  int subsystem; /* 1: 2.31+ src/tuning/, 0: src/graph/tuning.cc */
   int nranks, nnodes, cc_min;
-  int comm_nchannels;         /* comm->nChannels after Postset (twice the aligned channels) */
-  int pci_latency_applied;    /* 1: the release uses the tuner's constants */
-  int ll128_enabled;          /* LL128 is a candidate somewhere */
+  int comm_nchannels;      /* comm->nChannels after Postset (twice the aligned channels) */
+  int pci_latency_applied; /* 1: the release uses the tuner's constants */
+  int ll128_enabled;       /* LL128 is a candidate somewhere */
   float lat[NN_COLL_COUNT][NN_ALGO_COUNT][NN_PROTO_COUNT];
   float bw[NN_COLL_COUNT][NN_ALGO_COUNT][NN_PROTO_COUNT];
   /* for nn_cost_model_set_pci_latency: the per-hop PCI latencies in the table, by
@@ -101,7 +122,8 @@ double nn_cost_default_pci_latency(int algo, int proto);
 /* Starts a model with no candidate: the release's facts, the communicator's shape and NCCL's
  * default PCI hop latencies; nn_cost_model_init and a model read from NCCL's own log both
  * start here, then fill the candidates. */
-void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes, int cc_min);
+void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes,
+                         int cc_min);
 
 /* Fills a graph from a search prediction's numbers: nchannels, bandwidths and typeIntra as
  * given, typeInter PIX (the one virtual NIC NCCL's single-node search pairs with),
@@ -126,7 +148,8 @@ float nn_cost_time(const struct nn_cost_model *m, int coll, int algo, int proto,
 /* NCCL's choice: the smallest modelled time among the candidates, ties broken as the
  * release does (2.30 and older: first in algorithm-major order; 2.31: last). Returns 0, or
  * -1 when no pair is a candidate. */
-int nn_cost_choose(const struct nn_cost_model *m, int coll, uint64_t nbytes, struct nn_cost_choice *out);
+int nn_cost_choose(const struct nn_cost_model *m, int coll, uint64_t nbytes,
+                   struct nn_cost_choice *out);
 
 /* The cost table NCCL hands a tuner's getCollInfo for this call: float[NN_ALGO_COUNT]
  * [NN_PROTO_COUNT], modelled microseconds, -1 (NCCL_ALGO_PROTO_IGNORE) where not a

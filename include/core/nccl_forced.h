@@ -18,10 +18,11 @@
 enum nn_forced_var { NN_FORCED_ALGO = 0, NN_FORCED_PROTO = 1, NN_FORCED_COUNT = 2 };
 
 struct nn_forced {
-  const char *value[NN_FORCED_COUNT];   /* NULL: unset or empty (points into environ or the config) */
-  int env_line[NN_FORCED_COUNT];        /* the mapping's `env` line that set it; 0: the environment */
-  int invalid[NN_FORCED_COUNT];         /* a value NCCL rejects (then its communicator init fails) */
-  unsigned restricted[NN_FORCED_COUNT]; /* bit c: the value leaves collective c less than everything */
+  const char *value[NN_FORCED_COUNT]; /* NULL: unset or empty (points into environ or the config) */
+  int env_line[NN_FORCED_COUNT];      /* the mapping's `env` line that set it; 0: the environment */
+  int invalid[NN_FORCED_COUNT];       /* a value NCCL rejects (then its communicator init fails) */
+  unsigned
+    restricted[NN_FORCED_COUNT]; /* bit c: the value leaves collective c less than everything */
   unsigned char algo_on[NN_COLL_COUNT][NN_ALGO_COUNT];
   unsigned char proto_on[NN_COLL_COUNT][NN_PROTO_COUNT];
 };
@@ -49,6 +50,7 @@ unsigned nn_forced_blocks(const struct nn_forced *f, const struct nn_rule *r, in
 /* One sentence per set variable, for explain, check and the plugin's init log: where it came
  * from, which collectives it restricts, and how many of cfg's rules it keeps from firing (the
  * first named by file:line). Returns the number of rules blocked for some collective. */
-int nn_forced_describe(const struct nn_config *cfg, const struct nn_forced *f, int var, char *buf, size_t size);
+int nn_forced_describe(const struct nn_config *cfg, const struct nn_forced *f, int var, char *buf,
+                       size_t size);
 
 #endif

@@ -16,12 +16,13 @@
  * x * 10000 + y * 100 + z from 2.9, x * 1000 + y * 100 + z before. Only nccl_model.c names a
  * release (test/lint/run.sh checks it); everything else asks the release's row. */
 #define NN_NCCL_VERSION(x, y, z) \
-  (((x) <= 2 && (y) <= 8) ? (x) * 1000 + (y) * 100 + (z) : (x) * 10000 + (y) * 100 + (z))
+  (((x) <= 2 && (y) <= 8) ? (x)*1000 + (y)*100 + (z) : (x)*10000 + (y)*100 + (z))
 
 /* Where NCCL takes a GPU's PCIe link from when the topology file gives none. */
 enum nn_gpulink_source {
-  NN_GPULINK_SYSFS_MAX = 0,   /* sysfs max_link_speed/width, the lower of the GPU and its upstream port */
-  NN_GPULINK_NVML_CURRENT,    /* NVML's current link generation and width of the GPU */
+  NN_GPULINK_SYSFS_MAX =
+    0, /* sysfs max_link_speed/width, the lower of the GPU and its upstream port */
+  NN_GPULINK_NVML_CURRENT, /* NVML's current link generation and width of the GPU */
 };
 
 /* CPU architecture and vendor as NCCL's topology code tells them apart. */
@@ -38,58 +39,58 @@ struct nn_speed_steps {
 /* One row of the table: NCCL's model for the releases first..last (version codes). */
 struct nn_nccl_release {
   int first, last;
-  const char *name;                   /* the releases sharing this row's PCIe-node model, "2.27-2.28"
-                                         (rows that differ in a tuner or env plugin fact alone
-                                         keep the model's name) */
+  const char *name; /* the releases sharing this row's PCIe-node model, "2.27-2.28"
+                       (rows that differ in a tuner or env plugin fact alone
+                       keep the model's name) */
   /* intra-node ring/tree search steps: compute capability < 9.0, 9.x, >= 10.0
    * (sm100.n == 0: the release has no separate class and uses sm90's) */
   struct nn_speed_steps intra_base, intra_sm90, intra_sm100;
   /* inter-CPU (SYS) link, GB/s */
   float amd_zen12_gbps, amd_zen34_gbps, amd_zen5_gbps;
-  int amd_by_family;                  /* 1: familyid picks the Zen class (2.31+), 0: one value */
+  int amd_by_family; /* 1: familyid picks the Zen class (2.31+), 0: one value */
   float intel_bdw_gbps, intel_skl_gbps, intel_srp_gbps, intel_erp_gbps;
-  int intel_tiers;                    /* 2: BDW/SKL only; 4: + SRP (>=0x8F) and ERP (>=0xCF) */
-  int intel_erp_granite;              /* 1: models 0xAD/0xAE/0xAF count as ERP too */
+  int intel_tiers;       /* 2: BDW/SKL only; 4: + SRP (>=0x8F) and ERP (>=0xCF) */
+  int intel_erp_granite; /* 1: models 0xAD/0xAE/0xAF count as ERP too */
   float power_gbps, arm_gbps, zhaoxin_gbps, zhaoxin_yongfeng_gbps, unknown_gbps;
-  int gpulink;                        /* enum nn_gpulink_source */
-  int ll128_pcie_default;             /* 1: LL128 enabled by default between PCIe-only GPUs */
-  int tuner_constants_effective;      /* 0: NCCL overwrites what a tuner writes into its constants */
-  int dev_nodes;                      /* 1: each GPU sits behind a DEV node (two more hops a path) */
-  int fallback_bwinter_zero;          /* 1: a failed single-node search reports bwInter 0, not 0.1 */
-  int tuner_channels_lower_only;      /* 1: a tuner's nChannels counts only below NCCL's own count
-                                         for the call (2.31+); 0: it replaces NCCL's count */
-  int negative_cost_selects;          /* 1: a negative cost left in the table competes and can win
-                                         (2.31+); 0: only entries >= 0 compete */
-  int tuner_chunk_size;               /* 1: NCCL asks a tuner's getChunkSize (tuner v6, 2.30.3+) */
-  int tuner_none;                     /* 1: NCCL_TUNER_PLUGIN=none loads no tuner at all (2.28+);
-                                         0: NCCL looks for a library named by it */
-  int tuner_abi;                      /* the newest ncclTunerPlugin_vN NCCL looks for; from v5 (2.28)
-                                         a tuner's init is handed the cost-model constants */
-  int env_abi;                        /* the newest ncclEnvPlugin_vN NCCL looks for; 0: NCCL loads no
-                                         env plugin (before 2.28.7) */
-  int cost_model_subsystem;           /* 1: the cost model is src/tuning/ (2.31+), which logs every
-                                         model's numbers, LL128's too where its check turns it
-                                         off; 0: src/graph/tuning.cc, which logs a disabled cell
-                                         as disabled */
-  double ring_ll128_sm100[3];         /* per-channel Ring LL128 cap of compute capability 10.0+,
-                                         GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
-  int ll128_mixed_cc_sm90;            /* 1: LL128's rule also allows GPUs of different compute
-                                         capabilities when all are 9.0+ (2.30+) */
+  int gpulink;                   /* enum nn_gpulink_source */
+  int ll128_pcie_default;        /* 1: LL128 enabled by default between PCIe-only GPUs */
+  int tuner_constants_effective; /* 0: NCCL overwrites what a tuner writes into its constants */
+  int dev_nodes;                 /* 1: each GPU sits behind a DEV node (two more hops a path) */
+  int fallback_bwinter_zero;     /* 1: a failed single-node search reports bwInter 0, not 0.1 */
+  int tuner_channels_lower_only; /* 1: a tuner's nChannels counts only below NCCL's own count
+                                    for the call (2.31+); 0: it replaces NCCL's count */
+  int negative_cost_selects;     /* 1: a negative cost left in the table competes and can win
+                                    (2.31+); 0: only entries >= 0 compete */
+  int tuner_chunk_size;          /* 1: NCCL asks a tuner's getChunkSize (tuner v6, 2.30.3+) */
+  int tuner_none;                /* 1: NCCL_TUNER_PLUGIN=none loads no tuner at all (2.28+);
+                                    0: NCCL looks for a library named by it */
+  int tuner_abi;                 /* the newest ncclTunerPlugin_vN NCCL looks for; from v5 (2.28)
+                                    a tuner's init is handed the cost-model constants */
+  int env_abi;                   /* the newest ncclEnvPlugin_vN NCCL looks for; 0: NCCL loads no
+                                    env plugin (before 2.28.7) */
+  int cost_model_subsystem;      /* 1: the cost model is src/tuning/ (2.31+), which logs every
+                                    model's numbers, LL128's too where its check turns it
+                                    off; 0: src/graph/tuning.cc, which logs a disabled cell
+                                    as disabled */
+  double ring_ll128_sm100[3];    /* per-channel Ring LL128 cap of compute capability 10.0+,
+                                    GB/s, on 1 node / 2 nodes / more (perChMaxRingLL128Bws) */
+  int ll128_mixed_cc_sm90;       /* 1: LL128's rule also allows GPUs of different compute
+                                    capabilities when all are 9.0+ (2.30+) */
   /* What the release reads of the environment (for a mapping's `env` lines, env_names.c): */
-  int env_netdevs_policy;             /* 1: NCCL_NETDEVS_POLICY AUTO|ALL|MAX:n (src/graph/topo.cc
-                                         getNetDevsPolicyOnce) */
-  int env_cta_policy_names;           /* 1: NCCL_CTA_POLICY also takes DEFAULT|EFFICIENCY|ZERO
-                                         (src/init.cc getEnvCtaPolicyOnce); 0: a number only */
-  int env_net_merge_policy;           /* 1: NCCL_NET_MERGE_POLICY ALL|RAIL (src/graph/topo.cc) */
-  int env_ib_hca_rail;                /* 1: parseStringList reads hca[:port[:rail[:plane]]] and an
-                                         empty port as any (src/misc/utils.cc); 0: an empty port
-                                         is port 0 (atoi) */
-  int env_shm_memcpy_gone;            /* 1: NCCL_SHM_MEMCPY_MODE and NCCL_SHM_USE_CUDA_MEMCPY are no
-                                         longer read (src/transport/shm.cc has neither) */
-  int local_net_mod_gpus;             /* 1: ncclTopoGetLocalNet starts at the GPU's NVML index
-                                         modulo the GPUs sharing its NICs (2.30.7+); 0: at the
-                                         index itself */
-  const char *source;                 /* where each fact was read (file, release, how) */
+  int env_netdevs_policy;   /* 1: NCCL_NETDEVS_POLICY AUTO|ALL|MAX:n (src/graph/topo.cc
+                               getNetDevsPolicyOnce) */
+  int env_cta_policy_names; /* 1: NCCL_CTA_POLICY also takes DEFAULT|EFFICIENCY|ZERO
+                               (src/init.cc getEnvCtaPolicyOnce); 0: a number only */
+  int env_net_merge_policy; /* 1: NCCL_NET_MERGE_POLICY ALL|RAIL (src/graph/topo.cc) */
+  int env_ib_hca_rail;      /* 1: parseStringList reads hca[:port[:rail[:plane]]] and an
+                               empty port as any (src/misc/utils.cc); 0: an empty port
+                               is port 0 (atoi) */
+  int env_shm_memcpy_gone;  /* 1: NCCL_SHM_MEMCPY_MODE and NCCL_SHM_USE_CUDA_MEMCPY are no
+                               longer read (src/transport/shm.cc has neither) */
+  int local_net_mod_gpus;   /* 1: ncclTopoGetLocalNet starts at the GPU's NVML index
+                               modulo the GPUs sharing its NICs (2.30.7+); 0: at the
+                               index itself */
+  const char *source;       /* where each fact was read (file, release, how) */
 };
 
 /* The row for `version_code`. A release newer than the newest row gets the newest row and

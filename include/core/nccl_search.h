@@ -22,14 +22,20 @@
 #define NN_SEARCH_MAX_CPUS 16
 
 /* NCCL's path types (src/graph/topo.h), as the predictions report them. */
-enum nn_path_type { NN_PATH_LOC = 0, NN_PATH_PIX = 4, NN_PATH_PXB = 5, NN_PATH_PHB = 8,
-                    NN_PATH_SYS = 9, NN_PATH_DIS = 11 };
+enum nn_path_type {
+  NN_PATH_LOC = 0,
+  NN_PATH_PIX = 4,
+  NN_PATH_PXB = 5,
+  NN_PATH_PHB = 8,
+  NN_PATH_SYS = 9,
+  NN_PATH_DIS = 11
+};
 
 /* Where a GPU's PCIe link came from. */
 enum nn_link_origin {
-  NN_LINK_ASSUMED = 0,    /* nothing known: NN_ASSUMED_PCIE_GEN x NN_ASSUMED_PCIE_WIDTH */
-  NN_LINK_SYSFS,          /* read from sysfs for the GPU's bus id, as the release reads it */
-  NN_LINK_CONFIG,         /* the mapping's `pcie=GENxWIDTH` */
+  NN_LINK_ASSUMED = 0, /* nothing known: NN_ASSUMED_PCIE_GEN x NN_ASSUMED_PCIE_WIDTH */
+  NN_LINK_SYSFS,       /* read from sysfs for the GPU's bus id, as the release reads it */
+  NN_LINK_CONFIG,      /* the mapping's `pcie=GENxWIDTH` */
 };
 
 /* The link assumed when neither sysfs nor the mapping gives one: the widest NCCL models on a
@@ -40,32 +46,32 @@ enum nn_link_origin {
 #define NN_ASSUMED_PCIE_WIDTH 16
 
 struct nn_pcie_link {
-  int gen, width;         /* 0 = unknown */
-  int origin;             /* enum nn_link_origin */
+  int gen, width; /* 0 = unknown */
+  int origin;     /* enum nn_link_origin */
 };
 
 /* The system NCCL builds: GPUs in NCCL's node order (the order of the XML), each under one
  * CPU; all CPUs of one kind. */
 struct nn_search_topo {
   int n_gpus, n_cpus;
-  int gpu_cpu[NN_SEARCH_MAX_GPUS];      /* CPU index of each GPU */
-  int gpu_rank[NN_SEARCH_MAX_GPUS];     /* its rank (ranks follow PCI bus order) */
+  int gpu_cpu[NN_SEARCH_MAX_GPUS];  /* CPU index of each GPU */
+  int gpu_rank[NN_SEARCH_MAX_GPUS]; /* its rank (ranks follow PCI bus order) */
   float gpu_link_gbps[NN_SEARCH_MAX_GPUS];
-  int cpu_numa[NN_SEARCH_MAX_CPUS];     /* numaid of each CPU (-1: NCCL's flat view) */
-  int arch, vendor;                     /* enum nn_nccl_arch / nn_nccl_vendor */
-  float cpu_link_gbps;                  /* modelled SYS link between two CPUs */
-  int sm;                               /* compute capability (major*10+minor) */
+  int cpu_numa[NN_SEARCH_MAX_CPUS]; /* numaid of each CPU (-1: NCCL's flat view) */
+  int arch, vendor;                 /* enum nn_nccl_arch / nn_nccl_vendor */
+  float cpu_link_gbps;              /* modelled SYS link between two CPUs */
+  int sm;                           /* compute capability (major*10+minor) */
 };
 
 /* One predicted graph. ok = 0: the search found nothing and NCCL falls back to the simple
  * order (1 channel at 0.1 GB/s). */
 struct nn_graph_pred {
   int ok;
-  int nchannels;          /* search channels */
-  float bw_intra, bw_inter;   /* GB/s per channel */
-  int type_intra;         /* enum nn_path_type */
-  int crossings;          /* socket crossings of channel 0 (ring: closing hop included) */
-  int order[NN_SEARCH_MAX_GPUS];   /* channel 0, ranks */
+  int nchannels;                 /* search channels */
+  float bw_intra, bw_inter;      /* GB/s per channel */
+  int type_intra;                /* enum nn_path_type */
+  int crossings;                 /* socket crossings of channel 0 (ring: closing hop included) */
+  int order[NN_SEARCH_MAX_GPUS]; /* channel 0, ranks */
   int n_order;
 };
 

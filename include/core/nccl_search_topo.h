@@ -14,7 +14,7 @@
 #include "nccl_search.h"
 #include "nn_config.h"
 
-struct nn_cpu_kind;   /* topology.h */
+struct nn_cpu_kind; /* topology.h */
 
 /* Builds the system NCCL makes of the mapping `cfg` for release `r`: one CPU per distinct value
  * of numa[i] (numaid ascending, -1 included: NCCL's flat view of a guest without NUMA), GPU i of

@@ -19,8 +19,8 @@
 #include <stddef.h>
 
 struct nn_ncclload {
-  int code;               /* NCCL_VERSION_CODE; 0 when no loaded NCCL was found */
-  char path[PATH_MAX];    /* its file as the loader opened it (the program's, resolved) */
+  int code;            /* NCCL_VERSION_CODE; 0 when no loaded NCCL was found */
+  char path[PATH_MAX]; /* its file as the loader opened it (the program's, resolved) */
 };
 
 /* Notes the loaded NCCL at the first call; `caller` is an address in the code that called

@@ -26,8 +26,8 @@ struct nn_policy *nn_policy_compile(const struct nn_config *cfg, size_t n_ranks,
 void nn_policy_free(struct nn_policy *p);
 
 /* Facts about a compiled policy. */
-int nn_policy_scope(const struct nn_policy *p);          /* enum nn_scope */
-int nn_policy_rule_count(const struct nn_policy *p);     /* rules kept for this shape */
+int nn_policy_scope(const struct nn_policy *p);      /* enum nn_scope */
+int nn_policy_rule_count(const struct nn_policy *p); /* rules kept for this shape */
 /* Bit c set when some kept rule covers collective c (NULL: 0). Rules with nothing but chunk= are
  * not part of the choice: they never change what getCollInfo does. */
 unsigned nn_policy_coll_mask(const struct nn_policy *p);
@@ -39,7 +39,8 @@ unsigned nn_policy_chunk_mask(const struct nn_policy *p);
  * it is at least the protocol's grain (NCCL rounds down to it). Choice-only rules play no part.
  * Returns the rule's index in the config, or -1 (nothing written). No allocation, locking, I/O or
  * string work. */
-int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int algo, int proto, size_t *chunk);
+int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int algo, int proto,
+                    size_t *chunk);
 
 /* The hot path for tuner v3-v6. Picks the first rule that matches and is possible in
  * this call's cost table (a contiguous float[num_algo][num_proto]) and applies it:
@@ -71,7 +72,6 @@ void nn_policy_visit(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg
 /* The same walk over the chunk= rules (nn_policy_chunk's): each segment's first chunk= rule, which
  * applies when NCCL's selection meets its algo=/proto=. Nothing when there are none. */
 void nn_policy_visit_chunk(const struct nn_policy *p, nn_policy_visit_fn fn, void *arg);
-
 
 /* How a rule's choice reads: NN_CHOICE_TERSE "ring/ll channels=4 chunk=512K", with "*" for a part
  * the rule leaves open (the init log and the JSON record); NN_CHOICE_WORDS "ring/ll, 4 channels,

@@ -44,9 +44,8 @@ int nn_privdir_open(const char *dir, char *err, size_t errsz);
  * back to hold exactly `data` (caller closes; -1 on failure): the file stays that
  * content whatever later happens to the path. Returns 0, or -1 with the reason in
  * err (out is then ""). */
-int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
-                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
-                     char *err, size_t errsz);
+int nn_privdir_store(const char *dir, const char *prefix, const char *suffix, const void *data,
+                     size_t len, char *out, size_t outsz, int *fd_out, char *err, size_t errsz);
 
 /* nn_privdir_store into the directory of nn_privdir_path as topo-<hash>.xml. When that
  * directory is refused (another user's, a symbolic link, a bad mode: see nn_privdir_open),

@@ -31,7 +31,7 @@ struct nn_file_key {
   ino_t ino;
   off_t size;
   struct timespec mtime, ctime;
-  int err;                /* errno of stat, 0 when it worked */
+  int err; /* errno of stat, 0 when it worked */
 };
 
 /* stat(path) as a key. */
@@ -44,9 +44,9 @@ int nn_snapshot_key_equal(const struct nn_file_key *a, const struct nn_file_key 
 #define NN_SNAP_READS 4
 
 enum nn_snapshot_result {
-  NN_SNAP_OK = 0,          /* *buf holds the whole file */
-  NN_SNAP_ERROR = -1,      /* cannot open, not a regular file, too large, read error */
-  NN_SNAP_MOVING = -2      /* changed during each of NN_SNAP_READS reads */
+  NN_SNAP_OK = 0,     /* *buf holds the whole file */
+  NN_SNAP_ERROR = -1, /* cannot open, not a regular file, too large, read error */
+  NN_SNAP_MOVING = -2 /* changed during each of NN_SNAP_READS reads */
 };
 
 /* Reads the regular file `path` (at most `max` bytes, O_NONBLOCK so a FIFO never blocks)
@@ -55,7 +55,8 @@ enum nn_snapshot_result {
  * NN_SNAP_ERROR and NN_SNAP_MOVING, writes "PATH: problem" to err and sets *buf = NULL; on
  * NN_SNAP_OK err is "", or the note to pass on that the file was read only because of
  * trust.h's opt-out. Records into the thread's active recording, if any, on every outcome. */
-int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz);
+int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err,
+                     size_t errsz);
 
 /* One file of a recording. */
 struct nn_snapshot_file {
@@ -71,12 +72,12 @@ struct nn_snapshot_file {
 
 /* The files read while building one config version. */
 struct nn_snapshot_record {
-  struct nn_trust_walk *walk;   /* the trust walk shared by the recording's reads */
+  struct nn_trust_walk *walk; /* the trust walk shared by the recording's reads */
   struct nn_snapshot_file *files;
   int n, cap;
-  int moving;             /* some file changed under every read: 1 + its index in files */
-  int incomplete;         /* out of memory while recording: the key cannot be trusted */
-  uint64_t hash;          /* FNV-1a (8-byte words) over the lengths and contents of the files, in order */
+  int moving;     /* some file changed under every read: 1 + its index in files */
+  int incomplete; /* out of memory while recording: the key cannot be trusted */
+  uint64_t hash;  /* FNV-1a (8-byte words) over the lengths and contents of the files, in order */
 };
 
 /* Starts recording on this thread (one recording at a time). */
@@ -94,7 +95,8 @@ void nn_snapshot_record_close(struct nn_snapshot_record *r, int began);
 int nn_snapshot_record_current(const struct nn_snapshot_record *r);
 
 /* 1 when both recordings name the same files with the same keys. */
-int nn_snapshot_record_equal(const struct nn_snapshot_record *a, const struct nn_snapshot_record *b);
+int nn_snapshot_record_equal(const struct nn_snapshot_record *a,
+                             const struct nn_snapshot_record *b);
 
 void nn_snapshot_record_free(struct nn_snapshot_record *r);
 

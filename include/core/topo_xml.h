@@ -12,15 +12,15 @@
  * Output shape, byte-identical for identical input:
  *
  *   <system version="1">
- *    <cpu numaid="0" affinity="00000000,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="17">
- *     <pci busid="0000:05:00.0" class="0x030000"/>
- *     <pci busid="0000:09:00.0" class="0x020000"/>
+ *    <cpu numaid="0" affinity="00000000,ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="25"
+ * modelid="17"> <pci busid="0000:05:00.0" class="0x030000"/> <pci busid="0000:09:00.0"
+ * class="0x020000"/>
  *    </cpu>
  *   </system>
  *
  * one `cpu` per NUMA node holding GPUs or NICs (ascending numaid), its `pci` children
- * in GPU index order, then NIC index order; no XML declaration, one-space indentation, every element on one
- * line, no link_speed/link_width (NCCL reads them from sysfs), no `gpu` elements.
+ * in GPU index order, then NIC index order; no XML declaration, one-space indentation, every
+ * element on one line, no link_speed/link_width (NCCL reads them from sysfs), no `gpu` elements.
  */
 #ifndef NCCL_NUMA_TOPO_XML_H
 #define NCCL_NUMA_TOPO_XML_H
@@ -51,8 +51,7 @@
  * family/model, a CPU list that is malformed or too long for NCCL, more than
  * NN_TOPO_XML_MAX_CHILDREN GPUs on one NUMA node. */
 int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                         const char *sysfs_root, char **xml, size_t *len,
-                         char *err, size_t errsz);
+                         const char *sysfs_root, char **xml, size_t *len, char *err, size_t errsz);
 
 /* Converts a Linux CPU list ("0-31,64-95", sysfs cpulist syntax; surrounding
  * whitespace and a trailing newline allowed) into the sysfs cpumap format NCCL's

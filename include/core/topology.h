@@ -23,9 +23,9 @@ void nn_topology_describe_sockets(const struct nn_config *cfg, char *buf, size_t
 
 /* The CPU kind written into the topology XML and modelled by NCCL. */
 struct nn_cpu_kind {
-  char vendor[16];        /* "AuthenticAMD" or "GenuineIntel"; "" when unknown */
-  int family, model;      /* -1 when unknown */
-  int from_cpuinfo;       /* 1 when read from cpuinfo (nn_cpuinfo_default), 0 from the `cpu` line */
+  char vendor[16];   /* "AuthenticAMD" or "GenuineIntel"; "" when unknown */
+  int family, model; /* -1 when unknown */
+  int from_cpuinfo;  /* 1 when read from cpuinfo (nn_cpuinfo_default), 0 from the `cpu` line */
 };
 
 /* Resolves the CPU kind: the `cpu` line, else `cpuinfo_path` (NULL: /proc/cpuinfo).
@@ -39,9 +39,9 @@ int nn_topology_declared_sm(const struct nn_config *cfg);
 
 /* Where the CPU kind of NCCL's own view comes from. */
 enum nn_own_cpu_source {
-  NN_OWN_CPU_SERVED = 0,   /* none given: the served file's (the mapping's `cpu` line or cpuinfo) */
-  NN_OWN_CPU_CPUINFO,      /* this machine's cpuinfo: it has the mapping's GPUs */
-  NN_OWN_CPU_MAPPING,      /* the mapping's `cpu` line: this machine lacks its GPUs (or cpuinfo) */
+  NN_OWN_CPU_SERVED = 0, /* none given: the served file's (the mapping's `cpu` line or cpuinfo) */
+  NN_OWN_CPU_CPUINFO,    /* this machine's cpuinfo: it has the mapping's GPUs */
+  NN_OWN_CPU_MAPPING,    /* the mapping's `cpu` line: this machine lacks its GPUs (or cpuinfo) */
 };
 
 /* What the verdict is computed from. Everything here is equal on every rank of a job. */
@@ -62,12 +62,12 @@ struct nn_verdict_facts {
   struct nn_pcie_link links[NN_SEARCH_MAX_GPUS];
   int numa[NN_SEARCH_MAX_GPUS];
   struct nn_cpu_kind own_cpu;
-  struct nn_verdict_in in;           /* points into this struct */
+  struct nn_verdict_in in; /* points into this struct */
 };
 
 /* nn_topology_gather's flags. */
-#define NN_GATHER_STABLE 1   /* links: sysfs's maximum for every release (equal on every rank) */
-#define NN_GATHER_HERE 2     /* NCCL runs on this machine (the env plugin): its cpuinfo, always */
+#define NN_GATHER_STABLE 1 /* links: sysfs's maximum for every release (equal on every rank) */
+#define NN_GATHER_HERE 2   /* NCCL runs on this machine (the env plugin): its cpuinfo, always */
 
 /* Gathers, for release `version` (0 = unknown), each GPU's PCIe link (sysfs under `sysfs_root`
  * as that release reads it, or its maximum with NN_GATHER_STABLE; else the mapping's pcie=; else
@@ -75,8 +75,9 @@ struct nn_verdict_facts {
  * (NULL: /proc/cpuinfo) when named (or a CLI default set), with NN_GATHER_HERE, or when this
  * machine has the mapping's GPUs (each bus= in sysfs); else the mapping's `cpu` line (the machine
  * the mapping describes), else cpuinfo's. */
-void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm, const char *sysfs_root,
-                        const char *cpuinfo, int flags, struct nn_verdict_facts *out);
+void nn_topology_gather(const struct nn_config *cfg, int version, int runtime_sm,
+                        const char *sysfs_root, const char *cpuinfo, int flags,
+                        struct nn_verdict_facts *out);
 
 /* What a verdict decided, and on which ground. */
 enum nn_verdict_kind {
@@ -84,30 +85,32 @@ enum nn_verdict_kind {
   NN_VERDICT_SM_DISAGREE, /* withheld: the gpu lines declare different sm= values */
   NN_VERDICT_CPU_UNKNOWN, /* withheld: no CPU kind (no `cpu` line, cpuinfo unreadable) */
   NN_VERDICT_MODE_OFF,    /* withheld: topology mode=off */
-  NN_VERDICT_MODE_NUMA,   /* served: mode=numa, whatever NCCL's model says (warning when rated slower) */
-  NN_VERDICT_ONE_NODE,    /* served: mode=auto, every GPU on one NUMA node */
-  NN_VERDICT_UNPREDICTED, /* withheld: mode=auto, several nodes, NCCL's search not predictable (predict_error) */
-  NN_VERDICT_NOT_WORSE,   /* served: mode=auto, the NUMA file: NCCL's model rates it best, and no size
-                             slower than its own view */
-  NN_VERDICT_WORSE,       /* withheld: mode=auto, neither file beats NCCL's own view by its model */
-  NN_VERDICT_FLAT,        /* served: mode=auto, the flat file (every GPU under one CPU node): NCCL's
-                             model rates it best, faster than its own view and no size slower */
+  NN_VERDICT_MODE_NUMA, /* served: mode=numa, whatever NCCL's model says (warning when rated slower)
+                         */
+  NN_VERDICT_ONE_NODE,  /* served: mode=auto, every GPU on one NUMA node */
+  NN_VERDICT_UNPREDICTED, /* withheld: mode=auto, several nodes, NCCL's search not predictable
+                             (predict_error) */
+  NN_VERDICT_NOT_WORSE, /* served: mode=auto, the NUMA file: NCCL's model rates it best, and no size
+                           slower than its own view */
+  NN_VERDICT_WORSE,     /* withheld: mode=auto, neither file beats NCCL's own view by its model */
+  NN_VERDICT_FLAT,      /* served: mode=auto, the flat file (every GPU under one CPU node): NCCL's
+                           model rates it best, faster than its own view and no size slower */
 };
 
 /* The files a verdict weighs for the job's GPUs, besides NCCL's own view. */
 enum nn_topo_file {
-  NN_FILE_NONE = 0,       /* nothing served: NCCL's own view */
-  NN_FILE_NUMA,           /* the mapping's NUMA file: GPUs under their nodes' CPUs */
-  NN_FILE_FLAT,           /* every GPU under one CPU node, as a guest without NUMA nodes shows them */
+  NN_FILE_NONE = 0, /* nothing served: NCCL's own view */
+  NN_FILE_NUMA,     /* the mapping's NUMA file: GPUs under their nodes' CPUs */
+  NN_FILE_FLAT,     /* every GPU under one CPU node, as a guest without NUMA nodes shows them */
 };
 
 /* One candidate file as NCCL's model rates it against NCCL's own view. */
 struct nn_file_rating {
-  struct nn_search_pred pred;   /* NCCL's search on the file */
-  double slower;          /* modelled all-reduce time on the file over that on NCCL's own view, at the
-                             worst size; 0: not computed */
-  int slower_log2;        /* that size, 2^slower_log2 bytes */
-  int faster;             /* some size is modelled faster than on NCCL's own view */
+  struct nn_search_pred pred; /* NCCL's search on the file */
+  double slower;   /* modelled all-reduce time on the file over that on NCCL's own view, at the
+                      worst size; 0: not computed */
+  int slower_log2; /* that size, 2^slower_log2 bytes */
+  int faster;      /* some size is modelled faster than on NCCL's own view */
 };
 
 /* Whether the env plugin serves a topology file, which one, and why: the one verdict that auto
@@ -126,24 +129,24 @@ struct nn_topo_verdict {
   int version_unverified; /* 1: newer (or older) than the table; its nearest row is used */
   int no_env_plugin;      /* the release has no env plugin: nothing is served (set by the CLI) */
   const struct nn_nccl_release *rel;
-  int predicted;          /* served, own, numa and flat are filled */
-  struct nn_search_pred served, own;   /* NCCL's search on the served file (the NUMA file when
-                                          none is) / on its own view */
-  struct nn_file_rating numa, flat;    /* the two candidate files */
-  double link_gbps;       /* modelled CPU-CPU link of the NUMA file (0: one CPU) */
-  double floor_gbps;      /* NCCL's search floor for sm */
-  double gpu_link_gbps;   /* the narrowest GPU link as NCCL models it */
-  int gpu_link_origin;    /* enum nn_link_origin of that link (the least certain one) */
-  int fails_regardless;   /* NCCL's own view fails its search too: no file can help */
-  int flat_gains;         /* on NCCL's own CPU, the flat view beats its own (whose NUMA nodes cost) */
-  int own_affinity;       /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
-                             so it pins CPUs without the file too */
-  int own_cpu_source;     /* enum nn_own_cpu_source: what NCCL's own view was modelled on */
-  int pred_gpus;          /* GPUs the predictions are for (the communicator's ranks) */
-  double slower;          /* served (NUMA when none is) file's rating: `slower` of numa or flat */
+  int predicted;                     /* served, own, numa and flat are filled */
+  struct nn_search_pred served, own; /* NCCL's search on the served file (the NUMA file when
+                                        none is) / on its own view */
+  struct nn_file_rating numa, flat;  /* the two candidate files */
+  double link_gbps;                  /* modelled CPU-CPU link of the NUMA file (0: one CPU) */
+  double floor_gbps;                 /* NCCL's search floor for sm */
+  double gpu_link_gbps;              /* the narrowest GPU link as NCCL models it */
+  int gpu_link_origin;               /* enum nn_link_origin of that link (the least certain one) */
+  int fails_regardless;              /* NCCL's own view fails its search too: no file can help */
+  int flat_gains;     /* on NCCL's own CPU, the flat view beats its own (whose NUMA nodes cost) */
+  int own_affinity;   /* NCCL's own view reads a NUMA node for some GPU (sysfs numa_node >= 0),
+                         so it pins CPUs without the file too */
+  int own_cpu_source; /* enum nn_own_cpu_source: what NCCL's own view was modelled on */
+  int pred_gpus;      /* GPUs the predictions are for (the communicator's ranks) */
+  double slower;      /* served (NUMA when none is) file's rating: `slower` of numa or flat */
   int slower_log2;
-  char cpu_vendor[16];    /* the served file's CPU vendor ("" when unknown) */
-  char predict_error[256];/* UNPREDICTED: why NCCL's search could not be predicted */
+  char cpu_vendor[16];     /* the served file's CPU vendor ("" when unknown) */
+  char predict_error[256]; /* UNPREDICTED: why NCCL's search could not be predicted */
 };
 
 /* Decides what to serve, for the release in `in`: for mode=auto, of the NUMA file and the flat
@@ -167,9 +170,10 @@ struct nn_flat_view {
 
 /* The mapping the served file is written from: `cfg` for the NUMA file, `flat` filled for the flat
  * one. Returns it, or NULL with a reason in err (too many GPUs, no CPU list fits). */
-const struct nn_config *nn_topology_served_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
-                                                const char *sysfs_root, struct nn_flat_view *flat, char *err,
-                                                size_t errsz);
+const struct nn_config *nn_topology_served_view(const struct nn_config *cfg,
+                                                const struct nn_topo_verdict *v,
+                                                const char *sysfs_root, struct nn_flat_view *flat,
+                                                char *err, size_t errsz);
 
 /* "flat file (every GPU under one CPU node)" or "file with NUMA nodes" (enum nn_topo_file). */
 const char *nn_topology_file_name(int file);
@@ -187,8 +191,9 @@ void nn_topology_verdict_warning(const struct nn_topo_verdict *v, char *buf, siz
  * file, 0: NCCL's own view) on `cpu`, `ranks` on one node (0: v->pred_gpus), the release's
  * LL128 default and `pci_latency_us` (a `model` line, 0: none). Returns 0, or -1 with a reason
  * in err. */
-int nn_topology_cost_model(const struct nn_topo_verdict *v, int served, const struct nn_cpu_kind *cpu, int ranks,
-                           double pci_latency_us, struct nn_cost_model *m, char *err, size_t errsz);
+int nn_topology_cost_model(const struct nn_topo_verdict *v, int served,
+                           const struct nn_cpu_kind *cpu, int ranks, double pci_latency_us,
+                           struct nn_cost_model *m, char *err, size_t errsz);
 
 /* "NCCL's model makes a 4 GiB all-reduce 480x slower with this file than with its own view"
  * (or "26% slower"; "no slower at any size" when v->slower <= 1); "" when not computed. */
@@ -197,8 +202,8 @@ void nn_topology_describe_slower(const struct nn_topo_verdict *v, char *buf, siz
 /* The two predictions of a verdict side by side, one line each, prefixed by `indent`:
  *   served file  (2 CPUs):  ring 1 x 15.0 GB/s, 2 crossings | tree 1 x 15.0 GB/s
  *   NCCL's view (flat):     ring 2 x 24.0 GB/s, 0 crossings | tree 2 x 24.0 GB/s */
-void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const char *indent, char *buf,
-                                      size_t size);
+void nn_topology_describe_predictions(const struct nn_topo_verdict *v, const char *indent,
+                                      char *buf, size_t size);
 
 /* One prediction: "ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s". */
 void nn_topology_describe_one(const struct nn_search_pred *p, char *buf, size_t size);

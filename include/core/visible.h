@@ -21,36 +21,36 @@
 
 /* What applies to this process. */
 enum nn_visible_kind {
-  NN_VISIBLE_ALL = 0,     /* the whole mapping: CUDA_VISIBLE_DEVICES unset, or not usable (why) */
-  NN_VISIBLE_ONE_NODE,    /* two or more visible GPUs, all on one NUMA node: the subset applies */
-  NN_VISIBLE_SPANS,       /* visible GPUs on several NUMA nodes: the subset applies too (NCCL keeps
-                             only these of the file), scoped cross where a communicator needs more
-                             GPUs than one node holds */
-  NN_VISIBLE_UNMAPPED,    /* the driver shows a GPU whose bus id the mapping's bus= lines lack: the
-                             mapping does not describe this machine: no topology, no rules (its
-                             `env` lines, the network's settings, still apply) */
+  NN_VISIBLE_ALL = 0,  /* the whole mapping: CUDA_VISIBLE_DEVICES unset, or not usable (why) */
+  NN_VISIBLE_ONE_NODE, /* two or more visible GPUs, all on one NUMA node: the subset applies */
+  NN_VISIBLE_SPANS,    /* visible GPUs on several NUMA nodes: the subset applies too (NCCL keeps
+                          only these of the file), scoped cross where a communicator needs more
+                          GPUs than one node holds */
+  NN_VISIBLE_UNMAPPED, /* the driver shows a GPU whose bus id the mapping's bus= lines lack: the
+                          mapping does not describe this machine: no topology, no rules (its
+                          `env` lines, the network's settings, still apply) */
 };
 
 /* Where the visible set came from. */
 enum nn_visible_source {
-  NN_VISIBLE_FROM_NONE = 0,   /* nothing to ask: the whole mapping */
-  NN_VISIBLE_FROM_VARIABLE,   /* CUDA_VISIBLE_DEVICES' index entries, as the mapping's gpu indices */
-  NN_VISIBLE_FROM_CUDA,       /* the CUDA driver this process has loaded */
-  NN_VISIBLE_FROM_PROC,       /* the NVIDIA driver's list of this container's GPUs (ROOT/proc/...) */
+  NN_VISIBLE_FROM_NONE = 0, /* nothing to ask: the whole mapping */
+  NN_VISIBLE_FROM_VARIABLE, /* CUDA_VISIBLE_DEVICES' index entries, as the mapping's gpu indices */
+  NN_VISIBLE_FROM_CUDA,     /* the CUDA driver this process has loaded */
+  NN_VISIBLE_FROM_PROC,     /* the NVIDIA driver's list of this container's GPUs (ROOT/proc/...) */
 };
 
 struct nn_visible {
-  int kind;               /* enum nn_visible_kind */
-  int n;                  /* visible mapping GPUs, in CUDA's order (the process's device 0 first);
-                             listed whatever the kind, 0 when unset and no driver was asked */
-  int gpu[NN_VISIBLE_MAX];/* their positions in cfg->gpus */
-  int unmatched;          /* the devices could not be matched to the mapping (why): none listed */
-  int numa;               /* ONE_NODE: their NUMA node */
-  int set;                /* CUDA_VISIBLE_DEVICES was set */
-  char list[128];         /* the value as given, for messages ("" when unset) */
-  char why[400];          /* for the log and the CLI: what was decided and why */
-  char stop[160];         /* "" or why the list ended early (an index CUDA would reject) */
-  int source;             /* enum nn_visible_source */
+  int kind;                /* enum nn_visible_kind */
+  int n;                   /* visible mapping GPUs, in CUDA's order (the process's device 0 first);
+                              listed whatever the kind, 0 when unset and no driver was asked */
+  int gpu[NN_VISIBLE_MAX]; /* their positions in cfg->gpus */
+  int unmatched;           /* the devices could not be matched to the mapping (why): none listed */
+  int numa;                /* ONE_NODE: their NUMA node */
+  int set;                 /* CUDA_VISIBLE_DEVICES was set */
+  char list[128];          /* the value as given, for messages ("" when unset) */
+  char why[400];           /* for the log and the CLI: what was decided and why */
+  char stop[160];          /* "" or why the list ended early (an index CUDA would reject) */
+  int source;              /* enum nn_visible_source */
 };
 
 /* The bus ids of the devices CUDA enumerates for this process, in CUDA's order, as
@@ -75,14 +75,16 @@ void nn_visible_resolve(const struct nn_config *cfg, const char *value, nn_visib
  * rules, numa lines and the rest are shared with `cfg` (do not nn_config_free the view); its
  * nics are those of the visible GPUs' nodes. For any kind but ONE_NODE and SPANS, *view is *cfg
  * unchanged. */
-void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
-                     struct nn_config *view);
+void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis,
+                     struct nn_gpu *storage, struct nn_config *view);
 
 /* The mapping a communicator of `n_ranks` over `n_nodes` is scoped on: the view (as
  * nn_visible_view, in `storage` and `view`) when the job's GPUs are known (ONE_NODE, SPANS) and
  * the ranks per node fit in them; else `cfg`. */
-const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
-                                            size_t n_nodes, struct nn_gpu *storage, struct nn_config *view);
+const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg,
+                                            const struct nn_visible *vis, size_t n_ranks,
+                                            size_t n_nodes, struct nn_gpu *storage,
+                                            struct nn_config *view);
 
 /* The root under which the NVIDIA driver's list and version are read instead of /:
  * NN_VISIBLE_ROOT_ENV when it is an absolute path (tests, and what-if runs of the CLI), else
@@ -126,7 +128,7 @@ int nn_visible_driver_version(const char *root, char *buf, size_t size);
  * CUDA renumbers them there. The mapping needs bus= on every gpu line for either; without,
  * `value` is read as by nn_visible_resolve. A listed GPU that the mapping's bus ids lack gives
  * NN_VISIBLE_UNMAPPED. */
-void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
-                           const char *root, struct nn_visible *out);
+void nn_visible_resolve_at(const struct nn_config *cfg, const char *value,
+                           nn_visible_busids_fn busids, const char *root, struct nn_visible *out);
 
 #endif

@@ -31,6 +31,8 @@ static inline int nn_ascii_caseeq_n(const char *a, const char *b, size_t n) {
 }
 
 /* Whether the NUL-terminated a and b are equal ignoring ASCII case. */
-static inline int nn_ascii_caseeq(const char *a, const char *b) { return nn_ascii_caseeq_n(a, b, (size_t)-1); }
+static inline int nn_ascii_caseeq(const char *a, const char *b) {
+  return nn_ascii_caseeq_n(a, b, (size_t)-1);
+}
 
 #endif

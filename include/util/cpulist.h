@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NN_MAX_CPU 4095              /* highest CPU number a list may name */
+#define NN_MAX_CPU 4095 /* highest CPU number a list may name */
 #define NN_CPUMASK_WORDS ((NN_MAX_CPU + 1) / 32)
 
 /* Parses a CPU list such as "0-31,64-95" (each item N or N-M with N <= M <= NN_MAX_CPU)

@@ -13,7 +13,7 @@
 /* One loaded object: its load base and its name as the loader has it ("" for the program). */
 struct nn_dynsym_object {
   unsigned long base;
-  const void *dynamic;     /* its PT_DYNAMIC in memory; NULL when it has none */
+  const void *dynamic; /* its PT_DYNAMIC in memory; NULL when it has none */
   char name[4096];
 };
 

@@ -16,6 +16,6 @@
 /* Formats a message into err (at most errsz bytes, always terminated, cut
  * short when longer). Does nothing when err is NULL or errsz is 0. */
 void nn_errbuf_set(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+  __attribute__((format(printf, 3, 4)));
 
 #endif

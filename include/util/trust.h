@@ -48,14 +48,14 @@
 #define NN_TRUST_MAX_LINKS 40
 
 enum nn_trust_result {
-  NN_TRUST_OK = 0,          /* trusted and opened; err is "" */
-  NN_TRUST_OPTED_OUT = 1,   /* not trusted, opened only because of NN_TRUST_OPTOUT_ENV:
-                             * err holds "PATH: not trusted: REASON; read anyway because ..." */
-  NN_TRUST_REFUSED = -1,    /* err holds "PATH: not trusted: REASON"; nothing opened */
-  NN_TRUST_REPLACED = -2,   /* the entry judged was replaced before it was opened: walk
-                             * again; err says so */
-  NN_TRUST_ERROR = -3       /* cannot open: missing, unreadable, not a regular file, ...:
-                             * err holds "PATH: cannot open: REASON", errno is set */
+  NN_TRUST_OK = 0,        /* trusted and opened; err is "" */
+  NN_TRUST_OPTED_OUT = 1, /* not trusted, opened only because of NN_TRUST_OPTOUT_ENV:
+                           * err holds "PATH: not trusted: REASON; read anyway because ..." */
+  NN_TRUST_REFUSED = -1,  /* err holds "PATH: not trusted: REASON"; nothing opened */
+  NN_TRUST_REPLACED = -2, /* the entry judged was replaced before it was opened: walk
+                           * again; err says so */
+  NN_TRUST_ERROR = -3     /* cannot open: missing, unreadable, not a regular file, ...:
+                           * err holds "PATH: cannot open: REASON", errno is set */
 };
 
 /* What a walk remembers for the next one on the same thread (the directory of the last
@@ -63,11 +63,11 @@ enum nn_trust_result {
  * directory, cost one step each), and how much it may still walk. */
 struct nn_trust_walk {
   uid_t euid;
-  char *dir;               /* the lexical absolute directory of the last file, or NULL */
-  int dirfd;               /* its O_PATH descriptor (-1: none) */
-  int dir_shared;          /* that directory is writable by others (sticky) */
-  uid_t dir_uid;           /* and its owner */
-  long budget;             /* entries the walks may still visit (< 0: unbounded) */
+  char *dir;      /* the lexical absolute directory of the last file, or NULL */
+  int dirfd;      /* its O_PATH descriptor (-1: none) */
+  int dir_shared; /* that directory is writable by others (sticky) */
+  uid_t dir_uid;  /* and its owner */
+  long budget;    /* entries the walks may still visit (< 0: unbounded) */
 };
 
 /* A walk for `euid`, allowed to visit `budget` entries in all (< 0: no bound). */

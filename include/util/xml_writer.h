@@ -24,9 +24,9 @@
 struct nn_xml_writer {
   char *buf;
   size_t len, cap;
-  const char *open[NN_XML_WRITER_MAX_DEPTH];   /* element names, outermost first */
+  const char *open[NN_XML_WRITER_MAX_DEPTH]; /* element names, outermost first */
   int depth;
-  int tag_open;          /* the innermost start tag still takes attributes */
+  int tag_open; /* the innermost start tag still takes attributes */
   int failed;
 };
 

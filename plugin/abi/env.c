@@ -43,14 +43,14 @@
 #define NN_TOPO_SLOTS 4
 
 struct nn_topo_slot {
-  char *xml;                /* the content, compared whole; NULL: the slot is free */
+  char *xml; /* the content, compared whole; NULL: the slot is free */
   size_t len;
   int fd;
-  dev_t dev;                /* what fd was, to notice the host closing it behind us */
+  dev_t dev; /* what fd was, to notice the host closing it behind us */
   ino_t ino;
-  const char *path;         /* interned "/proc/self/fd/N" */
-  unsigned long stamp;      /* g_env.stamp at the last hand-out */
-  unsigned gen;             /* bumped whenever the slot is emptied */
+  const char *path;    /* interned "/proc/self/fd/N" */
+  unsigned long stamp; /* g_env.stamp at the last hand-out */
+  unsigned gen;        /* bumped whenever the slot is emptied */
 };
 
 /* A path string handed to NCCL: NCCL may still be reading it after the descriptor it
@@ -64,35 +64,33 @@ struct nn_fd_name {
 /* The config version the plugin serves from (the newest it saw): its topology's slot. */
 struct nn_served {
   struct nn_cache_version *version;
-  struct nn_p2p_serving p2p;   /* what its p2p line gives this process */
-  int topo_done;            /* looked for a topology: slot < 0 means none is served */
+  struct nn_p2p_serving p2p; /* what its p2p line gives this process */
+  int topo_done;             /* looked for a topology: slot < 0 means none is served */
   int slot;
-  unsigned gen;             /* the slot's gen when it was filled for this version */
+  unsigned gen; /* the slot's gen when it was filled for this version */
 };
 
 static struct {
   pthread_mutex_t lock;
   int initialized;
   nn_ncclDebugLogger_t logger;
-  struct nn_served cur;     /* cur.version NULL: none yet */
+  struct nn_served cur; /* cur.version NULL: none yet */
   struct nn_topo_slot slots[NN_TOPO_SLOTS];
   unsigned long stamp;
   struct nn_fd_name *names;
   int n_names;
-  char **values;            /* `env` values handed out: each distinct one once, kept until */
-  int n_values;             /* finalize, so no old version needs to stay alive for them */
+  char **values; /* `env` values handed out: each distinct one once, kept until */
+  int n_values;  /* finalize, so no old version needs to stay alive for them */
   int told_user_topo;
-  int told_visible;         /* the visible set's decision was logged */
-  int told_p2p;             /* the current version's p2p line was explained */
-  int told_graph;           /* the current version's NCCL_GRAPH_REGISTER was explained */
-  int version;              /* NCCL_VERSION_CODE from init */
-  char release[16];         /* the same as "2.30.7", for messages */
-  char release_told[17];    /* the hash of the version whose release notes were WARNed */
+  int told_visible;      /* the visible set's decision was logged */
+  int told_p2p;          /* the current version's p2p line was explained */
+  int told_graph;        /* the current version's NCCL_GRAPH_REGISTER was explained */
+  int version;           /* NCCL_VERSION_CODE from init */
+  char release[16];      /* the same as "2.30.7", for messages */
+  char release_told[17]; /* the hash of the version whose release notes were WARNed */
 } g_env = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static struct nn_served *current(void) {
-  return g_env.cur.version ? &g_env.cur : NULL;
-}
+static struct nn_served *current(void) { return g_env.cur.version ? &g_env.cur : NULL; }
 
 /* What `cfg`'s p2p line gives this process: its GPUs as the mapping numbers them, and the
  * running driver. Reads /proc: called without g_env.lock, where a version is acquired. */
@@ -117,7 +115,10 @@ static void p2p_for_process(const struct nn_config *cfg, struct nn_p2p_serving *
  * Called with g_env.lock held. */
 static void hold_version(struct nn_cache_version *v, const struct nn_p2p_serving *p2p) {
   struct nn_cache_version *old = g_env.cur.version;
-  if (!v || old == v) { nn_cache_release(v); return; }
+  if (!v || old == v) {
+    nn_cache_release(v);
+    return;
+  }
   g_env.cur = (struct nn_served){.version = v, .p2p = *p2p, .slot = -1};
   g_env.told_p2p = 0;
   g_env.told_graph = 0;
@@ -240,13 +241,16 @@ static int runtime_sm_if_needed(const struct nn_config *cfg) {
 /* Whether /proc/self/fd/N leads back to the stored file's descriptor (its identity into
  * dev and ino); if not, fd is closed and the file is not served at all rather than served
  * by a name. */
-static int check_descriptor(int fd, const char *stored, dev_t *dev, ino_t *ino, const struct nn_logger *logger) {
+static int check_descriptor(int fd, const char *stored, dev_t *dev, ino_t *ino,
+                            const struct nn_logger *logger) {
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
   struct stat a, b;
   if (fstat(fd, &a) || stat(proc, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-    nn_log_warn(logger, "nccl-numa: %s does not lead to %s (no /proc?): no topology served, since a "
-                "path by name could be swapped before NCCL opens it", proc, stored);
+    nn_log_warn(logger,
+                "nccl-numa: %s does not lead to %s (no /proc?): no topology served, since a "
+                "path by name could be swapped before NCCL opens it",
+                proc, stored);
     close(fd);
     return -1;
   }
@@ -266,8 +270,9 @@ static void tell_visible(const struct nn_visible *vis, const struct nn_logger *l
 
 /* Runs without g_env.lock: it reads sysfs and cpuinfo. The XML to serve for the mapping
  * into *xml (malloc'd) and *len, and the verdict's reason into why; -1 when none is served. */
-static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, const struct nn_logger *logger,
-                         char **xml, size_t *len, char *why, size_t whysz, char *warn, size_t warnsz) {
+static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path,
+                         const struct nn_logger *logger, char **xml, size_t *len, char *why,
+                         size_t whysz, char *warn, size_t warnsz) {
   char err[512] = "";
   struct nn_cpu_kind cpu;
   *xml = NULL;
@@ -298,12 +303,14 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
   nn_topology_verdict_text(&verdict, why, whysz);
   nn_topology_verdict_warning(&verdict, warn, warnsz);
   if (!verdict.serve) {
-    if (verdict.mode == NN_TOPO_OFF) nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", why);
+    if (verdict.mode == NN_TOPO_OFF)
+      nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: %s", why);
     else nn_log_warn(logger, "nccl-numa: %s", why);
     return -1;
   }
-  struct nn_flat_view *flat = malloc(sizeof *flat);   /* large: not on NCCL's thread's stack */
-  const struct nn_config *file = flat ? nn_topology_served_view(cfg, &verdict, NULL, flat, err, sizeof err) : NULL;
+  struct nn_flat_view *flat = malloc(sizeof *flat); /* large: not on NCCL's thread's stack */
+  const struct nn_config *file =
+    flat ? nn_topology_served_view(cfg, &verdict, NULL, flat, err, sizeof err) : NULL;
   if (!flat) snprintf(err, sizeof err, "out of memory");
   int rc = !file ? -1 : nn_topo_xml_generate(file, &cpu, NULL, xml, len, err, sizeof err);
   free(flat);
@@ -317,13 +324,14 @@ static int make_topo_xml(const struct nn_config *mapping, const char *cfg_path, 
 
 /* Stores xml (taken over) and puts it in a slot for v, unless another thread did so
  * meanwhile. Runs without g_env.lock but for the bookkeeping. Returns the path or NULL. */
-static const char *store_and_serve(const struct nn_cache_version *v, char *xml, size_t len, const char *why,
-                                   const struct nn_logger *logger) {
+static const char *store_and_serve(const struct nn_cache_version *v, char *xml, size_t len,
+                                   const char *why, const struct nn_logger *logger) {
   char path[4096], err[512], note[4096 + 512];
   int fd = -1;
   dev_t dev = 0;
   ino_t ino = 0;
-  int rc = nn_privdir_store_topo(xml, len, path, sizeof path, &fd, note, sizeof note, err, sizeof err);
+  int rc =
+    nn_privdir_store_topo(xml, len, path, sizeof path, &fd, note, sizeof note, err, sizeof err);
   if (note[0]) nn_log_warn(logger, "nccl-numa: %s", note);
   if (rc != 0) nn_log_warn(logger, "nccl-numa: cannot write the topology file: %s", err);
   if (rc != 0 || check_descriptor(fd, path, &dev, &ino, logger) != 0) {
@@ -350,24 +358,26 @@ static const char *store_and_serve(const struct nn_cache_version *v, char *xml, 
   if (closing >= 0) close(closing);
   free(xml);
   if (name)
-    nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV, "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)",
-                name, path, why);
+    nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
+                "nccl-numa: NCCL_TOPO_FILE=%s (a descriptor of %s; %s)", name, path, why);
   return out;
 }
 
 /* The topology of v, made, stored and served (or the slot of an equal content). */
-static const char *generate_topo(struct nn_cache_version *v, const struct nn_config *cfg, const struct nn_logger *logger) {
+static const char *generate_topo(struct nn_cache_version *v, const struct nn_config *cfg,
+                                 const struct nn_logger *logger) {
   char *xml, why[1024], warn[512] = "";
   size_t len = 0;
   const char *out = NULL;
-  int have = make_topo_xml(cfg, nn_cache_path(v), logger, &xml, &len, why, sizeof why, warn, sizeof warn) == 0;
+  int have = make_topo_xml(cfg, nn_cache_path(v), logger, &xml, &len, why, sizeof why, warn,
+                           sizeof warn) == 0;
   pthread_mutex_lock(&g_env.lock);
   int i = have ? slot_find(xml, len) : -1;
   if (i >= 0) out = slot_hand_out(i);
   if (!have || i >= 0) mark_served(v, i);
   pthread_mutex_unlock(&g_env.lock);
   if (!have || i >= 0) {
-    free(xml);   /* an equal content is served already, its warning said with it */
+    free(xml); /* an equal content is served already, its warning said with it */
     return out;
   }
   out = store_and_serve(v, xml, len, why, logger);
@@ -390,7 +400,8 @@ static const char *served_topo_file(void) {
   if (real) {
     if (tell)
       nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
-                  "nccl-numa: NCCL_TOPO_FILE is set in the environment (%s): the user's file wins", real);
+                  "nccl-numa: NCCL_TOPO_FILE is set in the environment (%s): the user's file wins",
+                  real);
     return real;
   }
   /* Topology detection runs once per communicator: the place to notice a new config. */
@@ -407,7 +418,7 @@ static const char *served_topo_file(void) {
   nn_cache_warn_rejected(v, logger, "no topology and no env defaults served");
   nn_cache_warn_refused(v, logger);
   if (generate) out = generate_topo(v, cfg, logger);
-  nn_cache_release(v);     /* the current entry keeps its own reference */
+  nn_cache_release(v); /* the current entry keeps its own reference */
   return out;
 }
 
@@ -459,19 +470,25 @@ static void graph_message(const char *name, char *msg, size_t size) {
   const struct nn_config *cfg = s ? nn_cache_config(s->version) : NULL;
   const char *var = NULL;
   msg[0] = 0;
-  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(s, &var)) return;
+  if (strcmp(name, "NCCL_GRAPH_REGISTER") || g_env.told_graph || !graph_register_off(s, &var))
+    return;
   g_env.told_graph = 1;
   const char *user = getenv(name), *mapped = nn_config_env(cfg, name);
   static const char hang[] = "NCCL's peer access with CUDA-graph buffer registration and PyTorch's "
                              "expandable segments has hung graph capture (pytorch/pytorch#158029)";
   if (user)
-    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s is set in the environment: the user's value "
-             "wins (%s; 0 avoids it)", user, hang);
+    snprintf(msg, size,
+             "nccl-numa: NCCL_GRAPH_REGISTER=%s is set in the environment: the user's value "
+             "wins (%s; 0 avoids it)",
+             user, hang);
   else if (mapped)
-    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=%s from the mapping's env line wins (%s; 0 avoids "
-             "it)", mapped, hang);
+    snprintf(msg, size,
+             "nccl-numa: NCCL_GRAPH_REGISTER=%s from the mapping's env line wins (%s; 0 avoids "
+             "it)",
+             mapped, hang);
   else
-    snprintf(msg, size, "nccl-numa: NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line %d) is served and "
+    snprintf(msg, size,
+             "nccl-numa: NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line %d) is served and "
              "%s turns on expandable_segments; %s. Set NCCL_GRAPH_REGISTER to choose otherwise",
              cfg->p2p.line, var, hang);
 }
@@ -546,7 +563,7 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
                             nn_ncclDebugLogger_t nccl_logger, int abi_version) {
   struct nn_nccl_logger nl;
   const struct nn_logger *logger = nn_nccl_logger(&nl, nccl_logger);
-  struct nn_cache_version *v = nn_cache_acquire(logger);   /* reads files: before taking the lock */
+  struct nn_cache_version *v = nn_cache_acquire(logger); /* reads files: before taking the lock */
   const struct nn_config *cfg = nn_cache_config(v);
   int status = nn_cache_status(v);
   struct nn_p2p_serving p2p;
@@ -571,11 +588,16 @@ nn_ncclResult_t nn_env_init(uint8_t major, uint8_t minor, uint8_t patch, const c
   if (tell) warn_release_notes(code, release, cfg, nn_cache_path(v), logger);
   const struct nn_ncclload *loaded = nn_ncclload_get();
   nn_log_info(logger, NN_LOG_INIT | NN_LOG_ENV,
-              "nccl-numa " NN_VERSION ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "
-              "%d env defaults", abi_version, major, minor, patch, suffix ? suffix : "",
+              "nccl-numa " NN_VERSION
+              ": env plugin v%d on NCCL %u.%u.%u%s (%s%s), config %s (%s), hash %s, "
+              "%d env defaults",
+              abi_version, major, minor, patch, suffix ? suffix : "",
               loaded->code ? "loaded from " : "no libnccl found among the loaded objects",
               loaded->code ? loaded->path : "", v ? nn_cache_path(v) : "-",
-              cfg ? "ok" : status == NN_CFG_INVALID ? "rejected" : status == NN_CFG_MOVING ? "changing" : "absent",
+              cfg                        ? "ok"
+              : status == NN_CFG_INVALID ? "rejected"
+              : status == NN_CFG_MOVING  ? "changing"
+                                         : "absent",
               nn_cache_hash(v), cfg ? cfg->n_envs : 0);
   nn_cache_release(v);
   return nn_ncclSuccess;

@@ -11,10 +11,11 @@ static unsigned long nccl_subsys(unsigned subsys) {
 }
 
 /* NCCL prints the file and line on WARN and TRACE lines: the plugin's line that spoke. */
-static void to_nccl(const struct nn_logger *self, int level, unsigned subsys, const char *file, int line,
-                    const char *msg) {
+static void to_nccl(const struct nn_logger *self, int level, unsigned subsys, const char *file,
+                    int line, const char *msg) {
   const struct nn_nccl_logger *l = (const struct nn_nccl_logger *)self;
-  l->nccl(level == NN_LOG_WARN ? NN_NCCL_LOG_WARN : NN_NCCL_LOG_INFO, nccl_subsys(subsys), file, line, "%s", msg);
+  l->nccl(level == NN_LOG_WARN ? NN_NCCL_LOG_WARN : NN_NCCL_LOG_INFO, nccl_subsys(subsys), file,
+          line, "%s", msg);
 }
 
 const struct nn_logger *nn_nccl_logger(struct nn_nccl_logger *l, nn_ncclDebugLogger_t nccl) {

@@ -29,29 +29,42 @@
 /* The core indexes NCCL's cost table and ncclFunc_t with its own enums (nn_config.h), so
  * that it knows no ABI: here, where both are known, they are tied. */
 #define NN_SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(NN_SAME(NN_ALGO_TREE, NN_NCCL_ALGO_TREE) && NN_SAME(NN_ALGO_RING, NN_NCCL_ALGO_RING) &&
-                   NN_SAME(NN_ALGO_COLLNET_DIRECT, NN_NCCL_ALGO_COLLNET_DIRECT) &&
-                   NN_SAME(NN_ALGO_COLLNET_CHAIN, NN_NCCL_ALGO_COLLNET_CHAIN) &&
-                   NN_SAME(NN_ALGO_NVLS, NN_NCCL_ALGO_NVLS) && NN_SAME(NN_ALGO_NVLS_TREE, NN_NCCL_ALGO_NVLS_TREE) &&
-                   NN_SAME(NN_ALGO_PAT, NN_NCCL_ALGO_PAT) && NN_SAME(NN_ALGO_COUNT, NN_NCCL_NUM_ALGORITHMS),
+_Static_assert(NN_SAME(NN_ALGO_TREE, NN_NCCL_ALGO_TREE) &&
+                 NN_SAME(NN_ALGO_RING, NN_NCCL_ALGO_RING) &&
+                 NN_SAME(NN_ALGO_COLLNET_DIRECT, NN_NCCL_ALGO_COLLNET_DIRECT) &&
+                 NN_SAME(NN_ALGO_COLLNET_CHAIN, NN_NCCL_ALGO_COLLNET_CHAIN) &&
+                 NN_SAME(NN_ALGO_NVLS, NN_NCCL_ALGO_NVLS) &&
+                 NN_SAME(NN_ALGO_NVLS_TREE, NN_NCCL_ALGO_NVLS_TREE) &&
+                 NN_SAME(NN_ALGO_PAT, NN_NCCL_ALGO_PAT) &&
+                 NN_SAME(NN_ALGO_COUNT, NN_NCCL_NUM_ALGORITHMS),
                "enum nn_algo must equal NCCL's algorithm indices");
-_Static_assert(NN_SAME(NN_PROTO_LL, NN_NCCL_PROTO_LL) && NN_SAME(NN_PROTO_LL128, NN_NCCL_PROTO_LL128) &&
-                   NN_SAME(NN_PROTO_SIMPLE, NN_NCCL_PROTO_SIMPLE) &&
-                   NN_SAME(NN_PROTO_COUNT, NN_NCCL_NUM_PROTOCOLS) && NN_SAME(NN_FAST_PROTOS, NN_NCCL_NUM_PROTOCOLS),
+_Static_assert(NN_SAME(NN_PROTO_LL, NN_NCCL_PROTO_LL) &&
+                 NN_SAME(NN_PROTO_LL128, NN_NCCL_PROTO_LL128) &&
+                 NN_SAME(NN_PROTO_SIMPLE, NN_NCCL_PROTO_SIMPLE) &&
+                 NN_SAME(NN_PROTO_COUNT, NN_NCCL_NUM_PROTOCOLS) &&
+                 NN_SAME(NN_FAST_PROTOS, NN_NCCL_NUM_PROTOCOLS),
                "enum nn_proto must equal NCCL's protocol indices");
 #undef NN_SAME
 
-static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a,
-                        char *note, size_t size) {
-  if (cfg->pci_latency_us <= 0) { snprintf(note, size, "constants unchanged"); return; }
+static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_args *a, char *note,
+                        size_t size) {
+  if (cfg->pci_latency_us <= 0) {
+    snprintf(note, size, "constants unchanged");
+    return;
+  }
   if (a->abi_version < 5) {
-    snprintf(note, size, "constants unchanged: `model pci-latency-us` needs tuner v5+ (this NCCL uses v%d)",
+    snprintf(note, size,
+             "constants unchanged: `model pci-latency-us` needs tuner v5+ (this NCCL uses v%d)",
              a->abi_version);
     return;
   }
-  if (!a->hw_latencies) { snprintf(note, size, "constants unchanged: NCCL passed none"); return; }
-  double (*lat)[NN_NCCL_NUM_PROTOCOLS] = (*a->hw_latencies)[NN_NCCL_HW_PCI];
-  snprintf(note, size, "hwLatencies[PCI] tree ll/simple %.2f/%.2f ring ll/simple %.2f/%.2f -> %.2f us",
+  if (!a->hw_latencies) {
+    snprintf(note, size, "constants unchanged: NCCL passed none");
+    return;
+  }
+  double(*lat)[NN_NCCL_NUM_PROTOCOLS] = (*a->hw_latencies)[NN_NCCL_HW_PCI];
+  snprintf(note, size,
+           "hwLatencies[PCI] tree ll/simple %.2f/%.2f ring ll/simple %.2f/%.2f -> %.2f us",
            lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE],
            lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL], lat[NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE],
            cfg->pci_latency_us);
@@ -66,8 +79,8 @@ static void apply_model(const struct nn_config *cfg, const struct nn_tuner_init_
     snprintf(note + used, size - used, "; %s", why);
     static atomic_flag warned = ATOMIC_FLAG_INIT;
     if (ignored == 1 && !atomic_flag_test_and_set(&warned))
-      nn_log_warn(a->log, "nccl-numa: `model pci-latency-us` (%s:%d): %s", cfg->path ? cfg->path : "?",
-                  cfg->model_line, why);
+      nn_log_warn(a->log, "nccl-numa: `model pci-latency-us` (%s:%d): %s",
+                  cfg->path ? cfg->path : "?", cfg->model_line, why);
   }
 }
 
@@ -86,9 +99,10 @@ static void log_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule)
   char l[32], h[32], choice[64], where[300];
   nn_policy_format_bytes(lo, l, sizeof l);
   nn_policy_format_bytes(hi, h, sizeof h);
-  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
-  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l, h,
-              choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
+  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where,
+                          sizeof where);
+  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   %-13s %s-%s -> %s%s%s", nn_coll_name(coll), l,
+              h, choice, rule >= 0 ? " from " : "", rule >= 0 ? where : "");
 }
 
 /* A segment of the chunk= rules: "chunk allreduce 1M-max -> 256K when NCCL runs ring/simple". */
@@ -100,7 +114,8 @@ static void log_chunk_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int
   nn_policy_format_bytes(lo, l, sizeof l);
   nn_policy_format_bytes(hi, h, sizeof h);
   nn_policy_format_bytes(r->chunk, c, sizeof c);
-  nn_log_info(t->logger, NN_LOG_TUNING, "nccl-numa:   chunk %-13s %s-%s -> %s when NCCL runs %s/%s from %s:%d",
+  nn_log_info(t->logger, NN_LOG_TUNING,
+              "nccl-numa:   chunk %-13s %s-%s -> %s when NCCL runs %s/%s from %s:%d",
               nn_coll_name(coll), l, h, c, r->algo >= 0 ? nn_algo_name(r->algo) : "*",
               r->proto >= 0 ? nn_proto_name(r->proto) : "*", r->file ? r->file : "?", r->line);
 }
@@ -114,16 +129,21 @@ struct table_json {
 };
 
 static void count_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
-  (void)coll; (void)lo; (void)hi; (void)rule;
+  (void)coll;
+  (void)lo;
+  (void)hi;
+  (void)rule;
   ((struct table_json *)arg)->entries++;
 }
 
 static void json_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
   struct table_json *t = arg;
   char choice[64], where[300];
-  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where, sizeof where);
-  nn_log_appendf(t->buf, t->size, &t->len, "%s{\"coll\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"choice\":",
-                 t->entries++ ? "," : "", nn_coll_name(coll), (unsigned long long)lo, (unsigned long long)hi);
+  nn_policy_describe_rule(t->cfg, rule, NN_CHOICE_TERSE, choice, sizeof choice, where,
+                          sizeof where);
+  nn_log_appendf(t->buf, t->size, &t->len,
+                 "%s{\"coll\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"choice\":", t->entries++ ? "," : "",
+                 nn_coll_name(coll), (unsigned long long)lo, (unsigned long long)hi);
   nn_log_json_string(t->buf, t->size, &t->len, choice);
   nn_log_appendf(t->buf, t->size, &t->len, ",\"rule\":");
   nn_log_json_string(t->buf, t->size, &t->len, where);
@@ -134,8 +154,8 @@ static void json_segment(void *arg, int coll, uint64_t lo, uint64_t hi, int rule
  * the host name and, when a launcher set one, the process's rank in the job (NCCL gives
  * the tuner no rank). */
 static void append_process(struct table_json *t) {
-  static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
-                                          "RANK"};
+  static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                          "SLURM_PROCID", "RANK"};
   char host[256] = "";
   if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
   nn_log_appendf(t->buf, t->size, &t->len, ",\"host\":");
@@ -144,7 +164,8 @@ static void append_process(struct table_json *t) {
     int rank;
     const char *val = getenv(rank_vars[i]);
     if (val && nn_int_parse(val, 0, 1 << 30, &rank) == 0) {
-      nn_log_appendf(t->buf, t->size, &t->len, ",\"rank\":%d,\"rankFrom\":\"%s\"", rank, rank_vars[i]);
+      nn_log_appendf(t->buf, t->size, &t->len, ",\"rank\":%d,\"rankFrom\":\"%s\"", rank,
+                     rank_vars[i]);
       return;
     }
   }
@@ -174,10 +195,11 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   t->len = 0;
   t->entries = 0;
   nn_log_appendf(t->buf, t->size, &t->len,
-                 "{\"time\":\"%s\",\"version\":\"" NN_VERSION "\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
-                 "\"abi\":%d,\"scope\":\"%s\",\"config\":", stamp, (long)getpid(),
-                 (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, a->abi_version,
-                 nn_scope_name(nn_policy_scope(p)));
+                 "{\"time\":\"%s\",\"version\":\"" NN_VERSION
+                 "\",\"pid\":%ld,\"commId\":\"0x%016llx\",\"nRanks\":%zu,\"nNodes\":%zu,"
+                 "\"abi\":%d,\"scope\":\"%s\",\"config\":",
+                 stamp, (long)getpid(), (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes,
+                 a->abi_version, nn_scope_name(nn_policy_scope(p)));
   nn_log_json_string(t->buf, t->size, &t->len, nn_cache_path(v));
   nn_log_appendf(t->buf, t->size, &t->len, ",\"configHash\":\"%s\"", nn_cache_hash(v));
   append_nccl(t);
@@ -185,7 +207,7 @@ static int format_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   nn_log_appendf(t->buf, t->size, &t->len, ",\"table\":[");
   nn_policy_visit(p, json_segment, t);
   nn_log_appendf(t->buf, t->size, &t->len, "]}\n");
-  return t->len + 1 < t->size ? 0 : -1;   /* nn_log_appendf stops at size - 1 */
+  return t->len + 1 < t->size ? 0 : -1; /* nn_log_appendf stops at size - 1 */
 }
 
 /* Whether to WARN about a record not written: a write error (a full disk, the size limit)
@@ -235,7 +257,10 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   for (size_t size = first < NN_JSON_RECORD_MAX ? first : NN_JSON_RECORD_MAX; !whole && size;
        size = next_record_size(size)) {
     char *grown = realloc(t.buf, size);
-    if (!grown) { oom = 1; break; }
+    if (!grown) {
+      oom = 1;
+      break;
+    }
     t.buf = grown;
     t.size = size;
     whole = format_json_record(a, v, p, &t) == 0;
@@ -243,9 +268,12 @@ static void write_json_record(const struct nn_tuner_init_args *a, struct nn_cach
   if (!whole)
     nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written to %s: %s",
                 (unsigned long long)a->comm_id, path, oom ? "out of memory" : "larger than 4 MiB");
-  else if ((rc = nn_log_append_line(path, t.buf, t.len, err, sizeof err)) != 0 && first_refusal(rc, path))
-    nn_log_warn(a->log, "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
-                "NCCL_NUMA_LOG_FILE %s", (unsigned long long)a->comm_id, err);
+  else if ((rc = nn_log_append_line(path, t.buf, t.len, err, sizeof err)) != 0 &&
+           first_refusal(rc, path))
+    nn_log_warn(a->log,
+                "nccl-numa: JSON record for comm 0x%016llx not written: cannot append to "
+                "NCCL_NUMA_LOG_FILE %s",
+                (unsigned long long)a->comm_id, err);
   free(t.buf);
 }
 
@@ -265,7 +293,7 @@ static int info_wanted(const struct nn_config *cfg) {
 static int tuning_wanted(const struct nn_config *cfg) {
   const char *subsys = nccl_setting(cfg, "NCCL_DEBUG_SUBSYS");
   if (!subsys) return 0;
-  if (subsys[0] == '^') return !strcasestr(subsys, "TUNING");   /* "^X,Y": all but X and Y */
+  if (subsys[0] == '^') return !strcasestr(subsys, "TUNING"); /* "^X,Y": all but X and Y */
   return strcasestr(subsys, "TUNING") != NULL || strcasestr(subsys, "ALL") != NULL;
 }
 
@@ -292,17 +320,21 @@ static void log_init(const struct nn_tuner_init_args *a, struct nn_cache_version
     char nccl[PATH_MAX + 64];
     nn_ncclload_describe(nn_ncclload_get(), nccl, sizeof nccl);
     nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
-                "nccl-numa " NN_VERSION ": tuner v%d on %s, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu "
-                "scope %s, %d of %d rules apply, %s", a->abi_version, nccl, nn_cache_path(v), nn_cache_hash(v), sockets,
-                (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes, nn_scope_name(nn_policy_scope(p)),
-                nn_policy_rule_count(p), cfg->n_rules, model_note);
+                "nccl-numa " NN_VERSION
+                ": tuner v%d on %s, config %s hash %s (%s), comm 0x%016llx nRanks %zu nNodes %zu "
+                "scope %s, %d of %d rules apply, %s",
+                a->abi_version, nccl, nn_cache_path(v), nn_cache_hash(v), sockets,
+                (unsigned long long)a->comm_id, a->n_ranks, a->n_nodes,
+                nn_scope_name(nn_policy_scope(p)), nn_policy_rule_count(p), cfg->n_rules,
+                model_note);
     log_forced(a, cfg);
     if (tuning_wanted(cfg)) {
       struct table_text t = {.cfg = cfg, .logger = a->log};
       nn_policy_visit(p, log_segment, &t);
       nn_policy_visit_chunk(p, log_chunk_segment, &t);
       if (t.lines > NN_LOG_TABLE_LINES)
-        nn_log_info(a->log, NN_LOG_TUNING, "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
+        nn_log_info(a->log, NN_LOG_TUNING,
+                    "nccl-numa:   ... %d more segments (`nccl-numa explain` shows all)",
                     t.lines - NN_LOG_TABLE_LINES);
     }
   }
@@ -328,15 +360,18 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   c->version = nn_cache_acquire(a->log);
   int status = nn_cache_status(c->version);
   if (status == NN_CFG_INVALID) {
-    nn_cache_warn_rejected(c->version, a->log,
-                            "the plugin is a pass-through (no topology, no overrides, constants untouched)");
+    nn_cache_warn_rejected(
+      c->version, a->log,
+      "the plugin is a pass-through (no topology, no overrides, constants untouched)");
     return nn_ncclSuccess;
   }
-  if (status == NN_CFG_MOVING) return nn_ncclSuccess;   /* the cache has said so */
+  if (status == NN_CFG_MOVING) return nn_ncclSuccess; /* the cache has said so */
   if (status == NN_CFG_ABSENT) {
     if (nn_cache_claim_warning(c->version))
-      nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING, "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
-                  "pass-through", NN_DEFAULT_CONFIG_PATH);
+      nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
+                  "nccl-numa: no NCCL_NUMA_CONFIG and no %s: "
+                  "pass-through",
+                  NN_DEFAULT_CONFIG_PATH);
     return nn_ncclSuccess;
   }
   nn_cache_warn_refused(c->version, a->log);
@@ -351,40 +386,46 @@ nn_ncclResult_t nn_tuner_init(const struct nn_tuner_init_args *nccl_args, void *
   if (c->policy) log_init(a, c->version, c->policy, model_note);
   if (c->v2_blocked)
     nn_log_info(a->log, NN_LOG_INIT | NN_LOG_TUNING,
-                "nccl-numa: NCCL_ALGO/NCCL_PROTO set: tuner v2 makes no choices (NCCL 2.21 would run them unchecked)");
+                "nccl-numa: NCCL_ALGO/NCCL_PROTO set: tuner v2 makes no choices (NCCL 2.21 would "
+                "run them unchecked)");
   return nn_ncclSuccess;
 }
 
 /* What the fast path leaves, from the segment g it found: out of line, so the fast path
  * keeps few registers saved. */
-__attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, const struct nn_seg *g, int coll,
-                                                                  size_t n_bytes, int pipe_ops, float **table,
-                                                                  int num_algo, int num_proto, int reg_buff,
-                                                                  int *n_channels) {
+__attribute__((noinline, cold)) static void get_coll_info_general(void *ctx, const struct nn_seg *g,
+                                                                  int coll, size_t n_bytes,
+                                                                  int pipe_ops, float **table,
+                                                                  int num_algo, int num_proto,
+                                                                  int reg_buff, int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
   float *t = (float *)(void *)table;
   /* A crowded bucket's segment, which the fast check may answer, found without a call. */
   g = nn_policy_crowded(&c->hot.coll[coll], g, n_bytes);
   if (nn_policy_fast_ok(g, t, num_algo, num_proto)) nn_policy_fast_write(g, t, n_channels);
   else if (g->entry != NN_SEG_NONE)
-    nn_policy_apply_general(c->policy, g, coll, n_bytes, pipe_ops, reg_buff, t, num_algo, num_proto, n_channels);
+    nn_policy_apply_general(c->policy, g, coll, n_bytes, pipe_ops, reg_buff, t, num_algo, num_proto,
+                            n_channels);
 }
 
 /* A set bit of coll_mask (checked by the caller) means a policy and a collective below
  * NN_COLL_COUNT, what the fast path needs. NCCL's float** is a contiguous
  * float[numAlgo][numProto]. */
-nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops, float **table,
-                                             int num_algo, int num_proto, int reg_buff, int *n_channels) {
+nn_ncclResult_t nn_tuner_get_coll_info_ruled(void *ctx, int coll, size_t n_bytes, int pipe_ops,
+                                             float **table, int num_algo, int num_proto,
+                                             int reg_buff, int *n_channels) {
   const struct nn_tuner_ctx *c = ctx;
   const struct nn_seg *g;
-  if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto, n_channels, &g))
-    get_coll_info_general(ctx, g, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff, n_channels);
+  if (!nn_policy_apply_fast(&c->hot, coll, n_bytes, (float *)(void *)table, num_algo, num_proto,
+                            n_channels, &g))
+    get_coll_info_general(ctx, g, coll, n_bytes, pipe_ops, table, num_algo, num_proto, reg_buff,
+                          n_channels);
   return nn_ncclSuccess;
 }
 
-nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo, int proto,
-                                              int n_channels, size_t *chunk) {
-  (void)n_channels;   /* a rule has no channel condition */
+nn_ncclResult_t nn_tuner_get_chunk_size_ruled(void *ctx, int coll, size_t n_bytes, int algo,
+                                              int proto, int n_channels, size_t *chunk) {
+  (void)n_channels; /* a rule has no channel condition */
   const struct nn_tuner_ctx *c = ctx;
   nn_policy_chunk(c->policy, coll, n_bytes, algo, proto, chunk);
   return nn_ncclSuccess;

@@ -4,8 +4,10 @@
 #include "tuner_v4.h"
 #include "ncclload.h"
 
-static nn_ncclResult_t init_v4(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogger_t logger, void **ctx) {
-  struct nn_tuner_init_args a = {.abi_version = 4, .n_ranks = n_ranks, .n_nodes = n_nodes, .logger = logger};
+static nn_ncclResult_t init_v4(size_t n_ranks, size_t n_nodes, nn_ncclDebugLogger_t logger,
+                               void **ctx) {
+  struct nn_tuner_init_args a = {
+    .abi_version = 4, .n_ranks = n_ranks, .n_nodes = n_nodes, .logger = logger};
   nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
 }
@@ -18,5 +20,8 @@ static nn_ncclResult_t get_coll_info_v4(void *ctx, nn_ncclFunc_t coll, size_t n_
 }
 
 NN_EXPORT const nn_ncclTuner_v4_t ncclTunerPlugin_v4 = {
-  .name = NN_PLUGIN_NAME, .init = init_v4, .getCollInfo = get_coll_info_v4, .destroy = nn_tuner_finalize,
+  .name = NN_PLUGIN_NAME,
+  .init = init_v4,
+  .getCollInfo = get_coll_info_v4,
+  .destroy = nn_tuner_finalize,
 };

@@ -8,8 +8,11 @@ static nn_ncclResult_t init_v5(void **ctx, uint64_t comm_id, size_t n_ranks, siz
                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
                                nn_ncclTunerConstants_v5_t *constants) {
   (void)nvl;
-  struct nn_tuner_init_args a = {.abi_version = 5, .comm_id = comm_id, .n_ranks = n_ranks,
-                                 .n_nodes = n_nodes, .logger = logger,
+  struct nn_tuner_init_args a = {.abi_version = 5,
+                                 .comm_id = comm_id,
+                                 .n_ranks = n_ranks,
+                                 .n_nodes = n_nodes,
+                                 .logger = logger,
                                  .hw_latencies = constants ? &constants->hwLatencies : NULL};
   nn_ncclload_note(__builtin_return_address(0));
   return nn_tuner_init(&a, ctx);
@@ -23,5 +26,8 @@ static nn_ncclResult_t get_coll_info_v5(void *ctx, nn_ncclFunc_t coll, size_t n_
 }
 
 NN_EXPORT const nn_ncclTuner_v5_t ncclTunerPlugin_v5 = {
-  .name = NN_PLUGIN_NAME, .init = init_v5, .getCollInfo = get_coll_info_v5, .finalize = nn_tuner_finalize,
+  .name = NN_PLUGIN_NAME,
+  .init = init_v5,
+  .getCollInfo = get_coll_info_v5,
+  .finalize = nn_tuner_finalize,
 };

@@ -18,17 +18,17 @@ struct nn_shape_policy {
 };
 
 struct nn_cache_version {
-  int refs;               /* guarded by g_lock */
+  int refs; /* guarded by g_lock */
   char *path;
-  char *tuner_csv;        /* NCCL_TUNER_CONFIG_FILE when read, or NULL */
-  int culprit_is_csv;     /* rejected because of tuner_csv, not the mapping */
-  struct nn_snapshot_record files;   /* the version key */
+  char *tuner_csv;                 /* NCCL_TUNER_CONFIG_FILE when read, or NULL */
+  int culprit_is_csv;              /* rejected because of tuner_csv, not the mapping */
+  struct nn_snapshot_record files; /* the version key */
   char hash[17];
   int status;
   struct nn_config *cfg;
   struct nn_diag diag;
-  int warned;             /* guarded by lock */
-  pthread_mutex_t lock;   /* guards warned and policies; never held across compiling */
+  int warned;           /* guarded by lock */
+  pthread_mutex_t lock; /* guards warned and policies; never held across compiling */
   struct nn_shape_policy *policies;
   int n_policies, cap_policies;
 };
@@ -119,7 +119,7 @@ static struct nn_cache_version *publish(struct nn_cache_version *fresh) {
   } else {
     if (g_current && --g_current->refs == 0) drop = g_current;
     g_current = held = fresh;
-    fresh->refs++;         /* the cache's own reference */
+    fresh->refs++; /* the cache's own reference */
     g_moving_told[0] = 0;
   }
   pthread_mutex_unlock(&g_lock);
@@ -127,7 +127,8 @@ static struct nn_cache_version *publish(struct nn_cache_version *fresh) {
   return held;
 }
 
-static void warn_moving(const struct nn_logger *logger, const struct nn_cache_version *fresh, const struct nn_cache_version *kept) {
+static void warn_moving(const struct nn_logger *logger, const struct nn_cache_version *fresh,
+                        const struct nn_cache_version *kept) {
   int at = fresh->files.moving - 1;
   const char *what = at >= 0 && at < fresh->files.n ? fresh->files.files[at].path : fresh->path;
   pthread_mutex_lock(&g_lock);
@@ -136,11 +137,15 @@ static void warn_moving(const struct nn_logger *logger, const struct nn_cache_ve
   pthread_mutex_unlock(&g_lock);
   if (told) return;
   if (kept)
-    nn_log_warn(logger, "nccl-numa: %s changed while being read, %d times in a row: new communicators keep "
-                "config version %s until it is still (replace files by rename)", what, NN_SNAP_READS, kept->hash);
+    nn_log_warn(logger,
+                "nccl-numa: %s changed while being read, %d times in a row: new communicators keep "
+                "config version %s until it is still (replace files by rename)",
+                what, NN_SNAP_READS, kept->hash);
   else
-    nn_log_warn(logger, "nccl-numa: %s changed while being read, %d times in a row: pass-through until it "
-                "is still (replace files by rename)", what, NN_SNAP_READS);
+    nn_log_warn(logger,
+                "nccl-numa: %s changed while being read, %d times in a row: pass-through until it "
+                "is still (replace files by rename)",
+                what, NN_SNAP_READS);
 }
 
 struct nn_cache_version *nn_cache_acquire(const struct nn_logger *logger) {
@@ -156,12 +161,13 @@ struct nn_cache_version *nn_cache_acquire(const struct nn_logger *logger) {
   int same_path = cur && !strcmp(cur->path, src.path);
   if (!fresh || fresh->status == NN_CFG_MOVING) {
     if (fresh) warn_moving(logger, fresh, same_path ? cur : NULL);
-    if (same_path || !fresh) {   /* keep the previous version whole (or, out of memory, what there is) */
+    if (same_path ||
+        !fresh) { /* keep the previous version whole (or, out of memory, what there is) */
       free_version(fresh);
       return cur;
     }
     put_ref(cur);
-    return fresh;                /* a pass-through of its own, never published */
+    return fresh; /* a pass-through of its own, never published */
   }
   put_ref(cur);
   return publish(fresh);
@@ -187,7 +193,9 @@ __attribute__((destructor)) static void nn_cache_unload(void) {
   if (last) free_version(v);
 }
 
-const struct nn_config *nn_cache_config(const struct nn_cache_version *v) { return v ? v->cfg : NULL; }
+const struct nn_config *nn_cache_config(const struct nn_cache_version *v) {
+  return v ? v->cfg : NULL;
+}
 const char *nn_cache_path(const struct nn_cache_version *v) { return v ? v->path : ""; }
 int nn_cache_status(const struct nn_cache_version *v) { return v ? v->status : NN_CFG_ABSENT; }
 const char *nn_cache_hash(const struct nn_cache_version *v) { return v ? v->hash : "-"; }
@@ -201,7 +209,8 @@ int nn_cache_claim_warning(struct nn_cache_version *v) {
   return first;
 }
 
-void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger, const char *consequence) {
+void nn_cache_warn_rejected(struct nn_cache_version *v, const struct nn_logger *logger,
+                            const char *consequence) {
   if (nn_cache_status(v) != NN_CFG_INVALID || !nn_cache_claim_warning(v)) return;
   for (int i = 0; i < v->diag.n; i++) nn_log_warn(logger, "nccl-numa: %s", v->diag.msgs[i]);
   if (v->diag.dropped) nn_log_warn(logger, "nccl-numa: ... and %d more problems", v->diag.dropped);
@@ -229,7 +238,8 @@ static struct nn_policy *find_policy(struct nn_cache_version *v, size_t n_ranks,
 }
 
 /* Keeps `p` for the shape, unless out of memory (then the caller frees it). */
-static int add_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes, struct nn_policy *p) {
+static int add_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes,
+                      struct nn_policy *p) {
   if (v->n_policies == v->cap_policies) {
     int cap = v->cap_policies ? 2 * v->cap_policies : 8;
     struct nn_shape_policy *grown = realloc(v->policies, (size_t)cap * sizeof *grown);
@@ -241,7 +251,8 @@ static int add_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes
   return 0;
 }
 
-const struct nn_policy *nn_cache_policy(struct nn_cache_version *v, size_t n_ranks, size_t n_nodes) {
+const struct nn_policy *nn_cache_policy(struct nn_cache_version *v, size_t n_ranks,
+                                        size_t n_nodes) {
   if (!v || !v->cfg) return NULL;
   pthread_mutex_lock(&v->lock);
   struct nn_policy *p = find_policy(v, n_ranks, n_nodes);
@@ -253,10 +264,10 @@ const struct nn_policy *nn_cache_policy(struct nn_cache_version *v, size_t n_ran
   struct nn_config view;
   nn_visible_of_process(v->cfg, &vis);
   const struct nn_config *scoped = nn_visible_for_comm(v->cfg, &vis, n_ranks, n_nodes, own, &view);
-  struct nn_policy *compiled = nn_policy_compile(scoped, n_ranks, n_nodes);   /* no lock held */
+  struct nn_policy *compiled = nn_policy_compile(scoped, n_ranks, n_nodes); /* no lock held */
   if (!compiled) return NULL;
   pthread_mutex_lock(&v->lock);
-  p = find_policy(v, n_ranks, n_nodes);      /* another communicator of the shape may have won */
+  p = find_policy(v, n_ranks, n_nodes); /* another communicator of the shape may have won */
   int keep = !p && add_policy(v, n_ranks, n_nodes, compiled) == 0;
   if (keep) p = compiled;
   pthread_mutex_unlock(&v->lock);

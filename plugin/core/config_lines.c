@@ -15,7 +15,7 @@
 
 void nn_perr(struct nn_parser *p, const char *fmt, ...) {
   if (p->errors && p->opts && (p->opts->flags & NN_PARSE_FIRST_ERROR)) {
-    p->errors++;   /* the first one said it: nothing more is read */
+    p->errors++; /* the first one said it: nothing more is read */
     return;
   }
   char msg[1024];
@@ -71,7 +71,8 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
     if (k == nkeys) {
       char valid[256] = "";
       for (int j = 0; j < nkeys; j++)
-        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", j ? ", " : "", keys[j].key);
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", j ? ", " : "",
+                 keys[j].key);
       nn_perr(p, "%s: unknown key '%s' (valid keys: %s)", dir, nn_quote(p, p->f[i]), valid);
       bad++;
     } else if (keys[k].val) {
@@ -86,7 +87,10 @@ int nn_take_keys(struct nn_parser *p, const char *dir, int first, struct nn_kv *
 
 const char *nn_config_own_file(struct nn_config *c, char *name) {
   char **grown = realloc(c->files, (size_t)(c->n_files + 1) * sizeof *grown);
-  if (!grown) { free(name); return NULL; }
+  if (!grown) {
+    free(name);
+    return NULL;
+  }
   c->files = grown;
   c->files[c->n_files++] = name;
   return name;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * config_load.c - a mapping read from its file (whole, by nn_snapshot_read), rules merged in from a CSV file named outside the
- * mapping (NCCL_TUNER_CONFIG_FILE), and the questions the plugin asks of a
- * parsed config.
+ * config_load.c - a mapping read from its file (whole, by nn_snapshot_read), rules merged in from a
+ * CSV file named outside the mapping (NCCL_TUNER_CONFIG_FILE), and the questions the plugin asks of
+ * a parsed config.
  */
 #include "nn_config.h"
 
@@ -20,8 +20,8 @@ static int load_file(const char *path, const struct nn_parse_opts *opts, struct 
 /* One reader for the plugin and every command: a load outside a recording (a command's) gets
  * one of its own, so its trust walks share the plugin's budget, NN_SNAP_WALK_BUDGET, and what
  * a command calls valid is what the plugin serves. */
-int nn_config_load(const char *path, const struct nn_parse_opts *opts,
-                   struct nn_config **out, struct nn_diag *diag) {
+int nn_config_load(const char *path, const struct nn_parse_opts *opts, struct nn_config **out,
+                   struct nn_diag *diag) {
   struct nn_snapshot_record rec;
   int began = nn_snapshot_record_if_none(&rec);
   int r = load_file(path, opts, out, diag);
@@ -68,7 +68,8 @@ int nn_config_add_csv_rules(struct nn_config *cfg, const char *path, struct nn_d
     free(rules);
     return -1;
   }
-  struct nn_rule *grown = n ? realloc(cfg->rules, (size_t)(cfg->n_rules + n) * sizeof *grown) : cfg->rules;
+  struct nn_rule *grown =
+    n ? realloc(cfg->rules, (size_t)(cfg->n_rules + n) * sizeof *grown) : cfg->rules;
   if (n && !grown) {
     nn_diag_add(diag, "%s: out of memory", owned);
     free(rules);

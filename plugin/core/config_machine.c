@@ -32,7 +32,8 @@ struct nn_bus_slot *nn_bus_slot(struct nn_bus_slot *tab, const struct nn_busid *
 int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, const char *s) {
   uint64_t v;
   if (nn_u64_parse(s, 0, NN_MAX_NUMA_ID, &v)) {
-    nn_perr(p, "%s: bad %s '%s' (expected a NUMA node 0-%d)", dir, what, nn_quote(p, s), NN_MAX_NUMA_ID);
+    nn_perr(p, "%s: bad %s '%s' (expected a NUMA node 0-%d)", dir, what, nn_quote(p, s),
+            NN_MAX_NUMA_ID);
     return -1;
   }
   return (int)v;
@@ -40,8 +41,10 @@ int nn_parse_node_id(struct nn_parser *p, const char *dir, const char *what, con
 
 static int gpu_busid(struct nn_parser *p, const char *key, const char *val, struct nn_busid *out) {
   if (nn_busid_parse(val, out) == 0) return 0;
-  nn_perr(p, "gpu: bad %s id '%s' (expected [dddd:]bb:dd.f in hex: domain <= ffff, "
-       "device <= 1f, function <= 7)", key, nn_quote(p, val));
+  nn_perr(p,
+          "gpu: bad %s id '%s' (expected [dddd:]bb:dd.f in hex: domain <= ffff, "
+          "device <= 1f, function <= 7)",
+          key, nn_quote(p, val));
   return -1;
 }
 
@@ -85,8 +88,8 @@ static void gpu_remember(struct nn_parser *p, const struct nn_gpu *g) {
 static int gpu_count_node(struct nn_parser *p, int node) {
   if (p->node_used[node]) return 0;
   if (p->distinct_nodes >= NN_MAX_NUMA_NODES) {
-    nn_perr(p, "gpu: numa=%d would be NUMA node number %d; at most %d distinct NUMA nodes",
-         node, p->distinct_nodes + 1, NN_MAX_NUMA_NODES);
+    nn_perr(p, "gpu: numa=%d would be NUMA node number %d; at most %d distinct NUMA nodes", node,
+            p->distinct_nodes + 1, NN_MAX_NUMA_NODES);
     return -1;
   }
   p->node_used[node] = 1;
@@ -113,8 +116,10 @@ static int gpu_pcie(struct nn_parser *p, const char *v, struct nn_gpu *g) {
       g->pcie_width = (int)width;
       return 0;
     }
-  nn_perr(p, "gpu: bad pcie '%s' (expected GENxWIDTH: generation 1-6, width 1, 2, 4, 8, 12, 16 or 32; "
-          "e.g. pcie=5x16)", nn_quote(p, v));
+  nn_perr(p,
+          "gpu: bad pcie '%s' (expected GENxWIDTH: generation 1-6, width 1, 2, 4, 8, 12, 16 or 32; "
+          "e.g. pcie=5x16)",
+          nn_quote(p, v));
   return -1;
 }
 
@@ -122,13 +127,15 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
   int host_side = p->opts && (p->opts->flags & NN_PARSE_HOST_SIDE);
   int bad = 0;
   if (k[0].val) {
-    if (gpu_busid(p, "bus", k[0].val, &g->bus) == 0) g->has_bus = 1;  /* unset: no false duplicate */
+    if (gpu_busid(p, "bus", k[0].val, &g->bus) == 0) g->has_bus = 1; /* unset: no false duplicate */
     else bad++;
   } else if (!host_side) {
     p->gpu_without_bus++;
-    nn_perr(p, "gpu: missing bus=%s", p->cfg->host_side ?
-         " (this is a host-side mapping: check it with --host-side, or complete it with "
-         "discover --guest)" : "");
+    nn_perr(p, "gpu: missing bus=%s",
+            p->cfg->host_side
+              ? " (this is a host-side mapping: check it with --host-side, or complete it with "
+                "discover --guest)"
+              : "");
     bad++;
   }
   if (!k[1].val) {
@@ -138,7 +145,8 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
     bad++;
   }
   if (k[2].val) {
-    if (gpu_busid(p, "host", k[2].val, &g->host) == 0) g->has_host = 1;  /* unset: no false duplicate */
+    if (gpu_busid(p, "host", k[2].val, &g->host) == 0)
+      g->has_host = 1; /* unset: no false duplicate */
     else bad++;
   } else if (host_side) {
     nn_perr(p, "gpu: missing host= (a host-side mapping needs it)");
@@ -148,7 +156,8 @@ static int gpu_keys(struct nn_parser *p, struct nn_kv *k, struct nn_gpu *g) {
   if (k[3].val) {
     uint64_t sm;
     if (nn_u64_parse(k[3].val, 0, 999, &sm) || sm < 10) {
-      nn_perr(p, "gpu: bad sm '%s' (expected major*10+minor, e.g. 90 or 120)", nn_quote(p, k[3].val));
+      nn_perr(p, "gpu: bad sm '%s' (expected major*10+minor, e.g. 90 or 120)",
+              nn_quote(p, k[3].val));
       bad++;
     } else {
       g->sm = (int)sm;
@@ -185,7 +194,7 @@ void nn_config_parser_gpu(struct nn_parser *p) {
   bad += nn_take_keys(p, "gpu", first, k, NN_COUNT_OF(k));
   bad += gpu_keys(p, k, &g);
   if (g.index >= 0) bad += gpu_check_unique(p, &g);
-  if (!bad && gpu_count_node(p, g.numa)) bad++;   /* only accepted lines count */
+  if (!bad && gpu_count_node(p, g.numa)) bad++; /* only accepted lines count */
   if (bad) {
     p->gpu_line_errors++;
     return;
@@ -208,14 +217,15 @@ void nn_gpus_finish(struct nn_parser *p) {
   int len = 0, missing = 0;
   for (int i = 0; i < p->n_gpus; i++) {
     if (seen[i]) continue;
-    if (missing < 8) len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing ? ", " : "", i);
+    if (missing < 8)
+      len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing ? ", " : "", i);
     missing++;
   }
   if (!missing) return;
   int save = p->line;
   p->line = p->last_gpu_line;
   nn_perr(p, "gpu: index %s%s missing (%d gpu lines need indices 0-%d, each once)", list,
-       missing > 8 ? ", ..." : "", p->n_gpus, p->n_gpus - 1);
+          missing > 8 ? ", ..." : "", p->n_gpus, p->n_gpus - 1);
   p->line = save;
 }
 
@@ -247,9 +257,10 @@ void nn_config_parser_numa(struct nn_parser *p) {
       nn_perr(p, "numa: bad cpus list '%s': %s", nn_quote(p, k[0].val), why);
       bad++;
     } else if (nn_cpumask_chars(highest) > NN_MAX_AFFINITY_CHARS) {
-      nn_perr(p, "numa: cpus=%s is too long for NCCL: CPU %d makes an affinity mask of %d "
-           "characters, over NCCL's %d-character attribute limit",
-           nn_quote(p, k[0].val), highest, nn_cpumask_chars(highest), NN_MAX_AFFINITY_CHARS);
+      nn_perr(p,
+              "numa: cpus=%s is too long for NCCL: CPU %d makes an affinity mask of %d "
+              "characters, over NCCL's %d-character attribute limit",
+              nn_quote(p, k[0].val), highest, nn_cpumask_chars(highest), NN_MAX_AFFINITY_CHARS);
       bad++;
     }
   }
@@ -263,7 +274,7 @@ void nn_config_parser_numa(struct nn_parser *p) {
   n->line = p->line;
   /* k[0].val is not NULL: a NULL one was counted in bad above; the analyzer loses that
    * when take_keys' loop makes bad unknown. */
-  n->cpus = strdup(k[0].val);  // NOLINT(clang-analyzer-core.NonNullParamChecker)
+  n->cpus = strdup(k[0].val);   // NOLINT(clang-analyzer-core.NonNullParamChecker)
   if (!n->cpus) {
     nn_perr(p, "out of memory");
     return;
@@ -299,7 +310,8 @@ static int cpu_number(struct nn_parser *p, const char *key, const char *val, int
   long v;
   if (!val) return 0;
   if (parse_dec_or_hex(val, 0xffff, &v)) {
-    nn_perr(p, "cpu: bad %s '%s' (expected a decimal or 0x hex number up to 65535)", key, nn_quote(p, val));
+    nn_perr(p, "cpu: bad %s '%s' (expected a decimal or 0x hex number up to 65535)", key,
+            nn_quote(p, val));
     return 1;
   }
   *out = (int)v;
@@ -309,14 +321,17 @@ static int cpu_number(struct nn_parser *p, const char *key, const char *val, int
 /* GenuineIntel: NCCL models the socket link by model, so both numbers are needed. */
 static int cpu_intel_complete(struct nn_parser *p, struct nn_cpu *cpu) {
   if (cpu->family >= 0 && cpu->model >= 0) return 0;
-  const char *path = p->opts && p->opts->cpuinfo_path ? p->opts->cpuinfo_path : nn_cpuinfo_default();
+  const char *path =
+    p->opts && p->opts->cpuinfo_path ? p->opts->cpuinfo_path : nn_cpuinfo_default();
   char vendor[16];
   int fam, mod;
   if (nn_cpuinfo_read(path, vendor, &fam, &mod) == 0 && !strcmp(vendor, "GenuineIntel") &&
       (cpu->family >= 0 || fam >= 0) && (cpu->model >= 0 || mod >= 0))
     return 0;
-  nn_perr(p, "cpu: vendor=GenuineIntel needs family= and model= (this host's %s does not "
-       "describe an Intel CPU to take them from)", path);
+  nn_perr(p,
+          "cpu: vendor=GenuineIntel needs family= and model= (this host's %s does not "
+          "describe an Intel CPU to take them from)",
+          path);
   return 1;
 }
 
@@ -333,10 +348,13 @@ void nn_config_parser_cpu(struct nn_parser *p) {
   if (!k[0].val) {
     nn_perr(p, "cpu: missing vendor=");
     bad++;
-  } else if (nn_ascii_caseeq(k[0].val, "AuthenticAMD") || nn_ascii_caseeq(k[0].val, "GenuineIntel")) {
-    strcpy(c.vendor, nn_ascii_lower((unsigned char)k[0].val[0]) == 'a' ? "AuthenticAMD" : "GenuineIntel");
+  } else if (nn_ascii_caseeq(k[0].val, "AuthenticAMD") ||
+             nn_ascii_caseeq(k[0].val, "GenuineIntel")) {
+    strcpy(c.vendor,
+           nn_ascii_lower((unsigned char)k[0].val[0]) == 'a' ? "AuthenticAMD" : "GenuineIntel");
   } else {
-    nn_perr(p, "cpu: unknown vendor '%s' (expected AuthenticAMD or GenuineIntel)", nn_quote(p, k[0].val));
+    nn_perr(p, "cpu: unknown vendor '%s' (expected AuthenticAMD or GenuineIntel)",
+            nn_quote(p, k[0].val));
     bad++;
   }
   bad += cpu_number(p, "family", k[1].val, &c.family);
@@ -355,4 +373,3 @@ int nn_gpus_install(struct nn_parser *p) {
   p->cfg->n_gpus = p->n_gpus;
   return 0;
 }
-

@@ -17,23 +17,24 @@
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const coll_names[NN_COLL_COUNT] = {
-  "broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
+static const char *const coll_names[NN_COLL_COUNT] = {"broadcast", "reduce", "allgather",
+                                                      "reducescatter", "allreduce"};
 /* The spelling of NCCL's API and nccl-tests (ncclAllReduce, all_reduce_perf). */
-static const char *const coll_alt_names[NN_COLL_COUNT] = {
-  "broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce"};
+static const char *const coll_alt_names[NN_COLL_COUNT] = {"broadcast", "reduce", "all_gather",
+                                                          "reduce_scatter", "all_reduce"};
 static const char *const algo_names[NN_ALGO_COUNT] = {
   "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 static const char *const proto_names[NN_PROTO_COUNT] = {"ll", "ll128", "simple"};
-static const char *const nccl_coll_names[NN_COLL_COUNT] = {
-  "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+static const char *const nccl_coll_names[NN_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather",
+                                                           "ReduceScatter", "AllReduce"};
 static const char *const nccl_algo_names[NN_ALGO_COUNT] = {
   "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 static const char *const nccl_proto_names[NN_PROTO_COUNT] = {"LL", "LL128", "Simple"};
 static const struct {
   const char *const *names;
   int n;
-} nccl_names[] = {{nccl_coll_names, NN_COLL_COUNT}, {nccl_algo_names, NN_ALGO_COUNT},
+} nccl_names[] = {{nccl_coll_names, NN_COLL_COUNT},
+                  {nccl_algo_names, NN_ALGO_COUNT},
                   {nccl_proto_names, NN_PROTO_COUNT}};
 static const char *const scope_names[] = {"any", "intra", "cross", "unknown"};
 static const char *const topo_mode_names[] = {"auto", "numa", "off"};
@@ -89,7 +90,7 @@ int nn_coll_from_name(const char *s) {
 int nn_algo_from_name(const char *s) { return index_of(algo_names, NN_ALGO_COUNT, s); }
 int nn_proto_from_name(const char *s) { return index_of(proto_names, NN_PROTO_COUNT, s); }
 int nn_scope_from_name(const char *s) {
-  return index_of(scope_names, NN_COUNT_OF(scope_names) - 1, s);  /* "unknown" is not a rule value */
+  return index_of(scope_names, NN_COUNT_OF(scope_names) - 1, s); /* "unknown" is not a rule value */
 }
 int nn_topo_mode_from_name(const char *s) {
   return index_of(topo_mode_names, NN_COUNT_OF(topo_mode_names), s);

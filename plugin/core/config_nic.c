@@ -35,14 +35,17 @@ static int nic_name_ok(const char *s) {
 
 static int nic_busid(struct nn_parser *p, const char *key, const char *val, struct nn_busid *out) {
   if (nn_busid_parse(val, out) == 0) return 0;
-  nn_perr(p, "nic: bad %s id '%s' (expected [dddd:]bb:dd.f in hex: domain <= ffff, "
-          "device <= 1f, function <= 7)", key, nn_quote(p, val));
+  nn_perr(p,
+          "nic: bad %s id '%s' (expected [dddd:]bb:dd.f in hex: domain <= ffff, "
+          "device <= 1f, function <= 7)",
+          key, nn_quote(p, val));
   return -1;
 }
 
 static int nic_index(struct nn_parser *p, struct nn_nic *n) {
   if (p->nf < 2 || strchr(p->f[1], '=')) {
-    nn_perr(p, "nic: missing index (expected: nic <index> bus=<busid> numa=<node> [name=<device>])");
+    nn_perr(p,
+            "nic: missing index (expected: nic <index> bus=<busid> numa=<node> [name=<device>])");
     return 1;
   }
   uint64_t idx;
@@ -67,8 +70,10 @@ static int nic_keys(struct nn_parser *p, const struct nn_kv *k, struct nn_nic *n
     if (nic_busid(p, "bus", k[0].val, &n->bus) == 0) n->has_bus = 1;
     else bad++;
   } else if (!host_side) {
-    nn_perr(p, "nic: missing bus=%s", p->cfg->host_side ? " (this is a host-side mapping: check it "
-            "with --host-side, or complete it with discover --guest)" : "");
+    nn_perr(p, "nic: missing bus=%s",
+            p->cfg->host_side ? " (this is a host-side mapping: check it "
+                                "with --host-side, or complete it with discover --guest)"
+                              : "");
     bad++;
   }
   if (!k[1].val) {
@@ -78,8 +83,10 @@ static int nic_keys(struct nn_parser *p, const struct nn_kv *k, struct nn_nic *n
     bad++;
   }
   if (k[2].val && !nic_name_ok(k[2].val)) {
-    nn_perr(p, "nic: bad name '%s' (expected 1-%d letters, digits, '_', '.', '-' or ':', "
-            "e.g. mlx5_0)", nn_quote(p, k[2].val), NN_NIC_NAME_MAX - 1);
+    nn_perr(p,
+            "nic: bad name '%s' (expected 1-%d letters, digits, '_', '.', '-' or ':', "
+            "e.g. mlx5_0)",
+            nn_quote(p, k[2].val), NN_NIC_NAME_MAX - 1);
     bad++;
   } else if (k[2].val) {
     strcpy(n->name, k[2].val);
@@ -100,7 +107,8 @@ static int nic_unique(struct nn_parser *p, const struct nn_nic *n) {
     const struct nn_busid *id;
     struct nn_bus_slot *tab;
     const char *what;
-  } ids[] = {{n->has_bus, &n->bus, p->bus_tab, "bus"}, {n->has_host, &n->host, p->host_tab, "host"}};
+  } ids[] = {{n->has_bus, &n->bus, p->bus_tab, "bus"},
+             {n->has_host, &n->host, p->host_tab, "host"}};
   int bad = 0;
   for (int i = 0; i < NN_COUNT_OF(ids); i++) {
     const struct nn_bus_slot *o = ids[i].has ? nn_bus_slot(ids[i].tab, ids[i].id) : NULL;

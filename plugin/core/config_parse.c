@@ -29,7 +29,6 @@ static void split_fields(struct nn_parser *p) {
   }
 }
 
-
 /* ------------------------------------------------------------------ lines */
 
 /* The directives, in the order the "expected ..." message names them and their finish steps
@@ -66,8 +65,7 @@ static void directive_list(char *buf, size_t size) {
 
 static void comment_line(struct nn_parser *p, const char *s, size_t len) {
   static const char marker[] = NN_CONFIG_HOST_SIDE_MARKER;
-  if (len >= sizeof marker - 1 && memmem(s, len, marker, sizeof marker - 1))
-    p->cfg->host_side = 1;
+  if (len >= sizeof marker - 1 && memmem(s, len, marker, sizeof marker - 1)) p->cfg->host_side = 1;
 }
 
 static void parse_line(struct nn_parser *p, const char *s, size_t len) {
@@ -87,7 +85,7 @@ static void parse_line(struct nn_parser *p, const char *s, size_t len) {
     comment_line(p, s + lead, len - lead);
     return;
   }
-  for (size_t i = 0; i < len; i++) {   /* one pass checks and copies */
+  for (size_t i = 0; i < len; i++) { /* one pass checks and copies */
     unsigned char c = (unsigned char)s[i];
     if ((c < 0x20 && c != '\t') || c == 0x7f) {
       nn_perr(p, "control character \\x%02x at column %zu (not a text file?)", c, i + 1);
@@ -143,9 +141,8 @@ static struct nn_config *config_new(const char *name) {
   return c;
 }
 
-int nn_config_parse(const char *name, const char *buf, size_t len,
-                    const struct nn_parse_opts *opts, struct nn_config **out,
-                    struct nn_diag *diag) {
+int nn_config_parse(const char *name, const char *buf, size_t len, const struct nn_parse_opts *opts,
+                    struct nn_config **out, struct nn_diag *diag) {
   if (out) *out = NULL;
   if (!name) name = "(mapping)";
   if (!buf && len) {
@@ -153,7 +150,8 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
     return -1;
   }
   if (len > NN_MAX_FILE_BYTES) {
-    nn_diag_add(diag, "%s: file is %zu bytes, over the %u MiB limit", name, len, NN_MAX_FILE_BYTES >> 20);
+    nn_diag_add(diag, "%s: file is %zu bytes, over the %u MiB limit", name, len,
+                NN_MAX_FILE_BYTES >> 20);
     return -1;
   }
   struct nn_parser *p = calloc(1, sizeof *p);
@@ -188,7 +186,7 @@ int nn_config_parse(const char *name, const char *buf, size_t len,
   int errors = p->errors;
   free(p->gpus);
   free(p);
-  if (errors) {   /* a rejected file lists its refused lines among its problems */
+  if (errors) { /* a rejected file lists its refused lines among its problems */
     for (int i = 0; i < cfg->refused.n; i++) nn_diag_add(diag, "%s", cfg->refused.msgs[i]);
     if (diag) diag->dropped += cfg->refused.dropped;
     nn_config_free(cfg);

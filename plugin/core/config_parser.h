@@ -22,9 +22,9 @@
 #define NN_MAX_ENVS 4096
 #define NN_MAX_FIELDS (NN_MAX_LINE_BYTES / 2 + 2)
 #define NN_QUOTE_MAX 48
-#define NN_BUS_SLOTS 4096     /* hash slots for bus ids, 4x NN_MAX_GPUS */
-#define NN_ENV_SLOTS 8192     /* hash slots for env names, 2x NN_MAX_ENVS */
-#define NN_CSV_SLOTS 512      /* hash slots for included files, 2x NN_MAX_INCLUDES */
+#define NN_BUS_SLOTS 4096 /* hash slots for bus ids, 4x NN_MAX_GPUS */
+#define NN_ENV_SLOTS 8192 /* hash slots for env names, 2x NN_MAX_ENVS */
+#define NN_CSV_SLOTS 512  /* hash slots for included files, 2x NN_MAX_INCLUDES */
 
 #define NN_COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -32,9 +32,9 @@
  * its rules went, or the line of the include that reported it bad. */
 struct nn_csv_seen {
   struct nn_file_key key;
-  const char *path;       /* owned by the config */
-  int first, n;           /* cfg->rules[first .. first + n) */
-  int bad_line;           /* 0: it was read fine */
+  const char *path; /* owned by the config */
+  int first, n;     /* cfg->rules[first .. first + n) */
+  int bad_line;     /* 0: it was read fine */
 };
 
 struct nn_parser {
@@ -50,7 +50,7 @@ struct nn_parser {
   char quote[4][NN_QUOTE_MAX * 4 + 8];
   int quote_next;
   /* gpu bookkeeping */
-  struct nn_gpu *gpus;   /* file order */
+  struct nn_gpu *gpus; /* file order */
   int n_gpus, gpu_cap;
   int last_gpu_line, gpu_line_errors, gpus_over;
   unsigned char node_used[NN_MAX_NUMA_ID + 1];
@@ -66,24 +66,24 @@ struct nn_parser {
   int index_line[NN_MAX_GPUS];
   int numa_line[NN_MAX_NUMA_ID + 1];
   struct nn_bus_slot {
-    uint64_t key;   /* bus id key + 1; 0 = empty */
+    uint64_t key; /* bus id key + 1; 0 = empty */
     int line;
   } bus_tab[NN_BUS_SLOTS], host_tab[NN_BUS_SLOTS];
-  int env_tab[NN_ENV_SLOTS];   /* index into cfg->envs + 1; 0 = empty */
+  int env_tab[NN_ENV_SLOTS]; /* index into cfg->envs + 1; 0 = empty */
   /* include-csv: at most NN_MAX_INCLUDES lines; each file (by identity, however the line
    * spells it; a missing one by its path) read once per parse, found again by hash, and at
    * most NN_MAX_INCLUDE_BYTES read in all */
   int n_includes;
   struct nn_csv_seen csv_seen[NN_MAX_INCLUDES];
   int n_csv_seen;
-  int csv_tab[NN_CSV_SLOTS];   /* index into csv_seen + 1; 0 = empty */
+  int csv_tab[NN_CSV_SLOTS]; /* index into csv_seen + 1; 0 = empty */
   uint64_t include_bytes;
 };
 
 /* A KEY=VALUE field a directive accepts. */
 struct nn_kv {
   const char *key;
-  const char *val;   /* NULL when not given */
+  const char *val; /* NULL when not given */
 };
 
 /* Records a problem at the current line ("NAME:LINE: ..." or "NAME: ..." at line 0)

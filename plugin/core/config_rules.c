@@ -30,7 +30,8 @@ static int rule_range(struct nn_parser *p, const char *key, const char *val, int
     return 1;
   }
   if (dash == val) {
-    nn_perr(p, "rule: %s=%s: missing lower bound (sizes cannot be negative)", key, nn_quote(p, val));
+    nn_perr(p, "rule: %s=%s: missing lower bound (sizes cannot be negative)", key,
+            nn_quote(p, val));
     return 1;
   }
   char lo_s[64], hi_s[64];
@@ -44,7 +45,8 @@ static int rule_range(struct nn_parser *p, const char *key, const char *val, int
   lo_s[lo_len] = 0;
   int r1 = nn_u64_parse(lo_s, 1, UINT64_MAX, lo), r2 = 0;
   if (hs && *hs) {
-    memcpy(hi_s, hs, strlen(hs) + 1);   /* fits: checked above (snprintf cost a sixth of a rule line) */
+    memcpy(hi_s, hs,
+           strlen(hs) + 1); /* fits: checked above (snprintf cost a sixth of a rule line) */
     r2 = nn_u64_parse(hi_s, 1, UINT64_MAX, hi);
   } else {
     *hi = hs ? NN_UNBOUNDED : *lo;
@@ -55,11 +57,12 @@ static int rule_range(struct nn_parser *p, const char *key, const char *val, int
   }
   if (r1 || r2) {
     nn_perr(p, "rule: %s=%s: bad number (expected digits with an optional K, M, G or T suffix)",
-         key, nn_quote(p, val));
+            key, nn_quote(p, val));
     return 1;
   }
   if (*lo > *hi) {
-    nn_perr(p, "rule: %s=%s: inverted range (lower bound above upper bound)", key, nn_quote(p, val));
+    nn_perr(p, "rule: %s=%s: inverted range (lower bound above upper bound)", key,
+            nn_quote(p, val));
     return 1;
   }
   return 0;
@@ -75,23 +78,39 @@ static int rule_enum(struct nn_parser *p, const char *key, const char *val, int 
   return 0;
 }
 
-enum { RK_COLL, RK_BYTES, RK_RANKS, RK_NODES, RK_SCOPE, RK_ALGO, RK_PROTO, RK_CHANNELS, RK_CHUNK, RK_N };
+enum {
+  RK_COLL,
+  RK_BYTES,
+  RK_RANKS,
+  RK_NODES,
+  RK_SCOPE,
+  RK_ALGO,
+  RK_PROTO,
+  RK_CHANNELS,
+  RK_CHUNK,
+  RK_N
+};
 
 static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) {
   int bad = 0;
   for (int i = RK_BYTES; i < RK_N; i++)
     if (i != RK_SCOPE && k[i].val && is_any(k[i].val)) {
-      nn_perr(p, "rule: %s=any: 'any' is a value only for coll and scope (leave %s out to match "
-           "anything)", k[i].key, k[i].key);
+      nn_perr(p,
+              "rule: %s=any: 'any' is a value only for coll and scope (leave %s out to match "
+              "anything)",
+              k[i].key, k[i].key);
       k[i].val = NULL;
       bad++;
     }
   if (k[RK_COLL].val)
     bad += rule_enum(p, "coll", k[RK_COLL].val, nn_coll_from_name(k[RK_COLL].val),
                      "allreduce, allgather, reducescatter, broadcast, reduce or any", &r->coll);
-  if (k[RK_BYTES].val) bad += rule_range(p, "bytes", k[RK_BYTES].val, 0, &r->bytes_lo, &r->bytes_hi);
-  if (k[RK_RANKS].val) bad += rule_range(p, "ranks", k[RK_RANKS].val, 1, &r->ranks_lo, &r->ranks_hi);
-  if (k[RK_NODES].val) bad += rule_range(p, "nodes", k[RK_NODES].val, 1, &r->nodes_lo, &r->nodes_hi);
+  if (k[RK_BYTES].val)
+    bad += rule_range(p, "bytes", k[RK_BYTES].val, 0, &r->bytes_lo, &r->bytes_hi);
+  if (k[RK_RANKS].val)
+    bad += rule_range(p, "ranks", k[RK_RANKS].val, 1, &r->ranks_lo, &r->ranks_hi);
+  if (k[RK_NODES].val)
+    bad += rule_range(p, "nodes", k[RK_NODES].val, 1, &r->nodes_lo, &r->nodes_hi);
   if (k[RK_SCOPE].val)
     bad += rule_enum(p, "scope", k[RK_SCOPE].val, nn_scope_from_name(k[RK_SCOPE].val),
                      "intra, cross or any", &r->scope);
@@ -104,7 +123,8 @@ static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) 
   if (k[RK_CHANNELS].val) {
     uint64_t ch;
     if (nn_u64_parse(k[RK_CHANNELS].val, 0, NN_MAX_CHANNELS, &ch) || ch < 1) {
-      nn_perr(p, "rule: bad channels '%s' (expected 1-%d)", nn_quote(p, k[RK_CHANNELS].val), NN_MAX_CHANNELS);
+      nn_perr(p, "rule: bad channels '%s' (expected 1-%d)", nn_quote(p, k[RK_CHANNELS].val),
+              NN_MAX_CHANNELS);
       bad++;
     } else {
       r->channels = (int)ch;
@@ -113,7 +133,8 @@ static int rule_values(struct nn_parser *p, struct nn_kv *k, struct nn_rule *r) 
   if (k[RK_CHUNK].val) {
     uint64_t v;
     if (nn_u64_parse(k[RK_CHUNK].val, 1, NN_MAX_CHUNK, &v) || v < NN_MIN_CHUNK) {
-      nn_perr(p, "rule: bad chunk '%s' (expected %d to 1G bytes, with an optional K, M or G suffix)",
+      nn_perr(p,
+              "rule: bad chunk '%s' (expected %d to 1G bytes, with an optional K, M or G suffix)",
               nn_quote(p, k[RK_CHUNK].val), NN_MIN_CHUNK);
       bad++;
     } else {
@@ -131,13 +152,20 @@ void nn_config_parser_rule(struct nn_parser *p) {
     p->rules_over = 1;
     return;
   }
-  struct nn_kv k[RK_N] = {{"coll", NULL}, {"bytes", NULL}, {"ranks", NULL},
-                       {"nodes", NULL}, {"scope", NULL}, {"algo", NULL},
-                       {"proto", NULL}, {"channels", NULL}, {"chunk", NULL}};
-  struct nn_rule r = {.coll = NN_ANY, .bytes_hi = NN_UNBOUNDED, .ranks_hi = NN_UNBOUNDED,
-                      .nodes_hi = NN_UNBOUNDED, .scope = NN_SCOPE_ANY, .algo = NN_ANY,
-                      .proto = NN_ANY, .pipeops = NN_ANY, .regbuff = NN_ANY,
-                      .file = c->files[0], .line = p->line};
+  struct nn_kv k[RK_N] = {{"coll", NULL},  {"bytes", NULL},    {"ranks", NULL},
+                          {"nodes", NULL}, {"scope", NULL},    {"algo", NULL},
+                          {"proto", NULL}, {"channels", NULL}, {"chunk", NULL}};
+  struct nn_rule r = {.coll = NN_ANY,
+                      .bytes_hi = NN_UNBOUNDED,
+                      .ranks_hi = NN_UNBOUNDED,
+                      .nodes_hi = NN_UNBOUNDED,
+                      .scope = NN_SCOPE_ANY,
+                      .algo = NN_ANY,
+                      .proto = NN_ANY,
+                      .pipeops = NN_ANY,
+                      .regbuff = NN_ANY,
+                      .file = c->files[0],
+                      .line = p->line};
   int bad = nn_take_keys(p, "rule", 1, k, RK_N);
   bad += rule_values(p, k, &r);
   if (!k[RK_ALGO].val && !k[RK_PROTO].val && !k[RK_CHANNELS].val && !k[RK_CHUNK].val) {
@@ -188,8 +216,10 @@ void nn_config_parser_env(struct nn_parser *p) {
   *eq = 0;
   const char *name = p->f[1], *value = eq + 1;
   if (!env_name_ok(name)) {
-    nn_perr(p, "env: '%s' is not an NCCL variable name (expected NCCL_ followed by letters, "
-         "digits or _)", nn_quote(p, name));
+    nn_perr(p,
+            "env: '%s' is not an NCCL variable name (expected NCCL_ followed by letters, "
+            "digits or _)",
+            nn_quote(p, name));
     return;
   }
   const char *refusal = nn_env_refusal(name);
@@ -233,8 +263,8 @@ void nn_config_parser_env(struct nn_parser *p) {
 /* The value of the one key of a directive a file may hold once; *first keeps
  * the line of the first such directive (0 before it). Returns NULL after
  * reporting a repeat, a bad field or a missing key (`hint` follows "KEY="). */
-static const char *take_single_key(struct nn_parser *p, const char *dir, int *first, const char *key,
-                                   const char *hint) {
+static const char *take_single_key(struct nn_parser *p, const char *dir, int *first,
+                                   const char *key, const char *hint) {
   if (*first) {
     nn_perr(p, "%s: second %s line (first on line %d)", dir, dir, *first);
     return NULL;
@@ -252,8 +282,10 @@ void nn_config_parser_model(struct nn_parser *p) {
   if (!v) return;
   double x = 0;
   if (nn_double_parse(v, &x) || !(x > 0.0 && x <= 1e6)) {
-    nn_perr(p, "model: bad pci-latency-us '%s' (expected a number of microseconds, "
-         "0 < x <= 1000000)", nn_quote(p, v));
+    nn_perr(p,
+            "model: bad pci-latency-us '%s' (expected a number of microseconds, "
+            "0 < x <= 1000000)",
+            nn_quote(p, v));
     return;
   }
   c->pci_latency_us = x;
@@ -285,7 +317,6 @@ static char *resolve_include(const char *config_name, const char *path) {
   return full;
 }
 
-
 static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, int n) {
   struct nn_config *c = p->cfg;
   if (c->n_rules + n > NN_MAX_RULES) {
@@ -306,15 +337,16 @@ static void append_csv_rules(struct nn_parser *p, const struct nn_rule *rules, i
 static int *csv_slot(struct nn_parser *p, const struct nn_file_key *key, const char *path) {
   uint64_t h = 14695981039346656037ULL;
   if (key->err)
-    for (const unsigned char *s = (const unsigned char *)path; *s; s++) h = (h ^ *s) * 1099511628211ULL;
-  else
-    h = ((uint64_t)key->dev * 1099511628211ULL) ^ (uint64_t)key->ino;
+    for (const unsigned char *s = (const unsigned char *)path; *s; s++)
+      h = (h ^ *s) * 1099511628211ULL;
+  else h = ((uint64_t)key->dev * 1099511628211ULL) ^ (uint64_t)key->ino;
   size_t i = (size_t)(h % NN_CSV_SLOTS);
   for (;;) {
     int at = p->csv_tab[i];
     if (!at) return &p->csv_tab[i];
     const struct nn_csv_seen *e = &p->csv_seen[at - 1];
-    if (key->err ? e->key.err && !strcmp(e->path, path) : nn_snapshot_key_equal(&e->key, key)) return &p->csv_tab[i];
+    if (key->err ? e->key.err && !strcmp(e->path, path) : nn_snapshot_key_equal(&e->key, key))
+      return &p->csv_tab[i];
     i = (i + 1) % NN_CSV_SLOTS;
   }
 }
@@ -347,8 +379,10 @@ static void include_again(struct nn_parser *p, const struct nn_csv_seen *e, cons
 static int include_budget(struct nn_parser *p, const char *path, const struct nn_file_key *key) {
   uint64_t size = key->err || key->size < 0 ? 0 : (uint64_t)key->size;
   if (p->include_bytes + size > NN_MAX_INCLUDE_BYTES) {
-    nn_perr(p, "include-csv: %s: its %llu bytes would pass the %u MiB that the files included by one "
-            "mapping may hold in all", path, (unsigned long long)size, NN_MAX_INCLUDE_BYTES >> 20);
+    nn_perr(p,
+            "include-csv: %s: its %llu bytes would pass the %u MiB that the files included by one "
+            "mapping may hold in all",
+            path, (unsigned long long)size, NN_MAX_INCLUDE_BYTES >> 20);
     return -1;
   }
   p->include_bytes += size;
@@ -356,8 +390,8 @@ static int include_budget(struct nn_parser *p, const char *path, const struct nn
 }
 
 /* Remembers in *slot what reading `path` (identity key) gave. */
-static void remember_csv(struct nn_parser *p, int *slot, const struct nn_file_key *key, const char *path,
-                         int first, int n, int bad) {
+static void remember_csv(struct nn_parser *p, int *slot, const struct nn_file_key *key,
+                         const char *path, int first, int n, int bad) {
   p->csv_seen[p->n_csv_seen] = (struct nn_csv_seen){*key, path, first, n, bad ? p->line : 0};
   *slot = ++p->n_csv_seen;
 }
@@ -366,8 +400,8 @@ static void remember_csv(struct nn_parser *p, int *slot, const struct nn_file_ke
 static int include_count(struct nn_parser *p) {
   if (++p->n_includes <= NN_MAX_INCLUDES) return 0;
   if (p->n_includes == NN_MAX_INCLUDES + 1)
-    nn_perr(p, "include-csv: more than %d include-csv lines (a mapping may include at most %d)", NN_MAX_INCLUDES,
-            NN_MAX_INCLUDES);
+    nn_perr(p, "include-csv: more than %d include-csv lines (a mapping may include at most %d)",
+            NN_MAX_INCLUDES, NN_MAX_INCLUDES);
   return -1;
 }
 

@@ -25,7 +25,8 @@ static int default_missing(const struct nn_config_source *src) {
 }
 
 /* NCCL_TUNER_CONFIG_FILE's rules into *cfg (an empty config when there is no mapping). */
-static int add_tuner_csv(const struct nn_config_source *src, struct nn_config **cfg, struct nn_diag *diag) {
+static int add_tuner_csv(const struct nn_config_source *src, struct nn_config **cfg,
+                         struct nn_diag *diag) {
   if (!*cfg && nn_config_parse(src->tuner_csv, "", 0, NULL, cfg, diag) != 0) return -1;
   if ((*cfg)->n_rules) return 0;
   if (nn_config_add_csv_rules(*cfg, src->tuner_csv, diag) == 0) return 0;
@@ -79,6 +80,5 @@ void nn_config_rejected_name(const struct nn_config_source *src, const char *cul
                              size_t size) {
   if (culprit && src->tuner_csv && culprit == src->tuner_csv)
     snprintf(buf, size, "NCCL_TUNER_CONFIG_FILE %s (for config %s)", src->tuner_csv, src->path);
-  else
-    snprintf(buf, size, "config %s", src->path);
+  else snprintf(buf, size, "config %s", src->path);
 }

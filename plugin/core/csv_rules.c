@@ -17,10 +17,10 @@
 enum { F_COLL, F_MIN, F_MAX, F_ALGO, F_PROTO, F_CHANNELS, F_NODES, F_RANKS, F_PIPEOPS, F_REGBUFF };
 
 static const char *const field_names[CSV_MAX_FIELDS] = {
-  "collective", "min_bytes", "max_bytes", "algorithm", "protocol",
+  "collective", "min_bytes", "max_bytes", "algorithm",  "protocol",
   "channels",   "nNodes",    "nRanks",    "numPipeOps", "regBuff"};
 
-#define CSV_QUOTE_MAX 48   /* field bytes shown in a message, as the mapping parser's nn_quote */
+#define CSV_QUOTE_MAX 48 /* field bytes shown in a message, as the mapping parser's nn_quote */
 
 /* A field quoted back in a message, into buf (CSV_QUOTE_BUF bytes): escaped, cut when long. */
 #define CSV_QUOTE_BUF (CSV_QUOTE_MAX * 4 + 8)
@@ -112,8 +112,8 @@ static int parse_small(const struct csv_line *c, const char *s, int field, long 
   return -1;
 }
 
-static int parse_name(const struct csv_line *c, const char *s, int field, int (*lookup)(const char *),
-                      const char *valid, int *out) {
+static int parse_name(const struct csv_line *c, const char *s, int field,
+                      int (*lookup)(const char *), const char *valid, int *out) {
   if (!strcmp(s, "-1") && field != F_COLL) {
     *out = NN_ANY;
     return 0;
@@ -124,14 +124,14 @@ static int parse_name(const struct csv_line *c, const char *s, int field, int (*
     return 0;
   }
   char q[CSV_QUOTE_BUF];
-  nn_diag_add(c->diag, "%s:%d: unknown %s '%s' (expected %s)", c->path, c->line,
-              field_names[field], quote(q, s), valid);
+  nn_diag_add(c->diag, "%s:%d: unknown %s '%s' (expected %s)", c->path, c->line, field_names[field],
+              quote(q, s), valid);
   return -1;
 }
 
 static int coll_only(const char *s) {
   int v = nn_coll_from_name(s);
-  return v == NN_ANY ? -2 : v;   /* the CSV format names one collective per line */
+  return v == NN_ANY ? -2 : v; /* the CSV format names one collective per line */
 }
 
 static int parse_fields(const struct csv_line *c, char **f, int n, struct nn_rule *r) {
@@ -145,23 +145,25 @@ static int parse_fields(const struct csv_line *c, char **f, int n, struct nn_rul
                     "broadcast, reduce, allgather, reducescatter or allreduce", &r->coll);
   bad |= parse_bytes(c, f[F_MIN], F_MIN, &r->bytes_lo);
   bad |= parse_bytes(c, f[F_MAX], F_MAX, &r->bytes_hi);
-  bad |= parse_name(c, f[F_ALGO], F_ALGO, nn_algo_from_name,
-                    "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat or -1", &r->algo);
-  bad |= parse_name(c, f[F_PROTO], F_PROTO, nn_proto_from_name, "ll, ll128, simple or -1",
-                    &r->proto);
+  bad |=
+    parse_name(c, f[F_ALGO], F_ALGO, nn_algo_from_name,
+               "tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree, pat or -1", &r->algo);
+  bad |=
+    parse_name(c, f[F_PROTO], F_PROTO, nn_proto_from_name, "ll, ll128, simple or -1", &r->proto);
   bad |= parse_small(c, f[F_CHANNELS], F_CHANNELS, 1, NN_MAX_CHANNELS, &ch);
   bad |= parse_small(c, f[F_NODES], F_NODES, 1, INT32_MAX, &nodes);
   bad |= parse_small(c, f[F_RANKS], F_RANKS, 1, INT32_MAX, &ranks);
   if (n > F_PIPEOPS) bad |= parse_small(c, f[F_PIPEOPS], F_PIPEOPS, 1, INT32_MAX, &pipe);
   if (n > F_REGBUFF) bad |= parse_small(c, f[F_REGBUFF], F_REGBUFF, 0, 1, &reg);
   if (bad) return -1;
-  if (r->bytes_lo > r->bytes_hi) {   /* both parsed: digits only */
+  if (r->bytes_lo > r->bytes_hi) { /* both parsed: digits only */
     nn_diag_add(c->diag, "%s:%d: min_bytes %s is above max_bytes %s", c->path, c->line, f[F_MIN],
                 f[F_MAX]);
     return -1;
   }
   if (r->algo == NN_ANY && r->proto == NN_ANY && ch == -1) {
-    nn_diag_add(c->diag, "%s:%d: the line chooses nothing (algorithm, protocol and channels all -1)",
+    nn_diag_add(c->diag,
+                "%s:%d: the line chooses nothing (algorithm, protocol and channels all -1)",
                 c->path, c->line);
     return -1;
   }
@@ -188,9 +190,12 @@ static int parse_line(const struct csv_line *c, char *text, int first_content, s
   int n = split(s, f);
   if (first_content && is_header(f, n)) return 0;
   if (n < CSV_MIN_FIELDS || n > CSV_MAX_FIELDS) {
-    nn_diag_add(c->diag, "%s:%d: %s%d fields; expected 8 to 10 "
-                "(collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]])",
-                c->path, c->line, n > CSV_MAX_FIELDS ? "more than " : "", n > CSV_MAX_FIELDS ? CSV_MAX_FIELDS : n);
+    nn_diag_add(c->diag,
+                "%s:%d: %s%d fields; expected 8 to 10 "
+                "(collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,"
+                "numPipeOps[,regBuff]])",
+                c->path, c->line, n > CSV_MAX_FIELDS ? "more than " : "",
+                n > CSV_MAX_FIELDS ? CSV_MAX_FIELDS : n);
     return -1;
   }
   return parse_fields(c, f, n, r) ? -1 : 1;

@@ -13,15 +13,15 @@
 /* How a value is read. The limits are what every NCCL release we load into handles without
  * harm; where NCCL's own parser has none, they are the range its code means. */
 enum grammar {
-  NUM,      /* decimal digits, lo..hi */
-  WORD,     /* one of words, as NCCL compares them (nocase: strcasecmp) */
-  LEVEL,    /* a path type word or NCCL's old level number 0..5 (ncclGetLevel) */
-  FUNCS,    /* NCCL_ALGO / NCCL_PROTO: [func:][^]word,word;func:[^]word,... (parseList) */
-  SUBSYS,   /* [^]word,word,... (NCCL_DEBUG_SUBSYS) */
-  IFLIST,   /* [^][=]name[:port],... (parseStringList) */
-  HCALIST,  /* [^][=]hca[:port[:rail[:plane]]],... (parseStringList, 2.30.7's fields) */
-  CTA,      /* 0..2, or NAME|NAME... (getEnvCtaPolicyOnce) */
-  NETDEVS   /* AUTO, ALL or MAX:n (getNetDevsPolicyOnce) */
+  NUM,     /* decimal digits, lo..hi */
+  WORD,    /* one of words, as NCCL compares them (nocase: strcasecmp) */
+  LEVEL,   /* a path type word or NCCL's old level number 0..5 (ncclGetLevel) */
+  FUNCS,   /* NCCL_ALGO / NCCL_PROTO: [func:][^]word,word;func:[^]word,... (parseList) */
+  SUBSYS,  /* [^]word,word,... (NCCL_DEBUG_SUBSYS) */
+  IFLIST,  /* [^][=]name[:port],... (parseStringList) */
+  HCALIST, /* [^][=]hca[:port[:rail[:plane]]],... (parseStringList, 2.30.7's fields) */
+  CTA,     /* 0..2, or NAME|NAME... (getEnvCtaPolicyOnce) */
+  NETDEVS  /* AUTO, ALL or MAX:n (getNetDevsPolicyOnce) */
 };
 
 /* Whether the loaded release reads a name: the row fact at `fact` (offsetof in struct
@@ -35,7 +35,7 @@ struct env_rule {
   long long lo, hi;
   const char *const *words;
   int nocase;
-  int pow2;                  /* NUM: a power of two (NCCL ignores any other) */
+  int pow2; /* NUM: a power of two (NCCL ignores any other) */
   enum release_kind release;
   size_t fact;
 };
@@ -84,8 +84,10 @@ static const char *const pcie_algos[] = {"Tree", "Ring", "PAT", NULL};
 static const char *const funcs[] = {"Broadcast",     "Reduce",    "AllGather",
                                     "ReduceScatter", "AllReduce", NULL};
 
-#define SWITCH(n) {n, NUM, 0, 1, NULL, 0, 0, ALWAYS, 0}
-#define RANGE(n, lo, hi) {n, NUM, lo, hi, NULL, 0, 0, ALWAYS, 0}
+#define SWITCH(n) \
+  { n, NUM, 0, 1, NULL, 0, 0, ALWAYS, 0 }
+#define RANGE(n, lo, hi) \
+  { n, NUM, lo, hi, NULL, 0, 0, ALWAYS, 0 }
 #define CHANNELS(n) RANGE(n, 1, NN_NCCL_MAXCHANNELS)
 #define FACT(f) offsetof(struct nn_nccl_release, f)
 
@@ -202,13 +204,13 @@ const char *nn_env_allowed_name(int i) {
 /* Why a value is refused beyond its grammar; GRAMMAR: it does not match the grammar. */
 static const char GRAMMAR[] = "";
 static const char LL128_FORCED[] =
-    "LL128 may not be forced on: NCCL's documentation warns that it can corrupt "
-    "data where the platform does not support it (GPUs behind PCIe); "
-    "'^LL128' to keep it off is accepted";
+  "LL128 may not be forced on: NCCL's documentation warns that it can corrupt "
+  "data where the platform does not support it (GPUs behind PCIe); "
+  "'^LL128' to keep it off is accepted";
 static const char NO_PCIE_ALGO[] =
-    "it leaves a function only algorithms a machine without NVLink SHARP or CollNet "
-    "lacks (NVLS, NVLSTree, CollNetDirect, CollNetChain), so every collective would "
-    "fail; keep Tree, Ring or PAT enabled";
+  "it leaves a function only algorithms a machine without NVLink SHARP or CollNet "
+  "lacks (NVLS, NVLSTree, CollNetDirect, CollNetChain), so every collective would "
+  "fail; keep Tree, Ring or PAT enabled";
 
 /* Decimal digits without a leading zero (NCCL's strtoll reads base 0: "010" is 8, "08" is 0),
  * no sign, no 0x, no spaces, lo..hi. */
@@ -372,20 +374,33 @@ static const char *value_problem(const struct env_rule *r, const char *v, size_t
   unsigned mask;
   int empty_port = 0, ok = 0;
   switch (r->kind) {
-  case NUM: ok = number_ok(v, n, r->lo, r->hi) && (!r->pow2 || pow2_ok(v, n)); break;
-  case WORD: ok = word_ok(v, n, r->words, r->nocase); break;
-  case LEVEL: ok = word_ok(v, n, r->words, 0) || number_ok(v, n, r->lo, r->hi); break;
-  case FUNCS: return funcs_problem(v, n, r->words);
+  case NUM:
+    ok = number_ok(v, n, r->lo, r->hi) && (!r->pow2 || pow2_ok(v, n));
+    break;
+  case WORD:
+    ok = word_ok(v, n, r->words, r->nocase);
+    break;
+  case LEVEL:
+    ok = word_ok(v, n, r->words, 0) || number_ok(v, n, r->lo, r->hi);
+    break;
+  case FUNCS:
+    return funcs_problem(v, n, r->words);
   case SUBSYS:
     ok = v[0] == '^' ? word_list_ok(v + 1, n - 1, r->words) : word_list_ok(v, n, r->words);
     break;
-  case IFLIST: ok = list_ok(v, n, NN_ENV_IFLIST_MAX, 0, &empty_port); break;
-  case HCALIST: ok = list_ok(v, n, NN_ENV_HCALIST_MAX, 1, &empty_port); break;
-  case CTA:
-    ok = cta_names(v, n) ? word_list_mask(v, n, r->words, '|', &mask)
-                         : number_ok(v, n, r->lo, r->hi);
+  case IFLIST:
+    ok = list_ok(v, n, NN_ENV_IFLIST_MAX, 0, &empty_port);
     break;
-  case NETDEVS: ok = netdevs_ok(r, v, n); break;
+  case HCALIST:
+    ok = list_ok(v, n, NN_ENV_HCALIST_MAX, 1, &empty_port);
+    break;
+  case CTA:
+    ok =
+      cta_names(v, n) ? word_list_mask(v, n, r->words, '|', &mask) : number_ok(v, n, r->lo, r->hi);
+    break;
+  case NETDEVS:
+    ok = netdevs_ok(r, v, n);
+    break;
   }
   return ok ? NULL : GRAMMAR;
 }
@@ -393,7 +408,7 @@ static const char *value_problem(const struct env_rule *r, const char *v, size_t
 static const char *value_check(const struct env_rule *r, const char *v) {
   size_t n = strnlen(v, NN_ENV_VALUE_MAX + 1);
   if (n > NN_ENV_VALUE_MAX) return GRAMMAR;
-  return n ? value_problem(r, v, n) : NULL;   /* "": NCCL's default, as if unset */
+  return n ? value_problem(r, v, n) : NULL; /* "": NCCL's default, as if unset */
 }
 
 static void join_words(char *buf, size_t size, const char *const *words, const char *sep) {
@@ -411,8 +426,8 @@ static void append(char *buf, size_t size, const char *text) {
 
 static void funcs_rule(const struct env_rule *r, char *buf, size_t size) {
   snprintf(
-      buf, size,
-      "[FUNC:][^]NAME,... sections separated by ';' (all but the first with FUNC:), NAME one of ");
+    buf, size,
+    "[FUNC:][^]NAME,... sections separated by ';' (all but the first with FUNC:), NAME one of ");
   join_words(buf, size, r->words, ", ");
   append(buf, size, ", FUNC one of ");
   join_words(buf, size, funcs, ", ");
@@ -425,10 +440,10 @@ static void list_rule(const struct env_rule *r, char *buf, size_t size) {
   char since[16];
   if (r->kind == IFLIST) {
     snprintf(
-        buf, size,
-        "[^][=]NAME[:PORT],... with at most %d entries, each NAME 1 to %d of A-Z a-z 0-9 _ - . and "
-        "PORT decimal digits 0 to 65535",
-        NN_ENV_IFLIST_MAX, NN_ENV_IFNAME_MAX);
+      buf, size,
+      "[^][=]NAME[:PORT],... with at most %d entries, each NAME 1 to %d of A-Z a-z 0-9 _ - . and "
+      "PORT decimal digits 0 to 65535",
+      NN_ENV_IFLIST_MAX, NN_ENV_IFNAME_MAX);
     return;
   }
   nn_nccl_release_since_text(FACT(env_ib_hca_rail), since, sizeof since);
@@ -462,14 +477,18 @@ const char *nn_env_value_rule(const char *name, char *buf, size_t size) {
     snprintf(buf + strlen(buf), size - strlen(buf), " or a number %lld to %lld (above 5: SYS)",
              r->lo, r->hi);
     break;
-  case FUNCS: funcs_rule(r, buf, size); break;
+  case FUNCS:
+    funcs_rule(r, buf, size);
+    break;
   case SUBSYS:
     snprintf(buf, size, "[^]NAME,... with NAME one of ");
     join_words(buf, size, r->words, ", ");
     append(buf, size, " (any case)");
     break;
   case IFLIST:
-  case HCALIST: list_rule(r, buf, size); break;
+  case HCALIST:
+    list_rule(r, buf, size);
+    break;
   case CTA:
     nn_nccl_release_since_text(FACT(env_cta_policy_names), since, sizeof since);
     snprintf(buf, size, "%lld to %lld, or NAME|NAME... with NAME one of ", r->lo, r->hi);
@@ -494,10 +513,8 @@ const char *nn_env_value_refusal(const char *name, const char *value, char *buf,
   if (n > NN_ENV_VALUE_MAX)
     snprintf(buf, size, "the value is longer than %d bytes; %s takes %s", NN_ENV_VALUE_MAX, name,
              rule);
-  else if (why != GRAMMAR)
-    snprintf(buf, size, "%s: %s", name, why);
-  else
-    snprintf(buf, size, "%s takes %s", name, rule);
+  else if (why != GRAMMAR) snprintf(buf, size, "%s: %s", name, why);
+  else snprintf(buf, size, "%s takes %s", name, rule);
   return buf;
 }
 
@@ -546,8 +563,7 @@ const char *nn_env_release_note(const char *name, const char *value,
   else if (r->kind == CTA && !rel->env_cta_policy_names && cta_names(value, strlen(value)))
     snprintf(buf, size, "NCCL %s reads %s only as a number 0 to 2: '%s' not served", release, name,
              value);
-  else
-    return NULL;
+  else return NULL;
   *serve = r->release != ALWAYS;
   return buf;
 }

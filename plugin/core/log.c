@@ -25,9 +25,9 @@ struct origin {
   int line;
 };
 
-__attribute__((format(printf, 5, 0)))
-static void emit(const struct nn_logger *logger, struct origin at, int level, unsigned subsys, const char *fmt,
-                 va_list ap) {
+__attribute__((format(printf, 5, 0))) static void emit(const struct nn_logger *logger,
+                                                       struct origin at, int level, unsigned subsys,
+                                                       const char *fmt, va_list ap) {
   char raw[1024], msg[2048];
   vsnprintf(raw, sizeof raw, fmt, ap);
   /* Names and values from files reach here: no byte may reach NCCL's log or a terminal raw. */
@@ -42,7 +42,8 @@ static void emit(const struct nn_logger *logger, struct origin at, int level, un
   }
   const char *debug = getenv("NCCL_DEBUG");
   if (!debug || !*debug) return;
-  if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE")) return;
+  if (level == NN_LOG_INFO && !nn_ascii_caseeq(debug, "INFO") && !nn_ascii_caseeq(debug, "TRACE"))
+    return;
   /* the messages name the plugin for NCCL's log ("nccl-numa: ..."); a WARN's prefix here does
    * (INFO lines keep it: the GPU kit reads them after "nccl-numa INFO: ", test/gpu/nclog.c) */
   const char *text = level == NN_LOG_WARN && !strncmp(msg, "nccl-numa: ", 11) ? msg + 11 : msg;
@@ -57,7 +58,8 @@ void nn_log_info_at(const struct nn_logger *logger, const char *file, int line, 
   va_end(ap);
 }
 
-void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt, ...) {
+void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, const char *fmt,
+                    ...) {
   va_list ap;
   va_start(ap, fmt);
   emit(logger, (struct origin){file, line}, NN_LOG_WARN, NN_LOG_INIT, fmt, ap);
@@ -69,10 +71,14 @@ void nn_log_warn_at(const struct nn_logger *logger, const char *file, int line, 
  * anywhere: a parent that another user made a link (to root's home, say) is refused, not
  * walked. *leaf gets the last component, inside buf (a copy of path). Returns an O_PATH
  * descriptor, or -1 with "PATH: problem" in err. */
-static int log_open_parent(const char *path, char *buf, size_t bufsz, const char **leaf, char *err, size_t errsz) {
+static int log_open_parent(const char *path, char *buf, size_t bufsz, const char **leaf, char *err,
+                           size_t errsz) {
   size_t n = strlen(path);
   if (!n || n >= bufsz || path[n - 1] == '/') {
-    nn_errbuf_set(err, errsz, "%s: %s", path, !n ? "empty path" : n >= bufsz ? "path too long" : "names a directory");
+    nn_errbuf_set(err, errsz, "%s: %s", path,
+                  !n           ? "empty path"
+                  : n >= bufsz ? "path too long"
+                               : "names a directory");
     return -1;
   }
   memcpy(buf, path, n + 1);
@@ -89,8 +95,9 @@ static int log_open_parent(const char *path, char *buf, size_t bufsz, const char
     int is_link = next < 0 && !fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode);
     close(dfd);
     if (next < 0) {
-      nn_errbuf_set(err, errsz, "%s: %.*s %s", path, (int)(slash - buf), path,
-                    is_link ? "is a symbolic link: refused (name the file without links)" : strerror(e));
+      nn_errbuf_set(
+        err, errsz, "%s: %.*s %s", path, (int)(slash - buf), path,
+        is_link ? "is a symbolic link: refused (name the file without links)" : strerror(e));
       return -1;
     }
     dfd = next;
@@ -104,10 +111,13 @@ static int log_open_parent(const char *path, char *buf, size_t bufsz, const char
 /* Why an open log file must not get records, or NULL: only a regular file of ours that
  * nobody else can write (or has linked elsewhere) may hold what `check --compare` trusts. */
 static const char *log_untrusted(const struct stat *st, char *why, size_t whysz) {
-  if (!S_ISREG(st->st_mode)) snprintf(why, whysz, "%s, not a regular file", nn_file_kind(st->st_mode));
+  if (!S_ISREG(st->st_mode))
+    snprintf(why, whysz, "%s, not a regular file", nn_file_kind(st->st_mode));
   else if (st->st_uid != geteuid())
-    snprintf(why, whysz, "owned by uid %u, not by uid %u", (unsigned)st->st_uid, (unsigned)geteuid());
-  else if (st->st_mode & 022) snprintf(why, whysz, "mode %04o lets others write it", (unsigned)(st->st_mode & 07777));
+    snprintf(why, whysz, "owned by uid %u, not by uid %u", (unsigned)st->st_uid,
+             (unsigned)geteuid());
+  else if (st->st_mode & 022)
+    snprintf(why, whysz, "mode %04o lets others write it", (unsigned)(st->st_mode & 07777));
   else if (st->st_nlink != 1) snprintf(why, whysz, "%lu hard links", (unsigned long)st->st_nlink);
   else return NULL;
   return why;
@@ -136,8 +146,9 @@ static int log_open_leaf(int dfd, const char *leaf, const char *path, char *err,
     return -1;
   }
   /* fchmod: the creation mode went through the umask; fstat: it may have been swapped. */
-  const char *bad = (created && fchmod(fd, 0600)) || fstat(fd, &st) ? strerror(errno)
-                                                                  : log_untrusted(&st, why, sizeof why);
+  const char *bad = (created && fchmod(fd, 0600)) || fstat(fd, &st)
+                      ? strerror(errno)
+                      : log_untrusted(&st, why, sizeof why);
   if (bad) {
     nn_errbuf_set(err, errsz, "%s: %s: refused", path, bad);
     close(fd);
@@ -176,7 +187,10 @@ void nn_log_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) {
   *len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
 }
 
-struct log_buf { char *buf; size_t size, *len; };
+struct log_buf {
+  char *buf;
+  size_t size, *len;
+};
 
 static void put_log(void *ctx, const char *bytes, size_t n) {
   struct log_buf *b = ctx;

@@ -16,18 +16,18 @@
 
 enum { HW_NVLINK = 0, HW_PCI = 1, HW_NET = 2, HW_COUNT = 3 };
 enum { CC_VOLTA = 0, CC_AMPERE, CC_HOPPER, CC_BLACKWELL, CC_COUNT };
-enum { NODES_SCALES = 3 };   /* 1 node, 2 nodes, more */
+enum { NODES_SCALES = 3 }; /* 1 node, 2 nodes, more */
 
 /* Default tuner constants, the Tree and Ring rows (ncclTunerConstantsDefaults; the same
  * values in 2.28.9 and 2.30.7 tuning.cc and dev cost_model.cc, except where noted). */
 static const double base_lat[2][NN_PROTO_COUNT] = {
-  {6.8, 14.0, 8.4},   /* Tree LL/LL128/Simple */
-  {6.6, 14.0, 8.4},   /* Ring */
+  {6.8, 14.0, 8.4}, /* Tree LL/LL128/Simple */
+  {6.6, 14.0, 8.4}, /* Ring */
 };
 static const double hw_lat[HW_COUNT][2][NN_PROTO_COUNT] = {
-  {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},    /* NVLink: Tree, Ring */
-  {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},     /* PCI */
-  {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}},   /* NET */
+  {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},  /* NVLink: Tree, Ring */
+  {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},   /* PCI */
+  {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}}, /* NET */
 };
 static const double ll_max_bw[CC_COUNT][NODES_SCALES] = {
   {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}};
@@ -41,15 +41,18 @@ static const double tree_bw[CC_COUNT][NODES_SCALES] = {
 
 /* Tree bandwidth correction per log2(nBytes/64), 64 B .. 256 MiB (treeCorrectionFactor). */
 static const float tree_correction[NN_PROTO_COUNT][23] = {
-  {1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .7f, .7f, .7f, .7f, .6f, .5f, .4f, .4f, .5f, .6f, .7f, .8f, .9f, 1.0f, 1.0f, 1.0f, 1.0f},
-  {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .8f, .8f, .7f, .6f, .6f, .6f, .6f, .6f, .6f, .8f, .9f, .9f, .9f, .9f, 1.0f, 1.0f},
-  {.9f, .9f, .9f, .9f, .9f, .9f, .9f, .8f, .7f, .6f, .6f, .5f, .5f, .5f, .5f, .6f, .7f, .8f, .7f, .7f, .8f, .9f, .9f}};
+  {1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .7f, .7f,  .7f,  .7f,  .6f, .5f,
+   .4f,  .4f,  .5f,  .6f,  .7f, .8f, .9f, 1.0f, 1.0f, 1.0f, 1.0f},
+  {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .8f, .8f, .7f,  .6f, .6f,
+   .6f,  .6f,  .6f,  .6f,  .8f,  .9f, .9f, .9f, .9f, 1.0f, 1.0f},
+  {.9f, .9f, .9f, .9f, .9f, .9f, .9f, .8f, .7f, .6f, .6f, .5f,
+   .5f, .5f, .5f, .6f, .7f, .8f, .7f, .7f, .8f, .9f, .9f}};
 
 /* The working state of one init: constants after the tuner (2.28-2.30) and the inputs. */
 struct tune {
   const struct nn_cost_comm *c;
   const struct nn_nccl_release *rel;
-  const struct nn_cost_graph *g[2];   /* by algorithm: Tree, Ring */
+  const struct nn_cost_graph *g[2]; /* by algorithm: Tree, Ring */
   double hw[HW_COUNT][2][NN_PROTO_COUNT];
   int cc, scale, subsystem;
   double ll_max, ring_ll128, tree_ll128, tree_max;
@@ -57,7 +60,7 @@ struct tune {
 
 int nn_cost_constants_honoured(int version_code) {
   const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
-  return r->tuner_abi >= 5 && r->tuner_constants_effective;   /* tuner v5: the first handed them */
+  return r->tuner_abi >= 5 && r->tuner_constants_effective; /* tuner v5: the first handed them */
 }
 
 double nn_cost_default_base_latency(int algo, int proto) {
@@ -70,7 +73,8 @@ double nn_cost_default_pci_latency(int algo, int proto) {
   return hw_lat[HW_PCI][algo][proto];
 }
 
-void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes, int cc_min) {
+void nn_cost_model_start(struct nn_cost_model *m, int version_code, int nranks, int nnodes,
+                         int cc_min) {
   memset(m, 0, sizeof *m);
   m->version_code = version_code;
   m->subsystem = nn_nccl_release_find(version_code, NULL)->cost_model_subsystem;
@@ -94,7 +98,10 @@ void nn_cost_graph_set(struct nn_cost_graph *g, int nchannels, float bw_intra, f
 
 static int log2_floor(uint64_t n) {
   int l = -1;
-  while (n) { l++; n >>= 1; }
+  while (n) {
+    l++;
+    n >>= 1;
+  }
   return l;
 }
 
@@ -109,12 +116,10 @@ static int cc_index(int cc) {
 }
 
 /* NCCL_NET_OVERHEAD's default (getNetOverhead): 2 us on AMD x86, else 1 us. */
-static float net_overhead(int cpu) {
-  return cpu == NN_COST_CPU_X86_AMD ? 2.0f : 1.0f;
-}
+static float net_overhead(int cpu) { return cpu == NN_COST_CPU_X86_AMD ? 2.0f : 1.0f; }
 
-static void tune_setup(struct tune *t, const struct nn_cost_comm *c, const struct nn_cost_graph *tree,
-                       const struct nn_cost_graph *ring) {
+static void tune_setup(struct tune *t, const struct nn_cost_comm *c,
+                       const struct nn_cost_graph *tree, const struct nn_cost_graph *ring) {
   memset(t, 0, sizeof *t);
   t->c = c;
   t->rel = nn_nccl_release_find(c->version_code, NULL);
@@ -133,9 +138,12 @@ static void tune_setup(struct tune *t, const struct nn_cost_comm *c, const struc
   t->cc = cc_index(c->cc_min);
   t->scale = c->nnodes <= 2 ? c->nnodes - 1 : 2;
   /* LL on one node is capped per GPU generation, across nodes per CPU vendor. */
-  int ll_row = c->nnodes == 1 ? t->cc : (c->cpu == NN_COST_CPU_X86_AMD || c->cpu == NN_COST_CPU_MIXED) ? 1 : 0;
+  int ll_row = c->nnodes == 1                                                   ? t->cc
+               : (c->cpu == NN_COST_CPU_X86_AMD || c->cpu == NN_COST_CPU_MIXED) ? 1
+                                                                                : 0;
   t->ll_max = ll_max_bw[ll_row][t->scale];
-  t->ring_ll128 = t->cc == CC_BLACKWELL ? t->rel->ring_ll128_sm100[t->scale] : ring_ll128_bw[t->cc][t->scale];
+  t->ring_ll128 =
+    t->cc == CC_BLACKWELL ? t->rel->ring_ll128_sm100[t->scale] : ring_ll128_bw[t->cc][t->scale];
   t->tree_ll128 = tree_ll128_bw[t->cc][t->scale];
   t->tree_max = tree_bw[t->cc][t->scale];
 }
@@ -211,8 +219,9 @@ static float tree_lat(const struct tune *t, int p) {
   float intra = (float)t->hw[ih][NN_ALGO_TREE][p], inter;
   if (t->subsystem) inter = nn == 1 ? intra : (float)t->hw[HW_NET][NN_ALGO_TREE][p];
   else inter = (float)t->hw[HW_NET][NN_ALGO_TREE][p];
-  int ppn = c->nranks / nn;   /* NCCL divides in integers too (nRanks/nNodes) */
-  return (float)base_lat[NN_ALGO_TREE][p] + 2.0f * ((float)(ppn - 1) * intra + (float)log2_nodes(nn) * inter);
+  int ppn = c->nranks / nn; /* NCCL divides in integers too (nRanks/nNodes) */
+  return (float)base_lat[NN_ALGO_TREE][p] +
+         2.0f * ((float)(ppn - 1) * intra + (float)log2_nodes(nn) * inter);
 }
 
 /* NCCL's default LL128 rule per release. 2.28/2.30 (ncclTopoTuneModel): only over
@@ -225,7 +234,7 @@ static float tree_lat(const struct tune *t, int p) {
 static int ll128_rule(const struct tune *t, const struct nn_cost_graph *g) {
   const struct nn_cost_comm *c = t->c;
   if (c->ll128 != NN_COST_LL128_RULE) return c->ll128 != 0;
-  if (t->rel->ll128_pcie_default) return 1;   /* the release skips the check by default */
+  if (t->rel->ll128_pcie_default) return 1; /* the release skips the check by default */
   int ok = g->type_inter <= (c->cc_min >= 90 ? NN_COST_PATH_PXN : NN_COST_PATH_PXB);
   ok = ok && g->type_intra <= NN_COST_PATH_NVB;
   ok = ok && (c->cc_min == c->cc_max || (t->rel->ll128_mixed_cc_sm90 && c->cc_min >= 90));
@@ -234,17 +243,23 @@ static int ll128_rule(const struct tune *t, const struct nn_cost_graph *g) {
 
 static int check_graph(const char *name, const struct nn_cost_graph *g, char *err, size_t n) {
   if (g->nchannels < 1 || !(g->bw_intra > 0)) {
-    nn_errbuf_set(err, n, "%s graph has %d channel(s) x %.1f GB/s: NCCL's search always leaves at least 1 x 0.1",
-             name, g->nchannels, g->bw_intra);
+    nn_errbuf_set(
+      err, n,
+      "%s graph has %d channel(s) x %.1f GB/s: NCCL's search always leaves at least 1 x 0.1", name,
+      g->nchannels, g->bw_intra);
     return -1;
   }
   return 0;
 }
 
 static int check_comm(const struct nn_cost_comm *c, char *err, size_t n) {
-  if (c->nranks < 2) { nn_errbuf_set(err, n, "%d rank(s): NCCL models nothing below 2 ranks", c->nranks); return -1; }
+  if (c->nranks < 2) {
+    nn_errbuf_set(err, n, "%d rank(s): NCCL models nothing below 2 ranks", c->nranks);
+    return -1;
+  }
   if (c->nnodes < 1 || c->nranks % c->nnodes) {
-    nn_errbuf_set(err, n, "%d ranks on %d nodes: ranks must be a multiple of nodes", c->nranks, c->nnodes);
+    nn_errbuf_set(err, n, "%d ranks on %d nodes: ranks must be a multiple of nodes", c->nranks,
+                  c->nnodes);
     return -1;
   }
   if (c->cc_min <= 0 || c->cc_max < c->cc_min) {
@@ -260,7 +275,8 @@ static void fill_pair(struct nn_cost_model *m, const struct tune *t, int coll, i
   m->bw[coll][a][p] = a == NN_ALGO_RING ? ring_bw(t, coll, p) : tree_bw_of(t, p);
 }
 
-int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, char *err, size_t errsz) {
+int nn_cost_model_init(const struct nn_cost_comm *c, struct nn_cost_model *m, char *err,
+                       size_t errsz) {
   memset(m, 0, sizeof *m);
   if (check_comm(c, err, errsz)) return -1;
   /* init.cc: after the all-gather both graphs keep the smaller channel count. */
@@ -295,10 +311,11 @@ float nn_cost_time(const struct nn_cost_model *m, int coll, int algo, int proto,
   float bw = m->bw[coll][algo][proto], lat = m->lat[coll][algo][proto];
   if (!(bw > 0)) return -1.0f;
   int lg = log2_floor(nbytes >> 6);
-  if (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE && lg >= 0 && lg < 23) bw *= tree_correction[proto][lg];
+  if (algo == NN_ALGO_TREE && coll == NN_COLL_ALLREDUCE && lg >= 0 && lg < 23)
+    bw *= tree_correction[proto][lg];
   /* Across nodes, a Ring/Simple allreduce large enough to fill the channels plateaus. */
-  if (algo == NN_ALGO_RING && proto == NN_PROTO_SIMPLE && m->nnodes > 1 && coll == NN_COLL_ALLREDUCE &&
-      nbytes / (uint64_t)(m->comm_nchannels * m->nranks) >= 64)
+  if (algo == NN_ALGO_RING && proto == NN_PROTO_SIMPLE && m->nnodes > 1 &&
+      coll == NN_COLL_ALLREDUCE && nbytes / (uint64_t)(m->comm_nchannels * m->nranks) >= 64)
     lat *= m->cc_min < 80 ? 1.9f : 1.4f;
   return lat + (float)nbytes / (1000.0f * bw);
 }
@@ -324,7 +341,8 @@ int nn_cost_model_set_pci_latency(struct nn_cost_model *m, double us) {
         int p = protos[i];
         if (!(m->bw[coll][a][p] > 0)) continue;
         for (int ha = 0; ha < 2; ha++)
-          m->lat[coll][a][p] += (float)pci_hops(m, coll, a, p, ha) * (float)(us - m->pci_hop[ha][p]);
+          m->lat[coll][a][p] +=
+            (float)pci_hops(m, coll, a, p, ha) * (float)(us - m->pci_hop[ha][p]);
       }
   for (int ha = 0; ha < 2; ha++)
     for (int i = 0; i < 2; i++) m->pci_hop[ha][protos[i]] = (float)us;
@@ -333,7 +351,8 @@ int nn_cost_model_set_pci_latency(struct nn_cost_model *m, double us) {
 
 void nn_cost_table(const struct nn_cost_model *m, int coll, uint64_t nbytes, float *table) {
   for (int a = 0; a < NN_ALGO_COUNT; a++)
-    for (int p = 0; p < NN_PROTO_COUNT; p++) table[a * NN_PROTO_COUNT + p] = nn_cost_time(m, coll, a, p, nbytes);
+    for (int p = 0; p < NN_PROTO_COUNT; p++)
+      table[a * NN_PROTO_COUNT + p] = nn_cost_time(m, coll, a, p, nbytes);
 }
 
 int nn_cost_pick(const struct nn_cost_model *m, const float *table, struct nn_cost_choice *out) {
@@ -353,7 +372,8 @@ int nn_cost_pick(const struct nn_cost_model *m, const float *table, struct nn_co
   return out->algo < 0 ? -1 : 0;
 }
 
-int nn_cost_choose(const struct nn_cost_model *m, int coll, uint64_t nbytes, struct nn_cost_choice *out) {
+int nn_cost_choose(const struct nn_cost_model *m, int coll, uint64_t nbytes,
+                   struct nn_cost_choice *out) {
   float table[NN_ALGO_COUNT * NN_PROTO_COUNT];
   nn_cost_table(m, coll, nbytes, table);
   return nn_cost_pick(m, table, out);

@@ -45,10 +45,10 @@ static int apply_list(struct piece list, int kind, int n, unsigned char *on) {
 static int apply_entry(struct piece entry, int first, int kind, int n, unsigned char *on) {
   const char *p = entry.s, *end = entry.s + entry.n;
   struct piece prefix, list;
-  if (!next_piece(&p, end, ':', &prefix)) return -1;   /* only ':'s: NCCL would read a NULL list */
+  if (!next_piece(&p, end, ':', &prefix)) return -1; /* only ':'s: NCCL would read a NULL list */
   int has_list = next_piece(&p, end, ':', &list);
   if (!has_list) {
-    if (!first) return -1;   /* NCCL: every entry but the first needs a prefix */
+    if (!first) return -1; /* NCCL: every entry but the first needs a prefix */
     for (int c = 0; c < NN_COLL_COUNT; c++)
       if (apply_list(prefix, kind, n, on + c * n)) return -1;
     return 0;
@@ -64,7 +64,8 @@ int nn_forced_parse(const char *value, int var, unsigned char *on) {
   const char *p = value, *end = value + strlen(value);
   struct piece entry;
   int rc = 0;
-  while (rc == 0 && next_piece(&p, end, ';', &entry)) rc = apply_entry(entry, entry.s == value, kind, n, on);
+  while (rc == 0 && next_piece(&p, end, ';', &entry))
+    rc = apply_entry(entry, entry.s == value, kind, n, on);
   if (rc) memset(on, 1, (size_t)NN_COLL_COUNT * (size_t)n);
   return rc;
 }
@@ -99,8 +100,10 @@ int nn_forced_any(const struct nn_forced *f) {
 unsigned nn_forced_blocks(const struct nn_forced *f, const struct nn_rule *r, int coll) {
   if (coll < 0 || coll >= NN_COLL_COUNT) return 0;
   unsigned b = 0;
-  if (r->algo >= 0 && r->algo < NN_ALGO_COUNT && !f->algo_on[coll][r->algo]) b |= 1u << NN_FORCED_ALGO;
-  if (r->proto >= 0 && r->proto < NN_PROTO_COUNT && !f->proto_on[coll][r->proto]) b |= 1u << NN_FORCED_PROTO;
+  if (r->algo >= 0 && r->algo < NN_ALGO_COUNT && !f->algo_on[coll][r->algo])
+    b |= 1u << NN_FORCED_ALGO;
+  if (r->proto >= 0 && r->proto < NN_PROTO_COUNT && !f->proto_on[coll][r->proto])
+    b |= 1u << NN_FORCED_PROTO;
   return b;
 }
 
@@ -109,11 +112,13 @@ static void coll_list(unsigned mask, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = 0;
   for (int c = 0; c < NN_COLL_COUNT && used < size; c++)
-    if (mask >> c & 1u) used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", nn_coll_name(c));
+    if (mask >> c & 1u)
+      used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", nn_coll_name(c));
 }
 
 /* Rules of cfg that var keeps from firing for some collective they cover; *first gets the first. */
-static int count_blocked(const struct nn_config *cfg, const struct nn_forced *f, int var, int *first) {
+static int count_blocked(const struct nn_config *cfg, const struct nn_forced *f, int var,
+                         int *first) {
   int n = 0;
   *first = -1;
   for (int i = 0; cfg && i < cfg->n_rules; i++) {
@@ -128,24 +133,28 @@ static int count_blocked(const struct nn_config *cfg, const struct nn_forced *f,
   return n;
 }
 
-int nn_forced_describe(const struct nn_config *cfg, const struct nn_forced *f, int var, char *buf, size_t size) {
+int nn_forced_describe(const struct nn_config *cfg, const struct nn_forced *f, int var, char *buf,
+                       size_t size) {
   char from[300] = "the environment", colls[96];
-  if (f->env_line[var]) snprintf(from, sizeof from, "%s:%d's env line", cfg && cfg->path ? cfg->path : "?",
-                                 f->env_line[var]);
+  if (f->env_line[var])
+    snprintf(from, sizeof from, "%s:%d's env line", cfg && cfg->path ? cfg->path : "?",
+             f->env_line[var]);
   if (f->invalid[var]) {
-    snprintf(buf, size, "%s=%s (from %s) is a value NCCL rejects: its communicator init fails", nn_forced_name(var),
-             f->value[var], from);
+    snprintf(buf, size, "%s=%s (from %s) is a value NCCL rejects: its communicator init fails",
+             nn_forced_name(var), f->value[var], from);
     return 0;
   }
   int first, n = count_blocked(cfg, f, var, &first);
   coll_list(f->restricted[var], colls, sizeof colls);
-  int used = snprintf(buf, size, "%s=%s (from %s) decides before any tuner%s%s: ", nn_forced_name(var), f->value[var],
-                      from, f->restricted[var] ? " for " : "", colls);
+  int used =
+    snprintf(buf, size, "%s=%s (from %s) decides before any tuner%s%s: ", nn_forced_name(var),
+             f->value[var], from, f->restricted[var] ? " for " : "", colls);
   if (used < 0 || (size_t)used >= size) return n;
-  if (!n)
-    snprintf(buf + used, size - (size_t)used, "no rule chooses what it leaves out");
+  if (!n) snprintf(buf + used, size - (size_t)used, "no rule chooses what it leaves out");
   else
-    snprintf(buf + used, size - (size_t)used, "%d rule%s choosing what it leaves out cannot fire there (first %s:%d)",
-             n, n == 1 ? "" : "s", cfg->rules[first].file ? cfg->rules[first].file : "?", cfg->rules[first].line);
+    snprintf(buf + used, size - (size_t)used,
+             "%d rule%s choosing what it leaves out cannot fire there (first %s:%d)", n,
+             n == 1 ? "" : "s", cfg->rules[first].file ? cfg->rules[first].file : "?",
+             cfg->rules[first].line);
   return n;
 }

@@ -31,28 +31,28 @@
 #define NN_FORCED_REPLAY 2
 
 #define NN_LOC_BW 5000.0f
-#define NN_MAX_CH 64     /* MAXCHANNELS */
+#define NN_MAX_CH 64 /* MAXCHANNELS */
 
 /* The links a path crosses: at most GPU->CPU, CPU->CPU, CPU->GPU. */
 struct nn_path {
-  int type;              /* enum nn_path_type */
-  int count;             /* NCCL's hop count (2.30.3+ counts the DEV hops too) */
+  int type;  /* enum nn_path_type */
+  int count; /* NCCL's hop count (2.30.3+ counts the DEV hops too) */
   float bw;
   int nlinks;
-  float *links[3];       /* remaining bandwidth of each link */
-  int pci[3];            /* 1: a PCI link */
+  float *links[3]; /* remaining bandwidth of each link */
+  int pci[3];      /* 1: a PCI link */
 };
 
 struct nn_sys {
   const struct nn_nccl_release *rel;
   int ng, nc;
   int cpu[NN_SEARCH_MAX_GPUS], rank[NN_SEARCH_MAX_GPUS];
-  float up[NN_SEARCH_MAX_GPUS], down[NN_SEARCH_MAX_GPUS];     /* GPU->CPU, CPU->GPU */
-  float sys[NN_SEARCH_MAX_CPUS][NN_SEARCH_MAX_CPUS];          /* CPU->CPU */
+  float up[NN_SEARCH_MAX_GPUS], down[NN_SEARCH_MAX_GPUS]; /* GPU->CPU, CPU->GPU */
+  float sys[NN_SEARCH_MAX_CPUS][NN_SEARCH_MAX_CPUS];      /* CPU->CPU */
   uint64_t used[NN_SEARCH_MAX_GPUS];
   struct nn_path path[NN_SEARCH_MAX_GPUS][NN_SEARCH_MAX_GPUS];
-  int intel;             /* x86 Intel: P2P through the root complex costs 6/5 */
-  int amd;               /* x86 AMD: no retry with different channels across sockets */
+  int intel; /* x86 Intel: P2P through the root complex costs 6/5 */
+  int amd;   /* x86 AMD: no retry with different channels across sockets */
   float max_bw, total_bw;
   int sm;
 };
@@ -96,8 +96,10 @@ static void build_path(struct nn_sys *s, int p, int g) {
   x->count = x->nlinks + (s->rel->dev_nodes ? 2 : 0);
 }
 
-static int sys_init(struct nn_sys *s, const struct nn_nccl_release *r, const struct nn_search_topo *t) {
-  if (t->n_gpus < 1 || t->n_gpus > NN_SEARCH_MAX_GPUS || t->n_cpus < 1 || t->n_cpus > NN_SEARCH_MAX_CPUS)
+static int sys_init(struct nn_sys *s, const struct nn_nccl_release *r,
+                    const struct nn_search_topo *t) {
+  if (t->n_gpus < 1 || t->n_gpus > NN_SEARCH_MAX_GPUS || t->n_cpus < 1 ||
+      t->n_cpus > NN_SEARCH_MAX_CPUS)
     return -1;
   memset(s, 0, sizeof *s);
   s->rel = r;
@@ -139,9 +141,7 @@ static float round_half_away(float x) {
 }
 
 /* NCCL's SUB_ROUND: float book-keeping rounded to 1/1000. */
-static float sub_round(float a, float b) {
-  return round_half_away((a - b) * 1000) / 1000;
-}
+static float sub_round(float a, float b) { return round_half_away((a - b) * 1000) / 1000; }
 
 /* Takes bw off each link of x up to max_steps; returns the steps done (< max on shortage). */
 static int follow_links(const struct nn_sys *s, const struct nn_path *x, int max_steps, float bw) {
@@ -200,7 +200,9 @@ static int better(const struct nn_graph *gr, const struct nn_graph *ref) {
   return gr->pattern == ref->pattern && gr->hops < ref->hops;
 }
 
-struct nn_score { int g, start, hops, bw; };
+struct nn_score {
+  int g, start, hops, bw;
+};
 
 /* Widest first, then fewest hops, then the earlier start: a total order (starts differ). */
 static int score_before(const struct nn_score *x, const struct nn_score *y) {
@@ -331,8 +333,8 @@ static void set_speed(struct nn_compute *k, int i) {
 /* One search at the current settings; returns the time left (-1: optimal, 0: timed out). */
 static int run_search(struct nn_compute *k) {
   /* NCCL keeps a budget of its own for trees, equal to the ring's in every release so far */
-  int time = k->tmp.same ? NN_TIMEOUT_SAME
-             : k->tmp.pattern == NN_PAT_TREE ? NN_TIMEOUT_TREE  // NOLINT(bugprone-branch-clone)
+  int time = k->tmp.same                     ? NN_TIMEOUT_SAME
+             : k->tmp.pattern == NN_PAT_TREE ? NN_TIMEOUT_TREE   // NOLINT(bugprone-branch-clone)
                                              : NN_TIMEOUT;
   k->tmp.nch = 0;
   k->global -= time;
@@ -411,7 +413,10 @@ static void compute(struct nn_sys *s, struct nn_graph *graph) {
       if (s->path[p][g].type < k.min_type) k.min_type = s->path[p][g].type;
       if (s->path[p][g].type > k.max_type) k.max_type = s->path[p][g].type;
     }
-  if (s->ng == 1) { k.min_type = NN_PATH_LOC; k.max_type = NN_PATH_SYS; }
+  if (s->ng == 1) {
+    k.min_type = NN_PATH_LOC;
+    k.max_type = NN_PATH_SYS;
+  }
   graph->type_intra = k.min_type;
   graph->nch = 0;
   graph->same = 1;
@@ -420,7 +425,8 @@ static void compute(struct nn_sys *s, struct nn_graph *graph) {
   k.steps = nn_nccl_speed_steps(s->rel, s->sm);
   const float *sp = k.steps->gbps;
   float total = s->total_bw;
-  if (s->ng > 1 && graph->pattern != NN_PAT_RING) total = (float)(total * (s->ng * 1.0 / (s->ng - 1)));
+  if (s->ng > 1 && graph->pattern != NN_PAT_RING)
+    total = (float)(total * (s->ng * 1.0 / (s->ng - 1)));
   int i = 0;
   while (i < k.steps->n - 1 && (sp[i] > s->max_bw || sp[i] * (float)graph->min_ch > total)) i++;
   set_speed(&k, i);
@@ -477,10 +483,16 @@ static void reset_links(struct nn_sys *s, const struct nn_search_topo *t) {
 static int predict_uncached(const struct nn_nccl_release *r, const struct nn_search_topo *t,
                             struct nn_search_pred *out) {
   /* the search state is large: keep it off small thread stacks */
-  struct nn_state { struct nn_sys s; struct nn_graph ring, tree; } *st = malloc(sizeof *st);
+  struct nn_state {
+    struct nn_sys s;
+    struct nn_graph ring, tree;
+  } *st = malloc(sizeof *st);
   if (!st) return -1;
   memset(out, 0, sizeof *out);
-  if (!r || sys_init(&st->s, r, t) != 0) { free(st); return -1; }
+  if (!r || sys_init(&st->s, r, t) != 0) {
+    free(st);
+    return -1;
+  }
   memset(&st->ring, 0, sizeof st->ring);
   st->ring.pattern = NN_PAT_RING;
   st->ring.min_ch = 1;
@@ -493,8 +505,8 @@ static int predict_uncached(const struct nn_nccl_release *r, const struct nn_sea
   st->tree.min_ch = st->tree.max_ch = out->ring.nchannels;
   compute(&st->s, &st->tree);
   fill_pred(&st->s, &st->tree, &out->tree);
-  out->model_nchannels = out->ring.nchannels < out->tree.nchannels ? out->ring.nchannels
-                                                                    : out->tree.nchannels;
+  out->model_nchannels =
+    out->ring.nchannels < out->tree.nchannels ? out->ring.nchannels : out->tree.nchannels;
   free(st);
   return 0;
 }

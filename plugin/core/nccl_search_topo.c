@@ -56,9 +56,13 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
                          const int *numa_of, struct nn_search_topo *out, char *err, size_t errsz) {
   memset(out, 0, sizeof *out);
-  if (!cfg || cfg->n_gpus < 1) { nn_errbuf_set(err, errsz, "the mapping has no gpu lines"); return -1; }
+  if (!cfg || cfg->n_gpus < 1) {
+    nn_errbuf_set(err, errsz, "the mapping has no gpu lines");
+    return -1;
+  }
   if (cfg->n_gpus > NN_SEARCH_MAX_GPUS) {
-    nn_errbuf_set(err, errsz, "%d GPUs: the prediction covers at most %d", cfg->n_gpus, NN_SEARCH_MAX_GPUS);
+    nn_errbuf_set(err, errsz, "%d GPUs: the prediction covers at most %d", cfg->n_gpus,
+                  NN_SEARCH_MAX_GPUS);
     return -1;
   }
   int numa[NN_SEARCH_MAX_CPUS], nc = 0;
@@ -72,7 +76,10 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
       if ((nc == 0 || m > numa[nc - 1]) && m < best) best = m;
     }
     if (best == INT_MAX) break;
-    if (nc == NN_SEARCH_MAX_CPUS) { nn_errbuf_set(err, errsz, "more than %d NUMA nodes hold GPUs", NN_SEARCH_MAX_CPUS); return -1; }
+    if (nc == NN_SEARCH_MAX_CPUS) {
+      nn_errbuf_set(err, errsz, "more than %d NUMA nodes hold GPUs", NN_SEARCH_MAX_CPUS);
+      return -1;
+    }
     numa[nc++] = best;
   }
   int n = 0;
@@ -90,8 +97,8 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
   out->n_cpus = nc;
   out->arch = NN_ARCH_X86;
   out->vendor = nn_nccl_vendor_from_name(cpu ? cpu->vendor : NULL);
-  out->cpu_link_gbps = nn_nccl_cpu_link_gbps(r, out->arch, out->vendor, cpu ? cpu->family : -1,
-                                             cpu ? cpu->model : -1);
+  out->cpu_link_gbps =
+    nn_nccl_cpu_link_gbps(r, out->arch, out->vendor, cpu ? cpu->family : -1, cpu ? cpu->model : -1);
   out->sm = sm;
   return 0;
 }
@@ -113,10 +120,12 @@ static int read_text(const char *path, char *buf, size_t size) {
   return 0;
 }
 
-static int sysfs_dev_path(const char *sysfs_root, const struct nn_busid *bus, char *dev, size_t size) {
+static int sysfs_dev_path(const char *sysfs_root, const struct nn_busid *bus, char *dev,
+                          size_t size) {
   const char *root = sysfs_root && *sysfs_root ? sysfs_root : "";
-  int w = snprintf(dev, size, "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x", root, (unsigned)bus->domain,
-                   (unsigned)bus->bus, (unsigned)bus->dev, (unsigned)bus->func);
+  int w =
+    snprintf(dev, size, "%s/sys/bus/pci/devices/%04x:%02x:%02x.%x", root, (unsigned)bus->domain,
+             (unsigned)bus->bus, (unsigned)bus->dev, (unsigned)bus->func);
   return w < 0 || (size_t)w >= size ? -1 : 0;
 }
 
@@ -145,7 +154,10 @@ int nn_search_read_sysfs_numa(const char *sysfs_root, const struct nn_busid *bus
 
 /* "16.0 GT/s PCIe" -> 4 (generation), 0 when unknown */
 static int speed_gen(const char *s) {
-  static const struct { double gts; int gen; } t[] = {{2.5, 1}, {5, 2}, {8, 3}, {16, 4}, {32, 5}, {64, 6}};
+  static const struct {
+    double gts;
+    int gen;
+  } t[] = {{2.5, 1}, {5, 2}, {8, 3}, {16, 4}, {32, 5}, {64, 6}};
   double v;
   if (nn_double_parse_prefix(s, &v, NULL)) return 0;
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -172,9 +184,11 @@ int nn_search_read_sysfs_link(const struct nn_nccl_release *r, const char *sysfs
   if (sysfs_dev_path(sysfs_root, bus, dev, sizeof dev)) return -1;
   int cur = !stable && r->gpulink == NN_GPULINK_NVML_CURRENT;
   int gen = 0, width = 0;
-  if (read_attr(dev, cur ? "current_link_speed" : "max_link_speed", v, sizeof v) == 0) gen = speed_gen(v);
-  if (read_attr(dev, cur ? "current_link_width" : "max_link_width", v, sizeof v) == 0) width = link_width(v);
-  if (!cur) {   /* the lower of the GPU and the port above it */
+  if (read_attr(dev, cur ? "current_link_speed" : "max_link_speed", v, sizeof v) == 0)
+    gen = speed_gen(v);
+  if (read_attr(dev, cur ? "current_link_width" : "max_link_width", v, sizeof v) == 0)
+    width = link_width(v);
+  if (!cur) { /* the lower of the GPU and the port above it */
     int pg = 0, pw = 0;
     if (read_attr(dev, "../max_link_speed", v, sizeof v) == 0) pg = speed_gen(v);
     if (read_attr(dev, "../max_link_width", v, sizeof v) == 0) pw = link_width(v);

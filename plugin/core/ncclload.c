@@ -24,7 +24,7 @@ static int take(const struct nn_dynsym_object *o, struct nn_ncclload *out) {
   out->code = code;
   if (o->name[0]) snprintf(out->path, sizeof out->path, "%s", o->name);
   else {
-    ssize_t n = readlink("/proc/self/exe", out->path, sizeof out->path - 1);   /* the program */
+    ssize_t n = readlink("/proc/self/exe", out->path, sizeof out->path - 1); /* the program */
     out->path[n > 0 ? n : 0] = 0;
   }
   return code;
@@ -53,9 +53,7 @@ void nn_ncclload_note(const void *caller) {
   pthread_once(&g_once, find_once);
 }
 
-const struct nn_ncclload *nn_ncclload_get(void) {
-  return &g_found;
-}
+const struct nn_ncclload *nn_ncclload_get(void) { return &g_found; }
 
 void nn_ncclload_describe(const struct nn_ncclload *l, char *buf, size_t size) {
   char release[32];

@@ -43,35 +43,36 @@
  * A rule's index must fit nn_seg.from below NN_SEG_NO_RULE. */
 #define NN_MAX_SEGS (2 * NN_MAX_RULES + 1)
 #define NN_PADS (NN_SEG_BACK - 1)
-_Static_assert(NN_PADS + NN_MAX_SEGS + NN_SEG_BACK * 2 * (NN_MAX_SEGS / (NN_SEG_BACK + 1)) < UINT16_MAX,
+_Static_assert(NN_PADS + NN_MAX_SEGS + NN_SEG_BACK * 2 * (NN_MAX_SEGS / (NN_SEG_BACK + 1)) <
+                 UINT16_MAX,
                "a segment index must fit a bucket");
 _Static_assert(NN_MAX_RULES < NN_SEG_NO_RULE, "a rule's index must fit nn_seg.from");
 
 struct nn_crule {
   uint64_t lo, hi;
-  int32_t rule;         /* index in the config */
-  int16_t pipeops;      /* NN_ANY or value */
+  int32_t rule;    /* index in the config */
+  int16_t pipeops; /* NN_ANY or value */
   int8_t coll, algo, proto, regbuff;
   uint8_t channels;
-  uint32_t chunk;       /* chunk= (<= NN_MAX_CHUNK); in a chunk policy algo/proto are conditions */
+  uint32_t chunk; /* chunk= (<= NN_MAX_CHUNK); in a chunk policy algo/proto are conditions */
 };
 
 /* What the general path and the walks need beside a collective's struct nn_segs. */
 struct nn_coll_more {
-  uint32_t octave[NN_OCTAVES];   /* the words nn_policy_key reads */
-  uint32_t n;           /* segments (the crowded buckets' records come after them) */
-  struct nn_seg *alloc; /* NN_PADS pads, then what nn_segs.seg points at: what is freed */
+  uint32_t octave[NN_OCTAVES]; /* the words nn_policy_key reads */
+  uint32_t n;                  /* segments (the crowded buckets' records come after them) */
+  struct nn_seg *alloc;        /* NN_PADS pads, then what nn_segs.seg points at: what is freed */
 };
 
 struct nn_policy {
-  struct nn_policy_hot hot;   /* first: the inline hot path in policy.h reads it */
+  struct nn_policy_hot hot; /* first: the inline hot path in policy.h reads it */
   struct nn_coll_more more[NN_COLL_COUNT];
   int scope;
   int n_rules;
-  unsigned coll_mask;         /* bit c: some segment of collective c has a rule */
+  unsigned coll_mask; /* bit c: some segment of collective c has a rule */
   struct nn_crule *rules;
-  struct nn_policy *chunk;    /* the rules with chunk= alone, for getChunkSize; NULL: none */
-  int n_chunk_only;           /* kept rules with nothing but chunk= (not in this policy) */
+  struct nn_policy *chunk; /* the rules with chunk= alone, for getChunkSize; NULL: none */
+  int n_chunk_only;        /* kept rules with nothing but chunk= (not in this policy) */
 };
 
 static int in_range(uint64_t v, uint64_t lo, uint64_t hi) { return v >= lo && v <= hi; }
@@ -92,7 +93,10 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 static uint32_t dsu_find(uint32_t *parent, uint32_t i) {
-  while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
   return i;
 }
 
@@ -121,7 +125,8 @@ static uint32_t segment_index(const struct nn_seg *seg, uint32_t n, uint64_t v) 
 /* The table index a segment of rule r stores for the fast path, or NN_SEG_GENERAL. */
 static uint8_t fast_entry(const struct nn_crule *r) {
   int k = r->algo * NN_FAST_PROTOS + r->proto;
-  int plain = r->pipeops < 0 && r->regbuff < 0 && r->algo >= 0 && r->proto >= 0 && r->proto < NN_FAST_PROTOS;
+  int plain =
+    r->pipeops < 0 && r->regbuff < 0 && r->algo >= 0 && r->proto >= 0 && r->proto < NN_FAST_PROTOS;
   return plain && k <= 8 ? (uint8_t)k : NN_SEG_GENERAL;
 }
 
@@ -132,13 +137,17 @@ static void assign_first_rules(const struct nn_policy *p, int coll, const uint64
                                struct nn_seg *seg, uint32_t *parent) {
   for (uint32_t i = 0; i <= n; i++) parent[i] = i;
   for (uint32_t i = 0; i < n; i++)
-    seg[i] = (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE, .from = NN_SEG_NO_RULE};
+    seg[i] =
+      (struct nn_seg){.start = b[i], .rule = -1, .entry = NN_SEG_NONE, .from = NN_SEG_NO_RULE};
   for (int ri = 0; ri < p->n_rules; ri++) {
     const struct nn_crule *r = &p->rules[ri];
     if (!rule_has_coll(r, coll)) continue;
     uint32_t j = dsu_find(parent, segment_index(seg, n, r->lo));
     while (j < n && b[j] <= r->hi) {
-      seg[j] = (struct nn_seg){.start = b[j], .rule = r->rule, .channels = r->channels, .entry = fast_entry(r),
+      seg[j] = (struct nn_seg){.start = b[j],
+                               .rule = r->rule,
+                               .channels = r->channels,
+                               .entry = fast_entry(r),
                                .from = (uint16_t)ri};
       parent[j] = j + 1;
       j = dsu_find(parent, j + 1);
@@ -178,13 +187,16 @@ static uint64_t octave_slow_width(const uint64_t *b, uint32_t i, uint32_t j, uns
 /* Per octave, the smallest shift that sends the fewest of its sizes out of line. */
 static void pick_shifts(const uint64_t *b, uint32_t n, uint8_t *shift) {
   memset(shift, 0, NN_OCTAVES);
-  for (uint32_t i = 1, j; i < n; i = j) {   /* b[0] is 0 */
+  for (uint32_t i = 1, j; i < n; i = j) { /* b[0] is 0 */
     unsigned e = nn_policy_octave(b[i]), max = e < NN_MAX_SHIFT ? e : NN_MAX_SHIFT;
     for (j = i + 1; j < n && nn_policy_octave(b[j]) == e; j++) {}
     uint64_t best = octave_slow_width(b, i, j, 0);
     for (unsigned s = 1; s <= max && best > 0; s++) {
       uint64_t width = octave_slow_width(b, i, j, s);
-      if (width < best) { best = width; shift[e] = (uint8_t)s; }
+      if (width < best) {
+        best = width;
+        shift[e] = (uint8_t)s;
+      }
     }
   }
 }
@@ -200,7 +212,7 @@ static uint32_t unused_keys(const uint8_t *shift) {
 /* Each octave's word (policy.h, nn_policy_key) for these shifts; returns the number of keys. */
 static uint32_t lay_out_keys(const uint8_t *shift, uint32_t *octave) {
   uint32_t first = 2 + unused_keys(shift);
-  octave[0] = 0;   /* 0 and 1 are their own keys */
+  octave[0] = 0; /* 0 and 1 are their own keys */
   for (unsigned e = 1; e < NN_OCTAVES; e++) {
     octave[e] = (first - (1u << shift[e])) << 6 | (e - shift[e]);
     first += 1u << shift[e];
@@ -232,9 +244,9 @@ static unsigned split_bits(const uint64_t *b, uint32_t i, uint32_t j, uint64_t l
 struct lay_pass {
   const uint64_t *b;
   uint32_t n;
-  struct nn_seg *seg;   /* the n segments, then the records appended at extra */
+  struct nn_seg *seg; /* the n segments, then the records appended at extra */
   uint32_t extra;
-  uint16_t *sub;        /* sub-buckets of split buckets, used up to subs of budget */
+  uint16_t *sub; /* sub-buckets of split buckets, used up to subs of budget */
   uint32_t subs, budget;
 };
 
@@ -255,13 +267,16 @@ static uint32_t add_block(struct lay_pass *w, struct nn_seg record, uint32_t top
 /* Appends a crowded record for the (sub-)bucket holding boundaries b[from..i): its segments
  * are from - 1 (holding its lowest value) to i - 1. */
 static uint32_t add_crowded(struct lay_pass *w, uint32_t from, uint32_t i) {
-  return add_block(w, (struct nn_seg){.rule = (int32_t)(from - 1), .entry = NN_SEG_CROWDED,
-                                      .from = (uint16_t)(i - from)}, i - 1);
+  return add_block(
+    w,
+    (struct nn_seg){
+      .rule = (int32_t)(from - 1), .entry = NN_SEG_CROWDED, .from = (uint16_t)(i - from)},
+    i - 1);
 }
 
 /* Fills the 2^t sub-buckets 2^u wide of the bucket at low holding b[from..i) from sub. */
-static void fill_sub(struct lay_pass *w, uint16_t *sub, uint32_t from, uint32_t i, uint64_t low, unsigned t,
-                     unsigned u) {
+static void fill_sub(struct lay_pass *w, uint16_t *sub, uint32_t from, uint32_t i, uint64_t low,
+                     unsigned t, unsigned u) {
   uint32_t k = from;
   for (uint64_t j = 0; j < (uint64_t)1 << t; j++) {
     uint32_t m = k;
@@ -281,8 +296,12 @@ static uint32_t add_split(struct lay_pass *w, uint32_t from, uint32_t i, unsigne
   if (w->subs + (1u << t) > w->budget) return add_crowded(w, from, i);
   uint32_t offset = w->subs;
   w->subs += 1u << t;
-  uint32_t copy = add_block(w, (struct nn_seg){.rule = (int32_t)offset, .channels = (uint8_t)u,
-                                               .entry = NN_SEG_SPLIT, .from = (uint16_t)((1u << t) - 1)}, i - 1);
+  uint32_t copy = add_block(w,
+                            (struct nn_seg){.rule = (int32_t)offset,
+                                            .channels = (uint8_t)u,
+                                            .entry = NN_SEG_SPLIT,
+                                            .from = (uint16_t)((1u << t) - 1)},
+                            i - 1);
   fill_sub(w, w->sub ? w->sub + offset : NULL, from, i, low, t, u);
   return copy;
 }
@@ -290,8 +309,8 @@ static uint32_t add_split(struct lay_pass *w, uint32_t from, uint32_t i, unsigne
 /* Buckets for every key: each names the segment holding its top value (the number of
  * boundaries with a key up to its own), or for a crowded bucket a copy of that segment
  * after a record that sends the call to the general path (add_split). */
-static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys, uint16_t *bucket,
-                         struct lay_pass *w) {
+static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t keys,
+                         uint16_t *bucket, struct lay_pass *w) {
   uint32_t i = 1;
   for (uint32_t k = 0; k < keys; k++) {
     uint32_t from = i;
@@ -300,7 +319,8 @@ static void fill_buckets(const struct nn_segs *s, const uint8_t *shift, uint32_t
     /* Few boundaries tested first: then b[from] may be b[n], past the end. */
     if (i - from <= NN_SEG_BACK) continue;
     unsigned e = nn_policy_octave(w->b[from]);
-    if (slow_width(w->b, from, i, shift[e])) bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
+    if (slow_width(w->b, from, i, shift[e]))
+      bucket[k] = (uint16_t)add_split(w, from, i, e - shift[e]);
   }
 }
 
@@ -309,7 +329,7 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   uint32_t n = p->more[coll].n = collect_bounds(p, coll, scratch);
   uint8_t shift[NN_OCTAVES];
   pick_shifts(scratch, n, shift);
-  uint32_t keys = lay_out_keys(shift, p->more[coll].octave);   /* <= NN_MAX_BUCKETS */
+  uint32_t keys = lay_out_keys(shift, p->more[coll].octave); /* <= NN_MAX_BUCKETS */
   s->octave = p->more[coll].octave;
   uint16_t *bucket = malloc(keys * sizeof *bucket);
   s->bucket = bucket;
@@ -323,7 +343,8 @@ static int compile_coll(struct nn_policy *p, int coll, uint64_t *scratch, uint32
   s->sub = sub;
   if (!seg || !sub) return -1;
   assign_first_rules(p, coll, scratch, n, seg, parent);
-  w = (struct lay_pass){.b = scratch, .n = n, .seg = seg, .extra = n, .sub = sub, .budget = w.budget};
+  w =
+    (struct lay_pass){.b = scratch, .n = n, .seg = seg, .extra = n, .sub = sub, .budget = w.budget};
   fill_buckets(s, shift, keys, bucket, &w);
   for (uint32_t i = 0; i < n; i++)
     if (seg[i].rule >= 0) p->coll_mask |= 1u << coll;
@@ -337,7 +358,8 @@ static int chunk_only(const struct nn_rule *r) {
 /* The choice policy keeps every rule but those with nothing but chunk=, so a chunk size never
  * changes a choice; the chunk policy keeps only the rules with chunk=, their algo/proto as
  * conditions on what NCCL selected and no channels, so a choice never changes a chunk size. */
-static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t ranks, size_t nodes, int for_chunk) {
+static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t ranks, size_t nodes,
+                       int for_chunk) {
   for (int i = 0; i < cfg->n_rules; i++) {
     const struct nn_rule *r = &cfg->rules[i];
     if (!rule_fits_shape(r, ranks, nodes, p->scope)) continue;
@@ -346,10 +368,17 @@ static void keep_rules(struct nn_policy *p, const struct nn_config *cfg, size_t 
       continue;
     }
     struct nn_crule *c = &p->rules[p->n_rules++];
-    *c = (struct nn_crule){.lo = r->bytes_lo, .hi = r->bytes_hi, .rule = i,
-                           .pipeops = (int16_t)(r->pipeops < 0 ? NN_ANY : r->pipeops > 32767 ? 32767 : r->pipeops),
-                           .coll = (int8_t)r->coll, .algo = (int8_t)r->algo, .proto = (int8_t)r->proto,
-                           .regbuff = (int8_t)r->regbuff, .channels = (uint8_t)(for_chunk ? 0 : r->channels),
+    *c = (struct nn_crule){.lo = r->bytes_lo,
+                           .hi = r->bytes_hi,
+                           .rule = i,
+                           .pipeops = (int16_t)(r->pipeops < 0       ? NN_ANY
+                                                : r->pipeops > 32767 ? 32767
+                                                                     : r->pipeops),
+                           .coll = (int8_t)r->coll,
+                           .algo = (int8_t)r->algo,
+                           .proto = (int8_t)r->proto,
+                           .regbuff = (int8_t)r->regbuff,
+                           .channels = (uint8_t)(for_chunk ? 0 : r->channels),
                            .chunk = (uint32_t)(for_chunk ? r->chunk : 0)};
   }
 }
@@ -360,7 +389,8 @@ static int has_chunk_rules(const struct nn_config *cfg) {
   return 0;
 }
 
-static struct nn_policy *compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes, int for_chunk) {
+static struct nn_policy *compile(const struct nn_config *cfg, size_t n_ranks, size_t n_nodes,
+                                 int for_chunk) {
   int total = cfg ? cfg->n_rules : 0;
   if (total < 0 || total > NN_MAX_RULES) return NULL;
   struct nn_policy *p = calloc(1, sizeof *p);
@@ -371,12 +401,15 @@ static struct nn_policy *compile(const struct nn_config *cfg, size_t n_ranks, si
   uint32_t *parent = malloc((2 * (size_t)total + 2) * sizeof *parent);
   int ok = p->rules && scratch && parent;
   if (ok && cfg) keep_rules(p, cfg, n_ranks, n_nodes, for_chunk);
-  for (int c = 0; ok && c < NN_COLL_COUNT; c++)
-    ok = compile_coll(p, c, scratch, parent) == 0;
+  for (int c = 0; ok && c < NN_COLL_COUNT; c++) ok = compile_coll(p, c, scratch, parent) == 0;
   free(scratch);
   free(parent);
-  if (ok && !for_chunk && has_chunk_rules(cfg)) ok = (p->chunk = compile(cfg, n_ranks, n_nodes, 1)) != NULL;
-  if (!ok) { nn_policy_free(p); return NULL; }
+  if (ok && !for_chunk && has_chunk_rules(cfg))
+    ok = (p->chunk = compile(cfg, n_ranks, n_nodes, 1)) != NULL;
+  if (!ok) {
+    nn_policy_free(p);
+    return NULL;
+  }
   return p;
 }
 
@@ -398,13 +431,15 @@ void nn_policy_free(struct nn_policy *p) {
 
 int nn_policy_scope(const struct nn_policy *p) { return p ? p->scope : NN_SCOPE_UNKNOWN; }
 int nn_policy_rule_count(const struct nn_policy *p) { return p ? p->n_rules + p->n_chunk_only : 0; }
-unsigned nn_policy_chunk_mask(const struct nn_policy *p) { return p && p->chunk ? p->chunk->coll_mask : 0; }
+unsigned nn_policy_chunk_mask(const struct nn_policy *p) {
+  return p && p->chunk ? p->chunk->coll_mask : 0;
+}
 
 unsigned nn_policy_coll_mask(const struct nn_policy *p) { return p ? p->coll_mask : 0; }
 
 /* ---- the hot path ---- */
 
-static inline int enabled(float cost) { return cost >= 0.0f; }  /* false for NaN */
+static inline int enabled(float cost) { return cost >= 0.0f; } /* false for NaN */
 
 /* Cheapest enabled entry along one row (algo fixed) or column (proto fixed). */
 static int cheapest(const float *t, int count, int stride) {
@@ -448,13 +483,14 @@ struct nn_hit {
 
 /* The kept rules covering this size from p->rules[from] on, in file order: the first whose
  * conditions hold and whose choice is possible fires (none for from NN_SEG_NO_RULE). */
-static int first_possible(const struct nn_policy *p, int from, int coll, uint64_t n_bytes, int pipe_ops,
-                          int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
-                          int *a, int *pr, struct nn_hit *hit) {
+static int first_possible(const struct nn_policy *p, int from, int coll, uint64_t n_bytes,
+                          int pipe_ops, int reg_buff, const float *t, int na, int np,
+                          nn_choice_allowed_fn allowed, int *a, int *pr, struct nn_hit *hit) {
   for (int i = from; i >= 0 && i < p->n_rules; i++) {
     const struct nn_crule *r = &p->rules[i];
     if (!rule_has_coll(r, coll) || !in_range(n_bytes, r->lo, r->hi)) continue;
-    if (call_matches(r, pipe_ops, reg_buff) && possible(coll, r->algo, r->proto, t, na, np, allowed, a, pr)) {
+    if (call_matches(r, pipe_ops, reg_buff) &&
+        possible(coll, r->algo, r->proto, t, na, np, allowed, a, pr)) {
       *hit = (struct nn_hit){r->rule, r->channels, r->chunk};
       return 1;
     }
@@ -469,12 +505,12 @@ static const struct nn_seg *segment_of(const struct nn_policy *p, int coll, uint
 }
 
 /* The rule that fires for this call, if any: possible in table t, or (t NULL) allowed. */
-static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops, int reg_buff,
-                     const float *t, int na, int np, nn_choice_allowed_fn allowed, int *a, int *pr,
-                     struct nn_hit *hit) {
+static int find_rule(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
+                     int reg_buff, const float *t, int na, int np, nn_choice_allowed_fn allowed,
+                     int *a, int *pr, struct nn_hit *hit) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return 0;
-  return first_possible(p, segment_of(p, coll, n_bytes)->from, coll, n_bytes, pipe_ops, reg_buff, t, na, np,
-                        allowed, a, pr, hit);
+  return first_possible(p, segment_of(p, coll, n_bytes)->from, coll, n_bytes, pipe_ops, reg_buff, t,
+                        na, np, allowed, a, pr, hit);
 }
 
 /* NCCL takes the first entry in row-major order that is >= 0 and strictly below the best so
@@ -488,22 +524,23 @@ static void choose(float *t, int k) {
 
 /* The general path's first-match walk from g's first rule: out of line, so that a crowded
  * bucket's segment the fast check answers saves no registers for it. */
-__attribute__((noinline)) static int apply_walk(const struct nn_policy *p, const struct nn_seg *g, int coll,
-                                                uint64_t n_bytes, int pipe_ops, int reg_buff, float *table,
-                                                int num_algo, int num_proto, int *n_channels) {
+__attribute__((noinline)) static int apply_walk(const struct nn_policy *p, const struct nn_seg *g,
+                                                int coll, uint64_t n_bytes, int pipe_ops,
+                                                int reg_buff, float *table, int num_algo,
+                                                int num_proto, int *n_channels) {
   int a, pr;
   struct nn_hit hit;
-  if (!first_possible(p, g->from, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr,
-                      &hit))
+  if (!first_possible(p, g->from, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
+                      NULL, &a, &pr, &hit))
     return -1;
   if (a >= 0 && pr >= 0) choose(table, a * num_proto + pr);
   if (hit.channels && n_channels) *n_channels = hit.channels;
   return hit.rule;
 }
 
-int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
-                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
-                            int *n_channels) {
+int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll,
+                            uint64_t n_bytes, int pipe_ops, int reg_buff, float *table,
+                            int num_algo, int num_proto, int *n_channels) {
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   g = nn_policy_crowded(&p->hot.coll[coll], g, n_bytes);
   /* A crowded bucket's segment may be one the fast path answers. */
@@ -512,22 +549,27 @@ int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, i
     return g->rule;
   }
   if (g->entry == NN_SEG_NONE) return -1;
-  return apply_walk(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
+  return apply_walk(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto,
+                    n_channels);
 }
 
 int nn_policy_apply(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                     int reg_buff, float *table, int num_algo, int num_proto, int *n_channels) {
   if (!p || coll < 0 || coll >= NN_COLL_COUNT) return -1;
   const struct nn_seg *g;
-  if (nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels, &g)) return g->rule;
-  return nn_policy_apply_general(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, n_channels);
+  if (nn_policy_apply_fast(&p->hot, coll, n_bytes, table, num_algo, num_proto, n_channels, &g))
+    return g->rule;
+  return nn_policy_apply_general(p, g, coll, n_bytes, pipe_ops, reg_buff, table, num_algo,
+                                 num_proto, n_channels);
 }
 
 int nn_policy_apply_fixed(const struct nn_policy *p, int coll, uint64_t n_bytes, int pipe_ops,
                           nn_choice_allowed_fn allowed, int *algo, int *proto, int *n_channels) {
   int a, pr;
   struct nn_hit hit;
-  if (!allowed || !find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, allowed, &a, &pr, &hit)) return -1;
+  if (!allowed ||
+      !find_rule(p, coll, n_bytes, pipe_ops, NN_ANY, NULL, 0, 0, allowed, &a, &pr, &hit))
+    return -1;
   if (algo) *algo = a;
   if (proto) *proto = pr;
   if (hit.channels && n_channels) *n_channels = hit.channels;
@@ -539,17 +581,21 @@ int nn_policy_lookup(const struct nn_policy *p, int coll, uint64_t n_bytes, int 
   if (!table || num_algo <= 0 || num_proto <= 0) return -1;
   int a, pr;
   struct nn_hit hit;
-  return find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr, &hit)
-             ? hit.rule : -1;
+  return find_rule(p, coll, n_bytes, pipe_ops, reg_buff, table, num_algo, num_proto, NULL, &a, &pr,
+                   &hit)
+           ? hit.rule
+           : -1;
 }
 
 /* NCCL rounds a chunk size down to its protocol's grain (ncclProtoGrainSize, src/include/device.h,
- * v2.30.7-1 and dev: LL 16 B, LL128 32 x 8 / 16 x 15 x 8 = 1920 B, Simple 512 B); below it the chunk
- * would become 0 and NCCL would divide by it. */
+ * v2.30.7-1 and dev: LL 16 B, LL128 32 x 8 / 16 x 15 x 8 = 1920 B, Simple 512 B); below it the
+ * chunk would become 0 and NCCL would divide by it. */
 static const uint32_t proto_grain[NN_PROTO_COUNT] = {16, 1920, 512};
 
-int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int algo, int proto, size_t *chunk) {
-  if (!p || !p->chunk || !chunk || algo < 0 || algo >= NN_ALGO_COUNT || proto < 0 || proto >= NN_PROTO_COUNT)
+int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int algo, int proto,
+                    size_t *chunk) {
+  if (!p || !p->chunk || !chunk || algo < 0 || algo >= NN_ALGO_COUNT || proto < 0 ||
+      proto >= NN_PROTO_COUNT)
     return -1;
   /* What NCCL selected as the only enabled entry: algo=/proto= become conditions on it. */
   float t[NN_ALGO_COUNT * NN_PROTO_COUNT];
@@ -557,7 +603,8 @@ int nn_policy_chunk(const struct nn_policy *p, int coll, uint64_t n_bytes, int a
   t[algo * NN_PROTO_COUNT + proto] = 0.0f;
   int a, pr;
   struct nn_hit hit;
-  if (!find_rule(p->chunk, coll, n_bytes, 1, 0, t, NN_ALGO_COUNT, NN_PROTO_COUNT, NULL, &a, &pr, &hit) ||
+  if (!find_rule(p->chunk, coll, n_bytes, 1, 0, t, NN_ALGO_COUNT, NN_PROTO_COUNT, NULL, &a, &pr,
+                 &hit) ||
       hit.chunk < proto_grain[proto])
     return -1;
   *chunk = hit.chunk;
@@ -585,13 +632,15 @@ static void describe_choice(const struct nn_rule *r, int style, char *buf, size_
   const char *algo = r->algo >= 0 ? nn_algo_name(r->algo) : NULL;
   const char *proto = r->proto >= 0 ? nn_proto_name(r->proto) : NULL;
   int n;
-  if (style == NN_CHOICE_TERSE) n = snprintf(buf, size, "%s/%s", algo ? algo : "*", proto ? proto : "*");
+  if (style == NN_CHOICE_TERSE)
+    n = snprintf(buf, size, "%s/%s", algo ? algo : "*", proto ? proto : "*");
   else if (algo && proto) n = snprintf(buf, size, "%s/%s", algo, proto);
   else if (algo) n = snprintf(buf, size, "%s, cheapest protocol", algo);
   else if (proto) n = snprintf(buf, size, "cheapest algorithm, %s", proto);
   else n = snprintf(buf, size, "NCCL's algorithm/protocol");
   if (r->channels && n >= 0 && (size_t)n < size)
-    n += snprintf(buf + n, size - (size_t)n, style == NN_CHOICE_TERSE ? " channels=%d" : ", %d channels", r->channels);
+    n += snprintf(buf + n, size - (size_t)n,
+                  style == NN_CHOICE_TERSE ? " channels=%d" : ", %d channels", r->channels);
   if (!r->chunk || n < 0 || (size_t)n >= size) return;
   char c[32];
   nn_policy_format_bytes(r->chunk, c, sizeof c);
@@ -610,9 +659,15 @@ void nn_policy_describe_rule(const struct nn_config *cfg, int rule, int style, c
 
 void nn_policy_format_bytes(uint64_t v, char *buf, size_t size) {
   static const char suffix[] = "KMGT";
-  if (v == UINT64_MAX) { snprintf(buf, size, "max"); return; }
+  if (v == UINT64_MAX) {
+    snprintf(buf, size, "max");
+    return;
+  }
   int s = -1;
-  while (s < 3 && v && v % 1024 == 0) { v /= 1024; s++; }
+  while (s < 3 && v && v % 1024 == 0) {
+    v /= 1024;
+    s++;
+  }
   if (s < 0) snprintf(buf, size, "%llu", (unsigned long long)v);
   else snprintf(buf, size, "%llu%c", (unsigned long long)v, suffix[s]);
 }

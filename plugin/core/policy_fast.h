@@ -28,29 +28,29 @@
 /* One segment in 16 bytes: its start and its first rule's choice, so a call reads one
  * bucket and one segment (and the start of the one after), and no rule record. */
 struct nn_seg {
-  uint64_t start;       /* the segment covers [start, next segment's start) */
-  int32_t rule;         /* config index of the first kept rule covering it, or -1; in a
-                           crowded record, the index of its bucket's first segment; in a
-                           split record, that of its first sub-bucket */
-  uint8_t channels;     /* 0: leave NCCL's; in a split record, the shift of a size that
-                           leaves its sub-bucket's number in the low bits */
-  uint8_t entry;        /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
-                           numPipeOps/regBuff condition and the entry is among the first 9
-                           (tree, ring, collnet_direct); NN_SEG_NONE without a rule,
-                           NN_SEG_CROWDED and NN_SEG_SPLIT for records; else NN_SEG_GENERAL */
-  uint16_t from;        /* where the general path's walk starts: that rule's index among the
-                           policy's rules, NN_SEG_NO_RULE without one; in a crowded record,
-                           the number of its bucket's segments below the top one; in a split
-                           record, the mask of those low bits */
+  uint64_t start;   /* the segment covers [start, next segment's start) */
+  int32_t rule;     /* config index of the first kept rule covering it, or -1; in a
+                       crowded record, the index of its bucket's first segment; in a
+                       split record, that of its first sub-bucket */
+  uint8_t channels; /* 0: leave NCCL's; in a split record, the shift of a size that
+                       leaves its sub-bucket's number in the low bits */
+  uint8_t entry;    /* algo * NN_FAST_PROTOS + proto when the rule names both, has no
+                       numPipeOps/regBuff condition and the entry is among the first 9
+                       (tree, ring, collnet_direct); NN_SEG_NONE without a rule,
+                       NN_SEG_CROWDED and NN_SEG_SPLIT for records; else NN_SEG_GENERAL */
+  uint16_t from;    /* where the general path's walk starts: that rule's index among the
+                       policy's rules, NN_SEG_NO_RULE without one; in a crowded record,
+                       the number of its bucket's segments below the top one; in a split
+                       record, the mask of those low bits */
 };
 
 /* One collective's buckets and segments, all a fast call reads (32 bytes). */
 struct nn_segs {
-  const struct nn_seg *seg;  /* the segments, then the crowded buckets' records */
-  const uint16_t *bucket;    /* per key, every key of a 64-bit size: the segment holding its
-                                top value */
-  const uint32_t *octave;    /* per octave of a size, its word for nn_policy_key */
-  const uint16_t *sub;       /* the sub-buckets of split buckets, each as a bucket */
+  const struct nn_seg *seg; /* the segments, then the crowded buckets' records */
+  const uint16_t *bucket;   /* per key, every key of a 64-bit size: the segment holding its
+                               top value */
+  const uint32_t *octave;   /* per octave of a size, its word for nn_policy_key */
+  const uint16_t *sub;      /* the sub-buckets of split buckets, each as a bucket */
 };
 
 /* The first member of struct nn_policy. */
@@ -75,7 +75,7 @@ static inline uint32_t nn_policy_octave(uint64_t v) {
  * Branch-free, so random sizes cost no mispredictions. */
 static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
   uint32_t w = octave[nn_policy_octave(v)];
-  return (w >> 6) + (uint32_t)(v >> (w & 63));   /* v >> (w & 63) < 2^(s + 1) */
+  return (w >> 6) + (uint32_t)(v >> (w & 63)); /* v >> (w & 63) < 2^(s + 1) */
 }
 
 /* How many segments a (sub-)bucket may hold beyond the one holding its lowest value and
@@ -108,7 +108,8 @@ static inline const struct nn_seg *nn_policy_segment_fast(const struct nn_segs *
 
 /* The segment holding v among seg[0..n) (seg[0].start <= v, n >= 1), by a binary search
  * whose steps do not branch on v. */
-static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, uint32_t n, uint64_t v) {
+static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, uint32_t n,
+                                                    uint64_t v) {
   while (n > 1) {
     uint32_t half = n / 2;
     uint64_t difference;
@@ -122,22 +123,25 @@ static inline const struct nn_seg *nn_policy_search(const struct nn_seg *seg, ui
 /* The segment holding v for a split record g: its sub-bucket by the next bits of v names the
  * segment holding its top value, stepped back as in nn_policy_segment_fast, or a crowded
  * sub-bucket's record. */
-static inline const struct nn_seg *nn_policy_split(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
-  return nn_policy_step_back(s->seg + s->sub[(uint32_t)g->rule + ((uint32_t)(v >> g->channels) & g->from)], v);
+static inline const struct nn_seg *nn_policy_split(const struct nn_segs *s, const struct nn_seg *g,
+                                                   uint64_t v) {
+  return nn_policy_step_back(
+    s->seg + s->sub[(uint32_t)g->rule + ((uint32_t)(v >> g->channels) & g->from)], v);
 }
 
 /* The segment holding v for g, what nn_policy_segment_fast found for v in s: g, or for a
  * record the segment holding v that its sub-bucket or its search finds. */
-static inline const struct nn_seg *nn_policy_crowded(const struct nn_segs *s, const struct nn_seg *g, uint64_t v) {
+static inline const struct nn_seg *nn_policy_crowded(const struct nn_segs *s,
+                                                     const struct nn_seg *g, uint64_t v) {
   if (g->entry == NN_SEG_SPLIT) g = nn_policy_split(s, g, v);
   return g->entry == NN_SEG_CROWDED ? nn_policy_search(s->seg + g->rule, g->from, v) : g;
 }
 
 /* nn_policy_apply for what nn_policy_apply_fast leaves: the same arguments and result, and
  * g, the segment nn_policy_apply_fast found for n_bytes in p's collective coll. */
-int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll, uint64_t n_bytes,
-                            int pipe_ops, int reg_buff, float *table, int num_algo, int num_proto,
-                            int *n_channels);
+int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, int coll,
+                            uint64_t n_bytes, int pipe_ops, int reg_buff, float *table,
+                            int num_algo, int num_proto, int *n_channels);
 
 /* Whether the first 8 entries of t hold a +-0.0, which could win NCCL's lowest-index tie
  * with the chosen 0.0 (NCCL's own tables hold positive times): a few vector instructions
@@ -145,7 +149,8 @@ int nn_policy_apply_general(const struct nn_policy *p, const struct nn_seg *g, i
 #if defined(__SSE__)
 static inline int nn_policy_zero_in_8(const float *t) {
   __m128 zero = _mm_setzero_ps();
-  __m128 z = _mm_or_ps(_mm_cmpeq_ps(_mm_loadu_ps(t), zero), _mm_cmpeq_ps(_mm_loadu_ps(t + 4), zero));
+  __m128 z =
+    _mm_or_ps(_mm_cmpeq_ps(_mm_loadu_ps(t), zero), _mm_cmpeq_ps(_mm_loadu_ps(t + 4), zero));
   return _mm_movemask_ps(z) != 0;
 }
 #else
@@ -174,11 +179,11 @@ static inline int nn_policy_enabled_fast(const float *cost) {
 /* Whether the fast path may answer with segment g: its entry is a table index, the table has
  * NCCL's shape (3 protocols, at least 3 algorithms), the entry is enabled, and none of the
  * first 8 entries is +-0.0. */
-static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo, int num_proto) {
+static inline int nn_policy_fast_ok(const struct nn_seg *g, const float *table, int num_algo,
+                                    int num_proto) {
   unsigned k = g->entry;
   return k < NN_SEG_SPLIT && num_proto == NN_FAST_PROTOS && num_algo >= 3 && table &&
-         nn_policy_enabled_fast(&table[k]) &&
-         !nn_policy_zero_in_8(table);
+         nn_policy_enabled_fast(&table[k]) && !nn_policy_zero_in_8(table);
 }
 
 /* Writes the segment's choice: its entry becomes 0.0 and its channels, when set, replace
@@ -198,8 +203,9 @@ static inline void nn_policy_fast_write(const struct nn_seg *g, float *table, in
  * to the segment found and returns 1 when it decided (the segment's rule, -1 when none
  * covers the size, is what fired), or 0 with nothing changed: then nn_policy_apply_general
  * decides from *g. It makes no call. */
-static inline int nn_policy_apply_fast(const struct nn_policy_hot *h, int coll, uint64_t n_bytes, float *table,
-                                       int num_algo, int num_proto, int *n_channels, const struct nn_seg **g) {
+static inline int nn_policy_apply_fast(const struct nn_policy_hot *h, int coll, uint64_t n_bytes,
+                                       float *table, int num_algo, int num_proto, int *n_channels,
+                                       const struct nn_seg **g) {
   *g = nn_policy_segment_fast(&h->coll[coll], n_bytes);
   /* Tested after the choice, so that a matching call runs no more instructions for it. */
   if (!nn_policy_fast_ok(*g, table, num_algo, num_proto)) return (*g)->entry == NN_SEG_NONE;

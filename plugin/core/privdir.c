@@ -73,15 +73,16 @@ static int nn_pd_check_dir(int fd, const char *dir, char *err, size_t errsz) {
   }
   if (st.st_uid != geteuid()) {
     nn_errbuf_set(err, errsz, "%s: owned by uid %u, not by uid %u: refused", dir,
-              (unsigned)st.st_uid, (unsigned)geteuid());
+                  (unsigned)st.st_uid, (unsigned)geteuid());
     return -1;
   }
   if (st.st_mode & 077) {
     nn_errbuf_set(err, errsz, "%s: mode %04o gives group/other access (must be 0700): refused", dir,
-              (unsigned)(st.st_mode & 07777));
+                  (unsigned)(st.st_mode & 07777));
     return -1;
   }
-  if ((st.st_mode & 07777) != 0700 && (fchmod(fd, 0700) || fstat(fd, &st) || (st.st_mode & 07777) != 0700)) {
+  if ((st.st_mode & 07777) != 0700 &&
+      (fchmod(fd, 0700) || fstat(fd, &st) || (st.st_mode & 07777) != 0700)) {
     nn_errbuf_set(err, errsz, "%s: mode %04o, and it cannot be made 0700: %s", dir,
                   (unsigned)(st.st_mode & 07777), strerror(errno));
     return -1;
@@ -104,10 +105,8 @@ int nn_privdir_open(const char *dir, char *err, size_t errsz) {
     struct stat st;
     if (e == ELOOP || (!lstat(dir, &st) && S_ISLNK(st.st_mode)))
       nn_errbuf_set(err, errsz, "%s: is a symbolic link: refused", dir);
-    else if (e == ENOTDIR)
-      nn_errbuf_set(err, errsz, "%s: not a directory: refused", dir);
-    else
-      nn_errbuf_set(err, errsz, "%s: cannot open: %s", dir, strerror(e));
+    else if (e == ENOTDIR) nn_errbuf_set(err, errsz, "%s: not a directory: refused", dir);
+    else nn_errbuf_set(err, errsz, "%s: cannot open: %s", dir, strerror(e));
     return -1;
   }
   if (nn_pd_check_dir(fd, dir, err, errsz)) {
@@ -157,8 +156,8 @@ static int nn_pd_open_temp(int dfd, const char *name, char *tmp, size_t tmpsz) {
 }
 
 /* Writes data under a temporary name and renames it to `name`. */
-static int nn_pd_replace(int dfd, const char *dir, const char *name, const void *data,
-                         size_t len, char *err, size_t errsz) {
+static int nn_pd_replace(int dfd, const char *dir, const char *name, const void *data, size_t len,
+                         char *err, size_t errsz) {
   char tmp[NAME_MAX + 1];
   int fd = nn_pd_open_temp(dfd, name, tmp, sizeof tmp);
   if (fd < 0) {
@@ -184,9 +183,7 @@ static int nn_pd_replace(int dfd, const char *dir, const char *name, const void 
   return 0;
 }
 
-static int nn_pd_name_ok(const char *s) {
-  return s && !strchr(s, '/') && strlen(s) <= 64;
-}
+static int nn_pd_name_ok(const char *s) { return s && !strchr(s, '/') && strlen(s) <= 64; }
 
 /* Stores into the open directory dfd (named dir): the content-addressed name, reused when
  * it already holds exactly data, else written and renamed into place. */
@@ -224,13 +221,12 @@ static int nn_pd_names(const char *dir, const char *prefix, const char *suffix, 
   return 0;
 }
 
-int nn_privdir_store(const char *dir, const char *prefix, const char *suffix,
-                     const void *data, size_t len, char *out, size_t outsz, int *fd_out,
-                     char *err, size_t errsz) {
+int nn_privdir_store(const char *dir, const char *prefix, const char *suffix, const void *data,
+                     size_t len, char *out, size_t outsz, int *fd_out, char *err, size_t errsz) {
   if (fd_out) *fd_out = -1;
   char name[NAME_MAX + 1];
-  int dfd = -1, rc = nn_pd_names(dir, prefix, suffix, data, len, name, sizeof name, out, outsz,
-                                 err, errsz);
+  int dfd = -1,
+      rc = nn_pd_names(dir, prefix, suffix, data, len, name, sizeof name, out, outsz, err, errsz);
   if (!rc) rc = (dfd = nn_privdir_open(dir, err, errsz)) < 0 ? -1 : 0;
   if (!rc) rc = nn_pd_store_at(dfd, dir, name, data, len, fd_out, err, errsz);
   if (dfd >= 0) close(dfd);
@@ -271,8 +267,10 @@ static int nn_pd_store_fallback(const char *dir, const char *why, const void *da
   if (fd_out) *fd_out = fd;
   else close(fd);
   if (note && notesz && !atomic_exchange(&g_pd_fallback_told, 1))
-    nn_errbuf_set(note, notesz, "%s; this process writes its topology into a fresh unguessable "
-                  "directory (%s.XXXXXX, 0700) instead, removed once the descriptor is open", why, dir);
+    nn_errbuf_set(note, notesz,
+                  "%s; this process writes its topology into a fresh unguessable "
+                  "directory (%s.XXXXXX, 0700) instead, removed once the descriptor is open",
+                  why, dir);
   return 0;
 }
 

@@ -21,7 +21,9 @@ static pthread_key_t g_record_key;
 static pthread_once_t g_record_once = PTHREAD_ONCE_INIT;
 static int g_record_key_ok;
 
-static void make_record_key(void) { g_record_key_ok = pthread_key_create(&g_record_key, NULL) == 0; }
+static void make_record_key(void) {
+  g_record_key_ok = pthread_key_create(&g_record_key, NULL) == 0;
+}
 
 static struct nn_snapshot_record *active_record(void) {
   pthread_once(&g_record_once, make_record_key);
@@ -82,12 +84,13 @@ static int read_once(int fd, const char *path, size_t max, char **buf, size_t *l
   }
   key_from_stat(&st, key);
   if (!S_ISREG(st.st_mode)) {
-    nn_errbuf_set(err, errsz, "%s: cannot open: %s, not a regular file", path, nn_file_kind(st.st_mode));
+    nn_errbuf_set(err, errsz, "%s: cannot open: %s, not a regular file", path,
+                  nn_file_kind(st.st_mode));
     return -1;
   }
   if ((uint64_t)st.st_size > max) {
-    nn_errbuf_set(err, errsz, "%s: file is %lld bytes, over the %zu MiB limit", path, (long long)st.st_size,
-             max >> 20);
+    nn_errbuf_set(err, errsz, "%s: file is %lld bytes, over the %zu MiB limit", path,
+                  (long long)st.st_size, max >> 20);
     return -1;
   }
   size_t size = (size_t)st.st_size;
@@ -133,21 +136,30 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
-static void record(const char *path, const struct nn_file_key *key, const char *buf, size_t len, int moving) {
+static void record(const char *path, const struct nn_file_key *key, const char *buf, size_t len,
+                   int moving) {
   struct nn_snapshot_record *r = active_record();
   if (!r) return;
-  uint64_t n = buf ? (uint64_t)len : UINT64_MAX;   /* an unreadable file hashes unlike an empty one */
+  uint64_t n = buf ? (uint64_t)len : UINT64_MAX; /* an unreadable file hashes unlike an empty one */
   r->hash = fnv1a(r->hash, &n, sizeof n);
   if (buf) r->hash = fnv1a(r->hash, buf, len);
   if (r->n == r->cap) {
     int cap = r->cap ? 2 * r->cap : 4;
     struct nn_snapshot_file *grown = realloc(r->files, (size_t)cap * sizeof *grown);
-    if (!grown) { r->incomplete = 1; r->moving |= moving; return; }
+    if (!grown) {
+      r->incomplete = 1;
+      r->moving |= moving;
+      return;
+    }
     r->files = grown;
     r->cap = cap;
   }
   char *copy = strdup(path);
-  if (!copy) { r->incomplete = 1; r->moving |= moving; return; }
+  if (!copy) {
+    r->incomplete = 1;
+    r->moving |= moving;
+    return;
+  }
   r->files[r->n++] = (struct nn_snapshot_file){copy, *key};
   if (moving && !r->moving) r->moving = r->n;
   /* the record owns the copy now (freed with the record; cppcheck loses it in the array) */
@@ -157,7 +169,8 @@ static void record(const char *path, const struct nn_file_key *key, const char *
 /* Opens path when trust.h trusts it, walking again when an entry was replaced during the
  * walk (at most NN_SNAP_READS times). Returns the descriptor, or -1 with err and *key set
  * (*moving 1 when it was replaced during every walk). Nothing but a regular file is opened. */
-static int open_trusted(const char *path, struct nn_file_key *key, int *moving, char *err, size_t errsz) {
+static int open_trusted(const char *path, struct nn_file_key *key, int *moving, char *err,
+                        size_t errsz) {
   struct nn_snapshot_record *r = active_record();
   *moving = 0;
   for (int i = 0; i < NN_SNAP_READS; i++) {
@@ -165,7 +178,8 @@ static int open_trusted(const char *path, struct nn_file_key *key, int *moving, 
     int trust = nn_trust_open(r ? r->walk : NULL, path, &fd, err, errsz);
     if (trust == NN_TRUST_OK || trust == NN_TRUST_OPTED_OUT) return fd;
     if (trust != NN_TRUST_REPLACED) {
-      nn_snapshot_key_of(path, key);   /* what the next look compares: a chmod or chown is a new version */
+      nn_snapshot_key_of(path,
+                         key); /* what the next look compares: a chmod or chown is a new version */
       return -1;
     }
   }
@@ -175,7 +189,8 @@ static int open_trusted(const char *path, struct nn_file_key *key, int *moving, 
   return -1;
 }
 
-int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errsz) {
+int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char *err,
+                     size_t errsz) {
   *buf = NULL;
   *len = 0;
   if (err && errsz) err[0] = 0;
@@ -188,9 +203,12 @@ int nn_snapshot_read(const char *path, size_t max, char **buf, size_t *len, char
     return moving ? NN_SNAP_MOVING : NN_SNAP_ERROR;
   }
   int rc = 0;
-  for (int i = 0; i < NN_SNAP_READS && rc == 0; i++) rc = read_once(fd, path, max, buf, len, &key, err, errsz);
+  for (int i = 0; i < NN_SNAP_READS && rc == 0; i++)
+    rc = read_once(fd, path, max, buf, len, &key, err, errsz);
   close(fd);
-  if (rc == 0) nn_errbuf_set(err, errsz, "%s: changed while being read, %d times in a row", path, NN_SNAP_READS);
+  if (rc == 0)
+    nn_errbuf_set(err, errsz, "%s: changed while being read, %d times in a row", path,
+                  NN_SNAP_READS);
   record(path, &key, *buf, *len, rc == 0);
   return rc == 1 ? NN_SNAP_OK : rc == 0 ? NN_SNAP_MOVING : NN_SNAP_ERROR;
 }
@@ -239,10 +257,12 @@ int nn_snapshot_record_current(const struct nn_snapshot_record *r) {
   return !r->incomplete;
 }
 
-int nn_snapshot_record_equal(const struct nn_snapshot_record *a, const struct nn_snapshot_record *b) {
+int nn_snapshot_record_equal(const struct nn_snapshot_record *a,
+                             const struct nn_snapshot_record *b) {
   if (a->n != b->n || a->incomplete || b->incomplete) return 0;
   for (int i = 0; i < a->n; i++)
-    if (strcmp(a->files[i].path, b->files[i].path) || !nn_snapshot_key_equal(&a->files[i].key, &b->files[i].key))
+    if (strcmp(a->files[i].path, b->files[i].path) ||
+        !nn_snapshot_key_equal(&a->files[i].key, &b->files[i].key))
       return 0;
   return 1;
 }

@@ -62,30 +62,34 @@ static int nn_txml_check_input(const struct nn_config *cfg, const struct nn_cpu_
   for (int i = 0; i < cfg->n_gpus; i++) {
     const struct nn_gpu *g = &cfg->gpus[i];
     if (!g->has_bus) {
-      nn_errbuf_set(err, errsz, "line %d: GPU %d has no bus= (a host-side mapping): no topology to write",
-             g->line, g->index);
+      nn_errbuf_set(err, errsz,
+                    "line %d: GPU %d has no bus= (a host-side mapping): no topology to write",
+                    g->line, g->index);
       return -1;
     }
     if (g->numa < 0 || g->numa > NN_MAX_NUMA_ID) {
       nn_errbuf_set(err, errsz, "line %d: GPU %d has NUMA node %d, outside 0-%d", g->line, g->index,
-             g->numa, NN_MAX_NUMA_ID);
+                    g->numa, NN_MAX_NUMA_ID);
       return -1;
     }
   }
   for (int i = 0; i < cfg->n_nics; i++)
     if (!cfg->nics[i].has_bus) {
-      nn_errbuf_set(err, errsz, "line %d: NIC %d has no bus= (a host-side mapping): no topology to write",
+      nn_errbuf_set(err, errsz,
+                    "line %d: NIC %d has no bus= (a host-side mapping): no topology to write",
                     cfg->nics[i].line, cfg->nics[i].index);
       return -1;
     }
   if (!cpu || (strcmp(cpu->vendor, "AuthenticAMD") && strcmp(cpu->vendor, "GenuineIntel"))) {
     /* NCCL models an unknown vendor's socket link as free: never write one. */
-    nn_errbuf_set(err, errsz, "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
-           cpu ? cpu->vendor : "");
+    nn_errbuf_set(err, errsz,
+                  "CPU vendor '%s' is not AuthenticAMD or GenuineIntel: no topology to write",
+                  cpu ? cpu->vendor : "");
     return -1;
   }
   if (!strcmp(cpu->vendor, "GenuineIntel") && (cpu->family < 0 || cpu->model < 0)) {
-    nn_errbuf_set(err, errsz, "GenuineIntel CPU without family and model: NCCL needs both (cpu line)");
+    nn_errbuf_set(err, errsz,
+                  "GenuineIntel CPU without family and model: NCCL needs both (cpu line)");
     return -1;
   }
   return 0;
@@ -106,19 +110,21 @@ static char *nn_txml_read_small(const char *path) {
 /* Affinity of `node` into out. Returns 1 when found, 0 when it must be left out
  * (and why into note), -1 on a mapping error (reason in err). */
 static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *sysfs_root,
-                            char *out, size_t outsz, char *note, size_t notesz,
-                            char *err, size_t errsz) {
+                            char *out, size_t outsz, char *note, size_t notesz, char *err,
+                            size_t errsz) {
   const struct nn_numa *nl = nn_config_find_numa(cfg, node);
   if (nl && !nl->cpus) {
-    nn_errbuf_set(note, notesz, "NUMA node %d: affinity left out (the CPUs of some node the GPUs sit on are "
-                  "unknown)", node);
+    nn_errbuf_set(note, notesz,
+                  "NUMA node %d: affinity left out (the CPUs of some node the GPUs sit on are "
+                  "unknown)",
+                  node);
     return 0;
   }
   if (nl) {
     int r = nn_cpulist_to_cpumap(nl->cpus, out, outsz);
     if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
     nn_errbuf_set(err, errsz, "line %d: numa %d cpus=%s: %s", nl->line, node, nl->cpus,
-           r == -1 ? "not a CPU list" : "too many CPUs for NCCL's 255-character affinity");
+                  r == -1 ? "not a CPU list" : "too many CPUs for NCCL's 255-character affinity");
     return -1;
   }
   char path[PATH_MAX];
@@ -137,7 +143,7 @@ static int nn_txml_affinity(const struct nn_config *cfg, int node, const char *s
   free(text);
   if (r >= 0 && r <= NN_TOPO_XML_MAX_VALUE) return 1;
   nn_errbuf_set(note, notesz, "NUMA node %d: affinity left out (%s %s)", node,
-         had_text ? "unusable" : "no `numa cpus=` line and no readable", path);
+                had_text ? "unusable" : "no `numa cpus=` line and no readable", path);
   return 0;
 }
 
@@ -209,8 +215,10 @@ static int nn_txml_write(struct nn_xml_writer *w, const struct nn_txml_job *j, c
     for (int i = 0; i < j->cfg->n_gpus; i++) kids += j->cfg->gpus[i].numa == ids[k];
     for (int i = 0; i < j->cfg->n_nics; i++) kids += j->cfg->nics[i].numa == ids[k];
     if (kids > NN_TOPO_XML_MAX_CHILDREN) {
-      nn_errbuf_set(j->err, j->errsz, "NUMA node %d holds %d GPUs and NICs; NCCL reads at most %d per "
-                    "cpu element", ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
+      nn_errbuf_set(j->err, j->errsz,
+                    "NUMA node %d holds %d GPUs and NICs; NCCL reads at most %d per "
+                    "cpu element",
+                    ids[k], kids, NN_TOPO_XML_MAX_CHILDREN);
       return -1;
     }
     nn_xml_writer_start(w, "cpu");
@@ -246,7 +254,8 @@ static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, c
   char *text = NULL;
   size_t n = 0;
   if (nn_xml_writer_finish(&w, &text, &n)) {
-    nn_errbuf_set(j->err, j->errsz, "the XML writer failed (out of memory or a value XML cannot hold)");
+    nn_errbuf_set(j->err, j->errsz,
+                  "the XML writer failed (out of memory or a value XML cannot hold)");
     return -1;
   }
   if (!nn_txml_sane(text, n)) {
@@ -260,8 +269,7 @@ static int nn_txml_run(const struct nn_txml_job *j, const int *ids, int n_ids, c
 }
 
 int nn_topo_xml_generate(const struct nn_config *cfg, const struct nn_cpu_kind *cpu,
-                         const char *sysfs_root, char **xml, size_t *len,
-                         char *err, size_t errsz) {
+                         const char *sysfs_root, char **xml, size_t *len, char *err, size_t errsz) {
   if (err && errsz) err[0] = 0;
   if (!xml || !len) {
     nn_errbuf_set(err, errsz, "no output buffer");

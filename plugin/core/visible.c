@@ -30,7 +30,7 @@ static int find_by_bus(const struct nn_config *cfg, const struct nn_busid *b) {
 
 static int add_gpu(struct nn_visible *v, int pos) {
   for (int i = 0; i < v->n; i++)
-    if (v->gpu[i] == pos) return 0;   /* MIG instances of one GPU share its bus id */
+    if (v->gpu[i] == pos) return 0; /* MIG instances of one GPU share its bus id */
   if (v->n == NN_VISIBLE_MAX) return -1;
   v->gpu[v->n++] = pos;
   return 0;
@@ -49,12 +49,13 @@ static int entry_index(const char *s, size_t len) {
 
 /* "CUDA_VISIBLE_DEVICES=0,1" or, when it is unset, what the driver enumerates. */
 static void who(const struct nn_visible *v, char *buf, size_t size) {
-  char list[128];   /* printed on terminals and logs: no control sequence passes */
+  char list[128]; /* printed on terminals and logs: no control sequence passes */
   nn_printable(list, sizeof list, v->list, NN_PRINTABLE_CSTR, NULL);
-  if (v->source == NN_VISIBLE_FROM_CUDA && !v->set) snprintf(buf, size, "the CUDA devices of this process");
+  if (v->source == NN_VISIBLE_FROM_CUDA && !v->set)
+    snprintf(buf, size, "the CUDA devices of this process");
   else if (v->source == NN_VISIBLE_FROM_PROC)
-    snprintf(buf, size, "%s%s%sthe GPUs the NVIDIA driver shows this container", v->set ? "CUDA_VISIBLE_DEVICES=" : "",
-             list, v->set ? " of " : "");
+    snprintf(buf, size, "%s%s%sthe GPUs the NVIDIA driver shows this container",
+             v->set ? "CUDA_VISIBLE_DEVICES=" : "", list, v->set ? " of " : "");
   else snprintf(buf, size, "CUDA_VISIBLE_DEVICES=%s", list);
 }
 
@@ -83,12 +84,14 @@ static int from_indices(const struct nn_config *cfg, struct nn_visible *v) {
       return -1;
     }
     int index = entry_index(s, len);
-    if (index < 0) break;            /* CUDA ignores the rest of the list after a bad entry */
+    if (index < 0) break; /* CUDA ignores the rest of the list after a bad entry */
     int pos = find_by_index(cfg, index);
     if (pos < 0) {
       /* the mapping lists the machine's GPUs 0..n-1: CUDA stops at this invalid ordinal */
-      snprintf(v->stop, sizeof v->stop, "GPU %d is not in the mapping (GPUs 0-%d): CUDA stops at the first invalid "
-               "ordinal, so the job has the GPUs before it", index, cfg->n_gpus - 1);
+      snprintf(v->stop, sizeof v->stop,
+               "GPU %d is not in the mapping (GPUs 0-%d): CUDA stops at the first invalid "
+               "ordinal, so the job has the GPUs before it",
+               index, cfg->n_gpus - 1);
       break;
     }
     if (add_gpu(v, pos)) break;
@@ -105,7 +108,8 @@ static int every_gpu_has_bus(const struct nn_config *cfg) {
 
 /* A GPU the driver shows whose bus id the mapping lacks: the mapping was written for another
  * machine (or before a GPU moved), so none of it applies here. */
-static void unmapped(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus) {
+static void unmapped(const struct nn_config *cfg, struct nn_visible *v,
+                     const struct nn_busid *bus) {
   char w[224], b[16];
   who(v, w, sizeof w);
   nn_busid_format(bus, b, sizeof b);
@@ -114,13 +118,17 @@ static void unmapped(const struct nn_config *cfg, struct nn_visible *v, const st
   v->unmatched = 1;
   /* a long mapping path is cut to 150 bytes and the sentence at the buffer's end; the count is
    * read so that -O0, which cannot bound the parts, does not call that a mistake */
-  int n = snprintf(v->why, sizeof v->why, "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
-                   "with bus=%s): the mapping does not describe this machine: no topology served, no "
-                   "rules applied", w, b, cfg->path ? cfg->path : "", b);
+  int n =
+    snprintf(v->why, sizeof v->why,
+             "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
+             "with bus=%s): the mapping does not describe this machine: no topology served, no "
+             "rules applied",
+             w, b, cfg->path ? cfg->path : "", b);
   (void)n;
 }
 
-static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
+static int from_driver(const struct nn_config *cfg, struct nn_visible *v,
+                       const struct nn_busid *bus, int n) {
   for (int i = 0; i < n; i++) {
     int pos = find_by_bus(cfg, &bus[i]);
     if (pos < 0 && every_gpu_has_bus(cfg)) {
@@ -130,7 +138,8 @@ static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const 
     if (pos < 0) {
       char b[16], what[120];
       nn_busid_format(&bus[i], b, sizeof b);
-      snprintf(what, sizeof what, "the CUDA device at %s is not in the mapping, whose gpu lines lack bus=", b);
+      snprintf(what, sizeof what,
+               "the CUDA device at %s is not in the mapping, whose gpu lines lack bus=", b);
       unmatched(v, what);
       return -1;
     }
@@ -140,13 +149,14 @@ static int from_driver(const struct nn_config *cfg, struct nn_visible *v, const 
 }
 
 /* Index entries of `v->list` as positions in the container's list `bus` (n of them). */
-static int from_listed_indices(const struct nn_config *cfg, struct nn_visible *v, const struct nn_busid *bus, int n) {
+static int from_listed_indices(const struct nn_config *cfg, struct nn_visible *v,
+                               const struct nn_busid *bus, int n) {
   struct nn_busid picked[NN_VISIBLE_MAX];
   int k = 0;
   for (const char *s = v->list; *s && k < NN_VISIBLE_MAX;) {
     size_t len = strcspn(s, ",");
     int index = entry_index(s, len);
-    if (index < 0 || index >= n) break;   /* CUDA ignores the rest of the list after a bad entry */
+    if (index < 0 || index >= n) break; /* CUDA ignores the rest of the list after a bad entry */
     picked[k++] = bus[index];
     s += len + (s[len] == ',');
   }
@@ -156,9 +166,13 @@ static int from_listed_indices(const struct nn_config *cfg, struct nn_visible *v
 static void classify(const struct nn_config *cfg, struct nn_visible *v) {
   char w[224];
   who(v, w, sizeof w);
-  if (v->n == 0) { whole(v, v->stop[0] ? v->stop : "no mapped GPU visible"); return; }
+  if (v->n == 0) {
+    whole(v, v->stop[0] ? v->stop : "no mapped GPU visible");
+    return;
+  }
   if (v->n == 1) {
-    whole(v, "one GPU visible, whose communicator may hold other processes' GPUs on other NUMA nodes");
+    whole(v,
+          "one GPU visible, whose communicator may hold other processes' GPUs on other NUMA nodes");
     return;
   }
   v->numa = cfg->gpus[v->gpu[0]].numa;
@@ -167,19 +181,24 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
     if (cfg->gpus[v->gpu[i]].numa != v->numa) v->kind = NN_VISIBLE_SPANS;
   char stop[sizeof v->stop + 2] = "";
   if (v->stop[0]) snprintf(stop, sizeof stop, "%s; ", v->stop);
-  int n;   /* read so that -O0, which cannot bound the parts, does not call a cut sentence a mistake */
+  int
+    n; /* read so that -O0, which cannot bound the parts, does not call a cut sentence a mistake */
   if (v->kind == NN_VISIBLE_SPANS)
-    n = snprintf(v->why, sizeof v->why, "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of "
-                 "the file, so they are judged alone", w, stop, v->n);
+    n = snprintf(v->why, sizeof v->why,
+                 "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of "
+                 "the file, so they are judged alone",
+                 w, stop, v->n);
   else
-    n = snprintf(v->why, sizeof v->why, "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the "
-                 "file, so they are judged alone", w, stop, v->n, v->numa);
+    n = snprintf(v->why, sizeof v->why,
+                 "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the "
+                 "file, so they are judged alone",
+                 w, stop, v->n, v->numa);
   (void)n;
 }
 
 /* The set from `source`'s list `bus` (n GPUs; unused for FROM_VARIABLE), then its kind. */
-static void resolve_from(const struct nn_config *cfg, const char *value, int source, const struct nn_busid *bus,
-                         int n, struct nn_visible *out) {
+static void resolve_from(const struct nn_config *cfg, const char *value, int source,
+                         const struct nn_busid *bus, int n, struct nn_visible *out) {
   out->set = value != NULL;
   out->source = source;
   snprintf(out->list, sizeof out->list, "%s", value ? value : "");
@@ -188,7 +207,8 @@ static void resolve_from(const struct nn_config *cfg, const char *value, int sou
   else if (source == NN_VISIBLE_FROM_PROC && value) rc = from_listed_indices(cfg, out, bus, n);
   else rc = from_driver(cfg, out, bus, n);
   if (rc) return;
-  if (!value && out->n == cfg->n_gpus) return;   /* the driver sees the whole mapping: nothing to say */
+  if (!value && out->n == cfg->n_gpus)
+    return; /* the driver sees the whole mapping: nothing to say */
   classify(cfg, out);
 }
 
@@ -222,12 +242,13 @@ static void resolve_at(const struct nn_config *cfg, const char *value, nn_visibl
   }
   n = driver(root, bus, NN_VISIBLE_MAX);
   int indices = value && entry_index(value, strcspn(value, ",")) >= 0;
-  if (n >= 0 && (!value || (indices && n < cfg->n_gpus))) resolve_from(cfg, value, NN_VISIBLE_FROM_PROC, bus, n, out);
+  if (n >= 0 && (!value || (indices && n < cfg->n_gpus)))
+    resolve_from(cfg, value, NN_VISIBLE_FROM_PROC, bus, n, out);
   else if (value) resolve_from(cfg, value, NN_VISIBLE_FROM_VARIABLE, NULL, 0, out);
 }
 
-void nn_visible_resolve_at(const struct nn_config *cfg, const char *value, nn_visible_busids_fn busids,
-                           const char *root, struct nn_visible *out) {
+void nn_visible_resolve_at(const struct nn_config *cfg, const char *value,
+                           nn_visible_busids_fn busids, const char *root, struct nn_visible *out) {
   resolve_at(cfg, value, busids, root, nn_visible_driver_busids, out);
 }
 
@@ -244,8 +265,8 @@ static struct {
 } g_driver = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int same_dir(const struct stat *a, const struct stat *b) {
-  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-         a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 static int copy_out(const struct nn_busid *bus, int n, struct nn_busid *out, int max) {
@@ -258,7 +279,8 @@ static int driver_busids_kept(const char *root, struct nn_busid *out, int max) {
   const char *r = root ? root : "";
   char dir[4200];
   struct stat id;
-  if (strlen(r) >= sizeof g_driver.root || snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir ||
+  if (strlen(r) >= sizeof g_driver.root ||
+      snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir ||
       stat(dir, &id) != 0)
     return nn_visible_driver_busids(root, out, max);
   int n = -2;
@@ -308,21 +330,23 @@ static int insert_sorted(struct nn_busid *out, int n, int max, const struct nn_b
 int nn_visible_driver_busids(const char *root, struct nn_busid *out, int max) {
   char dir[4096];
   const char *r = root && *root ? root : "";
-  if (max <= 0 || snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir) return -1;
+  if (max <= 0 || snprintf(dir, sizeof dir, "%s/proc/driver/nvidia/gpus", r) >= (int)sizeof dir)
+    return -1;
   DIR *d = opendir(dir);
   if (!d) return -1;
   int n = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     struct nn_busid b;
-    if (e->d_name[0] != '.' && nn_busid_parse(e->d_name, &b) == 0) n = insert_sorted(out, n, max, &b);
+    if (e->d_name[0] != '.' && nn_busid_parse(e->d_name, &b) == 0)
+      n = insert_sorted(out, n, max, &b);
   }
   closedir(d);
   return n;
 }
 
-void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis, struct nn_gpu *storage,
-                     struct nn_config *view) {
+void nn_visible_view(const struct nn_config *cfg, const struct nn_visible *vis,
+                     struct nn_gpu *storage, struct nn_config *view) {
   *view = *cfg;
   if (vis->kind != NN_VISIBLE_ONE_NODE && vis->kind != NN_VISIBLE_SPANS) return;
   for (int i = 0; i < vis->n; i++) {
@@ -350,7 +374,8 @@ int nn_visible_driver_version(const char *root, char *buf, size_t size) {
   char path[4096], line[512];
   const char *r = root && *root ? root : "";
   if (size) buf[0] = '\0';
-  if (snprintf(path, sizeof path, "%s/proc/driver/nvidia/version", r) >= (int)sizeof path) return -1;
+  if (snprintf(path, sizeof path, "%s/proc/driver/nvidia/version", r) >= (int)sizeof path)
+    return -1;
   FILE *f = fopen(path, "re");
   if (!f) return -1;
   char *got = fgets(line, sizeof line, f);
@@ -379,7 +404,8 @@ const char *nn_visible_driver_root(void) {
 
 int nn_visible_order(const struct nn_config *cfg, const struct nn_visible *vis, int *pos, int max) {
   if (vis->unmatched) return -1;
-  int named = vis->set || vis->n > 0;   /* else unset with no driver to ask: every GPU of the mapping */
+  int named =
+    vis->set || vis->n > 0; /* else unset with no driver to ask: every GPU of the mapping */
   int n = named ? vis->n : cfg->n_gpus;
   for (int i = 0; i < n && i < max; i++) pos[i] = named ? vis->gpu[i] : i;
   return n < max ? n : max;
@@ -390,8 +416,10 @@ void nn_visible_of_process(const struct nn_config *cfg, struct nn_visible *out) 
              driver_busids_kept, out);
 }
 
-const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg, const struct nn_visible *vis, size_t n_ranks,
-                                            size_t n_nodes, struct nn_gpu *storage, struct nn_config *view) {
+const struct nn_config *nn_visible_for_comm(const struct nn_config *cfg,
+                                            const struct nn_visible *vis, size_t n_ranks,
+                                            size_t n_nodes, struct nn_gpu *storage,
+                                            struct nn_config *view) {
   int subset = vis->kind == NN_VISIBLE_ONE_NODE || vis->kind == NN_VISIBLE_SPANS;
   if (!cfg || !subset || n_nodes == 0 || n_ranks / n_nodes > (size_t)vis->n) return cfg;
   nn_visible_view(cfg, vis, storage, view);

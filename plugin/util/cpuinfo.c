@@ -34,7 +34,7 @@ int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) 
   *family = *model = -1;
   char line[512];
   while (fgets(line, sizeof line, f)) {
-    if (line[0] == '\n' && vendor[0]) break;  /* end of the first processor */
+    if (line[0] == '\n' && vendor[0]) break; /* end of the first processor */
     char *colon = strchr(line, ':');
     if (!colon) continue;
     char *key_end = colon;
@@ -46,7 +46,7 @@ int nn_cpuinfo_read(const char *path, char vendor[16], int *family, int *model) 
     if (klen == 9 && !strncmp(line, "vendor_id", 9) && !vendor[0])
       snprintf(vendor, 16, "%.15s", val);
     else if (klen == 10 && !strncmp(line, "cpu family", 10) && *family < 0)
-      nn_int_parse(val, 0, INT_MAX, family);   /* junk leaves it unknown (-1) */
+      nn_int_parse(val, 0, INT_MAX, family); /* junk leaves it unknown (-1) */
     else if (klen == 5 && !strncmp(line, "model", 5) && *model < 0)
       nn_int_parse(val, 0, INT_MAX, model);
   }

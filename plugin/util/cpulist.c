@@ -29,7 +29,7 @@ static int list_item(char *item, uint64_t *lo, uint64_t *hi, char *err, size_t e
   }
   if (*lo > *hi) {
     nn_errbuf_set(err, errsz, "range %llu-%llu is inverted", (unsigned long long)*lo,
-                      (unsigned long long)*hi);
+                  (unsigned long long)*hi);
     return -1;
   }
   return 0;
@@ -64,9 +64,7 @@ int nn_cpulist_parse(const char *list, uint32_t *mask, char *err, size_t errsz) 
   return highest;
 }
 
-int nn_cpumask_chars(int highest) {
-  return (highest / 32 + 1) * 9 - 1;
-}
+int nn_cpumask_chars(int highest) { return (highest / 32 + 1) * 9 - 1; }
 
 int nn_cpumask_format(const uint32_t *mask, int highest, char *buf, size_t size) {
   if (!mask || highest < 0 || highest > NN_MAX_CPU) return -1;
@@ -74,7 +72,6 @@ int nn_cpumask_format(const uint32_t *mask, int highest, char *buf, size_t size)
   int len = nn_cpumask_chars(highest);
   if (!buf || size < (size_t)len + 1) return -1;
   char *o = buf;
-  for (int w = words - 1; w >= 0; w--)
-    o += sprintf(o, w ? "%08x," : "%08x", mask[w]);
+  for (int w = words - 1; w >= 0; w--) o += sprintf(o, w ? "%08x," : "%08x", mask[w]);
   return len;
 }

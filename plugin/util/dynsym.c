@@ -26,7 +26,7 @@ typedef Elf32_Addr nn_addr;
 struct each_arg {
   int (*visit)(const struct nn_dynsym_object *o, void *arg);
   void *arg;
-  const void *addr;        /* nn_dynsym_owner: the address looked for */
+  const void *addr; /* nn_dynsym_owner: the address looked for */
   struct nn_dynsym_object *found;
 };
 
@@ -93,14 +93,17 @@ static int read_tables(const struct nn_dynsym_object *o, struct tables *t) {
   return t->sym && t->str && (t->gnu || t->sysv) ? 0 : -1;
 }
 
-static void *defined(const struct nn_dynsym_object *o, const struct tables *t, uint32_t i, const char *name) {
+static void *defined(const struct nn_dynsym_object *o, const struct tables *t, uint32_t i,
+                     const char *name) {
   const nn_sym *s = &t->sym[i];
-  if (s->st_shndx == SHN_UNDEF || NN_ST_TYPE(s->st_info) != STT_FUNC || strcmp(t->str + s->st_name, name))
+  if (s->st_shndx == SHN_UNDEF || NN_ST_TYPE(s->st_info) != STT_FUNC ||
+      strcmp(t->str + s->st_name, name))
     return NULL;
   return (void *)(o->base + s->st_value);
 }
 
-static void *lookup_gnu(const struct nn_dynsym_object *o, const struct tables *t, const char *name) {
+static void *lookup_gnu(const struct nn_dynsym_object *o, const struct tables *t,
+                        const char *name) {
   uint32_t h = 5381;
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = h * 33 + *c;
   uint32_t nbuckets = t->gnu[0], symoffset = t->gnu[1], bloom_size = t->gnu[2];
@@ -117,7 +120,8 @@ static void *lookup_gnu(const struct nn_dynsym_object *o, const struct tables *t
   }
 }
 
-static void *lookup_sysv(const struct nn_dynsym_object *o, const struct tables *t, const char *name) {
+static void *lookup_sysv(const struct nn_dynsym_object *o, const struct tables *t,
+                         const char *name) {
   uint32_t h = 0;
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
     h = (h << 4) + *c;
@@ -128,7 +132,8 @@ static void *lookup_sysv(const struct nn_dynsym_object *o, const struct tables *
   uint32_t nbucket = t->sysv[0], nchain = t->sysv[1];
   if (!nbucket) return NULL;
   const uint32_t *bucket = t->sysv + 2, *chain = bucket + nbucket;
-  for (uint32_t i = bucket[h % nbucket], steps = 0; i && i < nchain && steps < nchain; i = chain[i], steps++) {
+  for (uint32_t i = bucket[h % nbucket], steps = 0; i && i < nchain && steps < nchain;
+       i = chain[i], steps++) {
     void *fn = defined(o, t, i, name);
     if (fn) return fn;
   }

@@ -17,7 +17,7 @@ static int fits_fsize_limit(int fd, size_t len) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY) return 1;
   struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) return 1;   /* the limit is for regular files */
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) return 1; /* the limit is for regular files */
   int fl = fcntl(fd, F_GETFL);
   off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size : lseek(fd, 0, SEEK_CUR);
   if (at < 0) return 1;

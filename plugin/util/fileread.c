@@ -31,7 +31,10 @@ static void limit_text(size_t cap, char *buf, size_t size) {
 
 /* Walks `path` below dirfd one component at a time, never following a link. */
 static int open_beneath(int dirfd, const char *path) {
-  if (!path[0] || path[0] == '/') { errno = EXDEV; return -1; }
+  if (!path[0] || path[0] == '/') {
+    errno = EXDEV;
+    return -1;
+  }
   int cur = dirfd, fd = -1;
   const char *p = path;
   for (;;) {
@@ -62,15 +65,17 @@ static int open_beneath(int dirfd, const char *path) {
 static void open_error(int dirfd, const char *path, int flags, int e, char *err, size_t errsz) {
   struct stat st;
   if (e == ENOTDIR && (flags & NN_FILE_BENEATH))
-    nn_errbuf_set(err, errsz, "%s: cannot open: a component on the way is a symbolic link or not a "
-                  "directory: refused", path);
-  else if (e == ELOOP ||
-      ((flags & NN_FILE_NOFOLLOW) && !fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)))
-    nn_errbuf_set(err, errsz, "%s: cannot open: a symbolic link (or a path through one): refused", path);
+    nn_errbuf_set(err, errsz,
+                  "%s: cannot open: a component on the way is a symbolic link or not a "
+                  "directory: refused",
+                  path);
+  else if (e == ELOOP || ((flags & NN_FILE_NOFOLLOW) &&
+                          !fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)))
+    nn_errbuf_set(err, errsz, "%s: cannot open: a symbolic link (or a path through one): refused",
+                  path);
   else if (e == EXDEV)
     nn_errbuf_set(err, errsz, "%s: cannot open: leaves its directory: refused", path);
-  else
-    nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
+  else nn_errbuf_set(err, errsz, "%s: cannot open: %s", path, strerror(e));
 }
 
 int nn_file_open(int dirfd, const char *path, int flags, size_t cap, char *err, size_t errsz) {
@@ -79,11 +84,13 @@ int nn_file_open(int dirfd, const char *path, int flags, size_t cap, char *err, 
     errno = ENOENT;
     return -1;
   }
-  int fd = flags & NN_FILE_BENEATH ? open_beneath(dirfd, path)
-           : openat(dirfd, path, NN_OPEN_FLAGS | (flags & NN_FILE_NOFOLLOW ? O_NOFOLLOW : 0));
+  int fd = flags & NN_FILE_BENEATH
+             ? open_beneath(dirfd, path)
+             : openat(dirfd, path, NN_OPEN_FLAGS | (flags & NN_FILE_NOFOLLOW ? O_NOFOLLOW : 0));
   if (fd < 0) {
     int e = errno;
-    if (!(e == ENOENT && (flags & NN_FILE_MISSING_OK))) open_error(dirfd, path, flags, e, err, errsz);
+    if (!(e == ENOENT && (flags & NN_FILE_MISSING_OK)))
+      open_error(dirfd, path, flags, e, err, errsz);
     errno = e;
     return -1;
   }
@@ -117,7 +124,8 @@ int nn_file_read_fd(int fd, const char *name, size_t cap, char **buf, size_t *le
   *len = 0;
   struct stat st;
   /* The size is a hint only: /proc files say 0, and the file may grow. */
-  size_t alloc = !fstat(fd, &st) && st.st_size > 0 && (size_t)st.st_size < cap ? (size_t)st.st_size + 1 : 4096;
+  size_t alloc =
+    !fstat(fd, &st) && st.st_size > 0 && (size_t)st.st_size < cap ? (size_t)st.st_size + 1 : 4096;
   if (alloc > cap + 1) alloc = cap + 1;
   size_t n = 0;
   char *b = malloc(alloc + 1);
@@ -125,15 +133,20 @@ int nn_file_read_fd(int fd, const char *name, size_t cap, char **buf, size_t *le
     if (b && n == alloc && alloc < cap + 1) {
       size_t na = alloc > (cap + 1) / 2 ? cap + 1 : alloc * 2;
       char *g = realloc(b, na + 1);
-      if (!g) { free(b); b = NULL; }
-      else { b = g; alloc = na; }
+      if (!g) {
+        free(b);
+        b = NULL;
+      } else {
+        b = g;
+        alloc = na;
+      }
     }
     if (!b) {
       nn_errbuf_set(err, errsz, "%s: cannot read: out of memory", name);
       errno = ENOMEM;
       return -1;
     }
-    if (n == alloc) break;   /* cap + 1 bytes: too large */
+    if (n == alloc) break; /* cap + 1 bytes: too large */
     ssize_t r = read(fd, b + n, alloc - n);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
@@ -162,7 +175,9 @@ int nn_file_read_fd(int fd, const char *name, size_t cap, char **buf, size_t *le
 /* Drops the leading "PATH: " of a message for NN_FILE_BARE. */
 static void strip_name(const char *path, int flags, char *err, size_t errsz) {
   size_t n = strlen(path);
-  if (!(flags & NN_FILE_BARE) || !err || !errsz || strncmp(err, path, n) || strncmp(err + n, ": ", 2)) return;
+  if (!(flags & NN_FILE_BARE) || !err || !errsz || strncmp(err, path, n) ||
+      strncmp(err + n, ": ", 2))
+    return;
   memmove(err, err + n + 2, strlen(err + n + 2) + 1);
 }
 

@@ -11,22 +11,22 @@ static int utf8_len(const unsigned char *p) {
   int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
   for (int i = 1; i < n; i++)
     if ((p[i] & 0xc0) != 0x80) return 0;
-  if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)) return 0;   /* overlong, surrogate */
-  if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)) return 0;   /* overlong, > U+10FFFF */
+  if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)) return 0; /* overlong, surrogate */
+  if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)) return 0; /* overlong, > U+10FFFF */
   return n;
 }
 
 /* The code point of the well-formed n-byte sequence at p, as \uXXXX (a surrogate pair above
  * U+FFFF), so the output stays ASCII. */
-static void put_code_point(void (*put)(void *ctx, const char *bytes, size_t n), void *ctx, const unsigned char *p,
-                           int n) {
+static void put_code_point(void (*put)(void *ctx, const char *bytes, size_t n), void *ctx,
+                           const unsigned char *p, int n) {
   unsigned cp = p[0] & (0x7f >> n);
   for (int i = 1; i < n; i++) cp = (cp << 6) | (p[i] & 0x3f);
   char esc[16];
   if (cp > 0xffff)
-    snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-  else
-    snprintf(esc, sizeof esc, "\\u%04x", cp);
+    snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+             0xdc00 + ((cp - 0x10000) & 0x3ff));
+  else snprintf(esc, sizeof esc, "\\u%04x", cp);
   put(ctx, esc, strlen(esc));
 }
 

@@ -14,8 +14,9 @@
 static int int_at(const char *s, int base, int min, int max, int *out, const char **end) {
   const char *digits = s + (*s == '+' || *s == '-');
   int hex = base != 10 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
-  if (!(hex ? isxdigit((unsigned char)digits[2]) : base == 16 ? isxdigit((unsigned char)*digits)
-                                                              : isdigit((unsigned char)*digits)))
+  if (!(hex          ? isxdigit((unsigned char)digits[2])
+        : base == 16 ? isxdigit((unsigned char)*digits)
+                     : isdigit((unsigned char)*digits)))
     return -1;
   char *e;
   errno = 0;
@@ -37,7 +38,8 @@ int nn_int_parse(const char *s, int min, int max, int *out) {
 int nn_int_parse_base(const char *s, int base, int min, int max, int *out) {
   const char *end;
   int v;
-  if (!s || (base != 0 && base != 10 && base != 16) || int_at(s, base, min, max, &v, &end) || *end) return -1;
+  if (!s || (base != 0 && base != 10 && base != 16) || int_at(s, base, min, max, &v, &end) || *end)
+    return -1;
   *out = v;
   return 0;
 }

@@ -12,7 +12,7 @@ char *nn_printable(char *out, size_t outsz, const char *s, size_t len, const cha
   static const char hex[] = "0123456789abcdef";
   if (!outsz) return out;
   if (!s) s = "", len = 0;
-  size_t room = outsz - 1, o = 0, keep = 0;   /* keep: the last whole escape with room for "..." */
+  size_t room = outsz - 1, o = 0, keep = 0; /* keep: the last whole escape with room for "..." */
   for (size_t i = 0; len == NN_PRINTABLE_CSTR ? s[i] != 0 : i < len; i++) {
     unsigned char c = (unsigned char)s[i];
     int ok = plain(c, also);

@@ -29,11 +29,11 @@ struct walk {
   char rest[2 * PATH_MAX]; /* what is left to walk */
   int links;
   long *budget;
-  int optout;              /* NCCL_NUMA_ALLOW_UNTRUSTED=1 */
-  int untrusted;           /* a reason is in why (only ever read on with optout) */
+  int optout;    /* NCCL_NUMA_ALLOW_UNTRUSTED=1 */
+  int untrusted; /* a reason is in why (only ever read on with optout) */
   char why[WHY_MAX];
-  int err;                 /* errno of a failure to walk or open (0: none) */
-  char errwhy[WHY_MAX];    /* its words, when not strerror(err) */
+  int err;              /* errno of a failure to walk or open (0: none) */
+  char errwhy[WHY_MAX]; /* its words, when not strerror(err) */
 };
 
 static const char *owners(uid_t euid, char *buf, size_t size) {
@@ -50,8 +50,7 @@ static const char *writers(mode_t mode) {
 static int ours(const struct walk *s, uid_t uid) { return uid == 0 || uid == s->euid; }
 
 /* Records a reason not to trust; returns 0 to walk on (opted out), -1 to stop. */
-__attribute__((format(printf, 2, 3)))
-static int distrust(struct walk *s, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static int distrust(struct walk *s, const char *fmt, ...) {
   if (!s->untrusted) {
     va_list ap;
     va_start(ap, fmt);
@@ -82,8 +81,8 @@ static int judge_dir(struct walk *s, const struct stat *st) {
   s->shared = (st->st_mode & 022) != 0 && !read_only_mount(s->fd);
   s->dir_uid = st->st_uid;
   if (!ours(s, st->st_uid))
-    return distrust(s, "directory %s is owned by uid %u (only %s may own it)", s->shown, (unsigned)st->st_uid,
-                    owners(s->euid, who, sizeof who));
+    return distrust(s, "directory %s is owned by uid %u (only %s may own it)", s->shown,
+                    (unsigned)st->st_uid, owners(s->euid, who, sizeof who));
   if (s->shared && !(st->st_mode & S_ISVTX))
     return distrust(s, "directory %s is writable by %s (mode %04o)", s->shown, writers(st->st_mode),
                     (unsigned)(st->st_mode & 07777));
@@ -95,9 +94,12 @@ static int judge_dir(struct walk *s, const struct stat *st) {
 static int judge_link(struct walk *s, const char *name, const struct stat *st) {
   char who[48];
   if (!s->shared || ours(s, st->st_uid)) return 0;
-  return distrust(s, "symbolic link %s/%s is owned by uid %u and lies in directory %s, which others can write "
-                  "(only a link of %s is followed there)", strcmp(s->shown, "/") ? s->shown : "", name,
-                  (unsigned)st->st_uid, s->shown, owners(s->euid, who, sizeof who));
+  return distrust(
+    s,
+    "symbolic link %s/%s is owned by uid %u and lies in directory %s, which others can write "
+    "(only a link of %s is followed there)",
+    strcmp(s->shown, "/") ? s->shown : "", name, (unsigned)st->st_uid, s->shown,
+    owners(s->euid, who, sizeof who));
 }
 
 /* A file in a directory others can write may have been renamed there by any of them, from
@@ -108,21 +110,28 @@ static int judge_link(struct walk *s, const char *name, const struct stat *st) {
 static int judge_shared_file(struct walk *s, const struct stat *st) {
   if (!s->shared || (s->euid != 0 && s->dir_uid == s->euid && st->st_uid == s->euid)) return 0;
   if (s->euid != 0 && s->dir_uid == s->euid)
-    return distrust(s, "owned by uid %u and lies in directory %s, which others can write (only a file of "
-                    "uid %u is read there)", (unsigned)st->st_uid, s->shown, (unsigned)s->euid);
-  return distrust(s, "lies in directory %s, which others can write, so another user may have put it "
-                  "there (keep it in a directory only %s can write)", s->shown,
-                  s->euid == 0 ? "root" : "you or root");
+    return distrust(
+      s,
+      "owned by uid %u and lies in directory %s, which others can write (only a file of "
+      "uid %u is read there)",
+      (unsigned)st->st_uid, s->shown, (unsigned)s->euid);
+  return distrust(s,
+                  "lies in directory %s, which others can write, so another user may have put it "
+                  "there (keep it in a directory only %s can write)",
+                  s->shown, s->euid == 0 ? "root" : "you or root");
 }
 
 static int judge_file(struct walk *s, const struct stat *st) {
   char who[48];
   if (!ours(s, st->st_uid))
-    return distrust(s, "owned by uid %u (only %s may own it)", (unsigned)st->st_uid, owners(s->euid, who, sizeof who));
+    return distrust(s, "owned by uid %u (only %s may own it)", (unsigned)st->st_uid,
+                    owners(s->euid, who, sizeof who));
   if (st->st_mode & 022)
-    return distrust(s, "writable by %s (mode %04o)", writers(st->st_mode), (unsigned)(st->st_mode & 07777));
+    return distrust(s, "writable by %s (mode %04o)", writers(st->st_mode),
+                    (unsigned)(st->st_mode & 07777));
   if (s->shared && st->st_nlink > 1)
-    return distrust(s, "the file has %lu hard links and lies in directory %s, which others can write",
+    return distrust(s,
+                    "the file has %lu hard links and lies in directory %s, which others can write",
                     (unsigned long)st->st_nlink, s->shown);
   return judge_shared_file(s, st);
 }
@@ -204,7 +213,8 @@ static int last_entry(struct walk *s, const char *name, const struct stat *st, i
 
 /* Walks one entry `name` of the current directory (the last of the path when `last`). */
 static int step(struct walk *s, const char *name, int last, int *out) {
-  if (budget_spent(s)) return fail(s, E2BIG, "too many directories and links to check for one configuration");
+  if (budget_spent(s))
+    return fail(s, E2BIG, "too many directories and links to check for one configuration");
   int fd = openat(s->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
@@ -252,7 +262,7 @@ static int walk_rest(struct walk *s, int last, int *out) {
     if (*out >= 0) return 0;
   }
   if (more < 0) return -1;
-  if (last) {   /* the path named a directory ("dir/", "dir/.") */
+  if (last) { /* the path named a directory ("dir/", "dir/.") */
     char words[64];
     snprintf(words, sizeof words, "%s, not a regular file", nn_file_kind(S_IFDIR));
     return fail(s, EISDIR, words);
@@ -266,9 +276,15 @@ static int split_path(const char *path, char *dir, size_t dsize, char *base, siz
   if (path[0] == '/') cwd[0] = 0;
   else if (!getcwd(cwd, sizeof cwd)) return -1;
   int n = snprintf(dir, dsize, "%s%s%s", cwd, cwd[0] && strcmp(cwd, "/") ? "/" : "", path);
-  if (n < 0 || (size_t)n >= dsize) { errno = ENAMETOOLONG; return -1; }
+  if (n < 0 || (size_t)n >= dsize) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   char *slash = strrchr(dir, '/');
-  if (snprintf(base, bsize, "%s", slash + 1) >= (int)bsize) { errno = ENAMETOOLONG; return -1; }
+  if (snprintf(base, bsize, "%s", slash + 1) >= (int)bsize) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   if (slash == dir) slash[1] = 0;
   else *slash = 0;
   return 0;
@@ -334,8 +350,9 @@ static int verdict(struct walk *s, const char *path, int rc, int fd, char *err, 
     return NN_TRUST_ERROR;
   }
   if (s->untrusted && s->optout && fd >= 0) {
-    nn_errbuf_set(err, errsz, "%s: not trusted: %s; read anyway because %s=1 is set (for development only)", path,
-                  s->why, NN_TRUST_OPTOUT_ENV);
+    nn_errbuf_set(err, errsz,
+                  "%s: not trusted: %s; read anyway because %s=1 is set (for development only)",
+                  path, s->why, NN_TRUST_OPTOUT_ENV);
     return NN_TRUST_OPTED_OUT;
   }
   if (s->untrusted) {
@@ -346,7 +363,7 @@ static int verdict(struct walk *s, const char *path, int rc, int fd, char *err, 
 }
 
 int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err, size_t errsz) {
-  struct nn_trust_walk own = {.dirfd = -1};   /* set by nn_trust_walk_init when used */
+  struct nn_trust_walk own = {.dirfd = -1}; /* set by nn_trust_walk_init when used */
   struct walk *s = calloc(1, sizeof *s);
   *fd = -1;
   if (err && errsz) err[0] = 0;
@@ -357,7 +374,8 @@ int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err,
   }
   if (!w) nn_trust_walk_init(w = &own, geteuid(), -1);
   const char *optout = getenv(NN_TRUST_OPTOUT_ENV);
-  *s = (struct walk){.euid = w->euid, .fd = -1, .budget = &w->budget, .optout = optout && !strcmp(optout, "1")};
+  *s = (struct walk){
+    .euid = w->euid, .fd = -1, .budget = &w->budget, .optout = optout && !strcmp(optout, "1")};
   int rc = path && *path ? walk_path(s, w, path, fd) : fail(s, ENOENT, "no file name");
   if (rc && *fd >= 0) {
     close(*fd);
@@ -378,8 +396,8 @@ int nn_trust_open(struct nn_trust_walk *w, const char *path, int *fd, char *err,
 
 int nn_trust_walk_stat(const struct nn_trust_walk *w, const char *path, struct stat *st) {
   char dir[PATH_MAX], base[NAME_MAX + 1];
-  if (w && w->dir && w->dirfd >= 0 && !split_path(path, dir, sizeof dir, base, sizeof base) && base[0] &&
-      !strcmp(dir, w->dir))
+  if (w && w->dir && w->dirfd >= 0 && !split_path(path, dir, sizeof dir, base, sizeof base) &&
+      base[0] && !strcmp(dir, w->dir))
     return fstatat(w->dirfd, base, st, 0);
   return stat(path, st);
 }
@@ -397,9 +415,11 @@ int nn_trust_fd(int fd, const char *path, char *err, size_t errsz) {
   int rc = nn_trust_open(NULL, path, &mine, err, errsz);
   if (rc != NN_TRUST_OK && rc != NN_TRUST_OPTED_OUT) return rc;
   struct stat a, b;
-  int same = fstat(fd, &a) == 0 && fstat(mine, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  int same =
+    fstat(fd, &a) == 0 && fstat(mine, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
   close(mine);
   if (same) return rc;
-  nn_errbuf_set(err, errsz, "%s: the path no longer names the file opened (it was replaced meanwhile)", path);
+  nn_errbuf_set(err, errsz,
+                "%s: the path no longer names the file opened (it was replaced meanwhile)", path);
   return NN_TRUST_REPLACED;
 }

@@ -12,11 +12,17 @@ static void put(struct nn_xml_writer *w, const char *s, size_t n) {
   if (w->cap - w->len <= n) {
     size_t cap = w->cap ? w->cap : 1024;
     while (cap - w->len <= n) {
-      if (cap > ((size_t)-1) / 2) { w->failed = 1; return; }
+      if (cap > ((size_t)-1) / 2) {
+        w->failed = 1;
+        return;
+      }
       cap *= 2;
     }
     char *grown = realloc(w->buf, cap);
-    if (!grown) { w->failed = 1; return; }
+    if (!grown) {
+      w->failed = 1;
+      return;
+    }
     w->buf = grown;
     w->cap = cap;
   }
@@ -47,14 +53,22 @@ static int plain_name(const char *s) {
  * NULL for one XML 1.0 does not allow at all. */
 static const char *escape_of(unsigned char c) {
   switch (c) {
-  case '&': return "&amp;";
-  case '<': return "&lt;";
-  case '>': return "&gt;";
-  case '"': return "&quot;";
-  case '\t': return "&#9;";
-  case '\n': return "&#10;";
-  case '\r': return "&#13;";
-  default: return c < 0x20 || c == 0x7f ? NULL : "";
+  case '&':
+    return "&amp;";
+  case '<':
+    return "&lt;";
+  case '>':
+    return "&gt;";
+  case '"':
+    return "&quot;";
+  case '\t':
+    return "&#9;";
+  case '\n':
+    return "&#10;";
+  case '\r':
+    return "&#13;";
+  default:
+    return c < 0x20 || c == 0x7f ? NULL : "";
   }
 }
 
@@ -68,7 +82,7 @@ static void close_start_tag(struct nn_xml_writer *w) {
 void nn_xml_writer_start(struct nn_xml_writer *w, const char *name) {
   if (w->failed) return;
   if (!plain_name(name) || w->depth == NN_XML_WRITER_MAX_DEPTH || (w->depth == 0 && w->len)) {
-    w->failed = 1;   /* a bad name, too deep, or a second root */
+    w->failed = 1; /* a bad name, too deep, or a second root */
     return;
   }
   close_start_tag(w);

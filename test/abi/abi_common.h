@@ -13,15 +13,15 @@
 
 static _Atomic int nn_failures, nn_checks;
 
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    nn_checks++;                                                           \
-    if (!(cond)) {                                                         \
-      nn_failures++;                                                       \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fputc('\n', stderr);                                                 \
-    }                                                                      \
+#define CHECK(cond, ...) \
+  do { \
+    nn_checks++; \
+    if (!(cond)) { \
+      nn_failures++; \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__); \
+      fputc('\n', stderr); \
+    } \
   } while (0)
 
 /* Loads the plugin with the flags NCCL 2.26+ uses; exits 1 when that fails. */
@@ -48,7 +48,10 @@ static inline const char *nn_abi_write_config(const char *dir, const char *name,
                                               char *path, size_t size) {
   snprintf(path, size, "%s/%s", dir, name);
   FILE *f = fopen(path, "w");
-  if (!f) { perror(path); exit(1); }
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
   fputs(text, f);
   fclose(f);
   return path;

@@ -17,24 +17,24 @@
 #define NP NN_NCCL_NUM_PROTOCOLS
 
 static const char *REFERENCE =
-    "# reference machine: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0\n"
-    "cpu vendor=AuthenticAMD family=25 model=17\n"
-    "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
-    "gpu 0 bus=01:00.0 numa=1 host=f1:00.0\ngpu 1 bus=02:00.0 numa=1 host=e1:00.0\n"
-    "gpu 2 bus=03:00.0 numa=1 host=91:00.0\ngpu 3 bus=04:00.0 numa=1 host=81:00.0\n"
-    "gpu 4 bus=05:00.0 numa=0 host=71:00.0\ngpu 5 bus=06:00.0 numa=0 host=61:00.0\n"
-    "gpu 6 bus=07:00.0 numa=0 host=11:00.0\ngpu 7 bus=08:00.0 numa=0 host=01:00.0\n";
+  "# reference machine: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0\n"
+  "cpu vendor=AuthenticAMD family=25 model=17\n"
+  "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+  "gpu 0 bus=01:00.0 numa=1 host=f1:00.0\ngpu 1 bus=02:00.0 numa=1 host=e1:00.0\n"
+  "gpu 2 bus=03:00.0 numa=1 host=91:00.0\ngpu 3 bus=04:00.0 numa=1 host=81:00.0\n"
+  "gpu 4 bus=05:00.0 numa=0 host=71:00.0\ngpu 5 bus=06:00.0 numa=0 host=61:00.0\n"
+  "gpu 6 bus=07:00.0 numa=0 host=11:00.0\ngpu 7 bus=08:00.0 numa=0 host=01:00.0\n";
 
 static const char *RULES =
-    "rule coll=allreduce bytes=0-64K scope=intra algo=ring proto=ll channels=4\n"
-    "rule coll=allreduce bytes=64K- algo=tree\n"
-    "rule coll=allgather proto=simple\n"
-    "rule coll=reducescatter algo=nvls proto=simple channels=9\n"
-    "rule coll=reducescatter channels=2\n"
-    "rule coll=broadcast algo=pat proto=ll128\n"
-    "model pci-latency-us=13\n"
-    "env NCCL_SOCKET_IFNAME=lo\n"
-    "env NCCL_P2P_LEVEL=SYS\n";
+  "rule coll=allreduce bytes=0-64K scope=intra algo=ring proto=ll channels=4\n"
+  "rule coll=allreduce bytes=64K- algo=tree\n"
+  "rule coll=allgather proto=simple\n"
+  "rule coll=reducescatter algo=nvls proto=simple channels=9\n"
+  "rule coll=reducescatter channels=2\n"
+  "rule coll=broadcast algo=pat proto=ll128\n"
+  "model pci-latency-us=13\n"
+  "env NCCL_SOCKET_IFNAME=lo\n"
+  "env NCCL_P2P_LEVEL=SYS\n";
 
 /* NCCL's usual PCIe-only table: Tree/Ring x LL/Simple enabled; LL128, CollNet, NVLS, PAT off. */
 static void pcie_table(float t[NA][NP]) {
@@ -56,15 +56,22 @@ static int nccl_pick(float t[NA][NP]) {
   return best;
 }
 
-static void check_disabled_stay_disabled(float before[NA][NP], float after[NA][NP], const char *what) {
+static void check_disabled_stay_disabled(float before[NA][NP], float after[NA][NP],
+                                         const char *what) {
   for (int a = 0; a < NA; a++)
     for (int p = 0; p < NP; p++)
-      if (!(before[a][p] >= 0)) CHECK(!(after[a][p] >= 0), "%s: disabled [%d][%d] became %f", what, a, p, after[a][p]);
+      if (!(before[a][p] >= 0))
+        CHECK(!(after[a][p] >= 0), "%s: disabled [%d][%d] became %f", what, a, p, after[a][p]);
 }
 
-typedef nn_ncclResult_t (*get_fn)(void *, nn_ncclFunc_t, size_t, int, float **, int, int, int, int *);
+typedef nn_ncclResult_t (*get_fn)(void *, nn_ncclFunc_t, size_t, int, float **, int, int, int,
+                                  int *);
 
-struct call_result { int pick; int channels; int changed; };
+struct call_result {
+  int pick;
+  int channels;
+  int changed;
+};
 
 static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, size_t bytes) {
   float table[NA][NP], before[NA][NP];
@@ -72,12 +79,14 @@ static struct call_result call(const nn_ncclTuner_v5_t *t, void *ctx, int coll, 
   memcpy(before, table, sizeof table);
   int ch = 0;
   float *flat = &table[0][0];
-  CHECK(t->getCollInfo(ctx, coll, bytes, 1, (float **)(void *)flat, NA, NP, 0, &ch) == nn_ncclSuccess, "getCollInfo");
+  CHECK(
+    t->getCollInfo(ctx, coll, bytes, 1, (float **)(void *)flat, NA, NP, 0, &ch) == nn_ncclSuccess,
+    "getCollInfo");
   check_disabled_stay_disabled(before, table, "v5 call");
   return (struct call_result){nccl_pick(table), ch, memcmp(before, table, sizeof table) != 0};
 }
 
-#define IDX(a, p) ((a) * NP + (p))
+#define IDX(a, p) ((a)*NP + (p))
 
 /* The version the plugin names: FNV-1a over the file's length and its bytes in 8-byte
  * little-endian words, folded to 32 bits (snapshot.h), so a rank's log says which content it
@@ -105,7 +114,8 @@ static void check_json_record(const char *path, const char *cfg) {
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   buf[n] = 0;
   fclose(f);
-  CHECK(n > 0 && buf[0] == '{' && buf[n - 1] == '\n' && strchr(buf, '\n') == buf + n - 1, "one line, one object");
+  CHECK(n > 0 && buf[0] == '{' && buf[n - 1] == '\n' && strchr(buf, '\n') == buf + n - 1,
+        "one line, one object");
   CHECK(strstr(buf, "\"commId\":\"0x0000000000001234\"") != NULL, "commId in record");
   CHECK(strstr(buf, "\"nRanks\":4,\"nNodes\":1") != NULL, "shape in record");
   CHECK(strstr(buf, "\"scope\":\"intra\"") != NULL, "scope in record");
@@ -114,7 +124,8 @@ static void check_json_record(const char *path, const char *cfg) {
   gethostname(host, sizeof host - 1);
   snprintf(want_host, sizeof want_host, "\"host\":\"%s\"", host);
   CHECK(strstr(buf, want_host) != NULL, "host in record (%s)", want_host);
-  CHECK(strstr(buf, "\"rank\":3,\"rankFrom\":\"OMPI_COMM_WORLD_RANK\"") != NULL, "launcher rank in record");
+  CHECK(strstr(buf, "\"rank\":3,\"rankFrom\":\"OMPI_COMM_WORLD_RANK\"") != NULL,
+        "launcher rank in record");
   expected_version(cfg, want, sizeof want);
   CHECK(strstr(buf, want) != NULL, "content version in record (%s)", want);
   snprintf(want, sizeof want, "\"choice\":\"ring/ll channels=4\",\"rule\":\"%s:13\"", cfg);
@@ -139,20 +150,28 @@ static void test_v5_decisions(void *h, const char *cfg) {
   unsetenv("NCCL_NUMA_LOG_FILE");
   check_json_record(log_path, cfg);
   CHECK(ctx != NULL, "context");
-  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] == 13.0, "model applied to tree/ll");
-  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE] == 13.0, "model applied to ring/simple");
-  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL128] == 2.5, "LL128 latency untouched");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_LL] == 13.0,
+        "model applied to tree/ll");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_SIMPLE] == 13.0,
+        "model applied to ring/simple");
+  CHECK(c.hwLatencies[NN_NCCL_HW_PCI][NN_NCCL_ALGO_RING][NN_NCCL_PROTO_LL128] == 2.5,
+        "LL128 latency untouched");
 
   struct call_result r = call(t, ctx, nn_ncclFuncAllReduce, 1024);
-  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL) && r.channels == 4, "intra allreduce 1K: ring/ll ch4 (pick %d ch %d)", r.pick, r.channels);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL) && r.channels == 4,
+        "intra allreduce 1K: ring/ll ch4 (pick %d ch %d)", r.pick, r.channels);
   r = call(t, ctx, nn_ncclFuncAllReduce, 64 << 10);
-  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL), "64K is inside 0-64K (pick %d)", r.pick);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL), "64K is inside 0-64K (pick %d)",
+        r.pick);
   r = call(t, ctx, nn_ncclFuncAllReduce, (64 << 10) + 1);
-  CHECK(r.pick == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL) && r.channels == 0, "algo-only: tree with its cheapest proto (pick %d)", r.pick);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL) && r.channels == 0,
+        "algo-only: tree with its cheapest proto (pick %d)", r.pick);
   r = call(t, ctx, nn_ncclFuncAllGather, 4096);
-  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "proto-only: cheapest algo with simple (pick %d)", r.pick);
+  CHECK(r.pick == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE),
+        "proto-only: cheapest algo with simple (pick %d)", r.pick);
   r = call(t, ctx, nn_ncclFuncReduceScatter, 4096);
-  CHECK(!r.changed && r.channels == 2, "impossible nvls falls through whole to channels=2 (ch %d)", r.channels);
+  CHECK(!r.changed && r.channels == 2, "impossible nvls falls through whole to channels=2 (ch %d)",
+        r.channels);
   r = call(t, ctx, nn_ncclFuncBroadcast, 4096);
   CHECK(!r.changed && r.channels == 0, "impossible pat/ll128 and no other rule: untouched");
   r = call(t, ctx, nn_ncclFuncReduce, 4096);
@@ -182,7 +201,8 @@ static void test_tie_break(void *h) {
   table[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE] = NAN;
   int ch = 0;
   t->getCollInfo(ctx, nn_ncclFuncAllReduce, 100, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
-  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL), "ring/ll beats a lower-index 0.0");
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL),
+        "ring/ll beats a lower-index 0.0");
   CHECK(isnan(table[NN_NCCL_ALGO_TREE][NN_NCCL_PROTO_SIMPLE]), "NaN entry left alone");
   /* A table smaller than the rule's indices: the rule is impossible, nothing is written past it. */
   float small[2][2] = {{5, 6}, {7, 8}};
@@ -203,14 +223,18 @@ static void test_v2_v3_v4_v6(void *h) {
   CHECK(t2->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v2 init");
   int a = -1, p = -1, ch = 0;
   t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 0, 0, 1, &a, &p, &ch);
-  CHECK(a == NN_NCCL_ALGO_RING && p == NN_NCCL_PROTO_LL && ch == 4, "v2 ring/ll ch4 (%d %d %d)", a, p, ch);
-  a = p = -1; ch = 0;
+  CHECK(a == NN_NCCL_ALGO_RING && p == NN_NCCL_PROTO_LL && ch == 4, "v2 ring/ll ch4 (%d %d %d)", a,
+        p, ch);
+  a = p = -1;
+  ch = 0;
   t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 0, 0, 1, &a, &p, &ch);
   CHECK(a == -1 && p == -1 && ch == 0, "v2: algo-only rule is not in the safe set");
-  a = p = -1; ch = 0;
+  a = p = -1;
+  ch = 0;
   t2->getCollInfo(ctx, nn_ncclFuncBroadcast, 1024, 0, 0, 1, &a, &p, &ch);
   CHECK(a == -1 && p == -1 && ch == 0, "v2: pat/ll128 never chosen");
-  a = p = -1; ch = 0;
+  a = p = -1;
+  ch = 0;
   t2->getCollInfo(ctx, nn_ncclFuncReduceScatter, 1024, 0, 0, 1, &a, &p, &ch);
   CHECK(a == -1 && p == -1 && ch == 0, "v2: channels-only rule falls through");
   CHECK(t2->destroy(ctx) == nn_ncclSuccess && t2->destroy(NULL) == nn_ncclSuccess, "v2 destroy");
@@ -218,7 +242,8 @@ static void test_v2_v3_v4_v6(void *h) {
   setenv("NCCL_ALGO", "ring", 1);
   ctx = NULL;
   t2->init(4, 1, NULL, &ctx);
-  a = p = -1; ch = 0;
+  a = p = -1;
+  ch = 0;
   t2->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 0, 0, 1, &a, &p, &ch);
   CHECK(a == -1 && p == -1 && ch == 0, "v2 with NCCL_ALGO set chooses nothing");
   t2->destroy(ctx);
@@ -227,15 +252,18 @@ static void test_v2_v3_v4_v6(void *h) {
   float table[NA][NP];
   ctx = NULL;
   CHECK(t3->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v3 init");
-  pcie_table(table); ch = 0;
+  pcie_table(table);
+  ch = 0;
   t3->getCollInfo(ctx, nn_ncclFuncAllReduce, 1024, 1, (float **)(void *)&table[0][0], NA, NP, &ch);
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_LL) && ch == 4, "v3 ring/ll");
   CHECK(t3->destroy(ctx) == nn_ncclSuccess && t3->destroy(NULL) == nn_ncclSuccess, "v3 destroy");
 
   ctx = NULL;
   CHECK(t4->init(4, 1, NULL, &ctx) == nn_ncclSuccess, "v4 init");
-  pcie_table(table); ch = 0;
-  t4->getCollInfo(ctx, nn_ncclFuncAllGather, 1024, 1, (float **)(void *)&table[0][0], NA, NP, 1, &ch);
+  pcie_table(table);
+  ch = 0;
+  t4->getCollInfo(ctx, nn_ncclFuncAllGather, 1024, 1, (float **)(void *)&table[0][0], NA, NP, 1,
+                  &ch);
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "v4 proto-only");
   CHECK(t4->destroy(ctx) == nn_ncclSuccess && t4->destroy(NULL) == nn_ncclSuccess, "v4 destroy");
 
@@ -243,13 +271,17 @@ static void test_v2_v3_v4_v6(void *h) {
   nn_ncclTunerConstants_v6_t c;
   memset(&c, 0, sizeof c);
   CHECK(t6->init(&ctx, 7, 4, 1, NULL, NULL, &c) == nn_ncclSuccess, "v6 init");
-  pcie_table(table); ch = 0;
-  t6->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
+  pcie_table(table);
+  ch = 0;
+  t6->getCollInfo(ctx, nn_ncclFuncAllReduce, 1 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0,
+                  &ch);
   CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_TREE, NN_NCCL_PROTO_LL), "v6 algo-only");
   for (int coll = 0; coll < 5; coll++) {
     size_t chunk = 131072;
-    CHECK(t6->getChunkSize && t6->getChunkSize(ctx, coll, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 4,
-                                               &chunk) == nn_ncclSuccess && chunk == 131072,
+    CHECK(t6->getChunkSize &&
+            t6->getChunkSize(ctx, coll, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 4,
+                             &chunk) == nn_ncclSuccess &&
+            chunk == 131072,
           "v6 without chunk= rules leaves NCCL's chunk size (coll %d)", coll);
   }
   CHECK(t6->finalize(ctx) == nn_ncclSuccess, "v6 finalize");
@@ -269,18 +301,22 @@ static void test_v7(void *h, const char *cfg) {
   void *ctx7 = NULL, *ctx6 = NULL;
   nn_ncclNvlDomainInfo_v7_t nvl = {1, 4, 4};
   CHECK(t7->init(&ctx7, 0x77, 4, 1, NULL, &nvl, &c) == nn_ncclSuccess && ctx7, "v7 init");
-  CHECK(t6->init(&ctx6, 0x66, 4, 1, NULL, NULL, NULL) == nn_ncclSuccess && ctx6, "v6 init without constants");
+  CHECK(t6->init(&ctx6, 0x66, 4, 1, NULL, NULL, NULL) == nn_ncclSuccess && ctx6,
+        "v6 init without constants");
   size_t changed = 0;
-  size_t hw = (offsetof(nn_ncclTunerConstants_v7_t, hwLatencies) + sizeof c.hwLatencies[0] * NN_NCCL_HW_PCI) /
-              sizeof *d;
+  size_t hw =
+    (offsetof(nn_ncclTunerConstants_v7_t, hwLatencies) + sizeof c.hwLatencies[0] * NN_NCCL_HW_PCI) /
+    sizeof *d;
   for (size_t i = 0; i < n; i++) {
     size_t k = i - hw;
-    int model = i >= hw && k < (size_t)(NA * NP) && k / NP <= NN_NCCL_ALGO_RING && k % NP != NN_NCCL_PROTO_LL128;
+    int model = i >= hw && k < (size_t)(NA * NP) && k / NP <= NN_NCCL_ALGO_RING &&
+                k % NP != NN_NCCL_PROTO_LL128;
     if (model) CHECK(d[i] == 13.0, "v7 model writes hwLatencies[PCI] entry %zu", k);
     else if (d[i] != 1000.0 + (double)i) changed++;
   }
   CHECK(changed == 0, "v7 init changes no other constant (%zu changed)", changed);
-  CHECK(c.perChMaxNVLSTreeBws[NN_NCCL_RUBIN_COMPCAP_IDX][2] == 1000.0 + (double)(n - 1), "v7 last Rubin entry kept");
+  CHECK(c.perChMaxNVLSTreeBws[NN_NCCL_RUBIN_COMPCAP_IDX][2] == 1000.0 + (double)(n - 1),
+        "v7 last Rubin entry kept");
   static const int colls[] = {nn_ncclFuncAllReduce, nn_ncclFuncAllGather, nn_ncclFuncReduceScatter,
                               nn_ncclFuncBroadcast};
   static const size_t sizes[] = {100, 1024, 1 << 20, (size_t)1 << 30};
@@ -292,12 +328,16 @@ static void test_v7(void *h, const char *cfg) {
       pcie_table(b);
       t7->getCollInfo(ctx7, colls[i], sizes[j], 1, (float **)(void *)&a[0][0], NA, NP, 0, &ch_a);
       t6->getCollInfo(ctx6, colls[i], sizes[j], 1, (float **)(void *)&b[0][0], NA, NP, 0, &ch_b);
-      CHECK(!memcmp(a, b, sizeof a) && ch_a == ch_b, "v7 decides as v6 (coll %d, %zu B)", colls[i], sizes[j]);
+      CHECK(!memcmp(a, b, sizeof a) && ch_a == ch_b, "v7 decides as v6 (coll %d, %zu B)", colls[i],
+            sizes[j]);
     }
   size_t chunk = 65536;
-  CHECK(t7->getChunkSize(ctx7, nn_ncclFuncAllReduce, 1 << 20, NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE, 2, &chunk) ==
-            nn_ncclSuccess && chunk == 65536, "v7 without chunk= rules leaves NCCL's chunk size");
-  CHECK(t7->finalize(ctx7) == nn_ncclSuccess && t7->finalize(NULL) == nn_ncclSuccess, "v7 finalize");
+  CHECK(t7->getChunkSize(ctx7, nn_ncclFuncAllReduce, 1 << 20, NN_NCCL_ALGO_RING,
+                         NN_NCCL_PROTO_SIMPLE, 2, &chunk) == nn_ncclSuccess &&
+          chunk == 65536,
+        "v7 without chunk= rules leaves NCCL's chunk size");
+  CHECK(t7->finalize(ctx7) == nn_ncclSuccess && t7->finalize(NULL) == nn_ncclSuccess,
+        "v7 finalize");
   t6->finalize(ctx6);
 }
 
@@ -312,45 +352,62 @@ static size_t chunk_of(chunk_fn get, void *ctx, int coll, size_t bytes, int algo
   return chunk;
 }
 
-static char g_info[8192];   /* NCCL's logger's INFO lines, from init_logged */
+static char g_info[8192]; /* NCCL's logger's INFO lines, from init_logged */
 static void init_logged(void *h, const char *cfg);
 
 static void test_chunk(void *h, const char *dir) {
   char path[512];
-  const char *cfg = nn_abi_write_config(dir, "chunk.conf",
-                                        "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K\n"
-                                        "rule coll=allgather chunk=64K\n"
-                                        "rule coll=broadcast proto=ll128 chunk=1K\n"
-                                        "rule coll=broadcast chunk=32K\n", path, sizeof path);
+  const char *cfg =
+    nn_abi_write_config(dir, "chunk.conf",
+                        "rule coll=allreduce bytes=1M- algo=ring proto=simple chunk=256K\n"
+                        "rule coll=allgather chunk=64K\n"
+                        "rule coll=broadcast proto=ll128 chunk=1K\n"
+                        "rule coll=broadcast chunk=32K\n",
+                        path, sizeof path);
   setenv("NCCL_NUMA_CONFIG", cfg, 1);
   const nn_ncclTuner_v6_t *t6 = nn_abi_symbol(h, "ncclTunerPlugin_v6");
   const nn_ncclTuner_v7_t *t7 = nn_abi_symbol(h, "ncclTunerPlugin_v7");
   void *c6 = NULL, *c7 = NULL;
   t6->init(&c6, 0x61, 4, 1, NULL, NULL, NULL);
   t7->init(&c7, 0x71, 4, 1, NULL, NULL, NULL);
-  enum { R = NN_NCCL_ALGO_RING, T = NN_NCCL_ALGO_TREE, S = NN_NCCL_PROTO_SIMPLE, L = NN_NCCL_PROTO_LL,
-         L128 = NN_NCCL_PROTO_LL128 };
+  enum {
+    R = NN_NCCL_ALGO_RING,
+    T = NN_NCCL_ALGO_TREE,
+    S = NN_NCCL_PROTO_SIMPLE,
+    L = NN_NCCL_PROTO_LL,
+    L128 = NN_NCCL_PROTO_LL128
+  };
   for (int v = 0; v < 2; v++) {
     chunk_fn hook = v ? t7->getChunkSize : t6->getChunkSize;
     void *ctx = v ? c7 : c6;
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144, "v%d allreduce ring/simple 4M", v + 6);
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072, "v%d algo= is a condition", v + 6);
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 1024, R, S) == 131072, "v%d bytes= is a condition", v + 6);
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, R, S) == 262144,
+          "v%d allreduce ring/simple 4M", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 4 << 20, T, S) == 131072,
+          "v%d algo= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllReduce, 1024, R, S) == 131072,
+          "v%d bytes= is a condition", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncAllGather, 100, T, L) == 65536, "v%d chunk-only rule",
+          v + 6);
     CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L128) == 131072,
           "v%d 1K is below LL128's 1920-byte grain: NCCL's kept, no later rule", v + 6);
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll", v + 6);
-    CHECK(chunk_of(hook, ctx, nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule", v + 6);
-    CHECK(chunk_of(hook, NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context", v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncBroadcast, 100, R, L) == 32768, "v%d next rule for ll",
+          v + 6);
+    CHECK(chunk_of(hook, ctx, nn_ncclFuncReduceScatter, 1 << 20, R, S) == 131072, "v%d no rule",
+          v + 6);
+    CHECK(chunk_of(hook, NULL, nn_ncclFuncAllGather, 100, R, S) == 131072, "v%d NULL context",
+          v + 6);
   }
   float table[NA][NP], before[NA][NP];
   pcie_table(table);
   memcpy(before, table, sizeof table);
   int ch = 0;
   t6->getCollInfo(c6, nn_ncclFuncAllGather, 100, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
-  CHECK(!memcmp(before, table, sizeof table) && ch == 0, "a chunk-only rule leaves getCollInfo alone");
-  t6->getCollInfo(c6, nn_ncclFuncAllReduce, 4 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0, &ch);
-  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE), "the same rule's choice still applies");
+  CHECK(!memcmp(before, table, sizeof table) && ch == 0,
+        "a chunk-only rule leaves getCollInfo alone");
+  t6->getCollInfo(c6, nn_ncclFuncAllReduce, 4 << 20, 1, (float **)(void *)&table[0][0], NA, NP, 0,
+                  &ch);
+  CHECK(nccl_pick(table) == IDX(NN_NCCL_ALGO_RING, NN_NCCL_PROTO_SIMPLE),
+        "the same rule's choice still applies");
   t6->finalize(c6);
   t7->finalize(c7);
   /* NCCL_DEBUG_SUBSYS=TUNING: the chunk= rules in the init log's table */
@@ -358,9 +415,12 @@ static void test_chunk(void *h, const char *dir) {
   setenv("NCCL_DEBUG_SUBSYS", "INIT,TUNING", 1);
   init_logged(h, cfg);
   char want[1024];
-  snprintf(want, sizeof want, "nccl-numa:   chunk allreduce     1M-max -> 256K when NCCL runs ring/simple from %s:1\n", cfg);
+  snprintf(want, sizeof want,
+           "nccl-numa:   chunk allreduce     1M-max -> 256K when NCCL runs ring/simple from %s:1\n",
+           cfg);
   CHECK(strstr(g_info, want) != NULL, "init log: the chunk rule for allreduce (%s)", g_info);
-  snprintf(want, sizeof want, "nccl-numa:   chunk allgather     0-max -> 64K when NCCL runs */* from %s:2\n", cfg);
+  snprintf(want, sizeof want,
+           "nccl-numa:   chunk allgather     0-max -> 64K when NCCL runs */* from %s:2\n", cfg);
   CHECK(strstr(g_info, want) != NULL, "init log: the chunk-only rule");
   unsetenv("NCCL_DEBUG");
   unsetenv("NCCL_DEBUG_SUBSYS");
@@ -374,11 +434,13 @@ static void test_never_enable(void *h) {
   srand(7);
   for (int it = 0; it < 20000; it++) {
     float table[NA][NP], before[NA][NP];
-    for (int i = 0; i < NA * NP; i++) table[i / NP][i % NP] = (rand() % 3 == 0) ? -1.0f : (float)(rand() % 5);
+    for (int i = 0; i < NA * NP; i++)
+      table[i / NP][i % NP] = (rand() % 3 == 0) ? -1.0f : (float)(rand() % 5);
     memcpy(before, table, sizeof table);
     int ch = 0;
     size_t bytes = (size_t)1 << (rand() % 34);
-    t->getCollInfo(ctx, rand() % 5, bytes + (size_t)(rand() % 3), 1, (float **)(void *)&table[0][0], NA, NP, rand() % 2, &ch);
+    t->getCollInfo(ctx, rand() % 5, bytes + (size_t)(rand() % 3), 1, (float **)(void *)&table[0][0],
+                   NA, NP, rand() % 2, &ch);
     check_disabled_stay_disabled(before, table, "random");
     CHECK(ch >= 0 && ch <= 64, "channels in range");
     if (nn_failures) break;
@@ -404,7 +466,10 @@ static void expect_pass_through(void *h, const char *what) {
 
 static void test_bad_configs(void *h, const char *dir) {
   char path[512];
-  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "bad.conf", "gpu 0 bus=zz numa=0\nrule algo=ring\n", path, sizeof path), 1);
+  setenv("NCCL_NUMA_CONFIG",
+         nn_abi_write_config(dir, "bad.conf", "gpu 0 bus=zz numa=0\nrule algo=ring\n", path,
+                             sizeof path),
+         1);
   expect_pass_through(h, "bad config");
   setenv("NCCL_NUMA_CONFIG", "/nonexistent/nccl-numa.conf", 1);
   expect_pass_through(h, "missing config");
@@ -447,8 +512,13 @@ static void test_env(void *h, const char *dir, const char *cfg_amd) {
     CHECK(stat(topo, &st) == 0 && (st.st_mode & 0777) == 0600, "topology file 0600");
     char buf[256] = "";
     FILE *f = fopen(topo, "r");
-    if (f) { size_t n = fread(buf, 1, sizeof buf - 1, f); buf[n] = 0; fclose(f); }
-    CHECK(!strncmp(buf, "<system version=\"1\">", 20), "topology XML starts with <system> (%.40s)", buf);
+    if (f) {
+      size_t n = fread(buf, 1, sizeof buf - 1, f);
+      buf[n] = 0;
+      fclose(f);
+    }
+    CHECK(!strncmp(buf, "<system version=\"1\">", 20), "topology XML starts with <system> (%.40s)",
+          buf);
     CHECK(strstr(buf, "<?xml") == NULL, "no XML declaration");
   }
   setenv("NCCL_TOPO_FILE", "/my/own.xml", 1);
@@ -458,7 +528,8 @@ static void test_env(void *h, const char *dir, const char *cfg_amd) {
   CHECK(e2->finalize() == nn_ncclSuccess, "env v2 finalize");
 
   /* A bad config: init still succeeds, nothing served. */
-  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "bad-env.conf", "env FOO=1\n", path, sizeof path), 1);
+  setenv("NCCL_NUMA_CONFIG",
+         nn_abi_write_config(dir, "bad-env.conf", "env FOO=1\n", path, sizeof path), 1);
   CHECK(e1->init(2, 28, 9, "") == nn_ncclSuccess, "env init with a bad config");
   CHECK(e1->getEnv("NCCL_TOPO_FILE") == NULL, "bad config: no topology");
   e1->finalize();
@@ -466,9 +537,12 @@ static void test_env(void *h, const char *dir, const char *cfg_amd) {
 
 static char g_warning[1024];
 
-__attribute__((format(printf, 5, 6)))
-static void keep_warning(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void keep_warning(int level, unsigned long flags,
+                                                               const char *file, int line,
+                                                               const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level != NN_NCCL_LOG_WARN || g_warning[0]) return;
   va_list ap;
   va_start(ap, fmt);
@@ -476,9 +550,12 @@ static void keep_warning(int level, unsigned long flags, const char *file, int l
   va_end(ap);
 }
 
-__attribute__((format(printf, 5, 6)))
-static void keep_info(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void keep_info(int level, unsigned long flags,
+                                                            const char *file, int line,
+                                                            const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   size_t used = strlen(g_info);
   if (level != NN_NCCL_LOG_INFO || used + 2 >= sizeof g_info) return;
   va_list ap;
@@ -495,7 +572,8 @@ static void init_logged(void *h, const char *cfg) {
   setenv("NCCL_NUMA_CONFIG", cfg, 1);
   g_info[0] = 0;
   void *ctx = NULL;
-  CHECK(t->init(&ctx, 0x42, 4, 1, keep_info, NULL, NULL) == nn_ncclSuccess, "init with NCCL's logger");
+  CHECK(t->init(&ctx, 0x42, 4, 1, keep_info, NULL, NULL) == nn_ncclSuccess,
+        "init with NCCL's logger");
   t->finalize(ctx);
 }
 
@@ -504,22 +582,32 @@ static void test_forced_logged(void *h, const char *dir) {
   const char *cfg = nn_abi_write_config(dir, "forced.conf",
                                         "rule coll=allreduce algo=tree proto=ll\n"
                                         "rule coll=allgather algo=ring channels=2\n"
-                                        "env NCCL_PROTO=simple\n", path, sizeof path);
+                                        "env NCCL_PROTO=simple\n",
+                                        path, sizeof path);
   setenv("NCCL_DEBUG", "INFO", 1);
   setenv("NCCL_ALGO", "allreduce:ring", 1);
   init_logged(h, cfg);
-  snprintf(want, sizeof want, "nccl-numa: NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner "
-           "for allreduce: 1 rule choosing what it leaves out cannot fire there (first %s:1)\n", cfg);
-  CHECK(strstr(g_info, want) != NULL, "INIT log names NCCL_ALGO and the rule it blocks (%s)", g_info);
-  snprintf(want, sizeof want, "nccl-numa: NCCL_PROTO=simple (from %s:3's env line) decides before any tuner for "
-           "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire "
-           "there (first %s:1)\n", cfg, cfg);
+  snprintf(want, sizeof want,
+           "nccl-numa: NCCL_ALGO=allreduce:ring (from the environment) decides before any tuner "
+           "for allreduce: 1 rule choosing what it leaves out cannot fire there (first %s:1)\n",
+           cfg);
+  CHECK(strstr(g_info, want) != NULL, "INIT log names NCCL_ALGO and the rule it blocks (%s)",
+        g_info);
+  snprintf(want, sizeof want,
+           "nccl-numa: NCCL_PROTO=simple (from %s:3's env line) decides before any tuner for "
+           "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves "
+           "out cannot fire "
+           "there (first %s:1)\n",
+           cfg, cfg);
   CHECK(strstr(g_info, want) != NULL, "INIT log names the env line's NCCL_PROTO (%s)", g_info);
-  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") != NULL, "the INIT line itself is there");
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") != NULL,
+        "the INIT line itself is there");
   unsetenv("NCCL_ALGO");
-  cfg = nn_abi_write_config(dir, "forced.conf", "rule coll=allreduce algo=tree proto=ll\n", path, sizeof path);
+  cfg = nn_abi_write_config(dir, "forced.conf", "rule coll=allreduce algo=tree proto=ll\n", path,
+                            sizeof path);
   init_logged(h, cfg);
-  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") && !strstr(g_info, "decides before any tuner"),
+  CHECK(strstr(g_info, "nccl-numa " NN_VERSION ": tuner v6") &&
+          !strstr(g_info, "decides before any tuner"),
         "neither set: no such line (%s)", g_info);
   unsetenv("NCCL_DEBUG");
 }
@@ -568,7 +656,7 @@ static void test_all(void *h, const char *dir) {
   test_v7(h, cfg);
   test_forced_logged(h, dir);
   test_chunk(h, dir);
-  setenv("NCCL_NUMA_CONFIG", cfg, 1);   /* the reference rules again for the random tables */
+  setenv("NCCL_NUMA_CONFIG", cfg, 1); /* the reference rules again for the random tables */
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
@@ -577,15 +665,22 @@ static void test_all(void *h, const char *dir) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s plugin.so [--no-libxml2]\n", argv[0]); return 2; }
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s plugin.so [--no-libxml2]\n", argv[0]);
+    return 2;
+  }
   char dir[] = "/tmp/nn-abi-XXXXXX";
-  if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
   setenv("XDG_RUNTIME_DIR", dir, 1);
   unsetenv("NCCL_ALGO");
   unsetenv("NCCL_PROTO");
   void *h = nn_abi_load(argv[1]);
-  const char *names[] = {"ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4", "ncclTunerPlugin_v5",
-                         "ncclTunerPlugin_v6", "ncclTunerPlugin_v7", "ncclEnvPlugin_v1", "ncclEnvPlugin_v2"};
+  const char *names[] = {"ncclTunerPlugin_v2", "ncclTunerPlugin_v3", "ncclTunerPlugin_v4",
+                         "ncclTunerPlugin_v5", "ncclTunerPlugin_v6", "ncclTunerPlugin_v7",
+                         "ncclEnvPlugin_v1",   "ncclEnvPlugin_v2"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     const char *const *name = nn_abi_symbol(h, names[i]);
     CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);

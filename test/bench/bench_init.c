@@ -43,9 +43,12 @@ static char g_warns[16384];
 static char g_dir[PATH_MAX], g_map[PATH_MAX];
 static int g_depth;
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   char msg[8192];
   va_list ap;
   va_start(ap, fmt);
@@ -75,16 +78,28 @@ static double now_ms(void) {
 }
 
 /* The slowest call of a phase. */
-struct phase { const char *name; int calls; double max_ms, total_ms; };
+struct phase {
+  const char *name;
+  int calls;
+  double max_ms, total_ms;
+};
 
-#define TIMED(ph, expr) do { double t0_ = now_ms(); expr; double d_ = now_ms() - t0_; \
-  (ph)->calls++; (ph)->total_ms += d_; if (d_ > (ph)->max_ms) (ph)->max_ms = d_; } while (0)
+#define TIMED(ph, expr) \
+  do { \
+    double t0_ = now_ms(); \
+    expr; \
+    double d_ = now_ms() - t0_; \
+    (ph)->calls++; \
+    (ph)->total_ms += d_; \
+    if (d_ > (ph)->max_ms) (ph)->max_ms = d_; \
+  } while (0)
 
 static int write_file(const char *path, const char *text) {
   char tmp[PATH_MAX + 8];
   snprintf(tmp, sizeof tmp, "%s.new", path);
   FILE *f = fopen(tmp, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) return fail("cannot write %s: %s", tmp, strerror(errno));
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+    return fail("cannot write %s: %s", tmp, strerror(errno));
   return rename(tmp, path) == 0 ? 0 : fail("cannot rename %s: %s", tmp, strerror(errno));
 }
 
@@ -112,7 +127,8 @@ static int write_csvs(void) {
     size_t len = 0;
     for (int j = 0; j < RULES_PER_CSV; j++) {
       unsigned long lo = rule_lo(i, j);
-      len += (size_t)snprintf(text + len, sizeof text - len, "allreduce,%lu,%lu,ring,simple,-1,-1,-1\n", lo, lo + 4095);
+      len += (size_t)snprintf(text + len, sizeof text - len,
+                              "allreduce,%lu,%lu,ring,simple,-1,-1,-1\n", lo, lo + 4095);
     }
     snprintf(path, sizeof path, "%s/r%d.csv", g_dir, i);
     if (write_file(path, text)) return 1;
@@ -142,12 +158,14 @@ static const char *bad_fields_line(void) {
 /* The mapping: 8 GPUs on two sockets, a topology to serve, env lines, n include-csv lines. */
 static int write_mapping(int n_includes) {
   static char text[64 * 1024];
-  size_t len = (size_t)snprintf(text, sizeof text,
-      "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-15\nnuma 1 cpus=16-31\n"
-      "topology mode=numa\nenv NCCL_SOCKET_IFNAME=^docker,lo\nenv NCCL_IB_HCA=mlx5_0:1,mlx5_1:1\n"
-      "env NCCL_P2P_LEVEL=SYS\nenv NCCL_MAX_NCHANNELS=32\nenv NCCL_ALGO=ring,tree;allreduce:ring\n");
+  size_t len = (size_t)snprintf(
+    text, sizeof text,
+    "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+    "topology mode=numa\nenv NCCL_SOCKET_IFNAME=^docker,lo\nenv NCCL_IB_HCA=mlx5_0:1,mlx5_1:1\n"
+    "env NCCL_P2P_LEVEL=SYS\nenv NCCL_MAX_NCHANNELS=32\nenv NCCL_ALGO=ring,tree;allreduce:ring\n");
   for (int g = 0; g < 8; g++)
-    len += (size_t)snprintf(text + len, sizeof text - len, "gpu %d bus=%02x:00.0 numa=%d\n", g, g + 1, g / 4);
+    len += (size_t)snprintf(text + len, sizeof text - len, "gpu %d bus=%02x:00.0 numa=%d\n", g,
+                            g + 1, g / 4);
   for (int i = 0; i < n_includes; i++)
     len += (size_t)snprintf(text + len, sizeof text - len, "include-csv r%d.csv\n", i % N_INCLUDES);
   return write_file(g_map, text);
@@ -173,15 +191,18 @@ static int communicator(struct phase *ph, uint64_t id, size_t probe) {
   (void)v;
   void *ctx = NULL;
   TIMED(ph, g_tuner->init(&ctx, id, 8, 1, logger, &nvl, &constants));
-  float table[7][3];   /* contiguous, passed as float** as NCCL does */
+  float table[7][3]; /* contiguous, passed as float** as NCCL does */
   int chosen = -1;
   for (int i = 0; i <= 16; i++) {
-    for (int a = 0; a < 7; a++) for (int p = 0; p < 3; p++) table[a][p] = a < 2 ? 1.0f + (float)p : -1.0f;
+    for (int a = 0; a < 7; a++)
+      for (int p = 0; p < 3; p++) table[a][p] = a < 2 ? 1.0f + (float)p : -1.0f;
     int nch = 0;
     size_t bytes = i < 16 ? (size_t)1 << i : probe;
-    TIMED(ph, g_tuner->getCollInfo(ctx, nn_ncclFuncAllReduce, bytes, 1, (float **)(void *)table, 7, 3, 0, &nch));
+    TIMED(ph, g_tuner->getCollInfo(ctx, nn_ncclFuncAllReduce, bytes, 1, (float **)(void *)table, 7,
+                                   3, 0, &nch));
     for (int a = 0; i == 16 && a < 2; a++)
-      for (int p = 0; p < 3; p++) if (table[a][p] == 0.0f) chosen = a * 3 + p;
+      for (int p = 0; p < 3; p++)
+        if (table[a][p] == 0.0f) chosen = a * 3 + p;
   }
   if (ctx) TIMED(ph, g_tuner->finalize(ctx));
   return chosen;
@@ -189,7 +210,8 @@ static int communicator(struct phase *ph, uint64_t id, size_t probe) {
 
 static void header(void) {
   printf("\n## Init on NCCL's thread, worst mapping within the limits (bench_init)\n\n");
-  printf("Mapping %d directories deep (path %zu bytes), %d include-csv lines of distinct files beside it, "
+  printf("Mapping %d directories deep (path %zu bytes), %d include-csv lines of distinct files "
+         "beside it, "
          "%d rules, 8 GPUs, topology served, env lines. Each call timed on one thread.\n\n",
          g_depth, strlen(g_map), N_INCLUDES, N_INCLUDES * RULES_PER_CSV);
   printf("| phase | calls | slowest call (ms) | mean (ms) |\n|---|---:|---:|---:|\n");
@@ -198,7 +220,8 @@ static void header(void) {
 
 /* A phase's row, printed when it is done (so a run that fails later still shows it). */
 static void row(const struct phase *ph) {
-  printf("| %s | %d | %.2f | %.3f |\n", ph->name, ph->calls, ph->max_ms, ph->calls ? ph->total_ms / ph->calls : 0.0);
+  printf("| %s | %d | %.2f | %.3f |\n", ph->name, ph->calls, ph->max_ms,
+         ph->calls ? ph->total_ms / ph->calls : 0.0);
   fflush(stdout);
 }
 
@@ -207,7 +230,8 @@ static int invalid_case(struct phase *init, struct phase *later, const char *nam
                         uint64_t id0, size_t probe) {
   char path[PATH_MAX];
   char *cut = strstr(g_dir, "/d/");
-  snprintf(path, sizeof path, "%.*s/%s", cut ? (int)(cut - g_dir) : (int)strlen(g_dir), g_dir, name);
+  snprintf(path, sizeof path, "%.*s/%s", cut ? (int)(cut - g_dir) : (int)strlen(g_dir), g_dir,
+           name);
   if (write_invalid(path, line)) return 1;
   setenv("NCCL_NUMA_CONFIG", path, 1);
   g_warns[0] = 0;
@@ -216,7 +240,8 @@ static int invalid_case(struct phase *init, struct phase *later, const char *nam
   if (rc || !strstr(g_warns, "nccl-numa: config ") || g_env->getEnv("NCCL_SOCKET_IFNAME"))
     return fail("the invalid mapping %s was not rejected; WARNs:\n%s", name, g_warns);
   for (int c = 0; c < COMMS; c++)
-    if (communicator(later, id0 + (uint64_t)c, probe) != -1) return fail("%s: a rule applied", name);
+    if (communicator(later, id0 + (uint64_t)c, probe) != -1)
+      return fail("%s: a rule applied", name);
   row(init);
   row(later);
   unlink(path);
@@ -224,11 +249,15 @@ static int invalid_case(struct phase *init, struct phase *later, const char *nam
 }
 
 static int run(double target) {
-  struct phase ph[] = {{"env init: first read of the mapping", 0, 0, 0}, {"communicators, mapping cached", 0, 0, 0},
-                       {"an include replaced: re-read", 0, 0, 0}, {"257 includes: rejected, first read", 0, 0, 0},
+  struct phase ph[] = {{"env init: first read of the mapping", 0, 0, 0},
+                       {"communicators, mapping cached", 0, 0, 0},
+                       {"an include replaced: re-read", 0, 0, 0},
+                       {"257 includes: rejected, first read", 0, 0, 0},
                        {"rejected mapping, later calls", 0, 0, 0},
-                       {"16 MiB, 1.4 M bad lines: env init", 0, 0, 0}, {"the same, communicators", 0, 0, 0},
-                       {"16 MiB, 8.4 M bad fields: env init", 0, 0, 0}, {"the same, communicators", 0, 0, 0}};
+                       {"16 MiB, 1.4 M bad lines: env init", 0, 0, 0},
+                       {"the same, communicators", 0, 0, 0},
+                       {"16 MiB, 8.4 M bad fields: env init", 0, 0, 0},
+                       {"the same, communicators", 0, 0, 0}};
   if (make_deep_dir() || write_csvs()) return 1;
   snprintf(g_map, sizeof g_map, "%s/m.conf", g_dir);
   if (write_mapping(N_INCLUDES)) return 1;
@@ -243,15 +272,18 @@ static int run(double target) {
   row(&ph[0]);
   const char *topo = g_env->getEnv("NCCL_TOPO_FILE"), *ifname = g_env->getEnv("NCCL_SOCKET_IFNAME");
   if (rc || !topo || !ifname || strcmp(ifname, "^docker,lo"))
-    return fail("the env plugin did not serve the mapping (topology %s, NCCL_SOCKET_IFNAME %s); WARNs:\n%s",
-                topo ? topo : "none", ifname ? ifname : "none", g_warns);
-  size_t last = rule_lo(N_INCLUDES - 1, RULES_PER_CSV - 1);   /* the last rule of the last file */
+    return fail(
+      "the env plugin did not serve the mapping (topology %s, NCCL_SOCKET_IFNAME %s); WARNs:\n%s",
+      topo ? topo : "none", ifname ? ifname : "none", g_warns);
+  size_t last = rule_lo(N_INCLUDES - 1, RULES_PER_CSV - 1); /* the last rule of the last file */
   for (int c = 0; c < COMMS; c++)
     if (communicator(&ph[1], (uint64_t)c, last) != RING_SIMPLE)
-      return fail("communicator %d: the last included file's rule did not apply; WARNs:\n%s", c, g_warns);
+      return fail("communicator %d: the last included file's rule did not apply; WARNs:\n%s", c,
+                  g_warns);
   char csv[PATH_MAX + 32], text[128];
   snprintf(csv, sizeof csv, "%s/r%d.csv", g_dir, N_INCLUDES - 1);
-  snprintf(text, sizeof text, "allreduce,%lu,%lu,tree,simple,-1,-1,-1\n", (unsigned long)last, (unsigned long)last + 4095);
+  snprintf(text, sizeof text, "allreduce,%lu,%lu,tree,simple,-1,-1,-1\n", (unsigned long)last,
+           (unsigned long)last + 4095);
   if (write_file(csv, text)) return 1;
   if (communicator(&ph[2], 1000, last) != TREE_SIMPLE)
     return fail("after an include was replaced, its new rule did not apply");
@@ -274,8 +306,8 @@ static int run(double target) {
   const char *where = "";
   for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++)
     if (ph[i].max_ms > worst) worst = ph[i].max_ms, where = ph[i].name;
-  printf("\nslowest plugin call: %.2f ms, in \"%s\" (target: at most %.0f ms): %s\n", worst, where, target,
-         worst <= target ? "met" : "MISSED");
+  printf("\nslowest plugin call: %.2f ms, in \"%s\" (target: at most %.0f ms): %s\n", worst, where,
+         target, worst <= target ? "met" : "MISSED");
   return worst <= target ? 0 : 3;
 }
 
@@ -293,7 +325,8 @@ int main(int argc, char **argv) {
   char cmd[PATH_MAX + 32];
   char *slash = strstr(g_dir, "/d/");
   if (slash) *slash = 0;
-  if (g_dir[0] && snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir) < (int)sizeof cmd && system(cmd) != 0)
+  if (g_dir[0] && snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir) < (int)sizeof cmd &&
+      system(cmd) != 0)
     fprintf(stderr, "bench_init: could not remove %s\n", g_dir);
   return rc;
 }

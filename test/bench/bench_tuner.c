@@ -53,7 +53,7 @@
 
 #define NA NN_NCCL_NUM_ALGORITHMS
 #define NP NN_NCCL_NUM_PROTOCOLS
-#define CALLS_MASK 4095u                 /* workload length - 1 (a power of two) */
+#define CALLS_MASK 4095u /* workload length - 1 (a power of two) */
 #define N_RULE_COUNTS 5
 #define MAX_RUNS 101
 #define RANKS 4
@@ -61,7 +61,7 @@
 #define ANY (-1)
 
 static const int rule_counts[N_RULE_COUNTS] = {0, 1, 10, 100, 1000};
-enum { RI_ONE = 1, RI_MANY = N_RULE_COUNTS - 1 };   /* the 1-rule and the 1,000-rule rows */
+enum { RI_ONE = 1, RI_MANY = N_RULE_COUNTS - 1 }; /* the 1-rule and the 1,000-rule rows */
 
 /* ------------------------------------------------------------------ rules */
 
@@ -69,8 +69,8 @@ enum { RI_ONE = 1, RI_MANY = N_RULE_COUNTS - 1 };   /* the 1-rule and the 1,000-
  * file handed to the plugin is printed from them. */
 struct bench_rule {
   int coll;
-  uint64_t lo, hi;            /* inclusive; hi UINT64_MAX = open */
-  long ranks_lo, ranks_hi;    /* ANY hi = open */
+  uint64_t lo, hi;         /* inclusive; hi UINT64_MAX = open */
+  long ranks_lo, ranks_hi; /* ANY hi = open */
   long nodes_lo, nodes_hi;
   int algo, proto, channels;
 };
@@ -88,8 +88,8 @@ static void set_conditions(struct bench_rule *x, int j) {
   x->ranks_hi = (j % 3 == 0) ? 64 : ANY;
   x->nodes_lo = 1;
   x->nodes_hi = (j % 2) ? 1 : ANY;
-  x->algo = j % 2;                          /* tree, ring */
-  x->proto = (j / 2) % 2 ? 2 : 0;           /* ll, simple */
+  x->algo = j % 2;                /* tree, ring */
+  x->proto = (j / 2) % 2 ? 2 : 0; /* ll, simple */
   if (x->algo == 0 && x->coll != 4) x->algo = 1;
   x->channels = (j % 5 == 0) ? 4 : 0;
 }
@@ -103,7 +103,7 @@ static struct bench_rule *make_rules(int n) {
   if (!r) return NULL;
   int n_colls = n < 4 ? n : 4;
   for (int c = 0; c < n_colls; c++) {
-    int k = n / n_colls + (c < n % n_colls);   /* rules of this collective */
+    int k = n / n_colls + (c < n % n_colls); /* rules of this collective */
     for (int j = 0; j < k; j++) {
       struct bench_rule *x = &r[j * n_colls + c];
       x->coll = rule_colls[c];
@@ -158,9 +158,9 @@ static const char *const query_name[N_QUERIES] = {"powers of two", "log-uniform"
 
 struct layout {
   const char *name;
-  int narrow;       /* widths 1-64 B; else log-uniform up to the start's own octave */
-  int clustered;    /* starts in two adjacent octaves (drawn); else log-uniform over 0-8 GiB */
-  int grid;         /* allreduce only: 999 ranges 64 B wide every 4 KiB from 64 KiB, then 0-64 KiB */
+  int narrow;    /* widths 1-64 B; else log-uniform up to the start's own octave */
+  int clustered; /* starts in two adjacent octaves (drawn); else log-uniform over 0-8 GiB */
+  int grid;      /* allreduce only: 999 ranges 64 B wide every 4 KiB from 64 KiB, then 0-64 KiB */
 };
 
 enum { N_LAYOUTS = 5 };
@@ -170,7 +170,9 @@ static const struct layout layouts[N_LAYOUTS] = {
 };
 
 static uint64_t xorshift(uint64_t *s) {
-  *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17;
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
   return *s;
 }
 
@@ -198,9 +200,11 @@ static void make_layout(const struct layout *l, uint64_t seed, struct bench_rule
       x->lo = 0;
       x->hi = 65535;
     } else {
-      unsigned e = l->clustered ? center + (unsigned)(xorshift(&s) % 2) : (unsigned)(xorshift(&s) % 34);
+      unsigned e =
+        l->clustered ? center + (unsigned)(xorshift(&s) % 2) : (unsigned)(xorshift(&s) % 34);
       x->lo = in_octave(&s, e);
-      uint64_t width = l->narrow ? 1 + xorshift(&s) % 64 : in_octave(&s, (unsigned)(xorshift(&s) % (e + 1)));
+      uint64_t width =
+        l->narrow ? 1 + xorshift(&s) % 64 : in_octave(&s, (unsigned)(xorshift(&s) % (e + 1)));
       x->hi = x->lo + (width ? width - 1 : 0);
     }
     set_conditions(x, i);
@@ -225,7 +229,10 @@ static int in_span(long v, long lo, long hi) { return v >= lo && (hi == ANY || v
 static nn_ncclResult_t ref_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                 nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
                                 nn_ncclTunerConstants_v5_t *constants) {
-  (void)comm_id; (void)logger; (void)nvl; (void)constants;
+  (void)comm_id;
+  (void)logger;
+  (void)nvl;
+  (void)constants;
   struct ref_ctx *c = malloc(sizeof *c);
   if (!c) return nn_ncclSystemError;
   *c = (struct ref_ctx){g_ref_rules.rules, g_ref_rules.n, n_ranks, n_nodes};
@@ -237,7 +244,8 @@ static nn_ncclResult_t ref_init(void **ctx, uint64_t comm_id, size_t n_ranks, si
 static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
                                          int pipe_ops, float **cost_table, int num_algo,
                                          int num_proto, int reg_buff, int *n_channels) {
-  (void)pipe_ops; (void)reg_buff;
+  (void)pipe_ops;
+  (void)reg_buff;
   const struct ref_ctx *c = ctx;
   float *t = (float *)(void *)cost_table;
   for (int i = 0; i < c->n; i++) {
@@ -245,7 +253,8 @@ static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n
     if (r->coll != (int)coll || n_bytes < r->lo || n_bytes > r->hi) continue;
     if (!in_span((long)c->n_ranks, r->ranks_lo, r->ranks_hi)) continue;
     if (!in_span((long)c->n_nodes, r->nodes_lo, r->nodes_hi)) continue;
-    if (r->algo >= num_algo || r->proto >= num_proto || !(t[r->algo * num_proto + r->proto] >= 0.0f))
+    if (r->algo >= num_algo || r->proto >= num_proto ||
+        !(t[r->algo * num_proto + r->proto] >= 0.0f))
       continue;
     /* NCCL picks the first minimum in row-major order: earlier +-0.0 entries are raised. */
     for (int k = 0; k < r->algo * num_proto + r->proto; k++)
@@ -257,12 +266,20 @@ static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n
   return nn_ncclSuccess;
 }
 
-static nn_ncclResult_t ref_finalize(void *ctx) { free(ctx); return nn_ncclSuccess; }
+static nn_ncclResult_t ref_finalize(void *ctx) {
+  free(ctx);
+  return nn_ncclSuccess;
+}
 
 static nn_ncclResult_t floor_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
                                   nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
                                   nn_ncclTunerConstants_v5_t *constants) {
-  (void)comm_id; (void)n_ranks; (void)n_nodes; (void)logger; (void)nvl; (void)constants;
+  (void)comm_id;
+  (void)n_ranks;
+  (void)n_nodes;
+  (void)logger;
+  (void)nvl;
+  (void)constants;
   *ctx = NULL;
   return nn_ncclSuccess;
 }
@@ -270,12 +287,22 @@ static nn_ncclResult_t floor_init(void **ctx, uint64_t comm_id, size_t n_ranks, 
 static nn_ncclResult_t floor_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
                                            int pipe_ops, float **cost_table, int num_algo,
                                            int num_proto, int reg_buff, int *n_channels) {
-  (void)ctx; (void)coll; (void)n_bytes; (void)pipe_ops; (void)cost_table; (void)num_algo;
-  (void)num_proto; (void)reg_buff; (void)n_channels;
+  (void)ctx;
+  (void)coll;
+  (void)n_bytes;
+  (void)pipe_ops;
+  (void)cost_table;
+  (void)num_algo;
+  (void)num_proto;
+  (void)reg_buff;
+  (void)n_channels;
   return nn_ncclSuccess;
 }
 
-static nn_ncclResult_t floor_finalize(void *ctx) { (void)ctx; return nn_ncclSuccess; }
+static nn_ncclResult_t floor_finalize(void *ctx) {
+  (void)ctx;
+  return nn_ncclSuccess;
+}
 
 static const nn_ncclTuner_v5_t ref_tuner = {"linear", ref_init, ref_get_coll_info, ref_finalize};
 static const nn_ncclTuner_v5_t floor_tuner = {"floor", floor_init, floor_get_coll_info,
@@ -284,15 +311,17 @@ static const nn_ncclTuner_v5_t floor_tuner = {"floor", floor_init, floor_get_col
 /* ------------------------------------------------------------------ NCCL side */
 
 static int g_warns;
-static char g_init_line[1024];   /* the last tuner INIT line (only when NCCL_DEBUG=INFO) */
+static char g_init_line[1024]; /* the last tuner INIT line (only when NCCL_DEBUG=INFO) */
 
 /* Prints nothing; WARNs are counted because a rejected config would make every number
  * below meaningless, and the tuner's INIT line is kept: it names the content hash and the
  * rule count of the version the init used. */
-__attribute__((format(printf, 5, 6)))
-static void bench_logger(int level, unsigned long flags, const char *file, int line,
-                         const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void bench_logger(int level, unsigned long flags,
+                                                               const char *file, int line,
+                                                               const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -321,8 +350,10 @@ static void fill_table(float t[NA][NP], size_t n_bytes) {
   for (int a = 0; a < NA; a++)
     for (int p = 0; p < NP; p++) t[a][p] = -1.0f;
   float base = 5.0f + (float)n_bytes * 1e-5f;
-  t[0][0] = base * 1.1f; t[0][2] = base * 1.3f;
-  t[1][0] = base;        t[1][2] = base * 1.2f;
+  t[0][0] = base * 1.1f;
+  t[0][2] = base * 1.3f;
+  t[1][0] = base;
+  t[1][2] = base * 1.2f;
 }
 
 static nn_ncclTunerConstants_v5_t g_constants;
@@ -335,11 +366,16 @@ static void init_constants(void) {
 
 /* ------------------------------------------------------------------ workloads */
 
-struct call { int coll; size_t bytes; };
+struct call {
+  int coll;
+  size_t bytes;
+};
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rng_next(void) {
-  g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
   return g_rng;
 }
 
@@ -357,8 +393,8 @@ static void make_calls(struct call *calls, int match, int n_rules) {
 
 /* Calls over the layout's collectives: sizes 2^0-2^32, log-uniform over 1 B-8 GiB, or at
  * and next to a drawn rule's bounds (lo - 1, lo, hi, hi + 1). */
-static void make_layout_calls(struct call *calls, const struct layout *l, const struct bench_rule *r, int q,
-                              uint64_t seed) {
+static void make_layout_calls(struct call *calls, const struct layout *l,
+                              const struct bench_rule *r, int q, uint64_t seed) {
   uint64_t s = seed;
   for (unsigned i = 0; i <= CALLS_MASK; i++) {
     const struct bench_rule *x = &r[xorshift(&s) % LAYOUT_RULES];
@@ -392,12 +428,15 @@ __attribute__((noinline)) static double time_calls(const nn_ncclTuner_v5_t *vola
     __asm__ volatile("" : : "r"(table), "r"(&n_channels) : "memory");
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n_calls;
+  return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+         (double)n_calls;
 }
 
 /* ------------------------------------------------------------------ statistics */
 
-struct stat_line { double median, lo, hi; };
+struct stat_line {
+  double median, lo, hi;
+};
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -417,9 +456,9 @@ struct opts {
   int runs;
   long calls;
   int cycles;
-  int instr;          /* -I: one callgrind dump per tuner and workload, no timing */
-  int check;          /* -Q: verify every rule count, time one row, no targets */
-  uint64_t seed;      /* -s: of the random layouts */
+  int instr;     /* -I: one callgrind dump per tuner and workload, no timing */
+  int check;     /* -Q: verify every rule count, time one row, no targets */
+  uint64_t seed; /* -s: of the random layouts */
 };
 
 /* One layout and query kind: calls a rule decided; ns per call of the layout's
@@ -445,13 +484,13 @@ struct bench {
   char path[128];
   struct call calls[CALLS_MASK + 1];
   float tmpl[CALLS_MASK + 1][NA][NP];
-  double call_ns[N_RULE_COUNTS][2][3];     /* [rules][match][ours, linear, floor] medians */
+  double call_ns[N_RULE_COUNTS][2][3]; /* [rules][match][ours, linear, floor] medians */
   struct stat_line call_st[N_RULE_COUNTS][2][3];
   struct stat_line init_cached[N_RULE_COUNTS], init_reread[N_RULE_COUNTS];
   double mem_comm[N_RULE_COUNTS], mem_policy[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
-  long serial;                             /* files written so far */
-  struct kept one_rule[2];                 /* [match]: the 1-rule communicator and its calls */
-  struct stat_line pair_st[2][2];          /* [match][1 rule, 1000 rules], interleaved runs */
+  long serial;                    /* files written so far */
+  struct kept one_rule[2];        /* [match]: the 1-rule communicator and its calls */
+  struct stat_line pair_st[2][2]; /* [match][1 rule, 1000 rules], interleaved runs */
   struct layout_row lay[N_LAYOUTS][N_QUERIES];
 };
 
@@ -509,7 +548,8 @@ static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx, int n_rul
   ref_tuner.init(ref_ctx, 0x1234, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
   if (g_warns != warns) return fail("the plugin rejected %s", b->path);
   if (init_line_facts(hash, sizeof hash, &seen) != 0 || seen != n_rules)
-    return fail("%d rules: the plugin did not adopt the new file (INIT line: '%s')", n_rules, g_init_line);
+    return fail("%d rules: the plugin did not adopt the new file (INIT line: '%s')", n_rules,
+                g_init_line);
   return 0;
 }
 
@@ -520,7 +560,8 @@ static void measure_calls(struct bench *b, int ri, int match, void *ours_ctx, vo
   for (int k = 0; k < 3; k++) time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls / 4, b->tmpl);
   /* Interleave the three so drift and neighbours' noise hit them alike. */
   for (int run = 0; run < b->o.runs; run++)
-    for (int k = 0; k < 3; k++) v[k][run] = time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls, b->tmpl);
+    for (int k = 0; k < 3; k++)
+      v[k][run] = time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls, b->tmpl);
   for (int k = 0; k < 3; k++) {
     b->call_st[ri][match][k] = summarize(v[k], b->o.runs);
     b->call_ns[ri][match][k] = b->call_st[ri][match][k].median;
@@ -548,8 +589,8 @@ static void count_instructions(struct bench *b, int ri, int match, void *ours_ct
   void *ctxs[3] = {ours_ctx, ref_ctx, NULL};
   for (int k = 0; k < 3; k++) {
     char desc[128];
-    snprintf(desc, sizeof desc, "rules=%d match=%d tuner=%s calls=%ld", rule_counts[ri], match, names[k],
-             b->o.calls);
+    snprintf(desc, sizeof desc, "rules=%d match=%d tuner=%s calls=%ld", rule_counts[ri], match,
+             names[k], b->o.calls);
     CALLGRIND_ZERO_STATS;
     time_calls(&tuners[k], ctxs[k], b->calls, b->o.calls, b->tmpl);
     CALLGRIND_DUMP_STATS_AT(desc);
@@ -581,14 +622,17 @@ static int measure_init(struct bench *b, int ri, const struct bench_rule *rules)
     double spent = 0;
     setenv("NCCL_DEBUG", "INFO", 1);
     for (int i = 0; i < n; i++) {
-      if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0) return fail("cannot write %s", b->path);
+      if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0)
+        return fail("cannot write %s", b->path);
       g_init_line[0] = 0;
       double t1 = now_ns();
       b->ours->init(&ctx, (uint64_t)i, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
       spent += now_ns() - t1;
       b->ours->finalize(ctx);
-      if (init_line_facts(hash, sizeof hash, &n_rules) != 0 || !strcmp(hash, prev) || n_rules != rule_counts[ri])
-        return fail("%d rules: init after replacing the file did not read it (hash %s before, INIT line '%s')",
+      if (init_line_facts(hash, sizeof hash, &n_rules) != 0 || !strcmp(hash, prev) ||
+          n_rules != rule_counts[ri])
+        return fail("%d rules: init after replacing the file did not read it (hash %s before, INIT "
+                    "line '%s')",
                     rule_counts[ri], prev, g_init_line);
       memcpy(prev, hash, sizeof prev);
     }
@@ -609,11 +653,14 @@ static int measure_memory(struct bench *b, int ri, const struct bench_rule *rule
   static void *ctx[LIVE];
   void *old = NULL, *other = NULL;
   b->ours->init(&old, 0, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
-  if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0) return fail("cannot write %s", b->path);
+  if (write_config(b->path, rules, rule_counts[ri], ++b->serial) != 0)
+    return fail("cannot write %s", b->path);
   size_t m0 = mallinfo2().uordblks;
-  b->ours->init(&other, 1, 2 * RANKS, NODES, bench_logger, &g_nvl, &g_constants);  /* parse + other shape */
+  b->ours->init(&other, 1, 2 * RANKS, NODES, bench_logger, &g_nvl,
+                &g_constants); /* parse + other shape */
   size_t m1 = mallinfo2().uordblks;
-  b->ours->init(&ctx[0], 2, RANKS, NODES, bench_logger, &g_nvl, &g_constants);     /* + this shape's policy */
+  b->ours->init(&ctx[0], 2, RANKS, NODES, bench_logger, &g_nvl,
+                &g_constants); /* + this shape's policy */
   size_t m2 = mallinfo2().uordblks;
   for (int i = 1; i < LIVE; i++)
     b->ours->init(&ctx[i], (uint64_t)i + 2, RANKS, NODES, bench_logger, &g_nvl, &g_constants);
@@ -623,7 +670,7 @@ static int measure_memory(struct bench *b, int ri, const struct bench_rule *rule
   b->ours->finalize(old);
   b->mem_comm[ri] = ((double)m3 - (double)m2) / (LIVE - 1);
   b->mem_policy[ri] = (double)m2 - (double)m1 - b->mem_comm[ri];
-  b->mem_version[ri] = (double)m1 - (double)m0;   /* parse, the other shape's policy and context */
+  b->mem_version[ri] = (double)m1 - (double)m0; /* parse, the other shape's policy and context */
   return 0;
 }
 
@@ -664,7 +711,8 @@ static int bench_rule_count(struct bench *b, int ri) {
     if (pairs && ri == RI_MANY && b->one_rule[match].ctx) measure_pair(b, match, ours_ctx);
     if (pairs && ri == RI_ONE) keep_one_rule(b, match, ours_ctx);
     else b->ours->finalize(ours_ctx);
-    if (ri == RI_MANY && !match) release_one_rule(b, match);   /* the matching one times the layouts */
+    if (ri == RI_MANY && !match)
+      release_one_rule(b, match); /* the matching one times the layouts */
     ref_tuner.finalize(ref_ctx);
   }
   if (rc == 0 && !b->o.instr) rc = measure_init(b, ri, rules);
@@ -696,8 +744,8 @@ static void measure_layout(struct bench *b, struct layout_row *row, void *ctx) {
 static void count_layout_instructions(struct bench *b, int li, int q, void *ctx) {
   const nn_ncclTuner_v5_t *volatile tuner = b->ours;
   char desc[160];
-  snprintf(desc, sizeof desc, "layout=%d query=%d tuner=nccl-numa calls=%ld | %s, %s", li, q, b->o.calls,
-           layouts[li].name, query_name[q]);
+  snprintf(desc, sizeof desc, "layout=%d query=%d tuner=nccl-numa calls=%ld | %s, %s", li, q,
+           b->o.calls, layouts[li].name, query_name[q]);
   CALLGRIND_ZERO_STATS;
   time_calls(&tuner, ctx, b->calls, b->o.calls, b->tmpl);
   CALLGRIND_DUMP_STATS_AT(desc);
@@ -713,7 +761,9 @@ static int bench_layout(struct bench *b, int li) {
   g_ref_rules.rules = rules;
   g_ref_rules.n = LAYOUT_RULES;
   void *ours_ctx = NULL, *ref_ctx = NULL;
-  int rc = write_config(b->path, rules, LAYOUT_RULES, ++b->serial) == 0 ? 0 : fail("cannot write %s", b->path);
+  int rc = write_config(b->path, rules, LAYOUT_RULES, ++b->serial) == 0
+             ? 0
+             : fail("cannot write %s", b->path);
   if (rc == 0) rc = init_pair(b, &ours_ctx, &ref_ctx, LAYOUT_RULES);
   for (int q = 0; rc == 0 && q < N_QUERIES; q++) {
     struct layout_row *row = &b->lay[li][q];
@@ -739,8 +789,9 @@ static double spread_pct(const struct stat_line *s) {
 }
 
 static void print_call_table(const struct bench *b) {
-  printf("\n## getCollInfo, ns per call (median of %d runs x %ld calls; spread = (max-min)/median)\n\n",
-         b->o.runs, b->o.calls);
+  printf(
+    "\n## getCollInfo, ns per call (median of %d runs x %ld calls; spread = (max-min)/median)\n\n",
+    b->o.runs, b->o.calls);
   printf("| rules | calls | nccl-numa | linear scan | floor | nccl-numa / floor |\n");
   printf("|---:|---|---:|---:|---:|---:|\n");
   for (int ri = 0; ri < N_RULE_COUNTS; ri++)
@@ -756,37 +807,48 @@ static void print_call_table(const struct bench *b) {
 }
 
 static void print_init_table(const struct bench *b) {
-  printf("\n## communicator init (v5, %zu ranks, %d node), and heap held\n\n", (size_t)RANKS, NODES);
-  printf("Cached: init+finalize with the mapping unchanged. First init after a write: the mapping\n"
-         "was just replaced (rename, new content); the time includes formatting the INIT line, which\n"
-         "the benchmark reads to check that each of these inits used the new content.\n\n");
+  printf("\n## communicator init (v5, %zu ranks, %d node), and heap held\n\n", (size_t)RANKS,
+         NODES);
+  printf(
+    "Cached: init+finalize with the mapping unchanged. First init after a write: the mapping\n"
+    "was just replaced (rename, new content); the time includes formatting the INIT line, which\n"
+    "the benchmark reads to check that each of these inits used the new content.\n\n");
   printf("| rules | init+finalize, cached (µs) | first init after a write (µs) |");
-  if (!b->o.check) printf(" context per communicator (B) | compiled policy per shape (B) | new version: parse + first shape (B) |");
+  if (!b->o.check)
+    printf(" context per communicator (B) | compiled policy per shape (B) | new version: parse + "
+           "first shape (B) |");
   printf("\n|---:|---:|---:|%s\n", b->o.check ? "" : "---:|---:|---:|");
   for (int ri = 0; ri < N_RULE_COUNTS; ri++) {
     printf("| %d | %.2f ±%.0f%% | %.1f ±%.0f%% |", rule_counts[ri], b->init_cached[ri].median,
-           spread_pct(&b->init_cached[ri]) / 2, b->init_reread[ri].median, spread_pct(&b->init_reread[ri]) / 2);
-    if (!b->o.check) printf(" %.0f | %.0f | %.0f |", b->mem_comm[ri], b->mem_policy[ri], b->mem_version[ri]);
+           spread_pct(&b->init_cached[ri]) / 2, b->init_reread[ri].median,
+           spread_pct(&b->init_reread[ri]) / 2);
+    if (!b->o.check)
+      printf(" %.0f | %.0f | %.0f |", b->mem_comm[ri], b->mem_policy[ri], b->mem_version[ri]);
     printf("\n");
   }
 }
 
 static void print_layout_table(const struct bench *b) {
-  printf("\n## random layouts, %d rules: getCollInfo, ns per call (seed %llu; median of %d runs x %ld calls)\n\n",
+  printf("\n## random layouts, %d rules: getCollInfo, ns per call (seed %llu; median of %d runs x "
+         "%ld calls)\n\n",
          LAYOUT_RULES, (unsigned long long)b->o.seed, b->o.runs, b->o.calls);
-  printf("Each row's three columns are timed in alternate runs: the layout's communicator over its\n"
-         "calls, the 1-rule communicator over its own (matching, log-uniform), the floor over the\n"
-         "layout's calls. Ratios: the median of the runs' own ratios (each run's three timings lie\n"
-         "milliseconds apart, so a busy machine slows them alike), then that of the fastest runs.\n\n");
-  printf("| layout | queries | decided by a rule | nccl-numa | 1 rule | floor | / floor | / 1 rule |\n");
+  printf(
+    "Each row's three columns are timed in alternate runs: the layout's communicator over its\n"
+    "calls, the 1-rule communicator over its own (matching, log-uniform), the floor over the\n"
+    "layout's calls. Ratios: the median of the runs' own ratios (each run's three timings lie\n"
+    "milliseconds apart, so a busy machine slows them alike), then that of the fastest runs.\n\n");
+  printf(
+    "| layout | queries | decided by a rule | nccl-numa | 1 rule | floor | / floor | / 1 rule |\n");
   printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (int li = 0; li < N_LAYOUTS; li++)
     for (int q = 0; q < N_QUERIES; q++) {
       const struct layout_row *r = &b->lay[li][q];
-      printf("| %s | %s | %.1f%% |", layouts[li].name, query_name[q], 100.0 * r->decided / (CALLS_MASK + 1));
-      for (int k = 0; k < 3; k++) printf(" %.2f ±%.0f%% |", r->st[k].median, spread_pct(&r->st[k]) / 2);
-      printf(" %.2f (%.2f) | %.2f (%.2f) |\n", r->per_floor.median, r->st[0].lo / r->st[2].lo, r->per_one.median,
-             r->st[0].lo / r->st[1].lo);
+      printf("| %s | %s | %.1f%% |", layouts[li].name, query_name[q],
+             100.0 * r->decided / (CALLS_MASK + 1));
+      for (int k = 0; k < 3; k++)
+        printf(" %.2f ±%.0f%% |", r->st[k].median, spread_pct(&r->st[k]) / 2);
+      printf(" %.2f (%.2f) | %.2f (%.2f) |\n", r->per_floor.median, r->st[0].lo / r->st[2].lo,
+             r->per_one.median, r->st[0].lo / r->st[1].lo);
     }
 }
 
@@ -798,14 +860,23 @@ static int print_layout_verdict(const struct bench *b) {
   for (int i = 0; i < N_LAYOUTS * N_QUERIES; i++) {
     const struct layout_row *r = &b->lay[i / N_QUERIES][i % N_QUERIES];
     double f = r->per_floor.median, o = r->per_one.median;
-    if (f > worst_floor) { worst_floor = f; wf = i; }
-    if (o > worst_one) { worst_one = o; wo = i; }
+    if (f > worst_floor) {
+      worst_floor = f;
+      wf = i;
+    }
+    if (o > worst_one) {
+      worst_one = o;
+      wo = i;
+    }
   }
-  printf("- target worst random layout <= 3x the floor: %.2fx (%s, %s), median of the runs' ratios (%s)\n",
-         worst_floor,
-         layouts[wf / N_QUERIES].name, query_name[wf % N_QUERIES], worst_floor <= 3.0 ? "met" : "MISSED");
-  printf("- target worst random layout <= 1.2x the 1-rule time: %.2fx (%s, %s), median of the runs' ratios (%s)\n",
-         worst_one, layouts[wo / N_QUERIES].name, query_name[wo % N_QUERIES], worst_one <= 1.2 ? "met" : "MISSED");
+  printf("- target worst random layout <= 3x the floor: %.2fx (%s, %s), median of the runs' ratios "
+         "(%s)\n",
+         worst_floor, layouts[wf / N_QUERIES].name, query_name[wf % N_QUERIES],
+         worst_floor <= 3.0 ? "met" : "MISSED");
+  printf("- target worst random layout <= 1.2x the 1-rule time: %.2fx (%s, %s), median of the "
+         "runs' ratios (%s)\n",
+         worst_one, layouts[wo / N_QUERIES].name, query_name[wo % N_QUERIES],
+         worst_one <= 1.2 ? "met" : "MISSED");
   return (worst_floor > 3.0) + (worst_one > 1.2);
 }
 
@@ -825,10 +896,13 @@ static int print_verdict(const struct bench *b) {
     const struct stat_line *p1 = &b->pair_st[m][0], *p1000 = &b->pair_st[m][1];
     double ratio = p1000->lo / p1->lo, ratio_med = p1000->median / p1->median;
     double rows = b->call_st[r1000][m][0].lo / b->call_st[r1][m][0].lo;
-    printf("- %s calls: ours/floor at 1000 rules %.2f (fastest runs), %.2f (medians); 1000-rule/1-rule %.2f "
-           "(fastest runs), %.2f (medians) in alternate runs (%.2f ns, %.2f ns fastest), %.2f from the table's "
-           "rows; linear/ours at 1000 rules %.1f\n", m ? "matching" : "non-matching", floor_ratio, ours / flo,
-           ratio, ratio_med, p1->lo, p1000->lo, rows, b->call_ns[r1000][m][1] / ours);
+    printf("- %s calls: ours/floor at 1000 rules %.2f (fastest runs), %.2f (medians); "
+           "1000-rule/1-rule %.2f "
+           "(fastest runs), %.2f (medians) in alternate runs (%.2f ns, %.2f ns fastest), %.2f from "
+           "the table's "
+           "rows; linear/ours at 1000 rules %.1f\n",
+           m ? "matching" : "non-matching", floor_ratio, ours / flo, ratio, ratio_med, p1->lo,
+           p1000->lo, rows, b->call_ns[r1000][m][1] / ours);
     if (floor_ratio > worst_floor) worst_floor = floor_ratio;
     if (ratio > worst_ratio) worst_ratio = ratio;
   }
@@ -836,12 +910,13 @@ static int print_verdict(const struct bench *b) {
     if (b->init_cached[ri].median > worst_cached) worst_cached = b->init_cached[ri].median;
     if (b->init_reread[ri].median > worst_first) worst_first = b->init_reread[ri].median;
   }
-  int missed = (worst_floor > 3.0) + (worst_ratio > 1.1) + (worst_cached > 5.0) + (worst_first > 1000.0);
+  int missed =
+    (worst_floor > 3.0) + (worst_ratio > 1.1) + (worst_cached > 5.0) + (worst_first > 1000.0);
   missed += print_layout_verdict(b);
-  printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst, fastest runs (%s)\n", worst_floor,
-         worst_floor <= 3.0 ? "met" : "MISSED");
-  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst, fastest of alternate runs (%s)\n", worst_ratio,
-         worst_ratio <= 1.1 ? "met" : "MISSED");
+  printf("- target getCollInfo at 1000 rules <= 3x the floor: %.2fx worst, fastest runs (%s)\n",
+         worst_floor, worst_floor <= 3.0 ? "met" : "MISSED");
+  printf("- target 1000-rule/1-rule <= 1.1: %.2f worst, fastest of alternate runs (%s)\n",
+         worst_ratio, worst_ratio <= 1.1 ? "met" : "MISSED");
   printf("- target first init after a write <= 1 ms: %.0f us worst median (%s)\n", worst_first,
          worst_first <= 1000.0 ? "met" : "MISSED");
   printf("- target cached init <= 5 us: %.2f us worst median (%s)\n", worst_cached,
@@ -866,16 +941,39 @@ static int parse_opts(int argc, char **argv, struct opts *o) {
     int bad = (c == 'r' || c == 'n' || c == 'c' || c == 's') &&
               (number(optarg, &v) != 0 || v < 0 || v > 1000000000L);
     switch (bad ? '?' : c) {
-    case 'l': o->lib = optarg; break;
-    case 's': o->seed = (uint64_t)v; break;
-    case 'r': o->runs = (int)v; break;
-    case 'n': o->calls = v; break;
-    case 'c': o->cycles = (int)v; break;
-    case 'q': o->runs = 5; o->calls = 200000; o->cycles = 200; break;
-    case 'Q': o->check = 1; o->runs = 3; o->calls = 200000; o->cycles = 100; break;
-    case 'I': o->instr = 1; o->calls = 40960; break;
+    case 'l':
+      o->lib = optarg;
+      break;
+    case 's':
+      o->seed = (uint64_t)v;
+      break;
+    case 'r':
+      o->runs = (int)v;
+      break;
+    case 'n':
+      o->calls = v;
+      break;
+    case 'c':
+      o->cycles = (int)v;
+      break;
+    case 'q':
+      o->runs = 5;
+      o->calls = 200000;
+      o->cycles = 200;
+      break;
+    case 'Q':
+      o->check = 1;
+      o->runs = 3;
+      o->calls = 200000;
+      o->cycles = 100;
+      break;
+    case 'I':
+      o->instr = 1;
+      o->calls = 40960;
+      break;
     default:
-      fprintf(stderr, "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-s SEED] [-q] [-Q] [-I]\n",
+      fprintf(stderr,
+              "usage: %s [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-s SEED] [-q] [-Q] [-I]\n",
               argv[0]);
       return -1;
     }
@@ -920,8 +1018,10 @@ int main(int argc, char **argv) {
   print_init_table(&b);
   if (!b.o.check) print_layout_table(&b);
   if (b.o.check) {
-    printf("\nbench check: every rule count and random layout (seed %llu) verified against the reference "
-           "scan, every re-read observed\n", (unsigned long long)b.o.seed);
+    printf("\nbench check: every rule count and random layout (seed %llu) verified against the "
+           "reference "
+           "scan, every re-read observed\n",
+           (unsigned long long)b.o.seed);
     return 0;
   }
   int missed = print_verdict(&b);

@@ -12,7 +12,9 @@
 #include <stdio.h>
 
 /* NCCL's unique id is an opaque 128-byte block. */
-struct nn_unique_id { char bytes[128]; };
+struct nn_unique_id {
+  char bytes[128];
+};
 
 typedef int (*get_version_fn)(int *version);
 typedef int (*get_unique_id_fn)(struct nn_unique_id *id);

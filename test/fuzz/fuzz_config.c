@@ -38,13 +38,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define UNTRACED __attribute__((no_sanitize("coverage")))
 
 static void check_config(const struct nn_config *c) {
-  if (c->n_gpus < 0 || c->n_gpus > NN_MAX_GPUS || c->n_rules < 0 || c->n_rules > NN_MAX_RULES) abort();
+  if (c->n_gpus < 0 || c->n_gpus > NN_MAX_GPUS || c->n_rules < 0 || c->n_rules > NN_MAX_RULES)
+    abort();
   for (int i = 0; i < c->n_gpus; i++)
     if (c->gpus[i].index != i || c->gpus[i].numa < 0 || c->gpus[i].numa > NN_MAX_NUMA_ID) abort();
   for (int i = 0; i < c->n_rules; i++) {
     const struct nn_rule *r = &c->rules[i];
-    if (r->bytes_lo > r->bytes_hi || r->ranks_lo > r->ranks_hi || r->nodes_lo > r->nodes_hi) abort();
-    if (r->algo < NN_ANY || r->algo >= NN_ALGO_COUNT || r->proto < NN_ANY || r->proto >= NN_PROTO_COUNT) abort();
+    if (r->bytes_lo > r->bytes_hi || r->ranks_lo > r->ranks_hi || r->nodes_lo > r->nodes_hi)
+      abort();
+    if (r->algo < NN_ANY || r->algo >= NN_ALGO_COUNT || r->proto < NN_ANY ||
+        r->proto >= NN_PROTO_COUNT)
+      abort();
     if (r->channels < 0 || r->channels > NN_MAX_CHANNELS) abort();
   }
 }
@@ -87,14 +91,20 @@ UNTRACED static int cheapest_of(const float *t, int count, int stride) {
  * table entry it chooses in *entry (-1: NCCL keeps its own choice). */
 UNTRACED static int reference(const struct call *c, const float *t, int na, int np, int *entry) {
   *entry = -1;
-  if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1;   /* a collective NCCL may add later */
+  if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1; /* a collective NCCL may add later */
   for (int i = 0; i < c->cfg->n_rules; i++) {
     const struct nn_rule *r = &c->cfg->rules[i];
-    if ((r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo || c->bytes > r->bytes_hi) continue;
-    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
-    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
+    if ((r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo ||
+        c->bytes > r->bytes_hi)
+      continue;
+    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo ||
+        c->nodes > r->nodes_hi)
+      continue;
+    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1))
+      continue;
     if ((r->regbuff >= 0 && r->regbuff != c->reg_buff) || r->algo >= na || r->proto >= np) continue;
-    if (r->chunk && r->algo < 0 && r->proto < 0 && !r->channels) continue;   /* chunk= alone: getChunkSize's */
+    if (r->chunk && r->algo < 0 && r->proto < 0 && !r->channels)
+      continue; /* chunk= alone: getChunkSize's */
     int a = r->algo, pr = r->proto;
     if (a >= 0 && pr < 0) pr = cheapest_of(t + a * np, np, 1);
     else if (pr >= 0 && a < 0) a = cheapest_of(t + pr, na, np);
@@ -113,28 +123,32 @@ UNTRACED static int nccl_pick(const float *t, int n) {
   return best;
 }
 
-UNTRACED static void apply_checked(const struct nn_policy *p, const struct call *c, int kind, int na, int np) {
+UNTRACED static void apply_checked(const struct nn_policy *p, const struct call *c, int kind,
+                                   int na, int np) {
   float t[NA * NP + 8], before[NA * NP + 8];
   fill(t, kind);
   memcpy(before, t, sizeof t);
   int channels = 0, entry;
   int want = reference(c, before, na, np, &entry);
   int got = nn_policy_apply(p, c->coll, c->bytes, 1, c->reg_buff, t, na, np, &channels);
-  if (got != want) abort();                                          /* another rule fired */
-  if (want >= 0 && entry >= 0 && nccl_pick(t, na * np) != entry) abort();   /* NCCL would not take it */
+  if (got != want) abort(); /* another rule fired */
+  if (want >= 0 && entry >= 0 && nccl_pick(t, na * np) != entry)
+    abort(); /* NCCL would not take it */
   if (channels != (want >= 0 ? c->cfg->rules[want].channels : 0)) abort();
   for (int i = 0; i < NA * NP + 8; i++) {
     int outside = i >= na * np;
     int was_enabled = !outside && before[i] >= 0.0f;
-    if ((outside || want < 0 || entry < 0) && memcmp(&t[i], &before[i], sizeof t[i])) abort();  /* wrote where no choice was made */
-    if (!outside && !was_enabled && t[i] >= 0.0f) abort();            /* enabled a disabled entry */
+    if ((outside || want < 0 || entry < 0) && memcmp(&t[i], &before[i], sizeof t[i]))
+      abort();                                             /* wrote where no choice was made */
+    if (!outside && !was_enabled && t[i] >= 0.0f) abort(); /* enabled a disabled entry */
     /* wrote a negative cost (or -0.0): NCCL 2.31+ takes the minimum with no >= 0 test */
     if (memcmp(&t[i], &before[i], sizeof t[i]) && (signbit(t[i]) || !(t[i] >= 0.0f))) abort();
   }
   if (nn_policy_lookup(p, c->coll, c->bytes, 1, c->reg_buff, before, na, np) != want) abort();
   int a = -1, pr = -1;
   channels = 0;
-  if (nn_policy_apply_fixed(p, c->coll, c->bytes, 1, v2_like, &a, &pr, &channels) >= 0 && (a >= 0 || pr >= 0)) {
+  if (nn_policy_apply_fixed(p, c->coll, c->bytes, 1, v2_like, &a, &pr, &channels) >= 0 &&
+      (a >= 0 || pr >= 0)) {
     if (pr != NN_PROTO_LL && pr != NN_PROTO_SIMPLE) abort();
     if (a != NN_ALGO_RING && !(a == NN_ALGO_TREE && c->coll == NN_COLL_ALLREDUCE)) abort();
   }
@@ -147,10 +161,16 @@ UNTRACED static int chunk_reference(const struct call *c, int algo, int proto, u
   if (c->coll < 0 || c->coll >= NN_COLL_COUNT) return -1;
   for (int i = 0; i < c->cfg->n_rules; i++) {
     const struct nn_rule *r = &c->cfg->rules[i];
-    if (!r->chunk || (r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo || c->bytes > r->bytes_hi) continue;
-    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo || c->nodes > r->nodes_hi) continue;
-    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1)) continue;
-    if ((r->regbuff >= 0 && r->regbuff != 0) || (r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto))
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != c->coll) || c->bytes < r->bytes_lo ||
+        c->bytes > r->bytes_hi)
+      continue;
+    if (c->ranks < r->ranks_lo || c->ranks > r->ranks_hi || c->nodes < r->nodes_lo ||
+        c->nodes > r->nodes_hi)
+      continue;
+    if ((r->scope != NN_SCOPE_ANY && r->scope != c->scope) || (r->pipeops >= 0 && r->pipeops != 1))
+      continue;
+    if ((r->regbuff >= 0 && r->regbuff != 0) || (r->algo >= 0 && r->algo != algo) ||
+        (r->proto >= 0 && r->proto != proto))
       continue;
     if (r->chunk < grain[proto]) return -1;
     *chunk = r->chunk;
@@ -171,7 +191,8 @@ UNTRACED static void chunk_checked(const struct nn_policy *p, const struct call 
 }
 
 static void visit_count(void *arg, int coll, uint64_t lo, uint64_t hi, int rule) {
-  (void)coll; (void)rule;
+  (void)coll;
+  (void)rule;
   if (lo > hi) abort();
   (*(int *)arg)++;
 }
@@ -181,7 +202,8 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
   if (!p) return;
   int segments = 0;
   nn_policy_visit(p, visit_count, &segments);
-  static const uint64_t sizes[] = {0, 1, 1023, 1024, 65535, 65536, 1u << 20, 1ull << 32, UINT64_MAX};
+  static const uint64_t sizes[] = {0,     1,        1023,       1024,      65535,
+                                   65536, 1u << 20, 1ull << 32, UINT64_MAX};
   struct call c = {.cfg = cfg, .ranks = ranks, .nodes = nodes, .scope = nn_policy_scope(p)};
   for (c.coll = -1; c.coll <= NN_COLL_COUNT; c.coll++) {
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
@@ -191,8 +213,8 @@ static void drive_policy(const struct nn_config *cfg, size_t ranks, size_t nodes
       chunk_checked(p, &c);
     }
     for (int r = 0; r < cfg->n_rules && r < 16; r++) {
-      uint64_t edges[] = {cfg->rules[r].bytes_lo, cfg->rules[r].bytes_hi, cfg->rules[r].bytes_lo - 1,
-                          cfg->rules[r].bytes_hi + 1};
+      uint64_t edges[] = {cfg->rules[r].bytes_lo, cfg->rules[r].bytes_hi,
+                          cfg->rules[r].bytes_lo - 1, cfg->rules[r].bytes_hi + 1};
       for (int e = 0; e < 4; e++) {
         c.bytes = edges[e];
         c.reg_buff = (r + e) & 1;
@@ -244,11 +266,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = nn_config_parse("fuzz.conf", (const char *)data, size, &opts, &cfg, &diag);
   if ((rc == 0) != (cfg != NULL) || (rc != 0 && diag.n + diag.dropped == 0)) abort();
   for (int i = 0; i < diag.n; i++)
-    if (strncmp(diag.msgs[i], "fuzz.conf", 9) != 0) abort();   /* every message names the file */
+    if (strncmp(diag.msgs[i], "fuzz.conf", 9) != 0) abort(); /* every message names the file */
   if (cfg) {
     check_config(cfg);
     static const size_t shapes[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {8, 2}, {3, 1}};
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) drive_policy(cfg, shapes[s][0], shapes[s][1]);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      drive_policy(cfg, shapes[s][0], shapes[s][1]);
     drive_topology(cfg);
     drive_forced(cfg);
   }

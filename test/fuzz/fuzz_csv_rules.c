@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (n < 0 || n > NN_MAX_RULES || (n > 0) != (rules != NULL)) abort();
     for (int i = 0; i < n; i++) {
       const struct nn_rule *r = &rules[i];
-      if (r->bytes_lo > r->bytes_hi || r->algo >= NN_ALGO_COUNT || r->proto >= NN_PROTO_COUNT) abort();
+      if (r->bytes_lo > r->bytes_hi || r->algo >= NN_ALGO_COUNT || r->proto >= NN_PROTO_COUNT)
+        abort();
       if (r->channels < 0 || r->channels > NN_MAX_CHANNELS || strcmp(r->file, "fuzz.csv")) abort();
     }
   } else if (rules || n != 0 || diag.n + diag.dropped == 0) {

@@ -32,7 +32,7 @@
 /* A name a mapping may not serve (env_names.h) never comes from it, whatever the input, and a
  * served NCCL_TOPO_FILE is always the plugin's own descriptor. */
 static void check_refused(const char *fuzzed) {
-  static const char *const names[] = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_COMM_ID",
+  static const char *const names[] = {"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN",   "NCCL_COMM_ID",
                                       "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!getenv(names[i]) && nn_env_get(names[i])) abort();
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char g_path[2][256];
 static int g_turn;
-static char **g_prev;          /* NAME=value of the `env` lines of the previous input */
+static char **g_prev; /* NAME=value of the `env` lines of the previous input */
 static int g_n_prev;
 
 static void setup(void) {
@@ -79,12 +79,13 @@ static const char *expected(const struct nn_config *cfg, const char *name) {
 static void check_served(const struct nn_config *cfg) {
   for (int i = 0; cfg && i < cfg->n_envs; i++) {
     const char *want = expected(cfg, cfg->envs[i].name), *got = nn_env_get(cfg->envs[i].name);
-    if (!got || strcmp(got, want)) abort();   /* this input's own value, not an earlier one's */
+    if (!got || strcmp(got, want)) abort(); /* this input's own value, not an earlier one's */
   }
   for (int i = 0; i < g_n_prev; i++) {
     char *eq = strchr(g_prev[i], '=');
     *eq = 0;
-    const char *got = getenv(g_prev[i]) || nn_config_env(cfg, g_prev[i]) ? NULL : nn_env_get(g_prev[i]);
+    const char *got =
+      getenv(g_prev[i]) || nn_config_env(cfg, g_prev[i]) ? NULL : nn_env_get(g_prev[i]);
     *eq = '=';
     /* An earlier input's line still served (NCCL_TOPO_FILE may be served a generated file). */
     if (got && !strcmp(got, eq + 1)) abort();
@@ -120,7 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   g_turn ^= 1;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   if (fd < 0) return 0;
-  if (write(fd, map, map_len) != (ssize_t)map_len) { close(fd); return 0; }
+  if (write(fd, map, map_len) != (ssize_t)map_len) {
+    close(fd);
+    return 0;
+  }
   close(fd);
   setenv("NCCL_NUMA_CONFIG", path, 1);
 
@@ -137,8 +141,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_served(cfg);
   check_refused(name);
   const char *real = nn_env_get("NCCL_FUZZ_REAL");
-  if (!real || strcmp(real, "real-value")) abort();   /* the real environment wins */
-  if (nn_env_get("NCCL_FUZZ_UNSET_NAME_X") && !memmem(map, map_len, "NCCL_FUZZ_UNSET_NAME_X", 22)) abort();
+  if (!real || strcmp(real, "real-value")) abort(); /* the real environment wins */
+  if (nn_env_get("NCCL_FUZZ_UNSET_NAME_X") && !memmem(map, map_len, "NCCL_FUZZ_UNSET_NAME_X", 22))
+    abort();
   query(NULL);
   query("");
   nn_env_finalize();

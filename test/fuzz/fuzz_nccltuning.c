@@ -16,11 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[256];
   err[0] = 0;
   int rc = nn_nccltuning_parse((const char *)data, size, &t, err, sizeof err);
-  if (rc != NN_NCCLTUNING_FOUND && rc != NN_NCCLTUNING_NONE && rc != NN_NCCLTUNING_TRUNCATED) abort();
+  if (rc != NN_NCCLTUNING_FOUND && rc != NN_NCCLTUNING_NONE && rc != NN_NCCLTUNING_TRUNCATED)
+    abort();
   if (rc == NN_NCCLTUNING_FOUND && t.n_tables < 1) abort();
   if (rc != NN_NCCLTUNING_FOUND && (t.n_tables || !err[0])) abort();
   if (t.n_funcs < 0 || t.n_funcs > NN_NCCLTUNING_MAX_FUNCS || t.n_algos < 0 ||
-      t.n_algos > NN_NCCLTUNING_MAX_ALGOS || t.n_protos < 0 || t.n_protos > NN_NCCLTUNING_MAX_PROTOS)
+      t.n_algos > NN_NCCLTUNING_MAX_ALGOS || t.n_protos < 0 ||
+      t.n_protos > NN_NCCLTUNING_MAX_PROTOS)
     abort();
   for (int f = 0; f < t.n_funcs; f++)
     for (int a = 0; a < t.n_algos; a++)

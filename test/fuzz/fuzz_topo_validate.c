@@ -13,9 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char mapping[] =
-  "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=0\n"
-  "gpu 2 bus=0000:81:00.0 numa=1\ngpu 3 bus=0000:82:00.0 numa=1\n";
+static const char mapping[] = "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=0\n"
+                              "gpu 2 bus=0000:81:00.0 numa=1\ngpu 3 bus=0000:82:00.0 numa=1\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static struct nn_config *cfg;
@@ -26,8 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int with_map = size > 0 && (data[0] & 1);
   struct nn_topo_report rep;
   memset(&rep, 0, sizeof rep);
-  int errors = nn_topo_validate_buffer("fuzz.xml", (const char *)data, size, with_map ? cfg : NULL, &rep);
-  if (errors != rep.errors || rep.n > NN_TOPO_VALIDATE_MAX_PROBLEMS || rep.n + rep.dropped != rep.errors + rep.warnings)
+  int errors =
+    nn_topo_validate_buffer("fuzz.xml", (const char *)data, size, with_map ? cfg : NULL, &rep);
+  if (errors != rep.errors || rep.n > NN_TOPO_VALIDATE_MAX_PROBLEMS ||
+      rep.n + rep.dropped != rep.errors + rep.warnings)
     abort();
   for (int i = 1; i < rep.n; i++)
     if (rep.items[i].line < rep.items[i - 1].line || !rep.items[i].msg) abort();

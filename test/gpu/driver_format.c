@@ -13,9 +13,10 @@ void nn_drv_print_header(FILE *f, const struct nn_drv_run *r) {
   fprintf(f, "# NCCL version %d.%d.%d (library; headers %d)\n", r->nccl_code / 10000,
           (r->nccl_code % 10000) / 100, r->nccl_code % 100, r->headers_code);
   fprintf(f, "# Collective test starting: nn_coll_driver_%s\n", r->op);
-  fprintf(f, "# nThread %d nGpus 1 minBytes %zu maxBytes %zu step: %d(factor) warmup iters: %d "
-          "iters: %d agg iters: 1 validation: %d graph: 0\n", r->nthreads, r->minb, r->maxb, r->factor,
-          r->warmup, r->iters, r->check);
+  fprintf(f,
+          "# nThread %d nGpus 1 minBytes %zu maxBytes %zu step: %d(factor) warmup iters: %d "
+          "iters: %d agg iters: 1 validation: %d graph: 0\n",
+          r->nthreads, r->minb, r->maxb, r->factor, r->warmup, r->iters, r->check);
   fprintf(f, "#\n# Using devices\n");
   for (int i = 0; i < r->nranks; i++) {
     const struct nn_drv_rank *k = &r->ranks[i];
@@ -24,9 +25,9 @@ void nn_drv_print_header(FILE *f, const struct nn_drv_run *r) {
   }
   fprintf(f, "#\n#%57s out-of-place %25s in-place\n", "", "");
   fprintf(f, "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
-          "     time   algbw   busbw  #wrong\n");
+             "     time   algbw   busbw  #wrong\n");
   fprintf(f, "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)        "
-          "     (us)  (GB/s)  (GB/s)\n");
+             "     (us)  (GB/s)  (GB/s)\n");
   fflush(f);
 }
 
@@ -47,7 +48,8 @@ void nn_drv_print_row(FILE *f, const struct nn_drv_run *r, size_t bytes, size_t 
    * of theirs must not land in the middle of a row. */
   char row[256];
   size_t len = 0;
-  int w = snprintf(row, sizeof row, "%12zu  %12zu  %8s  %6s  %6d", bytes, count, "float", "sum", -1);
+  int w =
+    snprintf(row, sizeof row, "%12zu  %12zu  %8s  %6s  %6d", bytes, count, "float", "sum", -1);
   if (w > 0 && (size_t)w < sizeof row) len = (size_t)w;
   measure(row, sizeof row - 1, &len, r, bytes, t[0], wrong[0]);
   measure(row, sizeof row - 1, &len, r, bytes, t[1], wrong[1]);

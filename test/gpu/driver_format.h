@@ -20,9 +20,9 @@ struct nn_drv_rank {
 };
 
 struct nn_drv_run {
-  const char *op;          /* all_reduce, all_gather, reduce_scatter */
+  const char *op; /* all_reduce, all_gather, reduce_scatter */
   int nccl_code, headers_code;
-  int nthreads;            /* ranks of this process */
+  int nthreads; /* ranks of this process */
   size_t minb, maxb;
   int factor, warmup, iters, check;
   const char *host;

@@ -33,10 +33,20 @@ int main(int argc, char **argv) {
   int n = (int)v[0];
   struct nn_drv_rank ranks[64];
   for (int r = 0; r < n; r++)
-    ranks[r] = (struct nn_drv_rank){.pid = (int)getpid(), .bus = 0x17, .name = "NVIDIA SYNTHETIC GPU"};
-  struct nn_drv_run run = {.op = argv[1], .nccl_code = 23007, .headers_code = 23007, .nthreads = n,
-                           .minb = (size_t)v[1], .maxb = (size_t)v[2], .factor = (int)v[3],
-                           .warmup = 1, .iters = 5, .check = 1, .host = "standin", .ranks = ranks,
+    ranks[r] =
+      (struct nn_drv_rank){.pid = (int)getpid(), .bus = 0x17, .name = "NVIDIA SYNTHETIC GPU"};
+  struct nn_drv_run run = {.op = argv[1],
+                           .nccl_code = 23007,
+                           .headers_code = 23007,
+                           .nthreads = n,
+                           .minb = (size_t)v[1],
+                           .maxb = (size_t)v[2],
+                           .factor = (int)v[3],
+                           .warmup = 1,
+                           .iters = 5,
+                           .check = 1,
+                           .host = "standin",
+                           .ranks = ranks,
                            .nranks = n};
   nn_drv_print_header(stdout, &run);
   int whole = strcmp(argv[1], "all_reduce") != 0;

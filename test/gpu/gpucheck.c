@@ -47,8 +47,8 @@
 
 enum { PASS = 0, FAIL = 1, USAGE = 2, NA = 77 };
 
-__attribute__((format(printf, 3, 4)))
-static int verdict(int rc, const char *name, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int verdict(int rc, const char *name, const char *fmt,
+                                                         ...) {
   va_list ap;
   va_start(ap, fmt);
   printf("%s %s: ", rc == PASS ? "PASS" : rc == NA ? "N/A" : "FAIL", name);
@@ -67,7 +67,8 @@ static char *slurp(const char *path, size_t *len) {
       (buf = malloc((size_t)st.st_size + 1))) {
     size_t n = 0;
     ssize_t r;
-    while (n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0) n += (size_t)r;
+    while (n < (size_t)st.st_size && (r = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
+      n += (size_t)r;
     buf[n] = 0;
     *len = n;
   } else {
@@ -97,14 +98,16 @@ static int check_plugins(const char *log, size_t len) {
   nn_nclog_plugins(log, len, &p);
   int env, tuner;
   nn_nclog_expected_abi(p.nccl_code, &env, &tuner);
-  if (!p.nccl_code) return verdict(FAIL, "plugins", "no \"NCCL version\" line: is NCCL_DEBUG=INFO set?");
+  if (!p.nccl_code)
+    return verdict(FAIL, "plugins", "no \"NCCL version\" line: is NCCL_DEBUG=INFO set?");
   char v[16];
   nn_nccl_version_format(p.nccl_code, v, sizeof v);
   int ok_env = env ? !strcmp(p.env_name, "nccl-numa") && p.env_abi == env : p.env_abi == 0;
   int ok_tuner = !strcmp(p.tuner_name, "nccl-numa") && p.tuner_abi == tuner;
   return verdict(ok_env && ok_tuner ? PASS : FAIL, "plugins",
                  "NCCL %s: ENV/Plugin: Using %s (v%d) [want %s%s%d], TUNER/Plugin: Using %s (v%d) "
-                 "[want nccl-numa v%d]", v, p.env_name[0] ? p.env_name : "-", p.env_abi,
+                 "[want nccl-numa v%d]",
+                 v, p.env_name[0] ? p.env_name : "-", p.env_abi,
                  env ? "nccl-numa v" : "none: no env plugin before 2.28.7", env ? "" : " v", env,
                  p.tuner_name[0] ? p.tuner_name : "-", p.tuner_abi, tuner);
 }
@@ -118,12 +121,14 @@ static int check_init(const char *log, size_t len, const char *config) {
   int env_ok = !in.env_abi || (!strcmp(in.env_config, want) && !strcmp(in.env_status, "ok"));
   /* both plugins must have read the same version of the file */
   int same = !in.env_abi || !in.tuner_hash[0] || !strcmp(in.tuner_hash, in.env_hash);
-  int rc = verdict(tuner_ok && env_ok && same ? PASS : FAIL, "init",
-                   "tuner v%d config %s hash %s (nRanks %d nNodes %d scope %s); env plugin v%d config %s "
-                   "(%s) hash %s; want config %s", in.tuner_abi, in.tuner_config[0] ? in.tuner_config : "-",
-                   in.tuner_hash[0] ? in.tuner_hash : "-", in.n_ranks, in.n_nodes, in.scope[0] ? in.scope : "-",
-                   in.env_abi, in.env_config[0] ? in.env_config : "-", in.env_status[0] ? in.env_status : "-",
-                   in.env_hash[0] ? in.env_hash : "-", want);
+  int rc =
+    verdict(tuner_ok && env_ok && same ? PASS : FAIL, "init",
+            "tuner v%d config %s hash %s (nRanks %d nNodes %d scope %s); env plugin v%d config %s "
+            "(%s) hash %s; want config %s",
+            in.tuner_abi, in.tuner_config[0] ? in.tuner_config : "-",
+            in.tuner_hash[0] ? in.tuner_hash : "-", in.n_ranks, in.n_nodes,
+            in.scope[0] ? in.scope : "-", in.env_abi, in.env_config[0] ? in.env_config : "-",
+            in.env_status[0] ? in.env_status : "-", in.env_hash[0] ? in.env_hash : "-", want);
   free(real);
   return rc;
 }
@@ -131,12 +136,17 @@ static int check_init(const char *log, size_t len, const char *config) {
 static int check_topo_file(const char *log, size_t len) {
   struct nn_nclog_init in;
   nn_nclog_init(log, len, &in);
-  if (!in.served[0]) return verdict(FAIL, "topo-file", "nccl-numa served no NCCL_TOPO_FILE (no \"nccl-numa: NCCL_TOPO_FILE=\" line)");
-  if (!in.nccl_topo_file[0]) return verdict(FAIL, "topo-file", "NCCL did not log \"NCCL_TOPO_FILE set by environment to\" (served %s)", in.served);
+  if (!in.served[0])
+    return verdict(FAIL, "topo-file",
+                   "nccl-numa served no NCCL_TOPO_FILE (no \"nccl-numa: NCCL_TOPO_FILE=\" line)");
+  if (!in.nccl_topo_file[0])
+    return verdict(FAIL, "topo-file",
+                   "NCCL did not log \"NCCL_TOPO_FILE set by environment to\" (served %s)",
+                   in.served);
   int same = !strcmp(in.served, in.nccl_topo_file);
-  return verdict(same ? PASS : FAIL, "topo-file", "nccl-numa served %s%s%s%s, NCCL read %s", in.served,
-                 in.served_file[0] ? " (a descriptor of " : "", in.served_file, in.served_file[0] ? ")" : "",
-                 in.nccl_topo_file);
+  return verdict(same ? PASS : FAIL, "topo-file", "nccl-numa served %s%s%s%s, NCCL read %s",
+                 in.served, in.served_file[0] ? " (a descriptor of " : "", in.served_file,
+                 in.served_file[0] ? ")" : "", in.nccl_topo_file);
 }
 
 /* ---------- the dump and the CPU link ---------- */
@@ -153,11 +163,13 @@ static int check_dump(const char *xml, size_t len, const struct nn_config *cfg) 
     if (nn_nclog_dump_numa(xml, len, &g->bus, &numa, &has_gpu, err, sizeof err))
       return verdict(FAIL, "dump", "GPU %d (%s): %s", g->index, id, err);
     if (numa != g->numa || !has_gpu) rc = FAIL;
-    int w = snprintf(line + used, sizeof line - used, "%sGPU %d %s under cpu numaid=%d (mapped %d)%s",
-                     i ? "; " : "", g->index, id, numa, g->numa, has_gpu ? "" : " but no <gpu> in it");
+    int w =
+      snprintf(line + used, sizeof line - used, "%sGPU %d %s under cpu numaid=%d (mapped %d)%s",
+               i ? "; " : "", g->index, id, numa, g->numa, has_gpu ? "" : " but no <gpu> in it");
     if (w > 0 && (size_t)w < sizeof line - used) used += (size_t)w;
   }
-  return verdict(cfg->n_gpus ? rc : FAIL, "dump", "%s", cfg->n_gpus ? line : "the mapping has no GPUs");
+  return verdict(cfg->n_gpus ? rc : FAIL, "dump", "%s",
+                 cfg->n_gpus ? line : "the mapping has no GPUs");
 }
 
 /* NCCL's arch for the dump's arch attribute (graph/topo.cc reads x86_64, ppc64, arm64). */
@@ -172,8 +184,11 @@ static int check_cpu_link(const char *log, size_t len, const char *xml, size_t x
   struct nn_nclog_plugins p;
   nn_nclog_topo(log, len, &t);
   nn_nclog_plugins(log, len, &p);
-  if (!t.found) return verdict(FAIL, "cpu-link", "no \"=== System :\" topology print: is GRAPH in NCCL_DEBUG_SUBSYS?");
-  if (!p.nccl_code) return verdict(FAIL, "cpu-link", "no \"NCCL version\" line: which release's model applies?");
+  if (!t.found)
+    return verdict(FAIL, "cpu-link",
+                   "no \"=== System :\" topology print: is GRAPH in NCCL_DEBUG_SUBSYS?");
+  if (!p.nccl_code)
+    return verdict(FAIL, "cpu-link", "no \"NCCL version\" line: which release's model applies?");
   int unverified = 0;
   const struct nn_nccl_release *rel = nn_nccl_release_find(p.nccl_code, &unverified);
   char line[1024] = "";
@@ -185,20 +200,24 @@ static int check_cpu_link(const char *log, size_t len, const char *xml, size_t x
     n_sys++;
     struct nn_nclog_cpu_kind k;
     if (nn_nclog_dump_cpu_kind(xml, xlen, (int)l->from_numa, &k))
-      return verdict(FAIL, "cpu-link", "CPU %lu of the print has no <cpu numaid=%lu vendor=...> in the dump",
+      return verdict(FAIL, "cpu-link",
+                     "CPU %lu of the print has no <cpu numaid=%lu vendor=...> in the dump",
                      l->from_numa, l->from_numa);
     int arch = nccl_arch(k.arch), vendor = nn_nccl_vendor_from_name(k.vendor);
     double want = nn_nccl_cpu_link_gbps(rel, arch, vendor, k.family, k.model);
     char cls[96];
     nn_nccl_cpu_class(rel, arch, vendor, k.family, k.model, cls, sizeof cls);
-    if (!(l->bw > want - 0.05 && l->bw < want + 0.05)) rc = FAIL;   /* printed with one decimal */
-    int w = snprintf(line + used, sizeof line - used, "%sCPU/%lx-%lx -> %s SYS %.1f GB/s, model %.1f (%s)",
-                     n_sys > 1 ? "; " : "", l->from_sys, l->from_numa, l->to, l->bw, want, cls);
+    if (!(l->bw > want - 0.05 && l->bw < want + 0.05)) rc = FAIL; /* printed with one decimal */
+    int w = snprintf(line + used, sizeof line - used,
+                     "%sCPU/%lx-%lx -> %s SYS %.1f GB/s, model %.1f (%s)", n_sys > 1 ? "; " : "",
+                     l->from_sys, l->from_numa, l->to, l->bw, want, cls);
     if (w > 0 && (size_t)w < sizeof line - used) used += (size_t)w;
   }
   if (!n_sys)
-    return verdict(NA, "cpu-link", "NCCL's topology has %d CPU node(s) and no CPU-to-CPU (SYS) link to "
-                   "compare with the model (one NUMA node holds every GPU here)", t.n_cpus);
+    return verdict(NA, "cpu-link",
+                   "NCCL's topology has %d CPU node(s) and no CPU-to-CPU (SYS) link to "
+                   "compare with the model (one NUMA node holds every GPU here)",
+                   t.n_cpus);
   return verdict(rc, "cpu-link", "%s; model row %s%s", line, rel->name,
                  unverified ? " (release outside the table: nearest row, unverified)" : "");
 }
@@ -229,7 +248,8 @@ static int parse_expect(const char *s, struct expect *e) {
   return nn_algo_from_name(e->algo) < 0 || nn_proto_from_name(e->proto) < 0 ? -1 : 0;
 }
 
-static int check_tuning(const char *log, size_t len, const char *func, int nranks, struct expect *ex, int n_ex) {
+static int check_tuning(const char *log, size_t len, const char *func, int nranks,
+                        struct expect *ex, int n_ex) {
   struct nn_nclog_choice *c = NULL;
   int n = nn_nclog_tuning(log, len, &c);
   if (n < 0) return verdict(FAIL, "tuning", "out of memory");
@@ -242,9 +262,9 @@ static int check_tuning(const char *log, size_t len, const char *func, int nrank
       ex[k].seen++;
       if (strcasecmp(c[i].algo, ex[k].algo) || strcasecmp(c[i].proto, ex[k].proto)) {
         if (!ex[k].wrong++)
-          snprintf(first_bad, sizeof first_bad, "%s %llu bytes (nBytes %llu) ran %s/%s, not %s/%s", func,
-                   (unsigned long long)c[i].bytes, (unsigned long long)nb, c[i].algo, c[i].proto,
-                   ex[k].algo, ex[k].proto);
+          snprintf(first_bad, sizeof first_bad, "%s %llu bytes (nBytes %llu) ran %s/%s, not %s/%s",
+                   func, (unsigned long long)c[i].bytes, (unsigned long long)nb, c[i].algo,
+                   c[i].proto, ex[k].algo, ex[k].proto);
       }
       break;
     }
@@ -258,17 +278,18 @@ static int check_tuning(const char *log, size_t len, const char *func, int nrank
     char hi[24] = "";
     if (ex[k].hi != UINT64_MAX) snprintf(hi, sizeof hi, "%llu", (unsigned long long)ex[k].hi);
     int w = snprintf(line + used, sizeof line - used, "%snBytes %llu-%s: %d call(s), %d not %s/%s",
-                     k ? "; " : "", (unsigned long long)ex[k].lo, hi, ex[k].seen, ex[k].wrong, ex[k].algo,
-                     ex[k].proto);
+                     k ? "; " : "", (unsigned long long)ex[k].lo, hi, ex[k].seen, ex[k].wrong,
+                     ex[k].algo, ex[k].proto);
     if (w > 0 && (size_t)w < sizeof line - used) used += (size_t)w;
   }
   if (first_bad[0]) return verdict(FAIL, "tuning", "%s (first: %s)", line, first_bad);
-  return verdict(rc, "tuning", "%s%s", line, rc == PASS ? "" : " (a range with no call proves nothing)");
+  return verdict(rc, "tuning", "%s%s", line,
+                 rc == PASS ? "" : " (a range with no call proves nothing)");
 }
 
 /* The choice logged for func at nBytes `nb`, or NULL. */
-static const struct nn_nclog_choice *choice_at(const struct nn_nclog_choice *c, int n, const char *func,
-                                               int nranks, uint64_t nb) {
+static const struct nn_nclog_choice *choice_at(const struct nn_nclog_choice *c, int n,
+                                               const char *func, int nranks, uint64_t nb) {
   for (int i = 0; i < n; i++)
     if (!strcmp(c[i].func, func) && nn_nclog_nbytes(&c[i], nranks) == nb) return &c[i];
   return NULL;
@@ -284,7 +305,7 @@ static int check_tuning_own(const char *on, size_t on_len, const char *off, size
   for (int i = 0; i < na; i++) {
     if (strcmp(a[i].func, func)) continue;
     uint64_t bytes = nn_nclog_nbytes(&a[i], nranks);
-    if (choice_at(a, i, func, nranks, bytes)) continue;   /* one entry per size */
+    if (choice_at(a, i, func, nranks, bytes)) continue; /* one entry per size */
     sizes++;
     const struct nn_nclog_choice *o = choice_at(b, nb, func, nranks, bytes);
     if (!o) {
@@ -294,14 +315,17 @@ static int check_tuning_own(const char *on, size_t on_len, const char *off, size
     int d = strcasecmp(a[i].algo, o->algo) || strcasecmp(a[i].proto, o->proto);
     differ += d;
     int w = snprintf(table + used, sizeof table - used, "%s%llu: %s/%s%s%s/%s", used ? ", " : "",
-                     (unsigned long long)bytes, o->algo, o->proto, d ? " -> " : " = ", a[i].algo, a[i].proto);
+                     (unsigned long long)bytes, o->algo, o->proto, d ? " -> " : " = ", a[i].algo,
+                     a[i].proto);
     if (w > 0 && (size_t)w < sizeof table - used) used += (size_t)w;
   }
   free(a);
   free(b);
   int rc = sizes && !missing && differ ? PASS : FAIL;
-  return verdict(rc, "tuning-own", "%s by size, NCCL's own -> with nccl-numa: %s (%d size(s), %d without a "
-                 "plugin-off line, %d changed%s)", func, table[0] ? table : "-", sizes, missing, differ,
+  return verdict(rc, "tuning-own",
+                 "%s by size, NCCL's own -> with nccl-numa: %s (%d size(s), %d without a "
+                 "plugin-off line, %d changed%s)",
+                 func, table[0] ? table : "-", sizes, missing, differ,
                  differ ? "" : ": the rules changed nothing, so this run proves nothing");
 }
 
@@ -315,13 +339,17 @@ static int check_results(const char *out, size_t len, const char *name) {
   int failed = 0, unchecked = 0;
   for (int i = 0; i < r.n_rows; i++) {
     failed += nn_nccltests_row_failed(&r.rows[i]);
-    unchecked += !r.rows[i].oop.wrong_known || !r.rows[i].inplace.present || !r.rows[i].inplace.wrong_known;
+    unchecked +=
+      !r.rows[i].oop.wrong_known || !r.rows[i].inplace.present || !r.rows[i].inplace.wrong_known;
   }
   int rc = !failed && !unchecked && r.concluded ? PASS : FAIL;
-  verdict(rc, "results", "%s: %d row(s) %llu..%llu bytes, %d with wrong results, %d unchecked, %s "
-          "(NCCL %s, %d rank(s))", name, r.n_rows, (unsigned long long)r.rows[0].size,
+  verdict(rc, "results",
+          "%s: %d row(s) %llu..%llu bytes, %d with wrong results, %d unchecked, %s "
+          "(NCCL %s, %d rank(s))",
+          name, r.n_rows, (unsigned long long)r.rows[0].size,
           (unsigned long long)r.rows[r.n_rows - 1].size, failed, unchecked,
-          r.concluded ? "concluded" : "not concluded", r.nccl_version[0] ? r.nccl_version : "?", r.n_ranks);
+          r.concluded ? "concluded" : "not concluded", r.nccl_version[0] ? r.nccl_version : "?",
+          r.n_ranks);
   nn_nccltests_free(&r);
   return rc;
 }
@@ -359,14 +387,17 @@ static int parse_args(int argc, char **argv, struct args *a) {
     if (!strcmp(k, "--config")) a->config = v;
     else if (!strcmp(k, "--dump")) a->dump = v;
     else if (!strcmp(k, "--coll")) a->coll = v;
-    else if (!strcmp(k, "--nranks")) { if (nn_int_parse(v, 1, 1 << 20, &a->nranks)) return -1; }
-    else if (!strcmp(k, "--expect") && a->n_ex < MAX_EXPECT && !parse_expect(v, &a->ex[a->n_ex])) a->n_ex++;
+    else if (!strcmp(k, "--nranks")) {
+      if (nn_int_parse(v, 1, 1 << 20, &a->nranks)) return -1;
+    } else if (!strcmp(k, "--expect") && a->n_ex < MAX_EXPECT && !parse_expect(v, &a->ex[a->n_ex]))
+      a->n_ex++;
     else return -1;
   }
   return 0;
 }
 
-static int run(const char *cmd, const struct args *a, const char *f0, size_t l0, const char *f1, size_t l1) {
+static int run(const char *cmd, const struct args *a, const char *f0, size_t l0, const char *f1,
+               size_t l1) {
   if (!strcmp(cmd, "plugins")) return check_plugins(f0, l0);
   if (!strcmp(cmd, "init") && a->config) return check_init(f0, l0, a->config);
   if (!strcmp(cmd, "topo-file")) return check_topo_file(f0, l0);

@@ -35,7 +35,7 @@ void nn_nclog_each(const char *log, size_t len, nn_nclog_fn fn, void *arg) {
   while (pos < len) {
     const char *nl = memchr(log + pos, '\n', len - pos);
     size_t end = nl ? (size_t)(nl - log) : len, n = end - pos;
-    if (n >= sizeof line) n = sizeof line - 1;   /* longer lines: their start is enough */
+    if (n >= sizeof line) n = sizeof line - 1; /* longer lines: their start is enough */
     memcpy(line, log + pos, n);
     line[n] = 0;
     if (n && line[n - 1] == '\r') line[n - 1] = 0;
@@ -75,7 +75,7 @@ void nn_nclog_plugins(const char *log, size_t len, struct nn_nclog_plugins *out)
 void nn_nclog_expected_abi(int code, int *env_abi, int *tuner_abi) {
   int unverified;
   const struct nn_nccl_release *r = nn_nccl_release_find(code, &unverified);
-  int older = unverified && code < nn_nccl_release_table(NULL)->first;   /* before any row: none */
+  int older = unverified && code < nn_nccl_release_table(NULL)->first; /* before any row: none */
   *env_abi = older ? 0 : r->env_abi;
   *tuner_abi = older ? 0 : r->tuner_abi;
 }
@@ -108,7 +108,8 @@ static void config_hash(const char *s, char *out, size_t size) {
 }
 
 /* "HEADvN, config PATH [hash H]...": the ABI, path and hash; 0 when p is not that line. */
-static int abi_line(const char *p, const char *head, char *config, size_t csz, char *hash, size_t hsz) {
+static int abi_line(const char *p, const char *head, char *config, size_t csz, char *hash,
+                    size_t hsz) {
   int abi;
   size_t n = strlen(head);
   if (strncmp(p, head, n) || nn_int_parse_prefix(p + n, 1, 99, &abi, NULL)) return 0;
@@ -149,7 +150,8 @@ static int init_fn(const char *msg, void *arg) {
   if (!o->served[0] && !strncmp(p, "NCCL_TOPO_FILE=", 15)) {
     path_before_paren(p, "NCCL_TOPO_FILE=", o->served, sizeof o->served);
     const char *d = strstr(p, " (a descriptor of ");
-    if (d) snprintf(o->served_file, sizeof o->served_file, "%.*s", (int)strcspn(d + 18, ";)"), d + 18);
+    if (d)
+      snprintf(o->served_file, sizeof o->served_file, "%.*s", (int)strcspn(d + 18, ";)"), d + 18);
   }
   return 0;
 }
@@ -219,8 +221,8 @@ static void token(struct scan *s, char *out, size_t size, const char *stop) {
 
 struct topo_state {
   struct nn_nclog_topo *t;
-  int in;                 /* 1 inside the first print, 2 after it */
-  int cpu;                /* index of the CPU being printed, -1 before the first */
+  int in;  /* 1 inside the first print, 2 after it */
+  int cpu; /* index of the CPU being printed, -1 before the first */
 };
 
 /* "CPU/S-L (a/v/m)" at the start of s. */
@@ -272,7 +274,7 @@ static int topo_fn(const char *msg, void *arg) {
     }
     return 0;
   }
-  if (msg[0] == '=') return 1;   /* the end of the print */
+  if (msg[0] == '=') return 1; /* the end of the print */
   const char *s = msg + strspn(msg, " ");
   struct nn_nclog_cpu c;
   if (s == msg && cpu_node(s, &c)) {
@@ -344,8 +346,10 @@ uint64_t nn_nclog_nbytes(const struct nn_nclog_choice *c, int nranks) {
 }
 
 const char *nn_nclog_func_name(const char *rule_coll) {
-  static const char *const names[][2] = {{"allreduce", "AllReduce"}, {"allgather", "AllGather"},
-                                         {"reducescatter", "ReduceScatter"}, {"broadcast", "Broadcast"},
+  static const char *const names[][2] = {{"allreduce", "AllReduce"},
+                                         {"allgather", "AllGather"},
+                                         {"reducescatter", "ReduceScatter"},
+                                         {"broadcast", "Broadcast"},
                                          {"reduce", "Reduce"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(rule_coll, names[i][0])) return names[i][1];
@@ -396,11 +400,14 @@ int nn_nclog_dump_numa(const char *xml, size_t len, const struct nn_busid *bus, 
   nn_busid_format(bus, id, sizeof id);
   xmlNodePtr pci = root ? find_pci(root->children, bus) : NULL;
   xmlNodePtr up = pci;
-  while (up && up->type == XML_ELEMENT_NODE && xmlStrcmp(up->name, (const xmlChar *)"cpu")) up = up->parent;
+  while (up && up->type == XML_ELEMENT_NODE && xmlStrcmp(up->name, (const xmlChar *)"cpu"))
+    up = up->parent;
   if (!root) snprintf(err, errsz, "not an XML document (or has a DOCTYPE)");
   else if (!pci) snprintf(err, errsz, "no <pci busid=\"%s\"> in the dump", id);
-  else if (!up || up->type != XML_ELEMENT_NODE) snprintf(err, errsz, "<pci busid=\"%s\"> is under no <cpu>", id);
-  else if (attr_int(up, "numaid", numaid)) snprintf(err, errsz, "the <cpu> above %s has no numaid", id);
+  else if (!up || up->type != XML_ELEMENT_NODE)
+    snprintf(err, errsz, "<pci busid=\"%s\"> is under no <cpu>", id);
+  else if (attr_int(up, "numaid", numaid))
+    snprintf(err, errsz, "the <cpu> above %s has no numaid", id);
   else {
     *has_gpu = 0;
     for (xmlNodePtr c = pci->children; c; c = c->next)

@@ -48,7 +48,7 @@ void nn_nclog_each(const char *log, size_t len, nn_nclog_fn fn, void *arg);
 struct nn_nclog_plugins {
   int env_abi, tuner_abi;
   char env_name[64], tuner_name[64];
-  int nccl_code;          /* e.g. 22809 */
+  int nccl_code; /* e.g. 22809 */
 };
 void nn_nclog_plugins(const char *log, size_t len, struct nn_nclog_plugins *out);
 
@@ -59,14 +59,14 @@ void nn_nclog_expected_abi(int code, int *env_abi, int *tuner_abi);
 
 /* nccl-numa's INIT lines and NCCL's NCCL_TOPO_FILE line. */
 struct nn_nclog_init {
-  int tuner_abi;                      /* 0: no tuner INIT line */
+  int tuner_abi; /* 0: no tuner INIT line */
   char tuner_config[NN_NCLOG_PATH];
-  char tuner_hash[16];                /* the mapping's content hash, "" when not printed */
+  char tuner_hash[16]; /* the mapping's content hash, "" when not printed */
   int n_ranks, n_nodes;
   char scope[16];
-  int env_abi;                        /* 0: no env plugin INIT line */
+  int env_abi; /* 0: no env plugin INIT line */
   char env_config[NN_NCLOG_PATH];
-  char env_status[16];                /* ok, rejected, changing, absent */
+  char env_status[16]; /* ok, rejected, changing, absent */
   char env_hash[16];
   char served[NN_NCLOG_PATH];         /* the plugin's "NCCL_TOPO_FILE=PATH", "" when none */
   char served_file[NN_NCLOG_PATH];    /* "(a descriptor of FILE;": the file behind PATH */
@@ -76,29 +76,29 @@ void nn_nclog_init(const char *log, size_t len, struct nn_nclog_init *out);
 
 /* The first topology NCCL printed (GRAPH). */
 struct nn_nclog_cpu {
-  unsigned long sys, numa;            /* system id, local id (the NUMA id) */
-  int arch, vendor, model;            /* NCCL's enum values as printed */
+  unsigned long sys, numa; /* system id, local id (the NUMA id) */
+  int arch, vendor, model; /* NCCL's enum values as printed */
 };
 struct nn_nclog_link {
-  char type[8];                       /* SYS, PCI, NVL, ... */
-  double bw;                          /* GB/s as printed */
-  unsigned long from_sys, from_numa;  /* the CPU this link hangs under */
-  char to[48];                        /* "CPU/0-1", "GPU/0-17000", ... */
+  char type[8];                      /* SYS, PCI, NVL, ... */
+  double bw;                         /* GB/s as printed */
+  unsigned long from_sys, from_numa; /* the CPU this link hangs under */
+  char to[48];                       /* "CPU/0-1", "GPU/0-17000", ... */
 };
 struct nn_nclog_topo {
   int found;
   double max_bw, total_bw;
   int n_cpus, n_links;
   struct nn_nclog_cpu cpus[NN_NCLOG_MAX_CPUS];
-  struct nn_nclog_link links[NN_NCLOG_MAX_LINKS];   /* links printed under each CPU, any depth */
+  struct nn_nclog_link links[NN_NCLOG_MAX_LINKS]; /* links printed under each CPU, any depth */
 };
 void nn_nclog_topo(const char *log, size_t len, struct nn_nclog_topo *out);
 
 /* One "FUNC: BYTES Bytes -> Algo A proto P" line. */
 struct nn_nclog_choice {
-  char func[24];                      /* AllReduce, AllGather, ReduceScatter, ... */
-  uint64_t bytes;                     /* as logged */
-  char algo[24], proto[16];           /* RING, TREE, ...; LL, LL128, SIMPLE */
+  char func[24];            /* AllReduce, AllGather, ReduceScatter, ... */
+  uint64_t bytes;           /* as logged */
+  char algo[24], proto[16]; /* RING, TREE, ...; LL, LL128, SIMPLE */
   int line;
 };
 /* All such lines, malloc'd into *out (free()); returns the count, -1 when out of memory. */

@@ -58,8 +58,8 @@ struct opts {
   size_t minb, maxb;
   int factor, gpus, iters, warmup, check, ranks_per_gpu;
   int procs, hostid_per_rank;
-  int rank;               /* --rank: this process is one rank of a --procs run; -1 otherwise */
-  const char *id_file;    /* --id-file, with --rank */
+  int rank;            /* --rank: this process is one rank of a --procs run; -1 otherwise */
+  const char *id_file; /* --id-file, with --rank */
 };
 
 /* What ranks share in one process (thread mode); NULL fields in process mode. */
@@ -74,12 +74,12 @@ struct shared {
 
 struct rank_ctx {
   const struct opts *o;
-  struct shared *sh;      /* NULL in process mode */
+  struct shared *sh; /* NULL in process mode */
   int rank, nranks, dev;
   ncclComm_t comm;
   cudaStream_t stream;
   float *send, *recv, *host, *want;
-  size_t cap;             /* elements of each device buffer */
+  size_t cap; /* elements of each device buffer */
   long wrong_total;
   int ok;
 };
@@ -109,9 +109,7 @@ static double now_s(void) {
 /* ---------- data and the expected result ---------- */
 
 /* Small integers: every sum over up to MAX_RANKS ranks is exact in float. */
-static float value(int rank, size_t i) {
-  return (float)((rank * 7 + i) % 13 + 1);
-}
+static float value(int rank, size_t i) { return (float)((rank * 7 + i) % 13 + 1); }
 
 /* Elements per rank's part and in the whole buffer for a size (bytes), as nccl-tests
  * rounds them: all-gather and reduce-scatter split the buffer into nranks equal parts. */
@@ -219,7 +217,7 @@ static double timed_run(struct rank_ctx *c, size_t total, int inplace) {
   double worst = 0;
   for (int r = 0; r < c->nranks; r++)
     if (c->sh->elapsed[r] > worst) worst = c->sh->elapsed[r];
-  barrier(c);   /* nobody overwrites elapsed[] before every rank has read it */
+  barrier(c); /* nobody overwrites elapsed[] before every rank has read it */
   return worst;
 }
 
@@ -246,7 +244,8 @@ static void describe(const struct rank_ctx *c, struct nn_drv_run *r, struct nn_d
   gethostname(host, hsz - 1);
   for (int i = 0; i < c->nranks; i++) {
     struct cudaDeviceProp p;
-    ranks[i] = (struct nn_drv_rank){.pid = o->procs && i ? 0 : (int)getpid(), .device = i / o->ranks_per_gpu};
+    ranks[i] = (struct nn_drv_rank){.pid = o->procs && i ? 0 : (int)getpid(),
+                                    .device = i / o->ranks_per_gpu};
     if (cudaGetDeviceProperties(&p, ranks[i].device) == cudaSuccess) {
       ranks[i].domain = (unsigned)p.pciDomainID;
       ranks[i].bus = (unsigned)p.pciBusID;
@@ -256,10 +255,19 @@ static void describe(const struct rank_ctx *c, struct nn_drv_run *r, struct nn_d
       snprintf(ranks[i].name, sizeof ranks[i].name, "unknown");
     }
   }
-  *r = (struct nn_drv_run){.op = op_name(o->op), .nccl_code = v, .headers_code = NCCL_VERSION_CODE,
-                           .nthreads = o->procs ? 1 : c->nranks, .minb = o->minb, .maxb = o->maxb,
-                           .factor = o->factor, .warmup = o->warmup, .iters = o->iters,
-                           .check = o->check, .host = host, .ranks = ranks, .nranks = c->nranks};
+  *r = (struct nn_drv_run){.op = op_name(o->op),
+                           .nccl_code = v,
+                           .headers_code = NCCL_VERSION_CODE,
+                           .nthreads = o->procs ? 1 : c->nranks,
+                           .minb = o->minb,
+                           .maxb = o->maxb,
+                           .factor = o->factor,
+                           .warmup = o->warmup,
+                           .iters = o->iters,
+                           .check = o->check,
+                           .host = host,
+                           .ranks = ranks,
+                           .nranks = c->nranks};
 }
 
 /* ---------- one rank's sweep ---------- */
@@ -285,7 +293,7 @@ static int rank_sweep(struct rank_ctx *c) {
       if (o->check && (wrong[inplace] = checked_run(c, total, inplace)) < 0) return -1;
       if ((t[inplace] = timed_run(c, total, inplace)) < 0) return -1;
       c->wrong_total += wrong[inplace];
-      wrong[inplace] = ranks_sum(c, wrong[inplace]);   /* the row shows every rank's */
+      wrong[inplace] = ranks_sum(c, wrong[inplace]); /* the row shows every rank's */
       all_wrong += wrong[inplace];
     }
     if (c->rank == 0) {
@@ -310,15 +318,18 @@ static int rank_setup(struct rank_ctx *c, ncclUniqueId id) {
     return -1;
   }
   if (!cuda_ok(cudaSetDevice(c->dev), "cudaSetDevice", c->rank) ||
-      !cuda_ok(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate", c->rank) ||
+      !cuda_ok(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate",
+               c->rank) ||
       !cuda_ok(cudaMalloc((void **)&c->send, c->cap * sizeof(float)), "cudaMalloc", c->rank) ||
       !cuda_ok(cudaMalloc((void **)&c->recv, c->cap * sizeof(float)), "cudaMalloc", c->rank))
     return -1;
   ncclResult_t r = ncclCommInitRank(&c->comm, c->nranks, id, c->rank);
   if (r != ncclSuccess) {
-    fprintf(stderr, "nn_coll_driver: rank %d: ncclCommInitRank: %s%s\n", c->rank, ncclGetErrorString(r),
+    fprintf(stderr, "nn_coll_driver: rank %d: ncclCommInitRank: %s%s\n", c->rank,
+            ncclGetErrorString(r),
             c->o->ranks_per_gpu > 1 ? " (ranks sharing a GPU need NCCL >= 2.30 with "
-            "NCCL_MULTI_RANK_GPU_ENABLE=1, or --procs --hostid-per-rank)" : "");
+                                      "NCCL_MULTI_RANK_GPU_ENABLE=1, or --procs --hostid-per-rank)"
+                                    : "");
     c->comm = NULL;
     return -1;
   }
@@ -344,11 +355,12 @@ static void rank_main(struct rank_ctx *c, ncclUniqueId id) {
     fflush(stdout);
     _exit(1);
   }
-  if (!rc) barrier(c);   /* no rank frees what a peer's last call may still touch */
+  if (!rc) barrier(c); /* no rank frees what a peer's last call may still touch */
   rank_teardown(c);
   c->ok = !rc && c->wrong_total == 0;
   if (!rc && c->wrong_total)
-    fprintf(stderr, "nn_coll_driver: rank %d: %ld wrong result element(s)\n", c->rank, c->wrong_total);
+    fprintf(stderr, "nn_coll_driver: rank %d: %ld wrong result element(s)\n", c->rank,
+            c->wrong_total);
 }
 
 /* ---------- thread mode ---------- */
@@ -369,11 +381,11 @@ static int run_threads(const struct opts *o) {
   pthread_barrier_init(&sh.barrier, NULL, (unsigned)sh.nranks);
   int started = 0;
   for (int r = 0; r < sh.nranks; r++) {
-    ctx[r] = (struct rank_ctx){.o = o, .sh = &sh, .rank = r, .nranks = sh.nranks,
-                               .dev = r / o->ranks_per_gpu};
+    ctx[r] = (struct rank_ctx){
+      .o = o, .sh = &sh, .rank = r, .nranks = sh.nranks, .dev = r / o->ranks_per_gpu};
     if (pthread_create(&th[r], NULL, thread_main, &ctx[r])) {
       fprintf(stderr, "nn_coll_driver: cannot start thread %d\n", r);
-      exit(1);   /* the started ranks would wait for this one forever */
+      exit(1); /* the started ranks would wait for this one forever */
     }
     started++;
   }
@@ -390,7 +402,7 @@ static int write_id(const char *path, const ncclUniqueId *id) {
   if (fd < 0) return -1;
   ssize_t w = write(fd, id, sizeof *id);
   if (close(fd) || w != (ssize_t)sizeof *id) return -1;
-  return rename(tmp, path);   /* readers see the whole id or nothing */
+  return rename(tmp, path); /* readers see the whole id or nothing */
 }
 
 static int read_id(const char *path, ncclUniqueId *id, int timeout_s) {
@@ -411,7 +423,9 @@ static int read_id(const char *path, ncclUniqueId *id, int timeout_s) {
 
 /* One rank of a --procs run. */
 static int run_one_rank(const struct opts *o) {
-  struct rank_ctx c = {.o = o, .rank = o->rank, .nranks = o->gpus * o->ranks_per_gpu,
+  struct rank_ctx c = {.o = o,
+                       .rank = o->rank,
+                       .nranks = o->gpus * o->ranks_per_gpu,
                        .dev = o->rank / o->ranks_per_gpu};
   ncclUniqueId id;
   if (o->rank == 0) {
@@ -421,7 +435,8 @@ static int run_one_rank(const struct opts *o) {
       return 1;
     }
   } else if (read_id(o->id_file, &id, 120)) {
-    fprintf(stderr, "nn_coll_driver: rank %d: no unique id in %s: %s\n", o->rank, o->id_file, strerror(errno));
+    fprintf(stderr, "nn_coll_driver: rank %d: no unique id in %s: %s\n", o->rank, o->id_file,
+            strerror(errno));
     return 1;
   }
   rank_main(&c, id);
@@ -435,7 +450,7 @@ static int run_procs(const struct opts *o, int argc, char **argv) {
   const char *tmpdir = getenv("TMPDIR");
   char tmpl[PATH_MAX], id_file[PATH_MAX];
   snprintf(tmpl, sizeof tmpl, "%s/nn_coll_driver.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  char *d = mkdtemp(tmpl);   /* 0700: the id lets anyone join the communicator */
+  char *d = mkdtemp(tmpl); /* 0700: the id lets anyone join the communicator */
   if (!d) {
     perror("nn_coll_driver: mkdtemp");
     return 1;
@@ -490,13 +505,16 @@ static int run_procs(const struct opts *o, int argc, char **argv) {
 /* ---------- options ---------- */
 
 static void usage(FILE *f) {
-  fprintf(f,
-    "usage: nn_coll_driver [--op all_reduce|all_gather|reduce_scatter] [-b MIN] [-e MAX] [-f FACTOR]\n"
+  fprintf(
+    f,
+    "usage: nn_coll_driver [--op all_reduce|all_gather|reduce_scatter] [-b MIN] [-e MAX] [-f "
+    "FACTOR]\n"
     "                      [-g GPUS] [-n ITERS] [-w WARMUP] [-c 0|1] [--ranks-per-gpu K]\n"
     "                      [--procs [--hostid-per-rank]] | --devices\n"
     "nccl-tests' options and rows (float, sum); ranks = GPUS x K, rank r on GPU r/K; threads, or\n"
     "with --procs one process per rank (--hostid-per-rank: each its own NCCL_HOSTID).\n"
-    "Sizes take K, M, G (powers of 1024). Defaults: all_reduce -b 8 -e 1M -f 2 -g 1 -n 20 -w 5 -c 1.\n");
+    "Sizes take K, M, G (powers of 1024). Defaults: all_reduce -b 8 -e 1M -f 2 -g 1 -n 20 -w 5 -c "
+    "1.\n");
 }
 
 static int parse_size(const char *s, size_t *out) {
@@ -551,27 +569,47 @@ static int parse_valued(const char *a, const char *v, struct opts *o) {
 }
 
 static int parse_args(int argc, char **argv, struct opts *o) {
-  *o = (struct opts){.op = OP_ALLREDUCE, .minb = 8, .maxb = 1 << 20, .factor = 2, .gpus = 1,
-                     .iters = 20, .warmup = 5, .check = 1, .ranks_per_gpu = 1, .rank = -1};
+  *o = (struct opts){.op = OP_ALLREDUCE,
+                     .minb = 8,
+                     .maxb = 1 << 20,
+                     .factor = 2,
+                     .gpus = 1,
+                     .iters = 20,
+                     .warmup = 5,
+                     .check = 1,
+                     .ranks_per_gpu = 1,
+                     .rank = -1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       exit(0);
     }
-    if (!strcmp(a, "--procs")) { o->procs = 1; continue; }
-    if (!strcmp(a, "--hostid-per-rank")) { o->hostid_per_rank = 1; continue; }
+    if (!strcmp(a, "--procs")) {
+      o->procs = 1;
+      continue;
+    }
+    if (!strcmp(a, "--hostid-per-rank")) {
+      o->hostid_per_rank = 1;
+      continue;
+    }
     int r = i + 1 < argc ? parse_valued(a, argv[i + 1], o) : -2;
-    if (r == 0) { i++; continue; }
-    fprintf(stderr, "nn_coll_driver: %s option '%s'%s%s\n", r == -1 ? "bad value for" : "unknown or incomplete",
-            a, r == -1 ? ": " : "", r == -1 ? argv[i + 1] : "");
+    if (r == 0) {
+      i++;
+      continue;
+    }
+    fprintf(stderr, "nn_coll_driver: %s option '%s'%s%s\n",
+            r == -1 ? "bad value for" : "unknown or incomplete", a, r == -1 ? ": " : "",
+            r == -1 ? argv[i + 1] : "");
     return -1;
   }
   int n = o->gpus * o->ranks_per_gpu;
   if (o->minb == 0 || o->minb > o->maxb || n > MAX_RANKS || argc > MAX_ARGS ||
       (o->rank >= 0 && (!o->id_file || o->rank >= n)) || (o->hostid_per_rank && !o->procs)) {
-    fprintf(stderr, "nn_coll_driver: need 0 < -b <= -e, at most %d ranks, --hostid-per-rank only with "
-            "--procs\n", MAX_RANKS);
+    fprintf(stderr,
+            "nn_coll_driver: need 0 < -b <= -e, at most %d ranks, --hostid-per-rank only with "
+            "--procs\n",
+            MAX_RANKS);
     return -1;
   }
   return 0;
@@ -589,8 +627,8 @@ static int list_devices(void) {
   for (int i = 0; i < n; i++) {
     struct cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, i) == cudaSuccess)
-      printf("device %d %04x:%02x:%02x.0 sm %d%d %s\n", i, (unsigned)p.pciDomainID, (unsigned)p.pciBusID,
-             (unsigned)p.pciDeviceID, p.major, p.minor, p.name);
+      printf("device %d %04x:%02x:%02x.0 sm %d%d %s\n", i, (unsigned)p.pciDomainID,
+             (unsigned)p.pciBusID, (unsigned)p.pciDeviceID, p.major, p.minor, p.name);
   }
   return 0;
 }

@@ -21,14 +21,16 @@
 
 #include "nccl_abi.h"
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
   va_list ap;
   va_start(ap, fmt);
-  printf("cpuhost:%d:%d [0] NCCL %s ", (int)getpid(), (int)getpid(), level == NN_NCCL_LOG_WARN ? "WARN" : "INFO");
+  printf("cpuhost:%d:%d [0] NCCL %s ", (int)getpid(), (int)getpid(),
+         level == NN_NCCL_LOG_WARN ? "WARN" : "INFO");
   vprintf(fmt, ap);
   printf("\n");
   va_end(ap);
@@ -40,7 +42,7 @@ static void logger(int level, unsigned long flags, const char *file, int line, c
 static int played = 23007;
 __attribute__((visibility("default"))) int ncclGetVersion(int *version);
 int ncclGetVersion(int *version) {
-  if (!version) return 4;   /* ncclInvalidArgument */
+  if (!version) return 4; /* ncclInvalidArgument */
   *version = played;
   return 0;
 }
@@ -92,20 +94,27 @@ int main(int argc, char **argv) {
   /* tuner v5 and v6 agree up to finalize; v6 only adds getChunkSize at the end */
   nn_ncclTuner_v6_t *tuner = h ? dlsym(h, old ? "ncclTunerPlugin_v5" : "ncclTunerPlugin_v6") : NULL;
   if (!tuner) {
-    fprintf(stderr, "nn_plugin_lines: %s: %s\n", argv[1], h ? "no tuner of that release's ABI" : dlerror());
+    fprintf(stderr, "nn_plugin_lines: %s: %s\n", argv[1],
+            h ? "no tuner of that release's ABI" : dlerror());
     return 1;
   }
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "NCCL version %s+cuda13.0", old ? "2.28.9" : "2.30.7");
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "NCCL version %s+cuda13.0",
+         old ? "2.28.9" : "2.30.7");
   struct env_api env;
   if (env_init(h, old, &env)) {
-    fprintf(stderr, "nn_plugin_lines: %s: the env plugin v%d is missing or failed to initialise\n", argv[1], old ? 1 : 2);
+    fprintf(stderr, "nn_plugin_lines: %s: the env plugin v%d is missing or failed to initialise\n",
+            argv[1], old ? 1 : 2);
     return 1;
   }
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "ENV/Plugin: Using %s (v%d)", env.name, old ? 1 : 2);
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "ENV/Plugin: Using %s (v%d)", env.name,
+         old ? 1 : 2);
   const char *topo = env.get_env("NCCL_TOPO_FILE");
-  if (topo) logger(NN_NCCL_LOG_INFO, NN_NCCL_ENV, __FILE__, __LINE__, "NCCL_TOPO_FILE set by environment to %s", topo);
+  if (topo)
+    logger(NN_NCCL_LOG_INFO, NN_NCCL_ENV, __FILE__, __LINE__,
+           "NCCL_TOPO_FILE set by environment to %s", topo);
   ask(&env);
-  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "TUNER/Plugin: Using %s (v%d)", tuner->name, old ? 5 : 6);
+  logger(NN_NCCL_LOG_INFO, NN_NCCL_INIT, __FILE__, __LINE__, "TUNER/Plugin: Using %s (v%d)",
+         tuner->name, old ? 5 : 6);
   void *ctx = NULL;
   nn_ncclNvlDomainInfo_v6_t nvl = {0};
   static nn_ncclTunerConstants_v6_t constants;

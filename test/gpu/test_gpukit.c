@@ -14,9 +14,19 @@
 static char *print_sweep(int check, long wrong_at_2k, size_t *len) {
   struct nn_drv_rank ranks[2] = {{.pid = 42, .device = 0, .bus = 0x17, .name = "NVIDIA H200"},
                                  {.pid = 42, .device = 0, .bus = 0x17, .name = "NVIDIA H200"}};
-  struct nn_drv_run r = {.op = "all_reduce", .nccl_code = 23007, .headers_code = 23007, .nthreads = 2,
-                         .minb = 8, .maxb = 8192, .factor = 4, .warmup = 1, .iters = 5,
-                         .check = check, .host = "h200", .ranks = ranks, .nranks = 2};
+  struct nn_drv_run r = {.op = "all_reduce",
+                         .nccl_code = 23007,
+                         .headers_code = 23007,
+                         .nthreads = 2,
+                         .minb = 8,
+                         .maxb = 8192,
+                         .factor = 4,
+                         .warmup = 1,
+                         .iters = 5,
+                         .check = check,
+                         .host = "h200",
+                         .ranks = ranks,
+                         .nranks = 2};
   char *buf = NULL;
   FILE *f = open_memstream(&buf, len);
   assert_non_null(f);
@@ -38,7 +48,7 @@ static void driver_rows_parse(void **state) {
   struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
-  assert_int_equal(r.n_rows, 6);   /* 8, 32, 128, 512, 2048, 8192 */
+  assert_int_equal(r.n_rows, 6); /* 8, 32, 128, 512, 2048, 8192 */
   assert_int_equal(r.rows[5].size, 8192);
   assert_int_equal(r.rows[5].count, 2048);
   assert_string_equal(r.rows[0].type, "float");
@@ -65,14 +75,14 @@ static void driver_wrong_and_unchecked(void **state) {
   struct nn_nccltests_result r;
   char err[256];
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
-  assert_true(nn_nccltests_row_failed(&r.rows[4]));   /* 2048 B in place: 3 wrong */
+  assert_true(nn_nccltests_row_failed(&r.rows[4])); /* 2048 B in place: 3 wrong */
   assert_false(nn_nccltests_row_failed(&r.rows[3]));
   assert_int_equal(r.oob_count, 3);
   nn_nccltests_free(&r);
   free(out);
   out = print_sweep(0, 0, &len);
   assert_int_equal(nn_nccltests_parse(out, len, &r, err, sizeof err), 0);
-  assert_false(r.rows[0].oop.wrong_known);   /* -c 0 prints N/A */
+  assert_false(r.rows[0].oop.wrong_known); /* -c 0 prints N/A */
   nn_nccltests_free(&r);
   free(out);
 }
@@ -107,7 +117,7 @@ static void plugins_both_releases(void **state) {
 static void expected_abis(void **state) {
   (void)state;
   int env, tuner;
-  nn_nclog_expected_abi(21903, &env, &tuner);   /* older than every row: no plugin at all */
+  nn_nclog_expected_abi(21903, &env, &tuner); /* older than every row: no plugin at all */
   assert_true(env == 0 && tuner == 0);
   nn_nclog_expected_abi(22105, &env, &tuner);
   assert_true(env == 0 && tuner == 2);
@@ -138,7 +148,7 @@ static void init_lines(void **state) {
   assert_int_equal(in.n_ranks, 1);
   assert_int_equal(in.n_nodes, 1);
   assert_string_equal(in.scope, "intra");
-  assert_int_equal(in.env_abi, 1);   /* env plugin v1: the plugin's own stderr line */
+  assert_int_equal(in.env_abi, 1); /* env plugin v1: the plugin's own stderr line */
   assert_string_equal(in.env_config, "/work/kit/one-rank.conf");
   assert_string_equal(in.env_status, "ok");
   assert_string_equal(in.served, "/proc/self/fd/7");
@@ -149,8 +159,9 @@ static void init_lines(void **state) {
 
 static void init_line_without_version(void **state) {
   (void)state;
-  const char *log = "h:1:1 [0] NCCL INFO nccl-numa: tuner v3, config /etc/nccl-numa.conf (NUMA0=2), comm 0x1 "
-                    "nRanks 2 nNodes 1 scope cross, 0 of 0 rules apply, x\n";
+  const char *log =
+    "h:1:1 [0] NCCL INFO nccl-numa: tuner v3, config /etc/nccl-numa.conf (NUMA0=2), comm 0x1 "
+    "nRanks 2 nNodes 1 scope cross, 0 of 0 rules apply, x\n";
   struct nn_nclog_init in;
   nn_nclog_init(log, strlen(log), &in);
   assert_int_equal(in.tuner_abi, 3);
@@ -187,14 +198,14 @@ static void tuning_lines(void **state) {
   char *log = nn_test_slurp(LOGS "2.30.7-two-ranks-rules.log", &len);
   struct nn_nclog_choice *c = NULL;
   int n = nn_nclog_tuning(log, len, &c);
-  assert_int_equal(n, 22 + 4);   /* the COLL lines ("opCount") are not choices */
+  assert_int_equal(n, 22 + 4); /* the COLL lines ("opCount") are not choices */
   assert_string_equal(c[0].func, "AllReduce");
   assert_int_equal(c[0].bytes, 8);
   assert_string_equal(c[0].algo, "RING");
   assert_string_equal(c[0].proto, "SIMPLE");
   assert_string_equal(c[n - 1].func, "AllGather");
   assert_int_equal(c[n - 1].bytes, 524288);
-  assert_int_equal(nn_nclog_nbytes(&c[n - 1], 2), 1048576);   /* one rank's part logged */
+  assert_int_equal(nn_nclog_nbytes(&c[n - 1], 2), 1048576); /* one rank's part logged */
   assert_int_equal(nn_nclog_nbytes(&c[0], 2), 8);
   free(c);
   free(log);
@@ -229,11 +240,16 @@ static void dump_placement(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(driver_rows_parse),   cmocka_unit_test(driver_wrong_and_unchecked),
-    cmocka_unit_test(bus_factors),         cmocka_unit_test(plugins_both_releases),
-    cmocka_unit_test(expected_abis),       cmocka_unit_test(init_lines),
-    cmocka_unit_test(init_line_without_version), cmocka_unit_test(topology_print),
-    cmocka_unit_test(tuning_lines),        cmocka_unit_test(dump_placement),
+    cmocka_unit_test(driver_rows_parse),
+    cmocka_unit_test(driver_wrong_and_unchecked),
+    cmocka_unit_test(bus_factors),
+    cmocka_unit_test(plugins_both_releases),
+    cmocka_unit_test(expected_abis),
+    cmocka_unit_test(init_lines),
+    cmocka_unit_test(init_line_without_version),
+    cmocka_unit_test(topology_print),
+    cmocka_unit_test(tuning_lines),
+    cmocka_unit_test(dump_placement),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,15 +36,17 @@ static int tuner_cycle(const struct st_plugin *p, int i) {
   nn_ncclNvlDomainInfo_v5_t nvl = {1, 1, 8};
   void *ctx = NULL;
   size_t n_ranks = ranks[i % 5], n_nodes = 1 + (size_t)(i % 7 == 0);
-  if (p->tuner->init(&ctx, (uint64_t)i, n_ranks, n_nodes, st_logger, &nvl, &constants) != nn_ncclSuccess)
+  if (p->tuner->init(&ctx, (uint64_t)i, n_ranks, n_nodes, st_logger, &nvl, &constants) !=
+      nn_ncclSuccess)
     return -1;
   for (int coll = 0; coll < 5; coll++)
     for (size_t bytes = 1; bytes < ((size_t)1 << 32); bytes <<= 5) {
       float t[ST_NA][ST_NP];
       int channels = 0;
       st_fill_table(t);
-      if (p->tuner->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)t, ST_NA, ST_NP, 0,
-                                &channels) != nn_ncclSuccess || st_choice(t) == -2)
+      if (p->tuner->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)t, ST_NA,
+                                ST_NP, 0, &channels) != nn_ncclSuccess ||
+          st_choice(t) == -2)
         return -1;
     }
   return p->tuner->finalize(ctx) == nn_ncclSuccess ? 0 : -1;
@@ -58,7 +60,9 @@ static int env_cycle(const struct st_plugin *p) {
   const char *real_home = getenv("HOME");
   int ok = topo && access(topo, R_OK) == 0 && ifname && !strcmp(ifname, "lo") &&
            (home == real_home || (home && real_home && !strcmp(home, real_home)));
-  if (!ok) fprintf(stderr, "cycles: env served topo=%s ifname=%s\n", topo ? topo : "(null)", ifname ? ifname : "(null)");
+  if (!ok)
+    fprintf(stderr, "cycles: env served topo=%s ifname=%s\n", topo ? topo : "(null)",
+            ifname ? ifname : "(null)");
   return p->env->finalize() == nn_ncclSuccess && ok ? 0 : -1;
 }
 
@@ -67,7 +71,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s LIB [TUNER_CYCLES] [ENV_CYCLES]\n", argv[0]);
     return 2;
   }
-  int n_tuner = (int)st_arg(argc, argv, 2, 10000, 0, 10000000), n_env = (int)st_arg(argc, argv, 3, 1000, 0, 10000000);
+  int n_tuner = (int)st_arg(argc, argv, 2, 10000, 0, 10000000),
+      n_env = (int)st_arg(argc, argv, 3, 1000, 0, 10000000);
   char dir[] = "/tmp/nn-cycles-XXXXXX", path[64];
   if (!mkdtemp(dir)) return 1;
   snprintf(path, sizeof path, "%s/map.conf", dir);
@@ -82,13 +87,22 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (int i = 0; i < n_tuner && rc == 0; i++) {
     if (i % 500 == 499) st_touch(path);
-    if (tuner_cycle(&p, i) != 0) { fprintf(stderr, "cycles: tuner cycle %d failed\n", i); rc = 1; }
+    if (tuner_cycle(&p, i) != 0) {
+      fprintf(stderr, "cycles: tuner cycle %d failed\n", i);
+      rc = 1;
+    }
   }
   for (int i = 0; i < n_env && rc == 0; i++) {
     if (i % 100 == 99) st_touch(path);
-    if (env_cycle(&p) != 0) { fprintf(stderr, "cycles: env cycle %d failed\n", i); rc = 1; }
+    if (env_cycle(&p) != 0) {
+      fprintf(stderr, "cycles: env cycle %d failed\n", i);
+      rc = 1;
+    }
   }
-  if (st_warns) { fprintf(stderr, "cycles: %d WARNs from the plugin (STRESS_VERBOSE=1 shows them)\n", st_warns); rc = 1; }
+  if (st_warns) {
+    fprintf(stderr, "cycles: %d WARNs from the plugin (STRESS_VERBOSE=1 shows them)\n", st_warns);
+    rc = 1;
+  }
   if (n_env > 0 && st_numa_warns == 0) {
     fprintf(stderr, "cycles: no WARN that NCCL's model rates the forced mode=numa file slower\n");
     rc = 1;
@@ -98,6 +112,7 @@ int main(int argc, char **argv) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) rc = 1;
   if (rc == 0)
-    printf("cycles: %d tuner and %d env cycles ok (%d mode=numa WARNs, as expected)\n", n_tuner, n_env, st_numa_warns);
+    printf("cycles: %d tuner and %d env cycles ok (%d mode=numa WARNs, as expected)\n", n_tuner,
+           n_env, st_numa_warns);
   return rc;
 }

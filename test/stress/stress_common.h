@@ -47,11 +47,14 @@ static inline int st_load(const char *lib, struct st_plugin *p) {
 
 /* Formats every message, as NCCL's logger does when NCCL_DEBUG is set, and prints WARNs
  * only when STRESS_VERBOSE is set; counts them either way. */
-static int st_warns;  /* atomic */
-static int st_numa_warns;  /* atomic: the expected mode=numa WARNs (st_logger) */
-__attribute__((format(printf, 5, 6)))
-static inline void st_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+static int st_warns;      /* atomic */
+static int st_numa_warns; /* atomic: the expected mode=numa WARNs (st_logger) */
+__attribute__((format(printf, 5, 6))) static inline void st_logger(int level, unsigned long flags,
+                                                                   const char *file, int line,
+                                                                   const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -73,7 +76,10 @@ static inline void st_logger(int level, unsigned long flags, const char *file, i
 static inline void st_fill_table(float t[ST_NA][ST_NP]) {
   for (int a = 0; a < ST_NA; a++)
     for (int p = 0; p < ST_NP; p++) t[a][p] = -1.0f;
-  t[0][0] = 12.0f; t[0][2] = 14.0f; t[1][0] = 10.0f; t[1][2] = 11.0f;
+  t[0][0] = 12.0f;
+  t[0][2] = 14.0f;
+  t[1][0] = 10.0f;
+  t[1][2] = 11.0f;
 }
 
 /* The entry a call chose (0.0) as a * ST_NP + p, -1 when none; -2 when a disabled entry
@@ -96,7 +102,8 @@ static inline long st_arg(int argc, char **argv, int i, long def, long lo, long 
   errno = 0;
   long v = strtol(argv[i], &end, 10);
   if (errno || end == argv[i] || *end || v < lo || v > hi) {
-    fprintf(stderr, "stress: argument %d '%s': expected a number in %ld..%ld\n", i, argv[i], lo, hi);
+    fprintf(stderr, "stress: argument %d '%s': expected a number in %ld..%ld\n", i, argv[i], lo,
+            hi);
     exit(2);
   }
   return v;

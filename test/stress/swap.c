@@ -33,10 +33,10 @@
 static char *g_text[2];
 static size_t g_len[2];
 static char g_path[64];
-static int g_inplace, g_stop;                    /* g_stop: atomic */
-static long g_pause_us = 200;                    /* between two replacements */
+static int g_inplace, g_stop; /* g_stop: atomic */
+static long g_pause_us = 200; /* between two replacements */
 static struct st_plugin g_p;
-static long g_seen[4];                           /* A, B, pass-through, mix (atomic) */
+static long g_seen[4]; /* A, B, pass-through, mix (atomic) */
 /* Odd while the writer writes; even when file (g_seq / 2) % 2 stands whole on disk. */
 static long g_seq;
 static long g_still_checked, g_still_wrong;
@@ -44,21 +44,24 @@ static long g_still_checked, g_still_wrong;
 enum { SAW_A, SAW_B, SAW_NONE, SAW_MIX };
 
 static size_t probe_bytes(int i) { return ((size_t)1 << (i % 20 + 6)) + 3; }
-static int probe_coll(int i) { return i < 20 ? 4 : 2; }   /* allreduce, then allgather */
+static int probe_coll(int i) { return i < 20 ? 4 : 2; } /* allreduce, then allgather */
 
 /* Rule i covers exactly the size probe_bytes(i) of its collective. */
 static char *make_text(int b, size_t *len) {
   size_t cap = 200000, n = 0;
   char *t = malloc(cap);
   if (!t) return NULL;
-  n += (size_t)snprintf(t + n, cap - n, "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\n");
+  n += (size_t)snprintf(t + n, cap - n,
+                        "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\n");
   for (int i = 0; i < RULES; i++) {
     size_t x = probe_bytes(i);
-    n += (size_t)snprintf(t + n, cap - n, "rule coll=%s bytes=%zu-%zu %s\n", probe_coll(i) == 4 ? "allreduce" : "allgather",
-                          x, x, b ? "algo=tree proto=simple channels=3" : "algo=ring proto=ll");
+    n += (size_t)snprintf(t + n, cap - n, "rule coll=%s bytes=%zu-%zu %s\n",
+                          probe_coll(i) == 4 ? "allreduce" : "allgather", x, x,
+                          b ? "algo=tree proto=simple channels=3" : "algo=ring proto=ll");
     for (int k = 0; k < PAD_LINES / RULES; k++)
-      n += (size_t)snprintf(t + n, cap - n, "# padding %c %04d so the file takes several reads to get through ....\n",
-                            'A' + b, i * 100 + k);
+      n += (size_t)snprintf(
+        t + n, cap - n, "# padding %c %04d so the file takes several reads to get through ....\n",
+        'A' + b, i * 100 + k);
   }
   *len = n;
   return t;
@@ -73,8 +76,8 @@ static int classify(void *ctx) {
     float t[ST_NA][ST_NP];
     int channels = 0;
     st_fill_table(t);
-    g_p.tuner->getCollInfo(ctx, (nn_ncclFunc_t)probe_coll(i), probe_bytes(i), 1, (float **)(void *)t, ST_NA, ST_NP, 0,
-                           &channels);
+    g_p.tuner->getCollInfo(ctx, (nn_ncclFunc_t)probe_coll(i), probe_bytes(i), 1,
+                           (float **)(void *)t, ST_NA, ST_NP, 0, &channels);
     int c = st_choice(t);
     if (c == -2) return -1;
     if (c == -1 && channels == 0) none++;
@@ -90,7 +93,10 @@ static int write_inplace(const char *buf, size_t len) {
   for (size_t done = 0; done < len;) {
     size_t chunk = len - done < 4096 ? len - done : 4096;
     ssize_t w = write(fd, buf + done, chunk);
-    if (w <= 0) { close(fd); return -1; }
+    if (w <= 0) {
+      close(fd);
+      return -1;
+    }
     done += (size_t)w;
     sched_yield();
   }
@@ -102,8 +108,12 @@ static void *writer(void *arg) {
   struct timespec pause = {g_pause_us / 1000000, g_pause_us % 1000000 * 1000};
   for (int k = 1; !__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE); k ^= 1) {
     __atomic_add_fetch(&g_seq, 1, __ATOMIC_SEQ_CST);
-    int rc = g_inplace ? write_inplace(g_text[k], g_len[k]) : st_write_atomic(g_path, g_text[k], g_len[k]);
-    if (rc != 0) { perror("swap: writing the mapping"); exit(1); }
+    int rc =
+      g_inplace ? write_inplace(g_text[k], g_len[k]) : st_write_atomic(g_path, g_text[k], g_len[k]);
+    if (rc != 0) {
+      perror("swap: writing the mapping");
+      exit(1);
+    }
     __atomic_add_fetch(&g_seq, 1, __ATOMIC_SEQ_CST);
     nanosleep(&pause, NULL);
   }
@@ -121,9 +131,12 @@ static void *creator(void *arg) {
     int saw = classify(ctx);
     long after = __atomic_load_n(&g_seq, __ATOMIC_SEQ_CST);
     g_p.tuner->finalize(ctx);
-    if (saw < 0) { fprintf(stderr, "swap: a disabled entry was enabled\n"); exit(1); }
+    if (saw < 0) {
+      fprintf(stderr, "swap: a disabled entry was enabled\n");
+      exit(1);
+    }
     __atomic_add_fetch(&g_seen[saw], 1, __ATOMIC_RELAXED);
-    if (before == after && before % 2 == 0) {   /* the file stood still throughout */
+    if (before == after && before % 2 == 0) { /* the file stood still throughout */
       __atomic_add_fetch(&g_still_checked, 1, __ATOMIC_RELAXED);
       if (saw != (int)(before / 2 % 2)) __atomic_add_fetch(&g_still_wrong, 1, __ATOMIC_RELAXED);
     }
@@ -133,7 +146,10 @@ static void *creator(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s LIB [atomic|inplace] [SECONDS] [THREADS] [PAUSE_US]\n", argv[0]); return 2; }
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s LIB [atomic|inplace] [SECONDS] [THREADS] [PAUSE_US]\n", argv[0]);
+    return 2;
+  }
   g_inplace = argc > 2 && !strcmp(argv[2], "inplace");
   int seconds = (int)st_arg(argc, argv, 3, 5, 1, 3600), n = (int)st_arg(argc, argv, 4, 4, 1, 256);
   g_pause_us = st_arg(argc, argv, 5, 200, 0, 10000000);
@@ -157,7 +173,10 @@ int main(int argc, char **argv) {
   int saw_first = classify(first);
   g_p.tuner->finalize(first);
   free(constants);
-  if (saw_first != SAW_A) { fprintf(stderr, "swap: the first communicator did not see mapping A whole\n"); return 1; }
+  if (saw_first != SAW_A) {
+    fprintf(stderr, "swap: the first communicator did not see mapping A whole\n");
+    return 1;
+  }
   pthread_t w, th[256];
   pthread_create(&w, NULL, writer, NULL);
   for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, creator, NULL);
@@ -171,14 +190,21 @@ int main(int argc, char **argv) {
   free(g_text[0]);
   free(g_text[1]);
   printf("swap (%s, %zu/%zu bytes, %ld replacements): %ld communicators saw A whole, %ld B whole, "
-         "%ld a pass-through, %ld a mix; %ld created while the file stood still, %ld of them not on that file\n",
-         g_inplace ? "in-place rewrite" : "atomic rename", g_len[0], g_len[1], g_seq / 2, g_seen[SAW_A],
-         g_seen[SAW_B], g_seen[SAW_NONE], g_seen[SAW_MIX], g_still_checked, g_still_wrong);
+         "%ld a pass-through, %ld a mix; %ld created while the file stood still, %ld of them not "
+         "on that file\n",
+         g_inplace ? "in-place rewrite" : "atomic rename", g_len[0], g_len[1], g_seq / 2,
+         g_seen[SAW_A], g_seen[SAW_B], g_seen[SAW_NONE], g_seen[SAW_MIX], g_still_checked,
+         g_still_wrong);
   int bad = 0;
-  if (!g_seen[SAW_A] || !g_seen[SAW_B]) bad = fprintf(stderr, "swap: A and B were not both seen whole\n");
-  if (!g_still_checked) bad = fprintf(stderr, "swap: no communicator was created while the file stood still\n");
-  if (g_still_wrong) bad = fprintf(stderr, "swap: %ld communicators created while the file stood still did not "
-                                   "use it whole\n", g_still_wrong);
+  if (!g_seen[SAW_A] || !g_seen[SAW_B])
+    bad = fprintf(stderr, "swap: A and B were not both seen whole\n");
+  if (!g_still_checked)
+    bad = fprintf(stderr, "swap: no communicator was created while the file stood still\n");
+  if (g_still_wrong)
+    bad = fprintf(stderr,
+                  "swap: %ld communicators created while the file stood still did not "
+                  "use it whole\n",
+                  g_still_wrong);
   if (!g_inplace && (g_seen[SAW_MIX] || g_seen[SAW_NONE]))
     bad = fprintf(stderr, "swap: an atomic replacement was not seen whole\n");
   return bad ? 1 : 0;

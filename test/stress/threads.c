@@ -22,32 +22,32 @@
 
 #define LIVE 16
 
-static const char mapping[] =
-  "cpu vendor=AuthenticAMD family=25 model=1\n"
-  "topology mode=numa\n"
-  "gpu 0 bus=0000:01:00.0 numa=1\ngpu 1 bus=0000:02:00.0 numa=1\n"
-  "gpu 2 bus=0000:03:00.0 numa=0\ngpu 3 bus=0000:04:00.0 numa=0\n"
-  "env NCCL_SOCKET_IFNAME=lo\n"
-  "rule coll=allreduce bytes=0-64K algo=ring proto=ll\n"
-  "rule coll=allreduce bytes=64K- algo=tree proto=simple channels=4\n"
-  "rule coll=allgather algo=ring proto=simple\n";
+static const char mapping[] = "cpu vendor=AuthenticAMD family=25 model=1\n"
+                              "topology mode=numa\n"
+                              "gpu 0 bus=0000:01:00.0 numa=1\ngpu 1 bus=0000:02:00.0 numa=1\n"
+                              "gpu 2 bus=0000:03:00.0 numa=0\ngpu 3 bus=0000:04:00.0 numa=0\n"
+                              "env NCCL_SOCKET_IFNAME=lo\n"
+                              "rule coll=allreduce bytes=0-64K algo=ring proto=ll\n"
+                              "rule coll=allreduce bytes=64K- algo=tree proto=simple channels=4\n"
+                              "rule coll=allgather algo=ring proto=simple\n";
 
 static struct st_plugin g_p;
 static void *g_live[LIVE];
-static int g_stop;  /* atomic */
-static int g_failures;  /* atomic */
+static int g_stop;     /* atomic */
+static int g_failures; /* atomic */
 static long g_calls, g_comms, g_envs;
 static char g_path[64];
 
 static int stopped(void) { return __atomic_load_n(&g_stop, __ATOMIC_ACQUIRE); }
 
 static void fail_once(const char *what) {
-  if (__atomic_add_fetch(&g_failures, 1, __ATOMIC_RELAXED) <= 5) fprintf(stderr, "threads: %s\n", what);
+  if (__atomic_add_fetch(&g_failures, 1, __ATOMIC_RELAXED) <= 5)
+    fprintf(stderr, "threads: %s\n", what);
 }
 
 /* The expected choice for the mapping above (any shape, scope-free rules). */
 static int expected(int coll, size_t bytes) {
-  if (coll == 4) return bytes <= 65536 ? 1 * ST_NP + 0 : 0 * ST_NP + 2;   /* 64K is inclusive */
+  if (coll == 4) return bytes <= 65536 ? 1 * ST_NP + 0 : 0 * ST_NP + 2; /* 64K is inclusive */
   if (coll == 2) return 1 * ST_NP + 2;
   return -1;
 }
@@ -58,12 +58,15 @@ static void call(void *ctx, unsigned *seed) {
   float t[ST_NA][ST_NP];
   int channels = 0;
   st_fill_table(t);
-  g_p.tuner->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)t, ST_NA, ST_NP, 0, &channels);
+  g_p.tuner->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)t, ST_NA, ST_NP, 0,
+                         &channels);
   if (st_choice(t) != expected(coll, bytes)) fail_once("wrong or unsafe decision");
   __atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
 }
 
-static nn_ncclTunerConstants_v5_t *new_constants(void) { return calloc(1, sizeof(nn_ncclTunerConstants_v5_t)); }
+static nn_ncclTunerConstants_v5_t *new_constants(void) {
+  return calloc(1, sizeof(nn_ncclTunerConstants_v5_t));
+}
 
 static void *churn(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg;
@@ -72,7 +75,8 @@ static void *churn(void *arg) {
   while (!stopped() && constants) {
     void *ctx = NULL;
     size_t ranks = 1 + rand_r(&seed) % 8, nodes = 1 + rand_r(&seed) % 2;
-    if (g_p.tuner->init(&ctx, seed, ranks, nodes, st_logger, &nvl, constants) != nn_ncclSuccess) fail_once("init failed");
+    if (g_p.tuner->init(&ctx, seed, ranks, nodes, st_logger, &nvl, constants) != nn_ncclSuccess)
+      fail_once("init failed");
     for (int i = 0; i < 8; i++) call(ctx, &seed);
     if (g_p.tuner->finalize(ctx) != nn_ncclSuccess) fail_once("finalize failed");
     __atomic_add_fetch(&g_comms, 1, __ATOMIC_RELAXED);
@@ -138,7 +142,10 @@ static int open_fds(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s LIB [THREADS] [SECONDS]\n", argv[0]); return 2; }
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s LIB [THREADS] [SECONDS]\n", argv[0]);
+    return 2;
+  }
   int n = (int)st_arg(argc, argv, 2, 64, 8, 1024), seconds = (int)st_arg(argc, argv, 3, 5, 1, 3600);
   char dir[] = "/tmp/nn-threads-XXXXXX";
   if (!mkdtemp(dir)) return 1;
@@ -154,22 +161,31 @@ int main(int argc, char **argv) {
   g_p.env->init(2, 30, 7, "", st_logger);
   nn_ncclTunerConstants_v5_t *constants = new_constants();
   nn_ncclNvlDomainInfo_v5_t nvl = {1, 1, 4};
-  for (int i = 0; i < LIVE; i++) g_p.tuner->init(&g_live[i], (uint64_t)i, 2 + (size_t)i % 3, 1, st_logger, &nvl, constants);
+  for (int i = 0; i < LIVE; i++)
+    g_p.tuner->init(&g_live[i], (uint64_t)i, 2 + (size_t)i % 3, 1, st_logger, &nvl, constants);
   pthread_t *th = calloc((size_t)n, sizeof *th);
   int n_churn = n / 2, n_env = 2;
   for (int i = 0; i < n; i++) {
-    void *(*fn)(void *) = i < n_churn ? churn : i < n - n_env - 1 ? caller : i < n - 1 ? env_reader : toucher;
-    if (pthread_create(&th[i], NULL, fn, (void *)(uintptr_t)(i + 1)) != 0) { fprintf(stderr, "threads: pthread_create\n"); return 1; }
+    void *(*fn)(void *) = i < n_churn         ? churn
+                          : i < n - n_env - 1 ? caller
+                          : i < n - 1         ? env_reader
+                                              : toucher;
+    if (pthread_create(&th[i], NULL, fn, (void *)(uintptr_t)(i + 1)) != 0) {
+      fprintf(stderr, "threads: pthread_create\n");
+      return 1;
+    }
   }
   sleep((unsigned)seconds);
   __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
   int handles = dir_handles(dir), fds_held = open_fds() - fds_before - handles;
   if (fds_before < 0 || handles < 0 || fds_held != 1)
-    fail_once("descriptors held after the run: not the served topology's one (and the mapping directory's)");
+    fail_once("descriptors held after the run: not the served topology's one (and the mapping "
+              "directory's)");
   /* at most one handle per configuration version still held: by a live communicator, the cache
    * or the env plugin; not one per version the run made */
-  if (handles > LIVE + 2) fail_once("handles on the mapping's directory grow with the versions made");
+  if (handles > LIVE + 2)
+    fail_once("handles on the mapping's directory grow with the versions made");
   for (int i = 0; i < LIVE; i++) g_p.tuner->finalize(g_live[i]);
   g_p.env->finalize();
   free(th);
@@ -178,8 +194,9 @@ int main(int argc, char **argv) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   int rc = system(cmd) != 0;
-  printf("threads: %d threads, %ld communicators, %ld getCollInfo, %ld getEnv rounds, %d descriptor(s) held "
-         "and %d on the mapping's directory, %d failures, %d WARNs\n", n, g_comms, g_calls, g_envs, fds_held, handles,
-         g_failures, st_warns);
+  printf("threads: %d threads, %ld communicators, %ld getCollInfo, %ld getEnv rounds, %d "
+         "descriptor(s) held "
+         "and %d on the mapping's directory, %d failures, %d WARNs\n",
+         n, g_comms, g_calls, g_envs, fds_held, handles, g_failures, st_warns);
   return __atomic_load_n(&g_failures, __ATOMIC_RELAXED) || st_warns || rc ? 1 : 0;
 }

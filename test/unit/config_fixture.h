@@ -6,7 +6,6 @@
 
 #include "nn_test.h"
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,25 +17,25 @@
 
 /* The reference machine: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0. */
 static const char reference[] __attribute__((unused)) =
-    "# reference machine\n"
-    "cpu vendor=AuthenticAMD family=25 model=17\n"
-    "numa 0 cpus=0-31,64-95\n"
-    "numa 1 cpus=32-63,96-127\n"
-    "gpu 0 bus=0000:01:00.0 numa=1 host=0000:f1:00.0 sm=120\n"
-    "gpu 1 bus=0000:02:00.0 numa=1 host=0000:e1:00.0 sm=120\n"
-    "gpu 2 bus=0000:03:00.0 numa=1 host=0000:91:00.0 sm=120\n"
-    "gpu 3 bus=0000:04:00.0 numa=1 host=0000:81:00.0 sm=120\n"
-    "gpu 4 bus=0000:05:00.0 numa=0 host=0000:71:00.0 sm=120\n"
-    "gpu 5 bus=0000:06:00.0 numa=0 host=0000:61:00.0 sm=120\n"
-    "gpu 6 bus=0000:07:00.0 numa=0 host=0000:11:00.0 sm=120\n"
-    "gpu 7 bus=0000:08:00.0 numa=0 host=0000:01:00.0 sm=120\n"
-    "topology mode=numa\n"
-    "model pci-latency-us=2.5\n"
-    "rule coll=allreduce bytes=0-64K scope=intra algo=ring proto=ll\n"
-    "rule coll=allgather bytes=1M- ranks=8 nodes=1 scope=cross algo=ring proto=simple channels=4\n"
-    "rule channels=2\n"
-    "env NCCL_P2P_DISABLE=1\n"
-    "env NCCL_SOCKET_IFNAME=lo\n";
+  "# reference machine\n"
+  "cpu vendor=AuthenticAMD family=25 model=17\n"
+  "numa 0 cpus=0-31,64-95\n"
+  "numa 1 cpus=32-63,96-127\n"
+  "gpu 0 bus=0000:01:00.0 numa=1 host=0000:f1:00.0 sm=120\n"
+  "gpu 1 bus=0000:02:00.0 numa=1 host=0000:e1:00.0 sm=120\n"
+  "gpu 2 bus=0000:03:00.0 numa=1 host=0000:91:00.0 sm=120\n"
+  "gpu 3 bus=0000:04:00.0 numa=1 host=0000:81:00.0 sm=120\n"
+  "gpu 4 bus=0000:05:00.0 numa=0 host=0000:71:00.0 sm=120\n"
+  "gpu 5 bus=0000:06:00.0 numa=0 host=0000:61:00.0 sm=120\n"
+  "gpu 6 bus=0000:07:00.0 numa=0 host=0000:11:00.0 sm=120\n"
+  "gpu 7 bus=0000:08:00.0 numa=0 host=0000:01:00.0 sm=120\n"
+  "topology mode=numa\n"
+  "model pci-latency-us=2.5\n"
+  "rule coll=allreduce bytes=0-64K scope=intra algo=ring proto=ll\n"
+  "rule coll=allgather bytes=1M- ranks=8 nodes=1 scope=cross algo=ring proto=simple channels=4\n"
+  "rule channels=2\n"
+  "env NCCL_P2P_DISABLE=1\n"
+  "env NCCL_SOCKET_IFNAME=lo\n";
 
 static inline struct nn_config *parse_opts(const char *text, const struct nn_parse_opts *o) {
   struct nn_config *cfg = NULL;
@@ -46,7 +45,8 @@ static inline struct nn_config *parse_opts(const char *text, const struct nn_par
   assert_int_equal(r, 0);
   assert_non_null(cfg);
   assert_int_equal(d.n, 0);
-  for (int i = 0; i < cfg->refused.n; i++) print_error("unexpected refusal: %s\n", cfg->refused.msgs[i]);
+  for (int i = 0; i < cfg->refused.n; i++)
+    print_error("unexpected refusal: %s\n", cfg->refused.msgs[i]);
   assert_int_equal(cfg->refused.n, 0);
   nn_diag_clear(&d);
   return cfg;
@@ -63,7 +63,7 @@ static inline int has_msg(const struct nn_diag *d, const char *prefix, const cha
 
 /* Parses `len` bytes expecting rejection with a message "t.conf:LINE: ...SUB...". */
 static inline void expect_err_len_opts(const char *text, size_t len, int line, const char *sub,
-                                const struct nn_parse_opts *o) {
+                                       const struct nn_parse_opts *o) {
   struct nn_config *cfg = (struct nn_config *)1;
   struct nn_diag d = {0};
   int r = nn_config_parse(NAME, text, len, o, &cfg, &d);

@@ -15,7 +15,7 @@ struct nn_fact_block {
   char name[128], rel[16];
   int ranks, sm, amd;
   char ring[96], tree[96];
-  const char *body;       /* from the ring line to the next case */
+  const char *body; /* from the ring line to the next case */
   size_t body_len;
 };
 
@@ -69,7 +69,8 @@ static inline int nn_facts_version(const char *rel) {
 }
 
 /* The graph line's nChannels and bwIntra against the plugin's prediction. */
-static inline void nn_facts_expect_graph(const char *what, const char *line, int model_ch, const struct nn_graph_pred *g) {
+static inline void nn_facts_expect_graph(const char *what, const char *line, int model_ch,
+                                         const struct nn_graph_pred *g) {
   int ch;
   double bw64;
   const char *e;
@@ -77,7 +78,8 @@ static inline void nn_facts_expect_graph(const char *what, const char *line, int
   assert_int_equal(nn_double_parse_prefix(e + 1, &bw64, &e), 0);
   float bw = (float)bw64;
   if (ch != model_ch || bw != g->bw_intra)
-    fail_msg("%s: NCCL %d x %.1f, the plugin predicts %d x %.1f", what, ch, (double)bw, model_ch, (double)g->bw_intra);
+    fail_msg("%s: NCCL %d x %.1f, the plugin predicts %d x %.1f", what, ch, (double)bw, model_ch,
+             (double)g->bw_intra);
 }
 
 #endif

@@ -43,11 +43,15 @@ static inline char *nn_test_write_file(const char *text) {
   char dir[] = "/tmp/nn-test-XXXXXX";
   if (!mkdtemp(dir)) return NULL;
   if (nn_test_n_dirs == 0) atexit(nn_test_remove_dirs);
-  if (nn_test_n_dirs < NN_TEST_MAX_DIRS) snprintf(nn_test_dirs[nn_test_n_dirs++], sizeof nn_test_dirs[0], "%s", dir);
+  if (nn_test_n_dirs < NN_TEST_MAX_DIRS)
+    snprintf(nn_test_dirs[nn_test_n_dirs++], sizeof nn_test_dirs[0], "%s", dir);
   char *path = malloc(strlen(dir) + 16);
   sprintf(path, "%s/file", dir);
   FILE *f = fopen(path, "w");
-  if (!f) { free(path); return NULL; }
+  if (!f) {
+    free(path);
+    return NULL;
+  }
   fputs(text, f);
   fclose(f);
   return path;
@@ -97,10 +101,11 @@ static inline const char *nn_test_put(const char *dir, const char *name, const c
 static char nn_test_last_warn[2048] __attribute__((unused));
 static int nn_test_warns __attribute__((unused));
 struct nn_logger;
-__attribute__((unused))
-static void nn_test_line(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
-  (void)self; (void)subsys;
-  if (level != 1) return;   /* NN_LOG_WARN */
+__attribute__((unused)) static void nn_test_line(const struct nn_logger *self, int level,
+                                                 unsigned subsys, const char *msg) {
+  (void)self;
+  (void)subsys;
+  if (level != 1) return; /* NN_LOG_WARN */
   snprintf(nn_test_last_warn, sizeof nn_test_last_warn, "%s", msg);
   nn_test_warns++;
 }
@@ -116,7 +121,9 @@ static inline int nn_test_as_uid(uid_t uid, int (*fn)(void *), void *arg) {
     _exit(fn(arg) & 0xff);
   }
   int status;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255) return -1;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) == 255)
+    return -1;
   return WEXITSTATUS(status);
 }
 
@@ -132,7 +139,10 @@ static inline void nn_test_remove_file(char *path) {
   if (!path) return;
   unlink(path);
   char *slash = strrchr(path, '/');
-  if (slash) { *slash = 0; rmdir(path); }
+  if (slash) {
+    *slash = 0;
+    rmdir(path);
+  }
   free(path);
 }
 

@@ -11,7 +11,8 @@
 #define NN_NCCLTUNING_FIX "test/fixtures/nccl-tests/"
 
 /* Parses the log at path into t; returns nn_nccltuning_parse's result (NN_NCCLTUNING_*). */
-static inline int nn_test_tuning_file(const char *path, struct nn_nccltuning *t, char *err, size_t errsz) {
+static inline int nn_test_tuning_file(const char *path, struct nn_nccltuning *t, char *err,
+                                      size_t errsz) {
   size_t len;
   char *b = nn_test_slurp(path, &len);
   int rc = nn_nccltuning_parse(b, len, t, err, errsz);

@@ -17,9 +17,12 @@ struct fake_pci {
   int numa;
 };
 
-#define GPU(b, n) {b, 0x10de, 0x0302, n}
-#define AUDIO(b, n) {b, 0x10de, 0x0403, n}
-#define NIC(b, n) {b, 0x15b3, 0x0200, n}
+#define GPU(b, n) \
+  { b, 0x10de, 0x0302, n }
+#define AUDIO(b, n) \
+  { b, 0x10de, 0x0403, n }
+#define NIC(b, n) \
+  { b, 0x15b3, 0x0200, n }
 
 static inline void fake_host(struct nn_discovery *d, const struct fake_pci *p, int n, int n_nodes) {
   memset(d, 0, sizeof *d);
@@ -54,12 +57,15 @@ struct fake_rewrite {
   char err[1024];
 };
 
-static inline struct fake_rewrite *fake_rewrite_open(const struct nn_discovery *d, const char *text) {
+static inline struct fake_rewrite *fake_rewrite_open(const struct nn_discovery *d,
+                                                     const char *text) {
   struct fake_rewrite *r = calloc(1, sizeof *r);
   assert_non_null(r);
-  assert_int_equal(nn_proxmox_vm_parse("100.conf", text, strlen(text), &r->vm, r->err, sizeof r->err), 0);
+  assert_int_equal(
+    nn_proxmox_vm_parse("100.conf", text, strlen(text), &r->vm, r->err, sizeof r->err), 0);
   assert_int_equal(nn_proxmox_assign(&r->vm, NULL, "pve1", r->err, sizeof r->err), 0);
-  r->in = (struct nn_proxmox_numa_input){"100.conf", "100", text, strlen(text), &r->vm, NULL, "pve1", d, 0};
+  r->in = (struct nn_proxmox_numa_input){"100.conf", "100", text, strlen(text), &r->vm, NULL,
+                                         "pve1",     d,     0};
   r->c.in = &r->in;
   r->c.err = r->err;
   r->c.errsz = sizeof r->err;

@@ -40,7 +40,8 @@ static inline void nn_test_sysfs_nodes_remove(const char *root, int n) {
     snprintf(p, sizeof p, "%s/sys/devices/system/node/node%d", root, i);
     rmdir(p);
   }
-  const char *parts[] = {"/sys/devices/system/node", "/sys/devices/system", "/sys/devices", "/sys", ""};
+  const char *parts[] = {"/sys/devices/system/node", "/sys/devices/system", "/sys/devices", "/sys",
+                         ""};
   for (int i = 0; i < 5; i++) {
     snprintf(p, sizeof p, "%s%s", root, parts[i]);
     rmdir(p);

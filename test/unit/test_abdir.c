@@ -16,7 +16,7 @@ static void test_command(void **state) {
   nn_abdir_command(5, argv, buf, sizeof buf);
   assert_string_equal(buf, "nccl-numa ab --config m.conf -g 8");
   nn_abdir_command(5, argv, small, sizeof small);
-  assert_int_equal(strlen(small), sizeof small - 1);   /* cut to fit, terminated */
+  assert_int_equal(strlen(small), sizeof small - 1); /* cut to fit, terminated */
 }
 
 static void test_create_and_discard(void **state) {
@@ -38,7 +38,7 @@ static void test_create_and_discard(void **state) {
   assert_true(S_ISDIR(st.st_mode));
   assert_int_equal(st.st_mode & 07777, 0700);
   assert_int_equal(stat(a.path, &st), 0);
-  assert_int_equal(st.st_mode & 07777, 0700);   /* the runs' environments are the operator's only */
+  assert_int_equal(st.st_mode & 07777, 0700); /* the runs' environments are the operator's only */
   assert_true(a.dir_fd > 2);
   assert_int_equal(fstat(a.dir_fd, &st), 0);
   assert_true(S_ISDIR(st.st_mode));
@@ -65,7 +65,7 @@ static void test_files_created_private(void **state) {
   snprintf(path, sizeof path, "%s/run", base);
   struct nn_rundir a;
   memset(&a, 0, sizeof a);
-  mode_t old = umask(0);   /* a lax umask cannot widen the files */
+  mode_t old = umask(0); /* a lax umask cannot widen the files */
   assert_int_equal(nn_abdir_create(&a, path, 0, "ab", "x", err, sizeof err), 0);
   umask(old);
   int fd = nn_rundir_openat(a.dir_fd, "runs/0001-x.out", NN_RUNDIR_NEW);
@@ -80,7 +80,7 @@ static void test_files_created_private(void **state) {
   assert_int_equal(nn_rundir_openat(a.dir_fd, "runs/link.env", NN_RUNDIR_NEW), -1);
   assert_int_equal(nn_rundir_openat(a.dir_fd, "runs/link.env", NN_RUNDIR_APPEND), -1);
   assert_int_equal(errno, ELOOP);
-  assert_int_equal(nn_rundir_openat(0, "x", NN_RUNDIR_NEW), -1);   /* a run directory not open */
+  assert_int_equal(nn_rundir_openat(0, "x", NN_RUNDIR_NEW), -1); /* a run directory not open */
   assert_int_equal(errno, EBADF);
   unlinkat(a.dir_fd, "runs/link.env", 0);
   unlinkat(a.dir_fd, "runs/0001-x.out", 0);
@@ -94,7 +94,7 @@ static void test_untrusted_parent_refused(void **state) {
   (void)state;
   char base[] = "/tmp/nn-abdir-XXXXXX", path[96], err[1024];
   assert_non_null(mkdtemp(base));
-  assert_int_equal(chmod(base, 0777), 0);   /* writable by everyone, not sticky */
+  assert_int_equal(chmod(base, 0777), 0); /* writable by everyone, not sticky */
   snprintf(path, sizeof path, "%s/run", base);
   struct nn_rundir a;
   memset(&a, 0, sizeof a);
@@ -105,7 +105,7 @@ static void test_untrusted_parent_refused(void **state) {
   assert_int_equal(access(path, F_OK), -1);
   assert_null(a.path);
   assert_int_equal(a.dir_fd, 0);
-  assert_int_equal(chmod(base, 01777), 0);   /* sticky, as /tmp: our entry is ours alone */
+  assert_int_equal(chmod(base, 01777), 0); /* sticky, as /tmp: our entry is ours alone */
   assert_int_equal(nn_abdir_create(&a, path, 0, "ab", "x", err, sizeof err), 0);
   assert_int_equal(nn_abdir_discard_empty(&a), 1);
   nn_rundir_free(&a);
@@ -134,8 +134,9 @@ static void test_kept_when_used(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_command), cmocka_unit_test(test_create_and_discard),
-                                     cmocka_unit_test(test_kept_when_used), cmocka_unit_test(test_files_created_private),
-                                     cmocka_unit_test(test_untrusted_parent_refused)};
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_command), cmocka_unit_test(test_create_and_discard),
+    cmocka_unit_test(test_kept_when_used), cmocka_unit_test(test_files_created_private),
+    cmocka_unit_test(test_untrusted_parent_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ static void test_coll_names(void **state) {
   assert_null(nn_abenv_coll_name(""));
   assert_string_equal(nn_abenv_rule_coll("all_reduce"), "allreduce");
   assert_string_equal(nn_abenv_rule_coll("reduce_scatter"), "reducescatter");
-  assert_null(nn_abenv_rule_coll("alltoall"));   /* NCCL's tuner never sees it */
+  assert_null(nn_abenv_rule_coll("alltoall")); /* NCCL's tuner never sees it */
   assert_null(nn_abenv_rule_coll("sendrecv"));
 }
 
@@ -31,7 +31,7 @@ static void test_set_and_unset(void **state) {
   char **e = env_of(base, 8);
   nn_abenv_unset(e, "NCCL_ALGO");
   assert_int_equal(nn_abenv_set(e, "NCCL_PROTO", "LL"), 0);
-  assert_int_equal(nn_abenv_set(e, "X", "2"), 0);   /* replaced, moved to the end */
+  assert_int_equal(nn_abenv_set(e, "X", "2"), 0); /* replaced, moved to the end */
   const char *want[] = {"PATH=/bin", "NCCL_ALGO_X=keep", "NCCL_PROTO=LL", "X=2", NULL};
   for (int i = 0; want[i]; i++) assert_string_equal(e[i], want[i]);
   assert_null(e[4]);
@@ -40,6 +40,7 @@ static void test_set_and_unset(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_coll_names), cmocka_unit_test(test_set_and_unset)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_coll_names),
+                                     cmocka_unit_test(test_set_and_unset)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ static void test_case_fold(void **state) {
   assert_false(nn_ascii_caseeq("ring", "rin"));
   assert_false(nn_ascii_caseeq("rin", "ring"));
   assert_false(nn_ascii_caseeq("a[", "A{"));             /* only A-Z fold: '[' and '{' differ */
-  assert_false(nn_ascii_caseeq("\xc3\x89", "\xc3\xa9"));  /* no folding beyond ASCII */
+  assert_false(nn_ascii_caseeq("\xc3\x89", "\xc3\xa9")); /* no folding beyond ASCII */
   assert_true(nn_ascii_caseeq_n("collective", "COLLECTIVE_X", 10));
   assert_false(nn_ascii_caseeq_n("coll", "COLLECTIVE", 10));
   assert_int_equal(nn_ascii_lower('Q'), 'q');
@@ -25,7 +25,8 @@ static void test_case_fold(void **state) {
  * an upper-case mapping parses the same. */
 static void test_parse_ignores_locale(void **state) {
   (void)state;
-  static const char text[] = "GPU 0 BUS=0000:01:00.0 NUMA=0\nRULE COLL=ALLREDUCE BYTES=0-1M ALGO=RING PROTO=SIMPLE\n";
+  static const char text[] =
+    "GPU 0 BUS=0000:01:00.0 NUMA=0\nRULE COLL=ALLREDUCE BYTES=0-1M ALGO=RING PROTO=SIMPLE\n";
   const char *locales[] = {"C", "tr_TR.UTF-8", "tr_TR.ISO-8859-9", "C.UTF-8"};
   for (size_t i = 0; i < sizeof locales / sizeof *locales; i++) {
     if (!setlocale(LC_ALL, locales[i])) continue;

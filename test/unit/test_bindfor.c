@@ -7,7 +7,8 @@
 #include "cli/common/bindfor.h"
 
 static struct nn_config *four_gpus(void) {
-  const char *t = "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=0\n";
+  const char *t = "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 "
+                  "numa=0\ngpu 3 bus=04:00.0 numa=0\n";
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
   assert_int_equal(nn_config_parse("m.conf", t, strlen(t), NULL, &cfg, &d), 0);
@@ -19,7 +20,8 @@ static struct nn_config *four_gpus(void) {
 static struct nn_config *reference(void) {
   char t[512] = "";
   for (int i = 0; i < 8; i++)
-    snprintf(t + strlen(t), sizeof t - strlen(t), "gpu %d bus=%02x:00.0 numa=%d\n", i, i + 1, i < 4 ? 1 : 0);
+    snprintf(t + strlen(t), sizeof t - strlen(t), "gpu %d bus=%02x:00.0 numa=%d\n", i, i + 1,
+             i < 4 ? 1 : 0);
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
   assert_int_equal(nn_config_parse("ref.conf", t, strlen(t), NULL, &cfg, &d), 0);
@@ -35,7 +37,8 @@ static struct nn_visible *sees(const struct nn_config *cfg, const char *list) {
 
 static void joined(const char **out, int n, char *buf, size_t size) {
   buf[0] = 0;
-  for (int i = 0; i < n; i++) snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? " " : "", out[i]);
+  for (int i = 0; i < n; i++)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? " " : "", out[i]);
 }
 
 static void test_engines(void **state) {
@@ -58,7 +61,8 @@ static void test_engines(void **state) {
   assert_string_equal(nodes, "1 1 0 0");
   /* the command binds already: nothing added, and why */
   char *bound[] = {"python3", "-m", "sglang.launch_server", "--numa-node", "0", NULL};
-  assert_int_equal(nn_bind_args(cfg, sees(cfg, NULL), NN_BIND_SGLANG, root, bound, out, why, sizeof why), 0);
+  assert_int_equal(
+    nn_bind_args(cfg, sees(cfg, NULL), NN_BIND_SGLANG, root, bound, out, why, sizeof why), 0);
   assert_true(why[0] != 0);
   nn_test_sysfs_nodes_remove(root, 2);
   nn_config_free(cfg);
@@ -72,7 +76,8 @@ static void test_missing_node(void **state) {
   nn_test_sysfs_nodes(root, cpus, 1);
   struct nn_config *cfg = four_gpus();
   char *cmd[] = {"python3", NULL};
-  assert_int_equal(nn_bind_args(cfg, sees(cfg, NULL), NN_BIND_SGLANG, root, cmd, out, why, sizeof why), 0);
+  assert_int_equal(
+    nn_bind_args(cfg, sees(cfg, NULL), NN_BIND_SGLANG, root, cmd, out, why, sizeof why), 0);
   assert_non_null(strstr(why, "this OS has no NUMA node 1"));
   assert_int_equal(nn_bind_applies(cfg, sees(cfg, NULL), root, nodes, sizeof nodes), 0);
   nn_test_sysfs_nodes_remove(root, 1);
@@ -109,7 +114,8 @@ static void test_servers(void **state) {
   joined(out, n, got, sizeof got);
   assert_string_equal(got, "--numa-node 0");
   /* UUIDs without the driver: nothing, and why */
-  assert_int_equal(nn_bind_args(cfg, sees(cfg, "GPU-8f2b"), NN_BIND_SGLANG, root, cmd, out, why, sizeof why), 0);
+  assert_int_equal(
+    nn_bind_args(cfg, sees(cfg, "GPU-8f2b"), NN_BIND_SGLANG, root, cmd, out, why, sizeof why), 0);
   assert_non_null(strstr(why, "need the CUDA driver"));
   nn_test_sysfs_nodes_remove(root, 2);
   nn_config_free(cfg);
@@ -130,7 +136,8 @@ static void test_one_node_guest(void **state) {
   assert_non_null(strstr(why, "this OS has no NUMA node 1"));
   assert_non_null(strstr(why, "its nodes are not the mapping's"));
   assert_int_equal(nn_bind_applies(cfg, sees(cfg, "4,5,6,7"), root, nodes, sizeof nodes), 0);
-  assert_int_equal(nn_bind_args(cfg, sees(cfg, "0,1,2,3"), NN_BIND_VLLM, root, cmd, out, why, sizeof why), 0);
+  assert_int_equal(
+    nn_bind_args(cfg, sees(cfg, "0,1,2,3"), NN_BIND_VLLM, root, cmd, out, why, sizeof why), 0);
   assert_non_null(strstr(why, "this OS has no NUMA node 1"));
   assert_int_equal(nn_bind_applies(cfg, sees(cfg, "0,1,2,3"), root, nodes, sizeof nodes), 0);
   nn_test_sysfs_nodes_remove(root, 1);
@@ -138,7 +145,8 @@ static void test_one_node_guest(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_engines), cmocka_unit_test(test_missing_node),
-                                     cmocka_unit_test(test_servers), cmocka_unit_test(test_one_node_guest)};
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_engines), cmocka_unit_test(test_missing_node),
+    cmocka_unit_test(test_servers), cmocka_unit_test(test_one_node_guest)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,10 +14,11 @@
 
 static char dir[64];
 static int warns;
-static char first_warn[1024], last_warn[1024];   /* since warns was last set to 0 */
+static char first_warn[1024], last_warn[1024]; /* since warns was last set to 0 */
 
 static void log_line(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
-  (void)self; (void)subsys;
+  (void)self;
+  (void)subsys;
   if (level != NN_LOG_WARN) return;
   snprintf(last_warn, sizeof last_warn, "%s", msg);
   if (!warns++) memcpy(first_warn, last_warn, sizeof first_warn);
@@ -79,15 +80,15 @@ static void test_reuse_and_reload(void **state) {
   assert_int_equal(nn_cache_config(a)->n_rules, 1);
   assert_int_equal(strlen(nn_cache_hash(a)), 8);
   const struct nn_policy *p1 = nn_cache_policy(a, 4, 1), *p2 = nn_cache_policy(b, 4, 1);
-  assert_ptr_equal(p1, p2);                                   /* shared per shape */
+  assert_ptr_equal(p1, p2); /* shared per shape */
   assert_ptr_not_equal(p1, nn_cache_policy(a, 8, 1));
 
   replace("m.conf", "gpu 0 bus=01:00.0 numa=0\nrule algo=ring\nrule algo=tree\n");
-  struct nn_cache_version *c = nn_cache_acquire(NULL);               /* adopted at once: no settle time */
+  struct nn_cache_version *c = nn_cache_acquire(NULL); /* adopted at once: no settle time */
   assert_ptr_not_equal(c, a);
   assert_int_equal(nn_cache_config(c)->n_rules, 2);
   assert_string_not_equal(nn_cache_hash(c), nn_cache_hash(a));
-  assert_int_equal(nn_cache_config(a)->n_rules, 1);          /* the old version stays whole */
+  assert_int_equal(nn_cache_config(a)->n_rules, 1); /* the old version stays whole */
 
   replace("m.conf", "gpu 0 bus=nope numa=0\n");
   struct nn_cache_version *d = nn_cache_acquire(NULL);
@@ -96,11 +97,11 @@ static void test_reuse_and_reload(void **state) {
   assert_null(nn_cache_policy(d, 4, 1));
   warns = 0;
   nn_cache_warn_rejected(d, &the_logger, "pass-through");
-  assert_int_equal(warns, 2);                                 /* the problem, then the verdict */
+  assert_int_equal(warns, 2); /* the problem, then the verdict */
   assert_non_null(strstr(first_warn, "m.conf:1:"));
   assert_non_null(strstr(last_warn, "rejected: pass-through"));
   nn_cache_warn_rejected(d, &the_logger, "pass-through");
-  assert_int_equal(warns, 2);                                 /* warn once per version */
+  assert_int_equal(warns, 2); /* warn once per version */
   assert_int_equal(nn_cache_claim_warning(d), 0);
   nn_cache_release(a);
   nn_cache_release(b);
@@ -127,7 +128,8 @@ static void test_hash_names_content(void **state) {
 static void test_included_csv_is_part_of_the_version(void **state) {
   (void)state;
   replace("r.csv", "allreduce,0,-1,ring,ll,2,-1,-1\n");
-  setenv("NCCL_NUMA_CONFIG", replace("inc.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv r.csv\n"), 1);
+  setenv("NCCL_NUMA_CONFIG", replace("inc.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv r.csv\n"),
+         1);
   struct nn_cache_version *a = nn_cache_acquire(NULL);
   assert_int_equal(nn_cache_config(a)->rules[0].algo, NN_ALGO_RING);
   struct nn_cache_version *same = nn_cache_acquire(NULL);
@@ -162,16 +164,19 @@ static void test_snap_read_notices_a_moving_file(void **state) {
   (void)state;
   char *buf, err[512];
   size_t len;
-  assert_int_equal(nn_snapshot_read("/proc/self/status", NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
-                   NN_SNAP_MOVING);
+  assert_int_equal(
+    nn_snapshot_read("/proc/self/status", NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
+    NN_SNAP_MOVING);
   assert_null(buf);
   assert_non_null(strstr(err, "/proc/self/status: changed while being read"));
   const char *still = replace("still.conf", "abc");
-  assert_int_equal(nn_snapshot_read(still, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_OK);
+  assert_int_equal(nn_snapshot_read(still, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
+                   NN_SNAP_OK);
   assert_int_equal(len, 3);
   assert_string_equal(buf, "abc");
   free(buf);
-  assert_int_equal(nn_snapshot_read(dir, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
+  assert_int_equal(nn_snapshot_read(dir, NN_MAX_FILE_BYTES, &buf, &len, err, sizeof err),
+                   NN_SNAP_ERROR);
   assert_non_null(strstr(err, "cannot open: a directory, not a regular file"));
 }
 
@@ -187,22 +192,23 @@ static void test_moving_file_keeps_the_previous_version(void **state) {
   warns = 0;
   struct nn_cache_version *b = nn_cache_acquire(&the_logger);
   struct nn_cache_version *c = nn_cache_acquire(&the_logger);
-  assert_ptr_equal(b, a);                                     /* kept whole */
+  assert_ptr_equal(b, a); /* kept whole */
   assert_ptr_equal(c, a);
-  assert_int_equal(warns, 1);                                 /* said once */
+  assert_int_equal(warns, 1); /* said once */
   assert_non_null(strstr(last_warn, "changed while being read"));
   assert_non_null(strstr(last_warn, nn_cache_hash(a)));
   relink("link.conf", good);
   struct nn_cache_version *d = nn_cache_acquire(&the_logger);
-  assert_ptr_equal(d, a);                                     /* the same files again: the same version */
+  assert_ptr_equal(d, a); /* the same files again: the same version */
   nn_cache_release(b);
   nn_cache_release(c);
   nn_cache_release(d);
 
   /* An include that keeps changing counts the same way. */
-  setenv("NCCL_NUMA_CONFIG", replace("inc2.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv /proc/self/status\n"), 1);
+  setenv("NCCL_NUMA_CONFIG",
+         replace("inc2.conf", "gpu 0 bus=01:00.0 numa=0\ninclude-csv /proc/self/status\n"), 1);
   b = nn_cache_acquire(&the_logger);
-  assert_int_equal(nn_cache_status(b), NN_CFG_MOVING);       /* a new path: nothing older to keep */
+  assert_int_equal(nn_cache_status(b), NN_CFG_MOVING); /* a new path: nothing older to keep */
   assert_null(nn_cache_config(b));
   assert_non_null(strstr(last_warn, "pass-through"));
   nn_cache_release(b);
@@ -219,7 +225,7 @@ static void test_missing_default_is_quiet(void **state) {
   nn_cache_release(v);
   setenv("NCCL_NUMA_CONFIG", "/nonexistent/x.conf", 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);     /* an explicit path that is missing warns */
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID); /* an explicit path that is missing warns */
   warns = 0;
   nn_cache_warn_rejected(v, &the_logger, "pass-through");
   assert_non_null(strstr(first_warn, "/nonexistent/x.conf: cannot open"));
@@ -229,10 +235,12 @@ static void test_missing_default_is_quiet(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_reuse_and_reload), cmocka_unit_test(test_hash_names_content),
+    cmocka_unit_test(test_reuse_and_reload),
+    cmocka_unit_test(test_hash_names_content),
     cmocka_unit_test(test_included_csv_is_part_of_the_version),
     cmocka_unit_test(test_snap_read_notices_a_moving_file),
-    cmocka_unit_test(test_moving_file_keeps_the_previous_version), cmocka_unit_test(test_missing_default_is_quiet),
+    cmocka_unit_test(test_moving_file_keeps_the_previous_version),
+    cmocka_unit_test(test_missing_default_is_quiet),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

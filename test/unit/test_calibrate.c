@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_calibrate.c - calibrate's rules from forced arms (cli/sweep/calibrate.c), on series built here
- * and, with NCCL's model, on the synthetic calibrate run of test/fixtures/rundir-synthetic. */
+/* test_calibrate.c - calibrate's rules from forced arms (cli/sweep/calibrate.c), on series built
+ * here and, with NCCL's model, on the synthetic calibrate run of test/fixtures/rundir-synthetic. */
 #include "nn_test.h"
 
 #include "cli/sweep/calibrate.h"
@@ -38,8 +38,8 @@ static void add_series(struct fx *f, const char *arm, const char *coll, int n, c
   s->pts = f->pts[f->ns++];
   s->n_pts = n;
   for (int i = 0; i < n; i++)
-    s->pts[i] = (struct nn_point){.size = size[i], .n_ok = 3, .median = m[i], .min = m[i] - d[i],
-                                  .max = m[i] + d[i]};
+    s->pts[i] = (struct nn_point){
+      .size = size[i], .n_ok = 3, .median = m[i], .min = m[i] - d[i], .max = m[i] + d[i]};
 }
 
 static void add_coll(struct fx *f, const char *coll) {
@@ -68,12 +68,16 @@ static void merged_rules(void **state) {
   add_arm(&f, "ring.ll", NN_ARM_FORCED, "ring", "ll");
   add_arm(&f, "ring.simple", NN_ARM_FORCED, "ring", "simple");
   add_coll(&f, "all_reduce");
-  add_series(&f, "ring.ll", "all_reduce", 3, sizes3, (double[]){10, 11, 300}, (double[]){0.5, 0.5, 2});
-  add_series(&f, "ring.simple", "all_reduce", 3, sizes3, (double[]){20, 21, 100}, (double[]){0.5, 0.5, 2});
+  add_series(&f, "ring.ll", "all_reduce", 3, sizes3, (double[]){10, 11, 300},
+             (double[]){0.5, 0.5, 2});
+  add_series(&f, "ring.simple", "all_reduce", 3, sizes3, (double[]){20, 21, 100},
+             (double[]){0.5, 0.5, 2});
   char buf[4096];
   assert_int_equal(emit(&f, 0, "intra", buf, sizeof buf), 2);
-  assert_non_null(strstr(buf, "rule coll=allreduce bytes=8-1048575 ranks=8 nodes=1 scope=intra algo=ring proto=ll\n"));
-  assert_non_null(strstr(buf, "rule coll=allreduce bytes=1M-1M ranks=8 nodes=1 scope=intra algo=ring proto=simple\n"));
+  assert_non_null(strstr(
+    buf, "rule coll=allreduce bytes=8-1048575 ranks=8 nodes=1 scope=intra algo=ring proto=ll\n"));
+  assert_non_null(strstr(
+    buf, "rule coll=allreduce bytes=1M-1M ranks=8 nodes=1 scope=intra algo=ring proto=simple\n"));
   assert_non_null(strstr(buf, "ring.ll beats ring.simple by 10.00 us (spread 1.00 us)"));
   /* ranks given override the series' count */
   assert_int_equal(emit(&f, 4, NULL, buf, sizeof buf), 2);
@@ -95,13 +99,15 @@ static void noise_and_failure(void **state) {
   add_series(&f, "tree.ll", "all_reduce", 1, sz, (double[]){2}, (double[]){0.1});
   add_series(&f, "tree.simple", "all_reduce", 1, sz, (double[]){30}, (double[]){0.1});
   add_series(&f, "ring.ll", "all_reduce", 1, sz, (double[]){30.5}, (double[]){1});
-  f.pts[1][0].failed = 1;   /* tree.ll, the fastest forced arm, had a wrong result */
+  f.pts[1][0].failed = 1; /* tree.ll, the fastest forced arm, had a wrong result */
   f.pts[1][0].n_wrong = 1;
   char buf[4096];
   assert_int_equal(emit(&f, 0, NULL, buf, sizeof buf), 0);
-  assert_non_null(strstr(buf, "# all_reduce tree.ll: FAILED at 1 of 1 sizes (4 KiB..4 KiB): #wrong > 0 at 1"));
-  assert_non_null(strstr(buf, "# all_reduce 4 KiB: no rule (tree.simple leads ring.ll by 0.50 us, within the "
-                              "spread 2.00 us)"));
+  assert_non_null(
+    strstr(buf, "# all_reduce tree.ll: FAILED at 1 of 1 sizes (4 KiB..4 KiB): #wrong > 0 at 1"));
+  assert_non_null(
+    strstr(buf, "# all_reduce 4 KiB: no rule (tree.simple leads ring.ll by 0.50 us, within the "
+                "spread 2.00 us)"));
   assert_null(strstr(buf, "rule coll="));
 }
 
@@ -113,11 +119,14 @@ static void untuned_collective(void **state) {
   add_arm(&f, "ring.ll", NN_ARM_FORCED, "ring", "ll");
   add_arm(&f, "ring.simple", NN_ARM_FORCED, "ring", "simple");
   add_coll(&f, "alltoall");
-  add_series(&f, "ring.ll", "alltoall", 3, sizes3, (double[]){10, 11, 300}, (double[]){0.5, 0.5, 2});
-  add_series(&f, "ring.simple", "alltoall", 3, sizes3, (double[]){20, 21, 100}, (double[]){0.5, 0.5, 2});
+  add_series(&f, "ring.ll", "alltoall", 3, sizes3, (double[]){10, 11, 300},
+             (double[]){0.5, 0.5, 2});
+  add_series(&f, "ring.simple", "alltoall", 3, sizes3, (double[]){20, 21, 100},
+             (double[]){0.5, 0.5, 2});
   char buf[1024];
   assert_int_equal(emit(&f, 0, NULL, buf, sizeof buf), 0);
-  assert_string_equal(buf, "# alltoall: NCCL's tuner is never asked about this collective; no rules\n");
+  assert_string_equal(buf,
+                      "# alltoall: NCCL's tuner is never asked about this collective; no rules\n");
 }
 
 /* --chunks arms: a chunk size beating chunk.none is a chunk= rule, unless the release
@@ -135,7 +144,8 @@ static void chunk_rules(void **state) {
   char buf[4096];
   assert_int_equal(emit(&f, 8, NULL, buf, sizeof buf), 1);
   assert_non_null(strstr(buf, "rule coll=allreduce bytes=1M-4194303 ranks=8 nodes=1 chunk=512K\n"));
-  assert_non_null(strstr(buf, "# all_reduce 4 MiB, chunk size: no rule (no chunk size beats NCCL's own"));
+  assert_non_null(
+    strstr(buf, "# all_reduce 4 MiB, chunk size: no rule (no chunk size beats NCCL's own"));
   snprintf(f.rd.nccl, sizeof f.rd.nccl, "2.28.9");
   assert_int_equal(emit(&f, 8, NULL, buf, sizeof buf), 0);
   assert_non_null(strstr(buf, "NCCL 2.28.9 asks no tuner for chunk sizes"));
@@ -149,23 +159,27 @@ static void run_usage(void **state) {
   static struct nn_rundir rd;
   char config[8] = "", err[512] = "";
   int gpus = 0;
-  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err), NN_CALIBRATE_USAGE);
+  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err),
+                   NN_CALIBRATE_USAGE);
   assert_non_null(strstr(err, "give --nccl-tests DIR"));
   o.tests_dir = "/nonexistent";
   c.chunks = "512K";
-  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err), NN_CALIBRATE_USAGE);
+  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err),
+                   NN_CALIBRATE_USAGE);
   assert_non_null(strstr(err, "--chunks needs --config"));
   char algos[] = "ring,bogus";
   c.chunks = NULL;
   c.algos = algos;
-  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err), NN_CALIBRATE_USAGE);
+  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err),
+                   NN_CALIBRATE_USAGE);
   assert_string_equal(err, "unknown algorithm 'bogus'");
   char algos2[] = "ring", protos[] = "ll128";
   c.algos = algos2;
   c.protos = protos;
   o.nccl_code = 22809;
   rd.n_arms = 0;
-  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err), NN_CALIBRATE_USAGE);
+  assert_int_equal(nn_calibrate_run(&o, &c, &rd, config, &gpus, err, sizeof err),
+                   NN_CALIBRATE_USAGE);
   assert_non_null(strstr(err, "NCCL 2.28.9 keeps"));
   assert_non_null(strstr(err, "off between PCIe-only GPUs"));
   for (int i = 0; i < rd.n_arms; i++) free(rd.arms[i].config);
@@ -183,8 +197,9 @@ static void scope(void **state) {
   assert_non_null(sc);
   assert_string_equal(sc, "intra");
   assert_int_equal(gpus, 8);
-  gpus = 4;   /* a GPU count already given stays */
-  assert_string_equal(nn_calibrate_scope("test/fixtures/config/reference.conf", 2, 1, &gpus), "intra");
+  gpus = 4; /* a GPU count already given stays */
+  assert_string_equal(nn_calibrate_scope("test/fixtures/config/reference.conf", 2, 1, &gpus),
+                      "intra");
   assert_int_equal(gpus, 4);
 }
 
@@ -212,7 +227,8 @@ static void close_run(struct run *r) {
 }
 
 /* What nn_calibrate_emit wrote, its return value in *n. */
-static char *emitted(const struct run *r, int ranks, const char *scope, const struct nn_cost_model *m, int *n) {
+static char *emitted(const struct run *r, int ranks, const char *scope,
+                     const struct nn_cost_model *m, int *n) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -241,21 +257,26 @@ static void test_with_model(void **state) {
   open_run(&r);
   char *text = emitted(&r, 0, NULL, &r.m, &n), *rules = rules_of(text);
   assert_int_equal(n, 1);
-  assert_string_equal(rules, "rule coll=allreduce bytes=512K-2097151 ranks=8 nodes=1 algo=ring proto=simple\n");
-  assert_non_null(strstr(text, "# all_reduce 8 KiB: no rule (NCCL's choice ring/ll is the fastest measured"));
+  assert_string_equal(
+    rules, "rule coll=allreduce bytes=512K-2097151 ranks=8 nodes=1 algo=ring proto=simple\n");
+  assert_non_null(
+    strstr(text, "# all_reduce 8 KiB: no rule (NCCL's choice ring/ll is the fastest measured"));
   free(text);
   free(rules);
   text = emitted(&r, 4, "intra", &r.m, &n);
   rules = rules_of(text);
-  assert_string_equal(rules, "rule coll=allreduce bytes=512K-2097151 ranks=4 nodes=1 scope=intra algo=ring proto=simple\n");
+  assert_string_equal(rules, "rule coll=allreduce bytes=512K-2097151 ranks=4 nodes=1 scope=intra "
+                             "algo=ring proto=simple\n");
   free(text);
   free(rules);
   close_run(&r);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(merged_rules), cmocka_unit_test(noise_and_failure),
-                                     cmocka_unit_test(untuned_collective), cmocka_unit_test(chunk_rules),
-                                     cmocka_unit_test(run_usage), cmocka_unit_test(scope), cmocka_unit_test(test_with_model)};
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(merged_rules),       cmocka_unit_test(noise_and_failure),
+    cmocka_unit_test(untuned_collective), cmocka_unit_test(chunk_rules),
+    cmocka_unit_test(run_usage),          cmocka_unit_test(scope),
+    cmocka_unit_test(test_with_model)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

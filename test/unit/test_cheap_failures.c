@@ -11,7 +11,8 @@
 
 #include "visible.h"
 
-static const char *BROKEN = "gpu 0 bus=01:00.0 numa=0\nbogus 1\nbogus 2\ngpu 1 bus=zz numa=0\nbogus 3\n";
+static const char *BROKEN =
+  "gpu 0 bus=01:00.0 numa=0\nbogus 1\nbogus 2\ngpu 1 bus=zz numa=0\nbogus 3\n";
 
 static void test_first_error_only(void **state) {
   (void)state;
@@ -50,7 +51,7 @@ static void test_first_error_big(void **state) {
   assert_int_equal(d.dropped, 0);
   nn_diag_clear(&d);
   assert_int_equal(nn_config_parse("big.conf", buf, len, NULL, &c, &d), -1);
-  assert_true(d.n + d.dropped > 1000000);   /* check-config's reader counts every one */
+  assert_true(d.n + d.dropped > 1000000); /* check-config's reader counts every one */
   nn_diag_clear(&d);
   free(buf);
 }
@@ -76,16 +77,16 @@ static void test_driver_list_once(void **state) {
   setenv(NN_VISIBLE_ROOT_ENV, root, 1);
   struct nn_visible v;
   int reads = nn_visible_driver_reads();
-  for (int i = 0; i < 5; i++) {   /* five inits of one process: one read */
+  for (int i = 0; i < 5; i++) { /* five inits of one process: one read */
     nn_visible_of_process(cfg, &v);
     assert_int_equal(v.n, 2);
   }
   assert_int_equal(nn_visible_driver_reads(), reads + 1);
-  gpu_dir(root, "0000:03:00.0");   /* the directory changed: read again */
+  gpu_dir(root, "0000:03:00.0"); /* the directory changed: read again */
   nn_visible_of_process(cfg, &v);
   assert_int_equal(v.n, 3);
   assert_int_equal(nn_visible_driver_reads(), reads + 2);
-  gpu_dir(other, "0000:04:00.0");   /* another root is read afresh */
+  gpu_dir(other, "0000:04:00.0"); /* another root is read afresh */
   setenv(NN_VISIBLE_ROOT_ENV, other, 1);
   nn_visible_of_process(cfg, &v);
   assert_int_equal(v.n, 1);
@@ -97,7 +98,8 @@ static void test_driver_list_once(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_first_error_only), cmocka_unit_test(test_first_error_big),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_first_error_only),
+                                     cmocka_unit_test(test_first_error_big),
                                      cmocka_unit_test(test_driver_list_once)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

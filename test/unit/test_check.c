@@ -16,7 +16,10 @@ static void test_missing_gpu(void **state) {
     assert_int_equal(mkdir(p, 0755), 0);
   }
   char *map = nn_test_write_file("gpu 0 bus=01:00.0 numa=0\n");
-  struct nn_check_opts o = {.config = map, .root = root, .cpuinfo = "test/fixtures/cpuinfo/amd-turin", .no_cuda = 1,
+  struct nn_check_opts o = {.config = map,
+                            .root = root,
+                            .cpuinfo = "test/fixtures/cpuinfo/amd-turin",
+                            .no_cuda = 1,
                             .nccl_version = "2.28.9"};
   char *report = NULL;
   size_t len = 0;

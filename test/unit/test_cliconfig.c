@@ -25,7 +25,7 @@ static void test_load(void **state) {
   nn_cli_config_free(&cc);
   assert_int_equal(nn_cli_config_load("test", "/nonexistent/m.conf", NULL, 0, &cc), NN_CFG_INVALID);
   nn_cli_config_free(&cc);
-  if (access("/etc/nccl-numa.conf", F_OK)) {   /* this machine has no default mapping */
+  if (access("/etc/nccl-numa.conf", F_OK)) { /* this machine has no default mapping */
     assert_int_equal(nn_cli_config_load("test", NULL, NULL, 1, &cc), NN_CFG_ABSENT);
     nn_cli_config_free(&cc);
   }

@@ -6,15 +6,23 @@
 #include "cli/check/compare.h"
 
 /* What the plugin logs for one rank (INIT line, two TUNING lines) and NCCL's Init COMPLETE. */
-static void rank_lines(FILE *f, const char *host, int pid, int dev, int rank, const char *hash, const char *rule) {
-  fprintf(f, "%s:%d:%d [%d] NCCL INFO nccl-numa 0.1.0: tuner v5, config /etc/nccl-numa.conf hash %s (2 sockets), "
-          "comm 0x0000000000000abc nRanks 4 nNodes 2 scope cross, 1 of 1 rules apply, constants unchanged\n",
+static void rank_lines(FILE *f, const char *host, int pid, int dev, int rank, const char *hash,
+                       const char *rule) {
+  fprintf(f,
+          "%s:%d:%d [%d] NCCL INFO nccl-numa 0.1.0: tuner v5, config /etc/nccl-numa.conf hash %s "
+          "(2 sockets), "
+          "comm 0x0000000000000abc nRanks 4 nNodes 2 scope cross, 1 of 1 rules apply, constants "
+          "unchanged\n",
           host, pid, pid, dev, hash);
-  fprintf(f, "%s:%d:%d [%d] NCCL INFO nccl-numa:   allreduce     %s from /etc/nccl-numa.conf:3\n", host, pid, pid, dev,
-          rule);
-  fprintf(f, "%s:%d:%d [%d] NCCL INFO nccl-numa:   allreduce     65537-max -> NCCL default\n", host, pid, pid, dev);
-  fprintf(f, "%s:%d:%d [%d] NCCL INFO ncclCommInitRank comm 0x5566 rank %d nranks 4 cudaDev %d nvmlDev %d busId 1000 "
-          "commId 0xabc - Init COMPLETE\n", host, pid, pid, dev, rank, dev, dev);
+  fprintf(f, "%s:%d:%d [%d] NCCL INFO nccl-numa:   allreduce     %s from /etc/nccl-numa.conf:3\n",
+          host, pid, pid, dev, rule);
+  fprintf(f, "%s:%d:%d [%d] NCCL INFO nccl-numa:   allreduce     65537-max -> NCCL default\n", host,
+          pid, pid, dev);
+  fprintf(f,
+          "%s:%d:%d [%d] NCCL INFO ncclCommInitRank comm 0x5566 rank %d nranks 4 cudaDev %d "
+          "nvmlDev %d busId 1000 "
+          "commId 0xabc - Init COMPLETE\n",
+          host, pid, pid, dev, rank, dev, dev);
 }
 
 /* A log of two ranks of one host; its malloc'd path. */
@@ -41,7 +49,7 @@ static int compare(int n, char **files, char **report, char **problems) {
 static void drop(char **files, int n) {
   for (int i = 0; i < n; i++) {
     unlink(files[i]);
-    *strrchr(files[i], '/') = 0;   /* and the private directory nn_test_write_file made */
+    *strrchr(files[i], '/') = 0; /* and the private directory nn_test_write_file made */
     assert_int_equal(rmdir(files[i]), 0);
     free(files[i]);
   }
@@ -49,11 +57,14 @@ static void drop(char **files, int n) {
 
 static void test_same_mapping(void **state) {
   (void)state;
-  char *files[] = {host_log("node-a", 0, "1234abcd", "0-64K -> ring/ll"), host_log("node-b", 2, "1234abcd", "0-64K -> ring/ll")};
+  char *files[] = {host_log("node-a", 0, "1234abcd", "0-64K -> ring/ll"),
+                   host_log("node-b", 2, "1234abcd", "0-64K -> ring/ll")};
   char *report, *problems;
   assert_int_equal(compare(2, files, &report, &problems), 0);
-  assert_non_null(strstr(report, "comm 0x0000000000000abc: 4 record(s) from 2 host(s), nRanks 4\n"));
-  assert_non_null(strstr(report, "  ok: every rank used config hash 1234abcd and the same decision table"));
+  assert_non_null(
+    strstr(report, "comm 0x0000000000000abc: 4 record(s) from 2 host(s), nRanks 4\n"));
+  assert_non_null(
+    strstr(report, "  ok: every rank used config hash 1234abcd and the same decision table"));
   free(report);
   free(problems);
   drop(files, 2);
@@ -61,7 +72,8 @@ static void test_same_mapping(void **state) {
 
 static void test_other_mapping(void **state) {
   (void)state;
-  char *files[] = {host_log("node-a", 0, "1234abcd", "0-64K -> ring/ll"), host_log("node-b", 2, "99990000", "0-256K -> tree/ll")};
+  char *files[] = {host_log("node-a", 0, "1234abcd", "0-64K -> ring/ll"),
+                   host_log("node-b", 2, "99990000", "0-256K -> tree/ll")};
   char *report, *problems;
   assert_int_equal(compare(2, files, &report, &problems), 1);
   assert_non_null(strstr(report, "  MISMATCH: 2 different config contents (hash):\n"));
@@ -91,7 +103,8 @@ static void test_missing_ranks_and_files(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_mapping), cmocka_unit_test(test_other_mapping),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_mapping),
+                                     cmocka_unit_test(test_other_mapping),
                                      cmocka_unit_test(test_missing_ranks_and_files)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

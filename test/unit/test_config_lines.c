@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config_lines.c - the mapping parser, config_lines.c: how the text is cut into lines: CR LF, comments, line and file limits, NUL bytes, a byte-order mark. */
+/* test_config_lines.c - the mapping parser, config_lines.c: how the text is cut into lines: CR LF,
+ * comments, line and file limits, NUL bytes, a byte-order mark. */
 #include "config_fixture.h"
 
 #include <errno.h>
@@ -29,14 +30,13 @@ static void test_crlf(void **state) {
 
 static void test_comments(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok(
-      "# full line\n"
-      "   \t# indented comment\n"
-      "\n  \t \n"
-      "gpu 0 bus=01:00.0 numa=0 # trailing comment with bus=zz\n"
-      "gpu 1\tbus=02:00.0\tnuma=0\t#tab comment\n"
-      "env NCCL_SOCKET_IFNAME=eth0 #comment\n"
-      "rule algo=ring #algo=bogus\n");
+  struct nn_config *c = parse_ok("# full line\n"
+                                 "   \t# indented comment\n"
+                                 "\n  \t \n"
+                                 "gpu 0 bus=01:00.0 numa=0 # trailing comment with bus=zz\n"
+                                 "gpu 1\tbus=02:00.0\tnuma=0\t#tab comment\n"
+                                 "env NCCL_SOCKET_IFNAME=eth0 #comment\n"
+                                 "rule algo=ring #algo=bogus\n");
   assert_int_equal(c->n_gpus, 2);
   assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "eth0");
   assert_int_equal(c->n_rules, 1);
@@ -96,7 +96,8 @@ static void test_parse_size_cap(void **state) {
 /* A UTF-8 byte-order mark at the very start is not text; anywhere else it is. */
 static void test_utf8_bom(void **state) {
   (void)state;
-  struct nn_config *cfg = parse_ok("\xef\xbb\xbfgpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n");
+  struct nn_config *cfg =
+    parse_ok("\xef\xbb\xbfgpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n");
   assert_int_equal(cfg->n_gpus, 2);
   assert_int_equal(cfg->gpus[0].line, 1);
   assert_int_equal(cfg->gpus[1].line, 2);
@@ -110,12 +111,9 @@ static void test_utf8_bom(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_crlf),
-      cmocka_unit_test(test_comments),
-      cmocka_unit_test(test_line_limits),
-      cmocka_unit_test(test_nul_byte),
-      cmocka_unit_test(test_parse_size_cap),
-      cmocka_unit_test(test_utf8_bom),
+    cmocka_unit_test(test_crlf),           cmocka_unit_test(test_comments),
+    cmocka_unit_test(test_line_limits),    cmocka_unit_test(test_nul_byte),
+    cmocka_unit_test(test_parse_size_cap), cmocka_unit_test(test_utf8_bom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

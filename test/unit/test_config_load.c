@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config_load.c - the mapping parser, config_load.c: reading a mapping from a file, and the files it refuses. */
+/* test_config_load.c - the mapping parser, config_load.c: reading a mapping from a file, and the
+ * files it refuses. */
 #include "config_fixture.h"
 
 #include <errno.h>
@@ -106,8 +107,8 @@ static void test_load_refusals(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_load_good),
-      cmocka_unit_test(test_load_refusals),
+    cmocka_unit_test(test_load_good),
+    cmocka_unit_test(test_load_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

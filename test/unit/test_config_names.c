@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config_names.c - the mapping parser, config_names.c: bus ids, the names of collectives, algorithms, protocols, scopes and modes, diagnostics. */
+/* test_config_names.c - the mapping parser, config_names.c: bus ids, the names of collectives,
+ * algorithms, protocols, scopes and modes, diagnostics. */
 #include "config_fixture.h"
 
 #include <errno.h>
@@ -13,7 +14,7 @@ static void test_busid(void **state) {
   (void)state;
   static const struct {
     const char *in, *out;
-  } good[] = {{"01:00.0", "0000:01:00.0"},         {"0000:01:00.0", "0000:01:00.0"},
+  } good[] = {{"01:00.0", "0000:01:00.0"},          {"0000:01:00.0", "0000:01:00.0"},
               {"00000000:01:00.0", "0000:01:00.0"}, {"0:ff:1f.7", "0000:ff:1f.7"},
               {"FFFF:AB:0C.3", "ffff:ab:0c.3"},     {"0000ffff:00:00.0", "ffff:00:00.0"}};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -23,10 +24,27 @@ static void test_busid(void **state) {
     nn_busid_format(&b, s, sizeof s);
     assert_string_equal(s, good[i].out);
   }
-  static const char *bad[] = {"", "01", "01:00", "1:00.0", "001:00.0", "01:0.0", "01:20.0",
-                              "01:00.8", "01:00.00", "10000:01:00.0", "123456789:01:00.0",
-                              ":01:00.0", "0000:01:00.0:", "01:00.0.", "g1:00.0", "01:00.-",
-                              "0000:01:00.0x", " 01:00.0", "0000:01:00:00.0", "01.00.0", "01:00.a"};
+  static const char *bad[] = {"",
+                              "01",
+                              "01:00",
+                              "1:00.0",
+                              "001:00.0",
+                              "01:0.0",
+                              "01:20.0",
+                              "01:00.8",
+                              "01:00.00",
+                              "10000:01:00.0",
+                              "123456789:01:00.0",
+                              ":01:00.0",
+                              "0000:01:00.0:",
+                              "01:00.0.",
+                              "g1:00.0",
+                              "01:00.-",
+                              "0000:01:00.0x",
+                              " 01:00.0",
+                              "0000:01:00:00.0",
+                              "01.00.0",
+                              "01:00.a"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     struct nn_busid b;
     if (nn_busid_parse(bad[i], &b) != -1) print_error("accepted '%s'\n", bad[i]);
@@ -46,7 +64,8 @@ static void test_names(void **state) {
     assert_string_equal(nn_coll_name(i), colls[i]);
     assert_int_equal(nn_coll_from_name(colls[i]), i);
   }
-  static const char *algos[] = {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
+  static const char *algos[] = {"tree",      "ring", "collnet_direct", "collnet_chain", "nvls",
+                                "nvls_tree", "pat"};
   for (int i = 0; i < NN_ALGO_COUNT; i++) {
     assert_string_equal(nn_algo_name(i), algos[i]);
     assert_int_equal(nn_algo_from_name(algos[i]), i);
@@ -106,18 +125,20 @@ static void test_nccl_names(void **state) {
       assert_int_equal(nn_nccl_name_find(kind, name, strlen(name)), i);
     }
   assert_int_equal(nn_nccl_name_find(NN_NAME_PROTO, "ll128", 5), NN_PROTO_LL128);
-  assert_int_equal(nn_nccl_name_find(NN_NAME_PROTO, "LL128,Simple", 2), NN_PROTO_LL);   /* the n bytes only */
-  assert_int_equal(nn_nccl_name_find(NN_NAME_ALGO, "collnet_direct", 14), -1);   /* not NCCL's spelling */
+  assert_int_equal(nn_nccl_name_find(NN_NAME_PROTO, "LL128,Simple", 2),
+                   NN_PROTO_LL); /* the n bytes only */
+  assert_int_equal(nn_nccl_name_find(NN_NAME_ALGO, "collnet_direct", 14),
+                   -1); /* not NCCL's spelling */
   assert_int_equal(nn_nccl_name_find(NN_NAME_COLL, "allreduce", 9), NN_COLL_ALLREDUCE);
   assert_int_equal(nn_nccl_name_find(NN_NAME_COLL, NULL, 0), -1);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_busid),
-      cmocka_unit_test(test_names),
-      cmocka_unit_test(test_nccl_names),
-      cmocka_unit_test(test_diag),
+    cmocka_unit_test(test_busid),
+    cmocka_unit_test(test_names),
+    cmocka_unit_test(test_nccl_names),
+    cmocka_unit_test(test_diag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

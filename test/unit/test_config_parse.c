@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config_parse.c - the mapping parser, config_parse.c: directive dispatch over whole files: the reference machine, defaults, case, unknown directives, hostile bytes and mutations. */
+/* test_config_parse.c - the mapping parser, config_parse.c: directive dispatch over whole files:
+ * the reference machine, defaults, case, unknown directives, hostile bytes and mutations. */
 #include "config_fixture.h"
 
 #include <errno.h>
@@ -110,15 +111,15 @@ static void test_defaults_and_empty(void **state) {
 
 static void test_case_insensitive(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok(
-      "GPU 0 BUS=0000:AB:1F.7 NUMA=2 Host=00000000:C1:00.0 SM=90\n"
-      "CPU Vendor=authenticamd\n"
-      "Rule COLL=AllReduce Bytes=1k-2M Scope=INTRA ALGO=Ring PROTO=LL128 Channels=8\n"
-      "rule coll=ANY scope=Any algo=NVLS_TREE\n"
-      "Topology MODE=OFF\n"
-      "MODEL PCI-LATENCY-US=1e1\n"
-      "ENV NCCL_SOCKET_IFNAME=ValueKept\n"
-      "numa 2 CPUS=0-3\n");
+  struct nn_config *c =
+    parse_ok("GPU 0 BUS=0000:AB:1F.7 NUMA=2 Host=00000000:C1:00.0 SM=90\n"
+             "CPU Vendor=authenticamd\n"
+             "Rule COLL=AllReduce Bytes=1k-2M Scope=INTRA ALGO=Ring PROTO=LL128 Channels=8\n"
+             "rule coll=ANY scope=Any algo=NVLS_TREE\n"
+             "Topology MODE=OFF\n"
+             "MODEL PCI-LATENCY-US=1e1\n"
+             "ENV NCCL_SOCKET_IFNAME=ValueKept\n"
+             "numa 2 CPUS=0-3\n");
   char b[16];
   busstr(&c->gpus[0].bus, b);
   assert_string_equal(b, "0000:ab:1f.7");
@@ -135,7 +136,7 @@ static void test_case_insensitive(void **state) {
   assert_int_equal(c->topo_mode, NN_TOPO_OFF);
   assert_true(c->pci_latency_us == 10.0);
   assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "ValueKept");
-  assert_null(nn_config_env(c, "NCCL_MIXED_CASE"));  /* names are exact */
+  assert_null(nn_config_env(c, "NCCL_MIXED_CASE")); /* names are exact */
   nn_config_free(c);
   /* env NAME's NCCL_ prefix is exact */
   expect_err("env nccl_x=1\n", 1, "'nccl_x' is not an NCCL variable name");
@@ -146,7 +147,10 @@ static const char *unknown_msg(const char *word) {
   static char msg[512];
   int n = snprintf(msg, sizeof msg, "unknown directive '%s' (expected ", word);
   for (int i = 0; nn_config_directive_name(i); i++)
-    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", !i ? "" : nn_config_directive_name(i + 1) ? ", " : " or ",
+    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s",
+                  !i                                ? ""
+                  : nn_config_directive_name(i + 1) ? ", "
+                                                    : " or ",
                   nn_config_directive_name(i));
   snprintf(msg + n, sizeof msg - (size_t)n, ")");
   return msg;
@@ -181,7 +185,7 @@ static void check_rejected_cleanly(const char *buf, size_t len) {
     assert_true(d.n > 0);
     for (int i = 0; i < d.n; i++) {
       assert_true(!strncmp(d.msgs[i], NAME ":", strlen(NAME ":")));
-      for (const char *m = d.msgs[i]; *m; m++)  /* quoted text is escaped */
+      for (const char *m = d.msgs[i]; *m; m++) /* quoted text is escaped */
         assert_true((unsigned char)*m >= 0x20 && (unsigned char)*m < 0x7f);
       assert_true(strlen(d.msgs[i]) < 700);
     }
@@ -199,7 +203,7 @@ static void test_binary_junk(void **state) {
   struct nn_config *c = (struct nn_config *)1;
   assert_int_equal(nn_config_parse(NAME, buf, len, NULL, &c, &d), -1);
   assert_null(c);
-  assert_int_equal(d.n, 100);  /* capped; the rest counted */
+  assert_int_equal(d.n, 100); /* capped; the rest counted */
   assert_true(d.dropped > 0);
   nn_diag_clear(&d);
   check_rejected_cleanly(buf, len);
@@ -290,10 +294,12 @@ static void test_directives_listed(void **state) {
   const char *ex = strstr(doc, "unknown directive '");
   char word[64] = "";
   if (!ex || sscanf(ex, "unknown directive '%63[^']'", word) != 1) {
-    print_error("docs/user/mapping.md shows no \"unknown directive 'WORD' (expected ...)\" example\n");
+    print_error(
+      "docs/user/mapping.md shows no \"unknown directive 'WORD' (expected ...)\" example\n");
     missing++;
   } else if (strncmp(ex, unknown_msg(word), strlen(unknown_msg(word)))) {
-    print_error("docs/user/mapping.md's example is not the parser's message: %s\n", unknown_msg(word));
+    print_error("docs/user/mapping.md's example is not the parser's message: %s\n",
+                unknown_msg(word));
     missing++;
   }
   free(dict);
@@ -303,14 +309,10 @@ static void test_directives_listed(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reference_machine),
-      cmocka_unit_test(test_defaults_and_empty),
-      cmocka_unit_test(test_case_insensitive),
-      cmocka_unit_test(test_unknown_directive),
-      cmocka_unit_test(test_binary_junk),
-      cmocka_unit_test(test_mutations),
-      cmocka_unit_test(test_many_bad_lines),
-      cmocka_unit_test(test_directives_listed),
+    cmocka_unit_test(test_reference_machine), cmocka_unit_test(test_defaults_and_empty),
+    cmocka_unit_test(test_case_insensitive),  cmocka_unit_test(test_unknown_directive),
+    cmocka_unit_test(test_binary_junk),       cmocka_unit_test(test_mutations),
+    cmocka_unit_test(test_many_bad_lines),    cmocka_unit_test(test_directives_listed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config_rules.c - the mapping parser, config_rules.c: what to change: rule, env (and the names it may not serve), model and topology lines. */
+/* test_config_rules.c - the mapping parser, config_rules.c: what to change: rule, env (and the
+ * names it may not serve), model and topology lines. */
 #include "config_fixture.h"
 
 #include <errno.h>
@@ -11,14 +12,14 @@
 
 static void test_rule_values(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok(
-      "rule bytes=1k-1K proto=ll\n"
-      "rule bytes=2m-3g algo=tree\n"
-      "rule bytes=1t-16383T algo=pat\n"
-      "rule bytes=0-18446744073709551615 ranks=2-8 nodes=1- algo=collnet_chain\n"
-      "rule coll=reducescatter algo=collnet_direct\n"
-      "rule coll=broadcast algo=nvls channels=64\n"
-      "rule coll=reduce proto=ll128 channels=1\n");
+  struct nn_config *c =
+    parse_ok("rule bytes=1k-1K proto=ll\n"
+             "rule bytes=2m-3g algo=tree\n"
+             "rule bytes=1t-16383T algo=pat\n"
+             "rule bytes=0-18446744073709551615 ranks=2-8 nodes=1- algo=collnet_chain\n"
+             "rule coll=reducescatter algo=collnet_direct\n"
+             "rule coll=broadcast algo=nvls channels=64\n"
+             "rule coll=reduce proto=ll128 channels=1\n");
   const struct nn_rule *r = c->rules;
   assert_true(r[0].bytes_lo == 1024 && r[0].bytes_hi == 1024);
   assert_true(r[1].bytes_lo == 2ull << 20 && r[1].bytes_hi == 3ull << 30);
@@ -39,15 +40,17 @@ static void test_rule_values(void **state) {
 /* chunk=SIZE: bytes with K/M/G suffixes, 16 B to 1 GiB; alone it is a rule of its own. */
 static void test_rule_chunk(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok("rule coll=allreduce algo=ring chunk=512K\nrule chunk=16\nrule chunk=1G proto=ll\n"
-                                      "rule algo=tree\n");
+  struct nn_config *c =
+    parse_ok("rule coll=allreduce algo=ring chunk=512K\nrule chunk=16\nrule chunk=1G proto=ll\n"
+             "rule algo=tree\n");
   assert_int_equal(c->n_rules, 4);
   assert_true(c->rules[0].chunk == 512 * 1024 && c->rules[0].algo == NN_ALGO_RING);
   assert_true(c->rules[1].chunk == 16 && c->rules[1].algo == NN_ANY && c->rules[1].channels == 0);
   assert_true(c->rules[2].chunk == 1ull << 30 && c->rules[2].proto == NN_PROTO_LL);
   assert_true(c->rules[3].chunk == 0);
   nn_config_free(c);
-  expect_err("rule chunk=8\n", 1, "rule: bad chunk '8' (expected 16 to 1G bytes, with an optional K, M or G suffix)");
+  expect_err("rule chunk=8\n", 1,
+             "rule: bad chunk '8' (expected 16 to 1G bytes, with an optional K, M or G suffix)");
   expect_err("rule chunk=2G\n", 1, "rule: bad chunk '2G' (expected 16 to 1G bytes");
   expect_err("rule chunk=0 algo=ring\n", 1, "rule: bad chunk '0'");
   expect_err("rule chunk=1.5M\n", 1, "rule: bad chunk '1.5M'");
@@ -56,12 +59,17 @@ static void test_rule_chunk(void **state) {
 
 static void test_rule_errors(void **state) {
   (void)state;
-  expect_err("rule coll=allreduce\n", 1, "rule: needs at least one of algo=, proto=, channels=, chunk=");
+  expect_err("rule coll=allreduce\n", 1,
+             "rule: needs at least one of algo=, proto=, channels=, chunk=");
   expect_err("rule\n", 1, "rule: needs at least one of algo=, proto=, channels=, chunk=");
-  expect_err("rule coll=alltoall algo=ring\n", 1, "rule: unknown coll 'alltoall' (expected allreduce, allgather, reducescatter, broadcast, reduce or any)");
-  expect_err("rule algo=bogus\n", 1, "rule: unknown algo 'bogus' (expected tree, ring, collnet_direct");
+  expect_err("rule coll=alltoall algo=ring\n", 1,
+             "rule: unknown coll 'alltoall' (expected allreduce, allgather, reducescatter, "
+             "broadcast, reduce or any)");
+  expect_err("rule algo=bogus\n", 1,
+             "rule: unknown algo 'bogus' (expected tree, ring, collnet_direct");
   expect_err("rule proto=ll64\n", 1, "rule: unknown proto 'll64' (expected ll, ll128 or simple)");
-  expect_err("rule scope=unknown algo=ring\n", 1, "rule: unknown scope 'unknown' (expected intra, cross or any)");
+  expect_err("rule scope=unknown algo=ring\n", 1,
+             "rule: unknown scope 'unknown' (expected intra, cross or any)");
   expect_err("rule algo=any\n", 1, "rule: algo=any: 'any' is a value only for coll and scope");
   expect_err("rule proto=ANY\n", 1, "rule: proto=any: 'any' is a value only");
   expect_err("rule bytes=any algo=ring\n", 1, "rule: bytes=any: 'any' is a value only");
@@ -69,10 +77,13 @@ static void test_rule_errors(void **state) {
   expect_err("rule channels=any\n", 1, "rule: channels=any:");
   expect_err("rule bytes=1M-1K algo=ring\n", 1, "rule: bytes=1M-1K: inverted range");
   expect_err("rule ranks=8-4 algo=ring\n", 1, "rule: ranks=8-4: inverted range");
-  expect_err("rule bytes=16777216T- algo=ring\n", 1, "rule: bytes=16777216T-: number too large (overflows 64 bits)");
-  expect_err("rule bytes=0-18446744073709551616 algo=ring\n", 1, "number too large (overflows 64 bits)");
+  expect_err("rule bytes=16777216T- algo=ring\n", 1,
+             "rule: bytes=16777216T-: number too large (overflows 64 bits)");
+  expect_err("rule bytes=0-18446744073709551616 algo=ring\n", 1,
+             "number too large (overflows 64 bits)");
   expect_err("rule nodes=99999999999999999999999 algo=ring\n", 1, "number too large");
-  expect_err("rule bytes=-5 algo=ring\n", 1, "rule: bytes=-5: missing lower bound (sizes cannot be negative)");
+  expect_err("rule bytes=-5 algo=ring\n", 1,
+             "rule: bytes=-5: missing lower bound (sizes cannot be negative)");
   expect_err("rule bytes=-1K-2K algo=ring\n", 1, "missing lower bound");
   expect_err("rule bytes=64K algo=ring\n", 1, "rule: bytes=64K: expected a range lo-hi or lo-");
   expect_err("rule bytes=1X-2 algo=ring\n", 1, "rule: bytes=1X-2: bad number");
@@ -87,7 +98,9 @@ static void test_rule_errors(void **state) {
   expect_err("rule channels=-1\n", 1, "rule: bad channels '-1'");
   expect_err("rule algo=ring algo=tree\n", 1, "rule: key 'algo' given twice");
   expect_err("rule Bytes=1-2 BYTES=3-4 algo=ring\n", 1, "rule: key 'bytes' given twice");
-  expect_err("rule algo=ring pipeops=1\n", 1, "rule: unknown key 'pipeops' (valid keys: coll, bytes, ranks, nodes, scope, algo, proto, channels, chunk)");
+  expect_err("rule algo=ring pipeops=1\n", 1,
+             "rule: unknown key 'pipeops' (valid keys: coll, bytes, ranks, nodes, scope, algo, "
+             "proto, channels, chunk)");
   expect_err("rule ring\n", 1, "rule: expected KEY=VALUE, got 'ring'");
 }
 
@@ -102,7 +115,8 @@ static void test_rule_limit(void **state) {
   assert_int_equal(c->n_rules, 4096);
   assert_int_equal(c->rules[4095].line, 4096);
   nn_config_free(c);
-  for (int i = 4096; i < 100000; i++) len += (size_t)snprintf(buf + len, cap - len, "rule algo=ring\n");
+  for (int i = 4096; i < 100000; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "rule algo=ring\n");
   struct nn_diag d = {0};
   c = (struct nn_config *)1;
   assert_int_equal(nn_config_parse(NAME, buf, len, NULL, &c, &d), -1);
@@ -116,7 +130,8 @@ static void test_rule_limit(void **state) {
 
 static void test_env_lines(void **state) {
   (void)state;
-  struct nn_config *c = parse_ok("env NCCL_IB_HCA=\nenv NCCL_SOCKET_IFNAME==eth0\nenv NCCL_P2P_LEVEL=NVL\n");
+  struct nn_config *c =
+    parse_ok("env NCCL_IB_HCA=\nenv NCCL_SOCKET_IFNAME==eth0\nenv NCCL_P2P_LEVEL=NVL\n");
   assert_string_equal(nn_config_env(c, "NCCL_IB_HCA"), "");
   assert_string_equal(nn_config_env(c, "NCCL_SOCKET_IFNAME"), "=eth0");
   assert_int_equal(c->envs[2].line, 3);
@@ -127,7 +142,8 @@ static void test_env_lines(void **state) {
   expect_err("env NCCL_=1\n", 1, "env: 'NCCL_' is not an NCCL variable name");
   expect_err("env NCCL_A-B=1\n", 1, "env: 'NCCL_A-B' is not an NCCL variable name");
   expect_err("env =1\n", 1, "env: '' is not an NCCL variable name");
-  expect_err("env NCCL_ALGO=ring\nenv NCCL_ALGO=tree\n", 2, "env: duplicate NCCL_ALGO (first on line 1)");
+  expect_err("env NCCL_ALGO=ring\nenv NCCL_ALGO=tree\n", 2,
+             "env: duplicate NCCL_ALGO (first on line 1)");
   expect_err("env NCCL_ALGO=a b\n", 1, "env: unexpected field 'b' (values contain no spaces)");
 }
 
@@ -135,7 +151,9 @@ static void test_env_lines(void **state) {
  * not serve: each is refused on its own line, and the rest of the file applies. */
 static void test_env_refused(void **state) {
   (void)state;
-  static const struct { const char *name, *why; } cases[] = {
+  static const struct {
+    const char *name, *why;
+  } cases[] = {
     {"NCCL_NET_PLUGIN", "it names a library for NCCL to load"},
     {"NCCL_PROFILER_PLUGIN", "it names a library for NCCL to load"},
     {"NCCL_TUNER_PLUGIN", "it names a library for NCCL to load"},
@@ -164,9 +182,10 @@ static void test_env_refused(void **state) {
   assert_int_equal(c->refused.n, (int)n);
   for (size_t i = 0; i < n; i++) {
     char want[256];
-    snprintf(want, sizeof want, NAME ":%d: env: %s refused, not served: %s", (int)i + 4, cases[i].name,
-             cases[i].why);
-    if (strncmp(c->refused.msgs[i], want, strlen(want))) fail_msg("wanted '%s', got '%s'", want, c->refused.msgs[i]);
+    snprintf(want, sizeof want, NAME ":%d: env: %s refused, not served: %s", (int)i + 4,
+             cases[i].name, cases[i].why);
+    if (strncmp(c->refused.msgs[i], want, strlen(want)))
+      fail_msg("wanted '%s', got '%s'", want, c->refused.msgs[i]);
     assert_null(nn_config_env(c, cases[i].name));
   }
   assert_int_equal(c->n_envs, 1);
@@ -175,7 +194,8 @@ static void test_env_refused(void **state) {
   assert_int_equal(c->n_rules, 1);
   nn_config_free(c);
   /* a file rejected for another reason lists its refused lines among the problems */
-  expect_err("env NCCL_NET_PLUGIN=/x/evil.so\nrule algo=bogus\n", 1, "env: NCCL_NET_PLUGIN refused");
+  expect_err("env NCCL_NET_PLUGIN=/x/evil.so\nrule algo=bogus\n", 1,
+             "env: NCCL_NET_PLUGIN refused");
 }
 
 /* A value outside its name's grammar is refused like a refused name: named with file, line,
@@ -193,11 +213,13 @@ static void test_env_value_refused(void **state) {
   assert_int_equal(c->refused.n, 2);
   const char *want = NAME ":4: env: NCCL_SOCKET_IFNAME='AAAA";
   if (strncmp(c->refused.msgs[0], want, strlen(want))) fail_msg("got '%s'", c->refused.msgs[0]);
-  assert_non_null(strstr(c->refused.msgs[0], "refused, not served: the value is longer than 255 bytes; "
-                                             "NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
-  assert_true(strlen(c->refused.msgs[0]) < 600);   /* the value quoted short */
-  assert_non_null(strstr(c->refused.msgs[1], NAME ":5: env: NCCL_IB_TC='0x10' refused, not served: NCCL_IB_TC "
-                                             "takes decimal digits, 0 to 255"));
+  assert_non_null(strstr(c->refused.msgs[0],
+                         "refused, not served: the value is longer than 255 bytes; "
+                         "NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
+  assert_true(strlen(c->refused.msgs[0]) < 600); /* the value quoted short */
+  assert_non_null(strstr(c->refused.msgs[1],
+                         NAME ":5: env: NCCL_IB_TC='0x10' refused, not served: NCCL_IB_TC "
+                              "takes decimal digits, 0 to 255"));
   assert_null(nn_config_env(c, "NCCL_SOCKET_IFNAME"));
   assert_null(nn_config_env(c, "NCCL_IB_TC"));
   assert_string_equal(nn_config_env(c, "NCCL_IB_SL"), "3");
@@ -227,8 +249,10 @@ static int table_range(const char *row, long *lo, long *hi) {
 }
 
 static void check_values_table(char *doc, int n) {
-  char *start = strstr(doc, "<!-- env-values -->"), *end = start ? strstr(start, "<!-- /env-values -->") : NULL;
-  if (!end) fail_msg("docs/user/mapping.md has no <!-- env-values --> ... <!-- /env-values --> block");
+  char *start = strstr(doc, "<!-- env-values -->"),
+       *end = start ? strstr(start, "<!-- /env-values -->") : NULL;
+  if (!end)
+    fail_msg("docs/user/mapping.md has no <!-- env-values --> ... <!-- /env-values --> block");
   *end = 0;
   int listed = 0;
   for (char *row = start; (row = strstr(row, "\n| "));) {
@@ -266,15 +290,19 @@ static void test_env_allow_list(void **state) {
   assert_true(n > 40);
   size_t len;
   char *doc = nn_test_slurp("docs/user/mapping.md", &len);
-  char *start = strstr(doc, "<!-- env-allow-list -->"), *end = start ? strstr(start, "<!-- /env-allow-list -->") : NULL;
-  if (!end) fail_msg("docs/user/mapping.md has no <!-- env-allow-list --> ... <!-- /env-allow-list --> block");
+  char *start = strstr(doc, "<!-- env-allow-list -->"),
+       *end = start ? strstr(start, "<!-- /env-allow-list -->") : NULL;
+  if (!end)
+    fail_msg(
+      "docs/user/mapping.md has no <!-- env-allow-list --> ... <!-- /env-allow-list --> block");
   *end = 0;
   int listed = 0;
   for (char *p = start; (p = strstr(p, "`NCCL_"));) {
     char *q = strchr(p + 1, '`');
     assert_non_null(q);
     *q = 0;
-    if (nn_env_refusal(p + 1)) fail_msg("docs/user/mapping.md lists %s, which is not served", p + 1);
+    if (nn_env_refusal(p + 1))
+      fail_msg("docs/user/mapping.md lists %s, which is not served", p + 1);
     listed++;
     p = q + 1;
   }
@@ -294,15 +322,19 @@ static void test_model_lines(void **state) {
   c = parse_ok("model pci-latency-us=0.001\n");
   assert_true(c->pci_latency_us == 0.001);
   nn_config_free(c);
-  static const char *bad[] = {"0", "-1", "1000000.5", "nan", "inf", "abc", "", "1e400", "5us", " 5", "0x10q"};
+  static const char *bad[] = {"0", "-1",    "1000000.5", "nan", "inf",  "abc",
+                              "",  "1e400", "5us",       " 5",  "0x10q"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char text[64], sub[96];
     snprintf(text, sizeof text, "model pci-latency-us=%s\n", bad[i]);
-    snprintf(sub, sizeof sub, "model: bad pci-latency-us '%s' (expected a number of microseconds, 0 < x <= 1000000)", bad[i]);
+    snprintf(sub, sizeof sub,
+             "model: bad pci-latency-us '%s' (expected a number of microseconds, 0 < x <= 1000000)",
+             bad[i]);
     if (bad[i][0] == ' ') snprintf(sub, sizeof sub, "model: missing pci-latency-us=");
     expect_err(text, 1, bad[i][0] == ' ' ? "model: expected KEY=VALUE, got '5'" : sub);
   }
-  expect_err("model pci-latency-us=1\nmodel pci-latency-us=2\n", 2, "model: second model line (first on line 1)");
+  expect_err("model pci-latency-us=1\nmodel pci-latency-us=2\n", 2,
+             "model: second model line (first on line 1)");
   expect_err("model\n", 1, "model: missing pci-latency-us=");
   expect_err("model nvlink-bw=5\n", 1, "model: unknown key 'nvlink-bw'");
 }
@@ -312,31 +344,30 @@ static void test_topology_lines(void **state) {
   static const struct {
     const char *text;
     int mode;
-  } good[] = {{"topology mode=auto\n", NN_TOPO_AUTO}, {"topology mode=numa\n", NN_TOPO_NUMA},
-              {"topology mode=off\n", NN_TOPO_OFF}, {"topology Mode=Numa\n", NN_TOPO_NUMA}};
+  } good[] = {{"topology mode=auto\n", NN_TOPO_AUTO},
+              {"topology mode=numa\n", NN_TOPO_NUMA},
+              {"topology mode=off\n", NN_TOPO_OFF},
+              {"topology Mode=Numa\n", NN_TOPO_NUMA}};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     struct nn_config *c = parse_ok(good[i].text);
     assert_int_equal(c->topo_mode, good[i].mode);
     nn_config_free(c);
   }
-  expect_err("topology mode=flat\n", 1, "topology: unknown mode 'flat' (expected auto, numa or off)");
-  expect_err("topology mode=off\ntopology mode=numa\n", 2, "topology: second topology line (first on line 1)");
+  expect_err("topology mode=flat\n", 1,
+             "topology: unknown mode 'flat' (expected auto, numa or off)");
+  expect_err("topology mode=off\ntopology mode=numa\n", 2,
+             "topology: second topology line (first on line 1)");
   expect_err("topology\n", 1, "topology: missing mode=");
   expect_err("topology file=x\n", 1, "topology: unknown key 'file'");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_rule_values),
-      cmocka_unit_test(test_rule_chunk),
-      cmocka_unit_test(test_rule_errors),
-      cmocka_unit_test(test_rule_limit),
-      cmocka_unit_test(test_env_lines),
-      cmocka_unit_test(test_env_refused),
-      cmocka_unit_test(test_env_value_refused),
-      cmocka_unit_test(test_env_allow_list),
-      cmocka_unit_test(test_model_lines),
-      cmocka_unit_test(test_topology_lines),
+    cmocka_unit_test(test_rule_values),       cmocka_unit_test(test_rule_chunk),
+    cmocka_unit_test(test_rule_errors),       cmocka_unit_test(test_rule_limit),
+    cmocka_unit_test(test_env_lines),         cmocka_unit_test(test_env_refused),
+    cmocka_unit_test(test_env_value_refused), cmocka_unit_test(test_env_allow_list),
+    cmocka_unit_test(test_model_lines),       cmocka_unit_test(test_topology_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,14 +40,14 @@ static void test_find_order(void **state) {
   assert_int_equal(s.named, 0);
   assert_null(s.tuner_csv);
   setenv("NCCL_NUMA_CONFIG", "/env.conf", 1);
-  setenv("NCCL_TUNER_CONFIG_FILE", "", 1);          /* empty: as unset */
+  setenv("NCCL_TUNER_CONFIG_FILE", "", 1); /* empty: as unset */
   nn_config_source_find("", &s);
   assert_string_equal(s.path, "/env.conf");
   assert_string_equal(s.origin, "NCCL_NUMA_CONFIG");
   assert_int_equal(s.named, 1);
   assert_null(s.tuner_csv);
   setenv("NCCL_TUNER_CONFIG_FILE", "/rules.csv", 1);
-  nn_config_source_find("/arg.conf", &s);          /* the argument wins over the variable */
+  nn_config_source_find("/arg.conf", &s); /* the argument wins over the variable */
   assert_string_equal(s.path, "/arg.conf");
   assert_string_equal(s.origin, "--config");
   assert_string_equal(s.tuner_csv, "/rules.csv");
@@ -65,7 +65,7 @@ static void test_csv_merge(void **state) {
   struct nn_config_source s = {put("norules.conf", "gpu 0 bus=01:00.0 numa=0\n"), "--config", 1,
                                put("rules.csv", CSV)};
   assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, &culprit), NN_CFG_OK);
-  assert_int_equal(cfg->n_rules, 2);                  /* the mapping has none: the CSV's */
+  assert_int_equal(cfg->n_rules, 2); /* the mapping has none: the CSV's */
   assert_int_equal(cfg->rules[1].coll, NN_COLL_ALLGATHER);
   assert_string_equal(cfg->rules[0].file, s.tuner_csv);
   assert_int_equal(cfg->rules[0].line, 1);
@@ -73,7 +73,7 @@ static void test_csv_merge(void **state) {
   nn_config_free(cfg);
   s.path = put("rules.conf", "rule algo=ring\n");
   assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, &culprit), NN_CFG_OK);
-  assert_int_equal(cfg->n_rules, 1);                  /* the mapping's own rules win */
+  assert_int_equal(cfg->n_rules, 1); /* the mapping's own rules win */
   assert_string_equal(cfg->rules[0].file, s.path);
   nn_config_free(cfg);
   assert_int_equal(d.n, 0);
@@ -117,15 +117,16 @@ static void test_missing_files(void **state) {
   char missing[128];
   snprintf(missing, sizeof missing, "%s/none.conf", dir);
   struct nn_config_source s = {missing, "default", 0, NULL};
-  assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, NULL), NN_CFG_ABSENT);   /* quiet */
+  assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, NULL), NN_CFG_ABSENT); /* quiet */
   assert_int_equal(d.n, 0);
-  s.tuner_csv = put("only.csv", CSV);                 /* no mapping: the CSV's rules alone */
+  s.tuner_csv = put("only.csv", CSV); /* no mapping: the CSV's rules alone */
   assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, NULL), NN_CFG_OK);
   assert_int_equal(cfg->n_rules, 2);
   assert_int_equal(cfg->n_gpus, 0);
   nn_config_free(cfg);
   s = (struct nn_config_source){missing, "NCCL_NUMA_CONFIG", 1, NULL};
-  assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, NULL), NN_CFG_INVALID);  /* named: an error */
+  assert_int_equal(nn_config_resolve(&s, NULL, &cfg, &d, NULL),
+                   NN_CFG_INVALID); /* named: an error */
   assert_int_equal(d.n, 1);
   assert_non_null(strstr(d.msgs[0], "none.conf: cannot open"));
   nn_diag_clear(&d);
@@ -141,8 +142,8 @@ static void test_plugin_warn_names_the_csv(void **state) {
   assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
   nn_cache_warn_rejected(v, &test_logger, "pass-through");
   char want[1024];
-  snprintf(want, sizeof want, "nccl-numa: NCCL_TUNER_CONFIG_FILE %s (for config %s) rejected: pass-through",
-           csv, map);
+  snprintf(want, sizeof want,
+           "nccl-numa: NCCL_TUNER_CONFIG_FILE %s (for config %s) rejected: pass-through", csv, map);
   assert_string_equal(nn_test_last_warn, want);
   nn_cache_release(v);
   unsetenv("NCCL_NUMA_CONFIG");

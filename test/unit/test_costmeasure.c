@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_costmeasure.c - NCCL's predicted choice beside what a run measured
  * (cli/sweep/costmeasure.c): the model taken from NCCL's logged tuning table, what a run
- * directory's probe gives (or its absence says), the pci-latency estimate, and one size's prediction,
- * measurement and loss, on the synthetic calibrate run of test/fixtures/rundir-synthetic. */
+ * directory's probe gives (or its absence says), the pci-latency estimate, and one size's
+ * prediction, measurement and loss, on the synthetic calibrate run of
+ * test/fixtures/rundir-synthetic. */
 #include "nn_test.h"
 #include "nn_tuning_fixture.h"
 
@@ -14,12 +15,13 @@
 #define RUNDIR "test/fixtures/rundir-synthetic"
 
 /* The cell of the table named func/algo/proto, as nccltuning.h stores it. */
-static int cell(const struct nn_nccltuning *t, const char *func, const char *algo, const char *proto, float *lat,
-                float *bw) {
+static int cell(const struct nn_nccltuning *t, const char *func, const char *algo,
+                const char *proto, float *lat, float *bw) {
   for (int f = 0; f < t->n_funcs; f++)
     for (int a = 0; a < t->n_algos; a++)
       for (int p = 0; p < t->n_protos; p++)
-        if (!strcmp(t->funcs[f], func) && !strcmp(t->algos[a], algo) && !strcmp(t->protos[p], proto)) {
+        if (!strcmp(t->funcs[f], func) && !strcmp(t->algos[a], algo) &&
+            !strcmp(t->protos[p], proto)) {
           *lat = t->lat[f][a][p];
           *bw = t->bw[f][a][p];
           return t->enabled[f][a][p];
@@ -57,7 +59,7 @@ static void test_load(void **state) {
   assert_int_equal(nn_rundir_read(RUNDIR, &rd, err, sizeof err), 0);
   assert_int_equal(nn_costmeasure_load(&rd, 8, &m, why, sizeof why), 0);
   assert_int_equal(m.nranks, 8);
-  assert_int_equal(m.version_code, 22809);      /* the run's "nccl 2.28.9" */
+  assert_int_equal(m.version_code, 22809); /* the run's "nccl 2.28.9" */
   assert_true(m.bw[NN_COLL_ALLREDUCE][NN_ALGO_RING][NN_PROTO_SIMPLE] > 0);
   nn_rundir_free(&rd);
   assert_non_null(mkdtemp(dir));
@@ -65,7 +67,8 @@ static void test_load(void **state) {
   assert_int_equal(system(cmd), 0);
   assert_int_equal(nn_rundir_read(dir, &rd, err, sizeof err), 0);
   assert_int_equal(nn_costmeasure_load(&rd, 8, &m, why, sizeof why), -1);
-  assert_string_equal(why, "no runs/probe.out (calibrate writes it: a probe run with NCCL_DEBUG_SUBSYS=TUNING)");
+  assert_string_equal(
+    why, "no runs/probe.out (calibrate writes it: a probe run with NCCL_DEBUG_SUBSYS=TUNING)");
   nn_rundir_free(&rd);
   assert_int_equal(nn_test_remove_tree(dir), 0);
 }
@@ -109,7 +112,8 @@ static void test_point(void **state) {
   assert_true(pt.pred.algo == NN_ALGO_TREE || pt.pred.algo == NN_ALGO_RING);
   assert_non_null(pt.best_arm);
   assert_non_null(pt.pred_pt);
-  const struct nn_point *best = nn_rundir_series_point(nn_rundir_series_find(s, ns, pt.best_arm->name, "all_reduce"), 8);
+  const struct nn_point *best =
+    nn_rundir_series_point(nn_rundir_series_find(s, ns, pt.best_arm->name, "all_reduce"), 8);
   assert_ptr_equal(best, pt.best_pt);
   for (int i = 0; i < ns; i++) {
     const struct nn_point *p = nn_rundir_series_point(&s[i], 8);
@@ -123,7 +127,9 @@ static void test_point(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_from_tuning), cmocka_unit_test(test_load), cmocka_unit_test(test_pci_latency),
+    cmocka_unit_test(test_from_tuning),
+    cmocka_unit_test(test_load),
+    cmocka_unit_test(test_pci_latency),
     cmocka_unit_test(test_point),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,14 +18,19 @@ static const char *conf =
   "gpu 5 bus=0000:06:00.0 numa=1 sm=90\n"
   "gpu 6 bus=0000:07:00.0 numa=1 sm=90\n"
   "gpu 7 bus=0000:08:00.0 numa=1 sm=90\n"
-  "rule coll=allreduce bytes=64K-1M algo=tree proto=simple\n"   /* line 10: overrides NCCL */
+  "rule coll=allreduce bytes=64K-1M algo=tree proto=simple\n"  /* line 10: overrides NCCL */
   "rule coll=allreduce bytes=2M-4M algo=ring\n"                /* line 11: NCCL's own pick */
   "rule coll=allgather bytes=1K-4K proto=simple channels=2\n"; /* line 12 */
 
 /* 8 GPUs, gen5, 9.0, NCCL 2.28.9, NCCL's flat view: 2 x 24 GB/s ring and tree (oracle). */
 static void model(struct nn_cost_model *m) {
-  struct nn_cost_comm c = {.version_code = 22809, .nranks = 8, .nnodes = 1, .cc_min = 90, .cc_max = 90,
-                           .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+  struct nn_cost_comm c = {.version_code = 22809,
+                           .nranks = 8,
+                           .nnodes = 1,
+                           .cc_min = 90,
+                           .cc_max = 90,
+                           .cpu = NN_COST_CPU_X86_AMD,
+                           .ll128 = NN_COST_LL128_RULE};
   nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
   nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
   char err[128];
@@ -150,25 +155,29 @@ static void from_tuning_231(void **state) {
   struct nn_cost_choice ch;
   assert_int_equal(nn_costmeasure_from_tuning(&t, 23102, 8, &m, err, sizeof err), 0);
   assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
-  assert_int_equal(ch.proto, NN_PROTO_LL);                  /* 20.6 + 1 MiB / 13.7 GB/s */
+  assert_int_equal(ch.proto, NN_PROTO_LL); /* 20.6 + 1 MiB / 13.7 GB/s */
   assert_true(fabs(ch.time_us - 97.1) < 1.0);
   assert_true(nn_cost_time(&m, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, 1 << 20) < 0);
   assert_int_equal(nn_costmeasure_from_tuning(&t, 23100, 8, &m, err, sizeof err), 0);
   assert_int_equal(nn_cost_choose(&m, NN_COLL_ALLREDUCE, 1 << 20, &ch), 0);
-  assert_int_equal(ch.proto, NN_PROTO_LL128);               /* 49.0 + 1 MiB / 25.2 GB/s: 90.6 */
+  assert_int_equal(ch.proto, NN_PROTO_LL128); /* 49.0 + 1 MiB / 25.2 GB/s: 90.6 */
   assert_true(fabs(ch.time_us - 90.6) < 1.0);
   /* an enabled algorithm this model leaves out: no prediction */
-  const char *nvls =
-    "h:1:2 [0] NCCL INFO   Algorithm   |                            Ring                  |                            NVLS                  |\n"
-    "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |\n"
-    "h:1:2 [0] NCCL INFO     AllReduce |    20.6/  13.7 |    49.0/   0.0 |    88.2/  27.4 |     0.0/   0.0 |     0.0/   0.0 |    25.0/ 300.0 |\n";
-  assert_int_equal(nn_nccltuning_parse(nvls, strlen(nvls), &t, err, sizeof err), NN_NCCLTUNING_FOUND);
+  const char *nvls = "h:1:2 [0] NCCL INFO   Algorithm   |                            Ring          "
+                     "        |                            NVLS                  |\n"
+                     "h:1:2 [0] NCCL INFO   Protocol    |             LL |          LL128 |        "
+                     " Simple |             LL |          LL128 |         Simple |\n"
+                     "h:1:2 [0] NCCL INFO     AllReduce |    20.6/  13.7 |    49.0/   0.0 |    "
+                     "88.2/  27.4 |     0.0/   0.0 |     0.0/   0.0 |    25.0/ 300.0 |\n";
+  assert_int_equal(nn_nccltuning_parse(nvls, strlen(nvls), &t, err, sizeof err),
+                   NN_NCCLTUNING_FOUND);
   assert_int_equal(nn_costmeasure_from_tuning(&t, 22809, 8, &m, err, sizeof err), -1);
   assert_non_null(strstr(err, "NVLS"));
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(allreduce_bands), cmocka_unit_test(channels_and_print),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(allreduce_bands),
+                                     cmocka_unit_test(channels_and_print),
                                      cmocka_unit_test(from_tuning_231)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,8 @@ static void test_read(void **state) {
   assert_int_equal(nn_cpuinfo_read("test/fixtures/cpuinfo/amd-turin", vendor, &family, &model), 0);
   assert_string_equal(vendor, "AuthenticAMD");
   assert_int_equal(family, 26);
-  assert_int_equal(nn_cpuinfo_read("test/fixtures/cpuinfo/intel-emerald-rapids", vendor, &family, &model), 0);
+  assert_int_equal(
+    nn_cpuinfo_read("test/fixtures/cpuinfo/intel-emerald-rapids", vendor, &family, &model), 0);
   assert_string_equal(vendor, "GenuineIntel");
   assert_int_equal(family, 6);
   assert_int_equal(model, 207);

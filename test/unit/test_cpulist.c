@@ -18,8 +18,8 @@ static void test_parse_and_format(void **state) {
   assert_int_equal(nn_cpulist_parse("0-31", wide, err, sizeof err), 31);
   assert_int_equal(nn_cpumask_format(wide, 63, buf, sizeof buf), 17);
   assert_string_equal(buf, "00000000,ffffffff");
-  assert_int_equal(nn_cpumask_format(wide, 63, buf, 8), -1);   /* too small a buffer */
-  assert_int_equal(nn_cpulist_parse("4095", NULL, err, sizeof err), 4095);   /* mask may be NULL */
+  assert_int_equal(nn_cpumask_format(wide, 63, buf, 8), -1);               /* too small a buffer */
+  assert_int_equal(nn_cpulist_parse("4095", NULL, err, sizeof err), 4095); /* mask may be NULL */
 }
 
 static void expect_refused(const char *list, const char *why) {
@@ -37,6 +37,7 @@ static void test_refusals(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_parse_and_format), cmocka_unit_test(test_refusals)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_parse_and_format),
+                                     cmocka_unit_test(test_refusals)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

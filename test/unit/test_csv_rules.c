@@ -86,7 +86,8 @@ static void bad_file(void **state) {
   for (int i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.msgs[i]);
   assert_int_equal(d.n, (int)(sizeof want / sizeof want[0]));
   for (int i = 0; i < d.n; i++)
-    if (strncmp(d.msgs[i], want[i], strlen(want[i]))) fail_msg("got '%s', want '%s'", d.msgs[i], want[i]);
+    if (strncmp(d.msgs[i], want[i], strlen(want[i])))
+      fail_msg("got '%s', want '%s'", d.msgs[i], want[i]);
   nn_diag_clear(&d);
 }
 

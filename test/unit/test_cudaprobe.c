@@ -15,7 +15,8 @@ static int load_standin(void **state) {
   const char *build = getenv("NN_BUILD");
   snprintf(path, sizeof path, "%s/tools/libnn-fakecuda.so", build && *build ? build : "build");
   *state = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  if (!*state) fprintf(stderr, "cannot load the stand-in driver %s: %s (make tools)\n", path, dlerror());
+  if (!*state)
+    fprintf(stderr, "cannot load the stand-in driver %s: %s (make tools)\n", path, dlerror());
   return *state ? 0 : -1;
 }
 
@@ -36,11 +37,11 @@ static void test_probe(void **state) {
   setenv("NN_FAKECUDA_SM", "120", 1);
   assert_int_equal(nn_cudaprobe_sm(p, &gpu1), 120);
   struct nn_busid none = {.domain = 0xffff, .bus = 0xff, .dev = 0x1f, .func = 7};
-  assert_int_equal(nn_cudaprobe_sm(p, &none), 0);   /* no GPU at that bus: nothing known */
+  assert_int_equal(nn_cudaprobe_sm(p, &none), 0); /* no GPU at that bus: nothing known */
   assert_int_equal(nn_cudaprobe_can_peer(p, &gpu0, &gpu1), 1);
   assert_int_equal(nn_cudaprobe_can_peer(p, &gpu0, &none), -1);
   nn_cudaprobe_close(p);
-  setenv("NN_FAKECUDA", "nopeer", 1);   /* the VM case: the driver says no */
+  setenv("NN_FAKECUDA", "nopeer", 1); /* the VM case: the driver says no */
   p = nn_cudaprobe_open(why, sizeof why);
   assert_non_null(p);
   assert_int_equal(nn_cudaprobe_can_peer(p, &gpu0, &gpu1), 0);
@@ -51,13 +52,14 @@ static void test_probe(void **state) {
 static void test_init_fails(void **state) {
   (void)state;
   char why[256] = "";
-  setenv("NN_FAKECUDA", "no-such-mode", 1);   /* the stand-in's cuInit refuses it */
+  setenv("NN_FAKECUDA", "no-such-mode", 1); /* the stand-in's cuInit refuses it */
   assert_null(nn_cudaprobe_open(why, sizeof why));
   assert_string_equal(why, "driver present but cuInit failed (CUresult 1)");
   unsetenv("NN_FAKECUDA");
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_probe), cmocka_unit_test(test_init_fails)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_probe),
+                                     cmocka_unit_test(test_init_fails)};
   return cmocka_run_group_tests(tests, load_standin, unload_standin);
 }

@@ -10,11 +10,11 @@
 
 static void test_driver_not_loaded(void **state) {
   (void)state;
-  assert_null(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));   /* this test never loaded it */
+  assert_null(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)); /* this test never loaded it */
   assert_int_equal(nn_cudrv_current_sm(), 0);
   struct nn_busid bus[8];
   assert_int_equal(nn_cudrv_visible_busids(bus, 8), -1);
-  assert_null(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD));   /* and neither call did */
+  assert_null(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)); /* and neither call did */
 }
 
 int main(void) {

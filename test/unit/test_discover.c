@@ -24,7 +24,7 @@ static void test_interleaved(void **state) {
   static const char *order[] = {"01", "21", "41", "61", "81", "a1", "c1", "e1"};
   int k = 0;
   assert_int_equal(nn_discovery_gpu_count(&d), 8);
-  for (int i = 0; i < d.n_pcis; i++) {            /* GPUs come out in bus order, sockets alternating */
+  for (int i = 0; i < d.n_pcis; i++) { /* GPUs come out in bus order, sockets alternating */
     if (!d.pcis[i].is_gpu) continue;
     char want[16];
     snprintf(want, sizeof want, "0000:%s:00.0", order[k]);
@@ -35,8 +35,8 @@ static void test_interleaved(void **state) {
     k++;
   }
   assert_int_equal(k, 8);
-  assert_false(pci(&d, "01:00.1")->is_gpu);        /* the GPU's audio function */
-  assert_false(pci(&d, "03:00.0")->is_gpu);        /* a non-NVIDIA VGA */
+  assert_false(pci(&d, "01:00.1")->is_gpu); /* the GPU's audio function */
+  assert_false(pci(&d, "03:00.0")->is_gpu); /* a non-NVIDIA VGA */
   assert_int_equal(pci(&d, "03:00.0")->class_id, 0x0300);
   assert_null(pci(&d, "55:00.0"));
   assert_string_equal(d.cpu_vendor, "GenuineIntel");
@@ -53,7 +53,7 @@ static void test_interleaved(void **state) {
   assert_ptr_equal(nn_discovery_find_gpu_in_device(&d, &dev), pci(&d, "01:00.0"));
   assert_true(nn_discovery_has_device(&d, &dev));
   assert_int_equal(nn_busid_parse("31:00.0", &dev), 0);
-  assert_null(nn_discovery_find_gpu_in_device(&d, &dev));   /* a NIC */
+  assert_null(nn_discovery_find_gpu_in_device(&d, &dev)); /* a NIC */
   nn_discovery_free(&d);
 }
 
@@ -75,7 +75,7 @@ static void test_no_gpu_and_errors(void **state) {
   struct nn_discovery d = load(FIX "no-gpu.xml");
   char err[512];
   assert_int_equal(nn_discovery_gpu_count(&d), 0);
-  assert_int_equal(d.n_pcis, 1);                   /* the NIC (bridges are not PCI devices to hwloc) */
+  assert_int_equal(d.n_pcis, 1); /* the NIC (bridges are not PCI devices to hwloc) */
   nn_discovery_free(&d);
   assert_int_equal(nn_discovery_load(FIX "does-not-exist.xml", &d, err, sizeof err), -1);
   assert_string_equal(err, FIX "does-not-exist.xml: cannot open: No such file or directory");
@@ -83,7 +83,8 @@ static void test_no_gpu_and_errors(void **state) {
   setenv("HWLOC_XMLFILE", FIX "does-not-exist.xml", 1);
   assert_int_equal(nn_discovery_load(NULL, &d, err, sizeof err), -1);
   unsetenv("HWLOC_XMLFILE");
-  assert_string_equal(err, "HWLOC_XMLFILE: " FIX "does-not-exist.xml: cannot open: No such file or directory");
+  assert_string_equal(
+    err, "HWLOC_XMLFILE: " FIX "does-not-exist.xml: cannot open: No such file or directory");
 }
 
 static void test_busid_order(void **state) {
@@ -105,8 +106,10 @@ int main(void) {
   return 77;
 #endif
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_interleaved), cmocka_unit_test(test_vm_unknown),
-    cmocka_unit_test(test_no_gpu_and_errors), cmocka_unit_test(test_busid_order),
+    cmocka_unit_test(test_interleaved),
+    cmocka_unit_test(test_vm_unknown),
+    cmocka_unit_test(test_no_gpu_and_errors),
+    cmocka_unit_test(test_busid_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

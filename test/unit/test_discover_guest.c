@@ -7,9 +7,10 @@
 
 #define MARKER "# nccl-numa: host-side mapping\n"
 /* Two GPUs with non-contiguous hostpci numbers (the trailing comments carry them). */
-#define GAPS_MAP MARKER "cpu vendor=AuthenticAMD family=25 model=17\n"                                         \
-  "gpu 0 numa=0 host=0000:01:00.0   # hostpci2\n"                                                           \
-  "gpu 1 numa=1 host=0000:81:00.0   # hostpci9\n"
+#define GAPS_MAP \
+  MARKER "cpu vendor=AuthenticAMD family=25 model=17\n" \
+         "gpu 0 numa=0 host=0000:01:00.0   # hostpci2\n" \
+         "gpu 1 numa=1 host=0000:81:00.0   # hostpci9\n"
 
 /* A fake guest root: ROOT/sys as Linux lays out PCI devices and NUMA nodes. */
 struct guest_root {
@@ -28,7 +29,8 @@ static void make_dirs(const char *path) {
 }
 
 /* A device on root bus 0000:00; `chain` is "PORT" or "PORT/DEVICE". Returns its directory. */
-static const char *add_device(struct guest_root *g, const char *chain, const char *vendor, const char *cls) {
+static const char *add_device(struct guest_root *g, const char *chain, const char *vendor,
+                              const char *cls) {
   static char dir[400];
   char devices[128], link[640], target[512];
   const char *name = strrchr(chain, '/') ? strrchr(chain, '/') + 1 : chain;
@@ -50,8 +52,10 @@ static void add_port(struct guest_root *g, const char *id, int port_number) {
   unsigned char cfg[256] = {0};
   cfg[0x06] = 0x10;
   cfg[0x34] = 0x40;
-  cfg[0x40] = 0x11; cfg[0x41] = 0x50;
-  cfg[0x50] = 0x01; cfg[0x51] = 0x60;
+  cfg[0x40] = 0x11;
+  cfg[0x41] = 0x50;
+  cfg[0x50] = 0x01;
+  cfg[0x51] = 0x60;
   cfg[0x60] = 0x10;
   cfg[0x6f] = (unsigned char)port_number;
   char path[600];
@@ -128,17 +132,19 @@ static void test_matched_through_ports(void **state) {
   assert_int_equal(r.rc, 0);
   assert_int_equal(r.o.msgs.n, 0);
   char head[512];
-  snprintf(head, sizeof head, "# nccl-numa discover --guest: sysfs under %s, host map %s, 1970-01-01T00:00:00Z\n",
+  snprintf(head, sizeof head,
+           "# nccl-numa discover --guest: sysfs under %s, host map %s, 1970-01-01T00:00:00Z\n",
            g.dir, r.map);
   assert_memory_equal(r.text, head, strlen(head));
-  assert_string_equal(strstr(r.text, "cpu "),
-                      "cpu vendor=AuthenticAMD family=25 model=17\n"
-                      "# numa lines: guest NUMA node N is taken to be backed by host node N\n"
-                      "# (Proxmox numaN: hostnodes=N); check the VM config if it is not.\n"
-                      "numa 0 cpus=0-7\n"
-                      "numa 1 cpus=8-15\n"
-                      "gpu 0 bus=0000:01:00.0 numa=1 host=0000:81:00.0   # hostpci9, from the LnkCap port number\n"
-                      "gpu 1 bus=0000:02:00.0 numa=0 host=0000:01:00.0   # hostpci2, from the LnkCap port number\n");
+  assert_string_equal(
+    strstr(r.text, "cpu "),
+    "cpu vendor=AuthenticAMD family=25 model=17\n"
+    "# numa lines: guest NUMA node N is taken to be backed by host node N\n"
+    "# (Proxmox numaN: hostnodes=N); check the VM config if it is not.\n"
+    "numa 0 cpus=0-7\n"
+    "numa 1 cpus=8-15\n"
+    "gpu 0 bus=0000:01:00.0 numa=1 host=0000:81:00.0   # hostpci9, from the LnkCap port number\n"
+    "gpu 1 bus=0000:02:00.0 numa=0 host=0000:01:00.0   # hostpci2, from the LnkCap port number\n");
   run_done(&r);
   nn_test_remove_tree(g.dir);
 }
@@ -152,7 +158,8 @@ static void test_one_guest_node(void **state) {
   add_node(&g, 0, "0-15\n");
   run_guest(&r, &g, GAPS_MAP);
   assert_int_equal(r.rc, 0);
-  assert_non_null(strstr(r.text, "# the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host\n"));
+  assert_non_null(strstr(
+    r.text, "# the guest has 1 NUMA node: its CPUs are tied to no host socket, so each host\n"));
   assert_non_null(strstr(r.text, "\nnuma 0 cpus=0-15\nnuma 1 cpus=0-15\ngpu 0 "));
   run_done(&r);
   nn_test_remove_tree(g.dir);
@@ -172,10 +179,12 @@ static void test_unmatched_host_entry(void **state) {
   snprintf(want, sizeof want, "warning: %s:4: hostpci9 has no GPU in this guest", r.map);
   assert_int_equal(r.o.msgs.n, 1);
   assert_string_equal(r.o.msgs.msgs[0], want);
-  assert_non_null(strstr(r.text, "# the guest has no NUMA nodes: no numa lines, so NCCL gets no CPU affinity.\n"));
-  assert_string_equal(strstr(r.text, "# hostpci9 of"),
-                      "# hostpci9 of the host map has no GPU in this guest\n"
-                      "gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0   # hostpci2, from the LnkCap port number\n");
+  assert_non_null(strstr(
+    r.text, "# the guest has no NUMA nodes: no numa lines, so NCCL gets no CPU affinity.\n"));
+  assert_string_equal(
+    strstr(r.text, "# hostpci9 of"),
+    "# hostpci9 of the host map has no GPU in this guest\n"
+    "gpu 0 bus=0000:01:00.0 numa=0 host=0000:01:00.0   # hostpci2, from the LnkCap port number\n");
   run_done(&r);
   nn_test_remove_tree(g.dir);
 }
@@ -186,22 +195,25 @@ static void test_unmatchable_gpus(void **state) {
   struct guest_root g;
   char want[700];
   guest_root_make(&g);
-  add_port(&g, "0000:00:1c.0", 6);          /* says hostpci5, which the map lacks */
+  add_port(&g, "0000:00:1c.0", 6); /* says hostpci5, which the map lacks */
   add_gpu(&g, "0000:00:1c.0/0000:01:00.0");
   run_guest(&r, &g, GAPS_MAP);
   assert_int_equal(r.rc, -1);
   assert_int_equal(r.o.msgs.n, 1);
-  snprintf(want, sizeof want, "guest GPU 0000:01:00.0 is hostpci5 (LnkCap port number), which %s does not list", r.map);
+  snprintf(want, sizeof want,
+           "guest GPU 0000:01:00.0 is hostpci5 (LnkCap port number), which %s does not list",
+           r.map);
   assert_string_equal(r.o.msgs.msgs[0], want);
   assert_string_equal(r.text, "");
   run_done(&r);
-  add_gpu(&g, "0000:00:05.0");              /* on the root bus: no port to tell */
+  add_gpu(&g, "0000:00:05.0"); /* on the root bus: no port to tell */
   run_guest(&r, &g, GAPS_MAP);
   assert_int_equal(r.rc, -1);
-  assert_int_equal(r.o.msgs.n, 2);           /* in bus order, both said */
+  assert_int_equal(r.o.msgs.n, 2); /* in bus order, both said */
   assert_string_equal(r.o.msgs.msgs[1], want);
-  assert_string_equal(r.o.msgs.msgs[0], "guest GPU 0000:00:05.0: cannot tell its hostpci entry: it sits on the root "
-                                        "bus, not behind a PCIe root port (needs machine: q35 and pcie=1)");
+  assert_string_equal(r.o.msgs.msgs[0],
+                      "guest GPU 0000:00:05.0: cannot tell its hostpci entry: it sits on the root "
+                      "bus, not behind a PCIe root port (needs machine: q35 and pcie=1)");
   run_done(&r);
   nn_test_remove_tree(g.dir);
 }
@@ -233,8 +245,11 @@ static void test_host_map_errors(void **state) {
   run_guest(&r, &g, "cpu vendor=AuthenticAMD family=25 model=17\ngpu 0 numa=0 host=0000:01:00.0\n");
   assert_int_equal(r.rc, -1);
   assert_int_equal(r.o.msgs.n, 1);
-  snprintf(want, sizeof want, "%s: not a host-side mapping (no \"# nccl-numa: host-side mapping\" line); make one on "
-           "the Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf", r.map);
+  snprintf(
+    want, sizeof want,
+    "%s: not a host-side mapping (no \"# nccl-numa: host-side mapping\" line); make one on "
+    "the Proxmox host with: nccl-numa discover --proxmox-vm /etc/pve/qemu-server/<vmid>.conf",
+    r.map);
   assert_string_equal(r.o.msgs.msgs[0], want);
   run_done(&r);
   run_guest(&r, &g, MARKER "gpu 0 numa=x host=0000:01:00.0\n");
@@ -263,10 +278,11 @@ static void test_sysfs_errors(void **state) {
   run_guest(&r, &g, GAPS_MAP);
   assert_int_equal(r.rc, -1);
   assert_int_equal(r.o.msgs.n, 1);
-  snprintf(want, sizeof want, "%s/sys/bus/pci/devices: cannot read: No such file or directory", g.dir);
+  snprintf(want, sizeof want, "%s/sys/bus/pci/devices: cannot read: No such file or directory",
+           g.dir);
   assert_string_equal(r.o.msgs.msgs[0], want);
   run_done(&r);
-  add_port(&g, "0000:00:1c.2", 3);          /* a port, but no GPU behind it */
+  add_port(&g, "0000:00:1c.2", 3); /* a port, but no GPU behind it */
   run_guest(&r, &g, GAPS_MAP);
   assert_int_equal(r.rc, -1);
   assert_int_equal(r.o.msgs.n, 1);
@@ -279,8 +295,8 @@ static void test_sysfs_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matched_through_ports), cmocka_unit_test(test_one_guest_node),
-    cmocka_unit_test(test_unmatched_host_entry), cmocka_unit_test(test_unmatchable_gpus),
-    cmocka_unit_test(test_two_gpus_one_entry), cmocka_unit_test(test_host_map_errors),
+    cmocka_unit_test(test_unmatched_host_entry),  cmocka_unit_test(test_unmatchable_gpus),
+    cmocka_unit_test(test_two_gpus_one_entry),    cmocka_unit_test(test_host_map_errors),
     cmocka_unit_test(test_sysfs_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,9 @@ enum { LL = 0, LL128, SIMPLE };
 #define NCCL_STEPS 8
 #define CHUNKSTEPS_RING_SIMPLE (NCCL_STEPS / 2)
 
-static long grain(int proto) { return proto == LL ? 16 : proto == SIMPLE ? 512 : 32 * 8 / 16 * 15 * 8; }
+static long grain(int proto) {
+  return proto == LL ? 16 : proto == SIMPLE ? 512 : 32 * 8 / 16 * 15 * 8;
+}
 
 /* The collective chunk NCCL makes of a buffer of `buff` bytes (before any tuner). */
 static long coll_chunk(long buff, int proto, int ring) {
@@ -44,9 +46,11 @@ static long lowest(const char *name) {
   if (nn_env_number_range(name, &lo, &hi)) fail_msg("%s takes no number range", name);
   char v[32], why[640];
   snprintf(v, sizeof v, "%lld", lo);
-  if (nn_env_value_refusal(name, v, why, sizeof why)) fail_msg("%s=%s, its own floor, refused: %s", name, v, why);
+  if (nn_env_value_refusal(name, v, why, sizeof why))
+    fail_msg("%s=%s, its own floor, refused: %s", name, v, why);
   snprintf(v, sizeof v, "%lld", lo - 1);
-  if (!nn_env_value_refusal(name, v, why, sizeof why)) fail_msg("%s=%s, below the floor, served", name, v);
+  if (!nn_env_value_refusal(name, v, why, sizeof why))
+    fail_msg("%s=%s, below the floor, served", name, v);
   return (long)lo;
 }
 
@@ -61,42 +65,45 @@ static void test_buffer_floors(void **state) {
     for (int ring = 0; ring < 2; ring++) {
       long chunk = coll_chunk(lo, p, ring);
       if (chunk < grain(p)) fail_msg("%s=%ld: a chunk of %ld bytes", names[p], lo, chunk);
-      print_message("%s floor %ld: %s chunk %ld bytes (%ld grains)\n", names[p], lo, ring ? "ring" : "tree",
-                    chunk, chunk / grain(p));
+      print_message("%s floor %ld: %s chunk %ld bytes (%ld grains)\n", names[p], lo,
+                    ring ? "ring" : "tree", chunk, chunk / grain(p));
     }
     assert_true(coll_chunk(nccl_min[p], p, 0) > 0);
     assert_int_equal(coll_chunk(nccl_min[p] - 1, p, 0), 0);
-    assert_true(lo >= 4 * nccl_min[p]);   /* with margin */
+    assert_true(lo >= 4 * nccl_min[p]); /* with margin */
   }
 }
 
 static void test_p2p_floors(void **state) {
   (void)state;
   long simple = lowest("NCCL_BUFFSIZE");
-  static const char *const names[] = {"NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE",
-                                      "NCCL_CHUNK_SIZE"};
+  static const char *const names[] = {"NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE",
+                                      "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_CHUNK_SIZE"};
   for (int i = 0; i < 4; i++) {
     long lo = lowest(names[i]);
     for (int multi = 0; multi < 2; multi++) {
       long part = p2p_part(lo, simple, multi);
-      if (part < 512) fail_msg("%s=%ld with NCCL_BUFFSIZE=%ld: a part of %ld bytes", names[i], lo, simple, part);
+      if (part < 512)
+        fail_msg("%s=%ld with NCCL_BUFFSIZE=%ld: a part of %ld bytes", names[i], lo, simple, part);
     }
-    assert_true(lo / 4 >= grain(SIMPLE));   /* a small network send's quarter chunk */
+    assert_true(lo / 4 >= grain(SIMPLE)); /* a small network send's quarter chunk */
   }
-  assert_int_equal(p2p_part(7, 1L << 22, 0), 0);   /* what the floor keeps out */
+  assert_int_equal(p2p_part(7, 1L << 22, 0), 0); /* what the floor keeps out */
 }
 
 static void test_work_fifo_floor(void **state) {
   (void)state;
   long lo = lowest("NCCL_WORK_FIFO_BYTES");
   assert_true((lo & (lo - 1)) == 0);
-  assert_true(lo / 2 >= 16 * 1024);   /* a plan's half leaves room for its work */
+  assert_true(lo / 2 >= 16 * 1024); /* a plan's half leaves room for its work */
   char why[640];
-  assert_non_null(nn_env_value_refusal("NCCL_WORK_FIFO_BYTES", "98304", why, sizeof why));   /* 96 KiB */
+  assert_non_null(
+    nn_env_value_refusal("NCCL_WORK_FIFO_BYTES", "98304", why, sizeof why)); /* 96 KiB */
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_buffer_floors), cmocka_unit_test(test_p2p_floors),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_buffer_floors),
+                                     cmocka_unit_test(test_p2p_floors),
                                      cmocka_unit_test(test_work_fifo_floor)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

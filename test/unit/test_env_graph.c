@@ -13,9 +13,12 @@ static char base[64];
 static char infos[8192];
 static int n_infos;
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   char one[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -35,7 +38,8 @@ static void driver_root(void) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/proc/driver/nvidia'", dir, dir);
   assert_int_equal(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "%s/proc/driver/nvidia", dir);
-  nn_test_put_file(cmd, "version", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+  nn_test_put_file(cmd, "version",
+                   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
                    "Release Build  (dvs-builder@U16-I2)  Thu Sep 25 2025\n");
   setenv("NCCL_NUMA_DRIVER_ROOT", dir, 1);
 }
@@ -45,9 +49,9 @@ static int setup(void **state) {
   snprintf(base, sizeof base, "/tmp/nn-envgraph-XXXXXX");
   if (!mkdtemp(base)) return -1;
   setenv("XDG_RUNTIME_DIR", base, 1);
-  static const char *const clear[] = {"NCCL_NUMA_LOG_FILE", "NCCL_TUNER_CONFIG_FILE", "NCCL_P2P_LEVEL",
-                                      "NCCL_P2P_DISABLE", "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF",
-                                      "PYTORCH_ALLOC_CONF"};
+  static const char *const clear[] = {
+    "NCCL_NUMA_LOG_FILE",  "NCCL_TUNER_CONFIG_FILE",  "NCCL_P2P_LEVEL",    "NCCL_P2P_DISABLE",
+    "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"};
   for (size_t i = 0; i < sizeof clear / sizeof clear[0]; i++) unsetenv(clear[i]);
   unsetenv("CUDA_VISIBLE_DEVICES");
   driver_root();
@@ -91,8 +95,9 @@ static void test_served_with_p2p_and_expandable(void **state) {
   (void)state;
   assert_string_equal(graph_register("on", OK, "expandable_segments:True"), "0");
   assert_int_equal(n_infos, 1);
-  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line 3) is served and "
-                                "PYTORCH_CUDA_ALLOC_CONF turns on expandable_segments"));
+  assert_non_null(strstr(infos,
+                         "NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line 3) is served and "
+                         "PYTORCH_CUDA_ALLOC_CONF turns on expandable_segments"));
   assert_non_null(strstr(infos, "pytorch/pytorch#158029"));
   /* among other options, in PyTorch's newer variable */
   setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:256, expandable_segments:true", 1);
@@ -105,8 +110,8 @@ static void test_not_served_without_expandable(void **state) {
   (void)state;
   assert_string_equal(graph_register("off", OK, NULL), "(unset)");
   assert_string_equal(graph_register("false", OK, "expandable_segments:False"), "(unset)");
-  assert_string_equal(graph_register("last", OK, "expandable_segments:True,expandable_segments:False"),
-                      "(unset)");
+  assert_string_equal(
+    graph_register("last", OK, "expandable_segments:True,expandable_segments:False"), "(unset)");
   assert_int_equal(n_infos, 0);
 }
 
@@ -123,7 +128,8 @@ static void test_not_served_without_p2p(void **state) {
   /* an ok line not served to this process: written before gpus= and driver= were recorded,
    * or tested on another driver */
   assert_string_equal(graph_register("old", "p2p ok level=SYS\n", seg), "(unset)");
-  assert_string_equal(graph_register("drv", "p2p ok gpus=0-1 driver=570.1 xproc=ok\n", seg), "(unset)");
+  assert_string_equal(graph_register("drv", "p2p ok gpus=0-1 driver=570.1 xproc=ok\n", seg),
+                      "(unset)");
   assert_int_equal(n_infos, 0);
 }
 
@@ -134,7 +140,8 @@ static void test_user_and_mapping_win(void **state) {
   assert_string_equal(graph_register("user", OK, seg), "1");
   unsetenv("NCCL_GRAPH_REGISTER");
   assert_int_equal(n_infos, 1);
-  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=1 is set in the environment: the user's value wins"));
+  assert_non_null(
+    strstr(infos, "NCCL_GRAPH_REGISTER=1 is set in the environment: the user's value wins"));
   assert_string_equal(graph_register("mapped", OK "env NCCL_GRAPH_REGISTER=1\n", seg), "1");
   assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=1 from the mapping's env line wins"));
 }
@@ -145,7 +152,8 @@ static void test_allocconf_parse(void **state) {
   assert_int_equal(nn_allocconf_expandable(""), 0);
   assert_int_equal(nn_allocconf_expandable("expandable_segments:True"), 1);
   assert_int_equal(nn_allocconf_expandable("backend:native,roundup_power2_divisions:[64:8,>:1],"
-                                           " expandable_segments : True "), 1);
+                                           " expandable_segments : True "),
+                   1);
   assert_int_equal(nn_allocconf_expandable("expandable_segments:False"), 0);
   assert_int_equal(nn_allocconf_expandable("expandable_segments_x:True"), 0);
   assert_int_equal(nn_allocconf_expandable("expandable_segments"), 0);
@@ -153,11 +161,11 @@ static void test_allocconf_parse(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_served_with_p2p_and_expandable),
-      cmocka_unit_test(test_not_served_without_expandable),
-      cmocka_unit_test(test_not_served_without_p2p),
-      cmocka_unit_test(test_user_and_mapping_win),
-      cmocka_unit_test(test_allocconf_parse),
+    cmocka_unit_test(test_served_with_p2p_and_expandable),
+    cmocka_unit_test(test_not_served_without_expandable),
+    cmocka_unit_test(test_not_served_without_p2p),
+    cmocka_unit_test(test_user_and_mapping_win),
+    cmocka_unit_test(test_allocconf_parse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,28 +11,30 @@
 #include "env.h"
 #include "nccl_abi.h"
 
-static const char *MAPPING =
-    "env NCCL_NET_PLUGIN=/tmp/evil.so\n"
-    "env NCCL_PROFILER_PLUGIN=/tmp/evil.so\n"
-    "env NCCL_TUNER_PLUGIN=/tmp/evil.so\n"
-    "env NCCL_COMM_ID=203.0.113.7:5555\n"
-    "env NCCL_DEBUG_FILE=/etc/ld.so.preload\n"
-    "env NCCL_TOPO_DUMP_FILE=/etc/ld.so.preload\n"
-    "env NCCL_TOPO_FILE=/tmp/evil.xml\n"
-    "env NCCL_SOCKET_IFNAME=lo\n"
-    "env NCCL_P2P_LEVEL=SYS\n";
-static const char *const refused[] = {"NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_TUNER_PLUGIN",
-                                      "NCCL_COMM_ID", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE",
-                                      "NCCL_TOPO_FILE"};
+static const char *MAPPING = "env NCCL_NET_PLUGIN=/tmp/evil.so\n"
+                             "env NCCL_PROFILER_PLUGIN=/tmp/evil.so\n"
+                             "env NCCL_TUNER_PLUGIN=/tmp/evil.so\n"
+                             "env NCCL_COMM_ID=203.0.113.7:5555\n"
+                             "env NCCL_DEBUG_FILE=/etc/ld.so.preload\n"
+                             "env NCCL_TOPO_DUMP_FILE=/etc/ld.so.preload\n"
+                             "env NCCL_TOPO_FILE=/tmp/evil.xml\n"
+                             "env NCCL_SOCKET_IFNAME=lo\n"
+                             "env NCCL_P2P_LEVEL=SYS\n";
+static const char *const refused[] = {
+  "NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_COMM_ID",
+  "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE",  "NCCL_TOPO_FILE"};
 #define N_REFUSED ((int)(sizeof refused / sizeof refused[0]))
 
 static char base[64], conf[128];
 static char warns[16384];
 static int n_warns;
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level != NN_NCCL_LOG_WARN) return;
   size_t len = strlen(warns);
   va_list ap;
@@ -69,11 +71,12 @@ static int teardown(void **state) {
 
 static void test_refused_not_served(void **state) {
   (void)state;
-  for (int comm = 0; comm < 3; comm++) {   /* three communicators of one process */
+  for (int comm = 0; comm < 3; comm++) { /* three communicators of one process */
     assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
-    assert_null(nn_env_get("NCCL_TOPO_FILE"));   /* no GPUs: nothing generated, the line not served */
+    assert_null(nn_env_get("NCCL_TOPO_FILE")); /* no GPUs: nothing generated, the line not served */
     for (int i = 0; i < N_REFUSED; i++)
-      if (nn_env_get(refused[i])) fail_msg("%s served from the mapping: %s", refused[i], nn_env_get(refused[i]));
+      if (nn_env_get(refused[i]))
+        fail_msg("%s served from the mapping: %s", refused[i], nn_env_get(refused[i]));
     assert_string_equal(nn_env_get("NCCL_SOCKET_IFNAME"), "lo");
     assert_string_equal(nn_env_get("NCCL_P2P_LEVEL"), "SYS");
   }
@@ -81,7 +84,8 @@ static void test_refused_not_served(void **state) {
   assert_int_equal(n_warns, N_REFUSED);
   for (int i = 0; i < N_REFUSED; i++) {
     char want[256];
-    snprintf(want, sizeof want, "nccl-numa: %s:%d: env: %s refused, not served: ", conf, i + 1, refused[i]);
+    snprintf(want, sizeof want, "nccl-numa: %s:%d: env: %s refused, not served: ", conf, i + 1,
+             refused[i]);
     if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
   }
   assert_non_null(strstr(warns, "the rest of the file applies"));
@@ -112,19 +116,23 @@ static void test_bad_value_not_served(void **state) {
   n_warns = 0;
   for (int comm = 0; comm < 2; comm++) {
     assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
-    if (nn_env_get("NCCL_SOCKET_IFNAME")) fail_msg("served %.40s...", nn_env_get("NCCL_SOCKET_IFNAME"));
+    if (nn_env_get("NCCL_SOCKET_IFNAME"))
+      fail_msg("served %.40s...", nn_env_get("NCCL_SOCKET_IFNAME"));
     assert_null(nn_env_get("NCCL_IB_SL"));
-    assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_0:1");   /* proves the file was read */
+    assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_0:1"); /* proves the file was read */
   }
   assert_int_equal(n_warns, 2);
   char want[256];
   snprintf(want, sizeof want, "nccl-numa: %s:1: env: NCCL_SOCKET_IFNAME='AAAA", path);
   if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
-  assert_non_null(strstr(warns, "longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
-  snprintf(want, sizeof want, "%s:3: env: NCCL_IB_SL='99' refused, not served: NCCL_IB_SL takes decimal digits, "
-           "0 to 15", path);
+  assert_non_null(
+    strstr(warns, "longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
+  snprintf(want, sizeof want,
+           "%s:3: env: NCCL_IB_SL='99' refused, not served: NCCL_IB_SL takes decimal digits, "
+           "0 to 15",
+           path);
   if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
-  assert_true(strlen(warns) < 2000);   /* the value is quoted short, never whole */
+  assert_true(strlen(warns) < 2000); /* the value is quoted short, never whole */
   assert_int_equal(nn_env_finalize(), 0);
   setenv("NCCL_NUMA_CONFIG", conf, 1);
 }
@@ -144,7 +152,8 @@ static void test_served_by_release(void **state) {
   snprintf(rel, sizeof rel, "%s/rel.conf", base);
   FILE *f = fopen(rel, "w");
   assert_non_null(f);
-  fputs("env NCCL_SHM_MEMCPY_MODE=1\nenv NCCL_IB_HCA=mlx5_1::0:0\nenv NCCL_NET_MERGE_POLICY=RAIL\n", f);
+  fputs("env NCCL_SHM_MEMCPY_MODE=1\nenv NCCL_IB_HCA=mlx5_1::0:0\nenv NCCL_NET_MERGE_POLICY=RAIL\n",
+        f);
   fclose(f);
   setenv("NCCL_NUMA_CONFIG", rel, 1);
   const char *names[] = {"NCCL_SHM_MEMCPY_MODE", "NCCL_IB_HCA", "NCCL_NET_MERGE_POLICY"};
@@ -152,17 +161,20 @@ static void test_served_by_release(void **state) {
   warns[0] = 0;
   for (int comm = 0; comm < 2; comm++) assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
   assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
-  assert_null(nn_env_get("NCCL_IB_HCA"));                         /* 2.28.9 would read port 0 */
-  assert_string_equal(nn_env_get("NCCL_NET_MERGE_POLICY"), "RAIL");  /* ignored by 2.28.9 */
+  assert_null(nn_env_get("NCCL_IB_HCA"));                           /* 2.28.9 would read port 0 */
+  assert_string_equal(nn_env_get("NCCL_NET_MERGE_POLICY"), "RAIL"); /* ignored by 2.28.9 */
   assert_int_equal(count(warns, "rel.conf:2: env: NCCL 2.28.9 reads an empty port"), 1);
-  assert_int_equal(count(warns, "rel.conf:3: env: NCCL 2.28.9 does not read NCCL_NET_MERGE_POLICY"), 1);
+  assert_int_equal(count(warns, "rel.conf:3: env: NCCL 2.28.9 does not read NCCL_NET_MERGE_POLICY"),
+                   1);
   assert_int_equal(count(warns, "NCCL_SHM_MEMCPY_MODE"), 0);
   nn_env_finalize();
   warns[0] = 0;
   assert_int_equal(nn_env_init(2, 30, 7, "", logger, 2), 0);
   assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_1::0:0");
   assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
-  assert_int_equal(count(warns, "rel.conf:1: env: NCCL 2.30.7 no longer reads NCCL_SHM_MEMCPY_MODE: served, and ignored"), 1);
+  assert_int_equal(count(warns, "rel.conf:1: env: NCCL 2.30.7 no longer reads "
+                                "NCCL_SHM_MEMCPY_MODE: served, and ignored"),
+                   1);
   assert_int_equal(count(warns, "env: NCCL 2.30.7"), 1);
   nn_env_finalize();
   setenv("NCCL_NUMA_CONFIG", conf, 1);

@@ -11,21 +11,25 @@
 #include "nccl_model.h"
 
 /* note of release `code` for NAME=value: serve and the note's text ("" for none). */
-static const char *note_of(int code, const char *name, const char *value, const char *release, int *serve) {
+static const char *note_of(int code, const char *name, const char *value, const char *release,
+                           int *serve) {
   static char buf[640];
-  const char *n = nn_env_release_note(name, value, nn_nccl_release_find(code, NULL), release, serve, buf, sizeof buf);
+  const char *n = nn_env_release_note(name, value, nn_nccl_release_find(code, NULL), release, serve,
+                                      buf, sizeof buf);
   return n ? n : "";
 }
 
 static void test_release_notes(void **state) {
   (void)state;
   int serve, old = NN_NCCL_VERSION(2, 28, 9), new = NN_NCCL_VERSION(2, 30, 7);
-  assert_non_null(strstr(note_of(old, "NCCL_IB_HCA", "mlx5_1::0:0", "2.28.9", &serve), "NCCL 2.28.9 reads an empty port"));
+  assert_non_null(strstr(note_of(old, "NCCL_IB_HCA", "mlx5_1::0:0", "2.28.9", &serve),
+                         "NCCL 2.28.9 reads an empty port"));
   assert_int_equal(serve, 0);
   assert_string_equal(note_of(old, "NCCL_IB_HCA", "mlx5_0:1:0:1", "2.28.9", &serve), "");
   assert_int_equal(serve, 1);
   assert_string_equal(note_of(new, "NCCL_IB_HCA", "mlx5_1::0:0", "2.30.7", &serve), "");
-  assert_non_null(strstr(note_of(old, "NCCL_CTA_POLICY", "ZERO", "2.28.9", &serve), "only as a number"));
+  assert_non_null(
+    strstr(note_of(old, "NCCL_CTA_POLICY", "ZERO", "2.28.9", &serve), "only as a number"));
   assert_int_equal(serve, 0);
   assert_string_equal(note_of(old, "NCCL_CTA_POLICY", "2", "2.28.9", &serve), "");
   assert_string_equal(note_of(new, "NCCL_CTA_POLICY", "ZERO", "2.30.7", &serve), "");
@@ -55,17 +59,21 @@ static void test_release_facts_in_order(void **state) {
     for (int r = 1; r < n; r++) {
       int before = *(const int *)(const void *)((const char *)&t[r - 1] + fact);
       int now = *(const int *)(const void *)((const char *)&t[r] + fact);
-      if (before && !now) fail_msg("%s: the fact is set for row %d but not for row %d", nn_env_allowed_name(i), r - 1, r);
+      if (before && !now)
+        fail_msg("%s: the fact is set for row %d but not for row %d", nn_env_allowed_name(i), r - 1,
+                 r);
     }
   }
-  assert_int_equal(facts, 4);   /* NETDEVS_POLICY, NET_MERGE_POLICY, SHM_MEMCPY_MODE, SHM_USE_CUDA_MEMCPY */
+  assert_int_equal(facts,
+                   4); /* NETDEVS_POLICY, NET_MERGE_POLICY, SHM_MEMCPY_MODE, SHM_USE_CUDA_MEMCPY */
   assert_true(nn_nccl_release_since(offsetof(struct nn_nccl_release, env_ib_hca_rail)) > 0);
   assert_true(nn_nccl_release_since(offsetof(struct nn_nccl_release, env_cta_policy_names)) > 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_release_notes), cmocka_unit_test(test_release_facts_in_order),
+    cmocka_unit_test(test_release_notes),
+    cmocka_unit_test(test_release_facts_in_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

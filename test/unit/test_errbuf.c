@@ -14,9 +14,9 @@ static void test_set(void **state) {
   assert_int_equal(strlen(err), sizeof err - 1);
   assert_memory_equal(err, "a message longe", sizeof err);
   char one[1] = {'x'};
-  nn_errbuf_set(one, 0, "%s", "nothing");   /* errsz 0: not touched */
+  nn_errbuf_set(one, 0, "%s", "nothing"); /* errsz 0: not touched */
   assert_int_equal(one[0], 'x');
-  nn_errbuf_set(NULL, 8, "%s", "nothing");  /* no buffer: no crash, nothing written */
+  nn_errbuf_set(NULL, 8, "%s", "nothing"); /* no buffer: no crash, nothing written */
 }
 
 int main(void) {

@@ -29,7 +29,8 @@ static void test_whole_buffer(void **state) {
     char buf[4096];
     unsigned sum = 0;
     while ((n = read(p[0], buf, sizeof buf)) > 0)
-      for (ssize_t k = 0; k < n; k++, got++) sum += (unsigned char)buf[k] ^ (unsigned char)(char)(got * 7);
+      for (ssize_t k = 0; k < n; k++, got++)
+        sum += (unsigned char)buf[k] ^ (unsigned char)(char)(got * 7);
     _exit(got == N && sum == 0 ? 0 : 1);
   }
   close(p[0]);
@@ -63,6 +64,7 @@ static void test_file_size_limit(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_whole_buffer), cmocka_unit_test(test_file_size_limit)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_whole_buffer),
+                                     cmocka_unit_test(test_file_size_limit)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static int setup(void **state) {
   if (mkfifo(p, 0600)) return -1;
   path_of(q, sizeof q, "big");
   int fd = open(q, O_WRONLY | O_CREAT, 0600);
-  if (fd < 0 || ftruncate(fd, 3 << 20)) return -1;   /* sparse: no disk used */
+  if (fd < 0 || ftruncate(fd, 3 << 20)) return -1; /* sparse: no disk used */
   close(fd);
   return 0;
 }
@@ -65,18 +65,19 @@ static void test_regular(void **state) {
   char p[128];
   path_of(p, sizeof p, "a.txt");
   expect(p, 0, 1 << 20, 0, "hello\n");
-  expect(p, 0, 6, 0, "hello\n");                   /* exactly the cap */
+  expect(p, 0, 6, 0, "hello\n"); /* exactly the cap */
   expect(p, 0, 5, -1, "file is 6 bytes, over the 5 bytes limit: refused");
   path_of(p, sizeof p, "link.txt");
-  expect(p, 0, 1 << 20, 0, "hello\n");             /* links are followed unless told */
+  expect(p, 0, 1 << 20, 0, "hello\n"); /* links are followed unless told */
 }
 
 static void test_special_files_refused(void **state) {
   (void)state;
   char p[128];
   path_of(p, sizeof p, "fifo");
-  expect(p, 0, 1 << 20, -1, "cannot open: a FIFO, not a regular file: refused");   /* no hang */
-  expect("/dev/zero", 0, 1 << 20, -1, "/dev/zero: cannot open: a character device, not a regular file");
+  expect(p, 0, 1 << 20, -1, "cannot open: a FIFO, not a regular file: refused"); /* no hang */
+  expect("/dev/zero", 0, 1 << 20, -1,
+         "/dev/zero: cannot open: a character device, not a regular file");
   expect(dir, 0, 1 << 20, -1, "cannot open: a directory, not a regular file");
   path_of(p, sizeof p, "big");
   expect(p, 0, 1 << 20, -1, "file is 3145728 bytes, over the 1 MiB limit: refused");
@@ -91,7 +92,8 @@ static void test_proc_files(void **state) {
   (void)state;
   char *buf = NULL, err[256];
   size_t len = 0;
-  assert_int_equal(nn_file_read(AT_FDCWD, "/proc/self/status", 0, 1 << 20, &buf, &len, err, sizeof err), 0);
+  assert_int_equal(
+    nn_file_read(AT_FDCWD, "/proc/self/status", 0, 1 << 20, &buf, &len, err, sizeof err), 0);
   assert_non_null(strstr(buf, "Pid:"));
   assert_int_equal(strlen(buf), len);
   free(buf);
@@ -107,10 +109,13 @@ static void test_links_and_beneath(void **state) {
   assert_true(dfd >= 0);
   char *buf = NULL, err[256] = "";
   size_t len = 0;
-  assert_int_equal(nn_file_read(dfd, "sub/b.txt", NN_FILE_BENEATH, 1 << 20, &buf, &len, err, sizeof err), 0);
+  assert_int_equal(
+    nn_file_read(dfd, "sub/b.txt", NN_FILE_BENEATH, 1 << 20, &buf, &len, err, sizeof err), 0);
   assert_string_equal(buf, "beneath\n");
   free(buf);
-  static const struct { const char *path, *want; } bad[] = {
+  static const struct {
+    const char *path, *want;
+  } bad[] = {
     {"link.txt", "symbolic link"},
     {"linkdir/b.txt", "symbolic link or not a directory"},
     {"a.txt/x", "symbolic link or not a directory"},
@@ -121,7 +126,8 @@ static void test_links_and_beneath(void **state) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     err[0] = 0;
-    assert_int_equal(nn_file_read(dfd, bad[i].path, NN_FILE_BENEATH, 1 << 20, &buf, &len, err, sizeof err), -1);
+    assert_int_equal(
+      nn_file_read(dfd, bad[i].path, NN_FILE_BENEATH, 1 << 20, &buf, &len, err, sizeof err), -1);
     if (!strstr(err, bad[i].want)) fail_msg("%s: '%s' lacks '%s'", bad[i].path, err, bad[i].want);
   }
   close(dfd);
@@ -174,12 +180,9 @@ static void test_fopen(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_regular),
-    cmocka_unit_test(test_special_files_refused),
-    cmocka_unit_test(test_proc_files),
-    cmocka_unit_test(test_links_and_beneath),
-    cmocka_unit_test(test_bare_and_kind),
-    cmocka_unit_test(test_fopen),
+    cmocka_unit_test(test_regular),       cmocka_unit_test(test_special_files_refused),
+    cmocka_unit_test(test_proc_files),    cmocka_unit_test(test_links_and_beneath),
+    cmocka_unit_test(test_bare_and_kind), cmocka_unit_test(test_fopen),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

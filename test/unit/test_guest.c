@@ -8,10 +8,14 @@ static void image(unsigned char *cfg, size_t len, int port) {
   memset(cfg, 0, len);
   cfg[0x06] = 0x10;
   cfg[0x34] = 0x40;
-  cfg[0x40] = 0x11; cfg[0x41] = 0x50;
-  cfg[0x50] = 0x01; cfg[0x51] = 0x60;
-  cfg[0x60] = 0x10; cfg[0x61] = 0x00;
-  cfg[0x6c] = 0x05; cfg[0x6d] = 0x01;   /* speed and width bits, not the port */
+  cfg[0x40] = 0x11;
+  cfg[0x41] = 0x50;
+  cfg[0x50] = 0x01;
+  cfg[0x51] = 0x60;
+  cfg[0x60] = 0x10;
+  cfg[0x61] = 0x00;
+  cfg[0x6c] = 0x05;
+  cfg[0x6d] = 0x01; /* speed and width bits, not the port */
   cfg[0x6f] = (unsigned char)port;
 }
 
@@ -22,27 +26,27 @@ static void test_port_number(void **state) {
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 7);
   image(cfg, sizeof cfg, 200);
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 200);
-  assert_int_equal(nn_guest_config_port_number(cfg, 64), -1);      /* unprivileged read: 64 bytes */
-  assert_int_equal(nn_guest_config_port_number(cfg, 0x6f), -1);    /* capability cut short */
+  assert_int_equal(nn_guest_config_port_number(cfg, 64), -1);   /* unprivileged read: 64 bytes */
+  assert_int_equal(nn_guest_config_port_number(cfg, 0x6f), -1); /* capability cut short */
   assert_int_equal(nn_guest_config_port_number(cfg, 0x70), 200);
   assert_int_equal(nn_guest_config_port_number(NULL, 0), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x06] = 0;                                                   /* no capability list */
+  cfg[0x06] = 0; /* no capability list */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x60] = 0x05;                                                /* no PCIe capability */
+  cfg[0x60] = 0x05; /* no PCIe capability */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x51] = 0x40;                                                /* a loop */
+  cfg[0x51] = 0x40; /* a loop */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x34] = 0x20;                                                /* pointer into the header */
+  cfg[0x34] = 0x20; /* pointer into the header */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x51] = 0xff;                                                /* past the end (low bits masked) */
+  cfg[0x51] = 0xff; /* past the end (low bits masked) */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
   image(cfg, sizeof cfg, 3);
-  cfg[0x34] = 0x63;                                                /* low two bits are reserved */
+  cfg[0x34] = 0x63; /* low two bits are reserved */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 3);
 }
 
@@ -73,7 +77,7 @@ static void test_hostpci_choice(void **state) {
   const char *method;
   char note[160];
   memset(&p, 0, sizeof p);
-  assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), -1);   /* no root port */
+  assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), -1); /* no root port */
   assert_null(method);
   p.has_port = 1;
   assert_int_equal(nn_busid_parse("00:10.2", &p.port), 0);
@@ -81,7 +85,7 @@ static void test_hostpci_choice(void **state) {
   assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), 6);
   assert_string_equal(method, "LnkCap port number");
   assert_string_equal(note, "");
-  p.port_number = 2;                                  /* the port number wins over the address */
+  p.port_number = 2; /* the port number wins over the address */
   assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), 1);
   assert_string_equal(note, "port address suggests hostpci6, port number 2 says hostpci1");
   p.port_number = -1;
@@ -89,7 +93,7 @@ static void test_hostpci_choice(void **state) {
   assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), 6);
   assert_string_equal(method, "root-port address");
   assert_string_equal(note, "root port config space unreadable");
-  p.port_number = 17;                                 /* out of Proxmox's range: fall back */
+  p.port_number = 17; /* out of Proxmox's range: fall back */
   assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), 6);
   assert_int_equal(nn_busid_parse("00:02.0", &p.port), 0);
   assert_int_equal(nn_guest_hostpci(&p, &method, note, sizeof note), -1);
@@ -100,13 +104,16 @@ static void test_scan_missing_root(void **state) {
   struct nn_guest g;
   char err[512];
   assert_int_equal(nn_guest_scan("/nonexistent-root", &g, err, sizeof err), -1);
-  assert_string_equal(err, "/nonexistent-root/sys/bus/pci/devices: cannot read: No such file or directory");
+  assert_string_equal(
+    err, "/nonexistent-root/sys/bus/pci/devices: cannot read: No such file or directory");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_port_number), cmocka_unit_test(test_address_table),
-    cmocka_unit_test(test_hostpci_choice), cmocka_unit_test(test_scan_missing_root),
+    cmocka_unit_test(test_port_number),
+    cmocka_unit_test(test_address_table),
+    cmocka_unit_test(test_hostpci_choice),
+    cmocka_unit_test(test_scan_missing_root),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,16 +40,20 @@ static char g_dir[64];
 static char g_warns[65536];
 static size_t g_warns_len;
 
-__attribute__((format(printf, 5, 6)))
-static void record_logger(int level, unsigned long flags, const char *file, int line,
-                          const char *fmt, ...) {
-  (void)flags; (void)file; (void)line;
+__attribute__((format(printf, 5, 6))) static void record_logger(int level, unsigned long flags,
+                                                                const char *file, int line,
+                                                                const char *fmt, ...) {
+  (void)flags;
+  (void)file;
+  (void)line;
   if (level != NN_NCCL_LOG_WARN || g_warns_len >= sizeof g_warns - 2) return;
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(g_warns + g_warns_len, sizeof g_warns - g_warns_len - 1, fmt, ap);
   va_end(ap);
-  if (n > 0) g_warns_len += (size_t)n < sizeof g_warns - g_warns_len - 2 ? (size_t)n : sizeof g_warns - g_warns_len - 2;
+  if (n > 0)
+    g_warns_len +=
+      (size_t)n < sizeof g_warns - g_warns_len - 2 ? (size_t)n : sizeof g_warns - g_warns_len - 2;
   g_warns[g_warns_len++] = '\n';
   g_warns[g_warns_len] = 0;
 }
@@ -58,10 +62,10 @@ static void record_logger(int level, unsigned long flags, const char *file, int 
 
 struct hostile_case {
   const char *name;
-  int (*make)(const char *path);   /* creates the hostile thing at path; 0 ok */
-  const char *line;                /* ":N:" expected after the path, or NULL (no line) */
-  const char *what;                /* words the message must contain */
-  int unprivileged;                /* run the child as nobody when root */
+  int (*make)(const char *path); /* creates the hostile thing at path; 0 ok */
+  const char *line;              /* ":N:" expected after the path, or NULL (no line) */
+  const char *what;              /* words the message must contain */
+  int unprivileged;              /* run the child as nobody when root */
 };
 
 static const char gpus[] = "gpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\n"
@@ -73,7 +77,10 @@ static int write_all(const char *path, const char *buf, size_t len) {
   size_t done = 0;
   while (done < len) {
     ssize_t w = write(fd, buf + done, len - done);
-    if (w <= 0) { close(fd); return -1; }
+    if (w <= 0) {
+      close(fd);
+      return -1;
+    }
     done += (size_t)w;
   }
   return close(fd);
@@ -97,7 +104,7 @@ static int make_junk(const char *path) {
   for (size_t i = 0; i < sizeof buf; i++) {
     x = x * 1103515245u + 12345u;
     buf[i] = (char)(x >> 23);
-    if (buf[i] == '\n' || buf[i] == '#' || buf[i] == 0) buf[i] = 'x';   /* one junk line, no NUL */
+    if (buf[i] == '\n' || buf[i] == '#' || buf[i] == 0) buf[i] = 'x'; /* one junk line, no NUL */
   }
   return write_all(path, buf, sizeof buf);
 }
@@ -177,7 +184,9 @@ static int include_hostile(const char *path, int (*make)(const char *)) {
 }
 
 static int make_include_fifo(const char *path) { return include_hostile(path, make_fifo); }
-static int make_include_directory(const char *path) { return include_hostile(path, make_directory); }
+static int make_include_directory(const char *path) {
+  return include_hostile(path, make_directory);
+}
 static int make_include_loop(const char *path) { return include_hostile(path, make_symlink_loop); }
 static int make_include_junk(const char *path) { return include_hostile(path, make_junk); }
 
@@ -199,7 +208,8 @@ static int link_into_dir(const char *path, mode_t mode, uid_t owner) {
   char dir[512], file[600];
   snprintf(dir, sizeof dir, "%s.d", path);
   snprintf(file, sizeof file, "%s/m.conf", dir);
-  if (mkdir(dir, 0755) || write_with_head(file, "", 0) || chmod(dir, mode) || chown(dir, owner, owner))
+  if (mkdir(dir, 0755) || write_with_head(file, "", 0) || chmod(dir, mode) ||
+      chown(dir, owner, owner))
     return -1;
   return symlink(file, path);
 }
@@ -219,12 +229,15 @@ static int make_sticky_nobodys(const char *path) {
   char dir[512], file[600];
   snprintf(dir, sizeof dir, "%s.d", path);
   snprintf(file, sizeof file, "%s/m.conf", dir);
-  if (mkdir(dir, 0755) || chmod(dir, 01777) || write_with_head(file, "", 0) || chown(file, NOBODY, NOBODY))
+  if (mkdir(dir, 0755) || chmod(dir, 01777) || write_with_head(file, "", 0) ||
+      chown(file, NOBODY, NOBODY))
     return -1;
   return symlink(file, path);
 }
 
-static int make_include_world_writable(const char *path) { return include_hostile(path, make_world_writable); }
+static int make_include_world_writable(const char *path) {
+  return include_hostile(path, make_world_writable);
+}
 
 static const struct hostile_case cases[] = {
   {"binary junk", make_junk, ":1:", "not a text file", 0},
@@ -244,14 +257,18 @@ static const struct hostile_case cases[] = {
   {"include-csv of a directory", make_include_directory, ":4:", "regular file", 0},
   {"include-csv of a symlink loop", make_include_loop, ":4:", "symbolic links", 0},
   {"include-csv of binary junk", make_include_junk, ":4:", "include-csv", 0},
-  {"mapping of mode 0666", make_world_writable, NULL, "not trusted: writable by group and others (mode 0666)", 0},
-  {"mapping owned by uid 65534", make_nobodys, NULL, "not trusted: owned by uid 65534 (only root may own it)", 0},
-  {"symlink to uid 65534's mapping", make_link_to_nobodys, NULL, "not trusted: owned by uid 65534", 0},
+  {"mapping of mode 0666", make_world_writable, NULL,
+   "not trusted: writable by group and others (mode 0666)", 0},
+  {"mapping owned by uid 65534", make_nobodys, NULL,
+   "not trusted: owned by uid 65534 (only root may own it)", 0},
+  {"symlink to uid 65534's mapping", make_link_to_nobodys, NULL, "not trusted: owned by uid 65534",
+   0},
   {"mapping in a group-writable directory", make_group_writable_dir, NULL,
    "not trusted: directory /tmp/nn-hostile-", 0},
-  {"uid 65534's mapping in a sticky directory", make_sticky_nobodys, NULL, "not trusted: owned by uid 65534", 0},
-  {"include-csv of a file of mode 0666", make_include_world_writable, ":4:",
-   "csv: not trusted: writable by group and others (mode 0666)", 0},
+  {"uid 65534's mapping in a sticky directory", make_sticky_nobodys, NULL,
+   "not trusted: owned by uid 65534", 0},
+  {"include-csv of a file of mode 0666", make_include_world_writable,
+   ":4:", "csv: not trusted: writable by group and others (mode 0666)", 0},
 };
 
 /* ---- the child: NCCL's side ---- */
@@ -271,9 +288,12 @@ static int drop_privileges(void) {
 static int drive_env(void *lib) {
   const nn_ncclEnv_v2_t *env = dlsym(lib, "ncclEnvPlugin_v2");
   if (!env) return child_fail("no ncclEnvPlugin_v2");
-  if (env->init(2, 28, 9, "", record_logger) != nn_ncclSuccess) return child_fail("env init failed");
-  if (env->getEnv("NCCL_TOPO_FILE")) return child_fail("NCCL_TOPO_FILE served from a rejected file");
-  if (env->getEnv("NCCL_SOCKET_IFNAME")) return child_fail("env default served from a rejected file");
+  if (env->init(2, 28, 9, "", record_logger) != nn_ncclSuccess)
+    return child_fail("env init failed");
+  if (env->getEnv("NCCL_TOPO_FILE"))
+    return child_fail("NCCL_TOPO_FILE served from a rejected file");
+  if (env->getEnv("NCCL_SOCKET_IFNAME"))
+    return child_fail("env default served from a rejected file");
   if (env->finalize() != nn_ncclSuccess) return child_fail("env finalize failed");
   return 0;
 }
@@ -289,19 +309,24 @@ static int drive_tuner(void *lib) {
   void *ctx = NULL;
   if (t->init(&ctx, 42, 2, 1, record_logger, &nvl, &constants) != nn_ncclSuccess)
     return child_fail("tuner init failed");
-  float table[NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS], orig[NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
+  float table[NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS],
+    orig[NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
   for (int a = 0; a < NN_NCCL_NUM_ALGORITHMS; a++)
-    for (int p = 0; p < NN_NCCL_NUM_PROTOCOLS; p++) table[a][p] = a < 2 && p != 1 ? 10.0f + (float)(a * 3 + p) : -1.0f;
+    for (int p = 0; p < NN_NCCL_NUM_PROTOCOLS; p++)
+      table[a][p] = a < 2 && p != 1 ? 10.0f + (float)(a * 3 + p) : -1.0f;
   memcpy(orig, table, sizeof table);
   for (int coll = 0; coll < 5; coll++)
     for (size_t bytes = 1; bytes < ((size_t)1 << 33); bytes <<= 3) {
       int channels = 0;
-      if (t->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)table, NN_NCCL_NUM_ALGORITHMS,
-                         NN_NCCL_NUM_PROTOCOLS, 0, &channels) != nn_ncclSuccess)
+      if (t->getCollInfo(ctx, (nn_ncclFunc_t)coll, bytes, 1, (float **)(void *)table,
+                         NN_NCCL_NUM_ALGORITHMS, NN_NCCL_NUM_PROTOCOLS, 0,
+                         &channels) != nn_ncclSuccess)
         return child_fail("getCollInfo failed");
-      if (memcmp(table, orig, sizeof table) || channels) return child_fail("a rejected config changed a decision");
+      if (memcmp(table, orig, sizeof table) || channels)
+        return child_fail("a rejected config changed a decision");
     }
-  if (memcmp(&constants, &before, sizeof constants)) return child_fail("a rejected config changed the constants");
+  if (memcmp(&constants, &before, sizeof constants))
+    return child_fail("a rejected config changed the constants");
   if (t->finalize(ctx) != nn_ncclSuccess) return child_fail("tuner finalize failed");
   return 0;
 }
@@ -323,8 +348,14 @@ static int run_child(const char *path, const struct hostile_case *c) {
   unsetenv("NCCL_NUMA_LOG_FILE");
   setenv("XDG_RUNTIME_DIR", g_dir, 1);
   void *lib = dlopen(g_lib, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) { fprintf(stderr, "  dlopen %s: %s\n", g_lib, dlerror()); return 1; }
-  if (c->unprivileged && drop_privileges() != 0) { perror("  setuid nobody"); return 1; }
+  if (!lib) {
+    fprintf(stderr, "  dlopen %s: %s\n", g_lib, dlerror());
+    return 1;
+  }
+  if (c->unprivileged && drop_privileges() != 0) {
+    perror("  setuid nobody");
+    return 1;
+  }
   int rc = drive_env(lib);
   if (rc == 0) rc = drive_tuner(lib);
   if (rc == 0) rc = check_warning(path, c);
@@ -378,7 +409,8 @@ int main(void) {
     struct CMUnitTest t = {cases[i].name, test_case, NULL, NULL, (void *)&cases[i]};
     tests[i] = t;
   }
-  int failed = _cmocka_run_group_tests("hostile", tests, sizeof cases / sizeof cases[0], NULL, NULL);
+  int failed =
+    _cmocka_run_group_tests("hostile", tests, sizeof cases / sizeof cases[0], NULL, NULL);
   nn_test_remove_tree(g_dir);
   return failed ? 1 : 0;
 }

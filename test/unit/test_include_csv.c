@@ -14,7 +14,9 @@ static char dir[64];
 static char first_warn[1024];
 
 static void log_line(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
-  (void)self; (void)level; (void)subsys;
+  (void)self;
+  (void)level;
+  (void)subsys;
   if (!first_warn[0]) snprintf(first_warn, sizeof first_warn, "%s", msg);
 }
 static const struct nn_logger logger = {.line = log_line};
@@ -33,15 +35,16 @@ static int teardown(void **state) {
 }
 
 static const char *CSV =
-    "# NVIDIA example tuner format\n"
-    "collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
-    "allreduce,0,65536,tree,simple,2,1,-1,-1,-1\n"
-    "allgather,-1,-1,ring,-1,-1,-1,8,1,0\n";
+  "# NVIDIA example tuner format\n"
+  "collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n"
+  "allreduce,0,65536,tree,simple,2,1,-1,-1,-1\n"
+  "allgather,-1,-1,ring,-1,-1,-1,8,1,0\n";
 
 static void test_include_in_order(void **state) {
   (void)state;
   put("rules.csv", CSV);
-  const char *map = put("m.conf", "rule coll=broadcast algo=ring\ninclude-csv rules.csv\nrule coll=reduce proto=ll\n");
+  const char *map = put(
+    "m.conf", "rule coll=broadcast algo=ring\ninclude-csv rules.csv\nrule coll=reduce proto=ll\n");
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
   assert_int_equal(nn_config_load(map, NULL, &cfg, &d), 0);
@@ -53,7 +56,7 @@ static void test_include_in_order(void **state) {
   assert_int_equal(cfg->rules[1].channels, 2);
   assert_true(cfg->rules[1].bytes_hi == 65536);
   assert_int_equal(cfg->rules[1].line, 3);
-  assert_non_null(strstr(cfg->rules[1].file, "/rules.csv"));     /* relative to the mapping's dir */
+  assert_non_null(strstr(cfg->rules[1].file, "/rules.csv")); /* relative to the mapping's dir */
   assert_int_equal(cfg->rules[2].pipeops, 1);
   assert_int_equal(cfg->rules[2].regbuff, 0);
   assert_true(cfg->rules[2].ranks_lo == 8 && cfg->rules[2].ranks_hi == 8);
@@ -86,18 +89,18 @@ static void test_tuner_config_file_variable(void **state) {
   setenv("NCCL_NUMA_CONFIG", norules, 1);
   struct nn_cache_version *v = nn_cache_acquire(NULL);
   assert_int_equal(nn_cache_status(v), NN_CFG_OK);
-  assert_int_equal(nn_cache_config(v)->n_rules, 2);              /* the mapping has none: CSV used */
+  assert_int_equal(nn_cache_config(v)->n_rules, 2); /* the mapping has none: CSV used */
   nn_cache_release(v);
   const char *rules = put("rules.conf", "rule algo=ring\n");
   setenv("NCCL_NUMA_CONFIG", rules, 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cache_config(v)->n_rules, 1);              /* the mapping's rules win */
+  assert_int_equal(nn_cache_config(v)->n_rules, 1); /* the mapping's rules win */
   nn_cache_release(v);
   setenv("NCCL_TUNER_CONFIG_FILE", put("worse.csv", "allreduce,0,10,ring,simple,2\n"), 1);
   const char *again = put("again.conf", "gpu 0 bus=02:00.0 numa=0\n");
   setenv("NCCL_NUMA_CONFIG", again, 1);
   v = nn_cache_acquire(NULL);
-  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);          /* a bad CSV rejects the version */
+  assert_int_equal(nn_cache_status(v), NN_CFG_INVALID); /* a bad CSV rejects the version */
   first_warn[0] = 0;
   nn_cache_warn_rejected(v, &logger, "pass-through");
   assert_non_null(strstr(first_warn, "worse.csv:1:"));
@@ -108,7 +111,8 @@ static void test_tuner_config_file_variable(void **state) {
 
 /* nn_config_load of map with every file read recorded: nn_snapshot_read adds one entry per
  * read, whatever its outcome, so r->n counts the reads. */
-static int load_recorded(const char *map, struct nn_config **cfg, struct nn_diag *d, struct nn_snapshot_record *r) {
+static int load_recorded(const char *map, struct nn_config **cfg, struct nn_diag *d,
+                         struct nn_snapshot_record *r) {
   nn_snapshot_record_begin(r);
   int rc = nn_config_load(map, NULL, cfg, d);
   nn_snapshot_record_end(r);
@@ -136,7 +140,7 @@ static void test_one_file_read_once(void **state) {
   struct nn_diag d = {0};
   struct nn_snapshot_record r;
   assert_int_equal(load_recorded(map, &cfg, &d, &r), 0);
-  assert_int_equal(r.n, 2);                         /* the mapping and big.csv, once */
+  assert_int_equal(r.n, 2); /* the mapping and big.csv, once */
   assert_string_equal(r.files[1].path, csv);
   assert_int_equal(cfg->n_rules, 510);
   for (int i = 0; i < 255; i++) {
@@ -171,7 +175,7 @@ static void test_include_byte_cap(void **state) {
   size_t size = 13u << 20;
   char *body = malloc(size);
   assert_non_null(body);
-  for (size_t i = 0; i < size; i += 64) {     /* 63 bytes of comment and a newline */
+  for (size_t i = 0; i < size; i += 64) { /* 63 bytes of comment and a newline */
     memset(body + i, 'x', 64);
     body[i] = '#';
     body[i + 63] = '\n';
@@ -193,7 +197,7 @@ static void test_include_byte_cap(void **state) {
   struct nn_diag d = {0};
   struct nn_snapshot_record r;
   assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
-  assert_int_equal(r.n, 5);                         /* the mapping and c0..c3; not c4 */
+  assert_int_equal(r.n, 5); /* the mapping and c0..c3; not c4 */
   assert_int_equal(d.n, 1);
   assert_non_null(strstr(d.msgs[0], "cap.conf:5: include-csv: "));
   assert_non_null(strstr(d.msgs[0], "/c4.csv: its 13631488 bytes would pass the 64 MiB"));
@@ -222,17 +226,19 @@ static void test_include_count_cap(void **state) {
   struct nn_diag d = {0};
   struct nn_snapshot_record r;
   assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
-  assert_int_equal(r.n, 257);                       /* the mapping and n0..n255 */
+  assert_int_equal(r.n, 257); /* the mapping and n0..n255 */
   assert_int_equal(d.n, 1);
-  assert_non_null(strstr(d.msgs[0], "count.conf:257: include-csv: more than 256 include-csv lines"));
+  assert_non_null(
+    strstr(d.msgs[0], "count.conf:257: include-csv: more than 256 include-csv lines"));
   nn_snapshot_record_free(&r);
   nn_diag_clear(&d);
   /* 256 lines of one missing file */
   len = 0;
-  for (int i = 0; i < 256; i++) len += (size_t)snprintf(text + len, cap - len, "include-csv gone.csv\n");
+  for (int i = 0; i < 256; i++)
+    len += (size_t)snprintf(text + len, cap - len, "include-csv gone.csv\n");
   map = put("missing.conf", text);
   assert_int_equal(load_recorded(map, &cfg, &d, &r), -1);
-  assert_int_equal(r.n, 2);                         /* the mapping and gone.csv, once */
+  assert_int_equal(r.n, 2); /* the mapping and gone.csv, once */
   assert_non_null(strstr(d.msgs[0], "missing.conf:1: include-csv: "));
   assert_non_null(strstr(d.msgs[0], "gone.csv: cannot open: No such file or directory"));
   assert_non_null(strstr(d.msgs[1], "missing.conf:2: include-csv: "));
@@ -244,9 +250,9 @@ static void test_include_count_cap(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_include_in_order), cmocka_unit_test(test_include_errors),
+    cmocka_unit_test(test_include_in_order),           cmocka_unit_test(test_include_errors),
     cmocka_unit_test(test_tuner_config_file_variable), cmocka_unit_test(test_one_file_read_once),
-    cmocka_unit_test(test_include_byte_cap), cmocka_unit_test(test_include_count_cap),
+    cmocka_unit_test(test_include_byte_cap),           cmocka_unit_test(test_include_count_cap),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

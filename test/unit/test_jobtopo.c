@@ -14,8 +14,10 @@
 #define JFACTS "test/fixtures/nccl-cost/job-facts.txt"
 #define CONF "test/fixtures/config/ref-guest-numa.conf"
 
-static const struct { const char *name, *devices; } jobs[] = {
-    {"tp8", "0,1,2,3,4,5,6,7"}, {"g0123", "0,1,2,3"}, {"g4567", "4,5,6,7"}, {"g0145", "0,1,4,5"}};
+static const struct {
+  const char *name, *devices;
+} jobs[] = {
+  {"tp8", "0,1,2,3,4,5,6,7"}, {"g0123", "0,1,2,3"}, {"g4567", "4,5,6,7"}, {"g0145", "0,1,4,5"}};
 
 static const char *devices_of(const char *name) {
   for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++)
@@ -27,8 +29,8 @@ static const char *devices_of(const char *name) {
 
 /* The verdict the env plugin reaches for the job: links gen5 x16, sm 10.0 assumed, NCCL's own
  * view on the guest's sysfs nodes (GPUs 0-3 on node 1, 4-7 on node 0) and the guest's CPU. */
-static void verdict_for(const struct nn_config *cfg, const char *devices, int version, int decide_only,
-                        struct nn_topo_verdict *v) {
+static void verdict_for(const struct nn_config *cfg, const char *devices, int version,
+                        int decide_only, struct nn_topo_verdict *v) {
   static struct nn_gpu own[NN_VISIBLE_MAX];
   struct nn_visible vis;
   struct nn_config view;
@@ -40,11 +42,15 @@ static void verdict_for(const struct nn_config *cfg, const char *devices, int ve
   nn_visible_view(cfg, &vis, own, &view);
   for (int i = 0; i < view.n_gpus; i++) {
     links[i] = (struct nn_pcie_link){5, 16, NN_LINK_SYSFS};
-    numa[i] = view.gpus[i].numa;                    /* sysfs agrees with the mapping here */
+    numa[i] = view.gpus[i].numa; /* sysfs agrees with the mapping here */
   }
   assert_int_equal(nn_topology_cpu_kind(&view, NULL, &cpu, err, sizeof err), 0);
-  struct nn_verdict_in in = {.nccl_version = version, .links = links, .own_numa = numa, .own_cpu = &cpu,
-                             .own_cpu_source = NN_OWN_CPU_CPUINFO, .decide_only = decide_only};
+  struct nn_verdict_in in = {.nccl_version = version,
+                             .links = links,
+                             .own_numa = numa,
+                             .own_cpu = &cpu,
+                             .own_cpu_source = NN_OWN_CPU_CPUINFO,
+                             .decide_only = decide_only};
   nn_topology_verdict(&view, &cpu, &in, v);
 }
 
@@ -79,7 +85,7 @@ static void job_facts(void **state) {
   while ((p = nn_facts_read_block(p, &b)) != NULL) {
     char job[16], file[8], tag[8], what[200];
     assert_int_equal(sscanf(b.name, "%15[^-]-%7[^-]-%7s", job, file, tag), 3);
-    if (!strcmp(file, "numa")) best = 0;            /* each job's three blocks: numa, flat, own */
+    if (!strcmp(file, "numa")) best = 0; /* each job's three blocks: numa, flat, own */
     verdict_for(cfg, devices_of(b.name), nn_facts_version(b.rel), 0, &v);
     assert_int_equal(v.predicted, 1);
     const struct nn_search_pred *pr = pred_of(&v, file);
@@ -90,18 +96,22 @@ static void job_facts(void **state) {
     double gbps = line_gbps(b.ring) + line_gbps(b.tree);
     if (gbps > best) best = gbps;
     if (!strcmp(tag, "served")) {
-      if (v.file != file_kind(file)) fail_msg("%s %s: the plugin serves file %d", b.rel, b.name, v.file);
-      verdict_for(cfg, devices_of(b.name), nn_facts_version(b.rel), 1, &v);   /* the env plugin's way */
-      if (v.file != file_kind(file)) fail_msg("%s %s: the env plugin serves file %d", b.rel, b.name, v.file);
+      if (v.file != file_kind(file))
+        fail_msg("%s %s: the plugin serves file %d", b.rel, b.name, v.file);
+      verdict_for(cfg, devices_of(b.name), nn_facts_version(b.rel), 1,
+                  &v); /* the env plugin's way */
+      if (v.file != file_kind(file))
+        fail_msg("%s %s: the env plugin serves file %d", b.rel, b.name, v.file);
       served_gbps = gbps;
       served++;
       flat_served += v.file == NN_FILE_FLAT;
     }
     /* after the own block: the served file is the best of the three by NCCL's own graphs */
-    if (!strcmp(file, "own") && served_gbps < best) fail_msg("%s %s: a better file than the served one", b.rel, job);
+    if (!strcmp(file, "own") && served_gbps < best)
+      fail_msg("%s %s: a better file than the served one", b.rel, job);
     cases++;
   }
-  assert_int_equal(cases, 36);      /* 3 releases x 4 jobs x 3 files */
+  assert_int_equal(cases, 36); /* 3 releases x 4 jobs x 3 files */
   assert_int_equal(served, 12);
   assert_int_equal(flat_served, 6); /* TP=8 and 0,1,4,5 on every release */
   nn_config_free(cfg);

@@ -16,7 +16,9 @@ static void test_object_members(void **state) {
   (void)state;
   struct nn_json p;
   char err[256] = "";
-  int root = parse(&p, " {\"a\": 1.5, \"s\": \"x\\ty\", \"t\": true, \"n\": null, \"arr\": [1, 2, 3]} ", err, sizeof err);
+  int root =
+    parse(&p, " {\"a\": 1.5, \"s\": \"x\\ty\", \"t\": true, \"n\": null, \"arr\": [1, 2, 3]} ", err,
+          sizeof err);
   assert_true(root >= 0);
   const struct nn_jv *o = &p.v[root];
   assert_int_equal(o->type, NN_JV_OBJ);
@@ -42,7 +44,8 @@ static void test_numbers_in_strings(void **state) {
   (void)state;
   struct nn_json p;
   char err[256];
-  int root = parse(&p, "{\"t\": \"   -1\", \"u\": \"nan\", \"v\": \"abc\", \"w\": [] }", err, sizeof err);
+  int root =
+    parse(&p, "{\"t\": \"   -1\", \"u\": \"nan\", \"v\": \"abc\", \"w\": [] }", err, sizeof err);
   assert_true(root >= 0);
   const struct nn_jv *o = &p.v[root];
   assert_true(nn_json_num(nn_json_get(&p, o, "t")) == -1);
@@ -71,7 +74,8 @@ static void expect_refused(const char *text, const char *want) {
   struct nn_json p;
   char err[256] = "";
   int root = parse(&p, text, err, sizeof err);
-  if (root >= 0 || !strstr(err, want)) print_error("'%s': root %d, err '%s', wanted '%s'\n", text, root, err, want);
+  if (root >= 0 || !strstr(err, want))
+    print_error("'%s': root %d, err '%s', wanted '%s'\n", text, root, err, want);
   assert_int_equal(root, -1);
   assert_non_null(strstr(err, want));
   nn_json_free(&p);
@@ -106,9 +110,9 @@ static void test_depth_bound(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_object_members), cmocka_unit_test(test_numbers_in_strings),
-      cmocka_unit_test(test_unicode_escapes), cmocka_unit_test(test_refusals),
-      cmocka_unit_test(test_depth_bound),
+    cmocka_unit_test(test_object_members),  cmocka_unit_test(test_numbers_in_strings),
+    cmocka_unit_test(test_unicode_escapes), cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_depth_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,9 @@ static char *written(void (*build)(struct nn_jsonw *)) {
 static void nested(struct nn_jsonw *w) {
   nn_jsonw_object(w, NULL);
   nn_jsonw_int(w, "version", 1);
-  nn_jsonw_str(w, "s", "a\"b\\c\nd\te\x1b" "f\xc3\xa9");
+  nn_jsonw_str(w, "s",
+               "a\"b\\c\nd\te\x1b"
+               "f\xc3\xa9");
   nn_jsonw_num(w, "x", 2.5);
   nn_jsonw_num(w, "nan", NAN);
   nn_jsonw_bool(w, "t", 1);
@@ -45,8 +47,9 @@ static void nested(struct nn_jsonw *w) {
 static void test_document(void **state) {
   (void)state;
   char *text = written(nested);
-  assert_string_equal(text, "{\"version\":1,\"s\":\"a\\\"b\\\\c\\nd\\te\\u001bf\\u00e9\",\"x\":2.5,\"nan\":null,"
-                            "\"t\":true,\"n\":null,\"none\":null,\"a\":[1,{\"empty\":[]},3]}\n");
+  assert_string_equal(
+    text, "{\"version\":1,\"s\":\"a\\\"b\\\\c\\nd\\te\\u001bf\\u00e9\",\"x\":2.5,\"nan\":null,"
+          "\"t\":true,\"n\":null,\"none\":null,\"a\":[1,{\"empty\":[]},3]}\n");
   for (const char *p = text; *p; p++) assert_true(*p == '\n' || (*p >= 0x20 && *p < 0x7f));
   struct nn_json j;
   memset(&j, 0, sizeof j);
@@ -54,7 +57,8 @@ static void test_document(void **state) {
   int root = nn_json_parse(&j, text, strlen(text), err, sizeof err);
   assert_true(root >= 0);
   const struct nn_jv *o = &j.v[root];
-  assert_string_equal(nn_json_get(&j, o, "s")->str, "a\"b\\c\nd\te\x1b" "f?");   /* its \u outside ASCII */
+  assert_string_equal(nn_json_get(&j, o, "s")->str, "a\"b\\c\nd\te\x1b"
+                                                    "f?"); /* its \u outside ASCII */
   assert_true(nn_json_num(nn_json_get(&j, o, "x")) == 2.5);
   assert_int_equal(nn_json_get(&j, o, "a")->type, NN_JV_ARR);
   nn_json_free(&j);
@@ -66,7 +70,8 @@ static void test_document(void **state) {
  * \u00XX, valid sequences as their code points; the plugin's records use the same writer. */
 static void test_invalid_utf8_strict(void **state) {
   (void)state;
-  static const char bytes[] = "ok \xff \xc3( \xed\xa0\x80 \xc0\xaf \xf4\x90\x80\x80 \xe2\x82\xac \xf0\x9f\x98\x80 \x7f";
+  static const char bytes[] =
+    "ok \xff \xc3( \xed\xa0\x80 \xc0\xaf \xf4\x90\x80\x80 \xe2\x82\xac \xf0\x9f\x98\x80 \x7f";
   char path[] = "/tmp/nn-jsonw-XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
@@ -88,15 +93,19 @@ static void test_invalid_utf8_strict(void **state) {
     return;
   }
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding=\"utf-8\")); "
-           "want=\"ok \\xff \\xc3( \\xed\\xa0\\x80 \\xc0\\xaf \\xf4\\x90\\x80\\x80 \\u20ac \\U0001f600 \\x7f\"; "
-           "sys.exit(0 if d[\"s\"]==want else 1)' %s", path);
+  snprintf(cmd, sizeof cmd,
+           "python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding=\"utf-8\")); "
+           "want=\"ok \\xff \\xc3( \\xed\\xa0\\x80 \\xc0\\xaf \\xf4\\x90\\x80\\x80 \\u20ac "
+           "\\U0001f600 \\x7f\"; "
+           "sys.exit(0 if d[\"s\"]==want else 1)' %s",
+           path);
   int rc = system(cmd);
   unlink(path);
   assert_int_equal(rc, 0);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_document), cmocka_unit_test(test_invalid_utf8_strict)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_document),
+                                     cmocka_unit_test(test_invalid_utf8_strict)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,7 @@ static void test_config(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_plugin_override), cmocka_unit_test(test_config)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_plugin_override),
+                                     cmocka_unit_test(test_config)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

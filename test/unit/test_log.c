@@ -29,7 +29,7 @@ static void test_lines(void **state) {
   assert_string_equal(s.msg, "nccl-numa: served 3");
   nn_log_warn(&s.base, "nccl-numa: %s", "bad\nline\x1b[2J");
   assert_int_equal(s.level, NN_LOG_WARN);
-  assert_null(strchr(s.msg, '\n'));   /* one line, whatever the text held */
+  assert_null(strchr(s.msg, '\n')); /* one line, whatever the text held */
   assert_null(strchr(s.msg, '\x1b'));
 }
 
@@ -45,7 +45,7 @@ static void test_json_and_append(void **state) {
   len = 0;
   nn_log_appendf(tiny, sizeof tiny, &len, "%s", "0123456789");
   nn_log_json_string(tiny, sizeof tiny, &len, "more");
-  assert_true(strlen(tiny) < sizeof tiny);   /* truncated, terminated, no overflow */
+  assert_true(strlen(tiny) < sizeof tiny); /* truncated, terminated, no overflow */
 }
 
 /* Without NCCL's logger (env plugin v1) a WARN goes to stderr on one line, named once:
@@ -73,7 +73,8 @@ static void test_stderr_line(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines), cmocka_unit_test(test_json_and_append),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines),
+                                     cmocka_unit_test(test_json_and_append),
                                      cmocka_unit_test(test_stderr_line)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,16 +64,17 @@ static void as_nobody(const char *path, const char *link_to) {
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   struct stat st;
   assert_int_equal(lstat(path, &st), 0);
-  assert_int_equal(st.st_uid, NOBODY);   /* the other user's, as the attack needs */
+  assert_int_equal(st.st_uid, NOBODY); /* the other user's, as the attack needs */
 }
 
 static void expect_refused(const char *path, const char *why) {
   char err[4400] = "";
-  alarm(10);   /* a write that blocks fails the test instead of hanging it */
+  alarm(10); /* a write that blocks fails the test instead of hanging it */
   int rc = nn_log_append_line(path, LINE "\n", strlen(LINE "\n"), err, sizeof err);
   alarm(0);
   if (rc != NN_LOG_REFUSED) fail_msg("%s: not refused (%d, '%s')", path, rc, err);
-  if (!strstr(err, path) || !strstr(err, why)) fail_msg("'%s' does not name %s and '%s'", err, path, why);
+  if (!strstr(err, path) || !strstr(err, why))
+    fail_msg("'%s' does not name %s and '%s'", err, path, why);
 }
 
 static off_t size_of(const char *path) {
@@ -102,12 +103,12 @@ static void test_fifo(void **state) {
   expect_refused(path, "a FIFO, not a regular file");
   int reader = open(path, O_RDONLY | O_NONBLOCK);
   assert_true(reader >= 0);
-  int writer = open(path, O_WRONLY | O_NONBLOCK);   /* a writer could get in: the reader is there */
+  int writer = open(path, O_WRONLY | O_NONBLOCK); /* a writer could get in: the reader is there */
   assert_true(writer >= 0);
   close(writer);
   expect_refused(path, "a FIFO, not a regular file");
   char got[64];
-  assert_true(read(reader, got, sizeof got) <= 0);   /* nothing arrived */
+  assert_true(read(reader, got, sizeof got) <= 0); /* nothing arrived */
   close(reader);
 }
 
@@ -175,8 +176,9 @@ static void test_own_file_modes(void **state) {
 static int warns;
 static char last_warn[4096];
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
@@ -207,8 +209,8 @@ static void test_tuner_warns_once(void **state) {
   setenv("NCCL_NUMA_LOG_FILE", path, 1);
   warns = 0;
   for (int i = 0; i < 3; i++) {
-    struct nn_tuner_init_args a = {.abi_version = 5, .comm_id = (uint64_t)i + 1, .n_ranks = 2, .n_nodes = 1,
-                                   .logger = logger};
+    struct nn_tuner_init_args a = {
+      .abi_version = 5, .comm_id = (uint64_t)i + 1, .n_ranks = 2, .n_nodes = 1, .logger = logger};
     void *ctx = NULL;
     assert_int_equal(nn_tuner_init(&a, &ctx), 0);
     assert_int_equal(nn_tuner_finalize(ctx), 0);

@@ -37,7 +37,8 @@ static void test_one_node_every_cpu(void **state) {
   assert_non_null(strstr(w.msg[0], "node 1 none"));
   nn_config_free(cfg);
   /* numa lines give both nodes their CPUs: nothing to warn about */
-  cfg = parse("numa 0 cpus=0-7\nnuma 1 cpus=8-15\ngpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n");
+  cfg = parse(
+    "numa 0 cpus=0-7\nnuma 1 cpus=8-15\ngpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n");
   nn_mapwarn_check(cfg, "m.conf", root, &w);
   assert_int_equal(w.n, 0);
   nn_config_free(cfg);
@@ -45,6 +46,7 @@ static void test_one_node_every_cpu(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_no_gpu_lines), cmocka_unit_test(test_one_node_every_cpu)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_no_gpu_lines),
+                                     cmocka_unit_test(test_one_node_every_cpu)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

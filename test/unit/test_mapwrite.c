@@ -55,7 +55,8 @@ static void test_numa_lines(void **state) {
   nn_mapwrite_numa(s.f, 1, "0-15,32-47");
   nn_mapwrite_numa(s.f, 2, "0-3\nenv X=1");
   char *text = sink_close(&s);
-  assert_string_equal(text, "numa 1 cpus=0-15,32-47\n# numa 2: '0-3\\x0aenv X=1' is not a CPU list, left out\n");
+  assert_string_equal(
+    text, "numa 1 cpus=0-15,32-47\n# numa 2: '0-3\\x0aenv X=1' is not a CPU list, left out\n");
   free(text);
 }
 
@@ -63,16 +64,23 @@ static void test_gpu_lines(void **state) {
   (void)state;
   struct sink s;
   sink_open(&s);
-  struct nn_mapwrite_gpu g = {.index = 3, .has_bus = 1, .has_host = 1, .numa = 1, .sm = 120, .pcie_gen = 5,
-                              .pcie_width = 16, .comment = "RTX\nPRO"};
+  struct nn_mapwrite_gpu g = {.index = 3,
+                              .has_bus = 1,
+                              .has_host = 1,
+                              .numa = 1,
+                              .sm = 120,
+                              .pcie_gen = 5,
+                              .pcie_width = 16,
+                              .comment = "RTX\nPRO"};
   assert_int_equal(nn_busid_parse("0000:81:00.0", &g.bus), 0);
   assert_int_equal(nn_busid_parse("0000:f1:00.0", &g.host), 0);
   nn_mapwrite_gpu(s.f, &g);
   struct nn_mapwrite_gpu bare = {.index = 0, .numa = 0};
   nn_mapwrite_gpu(s.f, &bare);
   char *text = sink_close(&s);
-  assert_string_equal(text, "gpu 3 bus=0000:81:00.0 numa=1 host=0000:f1:00.0 sm=120 pcie=5x16   # RTX\\x0aPRO\n"
-                            "gpu 0 numa=0\n");
+  assert_string_equal(
+    text, "gpu 3 bus=0000:81:00.0 numa=1 host=0000:f1:00.0 sm=120 pcie=5x16   # RTX\\x0aPRO\n"
+          "gpu 0 numa=0\n");
   free(text);
 }
 
@@ -85,7 +93,8 @@ static void test_parses_back(void **state) {
   nn_mapwrite_cpu(s.f, "AuthenticAMD", 26, 2);
   nn_mapwrite_numa(s.f, 0, "0-7");
   nn_mapwrite_numa(s.f, 1, "8-15");
-  struct nn_mapwrite_gpu g = {.index = 0, .has_bus = 1, .numa = 1, .sm = 120, .comment = "x\nenv NCCL_DEBUG=INFO"};
+  struct nn_mapwrite_gpu g = {
+    .index = 0, .has_bus = 1, .numa = 1, .sm = 120, .comment = "x\nenv NCCL_DEBUG=INFO"};
   assert_int_equal(nn_busid_parse("0000:01:00.0", &g.bus), 0);
   nn_mapwrite_gpu(s.f, &g);
   char *text = sink_close(&s);
@@ -115,9 +124,12 @@ static void test_timestamp(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_comment_stays_one_line), cmocka_unit_test(test_cpu_lines),
-      cmocka_unit_test(test_numa_lines), cmocka_unit_test(test_gpu_lines), cmocka_unit_test(test_parses_back),
-      cmocka_unit_test(test_timestamp),
+    cmocka_unit_test(test_comment_stays_one_line),
+    cmocka_unit_test(test_cpu_lines),
+    cmocka_unit_test(test_numa_lines),
+    cmocka_unit_test(test_gpu_lines),
+    cmocka_unit_test(test_parses_back),
+    cmocka_unit_test(test_timestamp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,17 +25,23 @@ static int coll_index(const char *s) {
   return -1;
 }
 
-static int algo_index(const char *s) { return !strcmp(s, "Tree") ? NN_ALGO_TREE : !strcmp(s, "Ring") ? NN_ALGO_RING : -1; }
+static int algo_index(const char *s) {
+  return !strcmp(s, "Tree") ? NN_ALGO_TREE : !strcmp(s, "Ring") ? NN_ALGO_RING : -1;
+}
 
 static int proto_index(const char *s) {
-  return !strcmp(s, "LL") ? NN_PROTO_LL : !strcmp(s, "LL128") ? NN_PROTO_LL128 : !strcmp(s, "Simple") ? NN_PROTO_SIMPLE : -1;
+  return !strcmp(s, "LL")       ? NN_PROTO_LL
+         : !strcmp(s, "LL128")  ? NN_PROTO_LL128
+         : !strcmp(s, "Simple") ? NN_PROTO_SIMPLE
+                                : -1;
 }
 
 /* Splits a line (modified) at blanks and commas; returns the field count. */
 static int fields(char *line, char **f, int max) {
   int n = 0;
   char *save = NULL;
-  for (char *t = strtok_r(line, " ,\t", &save); t && n < max; t = strtok_r(NULL, " ,\t", &save)) f[n++] = t;
+  for (char *t = strtok_r(line, " ,\t", &save); t && n < max; t = strtok_r(NULL, " ,\t", &save))
+    f[n++] = t;
   return n;
 }
 
@@ -82,7 +88,8 @@ static void check_time(struct stats *st, const char *where, float mine, double w
   if (!(mine > 0)) fail_msg("%s: NCCL models %.2f us, the model has no candidate", where, want);
   double d = fabs(mine - want) / want;
   /* NCCL's times are printed to 0.01 us: allow that rounding besides the 1%. */
-  if (d > 0.01 && fabs(mine - want) > 0.006) fail_msg("%s: %.3f us, NCCL %.2f us (%.2f%%)", where, mine, want, 100 * d);
+  if (d > 0.01 && fabs(mine - want) > 0.006)
+    fail_msg("%s: %.3f us, NCCL %.2f us (%.2f%%)", where, mine, want, 100 * d);
   if (d > st->worst) {
     st->worst = d;
     snprintf(st->worst_where, sizeof st->worst_where, "%s", where);
@@ -90,7 +97,8 @@ static void check_time(struct stats *st, const char *where, float mine, double w
   st->pairs++;
 }
 
-static void check_row(struct stats *st, const struct nn_cost_model *m, const char *name, const char *line) {
+static void check_row(struct stats *st, const struct nn_cost_model *m, const char *name,
+                      const char *line) {
   /* name: at most 127 characters (replay_case) */
   char buf[256], *f[12];
   snprintf(buf, sizeof buf, "%s", line);
@@ -107,13 +115,18 @@ static void check_row(struct stats *st, const struct nn_cost_model *m, const cha
   char where[256];
   snprintf(where, sizeof where, "%.100s %.31s %llu B", name, coll, (unsigned long long)bytes);
   if (ch.algo != algo_index(algo) || ch.proto != proto_index(proto))
-    fail_msg("%s: NCCL picks %s/%s, the model %s/%s", where, algo, proto, nn_algo_name(ch.algo), nn_proto_name(ch.proto));
+    fail_msg("%s: NCCL picks %s/%s, the model %s/%s", where, algo, proto, nn_algo_name(ch.algo),
+             nn_proto_name(ch.proto));
   check_time(st, where, ch.time_us, t);
-  static const int pairs[5][2] = {{NN_ALGO_TREE, NN_PROTO_LL}, {NN_ALGO_TREE, NN_PROTO_SIMPLE}, {NN_ALGO_RING, NN_PROTO_LL},
-                                  {NN_ALGO_RING, NN_PROTO_LL128}, {NN_ALGO_RING, NN_PROTO_SIMPLE}};
+  static const int pairs[5][2] = {{NN_ALGO_TREE, NN_PROTO_LL},
+                                  {NN_ALGO_TREE, NN_PROTO_SIMPLE},
+                                  {NN_ALGO_RING, NN_PROTO_LL},
+                                  {NN_ALGO_RING, NN_PROTO_LL128},
+                                  {NN_ALGO_RING, NN_PROTO_SIMPLE}};
   for (int i = 0; i < 5; i++) {
     char w2[300];
-    snprintf(w2, sizeof w2, "%s %s/%s", where, nn_algo_name(pairs[i][0]), nn_proto_name(pairs[i][1]));
+    snprintf(w2, sizeof w2, "%s %s/%s", where, nn_algo_name(pairs[i][0]),
+             nn_proto_name(pairs[i][1]));
     check_time(st, w2, nn_cost_time(m, c, pairs[i][0], pairs[i][1], bytes), want[i]);
   }
   st->rows++;
@@ -137,8 +150,13 @@ static char *replay_case(struct stats *st, char *line) {
   assert_int_equal(nn_int_parse_prefix(rel, 0, 99, &maj, NULL), 0);
   assert_int_equal(nn_int_parse_prefix(dot1 + 1, 0, 99, &min, NULL), 0);
   assert_int_equal(nn_int_parse(dot2 + 1, 0, 99, &pat), 0);
-  struct nn_cost_comm c = {.version_code = maj * 10000 + min * 100 + pat, .nranks = ranks, .nnodes = 1,
-                           .cc_min = sm, .cc_max = sm, .pci_latency_us = pci, .ll128 = NN_COST_LL128_RULE,
+  struct nn_cost_comm c = {.version_code = maj * 10000 + min * 100 + pat,
+                           .nranks = ranks,
+                           .nnodes = 1,
+                           .cc_min = sm,
+                           .cc_max = sm,
+                           .pci_latency_us = pci,
+                           .ll128 = NN_COST_LL128_RULE,
                            .cpu = vendor == 1 ? NN_COST_CPU_X86_AMD : NN_COST_CPU_X86_INTEL};
   char *next = strchr(line, '\n');
   assert_non_null(next);
@@ -151,7 +169,8 @@ static char *replay_case(struct stats *st, char *line) {
   if (nn_cost_model_init(&c, &m, err, sizeof err)) fail_msg("%s: %s", name, err);
   char full[128];
   snprintf(full, sizeof full, "%s %s%s", rel, name, pci > 0 ? " pci-latency" : "");
-  for (next = strchr(next, '\n'); next && next[1] && strncmp(next + 1, "case ", 5); next = strchr(next + 1, '\n')) {
+  for (next = strchr(next, '\n'); next && next[1] && strncmp(next + 1, "case ", 5);
+       next = strchr(next + 1, '\n')) {
     char row[256];
     size_t len = strcspn(next + 1, "\n");
     assert_true(len < sizeof row);
@@ -174,8 +193,8 @@ static void oracle_facts(void **state) {
   assert_true(st.cases >= 60);
   /* the oracle's collectives: allreduce, allgather, reducescatter, broadcast; 6 sizes */
   assert_true(st.rows >= 24 * st.cases);
-  printf("replayed %d cases, %d choices, %d modelled times; largest difference %.3f%% (%s)\n", st.cases, st.rows,
-         st.pairs, 100 * st.worst, st.worst_where);
+  printf("replayed %d cases, %d choices, %d modelled times; largest difference %.3f%% (%s)\n",
+         st.cases, st.rows, st.pairs, 100 * st.worst, st.worst_where);
   free(text);
 }
 
@@ -186,14 +205,15 @@ static void visible_facts(void **state) {
   struct stats st = {0};
   char *p = strstr(text, "\ncase ");
   while (p && *p) p = replay_case(&st, *p == '\n' ? p + 1 : p);
-  assert_int_equal(st.cases, 72);   /* 3 releases x 6 subsets x 2 GPU kinds x served/own */
+  assert_int_equal(st.cases, 72); /* 3 releases x 6 subsets x 2 GPU kinds x served/own */
   assert_true(st.rows >= 24 * st.cases);
-  printf("replayed %d one-socket cases, %d choices; largest difference %.3f%% (%s)\n", st.cases, st.rows,
-         100 * st.worst, st.worst_where);
+  printf("replayed %d one-socket cases, %d choices; largest difference %.3f%% (%s)\n", st.cases,
+         st.rows, 100 * st.worst, st.worst_where);
   free(text);
 }
 
-/* The reference guest's jobs on the NUMA file, the flat file and NCCL's own view (job-facts.txt). */
+/* The reference guest's jobs on the NUMA file, the flat file and NCCL's own view (job-facts.txt).
+ */
 static void job_facts(void **state) {
   (void)state;
   size_t len;
@@ -201,7 +221,7 @@ static void job_facts(void **state) {
   struct stats st = {0};
   char *p = strstr(text, "\ncase ");
   while (p && *p) p = replay_case(&st, *p == '\n' ? p + 1 : p);
-  assert_int_equal(st.cases, 36);   /* 3 releases x 4 jobs x 3 files */
+  assert_int_equal(st.cases, 36); /* 3 releases x 4 jobs x 3 files */
   assert_true(st.rows >= 24 * st.cases);
   printf("replayed %d job cases, %d choices; largest difference %.3f%% (%s)\n", st.cases, st.rows,
          100 * st.worst, st.worst_where);
@@ -211,14 +231,20 @@ static void job_facts(void **state) {
 /* 8 GPUs, NCCL's flat view, PCIe gen5 x16, compute capability 9.0, NCCL 2.28.9: the search
  * gives 2 channels x 24 GB/s for ring and tree (oracle). Issue 15's figures. */
 static struct nn_cost_comm flat8(int version) {
-  struct nn_cost_comm c = {.version_code = version, .nranks = 8, .nnodes = 1, .cc_min = 90, .cc_max = 90,
-                           .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+  struct nn_cost_comm c = {.version_code = version,
+                           .nranks = 8,
+                           .nnodes = 1,
+                           .cc_min = 90,
+                           .cc_max = 90,
+                           .cpu = NN_COST_CPU_X86_AMD,
+                           .ll128 = NN_COST_LL128_RULE};
   nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
   nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
   return c;
 }
 
-static void expect(const struct nn_cost_model *m, int coll, uint64_t b, int algo, int proto, double us) {
+static void expect(const struct nn_cost_model *m, int coll, uint64_t b, int algo, int proto,
+                   double us) {
   struct nn_cost_choice ch;
   assert_int_equal(nn_cost_choose(m, coll, b, &ch), 0);
   assert_int_equal(ch.algo, algo);
@@ -239,7 +265,8 @@ static void issue_figures(void **state) {
   /* LL128 is not a candidate between PCIe-only GPUs on 2.28 */
   assert_true(nn_cost_time(&m, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, 1 << 20) < 0);
   assert_int_equal(m.ll128_enabled, 0);
-  /* pci-latency-us 13 (the reference machine's host-memory hop): 189 us at 8 KB, and 64 KB .. 1 MB move to Simple */
+  /* pci-latency-us 13 (the reference machine's host-memory hop): 189 us at 8 KB, and 64 KB .. 1 MB
+   * move to Simple */
   c.pci_latency_us = 13;
   assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
   assert_int_equal(m.pci_latency_applied, 1);
@@ -268,7 +295,7 @@ static void releases(void **state) {
   c.version_code = 23203;
   assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
   assert_int_equal(m.pci_latency_applied, 1);
-  c.version_code = 22703;   /* tuner v4: no constants handed to a tuner */
+  c.version_code = 22703; /* tuner v4: no constants handed to a tuner */
   assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
   assert_int_equal(m.pci_latency_applied, 0);
   /* the caller can say what the release really enables */
@@ -295,11 +322,12 @@ static void set_pci_latency(void **state) {
       for (int al = 0; al < NN_ALGO_COUNT; al++)
         for (int p = 0; p < NN_PROTO_COUNT; p++)
           for (int e = 0; e <= 30; e += 5) {
-            float x = nn_cost_time(&a, coll, al, p, (uint64_t)1 << e), y = nn_cost_time(&b, coll, al, p, (uint64_t)1 << e);
+            float x = nn_cost_time(&a, coll, al, p, (uint64_t)1 << e),
+                  y = nn_cost_time(&b, coll, al, p, (uint64_t)1 << e);
             assert_true(fabs((double)x - (double)y) <= 1e-3 * fabs((double)y) + 1e-3);
             compared += y > 0;
           }
-    assert_int_equal(compared, 12 * 7);   /* 12 candidate pairs, 7 sizes */
+    assert_int_equal(compared, 12 * 7); /* 12 candidate pairs, 7 sizes */
   }
   struct nn_cost_comm c = flat8(22809);
   c.nnodes = 2;
@@ -333,9 +361,10 @@ static void bad_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(oracle_facts), cmocka_unit_test(visible_facts), cmocka_unit_test(job_facts),
-    cmocka_unit_test(issue_figures), cmocka_unit_test(releases),
-    cmocka_unit_test(set_pci_latency), cmocka_unit_test(bad_input),
+    cmocka_unit_test(oracle_facts), cmocka_unit_test(visible_facts),
+    cmocka_unit_test(job_facts),    cmocka_unit_test(issue_figures),
+    cmocka_unit_test(releases),     cmocka_unit_test(set_pci_latency),
+    cmocka_unit_test(bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

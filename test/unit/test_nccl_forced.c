@@ -10,11 +10,13 @@
 #define NP NN_PROTO_COUNT
 
 /* "Tree,Ring" style listing of the enabled entries of collective c, for compact asserts. */
-static void enabled(const unsigned char *on, int n, int c, const char *const *names, char *buf, size_t size) {
+static void enabled(const unsigned char *on, int n, int c, const char *const *names, char *buf,
+                    size_t size) {
   size_t used = 0;
   buf[0] = 0;
   for (int i = 0; i < n; i++)
-    if (on[c * n + i]) used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i]);
+    if (on[c * n + i])
+      used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i]);
 }
 
 static const char *const A[NA] = {"tree", "ring", "cd", "cc", "nvls", "nvlstree", "pat"};
@@ -42,14 +44,18 @@ static void test_parse_algo(void **state) {
   expect_algos("ring;allreduce:tree,ring", NN_COLL_BROADCAST, "ring");
   expect_algos("ring;reducescatter:^ring", NN_COLL_REDUCESCATTER, "tree,cd,cc,nvls,nvlstree,pat");
   unsigned char on[NN_COLL_COUNT * NA];
-  assert_int_equal(nn_forced_parse(";;ring", NN_FORCED_ALGO, on), -1);        /* first entry not at the start */
-  assert_int_equal(nn_forced_parse("allreduce:tree;ring", NN_FORCED_ALGO, on), -1);   /* later entry, no prefix */
+  assert_int_equal(nn_forced_parse(";;ring", NN_FORCED_ALGO, on),
+                   -1); /* first entry not at the start */
+  assert_int_equal(nn_forced_parse("allreduce:tree;ring", NN_FORCED_ALGO, on),
+                   -1); /* later entry, no prefix */
   assert_int_equal(nn_forced_parse("bogus", NN_FORCED_ALGO, on), -1);
-  assert_int_equal(nn_forced_parse("all_reduce:ring", NN_FORCED_ALGO, on), -1);  /* NCCL's names only */
+  assert_int_equal(nn_forced_parse("all_reduce:ring", NN_FORCED_ALGO, on),
+                   -1); /* NCCL's names only */
   assert_int_equal(nn_forced_parse("ll", NN_FORCED_ALGO, on), -1);
-  assert_int_equal(nn_forced_parse("::", NN_FORCED_ALGO, on), -1);          /* no list at all */
+  assert_int_equal(nn_forced_parse("::", NN_FORCED_ALGO, on), -1); /* no list at all */
   assert_int_equal(nn_forced_parse("ring;:", NN_FORCED_ALGO, on), -1);
-  for (int i = 0; i < NN_COLL_COUNT * NA; i++) assert_int_equal(on[i], 1);   /* rejected: everything on */
+  for (int i = 0; i < NN_COLL_COUNT * NA; i++)
+    assert_int_equal(on[i], 1); /* rejected: everything on */
 }
 
 static void test_parse_proto(void **state) {
@@ -68,13 +74,12 @@ static void test_parse_proto(void **state) {
   assert_int_equal(nn_forced_parse("ring", NN_FORCED_PROTO, on), -1);
 }
 
-static const char *RULES =
-    "env NCCL_PROTO=^ll\n"
-    "rule coll=allreduce bytes=0-64K algo=tree proto=ll\n"
-    "rule coll=allreduce bytes=64K- algo=ring\n"
-    "rule coll=allgather proto=simple channels=2\n"
-    "rule channels=4\n"
-    "rule algo=tree\n";
+static const char *RULES = "env NCCL_PROTO=^ll\n"
+                           "rule coll=allreduce bytes=0-64K algo=tree proto=ll\n"
+                           "rule coll=allreduce bytes=64K- algo=ring\n"
+                           "rule coll=allgather proto=simple channels=2\n"
+                           "rule channels=4\n"
+                           "rule algo=tree\n";
 
 static void test_read_and_blocks(void **state) {
   (void)state;
@@ -94,9 +99,11 @@ static void test_read_and_blocks(void **state) {
   assert_int_equal(nn_forced_blocks(&f, &cfg->rules[1], NN_COLL_ALLREDUCE), 0);
   char text[512];
   assert_int_equal(nn_forced_describe(cfg, &f, NN_FORCED_PROTO, text, sizeof text), 1);
-  assert_string_equal(text, "NCCL_PROTO=^ll (from t.conf:1's env line) decides before any tuner for broadcast, reduce, "
-                            "allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there "
-                            "(first t.conf:2)");
+  assert_string_equal(
+    text,
+    "NCCL_PROTO=^ll (from t.conf:1's env line) decides before any tuner for broadcast, reduce, "
+    "allgather, reducescatter, allreduce: 1 rule choosing what it leaves out cannot fire there "
+    "(first t.conf:2)");
 
   /* the real environment wins over the env line, as in the env plugin */
   setenv("NCCL_PROTO", "ll", 1);
@@ -104,16 +111,20 @@ static void test_read_and_blocks(void **state) {
   nn_forced_read(cfg, &f);
   assert_string_equal(f.value[NN_FORCED_PROTO], "ll");
   assert_int_equal(f.env_line[NN_FORCED_PROTO], 0);
-  assert_int_equal(nn_forced_blocks(&f, &cfg->rules[0], NN_COLL_ALLREDUCE), 0);     /* tree/ll: allowed */
+  assert_int_equal(nn_forced_blocks(&f, &cfg->rules[0], NN_COLL_ALLREDUCE),
+                   0); /* tree/ll: allowed */
   assert_int_equal(nn_forced_blocks(&f, &cfg->rules[2], NN_COLL_ALLGATHER), 1u << NN_FORCED_PROTO);
-  assert_int_equal(nn_forced_blocks(&f, &cfg->rules[3], NN_COLL_ALLGATHER), 0);     /* channels only */
+  assert_int_equal(nn_forced_blocks(&f, &cfg->rules[3], NN_COLL_ALLGATHER), 0); /* channels only */
   assert_int_equal(nn_forced_blocks(&f, &cfg->rules[4], NN_COLL_ALLGATHER), 1u << NN_FORCED_ALGO);
   assert_int_equal(nn_forced_blocks(&f, &cfg->rules[4], NN_COLL_ALLREDUCE), 0);
   assert_int_equal(nn_forced_describe(cfg, &f, NN_FORCED_ALGO, text, sizeof text), 1);
-  assert_string_equal(text, "NCCL_ALGO=ring;allreduce:ring,tree (from the environment) decides before any tuner for "
-                            "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out "
-                            "cannot fire there (first t.conf:6)");
-  assert_int_equal(nn_forced_describe(cfg, &f, NN_FORCED_PROTO, text, sizeof text), 1);   /* allgather/simple */
+  assert_string_equal(
+    text,
+    "NCCL_ALGO=ring;allreduce:ring,tree (from the environment) decides before any tuner for "
+    "broadcast, reduce, allgather, reducescatter, allreduce: 1 rule choosing what it leaves out "
+    "cannot fire there (first t.conf:6)");
+  assert_int_equal(nn_forced_describe(cfg, &f, NN_FORCED_PROTO, text, sizeof text),
+                   1); /* allgather/simple */
 
   /* empty counts as unset; a value NCCL rejects says so */
   setenv("NCCL_ALGO", "", 1);
@@ -122,7 +133,8 @@ static void test_read_and_blocks(void **state) {
   assert_null(f.value[NN_FORCED_ALGO]);
   assert_int_equal(f.invalid[NN_FORCED_PROTO], 1);
   assert_int_equal(nn_forced_describe(NULL, &f, NN_FORCED_PROTO, text, sizeof text), 0);
-  assert_string_equal(text, "NCCL_PROTO=fast (from the environment) is a value NCCL rejects: its communicator init fails");
+  assert_string_equal(text, "NCCL_PROTO=fast (from the environment) is a value NCCL rejects: its "
+                            "communicator init fails");
   unsetenv("NCCL_ALGO");
   unsetenv("NCCL_PROTO");
   nn_forced_read(NULL, &f);
@@ -132,7 +144,9 @@ static void test_read_and_blocks(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_parse_algo), cmocka_unit_test(test_parse_proto), cmocka_unit_test(test_read_and_blocks),
+    cmocka_unit_test(test_parse_algo),
+    cmocka_unit_test(test_parse_proto),
+    cmocka_unit_test(test_read_and_blocks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,8 +14,9 @@ static struct {
   char file[256], msg[256];
 } got;
 
-__attribute__((format(printf, 5, 6)))
-static void fake_nccl(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void fake_nccl(int level, unsigned long flags,
+                                                            const char *file, int line,
+                                                            const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   got.level = level;
@@ -38,14 +39,14 @@ static void test_caller_position(void **state) {
   assert_int_equal(got.level, NN_NCCL_LOG_WARN);
   assert_string_equal(got.file, __FILE__);
   assert_int_equal(got.line, warn_line);
-  assert_string_equal(got.msg, "nccl-numa: refused at 100%");   /* formatted once, passed as "%s" */
+  assert_string_equal(got.msg, "nccl-numa: refused at 100%"); /* formatted once, passed as "%s" */
   int info_line = __LINE__ + 1;
   nn_log_info(log, NN_LOG_TUNING | NN_LOG_ENV, "nccl-numa: table");
   assert_int_equal(got.level, NN_NCCL_LOG_INFO);
   assert_int_equal(got.flags, NN_NCCL_TUNING | NN_NCCL_ENV);
   assert_int_equal(got.line, info_line);
-  assert_string_equal(got.file, __FILE__);   /* not plugin/abi/nccl_log.c */
-  assert_null(nn_nccl_logger(&nl, NULL));   /* no NCCL logger: the core's stderr fallback */
+  assert_string_equal(got.file, __FILE__); /* not plugin/abi/nccl_log.c */
+  assert_null(nn_nccl_logger(&nl, NULL));  /* no NCCL logger: the core's stderr fallback */
 }
 
 int main(void) {

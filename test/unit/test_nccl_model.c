@@ -31,13 +31,13 @@ static void test_amd_by_release(void **state) {
   assert_true(amd(r230, 0xAF) == 16.0f);
   const struct nn_nccl_release *rs[] = {dev, r231, r232};
   for (int i = 0; i < 3; i++) {
-    assert_true(amd(rs[i], 23) == 16.0f);     /* Zen 1/2 */
-    assert_true(amd(rs[i], 25) == 24.0f);     /* Zen 3/4 */
-    assert_true(amd(rs[i], 26) == 32.0f);     /* Zen 5 */
-    assert_true(amd(rs[i], 0x8F) == 16.0f);   /* the older XML numbering */
+    assert_true(amd(rs[i], 23) == 16.0f);   /* Zen 1/2 */
+    assert_true(amd(rs[i], 25) == 24.0f);   /* Zen 3/4 */
+    assert_true(amd(rs[i], 26) == 32.0f);   /* Zen 5 */
+    assert_true(amd(rs[i], 0x8F) == 16.0f); /* the older XML numbering */
     assert_true(amd(rs[i], 0xAF) == 24.0f);
     assert_true(amd(rs[i], 0xBF) == 32.0f);
-    assert_true(amd(rs[i], 27) == 16.0f);     /* anything else */
+    assert_true(amd(rs[i], 27) == 16.0f); /* anything else */
     assert_true(amd(rs[i], -1) == 16.0f);
   }
   char cls[96];
@@ -49,19 +49,19 @@ static void test_intel_tiers(void **state) {
   (void)state;
   const struct nn_nccl_release *r225 = rel(2, 25, 1), *r226 = rel(2, 26, 2), *r230 = rel(2, 30, 7),
                                *r231 = rel(2, 31, 2);
-  assert_true(intel(r225, 6, 0x54) == 6.0f);     /* Broadwell and older */
-  assert_true(intel(r225, 6, 0x55) == 10.0f);    /* Skylake */
-  assert_true(intel(r225, 6, 0x8F) == 10.0f);    /* no Sapphire Rapids tier before 2.26 */
+  assert_true(intel(r225, 6, 0x54) == 6.0f);  /* Broadwell and older */
+  assert_true(intel(r225, 6, 0x55) == 10.0f); /* Skylake */
+  assert_true(intel(r225, 6, 0x8F) == 10.0f); /* no Sapphire Rapids tier before 2.26 */
   assert_true(intel(r225, 6, 0xCF) == 10.0f);
   assert_true(intel(r226, 6, 0x8E) == 10.0f);
   assert_true(intel(r226, 6, 0x8F) == 22.0f);
   assert_true(intel(r226, 6, 0xCE) == 22.0f);
   assert_true(intel(r226, 6, 0xCF) == 40.0f);
-  assert_true(intel(r230, 6, 0xAD) == 22.0f);    /* Granite Rapids: SRP on 2.30 */
-  assert_true(intel(r231, 6, 0xAD) == 40.0f);    /* ... ERP on 2.31.2 (binary) */
+  assert_true(intel(r230, 6, 0xAD) == 22.0f); /* Granite Rapids: SRP on 2.30 */
+  assert_true(intel(r231, 6, 0xAD) == 40.0f); /* ... ERP on 2.31.2 (binary) */
   assert_true(intel(r231, 6, 0xAF) == 40.0f);
   assert_true(intel(r231, 6, 0xB0) == 22.0f);
-  assert_true(intel(r230, 19, 0x01) == 6.0f);    /* not family 6: Broadwell value */
+  assert_true(intel(r230, 19, 0x01) == 6.0f); /* not family 6: Broadwell value */
   assert_true(intel(r230, -1, -1) == 6.0f);
 }
 
@@ -113,7 +113,7 @@ static void test_pcie_formula(void **state) {
   assert_true(nn_nccl_pcie_gbps(5, 16) == 48.0f);
   assert_true(nn_nccl_pcie_gbps(6, 16) == 96.0f);
   assert_true(nn_nccl_pcie_gbps(1, 16) == 3.0f);
-  assert_true(nn_nccl_pcie_gbps(0, 0) == 12.0f);   /* NCCL's fallback: gen 3 speed, x16 */
+  assert_true(nn_nccl_pcie_gbps(0, 0) == 12.0f); /* NCCL's fallback: gen 3 speed, x16 */
   assert_true(nn_nccl_pcie_gbps(5, 0) == 48.0f);
 }
 
@@ -179,11 +179,12 @@ static void test_find_and_versions(void **state) {
  * lower only / compete from 2.31 (dev, the 2.31.2 and 2.32.3 binaries). */
 static void test_tuner_semantics(void **state) {
   (void)state;
-  const struct nn_nccl_release *old[] = {rel(2, 21, 5), rel(2, 27, 7), rel(2, 28, 9), rel(2, 30, 4), rel(2, 30, 7)};
+  const struct nn_nccl_release *old[] = {rel(2, 21, 5), rel(2, 27, 7), rel(2, 28, 9), rel(2, 30, 4),
+                                         rel(2, 30, 7)};
   const struct nn_nccl_release *now[] = {rel(2, 31, 0), rel(2, 31, 2), rel(2, 32, 3)};
   char text[256];
   for (int i = 0; i < 5; i++) {
-    assert_int_equal(old[i]->tuner_chunk_size, i >= 3);   /* getChunkSize from 2.30.3 (tuner v6) */
+    assert_int_equal(old[i]->tuner_chunk_size, i >= 3); /* getChunkSize from 2.30.3 (tuner v6) */
     assert_int_equal(old[i]->tuner_channels_lower_only, 0);
     assert_int_equal(old[i]->negative_cost_selects, 0);
     assert_int_equal(nn_nccl_channels_no_effect(old[i], 64, 4), 0);
@@ -195,10 +196,10 @@ static void test_tuner_semantics(void **state) {
     assert_int_equal(now[i]->tuner_chunk_size, 1);
     assert_int_equal(now[i]->tuner_channels_lower_only, 1);
     assert_int_equal(now[i]->negative_cost_selects, 1);
-    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 4), 1);   /* above NCCL's count */
-    assert_int_equal(nn_nccl_channels_no_effect(now[i], 4, 4), 1);   /* NCCL needs < its own */
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 4), 1); /* above NCCL's count */
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 4, 4), 1); /* NCCL needs < its own */
     assert_int_equal(nn_nccl_channels_no_effect(now[i], 3, 4), 0);
-    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 0), 0);   /* count unknown: no claim */
+    assert_int_equal(nn_nccl_channels_no_effect(now[i], 8, 0), 0); /* count unknown: no claim */
     nn_nccl_tuner_semantics(now[i], text, sizeof text);
     assert_non_null(strstr(text, "only below its own count"));
     assert_non_null(strstr(text, now[i]->name));
@@ -210,13 +211,14 @@ static void test_tuner_semantics(void **state) {
  * src/plugin/env.cc, tuning.cc's tables). */
 static void test_release_facts(void **state) {
   (void)state;
-  static const struct { int x, y, z, tuner_abi, env_abi, none, subsystem, mixed; } want[] = {
-    {2, 21, 5, 2, 0, 0, 0, 0}, {2, 22, 3, 3, 0, 0, 0, 0}, {2, 23, 4, 3, 0, 0, 0, 0},
-    {2, 24, 3, 4, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0},
-    {2, 28, 6, 5, 0, 1, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0},
-    {2, 30, 3, 6, 1, 1, 0, 1}, {2, 30, 7, 6, 2, 1, 0, 1}, {2, 31, 0, 6, 2, 1, 1, 1},
-    {2, 31, 2, 6, 2, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1},
-    {2, 32, 6, 7, 2, 1, 1, 1}};
+  static const struct {
+    int x, y, z, tuner_abi, env_abi, none, subsystem, mixed;
+  } want[] = {{2, 21, 5, 2, 0, 0, 0, 0}, {2, 22, 3, 3, 0, 0, 0, 0}, {2, 23, 4, 3, 0, 0, 0, 0},
+              {2, 24, 3, 4, 0, 0, 0, 0}, {2, 27, 7, 4, 0, 0, 0, 0}, {2, 28, 3, 5, 0, 1, 0, 0},
+              {2, 28, 6, 5, 0, 1, 0, 0}, {2, 28, 7, 5, 1, 1, 0, 0}, {2, 29, 7, 5, 1, 1, 0, 0},
+              {2, 30, 3, 6, 1, 1, 0, 1}, {2, 30, 7, 6, 2, 1, 0, 1}, {2, 31, 0, 6, 2, 1, 1, 1},
+              {2, 31, 2, 6, 2, 1, 1, 1}, {2, 32, 3, 6, 2, 1, 1, 1}, {2, 32, 5, 6, 2, 1, 1, 1},
+              {2, 32, 6, 7, 2, 1, 1, 1}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const struct nn_nccl_release *r = rel(want[i].x, want[i].y, want[i].z);
     assert_int_equal(r->tuner_abi, want[i].tuner_abi);
@@ -224,37 +226,46 @@ static void test_release_facts(void **state) {
     assert_int_equal(r->tuner_none, want[i].none);
     assert_int_equal(r->cost_model_subsystem, want[i].subsystem);
     assert_int_equal(r->ll128_mixed_cc_sm90, want[i].mixed);
-    assert_int_equal(nn_nccl_lacks_env_plugin(NN_NCCL_VERSION(want[i].x, want[i].y, want[i].z)), !want[i].env_abi);
+    assert_int_equal(nn_nccl_lacks_env_plugin(NN_NCCL_VERSION(want[i].x, want[i].y, want[i].z)),
+                     !want[i].env_abi);
   }
   /* the rows split for a plugin fact keep the name of their PCIe model */
   assert_string_equal(rel(2, 28, 3)->name, "2.27-2.28");
   assert_string_equal(rel(2, 28, 9)->name, "2.27-2.28");
   assert_string_equal(rel(2, 22, 3)->name, "2.21-2.24");
-  assert_string_equal(rel(2, 32, 6)->name, "2.32");   /* tuner v7; the model as 2.32.3 */
+  assert_string_equal(rel(2, 32, 6)->name, "2.32"); /* tuner v7; the model as 2.32.3 */
   assert_true(rel(2, 32, 6) != rel(2, 32, 3));
   /* Blackwell's Ring LL128 caps, 1 node / 2 nodes (perChMaxRingLL128Bws of each tag) */
-  static const struct { int x, y, z; double n1, n2; } ring[] = {
-    {2, 25, 1, 73.4, 73.4}, {2, 28, 3, 73.4, 73.4}, {2, 28, 9, 73.4, 34.6}, {2, 29, 2, 34.5, 34.6},
-    {2, 29, 7, 40.0, 40.0}, {2, 30, 7, 40.0, 40.0}, {2, 31, 2, 40.0, 40.0}, {2, 32, 6, 40.0, 40.0}};
+  static const struct {
+    int x, y, z;
+    double n1, n2;
+  } ring[] = {{2, 25, 1, 73.4, 73.4}, {2, 28, 3, 73.4, 73.4}, {2, 28, 9, 73.4, 34.6},
+              {2, 29, 2, 34.5, 34.6}, {2, 29, 7, 40.0, 40.0}, {2, 30, 7, 40.0, 40.0},
+              {2, 31, 2, 40.0, 40.0}, {2, 32, 6, 40.0, 40.0}};
   for (size_t i = 0; i < sizeof ring / sizeof ring[0]; i++) {
     const struct nn_nccl_release *r = rel(ring[i].x, ring[i].y, ring[i].z);
-    assert_true(fabs(r->ring_ll128_sm100[0] - ring[i].n1) < 1e-9 && fabs(r->ring_ll128_sm100[1] - ring[i].n2) < 1e-9);
+    assert_true(fabs(r->ring_ll128_sm100[0] - ring[i].n1) < 1e-9 &&
+                fabs(r->ring_ll128_sm100[1] - ring[i].n2) < 1e-9);
   }
-  assert_int_equal(nn_nccl_lacks_env_plugin(0), 0);   /* unknown: no claim */
+  assert_int_equal(nn_nccl_lacks_env_plugin(0), 0); /* unknown: no claim */
   char since[16];
   nn_nccl_env_plugin_since(since, sizeof since);
   assert_string_equal(since, "2.28.7");
-  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, tuner_chunk_size)), 23003);
-  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, cost_model_subsystem)), 23100);
+  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, tuner_chunk_size)),
+                   23003);
+  assert_int_equal(nn_nccl_release_since(offsetof(struct nn_nccl_release, cost_model_subsystem)),
+                   23100);
 }
 
 /* The one version grammar, strict: each part digits only, then nothing, "-N" or "+...". */
 static void test_version_grammar(void **state) {
   (void)state;
-  static const char *const refused[] = {"2.28.9x", "2.28", "2", "", " 2.28.9", "2. 28.9", "2.+28.9",
-                                        "2.28.-9", "2.28.9 ", "v2.28.9", "2..9", "1.28.9", "2.100.1"};
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) assert_int_equal(nn_nccl_version_parse(refused[i]), -1);
-  assert_int_equal(nn_nccl_version_parse("2.8.4"), 2804);   /* NCCL's numbering before 2.9 */
+  static const char *const refused[] = {"2.28.9x", "2.28",    "2",       "",        " 2.28.9",
+                                        "2. 28.9", "2.+28.9", "2.28.-9", "2.28.9 ", "v2.28.9",
+                                        "2..9",    "1.28.9",  "2.100.1"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    assert_int_equal(nn_nccl_version_parse(refused[i]), -1);
+  assert_int_equal(nn_nccl_version_parse("2.8.4"), 2804); /* NCCL's numbering before 2.9 */
   char buf[16];
   nn_nccl_version_format(2804, buf, sizeof buf);
   assert_string_equal(buf, "2.8.4");
@@ -271,11 +282,11 @@ static void test_version_grammar(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_amd_by_release), cmocka_unit_test(test_intel_tiers),
-    cmocka_unit_test(test_other_cpus), cmocka_unit_test(test_floors),
-    cmocka_unit_test(test_pcie_formula), cmocka_unit_test(test_release_columns),
+    cmocka_unit_test(test_amd_by_release),    cmocka_unit_test(test_intel_tiers),
+    cmocka_unit_test(test_other_cpus),        cmocka_unit_test(test_floors),
+    cmocka_unit_test(test_pcie_formula),      cmocka_unit_test(test_release_columns),
     cmocka_unit_test(test_find_and_versions), cmocka_unit_test(test_tuner_semantics),
-    cmocka_unit_test(test_release_facts), cmocka_unit_test(test_version_grammar),
+    cmocka_unit_test(test_release_facts),     cmocka_unit_test(test_version_grammar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,7 @@ static void text_old_float_error(void **state) {
   assert_int_equal(r.nccl_code, 0);
   assert_int_equal(r.rows[0].root, -1);
   assert_true(fabs(r.rows[3].oop.time_us - 19.80) < 1e-9);
-  assert_true(r.rows[2].oop.failed);     /* error 4 is far above float tolerance */
+  assert_true(r.rows[2].oop.failed); /* error 4 is far above float tolerance */
   assert_false(nn_nccltests_row_failed(&r.rows[0]));
   assert_false(nn_nccltests_row_failed(&r.rows[3]));
   nn_nccltests_free(&r);
@@ -111,8 +111,8 @@ static void json_output(void **state) {
   assert_false(nn_nccltests_row_failed(&r.rows[0]));
   assert_int_equal(r.rows[1].oop.wrong_known, 0);
   assert_false(r.rows[1].oop.failed);
-  assert_true(r.rows[1].inplace.failed);   /* "nan" time */
-  assert_true(r.rows[2].oop.failed);       /* nwrong 2 */
+  assert_true(r.rows[1].inplace.failed); /* "nan" time */
+  assert_true(r.rows[2].oop.failed);     /* nwrong 2 */
   assert_false(nn_nccltests_row_failed(&r.rows[3]));
   nn_nccltests_free(&r);
   assert_int_equal(parse_file(FIX "synthetic-allgather-truncated.json", &r, err, sizeof err), -1);
@@ -160,7 +160,7 @@ static void hostile_input(void **state) {
   expect_error("{\"results\":[{\"size\":8}", "truncated JSON");
   expect_error("{\"results\":[]}", "empty");
   expect_error("{\"x\":1}", "no \"results\"");
-  expect_error("[1,2]", "no nccl-tests result table");   /* not JSON object: read as text */
+  expect_error("[1,2]", "no nccl-tests result table"); /* not JSON object: read as text */
   expect_error("{\"results\":[1]} x", "text after");
   char deep[400];
   memset(deep, '[', sizeof deep - 1);
@@ -177,14 +177,16 @@ static void hostile_input(void **state) {
   assert_int_equal(nn_nccltests_parse(nul, sizeof nul - 1, &r, err, sizeof err), -1);
   assert_non_null(strstr(err, "NUL"));
   /* headerless fragment: layout from the column count (12 = no root) */
-  const char *frag = "  8 2 float sum 10.5 0 0 0 10.4 0 0 0\r\n  16 4 float sum 11.5 0 0 0 11.4 0 0 0\r\n";
+  const char *frag =
+    "  8 2 float sum 10.5 0 0 0 10.4 0 0 0\r\n  16 4 float sum 11.5 0 0 0 11.4 0 0 0\r\n";
   assert_int_equal(nn_nccltests_parse(frag, strlen(frag), &r, err, sizeof err), 0);
   assert_int_equal(r.n_rows, 2);
   assert_true(fabs(r.rows[1].oop.time_us - 11.5) < 1e-9);
   assert_true(fabs(r.rows[1].inplace.time_us - 11.4) < 1e-9);
   nn_nccltests_free(&r);
   /* a timing nccl-tests could not take ("nan", "-nan", "inf"): the row is failed, not malformed */
-  const char *untimed = "  8 2 float sum nan 0 0 0 -nan 0 0 0\n  16 4 float sum inf 0 0 0 11.4 0 0 0\n";
+  const char *untimed =
+    "  8 2 float sum nan 0 0 0 -nan 0 0 0\n  16 4 float sum inf 0 0 0 11.4 0 0 0\n";
   assert_int_equal(nn_nccltests_parse(untimed, strlen(untimed), &r, err, sizeof err), 0);
   assert_int_equal(r.n_rows, 2);
   assert_true(r.rows[0].oop.failed && r.rows[0].inplace.failed && r.rows[1].oop.failed);
@@ -200,9 +202,12 @@ static void version_codes(void **state) {
   (void)state;
   struct nn_nccltests_result r;
   char err[256];
-  const char *logs[][2] = {{"NCCL version 2.28.9+cuda13.0\n", "2.28.9"}, {"x NCCL INFO NCCL version 2.21.5\n", "2.21.5"},
-                           {"NCCL version 2.8.4+cuda11.2\n", "2.8.4"}, {"NCCL version 2.28.9x\n", ""},
-                           {"NCCL version 2.x\n", ""}, {"NCCL version garbage\n", ""}};
+  const char *logs[][2] = {{"NCCL version 2.28.9+cuda13.0\n", "2.28.9"},
+                           {"x NCCL INFO NCCL version 2.21.5\n", "2.21.5"},
+                           {"NCCL version 2.8.4+cuda11.2\n", "2.8.4"},
+                           {"NCCL version 2.28.9x\n", ""},
+                           {"NCCL version 2.x\n", ""},
+                           {"NCCL version garbage\n", ""}};
   for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
     char text[256];
     snprintf(text, sizeof text, "%s  8 2 float sum 11.4 0 0 0 11.4 0 0 0\n", logs[i][0]);
@@ -216,10 +221,13 @@ static void version_codes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(text_with_info_lines), cmocka_unit_test(text_old_float_error),
-    cmocka_unit_test(text_truncated),       cmocka_unit_test(json_output),
+    cmocka_unit_test(text_with_info_lines),
+    cmocka_unit_test(text_old_float_error),
+    cmocka_unit_test(text_truncated),
+    cmocka_unit_test(json_output),
     cmocka_unit_test(json_oob_count_out_of_range),
-    cmocka_unit_test(hostile_input),        cmocka_unit_test(version_codes),
+    cmocka_unit_test(hostile_input),
+    cmocka_unit_test(version_codes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,7 @@ static void every_file_parses(void **state) {
     for (int i = 0; i < r.n_rows; i++) {
       assert_true(r.rows[i].oop.present);
       assert_true(r.rows[i].oop.time_us > 0);
-      assert_false(nn_nccltests_row_failed(&r.rows[i]));   /* every published run passed */
+      assert_false(nn_nccltests_row_failed(&r.rows[i])); /* every published run passed */
     }
     nn_nccltests_free(&r);
     files++;
@@ -93,7 +93,8 @@ static void known_values(void **state) {
   assert_int_equal(r.n_ranks, 8);
   nn_nccltests_free(&r);
   /* bare "NCCL version" line inside the header, "Reducing maxBytes" line */
-  parse_known("schmaustech-nvidia-tools-image_file_l40s-2node-2gpu-RING_allreduce-reducing-maxbytes.txt", &r);
+  parse_known(
+    "schmaustech-nvidia-tools-image_file_l40s-2node-2gpu-RING_allreduce-reducing-maxbytes.txt", &r);
   assert_string_equal(r.nccl_version, "2.27.3");
   assert_int_equal(r.rows[r.n_rows - 1].size, 8589934592ull);
   nn_nccltests_free(&r);
@@ -106,6 +107,7 @@ int main(void) {
     return 77;
   }
   closedir(d);
-  const struct CMUnitTest tests[] = {cmocka_unit_test(every_file_parses), cmocka_unit_test(known_values)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(every_file_parses),
+                                     cmocka_unit_test(known_values)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,12 +11,14 @@ static void one_table(void **state) {
   (void)state;
   struct nn_nccltuning t;
   char err[256] = "";
-  assert_int_equal(nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-info.txt", &t, err, sizeof err), NN_NCCLTUNING_FOUND);
+  assert_int_equal(
+    nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-info.txt", &t, err, sizeof err),
+    NN_NCCLTUNING_FOUND);
   assert_int_equal(t.n_tables, 1);
   assert_int_equal(t.n_truncated, 0);
   assert_int_equal(t.n_funcs, 5);
-  assert_int_equal(t.n_algos, 7);   /* three blocks: 3 + 3 + 1 */
-  assert_int_equal(t.n_protos, 3);  /* the last block's Protocol row repeats them: no more */
+  assert_int_equal(t.n_algos, 7);  /* three blocks: 3 + 3 + 1 */
+  assert_int_equal(t.n_protos, 3); /* the last block's Protocol row repeats them: no more */
   assert_int_equal(t.first_line, 12);
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Ring", "LL"), 1);
   assert_int_equal(nn_nccltuning_enabled(&t, "all_reduce", "ring", "simple"), 1);
@@ -29,14 +31,18 @@ static void one_table(void **state) {
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Warp", "LL"), -1);
   /* the same cells by the project's enums, through NCCL's names (nn_nccl_name) */
   float lat = -1, bw = -1;
-  assert_int_equal(nn_nccltuning_cell(&t, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL, &lat, &bw), 1);
+  assert_int_equal(nn_nccltuning_cell(&t, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL, &lat, &bw),
+                   1);
   assert_true(bw > 0);
-  assert_int_equal(nn_nccltuning_cell(&t, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, &lat, &bw), 0);
-  assert_int_equal(nn_nccltuning_cell(&t, NN_COLL_ALLGATHER, NN_ALGO_NVLS_TREE, NN_PROTO_SIMPLE, &lat, &bw), 0);
+  assert_int_equal(
+    nn_nccltuning_cell(&t, NN_COLL_ALLREDUCE, NN_ALGO_RING, NN_PROTO_LL128, &lat, &bw), 0);
+  assert_int_equal(
+    nn_nccltuning_cell(&t, NN_COLL_ALLGATHER, NN_ALGO_NVLS_TREE, NN_PROTO_SIMPLE, &lat, &bw), 0);
   assert_int_equal(nn_nccltuning_cell(&t, NN_COLL_COUNT, NN_ALGO_RING, NN_PROTO_LL, &lat, &bw), -1);
   /* the model itself: "AllReduce | 4.6/ 2.9 | ... | 9.5/ 11.2 |" (Tree LL, Ring Simple) */
   int f = -1, tree = -1, ring = -1;
-  for (int i = 0; i < t.n_funcs; i++) if (!strcmp(t.funcs[i], "AllReduce")) f = i;
+  for (int i = 0; i < t.n_funcs; i++)
+    if (!strcmp(t.funcs[i], "AllReduce")) f = i;
   for (int i = 0; i < t.n_algos; i++) {
     if (!strcmp(t.algos[i], "Tree")) tree = i;
     if (!strcmp(t.algos[i], "Ring")) ring = i;
@@ -52,7 +58,9 @@ static void no_table(void **state) {
   (void)state;
   struct nn_nccltuning t;
   char err[256] = "";
-  assert_int_equal(nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-allreduce-info.txt", &t, err, sizeof err), NN_NCCLTUNING_NONE);
+  assert_int_equal(
+    nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-allreduce-info.txt", &t, err, sizeof err),
+    NN_NCCLTUNING_NONE);
   assert_non_null(strstr(err, "no NCCL tuning table"));
   assert_int_equal(t.n_tables, 0);
   assert_int_equal(nn_nccltuning_parse("", 0, &t, err, sizeof err), NN_NCCLTUNING_NONE);
@@ -60,16 +68,18 @@ static void no_table(void **state) {
   const char *matrix = "h:1:1 [0] NCCL INFO Enabled NCCL Func/Proto/Algo Matrix:\n"
                        "     Function |       LL     LL128    Simple   |          Tree  \n"
                        "    AllReduce |        1         2         1   |             1  \n";
-  assert_int_equal(nn_nccltuning_parse(matrix, strlen(matrix), &t, err, sizeof err), NN_NCCLTUNING_NONE);
+  assert_int_equal(nn_nccltuning_parse(matrix, strlen(matrix), &t, err, sizeof err),
+                   NN_NCCLTUNING_NONE);
 }
 
 static void truncated(void **state) {
   (void)state;
   struct nn_nccltuning t;
   char err[256] = "";
-  assert_int_equal(nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-truncated.txt", &t, err, sizeof err),
-                   NN_NCCLTUNING_TRUNCATED);
-  assert_non_null(strstr(err, "line 25:"));   /* the cut AllGather row of block 2 */
+  assert_int_equal(
+    nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-truncated.txt", &t, err, sizeof err),
+    NN_NCCLTUNING_TRUNCATED);
+  assert_non_null(strstr(err, "line 25:")); /* the cut AllGather row of block 2 */
   assert_non_null(strstr(err, "breaks off"));
   assert_int_equal(t.n_tables, 0);
   assert_int_equal(t.n_truncated, 1);
@@ -99,11 +109,12 @@ static void two_communicators(void **state) {
   (void)state;
   struct nn_nccltuning t;
   char err[256] = "";
-  assert_int_equal(nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-two-comms.txt", &t, err, sizeof err),
-                   NN_NCCLTUNING_FOUND);
+  assert_int_equal(
+    nn_test_tuning_file(NN_NCCLTUNING_FIX "synthetic-tuning-two-comms.txt", &t, err, sizeof err),
+    NN_NCCLTUNING_FOUND);
   assert_int_equal(t.n_tables, 2);
   assert_int_equal(t.n_truncated, 0);
-  assert_int_equal(t.n_algos, 7);   /* the union: the 2.22-layout table has no PAT */
+  assert_int_equal(t.n_algos, 7); /* the union: the 2.22-layout table has no PAT */
   /* only the second communicator enables ring/LL128 for AllReduce: the union has it */
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Ring", "LL128"), 1);
   assert_int_equal(nn_nccltuning_enabled(&t, "AllGather", "Ring", "LL128"), 0);
@@ -130,18 +141,16 @@ static void same_thread_twice(void **state) {
 /* Bare rows without NCCL's prefix (a log written elsewhere), with CRLF. */
 static void bare_rows(void **state) {
   (void)state;
-  const char *s =
-    "  Algorithm   |      x      Ring      x |\r\n"
-    "  Protocol    |   LL |  Simple |\r\n"
-    "    AllReduce |  5.0/  1.0 | 9.0/ 0.0 |\r\n";
+  const char *s = "  Algorithm   |      x      Ring      x |\r\n"
+                  "  Protocol    |   LL |  Simple |\r\n"
+                  "    AllReduce |  5.0/  1.0 | 9.0/ 0.0 |\r\n";
   struct nn_nccltuning t;
   char err[256];
   /* "x" cells: one algorithm name per cell is required */
   assert_int_equal(nn_nccltuning_parse(s, strlen(s), &t, err, sizeof err), NN_NCCLTUNING_TRUNCATED);
-  const char *ok =
-    "  Algorithm   |           Ring        |\r\n"
-    "  Protocol    |   LL |  Simple |\r\n"
-    "    AllReduce |  5.0/  1.0 | 9.0/ 0.0 |\r\n";
+  const char *ok = "  Algorithm   |           Ring        |\r\n"
+                   "  Protocol    |   LL |  Simple |\r\n"
+                   "    AllReduce |  5.0/  1.0 | 9.0/ 0.0 |\r\n";
   assert_int_equal(nn_nccltuning_parse(ok, strlen(ok), &t, err, sizeof err), NN_NCCLTUNING_FOUND);
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Ring", "LL"), 1);
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Ring", "Simple"), 0);
@@ -160,10 +169,12 @@ static void release_231(void **state) {
   assert_int_equal(nn_nccltuning_enabled(&t, "AllReduce", "Ring", "LL128"), 1);
   assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 2), NN_PROTO_LL128), 0);
   assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 0), NN_PROTO_LL128), 1);
-  assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 28, 9), NN_PROTO_LL128), 1);   /* its table's word */
+  assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 28, 9), NN_PROTO_LL128),
+                   1); /* its table's word */
   assert_int_equal(nn_nccltuning_proto_runs_pcie(0, NN_PROTO_LL128), 1);
   for (int p = 0; p < NN_PROTO_COUNT; p++)
-    if (p != NN_PROTO_LL128) assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 2), p), 1);
+    if (p != NN_PROTO_LL128)
+      assert_int_equal(nn_nccltuning_proto_runs_pcie(NN_NCCL_VERSION(2, 31, 2), p), 1);
 }
 
 static void hostile(void **state) {
@@ -171,7 +182,10 @@ static void hostile(void **state) {
   struct nn_nccltuning t;
   char err[64];
   const char *cases[] = {
-    "|", "||||", "  Algorithm   |", "  Algorithm   ||||\n  Protocol |||\n",
+    "|",
+    "||||",
+    "  Algorithm   |",
+    "  Algorithm   ||||\n  Protocol |||\n",
     "  Protocol    | LL |\n    AllReduce | 1/1 |\n",
     "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | 1/-2 |\n",
     "  Algorithm   | Ring |\n  Protocol    | LL |\n    AllReduce | nan/1 |\n",

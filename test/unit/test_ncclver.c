@@ -11,7 +11,8 @@ static void test_version_argument(void **state) {
   (void)state;
   struct nn_ncclver v;
   char err[256] = "";
-  assert_int_equal(nn_ncclver_resolve("2.28.9", "/nonexistent/libnccl.so.2", &v, err, sizeof err), 0);
+  assert_int_equal(nn_ncclver_resolve("2.28.9", "/nonexistent/libnccl.so.2", &v, err, sizeof err),
+                   0);
   assert_int_equal(v.code, 22809);
   assert_string_equal(v.source, "--nccl-version");
   assert_int_equal(nn_ncclver_no_env_plugin(&v), 0);
@@ -31,6 +32,7 @@ static void test_refused(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_version_argument), cmocka_unit_test(test_refused)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_version_argument),
+                                     cmocka_unit_test(test_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

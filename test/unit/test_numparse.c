@@ -19,8 +19,18 @@ static void test_int_whole(void **state) {
   assert_int_equal(v, INT_MAX);
   /* what atoi would have read as some number: refused, v untouched */
   v = 7;
-  const char *bad[] = {"", " 1", "1 ", "abc", "12abc", "-", "+", "0x10", "1.5",
-                       "2147483648", "99999999999999999999", "-99999999999999999999"};
+  const char *bad[] = {"",
+                       " 1",
+                       "1 ",
+                       "abc",
+                       "12abc",
+                       "-",
+                       "+",
+                       "0x10",
+                       "1.5",
+                       "2147483648",
+                       "99999999999999999999",
+                       "-99999999999999999999"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     assert_int_equal(nn_int_parse(bad[i], INT_MIN, INT_MAX, &v), -1);
     assert_int_equal(v, 7);
@@ -49,7 +59,7 @@ static void test_int_prefix(void **state) {
   end = "unchanged";
   assert_int_equal(nn_int_parse_prefix("x1", 0, 9, &v, &end), -1);
   assert_int_equal(nn_int_parse_prefix(" ", 0, 9, &v, &end), -1);
-  assert_int_equal(nn_int_parse_prefix("10x", 0, 9, &v, &end), -1);   /* out of range */
+  assert_int_equal(nn_int_parse_prefix("10x", 0, 9, &v, &end), -1); /* out of range */
   assert_int_equal(nn_int_parse_prefix("99999999999999999999 ", 0, INT_MAX, &v, &end), -1);
   assert_int_equal(nn_int_parse_prefix(NULL, 0, 9, &v, &end), -1);
   assert_int_equal(v, 7);
@@ -65,7 +75,7 @@ static void test_int_base(void **state) {
   assert_int_equal(v, 0x1f);
   assert_int_equal(nn_int_parse_base("0x19", 0, 0, 255, &v), 0);
   assert_int_equal(v, 25);
-  assert_int_equal(nn_int_parse_base("010", 0, 0, 255, &v), 0);   /* C's octal, as strtol(.., 0) */
+  assert_int_equal(nn_int_parse_base("010", 0, 0, 255, &v), 0); /* C's octal, as strtol(.., 0) */
   assert_int_equal(v, 8);
   assert_int_equal(nn_int_parse_base("25", 0, 0, 255, &v), 0);
   assert_int_equal(v, 25);
@@ -81,11 +91,11 @@ static void test_int_base(void **state) {
     assert_int_equal(nn_int_parse_base(bad[i], 16, INT_MIN, INT_MAX, &v), -1);
     assert_int_equal(nn_int_parse_base(bad[i], 0, INT_MIN, INT_MAX, &v), -1);
   }
-  assert_int_equal(nn_int_parse_base("09", 0, 0, 255, &v), -1);    /* not octal */
+  assert_int_equal(nn_int_parse_base("09", 0, 0, 255, &v), -1); /* not octal */
   assert_int_equal(nn_int_parse_base("ff", 10, 0, 255, &v), -1);
   assert_int_equal(nn_int_parse_base("0x10", 10, 0, 255, &v), -1);
-  assert_int_equal(nn_int_parse_base("100", 16, 0, 255, &v), -1);  /* 256: out of range */
-  assert_int_equal(nn_int_parse_base("10", 8, 0, 255, &v), -1);    /* no such base here */
+  assert_int_equal(nn_int_parse_base("100", 16, 0, 255, &v), -1); /* 256: out of range */
+  assert_int_equal(nn_int_parse_base("10", 8, 0, 255, &v), -1);   /* no such base here */
   assert_int_equal(nn_int_parse_base(NULL, 16, 0, 255, &v), -1);
   assert_int_equal(v, 7);
 }
@@ -118,14 +128,14 @@ static void test_u64(void **state) {
   assert_int_equal(nn_u64_parse("2t", 1, UINT64_MAX, &v), 0);
   assert_true(v == 2ull << 40);
   v = 7;
-  assert_int_equal(nn_u64_parse("64K", 0, UINT64_MAX, &v), -1);   /* no suffix allowed */
+  assert_int_equal(nn_u64_parse("64K", 0, UINT64_MAX, &v), -1); /* no suffix allowed */
   assert_int_equal(nn_u64_parse("-1", 0, UINT64_MAX, &v), -1);
   assert_int_equal(nn_u64_parse(" 1", 0, UINT64_MAX, &v), -1);
   assert_int_equal(nn_u64_parse("1KB", 1, UINT64_MAX, &v), -1);
   assert_int_equal(nn_u64_parse("", 0, UINT64_MAX, &v), -1);
   assert_int_equal(nn_u64_parse(NULL, 0, UINT64_MAX, &v), -1);
   assert_int_equal(nn_u64_parse("18446744073709551616", 0, UINT64_MAX, &v), -2);
-  assert_int_equal(nn_u64_parse("16777216T", 1, UINT64_MAX, &v), -2);  /* 2^64 */
+  assert_int_equal(nn_u64_parse("16777216T", 1, UINT64_MAX, &v), -2); /* 2^64 */
   assert_int_equal(nn_u64_parse("65", 0, 64, &v), -2);
   assert_true(v == 7);
 }
@@ -151,7 +161,7 @@ static void test_hex(void **state) {
   const char *bad[] = {"", " 1", "-1", "+1", "x1", "g", ":1", "10000000000000000"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     assert_int_equal(nn_hex_parse_prefix(bad[i], UINT64_MAX, &v, &end), -1);
-  assert_int_equal(nn_hex_parse_prefix("100:", 0xff, &v, &end), -1);   /* over max */
+  assert_int_equal(nn_hex_parse_prefix("100:", 0xff, &v, &end), -1); /* over max */
   assert_int_equal(nn_hex_parse_prefix(NULL, 0xff, &v, &end), -1);
   assert_true(v == 7);
   assert_string_equal(end, "unchanged");
@@ -182,12 +192,9 @@ static void test_double_prefix(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_int_whole),
-    cmocka_unit_test(test_int_prefix),
-    cmocka_unit_test(test_int_base),
-    cmocka_unit_test(test_double),
-    cmocka_unit_test(test_u64),
-    cmocka_unit_test(test_hex),
+    cmocka_unit_test(test_int_whole),     cmocka_unit_test(test_int_prefix),
+    cmocka_unit_test(test_int_base),      cmocka_unit_test(test_double),
+    cmocka_unit_test(test_u64),           cmocka_unit_test(test_hex),
     cmocka_unit_test(test_double_prefix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

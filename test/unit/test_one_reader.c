@@ -27,7 +27,8 @@ static const char *deep_csv(int i) {
   snprintf(dir, sizeof dir, "%s/x", base);
   if (mkdir(dir, 0755) && errno != EEXIST) fail_msg("mkdir %s: %s", dir, strerror(errno));
   int n = snprintf(path, sizeof path, "%s", base);
-  for (int d = 0; d < DEPTH + (i & 1); d++) n += snprintf(path + n, sizeof path - (size_t)n, "/x/..");
+  for (int d = 0; d < DEPTH + (i & 1); d++)
+    n += snprintf(path + n, sizeof path - (size_t)n, "/x/..");
   snprintf(path + n, sizeof path - (size_t)n, "/x/r%d.csv", i);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
@@ -39,7 +40,7 @@ static const char *deep_csv(int i) {
 static const char *mapping(int includes) {
   static char text[1 << 20];
   size_t len = (size_t)snprintf(text, sizeof text, "gpu 0 bus=01:00.0 numa=0\n");
-  static int made;   /* each include in a tree of its own */
+  static int made; /* each include in a tree of its own */
   for (int i = 0; i < includes; i++)
     len += (size_t)snprintf(text + len, sizeof text - len, "include-csv %s\n", deep_csv(made++));
   char name[32];
@@ -76,7 +77,9 @@ static void test_commands_walk_as_the_plugin(void **state) {
   assert_int_equal(nn_config_load(many, NULL, &c, &d), -1);
   int said = 0;
   for (int i = 0; i < d.n; i++) said |= strstr(d.msgs[i], BUDGET) != NULL;
-  if (!said) fail_msg("the command's reader did not run out of its walk budget: %s", d.n ? d.msgs[0] : "no problem");
+  if (!said)
+    fail_msg("the command's reader did not run out of its walk budget: %s",
+             d.n ? d.msgs[0] : "no problem");
   nn_diag_clear(&d);
   struct nn_config_source src = {many, "--config", 1, NULL};
   assert_int_equal(nn_config_resolve(&src, NULL, &c, &d, NULL), NN_CFG_INVALID);

@@ -7,8 +7,8 @@
 
 #include "cli/common/options.h"
 
-static const struct option longs[] = {{"config", required_argument, 0, 'c'}, {"flag", no_argument, 0, 'f'},
-                                      {0, 0, 0, 0}};
+static const struct option longs[] = {
+  {"config", required_argument, 0, 'c'}, {"flag", no_argument, 0, 'f'}, {0, 0, 0, 0}};
 
 /* The first refusal getopt_long reports for argv, in words. */
 static void problem_of(int argc, char **argv, char *buf, size_t size) {
@@ -42,7 +42,7 @@ static void test_problems(void **state) {
   expect("unknown option '-x'", 2, "-x");
   expect("'-o' needs a value", 2, "-o");
   expect("unknown option '-x'", 2, "-hx");
-  expect("", 4, "--config=a", "--", "--bogus");   /* `--` ends the options */
+  expect("", 4, "--config=a", "--", "--bogus"); /* `--` ends the options */
 }
 
 /* Raw bytes in a refused name are escaped, never printed. */
@@ -52,6 +52,7 @@ static void test_escaped(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_problems), cmocka_unit_test(test_escaped)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_problems),
+                                     cmocka_unit_test(test_escaped)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

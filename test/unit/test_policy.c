@@ -24,47 +24,61 @@ static void pcie_table(float *t) {
 }
 
 /* The reference: NCCL's example-tuner style linear first match with our possibility rules. */
-static int naive(const struct nn_config *cfg, int scope, size_t ranks, size_t nodes, int coll, uint64_t bytes,
-                 const float *t) {
+static int naive(const struct nn_config *cfg, int scope, size_t ranks, size_t nodes, int coll,
+                 uint64_t bytes, const float *t) {
   for (int i = 0; i < cfg->n_rules; i++) {
     const struct nn_rule *r = &cfg->rules[i];
     if (r->coll != NN_ANY && r->coll != coll) continue;
     if (bytes < r->bytes_lo || bytes > r->bytes_hi) continue;
-    if (ranks < r->ranks_lo || ranks > r->ranks_hi || nodes < r->nodes_lo || nodes > r->nodes_hi) continue;
+    if (ranks < r->ranks_lo || ranks > r->ranks_hi || nodes < r->nodes_lo || nodes > r->nodes_hi)
+      continue;
     if (r->scope != NN_SCOPE_ANY && r->scope != scope) continue;
     int possible = 1;
     if (r->algo >= 0 && r->proto >= 0) possible = t[r->algo * NP + r->proto] >= 0;
-    else if (r->algo >= 0) { possible = 0; for (int p = 0; p < NP; p++) possible |= t[r->algo * NP + p] >= 0; }
-    else if (r->proto >= 0) { possible = 0; for (int a = 0; a < NA; a++) possible |= t[a * NP + r->proto] >= 0; }
+    else if (r->algo >= 0) {
+      possible = 0;
+      for (int p = 0; p < NP; p++) possible |= t[r->algo * NP + p] >= 0;
+    } else if (r->proto >= 0) {
+      possible = 0;
+      for (int a = 0; a < NA; a++) possible |= t[a * NP + r->proto] >= 0;
+    }
     if (possible) return i;
   }
   return -1;
 }
 
-static const char *MAP4x4 =
-    "cpu vendor=AuthenticAMD\n"
-    "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n"
-    "gpu 4 bus=05:00.0 numa=0\ngpu 5 bus=06:00.0 numa=0\ngpu 6 bus=07:00.0 numa=0\ngpu 7 bus=08:00.0 numa=0\n";
+static const char *MAP4x4 = "cpu vendor=AuthenticAMD\n"
+                            "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 "
+                            "numa=1\ngpu 3 bus=04:00.0 numa=1\n"
+                            "gpu 4 bus=05:00.0 numa=0\ngpu 5 bus=06:00.0 numa=0\ngpu 6 bus=07:00.0 "
+                            "numa=0\ngpu 7 bus=08:00.0 numa=0\n";
 
 static void random_rule(char *buf, size_t size, unsigned *seed) {
-  static const char *colls[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "any"};
+  static const char *colls[] = {"allreduce", "allgather", "reducescatter",
+                                "broadcast", "reduce",    "any"};
   static const char *algos[] = {"tree", "ring", "nvls", "pat", "collnet_direct"};
   static const char *protos[] = {"ll", "ll128", "simple"};
   static const char *scopes[] = {"intra", "cross", "any"};
   size_t n = 0;
   n += (size_t)snprintf(buf + n, size - n, "rule");
-  if (rand_r(seed) % 2) n += (size_t)snprintf(buf + n, size - n, " coll=%s", colls[rand_r(seed) % 6]);
+  if (rand_r(seed) % 2)
+    n += (size_t)snprintf(buf + n, size - n, " coll=%s", colls[rand_r(seed) % 6]);
   if (rand_r(seed) % 3) {
     unsigned lo = (unsigned)(rand_r(seed) % 30), hi = lo + (unsigned)(rand_r(seed) % 6);
     if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " bytes=%llu-", 1ULL << lo);
-    else n += (size_t)snprintf(buf + n, size - n, " bytes=%llu-%llu", (1ULL << lo) + (unsigned)(rand_r(seed) % 3), (1ULL << hi) + 7);
+    else
+      n += (size_t)snprintf(buf + n, size - n, " bytes=%llu-%llu",
+                            (1ULL << lo) + (unsigned)(rand_r(seed) % 3), (1ULL << hi) + 7);
   }
-  if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " ranks=%d-%d", 2, 4 + rand_r(seed) % 5);
-  if (rand_r(seed) % 4 == 0) n += (size_t)snprintf(buf + n, size - n, " scope=%s", scopes[rand_r(seed) % 3]);
+  if (rand_r(seed) % 4 == 0)
+    n += (size_t)snprintf(buf + n, size - n, " ranks=%d-%d", 2, 4 + rand_r(seed) % 5);
+  if (rand_r(seed) % 4 == 0)
+    n += (size_t)snprintf(buf + n, size - n, " scope=%s", scopes[rand_r(seed) % 3]);
   int what = rand_r(seed) % 4;
   if (what != 1) n += (size_t)snprintf(buf + n, size - n, " algo=%s", algos[rand_r(seed) % 5]);
   if (what != 2) n += (size_t)snprintf(buf + n, size - n, " proto=%s", protos[rand_r(seed) % 3]);
-  if (what == 3 || rand_r(seed) % 5 == 0) n += (size_t)snprintf(buf + n, size - n, " channels=%d", 1 + rand_r(seed) % 64);
+  if (what == 3 || rand_r(seed) % 5 == 0)
+    n += (size_t)snprintf(buf + n, size - n, " channels=%d", 1 + rand_r(seed) % 64);
   snprintf(buf + n, size - n, "\n");
 }
 
@@ -92,17 +106,19 @@ static void test_matches_naive_scan(void **state) {
         if (k % 50 == 0) bytes = k % 100 ? 0 : UINT64_MAX;
         int want = naive(cfg, scope, shapes[s][0], shapes[s][1], coll, bytes, t);
         int got = nn_policy_lookup(p, coll, bytes, 1, 0, t, NA, NP);
-        if (want != got) fprintf(stderr, "round %d shape %zu coll %d bytes %llu: want %d got %d\n", round, s, coll,
-                                 (unsigned long long)bytes, want, got);
+        if (want != got)
+          fprintf(stderr, "round %d shape %zu coll %d bytes %llu: want %d got %d\n", round, s, coll,
+                  (unsigned long long)bytes, want, got);
         assert_int_equal(want, got);
-        float before[NA * NP];   /* applying (the fast path where it can) fires the same rule */
+        float before[NA * NP]; /* applying (the fast path where it can) fires the same rule */
         int ch = 0;
         memcpy(before, t, sizeof t);
         assert_int_equal(nn_policy_apply(p, coll, bytes, 1, 0, t, NA, NP, &ch), want);
         if (want < 0) assert_memory_equal(t, before, sizeof t);
         if (want < 0) assert_int_equal(ch, 0);
         const struct nn_rule *r = want >= 0 ? &cfg->rules[want] : NULL;
-        if (r && r->algo >= 0 && r->proto >= 0) {   /* no 0.0 in these tables: only the choice changes */
+        if (r && r->algo >= 0 &&
+            r->proto >= 0) { /* no 0.0 in these tables: only the choice changes */
           before[r->algo * NP + r->proto] = 0.0f;
           assert_memory_equal(t, before, sizeof t);
           assert_int_equal(ch, r->channels);
@@ -117,7 +133,8 @@ static void test_matches_naive_scan(void **state) {
 
 /* A caller's choice predicate for the table-less path (the v2 adapter has its own). */
 static int ll_simple_only(int coll, int algo, int proto) {
-  (void)coll; (void)algo;
+  (void)coll;
+  (void)algo;
   return proto == NN_PROTO_LL || proto == NN_PROTO_SIMPLE;
 }
 
@@ -135,23 +152,28 @@ static void test_apply_semantics(void **state) {
   float t[NA * NP];
   int ch = 0;
   pcie_table(t);
-  t[NN_ALGO_TREE * NP + NN_PROTO_LL] = 0.0f;   /* a lower-index 0.0 must not win the tie */
+  t[NN_ALGO_TREE * NP + NN_PROTO_LL] = 0.0f; /* a lower-index 0.0 must not win the tie */
   assert_int_equal(nn_policy_apply(p, NN_COLL_ALLREDUCE, 1024, 1, 0, t, NA, NP, &ch), 0);
   assert_true(t[NN_ALGO_RING * NP + NN_PROTO_SIMPLE] == 0.0f);
   assert_true(t[NN_ALGO_TREE * NP + NN_PROTO_LL] > 0.0f);
   assert_true(t[NN_ALGO_COLLNET_DIRECT * NP + NN_PROTO_LL] < 0.0f);
   assert_int_equal(ch, 3);
 
-  pcie_table(t); ch = 0;
+  pcie_table(t);
+  ch = 0;
   assert_int_equal(nn_policy_apply(p, NN_COLL_ALLREDUCE, 1025, 1, 0, t, NA, NP, &ch), 1);
-  assert_true(t[NN_ALGO_RING * NP + NN_PROTO_LL] == 0.0f);     /* ring's cheapest protocol: ll (12 < 15) */
+  assert_true(t[NN_ALGO_RING * NP + NN_PROTO_LL] ==
+              0.0f); /* ring's cheapest protocol: ll (12 < 15) */
   assert_int_equal(ch, 0);
 
-  pcie_table(t); ch = 0;
+  pcie_table(t);
+  ch = 0;
   assert_int_equal(nn_policy_apply(p, NN_COLL_ALLGATHER, 5, 1, 0, t, NA, NP, &ch), 2);
-  assert_true(t[NN_ALGO_TREE * NP + NN_PROTO_LL] == 0.0f);     /* cheapest algorithm with ll: tree (10 < 12) */
+  assert_true(t[NN_ALGO_TREE * NP + NN_PROTO_LL] ==
+              0.0f); /* cheapest algorithm with ll: tree (10 < 12) */
 
-  pcie_table(t); ch = 0;   /* nvls disabled and ll128 disabled: both broadcast rules impossible */
+  pcie_table(t);
+  ch = 0; /* nvls disabled and ll128 disabled: both broadcast rules impossible */
   assert_int_equal(nn_policy_apply(p, NN_COLL_BROADCAST, 5, 1, 0, t, NA, NP, &ch), -1);
   float ref[NA * NP];
   pcie_table(ref);
@@ -164,13 +186,16 @@ static void test_apply_semantics(void **state) {
   assert_true(small[0 * 2 + 1] == 0.0f && small[0] == 1 && small[2] == 3 && small[3] == 4);
   int a = -1, pr = -1;
   ch = 0;
-  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, ll_simple_only, &a, &pr, &ch), 0);
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, ll_simple_only, &a, &pr, &ch),
+                   0);
   assert_int_equal(a, NN_ALGO_RING);
   assert_int_equal(pr, NN_PROTO_SIMPLE);
   a = pr = -1;
-  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLGATHER, 10, 1, ll_simple_only, &a, &pr, &ch), -1);
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLGATHER, 10, 1, ll_simple_only, &a, &pr, &ch),
+                   -1);
   assert_int_equal(a, -1);
-  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, NULL, &a, &pr, &ch), -1);  /* no predicate */
+  assert_int_equal(nn_policy_apply_fixed(p, NN_COLL_ALLREDUCE, 10, 1, NULL, &a, &pr, &ch),
+                   -1); /* no predicate */
   nn_policy_free(p);
   nn_config_free(cfg);
 }
@@ -181,14 +206,15 @@ static void test_apply_semantics(void **state) {
 static void test_crowded_buckets(void **state) {
   (void)state;
   char text[4096];
-  size_t len = (size_t)snprintf(text, sizeof text, "%srule coll=allreduce bytes=0-99 algo=ring proto=ll channels=2\n",
-                                MAP4x4);
+  size_t len = (size_t)snprintf(
+    text, sizeof text, "%srule coll=allreduce bytes=0-99 algo=ring proto=ll channels=2\n", MAP4x4);
   uint64_t bases[] = {100, 1ull << 31};
   for (int b = 0; b < 2; b++)
     for (int j = 0; j < 8; j++) {
       unsigned long long at = bases[b] + (unsigned)j;
-      len += (size_t)snprintf(text + len, sizeof text - len, "rule coll=allreduce bytes=%llu-%llu algo=%s proto=%s%s\n",
-                              at, at, j % 2 ? "ring" : "tree", j % 3 ? "simple" : "ll", j % 4 ? "" : " channels=5");
+      len += (size_t)snprintf(
+        text + len, sizeof text - len, "rule coll=allreduce bytes=%llu-%llu algo=%s proto=%s%s\n",
+        at, at, j % 2 ? "ring" : "tree", j % 3 ? "simple" : "ll", j % 4 ? "" : " channels=5");
     }
   snprintf(text + len, sizeof text - len, "rule coll=allreduce algo=tree proto=simple\n");
   struct nn_config *cfg = nn_test_parse(text);
@@ -201,7 +227,7 @@ static void test_crowded_buckets(void **state) {
         float t[NA * NP];
         int ch = 0;
         pcie_table(t);
-        if (kind == 1) t[NN_ALGO_COLLNET_DIRECT * NP + NN_PROTO_LL] = 0.0f;   /* after every choice */
+        if (kind == 1) t[NN_ALGO_COLLNET_DIRECT * NP + NN_PROTO_LL] = 0.0f; /* after every choice */
         int want = naive(cfg, scope, 4, 1, NN_COLL_ALLREDUCE, v, t);
         int got = nn_policy_apply(p, NN_COLL_ALLREDUCE, v, 1, 0, t, kind == 2 ? 2 : NA, NP, &ch);
         assert_true(got >= 0);
@@ -232,7 +258,8 @@ static int check_no_negative_written(const float *before, const float *after, in
 
 /* A table NCCL might hand over, or worse: negatives, NaN, +-0.0 and +inf among times. */
 static void hostile_table(float *t, unsigned *seed) {
-  static const float odd[] = {-1.0f, -0.0f, 0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-30f, -1e-30f, 3.0f};
+  static const float odd[] = {-1.0f,    -0.0f,     0.0f,   NAN,     -NAN,
+                              INFINITY, -INFINITY, 1e-30f, -1e-30f, 3.0f};
   for (int i = 0; i < NA * NP; i++)
     t[i] = rand_r(seed) % 3 ? odd[rand_r(seed) % 10] : (float)(rand_r(seed) % 1000) / 7.0f;
 }
@@ -248,13 +275,19 @@ static void test_never_writes_negative(void **state) {
   for (int round = 0; round < 12; round++) {
     char text[16384];
     size_t len = (size_t)snprintf(text, sizeof text, "%s", MAP4x4);
-    for (int k = 0; k < 24; k++) random_rule(text + len, sizeof text - len, &seed), len = strlen(text);
+    for (int k = 0; k < 24; k++)
+      random_rule(text + len, sizeof text - len, &seed), len = strlen(text);
     struct nn_config *cfg = nn_test_parse(text);
     struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
     assert_non_null(p);
     for (int r = 0; r < n_rel; r++) {
-      struct nn_cost_comm c = {.version_code = rels[r].first, .nranks = 8, .nnodes = 1, .cc_min = 90,
-                               .cc_max = 90, .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+      struct nn_cost_comm c = {.version_code = rels[r].first,
+                               .nranks = 8,
+                               .nnodes = 1,
+                               .cc_min = 90,
+                               .cc_max = 90,
+                               .cpu = NN_COST_CPU_X86_AMD,
+                               .ll128 = NN_COST_LL128_RULE};
       nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
       nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
       struct nn_cost_model m;
@@ -268,7 +301,8 @@ static void test_never_writes_negative(void **state) {
           else nn_cost_table(&m, coll, (uint64_t)1 << e, t);
           memcpy(before, t, sizeof t);
           int ch = 0;
-          decided += nn_policy_apply(p, coll, ((uint64_t)1 << e) + (uint64_t)(e % 3), 1, e & 1, t, NA, NP, &ch) >= 0;
+          decided += nn_policy_apply(p, coll, ((uint64_t)1 << e) + (uint64_t)(e % 3), 1, e & 1, t,
+                                     NA, NP, &ch) >= 0;
           written += check_no_negative_written(before, t, NA * NP);
           assert_true(ch >= 0 && ch <= NN_MAX_CHANNELS);
         }
@@ -277,19 +311,23 @@ static void test_never_writes_negative(void **state) {
     nn_config_free(cfg);
   }
   assert_int_equal(models, 12 * n_rel);
-  assert_true(decided > 1000 && written > 1000);   /* the rules did fire and write */
+  assert_true(decided > 1000 && written > 1000); /* the rules did fire and write */
 }
 
 /* The reference for nn_policy_chunk: the first rule with chunk= that fits the shape and covers
  * the call, whose algo=/proto= (when given) are NCCL's selection; kept only at the protocol's
  * grain or above. */
-static int naive_chunk(const struct nn_config *cfg, int scope, size_t ranks, int coll, uint64_t bytes, int algo,
-                       int proto, uint64_t *chunk) {
+static int naive_chunk(const struct nn_config *cfg, int scope, size_t ranks, int coll,
+                       uint64_t bytes, int algo, int proto, uint64_t *chunk) {
   static const uint64_t grain[NP] = {16, 1920, 512};
   for (int i = 0; i < cfg->n_rules; i++) {
     const struct nn_rule *r = &cfg->rules[i];
-    if (!r->chunk || (r->coll != NN_ANY && r->coll != coll) || bytes < r->bytes_lo || bytes > r->bytes_hi) continue;
-    if (ranks < r->ranks_lo || ranks > r->ranks_hi || (r->scope != NN_SCOPE_ANY && r->scope != scope)) continue;
+    if (!r->chunk || (r->coll != NN_ANY && r->coll != coll) || bytes < r->bytes_lo ||
+        bytes > r->bytes_hi)
+      continue;
+    if (ranks < r->ranks_lo || ranks > r->ranks_hi ||
+        (r->scope != NN_SCOPE_ANY && r->scope != scope))
+      continue;
     if ((r->algo >= 0 && r->algo != algo) || (r->proto >= 0 && r->proto != proto)) continue;
     if (r->chunk < grain[proto]) return -1;
     *chunk = r->chunk;
@@ -310,10 +348,13 @@ static size_t random_rules(char *text, size_t size, unsigned seed, int n, int ch
     random_rule(line, sizeof line, &seed);
     line[strlen(line) - 1] = 0;
     unsigned r = (unsigned)rand_r(&add);
-    if (extra && r % 4 == 0) len += (size_t)snprintf(text + len, size - len, "rule coll=any algo=ring channels=3\n");
+    if (extra && r % 4 == 0)
+      len += (size_t)snprintf(text + len, size - len, "rule coll=any algo=ring channels=3\n");
     if (chunks && r % 5 == 1)
-      len += (size_t)snprintf(text + len, size - len, "rule bytes=%u- chunk=%s\n", 1u << (r % 24), sizes[r % 7]);
-    len += (size_t)snprintf(text + len, size - len, "%s%s%s\n", line, chunks && r % 3 == 2 ? " chunk=" : "",
+      len += (size_t)snprintf(text + len, size - len, "rule bytes=%u- chunk=%s\n", 1u << (r % 24),
+                              sizes[r % 7]);
+    len += (size_t)snprintf(text + len, size - len, "%s%s%s\n", line,
+                            chunks && r % 3 == 2 ? " chunk=" : "",
                             chunks && r % 3 == 2 ? sizes[(r >> 3) % 7] : "");
   }
   return len;
@@ -329,8 +370,10 @@ static void test_chunk_independent(void **state) {
     random_rules(a_text, sizeof a_text, round, 20, 0, 0);
     random_rules(b_text, sizeof b_text, round, 20, 1, 0);
     random_rules(c_text, sizeof c_text, round, 20, 1, 1);
-    struct nn_config *a = nn_test_parse(a_text), *b = nn_test_parse(b_text), *c = nn_test_parse(c_text);
-    struct nn_policy *pa = nn_policy_compile(a, 8, 1), *pb = nn_policy_compile(b, 8, 1), *pc = nn_policy_compile(c, 8, 1);
+    struct nn_config *a = nn_test_parse(a_text), *b = nn_test_parse(b_text),
+                     *c = nn_test_parse(c_text);
+    struct nn_policy *pa = nn_policy_compile(a, 8, 1), *pb = nn_policy_compile(b, 8, 1),
+                     *pc = nn_policy_compile(c, 8, 1);
     assert_true(pa && pb && pc);
     assert_int_equal(nn_policy_chunk_mask(pa), 0);
     assert_int_equal(nn_policy_coll_mask(pa), nn_policy_coll_mask(pb));
@@ -353,7 +396,8 @@ static void test_chunk_independent(void **state) {
             uint64_t want = 0;
             int rb = nn_policy_chunk(pb, coll, bytes, algo, proto, &kb);
             int rc = nn_policy_chunk(pc, coll, bytes, algo, proto, &kc);
-            assert_int_equal(rb, naive_chunk(b, nn_policy_scope(pb), 8, coll, bytes, algo, proto, &want));
+            assert_int_equal(
+              rb, naive_chunk(b, nn_policy_scope(pb), 8, coll, bytes, algo, proto, &want));
             assert_true(rb >= 0 ? kb == want : kb == 7);
             assert_int_equal(rb >= 0, rc >= 0);
             assert_true(kb == kc);
@@ -370,7 +414,7 @@ static void test_chunk_independent(void **state) {
     nn_config_free(b);
     nn_config_free(c);
   }
-  assert_true(chunked > 500 && compared > chunked);   /* chunk rules did fire, and not everywhere */
+  assert_true(chunked > 500 && compared > chunked); /* chunk rules did fire, and not everywhere */
 }
 
 static void test_empty_and_null(void **state) {
@@ -400,7 +444,7 @@ static void test_memory_bound(void **state) {
   struct nn_config *cfg = nn_test_parse(text);
   /* Sanitizers' allocators keep no mallinfo counts: then only the compile is checked. */
   size_t probe = mallinfo2().uordblks;
-  void *volatile x = malloc(4096);   /* volatile: gcc drops an unused malloc/free pair */
+  void *volatile x = malloc(4096); /* volatile: gcc drops an unused malloc/free pair */
   int counted = mallinfo2().uordblks > probe;
   free(x);
   size_t before = mallinfo2().uordblks;
@@ -417,12 +461,12 @@ static void test_memory_bound(void **state) {
 }
 
 /* Seeded layouts like the benchmark's random ones (narrow or wide ranges; clustered in two
- * octaves, spread, or dense within 64 KiB; gaps and overlaps; two collectives): at every rule's edges and
- * at powers of two, nn_policy_lookup and nn_policy_apply equal the reference scan, and the
- * queries reach every kind of record (no rule, split bucket, crowded bucket or sub-bucket). */
+ * octaves, spread, or dense within 64 KiB; gaps and overlaps; two collectives): at every rule's
+ * edges and at powers of two, nn_policy_lookup and nn_policy_apply equal the reference scan, and
+ * the queries reach every kind of record (no rule, split bucket, crowded bucket or sub-bucket). */
 #define LAYOUT_RULES 600
-static void layout_rules(char *text, size_t cap, unsigned *seed, int narrow, int clustered, uint64_t *lo,
-                         uint64_t *hi) {
+static void layout_rules(char *text, size_t cap, unsigned *seed, int narrow, int clustered,
+                         uint64_t *lo, uint64_t *hi) {
   size_t len = (size_t)snprintf(text, cap, "%s", MAP4x4);
   unsigned center = 6 + (unsigned)(rand_r(seed) % 24);
   for (int i = 0; i < LAYOUT_RULES; i++) {
@@ -432,12 +476,13 @@ static void layout_rules(char *text, size_t cap, unsigned *seed, int narrow, int
      * sub-bucket there can step over, so crowded records are reached. */
     if (clustered == 2) base = (uint64_t)1 << 30, span = 65536;
     lo[i] = base + ((uint64_t)rand_r(seed) << 31 ^ (uint64_t)rand_r(seed)) % span;
-    uint64_t width = narrow ? 1 + (uint64_t)(rand_r(seed) % 64) : (uint64_t)1 << (rand_r(seed) % (e + 1));
+    uint64_t width =
+      narrow ? 1 + (uint64_t)(rand_r(seed) % 64) : (uint64_t)1 << (rand_r(seed) % (e + 1));
     hi[i] = lo[i] + width - 1;
-    len += (size_t)snprintf(text + len, cap - len, "rule coll=%s bytes=%llu-%llu algo=%s proto=%s%s\n",
-                            i % 2 ? "allreduce" : "allgather", (unsigned long long)lo[i],
-                            (unsigned long long)hi[i], i % 3 ? "ring" : "tree", i % 4 ? "simple" : "ll",
-                            i % 5 ? "" : " channels=3");
+    len += (size_t)snprintf(
+      text + len, cap - len, "rule coll=%s bytes=%llu-%llu algo=%s proto=%s%s\n",
+      i % 2 ? "allreduce" : "allgather", (unsigned long long)lo[i], (unsigned long long)hi[i],
+      i % 3 ? "ring" : "tree", i % 4 ? "simple" : "ll", i % 5 ? "" : " channels=3");
   }
 }
 
@@ -451,8 +496,8 @@ static unsigned record_kinds(const struct nn_policy *p, int coll, uint64_t v) {
   return kinds | (g->entry == NN_SEG_NONE) | (g->entry == NN_SEG_CROWDED) << 2;
 }
 
-static void check_layout_query(const struct nn_config *cfg, const struct nn_policy *p, int scope, int coll,
-                               uint64_t v) {
+static void check_layout_query(const struct nn_config *cfg, const struct nn_policy *p, int scope,
+                               int coll, uint64_t v) {
   float t[NA * NP], before[NA * NP];
   int ch = 0;
   pcie_table(t);
@@ -491,7 +536,8 @@ static void test_random_layouts(void **state) {
         seen |= record_kinds(p, coll, edges[k]);
       }
     }
-    for (unsigned e = 0; e < 64; e++) check_layout_query(cfg, p, scope, NN_COLL_ALLREDUCE, (uint64_t)1 << e);
+    for (unsigned e = 0; e < 64; e++)
+      check_layout_query(cfg, p, scope, NN_COLL_ALLREDUCE, (uint64_t)1 << e);
     nn_policy_free(p);
     nn_config_free(cfg);
   }
@@ -504,20 +550,24 @@ static void test_random_layouts(void **state) {
 static void test_format_bytes(void **state) {
   (void)state;
   char b[32];
-  nn_policy_format_bytes(0, b, sizeof b); assert_string_equal(b, "0");
-  nn_policy_format_bytes(65536, b, sizeof b); assert_string_equal(b, "64K");
-  nn_policy_format_bytes(65537, b, sizeof b); assert_string_equal(b, "65537");
-  nn_policy_format_bytes(4ULL << 30, b, sizeof b); assert_string_equal(b, "4G");
-  nn_policy_format_bytes(UINT64_MAX, b, sizeof b); assert_string_equal(b, "max");
+  nn_policy_format_bytes(0, b, sizeof b);
+  assert_string_equal(b, "0");
+  nn_policy_format_bytes(65536, b, sizeof b);
+  assert_string_equal(b, "64K");
+  nn_policy_format_bytes(65537, b, sizeof b);
+  assert_string_equal(b, "65537");
+  nn_policy_format_bytes(4ULL << 30, b, sizeof b);
+  assert_string_equal(b, "4G");
+  nn_policy_format_bytes(UINT64_MAX, b, sizeof b);
+  assert_string_equal(b, "max");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_matches_naive_scan), cmocka_unit_test(test_apply_semantics),
-    cmocka_unit_test(test_crowded_buckets), cmocka_unit_test(test_random_layouts),
-    cmocka_unit_test(test_never_writes_negative),
-    cmocka_unit_test(test_chunk_independent),
-    cmocka_unit_test(test_empty_and_null), cmocka_unit_test(test_memory_bound),
+    cmocka_unit_test(test_matches_naive_scan),    cmocka_unit_test(test_apply_semantics),
+    cmocka_unit_test(test_crowded_buckets),       cmocka_unit_test(test_random_layouts),
+    cmocka_unit_test(test_never_writes_negative), cmocka_unit_test(test_chunk_independent),
+    cmocka_unit_test(test_empty_and_null),        cmocka_unit_test(test_memory_bound),
     cmocka_unit_test(test_format_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

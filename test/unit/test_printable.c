@@ -18,9 +18,11 @@ static void test_escapes(void **state) {
   static const char raw[] = "ok\x1b[2J\r\n\a\x7f\x00z\t";
   assert_string_equal(nn_printable(out, sizeof out, raw, sizeof raw - 1, NULL),
                       "ok\\x1b[2J\\x0d\\x0a\\x07\\x7f\\x00z\\x09");
-  assert_string_equal(nn_printable(out, sizeof out, "\xc3\xa9t\xe2\x80\xae\x9b\xff", NN_PRINTABLE_CSTR, NULL),
-                      "\\xc3\\xa9t\\xe2\\x80\\xae\\x9b\\xff");   /* UTF-8, bidi, C1 CSI, invalid */
-  assert_string_equal(nn_printable(out, sizeof out, "a\\b #c", NN_PRINTABLE_CSTR, "\\#"), "a\\x5cb \\x23c");
+  assert_string_equal(
+    nn_printable(out, sizeof out, "\xc3\xa9t\xe2\x80\xae\x9b\xff", NN_PRINTABLE_CSTR, NULL),
+    "\\xc3\\xa9t\\xe2\\x80\\xae\\x9b\\xff"); /* UTF-8, bidi, C1 CSI, invalid */
+  assert_string_equal(nn_printable(out, sizeof out, "a\\b #c", NN_PRINTABLE_CSTR, "\\#"),
+                      "a\\x5cb \\x23c");
   assert_string_equal(nn_printable(out, sizeof out, NULL, 5, NULL), "");
   assert_string_equal(nn_printable(out, sizeof out, "stop\0here", NN_PRINTABLE_CSTR, NULL), "stop");
 }
@@ -37,7 +39,8 @@ static void test_idempotent(void **state) {
  * and "..." exactly when the text was cut. */
 static void test_bounded(void **state) {
   (void)state;
-  static const char raw[] = "ab\ncd\x1b" "efgh\x01";
+  static const char raw[] = "ab\ncd\x1b"
+                            "efgh\x01";
   char full[128];
   nn_printable(full, sizeof full, raw, NN_PRINTABLE_CSTR, NULL);
   size_t flen = strlen(full);
@@ -47,7 +50,7 @@ static void test_bounded(void **state) {
     nn_printable(out, size, raw, NN_PRINTABLE_CSTR, NULL);
     size_t n = strlen(out);
     assert_true(n < size);
-    assert_int_equal(out[size], 'X');   /* nothing written past outsz */
+    assert_int_equal(out[size], 'X'); /* nothing written past outsz */
     assert_printable(out);
     if (size > flen) {
       assert_string_equal(out, full);
@@ -55,7 +58,7 @@ static void test_bounded(void **state) {
     }
     if (size >= 4) {
       assert_true(n >= 3 && !strcmp(out + n - 3, "..."));
-      assert_memory_equal(out, full, n - 3);   /* a prefix of whole escapes */
+      assert_memory_equal(out, full, n - 3); /* a prefix of whole escapes */
       const char *bs = strrchr(out, '\\');
       assert_true(!bs || bs + 4 <= out + n - 3);
     }
@@ -88,8 +91,11 @@ static void write_all(FILE *f, const char *hostile) {
 static void test_mapwrite_no_new_line(void **state) {
   (void)state;
   static const char *const hostile[] = {
-    "pve1\nenv NCCL_NET_PLUGIN=/x/evil.so\n", "x\r\nenv NCCL_NET_PLUGIN=/x/e.so\r",
-    "h # nccl-numa: host-side mapping", "0-3\nenv NCCL_COMM_ID=10.0.0.1:1", "\x0b\x0c\x85rule algo=ring",
+    "pve1\nenv NCCL_NET_PLUGIN=/x/evil.so\n",
+    "x\r\nenv NCCL_NET_PLUGIN=/x/e.so\r",
+    "h # nccl-numa: host-side mapping",
+    "0-3\nenv NCCL_COMM_ID=10.0.0.1:1",
+    "\x0b\x0c\x85rule algo=ring",
   };
   for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
     size_t len;
@@ -99,7 +105,8 @@ static void test_mapwrite_no_new_line(void **state) {
     struct nn_diag diag = {0};
     assert_int_equal(nn_config_parse("w.conf", text, len, NULL, &cfg, &diag), 0);
     assert_int_equal(cfg->n_gpus, 1);
-    assert_int_equal(cfg->n_envs + cfg->n_rules + cfg->n_numas + cfg->cpu.present + cfg->host_side, 0);
+    assert_int_equal(cfg->n_envs + cfg->n_rules + cfg->n_numas + cfg->cpu.present + cfg->host_side,
+                     0);
     nn_config_free(cfg);
     nn_diag_clear(&diag);
     free(text);
@@ -123,7 +130,9 @@ static int n_lines, all_printable;
 static char lines[8][2048];
 
 static void capture(const struct nn_logger *self, int level, unsigned subsys, const char *msg) {
-  (void)self; (void)level; (void)subsys;
+  (void)self;
+  (void)level;
+  (void)subsys;
   for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
     if (*p < 0x20 || *p >= 0x7f) all_printable = 0;
   if (n_lines < 8) snprintf(lines[n_lines], sizeof lines[0], "%s", msg);
@@ -176,7 +185,7 @@ static void test_csv_fields_in_warn_lines(void **state) {
   struct nn_cache_version *v = nn_cache_acquire(NULL);
   assert_int_equal(nn_cache_status(v), NN_CFG_INVALID);
   nn_cache_warn_rejected(v, &capturing, "pass-through");
-  assert_true(n_lines >= 2);   /* the first problem (the plugin reads no further), the verdict */
+  assert_true(n_lines >= 2); /* the first problem (the plugin reads no further), the verdict */
   assert_true(all_printable);
   assert_non_null(strstr(lines[0], "r.csv:1: unknown algorithm '\\x1b[1A\\x1b[2Kok\\x07'"));
   nn_cache_release(v);
@@ -185,7 +194,8 @@ static void test_csv_fields_in_warn_lines(void **state) {
   struct nn_diag d = {0};
   assert_int_equal(nn_config_load(conf, NULL, &c, &d), -1);
   int found = 0;
-  for (int i = 0; i < d.n; i++) found |= strstr(d.msgs[i], "r.csv:2: unknown algorithm 'ri\\x0dng'") != NULL;
+  for (int i = 0; i < d.n; i++)
+    found |= strstr(d.msgs[i], "r.csv:2: unknown algorithm 'ri\\x0dng'") != NULL;
   assert_true(found);
   nn_diag_clear(&d);
   unsetenv("NCCL_NUMA_CONFIG");

@@ -92,7 +92,7 @@ static void test_path_from_env(void **state) {
 
 static void test_created_private(void **state) {
   struct tdir *t = *state;
-  mode_t old = umask(0);   /* even a permissive umask gives 0700 */
+  mode_t old = umask(0); /* even a permissive umask gives 0700 */
   char err[256];
   int fd = nn_privdir_open(t->priv, err, sizeof err);
   umask(old);
@@ -124,7 +124,8 @@ static void test_umask_and_repair(void **state) {
   assert_int_equal(st.st_mode & 07777, 0700);
   assert_int_equal(chmod(t->priv, 0500), 0);
   old = umask(0277);
-  int rc = nn_privdir_store(t->priv, "topo-", ".xml", "x", 1, out, sizeof out, NULL, err, sizeof err);
+  int rc =
+    nn_privdir_store(t->priv, "topo-", ".xml", "x", 1, out, sizeof out, NULL, err, sizeof err);
   umask(old);
   if (rc) fail_msg("%s", err);
   assert_int_equal(lstat(t->priv, &st), 0);
@@ -138,20 +139,21 @@ static void test_store_descriptor(void **state) {
   struct tdir *t = *state;
   char out[256], err[256], buf[64] = "";
   int fd = -2;
-  if (nn_privdir_store(t->priv, "topo-", ".xml", "<ours/>", 7, out, sizeof out, &fd, err, sizeof err))
+  if (nn_privdir_store(t->priv, "topo-", ".xml", "<ours/>", 7, out, sizeof out, &fd, err,
+                       sizeof err))
     fail_msg("%s", err);
   assert_true(fd >= 0);
   assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
   char moved[300];
   snprintf(moved, sizeof moved, "%s.moved", out);
   assert_int_equal(rename(out, moved), 0);
-  FILE *f = fopen(out, "w");   /* someone else's file under the name */
+  FILE *f = fopen(out, "w"); /* someone else's file under the name */
   assert_non_null(f);
   fputs("<theirs/>", f);
   fclose(f);
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-  f = fopen(proc, "r");   /* how NCCL opens NCCL_TOPO_FILE */
+  f = fopen(proc, "r"); /* how NCCL opens NCCL_TOPO_FILE */
   assert_non_null(f);
   assert_int_equal(fread(buf, 1, sizeof buf - 1, f), 7);
   fclose(f);
@@ -159,7 +161,8 @@ static void test_store_descriptor(void **state) {
   close(fd);
   /* A failed store hands out no descriptor. */
   fd = -2;
-  assert_int_equal(nn_privdir_store(t->priv, "a/b", ".xml", "x", 1, out, sizeof out, &fd, err, sizeof err), -1);
+  assert_int_equal(
+    nn_privdir_store(t->priv, "a/b", ".xml", "x", 1, out, sizeof out, &fd, err, sizeof err), -1);
   assert_int_equal(fd, -1);
 }
 
@@ -175,8 +178,8 @@ static void test_symlink_refused(void **state) {
   assert_int_equal(symlink("/nonexistent/nn", t->priv), 0);
   expect_open_refused(t->priv, "symbolic link");
   char out[256], err[256];
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", "x", 1, out, sizeof out, NULL, err,
-                                    sizeof err), -1);
+  assert_int_equal(
+    nn_privdir_store(t->priv, "topo-", ".xml", "x", 1, out, sizeof out, NULL, err, sizeof err), -1);
   assert_string_equal(out, "");
   assert_non_null(strstr(err, "symbolic link"));
 }
@@ -216,8 +219,9 @@ static void test_store_and_reuse(void **state) {
   struct tdir *t = *state;
   const char *text = "<system version=\"1\">\n</system>\n";
   char out[256], err[256], want[256];
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out,
-                                    sizeof out, NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out, sizeof out,
+                                    NULL, err, sizeof err),
+                   0);
   snprintf(want, sizeof want, "%s/topo-%016llx.xml", t->priv,
            (unsigned long long)nn_privdir_hash(text, strlen(text)));
   assert_string_equal(out, want);
@@ -232,22 +236,25 @@ static void test_store_and_reuse(void **state) {
   free(back);
   /* Same content again: the very same file is reused. */
   char out2[256];
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out2,
-                                    sizeof out2, NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out2, sizeof out2,
+                                    NULL, err, sizeof err),
+                   0);
   assert_string_equal(out2, out);
   assert_int_equal(lstat(out, &st2), 0);
   assert_true(st.st_ino == st2.st_ino);
   /* A damaged file under that name (truncated) is replaced. */
   assert_int_equal(truncate(out, 5), 0);
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out2,
-                                    sizeof out2, NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", text, strlen(text), out2, sizeof out2,
+                                    NULL, err, sizeof err),
+                   0);
   back = read_all(out, &len);
   assert_int_equal(len, strlen(text));
   assert_memory_equal(back, text, len);
   free(back);
   /* Different content, different name. */
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", "other", 5, out2, sizeof out2,
-                                    NULL, err, sizeof err), 0);
+  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", "other", 5, out2, sizeof out2, NULL,
+                                    err, sizeof err),
+                   0);
   assert_string_not_equal(out2, out);
 }
 
@@ -349,8 +356,9 @@ static void test_concurrent_processes_converge(void **state) {
   assert_int_equal(count_entries(t->priv, &temps), 1);
   assert_int_equal(temps, 0);
   char out[256], err[256];
-  assert_int_equal(nn_privdir_store(t->priv, "topo-", ".xml", data, len, out, sizeof out, NULL, err,
-                                    sizeof err), 0);
+  assert_int_equal(
+    nn_privdir_store(t->priv, "topo-", ".xml", data, len, out, sizeof out, NULL, err, sizeof err),
+    0);
   size_t got;
   char *back = read_all(out, &got);
   assert_int_equal(got, len);
@@ -363,14 +371,15 @@ static void test_store_topo_default_dir(void **state) {
   struct tdir *t = *state;
   setenv("XDG_RUNTIME_DIR", t->base, 1);
   char out[256], err[256], want[256];
-  assert_int_equal(nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, NULL, 0, err, sizeof err), 0);
+  assert_int_equal(
+    nn_privdir_store_topo("<x/>\n", 5, out, sizeof out, NULL, NULL, 0, err, sizeof err), 0);
   snprintf(want, sizeof want, "%s/nccl-numa/topo-", t->base);
   assert_memory_equal(out, want, strlen(want));
   assert_int_equal(strlen(out), strlen(want) + 16 + 4);
   unsetenv("XDG_RUNTIME_DIR");
   /* Bad name parts are refused before anything is touched. */
-  assert_int_equal(nn_privdir_store(t->priv, "a/b", ".xml", "x", 1, out, sizeof out, NULL, err,
-                                    sizeof err), -1);
+  assert_int_equal(
+    nn_privdir_store(t->priv, "a/b", ".xml", "x", 1, out, sizeof out, NULL, err, sizeof err), -1);
 }
 
 /* The predictable directory refused (here our own 0755 one, then a symbolic link; another
@@ -403,12 +412,13 @@ static void test_store_topo_fallback(void **state) {
   int n = 0;
   for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
   closedir(d);
-  assert_int_equal(n, 1);                       /* only the refused directory is there */
+  assert_int_equal(n, 1); /* only the refused directory is there */
   assert_int_equal(rmdir(pred), 0);
   assert_int_equal(symlink("/tmp", pred), 0);
-  assert_int_equal(nn_privdir_store_topo("<b/>\n", 5, out, sizeof out, NULL, note, sizeof note, err,
-                                         sizeof err), 0);
-  assert_string_equal(note, "");                /* said once per process */
+  assert_int_equal(
+    nn_privdir_store_topo("<b/>\n", 5, out, sizeof out, NULL, note, sizeof note, err, sizeof err),
+    0);
+  assert_string_equal(note, ""); /* said once per process */
   unsetenv("XDG_RUNTIME_DIR");
 }
 

@@ -31,11 +31,13 @@ static void test_ll128_rules(void **state) {
                                 "rule coll=reducescatter proto=ll128\n");
   char *text;
   assert_int_equal(notes(cfg, "2.28.9", &text), 2);
-  assert_non_null(strstr(text, "> p.conf:2: note: proto=ll128 cannot take effect on NCCL 2.27-2.28: it keeps ll128 off"));
+  assert_non_null(strstr(text, "> p.conf:2: note: proto=ll128 cannot take effect on NCCL "
+                               "2.27-2.28: it keeps ll128 off"));
   assert_non_null(strstr(text, "> p.conf:5: note: proto=ll128"));
   assert_null(strstr(text, "p.conf:3"));
   free(text);
-  assert_int_equal(notes(cfg, "2.31.0", &text), 0);   /* the 2.31 development release turns LL128 on there */
+  assert_int_equal(notes(cfg, "2.31.0", &text),
+                   0); /* the 2.31 development release turns LL128 on there */
   assert_string_equal(text, "");
   free(text);
   nn_config_free(cfg);

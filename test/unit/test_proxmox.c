@@ -31,8 +31,9 @@ static void test_pciid(void **state) {
   id_is(&id, "0000:c1:1f.7");
   assert_int_equal(nn_proxmox_pciid_parse("0001:02:03", &id), 0);
   id_is(&id, "0001:02:03");
-  const char *bad[] = {"", "01", "1:00.0", "01:0.0", "01:20.0", "01:00.8", "01:00.", "01:00.00",
-                       "10000:01:00.0", "zz:00.0", "01:00.0;", "0000:01:00:0", ":01:00.0"};
+  const char *bad[] = {"",         "01",           "1:00.0",   "01:0.0",        "01:20.0",
+                       "01:00.8",  "01:00.",       "01:00.00", "10000:01:00.0", "zz:00.0",
+                       "01:00.0;", "0000:01:00:0", ":01:00.0"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(nn_proxmox_pciid_parse(bad[i], &id), -1);
 }
@@ -47,7 +48,9 @@ static void test_vm_fields(void **state) {
                             "hostpci3: host=0000:01:00.0;02:00,pcie=1,x-vga=1\n"
                             "hostpci0: 71:00.0,rombar=0\n"
                             "hostpci1: mapping=gpus,pcie=1\n"
-                            "\n[snapshot1]\nhostpci2: 0000:99:00.0\nmachine: pc\n", &vm), 0);
+                            "\n[snapshot1]\nhostpci2: 0000:99:00.0\nmachine: pc\n",
+                            &vm),
+                   0);
   assert_string_equal(vm.machine, "pc-q35-8.1");
   assert_true(nn_proxmox_vm_is_q35(&vm));
   assert_int_equal(vm.cores, 16);
@@ -58,8 +61,8 @@ static void test_vm_fields(void **state) {
   assert_int_equal(vm.n_numa_lines, 1);
   assert_int_equal(vm.numa_lines[0].index, 1);
   assert_string_equal(vm.numa_lines[0].raw, "cpus=16-31,hostnodes=1");
-  assert_int_equal(vm.n_hostpci, 3);                 /* the snapshot's hostpci2 is not current */
-  assert_int_equal(vm.hostpci[0].index, 0);          /* sorted by index */
+  assert_int_equal(vm.n_hostpci, 3);        /* the snapshot's hostpci2 is not current */
+  assert_int_equal(vm.hostpci[0].index, 0); /* sorted by index */
   assert_int_equal(vm.hostpci[0].line, 10);
   assert_int_equal(vm.hostpci[0].pcie, 0);
   assert_string_equal(vm.hostpci[0].raw, "71:00.0,rombar=0");
@@ -78,17 +81,20 @@ static void test_vm_fields(void **state) {
   assert_false(nn_proxmox_vm_is_q35(&vm));
   nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("cores: 4\n", &vm), 0);
-  assert_false(nn_proxmox_vm_is_q35(&vm));                /* no machine: line means i440fx */
+  assert_false(nn_proxmox_vm_is_q35(&vm)); /* no machine: line means i440fx */
   nn_proxmox_vm_free(&vm);
 }
 
 static void test_vm_errors(void **state) {
   (void)state;
   struct nn_proxmox_vm vm;
-  static const struct { const char *text, *msg; } cases[] = {
+  static const struct {
+    const char *text, *msg;
+  } cases[] = {
     {"cores: 2\nhostpci16: 01:00.0\n", "vm.conf:2: hostpci16: index out of range 0-15"},
     {"hostpci1: 01:00.0\nhostpci1: 02:00.0\n", "vm.conf:2: hostpci1 given twice"},
-    {"hostpci0: host=01:00.0,mapping=gpus\n", "vm.conf:1: hostpci0: needs exactly one of host= and mapping="},
+    {"hostpci0: host=01:00.0,mapping=gpus\n",
+     "vm.conf:1: hostpci0: needs exactly one of host= and mapping="},
     {"hostpci0: pcie=1\n", "vm.conf:1: hostpci0: needs exactly one of host= and mapping="},
     {"hostpci0: host=01:0.0\n", "vm.conf:1: '01:0.0' is not a PCI id ([dddd:]bb:dd[.f])"},
     {"hostpci0: host=01:00.0;;\n", "vm.conf:1: empty id in the list '01:00.0;;'"},
@@ -114,7 +120,8 @@ static void test_vm_errors(void **state) {
   free(long_line);
 }
 
-#define MAPS "# comment\n" \
+#define MAPS \
+  "# comment\n" \
   "gpus\n" \
   "\tdescription two nodes\n" \
   "\tmap id=10de:2bb5,node=pve1,path=0000:f1:00.0\n" \
@@ -145,7 +152,9 @@ static void test_mappings(void **state) {
   assert_null(nn_proxmox_mappings_find(&m, "none"));
   nn_proxmox_mappings_free(&m);
 
-  static const struct { const char *text, *msg; } cases[] = {
+  static const struct {
+    const char *text, *msg;
+  } cases[] = {
     {"\tmap node=a,path=01:00.0\n", "pci.cfg:1: property line outside a mapping section"},
     {"g\n\tmap node=a\n", "pci.cfg:2: map line of 'g' needs node= and path="},
     {"g\n\tmap node=a,path=1:00\n", "pci.cfg:2: '1:00' is not a PCI id ([dddd:]bb:dd[.f])"},
@@ -170,8 +179,11 @@ static void test_assign_order(void **state) {
   struct nn_proxmox_vm vm;
   assert_int_equal(parse_maps(MAPS, &m), 0);
   /* Mapping entries take the node's devices in listed order. */
-  assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci2: mapping=gpus\n"
-                            "hostpci5: mapping=nic\n", &vm), 0);
+  assert_int_equal(
+    parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci2: mapping=gpus\n"
+             "hostpci5: mapping=nic\n",
+             &vm),
+    0);
   assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), 0);
   assigned(&vm, 0, "0000:f1:00.0");
   assigned(&vm, 1, "0000:e1:00");
@@ -182,7 +194,8 @@ static void test_assign_order(void **state) {
   nn_proxmox_vm_free(&vm);
   /* Explicit host= ids are taken before any mapping, even from higher-numbered entries;
    * a whole-device id blocks its functions. */
-  assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci4: host=f1:00\n", &vm), 0);
+  assert_int_equal(
+    parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\nhostpci4: host=f1:00\n", &vm), 0);
   assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), 0);
   assigned(&vm, 0, "0000:e1:00");
   assigned(&vm, 1, "0000:91:00.0");
@@ -204,15 +217,18 @@ static void test_assign_errors(void **state) {
   assert_int_equal(nn_proxmox_assign(&vm, &m, "pve1", err, sizeof err), -1);
   assert_string_equal(err, "vm.conf:2: hostpci1: mapping 'nosuch' is not defined in pci.cfg");
   assert_int_equal(nn_proxmox_assign(&vm, NULL, "pve1", err, sizeof err), -1);
-  assert_string_equal(err, "vm.conf:2: hostpci1: mapping 'nosuch' is not defined in the PCI mapping file "
-                           "(none given: --pci-mapping)");
+  assert_string_equal(
+    err, "vm.conf:2: hostpci1: mapping 'nosuch' is not defined in the PCI mapping file "
+         "(none given: --pci-mapping)");
   nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("hostpci0: mapping=gpus\nhostpci1: mapping=gpus\n", &vm), 0);
   assert_int_equal(nn_proxmox_assign(&vm, &m, "pve2", err, sizeof err), -1);
-  assert_string_equal(err, "vm.conf:2: hostpci1: every device of mapping 'gpus' on node 'pve2' is already "
-                           "used by another hostpci entry");
+  assert_string_equal(
+    err, "vm.conf:2: hostpci1: every device of mapping 'gpus' on node 'pve2' is already "
+         "used by another hostpci entry");
   assert_int_equal(nn_proxmox_assign(&vm, &m, "pve9", err, sizeof err), -1);
-  assert_string_equal(err, "vm.conf:1: hostpci0: mapping 'gpus' (pci.cfg:2) has no device on node 'pve9'");
+  assert_string_equal(
+    err, "vm.conf:1: hostpci0: mapping 'gpus' (pci.cfg:2) has no device on node 'pve9'");
   nn_proxmox_vm_free(&vm);
   assert_int_equal(parse_vm("hostpci0: 01:00\nhostpci1: 0000:01:00.1\n", &vm), 0);
   assert_int_equal(nn_proxmox_assign(&vm, NULL, "pve1", err, sizeof err), -1);
@@ -244,10 +260,13 @@ static void test_mappings_for_vm(void **state) {
   assert_int_equal(nn_proxmox_mappings_for_vm(&vm, NULL, &m, &have, err, sizeof err), 0);
   assert_int_equal(have, 0);
   err[0] = 0;
-  assert_int_equal(nn_proxmox_mappings_for_vm(&vm, "/nonexistent/pci.cfg", &m, &have, err, sizeof err), -1);
+  assert_int_equal(
+    nn_proxmox_mappings_for_vm(&vm, "/nonexistent/pci.cfg", &m, &have, err, sizeof err), -1);
   assert_int_equal(have, 0);
   assert_string_equal(err, "/nonexistent/pci.cfg: cannot open: No such file or directory");
-  assert_int_equal(nn_proxmox_mappings_for_vm(&vm, "test/fixtures/proxmox/pci.cfg", &m, &have, err, sizeof err), 0);
+  assert_int_equal(
+    nn_proxmox_mappings_for_vm(&vm, "test/fixtures/proxmox/pci.cfg", &m, &have, err, sizeof err),
+    0);
   assert_int_equal(have, 1);
   assert_non_null(nn_proxmox_mappings_find(&m, "gpus-numa1"));
   nn_proxmox_mappings_free(&m);

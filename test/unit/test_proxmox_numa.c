@@ -10,13 +10,14 @@
 #include "proxmox_fixture.h"
 
 /* Rewrites `text` (VM 100 on node pve1, no mapping file); returns 0 or -1 with err. */
-static int rewrite(const struct nn_discovery *host, const char *text, struct nn_proxmox_numa_output *out, char *err,
-                   size_t errsz) {
+static int rewrite(const struct nn_discovery *host, const char *text,
+                   struct nn_proxmox_numa_output *out, char *err, size_t errsz) {
   struct nn_proxmox_vm vm;
   if (nn_proxmox_vm_parse("100.conf", text, strlen(text), &vm, err, errsz)) return -1;
   int rc = nn_proxmox_assign(&vm, NULL, "pve1", err, errsz);
   if (!rc) {
-    struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL, "pve1", host, 0};
+    struct nn_proxmox_numa_input in = {"100.conf", "100", text, strlen(text), &vm, NULL,
+                                       "pve1",     host,  0};
     rc = nn_proxmox_numa_rewrite(&in, out, err, errsz);
   }
   nn_proxmox_vm_free(&vm);
@@ -63,7 +64,8 @@ static char *value_of(const char *text, const char *key) {
 static void test_vmid_from_path(void **state) {
   char id[16];
   (void)state;
-  assert_int_equal(nn_proxmox_numa_vmid_from_path("/etc/pve/qemu-server/101.conf", id, sizeof id), 0);
+  assert_int_equal(nn_proxmox_numa_vmid_from_path("/etc/pve/qemu-server/101.conf", id, sizeof id),
+                   0);
   assert_string_equal(id, "101");
   assert_int_equal(nn_proxmox_numa_vmid_from_path("9.conf", id, sizeof id), 0);
   assert_string_equal(id, "9");
@@ -81,7 +83,8 @@ static void test_minimal_config_key_order(void **state) {
   (void)state;
   rewrite_on(pcis, 1, 1, "hostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
   char *keys = keys_only(out.text);
-  assert_string_equal(keys,
+  assert_string_equal(
+    keys,
     "args: -device pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0,bus=pcie.0 "
     "-device pcie-root-port,id=nnrp0_0,bus=nnpxb0,chassis=32,slot=0,port=32 "
     "-device vfio-pci,host=0000:01:00.0,bus=nnrp0_0\n"
@@ -96,8 +99,10 @@ static void test_odd_split(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
   struct nn_proxmox_numa_output out;
   (void)state;
-  rewrite_on(pcis, 2, 2, "cores: 3\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
-                         "memory: 1001\nsockets: 3\n", &out);
+  rewrite_on(pcis, 2, 2,
+             "cores: 3\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nmachine: q35\n"
+             "memory: 1001\nsockets: 3\n",
+             &out);
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0-4,hostnodes=0,memory=501,policy=bind");
   assert_string_equal(value_of(out.text, "numa1"), "cpus=5-8,hostnodes=1,memory=500,policy=bind");
   assert_string_equal(value_of(out.text, "sockets"), "3");
@@ -111,10 +116,13 @@ static void test_sockets_follow_nodes(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), GPU("0000:81:00.0", 1)};
   struct nn_proxmox_numa_output out;
   (void)state;
-  rewrite_on(pcis, 2, 2, "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
-                         "machine: q35\nmemory: 2048\n", &out);
-  assert_string_equal(out.notes, "affinity: 0-3 is kept; the guest's memory is now bound to host node 0 (CPUs 0), "
-                                 "1 (CPUs 0): check that the affinity covers those CPUs\n");
+  rewrite_on(pcis, 2, 2,
+             "affinity: 0-3\ncores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
+             "machine: q35\nmemory: 2048\n",
+             &out);
+  assert_string_equal(
+    out.notes, "affinity: 0-3 is kept; the guest's memory is now bound to host node 0 (CPUs 0), "
+               "1 (CPUs 0): check that the affinity covers those CPUs\n");
   assert_string_equal(value_of(out.text, "affinity"), "0-3");
   assert_string_equal(value_of(out.text, "numa0"), "cpus=0,hostnodes=0,memory=1024,policy=bind");
   assert_string_equal(value_of(out.text, "numa1"), "cpus=1,hostnodes=1,memory=1024,policy=bind");
@@ -127,9 +135,9 @@ static void test_sockets_follow_nodes(void **state) {
 /* Expander buses: each its own bus plus one per root port plus headroom, rounded to 16. */
 static void test_bus_spacing_three_nodes(void **state) {
   struct fake_pci pcis[12];
-  static const char *const buses[12] = {"0000:01:00.0", "0000:41:00.0", "0000:42:00.0", "0000:43:00.0",
-                                        "0000:44:00.0", "0000:45:00.0", "0000:46:00.0", "0000:47:00.0",
-                                        "0000:48:00.0", "0000:49:00.0", "0000:c1:00.0", "0000:c2:00.0"};
+  static const char *const buses[12] = {
+    "0000:01:00.0", "0000:41:00.0", "0000:42:00.0", "0000:43:00.0", "0000:44:00.0", "0000:45:00.0",
+    "0000:46:00.0", "0000:47:00.0", "0000:48:00.0", "0000:49:00.0", "0000:c1:00.0", "0000:c2:00.0"};
   static const int nodes[12] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
   struct nn_proxmox_numa_output out;
   char text[2048] = "cores: 6\nmachine: q35\nmemory: 3072\n";
@@ -137,15 +145,19 @@ static void test_bus_spacing_three_nodes(void **state) {
   for (int i = 0; i < 12; i++) {
     struct fake_pci p = GPU(buses[i], nodes[i]);
     pcis[i] = p;
-    snprintf(text + strlen(text), sizeof text - strlen(text), "hostpci%d: %s,pcie=1\n", i, buses[i] + 5);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "hostpci%d: %s,pcie=1\n", i,
+             buses[i] + 5);
   }
   rewrite_on(pcis, 12, 3, text, &out);
   const char *args = value_of(out.text, "args");
-  assert_non_null(strstr(args, "pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0"));   /* 1 GPU: 2+8 -> 16 */
-  assert_non_null(strstr(args, "pxb-pcie,id=nnpxb1,bus_nr=144,numa_node=1"));   /* 9 GPUs: 10+8 -> 32 */
+  assert_non_null(strstr(args, "pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0")); /* 1 GPU: 2+8 -> 16 */
+  assert_non_null(
+    strstr(args, "pxb-pcie,id=nnpxb1,bus_nr=144,numa_node=1")); /* 9 GPUs: 10+8 -> 32 */
   assert_non_null(strstr(args, "pxb-pcie,id=nnpxb2,bus_nr=176,numa_node=2"));
-  assert_non_null(strstr(args, "id=nnrp1_8,bus=nnpxb1,chassis=41,slot=0,port=41 -device vfio-pci,host=0000:49:00.0"));
-  assert_non_null(strstr(args, "id=nnrp2_1,bus=nnpxb2,chassis=43,slot=0,port=43 -device vfio-pci,host=0000:c2:00.0"));
+  assert_non_null(strstr(
+    args, "id=nnrp1_8,bus=nnpxb1,chassis=41,slot=0,port=41 -device vfio-pci,host=0000:49:00.0"));
+  assert_non_null(strstr(
+    args, "id=nnrp2_1,bus=nnpxb2,chassis=43,slot=0,port=43 -device vfio-pci,host=0000:c2:00.0"));
   assert_string_equal(value_of(out.text, "sockets"), "3");
   assert_string_equal(value_of(out.text, "numa2"), "cpus=4-5,hostnodes=2,memory=1024,policy=bind");
   /* hostpci12 was one of them and nothing else of slot 00:11 stays: no filler */
@@ -159,11 +171,14 @@ static void test_functions(void **state) {
                                          GPU("0000:02:00.0", 0), AUDIO("0000:02:00.1", 0)};
   struct nn_proxmox_numa_output out;
   (void)state;
-  rewrite_on(pcis, 4, 1, "hostpci0: 01:00,pcie=1,rombar=off\nhostpci1: host=02:00.0;0000:02:00.0,pcie=1\n"
-                         "machine: q35\nmemory: 1024\n", &out);
+  rewrite_on(pcis, 4, 1,
+             "hostpci0: 01:00,pcie=1,rombar=off\nhostpci1: host=02:00.0;0000:02:00.0,pcie=1\n"
+             "machine: q35\nmemory: 1024\n",
+             &out);
   const char *args = value_of(out.text, "args");
-  assert_non_null(strstr(args, "-device vfio-pci,host=0000:01:00.0,bus=nnrp0_0,addr=0.0,multifunction=on,rombar=0 "
-                               "-device vfio-pci,host=0000:01:00.1,bus=nnrp0_0,addr=0.1 "));
+  assert_non_null(strstr(
+    args, "-device vfio-pci,host=0000:01:00.0,bus=nnrp0_0,addr=0.0,multifunction=on,rombar=0 "
+          "-device vfio-pci,host=0000:01:00.1,bus=nnrp0_0,addr=0.1 "));
   assert_non_null(strstr(args, "-device vfio-pci,host=0000:02:00.0,bus=nnrp0_1"));
   assert_null(strstr(args, "0000:02:00.1"));
   assert_null(strstr(args, "nnrp0_1,addr"));
@@ -175,9 +190,12 @@ static void test_slot_filler(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), NIC("0000:41:00.0", 0)};
   struct nn_proxmox_numa_output out;
   (void)state;
-  rewrite_on(pcis, 2, 1, "hostpci12: 01:00.0,pcie=1\nhostpci13: 41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n", &out);
-  assert_non_null(strstr(value_of(out.text, "args"),
-                         "-device pcie-root-port,id=nnfill12,bus=pcie.0,addr=11.0,multifunction=on,chassis=49,port=49 "));
+  rewrite_on(pcis, 2, 1,
+             "hostpci12: 01:00.0,pcie=1\nhostpci13: 41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
+             &out);
+  assert_non_null(strstr(value_of(out.text, "args"), "-device "
+                                                     "pcie-root-port,id=nnfill12,bus=pcie.0,addr="
+                                                     "11.0,multifunction=on,chassis=49,port=49 "));
   assert_string_equal(value_of(out.text, "hostpci13"), "41:00.0,pcie=1");
   assert_null(value_of(out.text, "hostpci12"));
   nn_proxmox_numa_output_free(&out);
@@ -187,8 +205,9 @@ static void test_slot_filler(void **state) {
 static void test_sections_kept(void **state) {
   static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0)};
   struct nn_proxmox_numa_output out;
-  const char *text = "#my notes\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\nnuma0: cpus=0,memory=1024\n"
-                     "\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n";
+  const char *text =
+    "#my notes\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\nnuma0: cpus=0,memory=1024\n"
+    "\n[snap]\nhostpci0: 01:00.0,pcie=1\nnuma0: cpus=0,memory=1024\n";
   (void)state;
   rewrite_on(pcis, 1, 1, text, &out);
   assert_non_null(strstr(out.text, "\n#my notes\nargs: "));
@@ -201,17 +220,20 @@ static void test_sections_kept(void **state) {
 
 /* Each refusal names the line and the reason. */
 static void test_refusals(void **state) {
-  static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), AUDIO("0000:01:00.1", 0), GPU("0000:02:00.0", 0),
-                                         NIC("0000:41:00.0", 0), GPU("0000:81:00.0", 1), GPU("0000:82:00.0", -1)};
+  static const struct fake_pci pcis[] = {GPU("0000:01:00.0", 0), AUDIO("0000:01:00.1", 0),
+                                         GPU("0000:02:00.0", 0), NIC("0000:41:00.0", 0),
+                                         GPU("0000:81:00.0", 1), GPU("0000:82:00.0", -1)};
   static const struct {
     const char *text, *want;
   } cases[] = {
     {"cores: 1\nhostpci0: 01:00.0,pcie=1\nhostpci1: 81:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
      "100.conf: the VM has 1 vCPU (sockets x cores) for 2 guest NUMA nodes"},
     {"hostpci0: 01:00.0,pcie=1\nmachine: q35\n", "100.conf: no memory: line"},
-    {"args: -device pcie-root-port,id=x,chassis=40\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
+    {"args: -device pcie-root-port,id=x,chassis=40\nhostpci0: 01:00.0,pcie=1\nmachine: "
+     "q35\nmemory: 1024\n",
      "100.conf:1: args: uses chassis 40, which the new root ports need (32-49)"},
-    {"args: -device vfio-pci,host=0000:09:00.0\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
+    {"args: -device vfio-pci,host=0000:09:00.0\nhostpci0: 01:00.0,pcie=1\nmachine: q35\nmemory: "
+     "1024\n",
      "100.conf:1: args: already passes devices with vfio-pci"},
     {"hostpci0: 01:00.0;41:00.0,pcie=1\nmachine: q35\nmemory: 1024\n",
      "100.conf:1: hostpci0 mixes the GPU 0000:01:00.0 with functions of another device"},
@@ -240,7 +262,8 @@ static void test_refusals(void **state) {
     out.text = (char *)"untouched";
     int rc = rewrite(&d, cases[i].text, &out, err, sizeof err);
     if (rc != -1 || strncmp(err, cases[i].want, strlen(cases[i].want)))
-      fail_msg("case %zu: rc %d, message '%s', wanted it to start with '%s'", i, rc, err, cases[i].want);
+      fail_msg("case %zu: rc %d, message '%s', wanted it to start with '%s'", i, rc, err,
+               cases[i].want);
     assert_null(out.text);
   }
   nn_discovery_free(&d);
@@ -258,7 +281,8 @@ static void test_too_many_nodes(void **state) {
     snprintf(buses[i], sizeof buses[i], "0000:%02x:00.0", 0x10 * (i + 1));
     struct fake_pci p = GPU(buses[i], i);
     pcis[i] = p;
-    snprintf(text + strlen(text), sizeof text - strlen(text), "hostpci%d: %s,pcie=1\n", i, buses[i]);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "hostpci%d: %s,pcie=1\n", i,
+             buses[i]);
   }
   fake_host(&d, pcis, 9, 9);
   assert_int_equal(rewrite(&d, text, &out, err, sizeof err), -1);

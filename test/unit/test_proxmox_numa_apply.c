@@ -30,7 +30,7 @@ static void remove_copy(void) {
   snprintf(bak, sizeof bak, "%s.bak", vm);
   unlink(bak);
   unlink(vm);
-  assert_int_equal(rmdir(dir), 0);   /* nothing else was left there */
+  assert_int_equal(rmdir(dir), 0); /* nothing else was left there */
 }
 
 static int has_msg(const struct nn_diag *d, const char *sub) {
@@ -40,8 +40,11 @@ static int has_msg(const struct nn_diag *d, const char *sub) {
 }
 
 static struct nn_proxmox_numa_apply_opts opts_for(const char *path, int write) {
-  return (struct nn_proxmox_numa_apply_opts){.vm = path, .pci_mapping = FIX "pci.cfg", .node = "pve1",
-                                             .xml = FIX "pve-host.xml", .write = write};
+  return (struct nn_proxmox_numa_apply_opts){.vm = path,
+                                             .pci_mapping = FIX "pci.cfg",
+                                             .node = "pve1",
+                                             .xml = FIX "pve-host.xml",
+                                             .write = write};
 }
 
 /* Printed, the new config is the reference rewrite of VM 101, and the file is unchanged. */
@@ -101,7 +104,7 @@ static void test_locked(void **state) {
   copy_vm(FIX "101.conf");
   size_t len;
   char *orig = nn_test_slurp(vm, &len);
-  FILE *f = fopen(vm, "w");   /* in the main section, where Proxmox writes it */
+  FILE *f = fopen(vm, "w"); /* in the main section, where Proxmox writes it */
   assert_non_null(f);
   fprintf(f, "lock: backup\n%s", orig);
   fclose(f);

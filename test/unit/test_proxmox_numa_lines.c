@@ -19,16 +19,16 @@ static void test_split(void **state) {
   struct nn_proxmox_numa_lines ls = {0};
   assert_int_equal(nn_proxmox_numa_lines_split(vm, strlen(vm), &ls), 0);
   assert_int_equal(ls.n, 8);
-  assert_int_equal(ls.main_end, 5);                /* "[before-gpus]" is line 6 */
-  assert_int_equal(ls.last_key, 3);                /* memory: */
-  assert_string_equal(ls.v[0].key, "");            /* a comment is no key line */
+  assert_int_equal(ls.main_end, 5);     /* "[before-gpus]" is line 6 */
+  assert_int_equal(ls.last_key, 3);     /* memory: */
+  assert_string_equal(ls.v[0].key, ""); /* a comment is no key line */
   assert_string_equal(ls.v[2].key, "hostpci0");
   assert_int_equal(ls.v[2].value_n, strlen("0000:01:00.0,pcie=1"));
   assert_memory_equal(ls.v[2].value, "0000:01:00.0,pcie=1", ls.v[2].value_n);
   char buf[64];
   int line = 0;
   assert_int_equal(nn_proxmox_numa_main_value(&ls, "cores", buf, sizeof buf, &line), 1);
-  assert_string_equal(buf, "16");                  /* the current config's, not the snapshot's 8 */
+  assert_string_equal(buf, "16"); /* the current config's, not the snapshot's 8 */
   assert_int_equal(line, 2);
   assert_int_equal(nn_proxmox_numa_main_value(&ls, "snaptime", buf, sizeof buf, &line), 0);
   assert_int_equal(nn_proxmox_numa_main_value(&ls, "sockets", buf, sizeof buf, &line), 0);

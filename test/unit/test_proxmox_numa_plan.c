@@ -7,21 +7,23 @@
 
 #include "proxmox_fixture.h"
 
-static const struct fake_pci two_nodes[] = {GPU("0000:01:00.0", 0), GPU("0000:02:00.0", 0), GPU("0000:81:00.0", 1)};
+static const struct fake_pci two_nodes[] = {GPU("0000:01:00.0", 0), GPU("0000:02:00.0", 0),
+                                            GPU("0000:81:00.0", 1)};
 
 /* Three GPUs over two host nodes, listed out of order: guest order is host node, then bus. */
 static void test_guest_order(void **state) {
   (void)state;
   struct nn_discovery d;
   fake_host(&d, two_nodes, 3, 2);
-  struct fake_rewrite *r = fake_rewrite_open(&d, "cores: 4\nhostpci0: 81:00.0,pcie=1\nhostpci1: 02:00.0,pcie=1\n"
-                                                 "hostpci2: 01:00.0,pcie=1\nmachine: q35\nmemory: 4096\n");
+  struct fake_rewrite *r =
+    fake_rewrite_open(&d, "cores: 4\nhostpci0: 81:00.0,pcie=1\nhostpci1: 02:00.0,pcie=1\n"
+                          "hostpci2: 01:00.0,pcie=1\nmachine: q35\nmemory: 4096\n");
   assert_int_equal(nn_proxmox_numa_plan(&r->c), 0);
   const struct nn_proxmox_numa_plan *p = &r->c.plan;
   assert_int_equal(p->n_gpus, 3);
-  assert_int_equal(p->gpus[0].hostpci, 2);   /* 01:00.0, node 0 */
-  assert_int_equal(p->gpus[1].hostpci, 1);   /* 02:00.0, node 0 */
-  assert_int_equal(p->gpus[2].hostpci, 0);   /* 81:00.0, node 1 */
+  assert_int_equal(p->gpus[0].hostpci, 2); /* 01:00.0, node 0 */
+  assert_int_equal(p->gpus[1].hostpci, 1); /* 02:00.0, node 0 */
+  assert_int_equal(p->gpus[2].hostpci, 0); /* 81:00.0, node 1 */
   assert_int_equal(p->gpus[0].node, 0);
   assert_int_equal(p->gpus[2].node, 1);
   assert_int_equal(p->gpus[1].guest_node, 0);
@@ -44,8 +46,9 @@ static void test_split(void **state) {
   (void)state;
   struct nn_discovery d;
   fake_host(&d, two_nodes, 3, 2);
-  struct fake_rewrite *r = fake_rewrite_open(&d, "cores: 4\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
-                                                 "machine: q35\nmemory: 4096\n");
+  struct fake_rewrite *r =
+    fake_rewrite_open(&d, "cores: 4\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\n"
+                          "machine: q35\nmemory: 4096\n");
   assert_int_equal(nn_proxmox_numa_plan(&r->c), 0);
   const struct nn_proxmox_numa_plan *p = &r->c.plan;
   assert_int_equal(p->vcpus, 4);
@@ -69,7 +72,8 @@ static void test_refused(void **state) {
   fake_host(&d, two_nodes, 3, 2);
   struct fake_rewrite *r = fake_rewrite_open(&d, "hostpci0: 01:00.0,pcie=1\nmachine: q35\n");
   assert_int_equal(nn_proxmox_numa_plan(&r->c), -1);
-  assert_string_equal(r->err, "100.conf: no memory: line; set the VM's memory explicitly first (its NUMA split needs it)");
+  assert_string_equal(r->err, "100.conf: no memory: line; set the VM's memory explicitly first "
+                              "(its NUMA split needs it)");
   fake_rewrite_close(r);
   r = fake_rewrite_open(&d, "hostpci0: 01:00.0,pcie=1,frobnicate=1\nmachine: q35\nmemory: 1024\n");
   assert_int_equal(nn_proxmox_numa_plan(&r->c), -1);
@@ -80,7 +84,9 @@ static void test_refused(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_guest_order), cmocka_unit_test(test_split), cmocka_unit_test(test_refused),
+    cmocka_unit_test(test_guest_order),
+    cmocka_unit_test(test_split),
+    cmocka_unit_test(test_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
 
 #include "proxmox_fixture.h"
 
-static const struct fake_pci host[] = {GPU("0000:01:00.0", 0), NIC("0000:41:00.0", 0), GPU("0000:81:00.0", 1)};
+static const struct fake_pci host[] = {GPU("0000:01:00.0", 0), NIC("0000:41:00.0", 0),
+                                       GPU("0000:81:00.0", 1)};
 
 /* The config text written from the plan of `config` on the made-up host. */
 static char *written(const char *config) {
@@ -31,9 +32,10 @@ static const char *line_with(const char *text, const char *prefix) {
 
 static void test_gpus_move_into_args(void **state) {
   (void)state;
-  char *t = written("cores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nhostpci2: 41:00.0,pcie=1\n"
-                    "machine: q35\nmemory: 2048\n");
-  assert_true(t[0] == '#');                            /* the header comment comes first */
+  char *t = written(
+    "cores: 2\nhostpci0: 81:00.0,pcie=1\nhostpci1: 01:00.0,pcie=1\nhostpci2: 41:00.0,pcie=1\n"
+    "machine: q35\nmemory: 2048\n");
+  assert_true(t[0] == '#'); /* the header comment comes first */
   const char *args = line_with(t, "args: ");
   assert_non_null(args);
   assert_non_null(strstr(args, "-device pxb-pcie,id=nnpxb0,bus_nr=128,numa_node=0,bus=pcie.0"));
@@ -41,7 +43,7 @@ static void test_gpus_move_into_args(void **state) {
   assert_non_null(strstr(args, "-device vfio-pci,host=0000:81:00.0,bus=nnrp1_0"));
   assert_null(line_with(t, "hostpci0:"));
   assert_null(line_with(t, "hostpci1:"));
-  assert_non_null(line_with(t, "hostpci2: 41:00.0,pcie=1\n"));   /* the NIC stays */
+  assert_non_null(line_with(t, "hostpci2: 41:00.0,pcie=1\n")); /* the NIC stays */
   assert_non_null(line_with(t, "numa0: cpus=0,hostnodes=0,memory=1024,policy=bind\n"));
   assert_non_null(line_with(t, "numa1: cpus=1,hostnodes=1,memory=1024,policy=bind\n"));
   /* Sorted as Proxmox writes them: args first, then the rest in key order. */
@@ -65,7 +67,8 @@ static void test_snapshot_kept(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_gpus_move_into_args), cmocka_unit_test(test_snapshot_kept),
+    cmocka_unit_test(test_gpus_move_into_args),
+    cmocka_unit_test(test_snapshot_kept),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,12 +19,12 @@ static int setup(void **state) {
   (void)state;
   strcpy(base, "/tmp/nn-pyenv-XXXXXX");
   if (!mkdtemp(base)) return -1;
-  put("plain/nvidia/nccl/lib/libnccl.so.2");           /* an nvidia-nccl wheel alone */
-  put("torchnccl/torch/__init__.py");                   /* torch and its NCCL */
+  put("plain/nvidia/nccl/lib/libnccl.so.2"); /* an nvidia-nccl wheel alone */
+  put("torchnccl/torch/__init__.py");        /* torch and its NCCL */
   put("torchnccl/nvidia/nccl/lib/libnccl.so.2");
-  put("torchonly/torch/__init__.py");                   /* torch whose NCCL is not beside it */
+  put("torchonly/torch/__init__.py"); /* torch whose NCCL is not beside it */
   put("empty/six.py");
-  put("wrongname/nvidia/nccl/lib/libnccl.so");          /* not the soname NCCL's users load */
+  put("wrongname/nvidia/nccl/lib/libnccl.so"); /* not the soname NCCL's users load */
   return 0;
 }
 
@@ -71,7 +71,9 @@ static void test_shadowed_torch_is_not_used(void **state) {
 static void test_none(void **state) {
   (void)state;
   struct nn_pyenv_nccl f;
-  assert_int_equal(nn_pyenv_find_nccl(syspath((const char *const[]){"empty", "wrongname", "torchonly", NULL}), &f), 0);
+  assert_int_equal(
+    nn_pyenv_find_nccl(syspath((const char *const[]){"empty", "wrongname", "torchonly", NULL}), &f),
+    0);
   assert_string_equal(f.lib, "");
   assert_int_equal(nn_pyenv_find_nccl("", &f), 0);
 }
@@ -145,8 +147,10 @@ static void test_site_dirs_with_system_packages(void **state) {
   put("base/lib/python3.12/site-packages/c.py");
   unsetenv("HOME");
   assert_int_equal(nn_pyenv_site_dirs(py, sites, sizeof sites, why, sizeof why), 0);
-  snprintf(want, sizeof want, "%s/sysvenv/lib/python3.12/site-packages\n%s/base/lib/python3/dist-packages\n"
-           "%s/base/lib/python3.12/site-packages\n", base, base, base);
+  snprintf(want, sizeof want,
+           "%s/sysvenv/lib/python3.12/site-packages\n%s/base/lib/python3/dist-packages\n"
+           "%s/base/lib/python3.12/site-packages\n",
+           base, base, base);
   assert_string_equal(sites, want);
 }
 
@@ -159,7 +163,8 @@ static void test_wheel_version(void **state) {
   snprintf(site, sizeof site, "%s/wheel", base);
   assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 22809);
   assert_non_null(strstr(metadata, "/wheel/nvidia_nccl_cu13-2.28.9.dist-info/METADATA"));
-  write_file("post/nvidia_nccl_cu12-2.27.3.post1.dist-info/METADATA", "Name: nvidia-nccl-cu12\nVersion: 2.27.3.post1\n");
+  write_file("post/nvidia_nccl_cu12-2.27.3.post1.dist-info/METADATA",
+             "Name: nvidia-nccl-cu12\nVersion: 2.27.3.post1\n");
   snprintf(site, sizeof site, "%s/post", base);
   assert_int_equal(nn_pyenv_wheel_version(site, metadata, sizeof metadata), 22703);
   write_file("bad/nvidia_nccl_cu12-x.dist-info/METADATA", "Name: nvidia-nccl-cu12\nVersion: two\n");

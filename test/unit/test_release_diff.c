@@ -9,15 +9,21 @@
 
 /* 8 GPUs, gen5, 12.0, one flat CPU: ring and tree 2 x 24 GB/s (nccl-oracle, 2.30.7 and dev). */
 static void side(struct nn_release_diff_side *s, int version, int comm_channels) {
-  struct nn_cost_comm c = {.version_code = version, .nranks = 8, .nnodes = 1, .cc_min = 120, .cc_max = 120,
-                           .cpu = NN_COST_CPU_X86_AMD, .ll128 = NN_COST_LL128_RULE};
+  struct nn_cost_comm c = {.version_code = version,
+                           .nranks = 8,
+                           .nnodes = 1,
+                           .cc_min = 120,
+                           .cc_max = 120,
+                           .cpu = NN_COST_CPU_X86_AMD,
+                           .ll128 = NN_COST_LL128_RULE};
   nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
   nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
   char err[128];
   assert_int_equal(nn_cost_model_init(&c, &s->m, err, sizeof err), 0);
   s->v.version = version;
   s->v.rel = nn_nccl_release_find(version, NULL);
-  snprintf(s->name, sizeof s->name, "NCCL %d.%d.%d", version / 10000, version / 100 % 100, version % 100);
+  snprintf(s->name, sizeof s->name, "NCCL %d.%d.%d", version / 10000, version / 100 % 100,
+           version % 100);
   s->g = (struct nn_release_diff_graphs){2, 2, 24.0f, 24.0f, comm_channels};
 }
 
@@ -31,8 +37,13 @@ static struct nn_release_diff *diff(int a, int a_channels, int x, int x_channels
   d.nodes = 1;
   d.graphs_differ = a_channels != x_channels;
   struct nn_cost_choice ca = {NN_ALGO_RING, NN_PROTO_LL, 1.0f}, cx = {NN_ALGO_RING, x_proto, 1.0f};
-  d.bands[d.n_bands++] = (struct nn_release_diff_band){.coll = NN_COLL_ALLREDUCE, .lo_log2 = 21, .hi_log2 = 23,
-                                                       .a_lo = ca, .a_hi = ca, .x_lo = cx, .x_hi = cx,
+  d.bands[d.n_bands++] = (struct nn_release_diff_band){.coll = NN_COLL_ALLREDUCE,
+                                                       .lo_log2 = 21,
+                                                       .hi_log2 = 23,
+                                                       .a_lo = ca,
+                                                       .a_hi = ca,
+                                                       .x_lo = cx,
+                                                       .x_hi = cx,
                                                        .choice_differs = 1};
   return &d;
 }
@@ -52,7 +63,8 @@ static void choice_kept(void **state) {
   int live;
   char *out = rules(diff(23100, 4, 23007, 4, NN_PROTO_SIMPLE), &live);
   assert_int_equal(live, 1);
-  assert_non_null(strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
+  assert_non_null(
+    strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
   assert_null(strstr(out, "not possible"));
 }
 
@@ -62,8 +74,10 @@ static void ll128_not_a_candidate(void **state) {
   int live;
   char *out = rules(diff(23007, 4, 23100, 4, NN_PROTO_LL128), &live);
   assert_int_equal(live, 0);
-  assert_non_null(strstr(out, "# not possible: NCCL 2.30.7 has no ring/ll128 candidate here (it leaves LL128 off"));
-  assert_non_null(strstr(out, "\n# rule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=ll128\n"));
+  assert_non_null(strstr(
+    out, "# not possible: NCCL 2.30.7 has no ring/ll128 candidate here (it leaves LL128 off"));
+  assert_non_null(
+    strstr(out, "\n# rule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=ll128\n"));
 }
 
 /* 2.31 takes a count below its own: the rules carry channels= and one keeps it at every size. */
@@ -72,7 +86,8 @@ static void fewer_channels_on_231(void **state) {
   int live;
   char *out = rules(diff(23100, 4, 23007, 2, NN_PROTO_SIMPLE), &live);
   assert_int_equal(live, 2);
-  assert_non_null(strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple channels=2\n"));
+  assert_non_null(strstr(
+    out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple channels=2\n"));
   assert_non_null(strstr(out, "\nrule coll=any bytes=0- ranks=8 nodes=1 channels=2\n"));
   assert_non_null(strstr(out, "# not possible: the graphs differ"));
 }
@@ -83,8 +98,10 @@ static void fewer_channels_on_230(void **state) {
   int live;
   char *out = rules(diff(23007, 4, 23100, 2, NN_PROTO_SIMPLE), &live);
   assert_int_equal(live, 1);
-  assert_non_null(strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
-  assert_non_null(strstr(out, "# not possible: on NCCL 2.30.7 a rule's channels replace NCCL's own count"));
+  assert_non_null(
+    strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
+  assert_non_null(
+    strstr(out, "# not possible: on NCCL 2.30.7 a rule's channels replace NCCL's own count"));
   assert_non_null(strstr(out, "\n# rule coll=any bytes=0- ranks=8 nodes=1 channels=2\n"));
 }
 
@@ -94,14 +111,17 @@ static void more_channels(void **state) {
   int live;
   char *out = rules(diff(23100, 2, 23007, 4, NN_PROTO_SIMPLE), &live);
   assert_int_equal(live, 1);
-  assert_non_null(strstr(out, "# not possible: NCCL 2.31.0 runs at most its communicator's 2 channels"));
+  assert_non_null(
+    strstr(out, "# not possible: NCCL 2.31.0 runs at most its communicator's 2 channels"));
   assert_non_null(strstr(out, "\n# rule coll=any bytes=0- ranks=8 nodes=1 channels=4\n"));
-  assert_non_null(strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
+  assert_non_null(
+    strstr(out, "\nrule coll=allreduce bytes=2M-8M ranks=8 nodes=1 algo=ring proto=simple\n"));
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(choice_kept), cmocka_unit_test(ll128_not_a_candidate),
-                                     cmocka_unit_test(fewer_channels_on_231), cmocka_unit_test(fewer_channels_on_230),
-                                     cmocka_unit_test(more_channels)};
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(choice_kept), cmocka_unit_test(ll128_not_a_candidate),
+    cmocka_unit_test(fewer_channels_on_231), cmocka_unit_test(fewer_channels_on_230),
+    cmocka_unit_test(more_channels)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

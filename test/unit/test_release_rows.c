@@ -21,7 +21,8 @@ struct range {
 /* "2.28" or "2.28.7" at *p: the code of its first (or, with upper, last) release. */
 static int version_at(const char **p, int upper) {
   int x, y, z = upper ? 99 : 0;
-  if (nn_int_parse_prefix(*p, 2, 9, &x, p) || **p != '.' || nn_int_parse_prefix(*p + 1, 0, 99, &y, p))
+  if (nn_int_parse_prefix(*p, 2, 9, &x, p) || **p != '.' ||
+      nn_int_parse_prefix(*p + 1, 0, 99, &y, p))
     return -1;
   if (**p == '.' && isdigit((unsigned char)(*p)[1]) && nn_int_parse_prefix(*p + 1, 0, 99, &z, p))
     return -1;
@@ -49,7 +50,7 @@ static int docs_ranges(struct range *out) {
   assert_non_null(p);
   int n = 0;
   for (char *line = strchr(p, '\n'); line && n < MAX_RANGES; line = strchr(line + 1, '\n')) {
-    if (line[1] == '#') break;   /* the next section */
+    if (line[1] == '#') break; /* the next section */
     if (strncmp(line + 1, "| 2.", 4) || cell_range(line + 3, &out[n])) continue;
     n++;
   }
@@ -97,7 +98,8 @@ static void test_rows_in_docs_and_compat(void **state) {
       documented |= docs[d].first <= t[i].last && docs[d].last >= t[i].first;
     for (int c = 0; c < n_compat; c++) run |= compat[c] >= t[i].first && compat[c] <= t[i].last;
     if (t[i].name && strstr(t[i].name, "(dev)")) run = 1;
-    if (!documented) printf("row %s-%s: no line of %s's first table covers it\n", first, last, VERSIONS_MD);
+    if (!documented)
+      printf("row %s-%s: no line of %s's first table covers it\n", first, last, VERSIONS_MD);
     if (!run) printf("row %s-%s: no release of it in %s's RELEASES\n", first, last, COMPAT_SH);
     missing += !documented + !run;
   }

@@ -31,20 +31,18 @@
 #define NOBODY 65534
 #define BROKEN "<system version=\"2\">broken"
 
-static const char *MAPPING =
-    "cpu vendor=AuthenticAMD family=25 model=17\n"
-    "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
-    "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\n"
-    "gpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=0\n"
-    "topology mode=numa\n";
+static const char *MAPPING = "cpu vendor=AuthenticAMD family=25 model=17\n"
+                             "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+                             "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\n"
+                             "gpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=0\n"
+                             "topology mode=numa\n";
 
 /* The same machine with the GPUs on the other sockets: another XML. */
-static const char *MAPPING_SWAPPED =
-    "cpu vendor=AuthenticAMD family=25 model=17\n"
-    "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
-    "gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\n"
-    "gpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n"
-    "topology mode=numa\n";
+static const char *MAPPING_SWAPPED = "cpu vendor=AuthenticAMD family=25 model=17\n"
+                                     "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
+                                     "gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=0\n"
+                                     "gpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n"
+                                     "topology mode=numa\n";
 
 static char base[64];
 
@@ -52,8 +50,9 @@ static char base[64];
 static int warns, model_warns;
 static char last_warn[2048];
 
-__attribute__((format(printf, 5, 6)))
-static void logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
+                                                         const char *file, int line,
+                                                         const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
@@ -169,7 +168,7 @@ static void expect_unswapped(const char *c1, const struct stat *st1, const char 
   assert_string_equal(c2, c1);
   assert_int_equal(st2.st_ino, st1->st_ino);
   assert_int_equal(st2.st_uid, 0);
-  assert_int_equal(stat(their_file, &theirs), 0);   /* the attacker's file is there, and not it */
+  assert_int_equal(stat(their_file, &theirs), 0); /* the attacker's file is there, and not it */
   assert_int_equal(theirs.st_uid, NOBODY);
   assert_true(theirs.st_ino != st2.st_ino);
 }
@@ -227,7 +226,7 @@ static void test_sticky_tmpdir_after_a_cleaner(void **state) {
   first_communicator(c1, sizeof c1, &st1);
   snprintf(priv, sizeof priv, "%s/nccl-numa-0", tmpdir);
   stored_name(priv, name, sizeof name);
-  assert_int_equal(nn_test_remove_tree(priv), 0);   /* the cleaner */
+  assert_int_equal(nn_test_remove_tree(priv), 0); /* the cleaner */
   assert_int_equal(attack(priv, NULL, name), 0);
   snprintf(their, sizeof their, "%s/%s", priv, name);
   expect_unswapped(c1, &st1, their);
@@ -281,7 +280,7 @@ static void test_squatted_private_dir(void **state) {
   assert_int_equal(squat(priv, NULL), 0);
   struct stat st;
   assert_int_equal(lstat(priv, &st), 0);
-  assert_int_equal(st.st_uid, NOBODY);   /* the squat took place */
+  assert_int_equal(st.st_uid, NOBODY); /* the squat took place */
   unsetenv("XDG_RUNTIME_DIR");
   setenv("TMPDIR", tmpdir, 1);
   warns = 0;
@@ -292,11 +291,13 @@ static void test_squatted_private_dir(void **state) {
   assert_int_equal(strncmp(c1, "<system version=\"1\">", 20), 0);
   assert_int_equal(st.st_uid, 0);
   assert_int_equal(warns, 1);
-  if (!strstr(last_warn, priv) || !strstr(last_warn, "owned by uid 65534") || !strstr(last_warn, "fresh"))
+  if (!strstr(last_warn, priv) || !strstr(last_warn, "owned by uid 65534") ||
+      !strstr(last_warn, "fresh"))
     fail_msg("the WARN does not say what was refused and what is done instead: %s", last_warn);
   char target[512] = "";
   assert_true(readlink(p1, target, sizeof target - 1) > 0);
-  if (strncmp(target, priv, strlen(priv)) || target[strlen(priv)] != '.' || !strstr(target, "(deleted)"))
+  if (strncmp(target, priv, strlen(priv)) || target[strlen(priv)] != '.' ||
+      !strstr(target, "(deleted)"))
     fail_msg("served from %s, not from a removed fresh directory next to %s", target, priv);
   /* A second content: served the same way, no second WARN, nothing left in TMPDIR. */
   new_mapping(MAPPING_SWAPPED);
@@ -323,9 +324,7 @@ static void test_squatted_private_dir(void **state) {
 }
 
 /* Open descriptors of this process. */
-static int open_fds(void) {
-  return entries("/proc/self/fd") - 1;   /* less opendir's own */
-}
+static int open_fds(void) { return entries("/proc/self/fd") - 1; /* less opendir's own */ }
 
 /* One communicator as NCCL makes it: the topology looked up and opened by name, then the
  * tuner's init and finalize. Returns the served XML's first 64 bytes in head. */
@@ -337,8 +336,8 @@ static void communicator(int i, char *head, size_t size) {
   size_t n = fread(head, 1, size - 1, f);
   head[n] = 0;
   fclose(f);
-  struct nn_tuner_init_args a = {.abi_version = 5, .comm_id = (uint64_t)i, .n_ranks = 4, .n_nodes = 1,
-                                 .logger = logger};
+  struct nn_tuner_init_args a = {
+    .abi_version = 5, .comm_id = (uint64_t)i, .n_ranks = 4, .n_nodes = 1, .logger = logger};
   void *ctx = NULL;
   assert_int_equal(nn_tuner_init(&a, &ctx), 0);
   assert_int_equal(nn_tuner_finalize(ctx), 0);
@@ -363,7 +362,7 @@ static void test_touches_share_one_descriptor(void **state) {
   assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
   warns = model_warns = 0;
   for (int i = 0; i < 1100; i++) {
-    struct timespec t[2] = {{1700000000 + i, 0}, {1700000000 + i, 0}};   /* a new mtime each time */
+    struct timespec t[2] = {{1700000000 + i, 0}, {1700000000 + i, 0}}; /* a new mtime each time */
     assert_int_equal(utimensat(AT_FDCWD, conf, t, 0), 0);
     communicator(i, head, sizeof head);
     assert_int_equal(strncmp(head, "<system version=\"1\">", 20), 0);
@@ -371,13 +370,14 @@ static void test_touches_share_one_descriptor(void **state) {
     if (now > most) most = now;
   }
   assert_int_equal(warns, 0);
-  assert_int_equal(model_warns, 1);   /* said with the one content served, not per version */
+  assert_int_equal(model_warns, 1); /* said with the one content served, not per version */
   assert_int_equal(nn_env_finalize(), 0);
   assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
-  print_message("1,100 touches: at most %d descriptor(s) open beyond the %d before\n", most, before);
-  assert_true(most >= 1);   /* the served one is there ... */
-  assert_true(most <= 1);   /* ... and only it */
-  assert_int_equal(open_fds(), before);   /* finalize closed it */
+  print_message("1,100 touches: at most %d descriptor(s) open beyond the %d before\n", most,
+                before);
+  assert_true(most >= 1);               /* the served one is there ... */
+  assert_true(most <= 1);               /* ... and only it */
+  assert_int_equal(open_fds(), before); /* finalize closed it */
   unsetenv("XDG_RUNTIME_DIR");
 }
 
@@ -391,12 +391,13 @@ static void test_changing_contents_bounded(void **state) {
   snprintf(xdg, sizeof xdg, "%s/xdg-change", base);
   assert_int_equal(mkdir(xdg, 0700), 0);
   setenv("XDG_RUNTIME_DIR", xdg, 1);
-  for (int m = 0; m < N; m++) {   /* gpu k on node bit k of m + 1: both nodes used */
-    int len = snprintf(maps[m], sizeof maps[m], "cpu vendor=AuthenticAMD family=25 model=17\n"
+  for (int m = 0; m < N; m++) { /* gpu k on node bit k of m + 1: both nodes used */
+    int len = snprintf(maps[m], sizeof maps[m],
+                       "cpu vendor=AuthenticAMD family=25 model=17\n"
                        "numa 0 cpus=0-15\nnuma 1 cpus=16-31\ntopology mode=numa\n");
     for (int k = 0; k < 4; k++)
-      len += snprintf(maps[m] + len, sizeof maps[m] - (size_t)len, "gpu %d bus=0%d:00.0 numa=%d\n", k, k + 1,
-                      (m + 1) >> k & 1);
+      len += snprintf(maps[m] + len, sizeof maps[m] - (size_t)len, "gpu %d bus=0%d:00.0 numa=%d\n",
+                      k, k + 1, (m + 1) >> k & 1);
   }
   int before = open_fds(), most = 0;
   assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);

@@ -23,7 +23,8 @@ static void vectors(void **state) {
   assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   sha256_hex("abc", 3, hex);
   assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";   /* 56 bytes: padding spills */
+  const char *two =
+    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* 56 bytes: padding spills */
   sha256_hex(two, strlen(two), hex);
   assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
@@ -48,6 +49,7 @@ static void million_a_in_pieces(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(vectors), cmocka_unit_test(million_a_in_pieces)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(vectors),
+                                     cmocka_unit_test(million_a_in_pieces)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,8 +26,9 @@ static void test_read_and_keys(void **state) {
   fputs("numa 0 cpus=0-3\n", w);
   fclose(w);
   nn_snapshot_key_of(f, &b);
-  assert_false(nn_snapshot_key_equal(&a, &b));   /* the size changed */
-  assert_int_equal(nn_snapshot_read(f, 8, &buf, &len, err, sizeof err), NN_SNAP_ERROR);   /* too large */
+  assert_false(nn_snapshot_key_equal(&a, &b)); /* the size changed */
+  assert_int_equal(nn_snapshot_read(f, 8, &buf, &len, err, sizeof err),
+                   NN_SNAP_ERROR); /* too large */
   assert_null(buf);
   assert_non_null(strstr(err, f));
   unlink(f);
@@ -38,12 +39,14 @@ static void test_refusals(void **state) {
   (void)state;
   char *buf = (char *)1, err[512];
   size_t len;
-  assert_int_equal(nn_snapshot_read("/nonexistent/m.conf", 1 << 20, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
+  assert_int_equal(nn_snapshot_read("/nonexistent/m.conf", 1 << 20, &buf, &len, err, sizeof err),
+                   NN_SNAP_ERROR);
   assert_null(buf);
   assert_non_null(strstr(err, "/nonexistent/m.conf"));
-  assert_int_equal(nn_snapshot_read("/tmp", 1 << 20, &buf, &len, err, sizeof err), NN_SNAP_ERROR);   /* not a file */
+  assert_int_equal(nn_snapshot_read("/tmp", 1 << 20, &buf, &len, err, sizeof err),
+                   NN_SNAP_ERROR); /* not a file */
   char *f = nn_test_write_file("x\n");
-  chmod(f, 0666);   /* writable by others: not trusted */
+  chmod(f, 0666); /* writable by others: not trusted */
   assert_int_equal(nn_snapshot_read(f, 1 << 20, &buf, &len, err, sizeof err), NN_SNAP_ERROR);
   assert_non_null(strstr(err, "not trusted"));
   unlink(f);
@@ -82,7 +85,8 @@ static void test_recording(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_read_and_keys), cmocka_unit_test(test_refusals),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_read_and_keys),
+                                     cmocka_unit_test(test_refusals),
                                      cmocka_unit_test(test_recording)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

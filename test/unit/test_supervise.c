@@ -82,7 +82,7 @@ static void test_child_in_other_group(void **state) {
   assert_true(g > 0);
   assert_int_equal(res.end, NN_SUP_EXITED);
   assert_int_equal(res.exit_code, 0);
-  assert_true(kill(g, 0) && errno == ESRCH);   /* gone when the call returns */
+  assert_true(kill(g, 0) && errno == ESRCH); /* gone when the call returns */
   assert_true(took < 5.0);
   nn_supervise_free(&res);
 }
@@ -95,7 +95,7 @@ static void own_session(void *arg, FILE *out) {
     setsid();
     fprintf(out, "session %d\n", (int)getpid());
     fflush(out);
-    sleep_forever();   /* holding `out` */
+    sleep_forever(); /* holding `out` */
   }
   usleep(100000);
 }
@@ -110,7 +110,7 @@ static void test_setsid_holding_the_pipe(void **state) {
   assert_true(g > 0);
   assert_int_equal(res.end, NN_SUP_EXITED);
   assert_true(kill(g, 0) && errno == ESRCH);
-  assert_true(took < 5.0);   /* not waiting for the pipe's end of file */
+  assert_true(took < 5.0); /* not waiting for the pipe's end of file */
   nn_supervise_free(&res);
 }
 
@@ -162,7 +162,7 @@ static void callers_handler(int sig) {
 
 static void test_stop_signal_and_dispositions(void **state) {
   (void)state;
-  signal(SIGHUP, SIG_IGN);   /* nohup's: stays ignored, for the child too */
+  signal(SIGHUP, SIG_IGN); /* nohup's: stays ignored, for the child too */
   struct sigaction mine;
   memset(&mine, 0, sizeof mine);
   mine.sa_handler = callers_handler;
@@ -184,7 +184,7 @@ static void test_stop_signal_and_dispositions(void **state) {
   assert_non_null(strstr(res.text, "hup=ign term=dfl"));
   pid_t c = pid_after(res.text, "pid ");
   assert_true(kill(c, 0) && errno == ESRCH);
-  assert_true(took >= 0.3 + NN_SUP_GRACE_S && took < 8.0);   /* the grace period, then SIGKILL */
+  assert_true(took >= 0.3 + NN_SUP_GRACE_S && took < 8.0); /* the grace period, then SIGKILL */
   assert_int_equal(callers_handler_ran, 0);
   struct sigaction now;
   sigaction(SIGTERM, NULL, &now);
@@ -242,7 +242,7 @@ static void test_kill9_of_the_parent(void **state) {
   assert_true(gone_within(c, 3.0));
   assert_true(gone_within(same, 3.0));
   assert_true(gone_within(other, 3.0));
-  assert_true(gone_within(group, 3.0));   /* the keeper */
+  assert_true(gone_within(group, 3.0)); /* the keeper */
   assert_true(kill(-group, 0) && errno == ESRCH);
 }
 
@@ -303,9 +303,9 @@ static void test_unkillable_is_bounded(void **state) {
   run_job(&job, &res, &took);
   assert_int_equal(res.end, NN_SUP_TIMED_OUT);
   assert_true(res.unkillable >= 1);
-  assert_true(took >= 0.3 + 0.4 && took < 5.0);   /* waited the grace period, no longer */
+  assert_true(took >= 0.3 + 0.4 && took < 5.0); /* waited the grace period, no longer */
   int st = 0;
-  assert_int_equal(waitpid(x, &st, 0), x);   /* the SIGKILL reached it */
+  assert_int_equal(waitpid(x, &st, 0), x); /* the SIGKILL reached it */
   assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
   nn_supervise_free(&res);
   close(a[0]);
@@ -315,16 +315,16 @@ static void test_unkillable_is_bounded(void **state) {
 }
 
 int main(void) {
-  prctl(PR_SET_CHILD_SUBREAPER, 1);   /* what the tests' processes leave comes back here */
+  prctl(PR_SET_CHILD_SUBREAPER, 1); /* what the tests' processes leave comes back here */
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_exit_code_and_output),
-      cmocka_unit_test(test_child_in_other_group),
-      cmocka_unit_test(test_setsid_holding_the_pipe),
-      cmocka_unit_test(test_deadline_kills_a_deaf_child),
-      cmocka_unit_test(test_stop_signal_and_dispositions),
-      cmocka_unit_test(test_kill9_of_the_parent),
-      cmocka_unit_test(test_output_cap),
-      cmocka_unit_test(test_unkillable_is_bounded),
+    cmocka_unit_test(test_exit_code_and_output),
+    cmocka_unit_test(test_child_in_other_group),
+    cmocka_unit_test(test_setsid_holding_the_pipe),
+    cmocka_unit_test(test_deadline_kills_a_deaf_child),
+    cmocka_unit_test(test_stop_signal_and_dispositions),
+    cmocka_unit_test(test_kill9_of_the_parent),
+    cmocka_unit_test(test_output_cap),
+    cmocka_unit_test(test_unkillable_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,8 @@ static void expect(const char *text, int errors, int may_parse, const char *msg_
   char first[512];
   int e = scan(text, &parse, first, sizeof first);
   if (e != errors || parse != may_parse || !strstr(first, msg_has))
-    print_error("%d errors, parse %d, '%s'; wanted %d, %d, '%s'\n", e, parse, first, errors, may_parse, msg_has);
+    print_error("%d errors, parse %d, '%s'; wanted %d, %d, '%s'\n", e, parse, first, errors,
+                may_parse, msg_has);
   assert_int_equal(e, errors);
   assert_int_equal(parse, may_parse);
   assert_non_null(strstr(first, msg_has));
@@ -33,7 +34,8 @@ static void test_rules(void **state) {
          "several spaces between attributes of <cpu>: NCCL wants exactly one");
   expect("<system version=\"1\">\n <cpu numaid=\"&amp;\"/>\n</system>\n", 1, 1,
          "value of 'numaid' in <cpu> contains '&'");
-  expect("<system version=\"1\">\n\t<cpu numaid=\"0\"/>\n</system>\n", 1, 1, "tab character (column 1)");
+  expect("<system version=\"1\">\n\t<cpu numaid=\"0\"/>\n</system>\n", 1, 1,
+         "tab character (column 1)");
 }
 
 /* A DOCTYPE or an ENTITY never reaches the parser; neither does a NUL byte. */
@@ -41,7 +43,8 @@ static void test_never_parsed(void **state) {
   (void)state;
   int parse;
   char first[512];
-  assert_true(scan("<!DOCTYPE system [<!ENTITY x \"y\">]>\n<system version=\"1\"/>\n", &parse, first, sizeof first) > 0);
+  assert_true(scan("<!DOCTYPE system [<!ENTITY x \"y\">]>\n<system version=\"1\"/>\n", &parse,
+                   first, sizeof first) > 0);
   assert_int_equal(parse, 0);
   struct nn_topo_report r = {0};
   const char nul[] = "<system version=\"1\">\n\0</system>\n";
@@ -51,6 +54,7 @@ static void test_never_parsed(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules), cmocka_unit_test(test_never_parsed)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_rules),
+                                     cmocka_unit_test(test_never_parsed)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

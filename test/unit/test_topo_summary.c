@@ -8,11 +8,15 @@
 static void test_two_sockets(void **state) {
   (void)state;
   char *f = nn_test_write_file("<system version=\"1\">\n"
-                               " <cpu numaid=\"0\" affinity=\"00ff\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
-                               "  <pci busid=\"0000:01:00.0\" class=\"0x030000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>\n"
+                               " <cpu numaid=\"0\" affinity=\"00ff\" arch=\"x86_64\" "
+                               "vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
+                               "  <pci busid=\"0000:01:00.0\" class=\"0x030000\" link_speed=\"32.0 "
+                               "GT/s PCIe\" link_width=\"16\"/>\n"
                                " </cpu>\n"
-                               " <cpu numaid=\"1\" affinity=\"ff00\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
-                               "  <pci busid=\"0000:81:00.0\" class=\"0x030000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>\n"
+                               " <cpu numaid=\"1\" affinity=\"ff00\" arch=\"x86_64\" "
+                               "vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
+                               "  <pci busid=\"0000:81:00.0\" class=\"0x030000\" link_speed=\"32.0 "
+                               "GT/s PCIe\" link_width=\"16\"/>\n"
                                " </cpu>\n"
                                "</system>\n");
   static struct nn_topo_summary s;
@@ -49,6 +53,7 @@ static void test_refused(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_two_sockets), cmocka_unit_test(test_refused)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_two_sockets),
+                                     cmocka_unit_test(test_refused)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

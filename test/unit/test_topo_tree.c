@@ -12,7 +12,8 @@ static struct nn_topo_report check(const char *xml, const char *mapping) {
   if (!doc) fail_msg("does not parse: %s", why);
   struct nn_config *cfg = NULL;
   struct nn_diag d = {0};
-  if (mapping) assert_int_equal(nn_config_parse("m.conf", mapping, strlen(mapping), NULL, &cfg, &d), 0);
+  if (mapping)
+    assert_int_equal(nn_config_parse("m.conf", mapping, strlen(mapping), NULL, &cfg, &d), 0);
   struct nn_topo_report r = {0};
   nn_topo_check_tree(doc, cfg, &r);
   xmlFreeDoc(doc);
@@ -23,14 +24,17 @@ static struct nn_topo_report check(const char *xml, const char *mapping) {
 
 static int has(const struct nn_topo_report *r, int line, int warning, const char *sub) {
   for (int i = 0; i < r->n; i++)
-    if (r->items[i].line == line && r->items[i].warning == warning && strstr(r->items[i].msg, sub)) return 1;
+    if (r->items[i].line == line && r->items[i].warning == warning && strstr(r->items[i].msg, sub))
+      return 1;
   return 0;
 }
 
 static void test_cpu_needs(void **state) {
   (void)state;
-  struct nn_topo_report r = check("<system version=\"1\">\n <cpu affinity=\"ff\">\n"
-                                  "  <pci busid=\"0000:01:00.0\" class=\"0x030000\"/>\n </cpu>\n</system>\n", NULL);
+  struct nn_topo_report r =
+    check("<system version=\"1\">\n <cpu affinity=\"ff\">\n"
+          "  <pci busid=\"0000:01:00.0\" class=\"0x030000\"/>\n </cpu>\n</system>\n",
+          NULL);
   assert_int_equal(r.errors, 3);
   assert_true(has(&r, 2, 0, "cpu without numaid (NCCL requires it)"));
   assert_true(has(&r, 2, 0, "affinity 'ff' is not a sysfs cpumap"));
@@ -40,18 +44,22 @@ static void test_cpu_needs(void **state) {
 
 static void test_against_mapping(void **state) {
   (void)state;
-  struct nn_topo_report r = check("<system version=\"1\">\n"
-                                  " <cpu numaid=\"1\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
-                                  "  <pci busid=\"0000:01:00.0\" class=\"0x030000\"/>\n </cpu>\n</system>\n",
-                                  "gpu 0 bus=01:00.0 numa=0\n");
+  struct nn_topo_report r = check(
+    "<system version=\"1\">\n"
+    " <cpu numaid=\"1\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"26\" modelid=\"2\">\n"
+    "  <pci busid=\"0000:01:00.0\" class=\"0x030000\"/>\n </cpu>\n</system>\n",
+    "gpu 0 bus=01:00.0 numa=0\n");
   assert_int_equal(r.errors, 1);
   assert_int_equal(r.warnings, 1);
-  assert_true(has(&r, 3, 0, "GPU 0 (0000:01:00.0) is under numaid 1, but the mapping (line 1) puts it on NUMA node 0"));
+  assert_true(
+    has(&r, 3, 0,
+        "GPU 0 (0000:01:00.0) is under numaid 1, but the mapping (line 1) puts it on NUMA node 0"));
   assert_true(has(&r, 2, 1, "has no affinity"));
   nn_topo_report_free(&r);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cpu_needs), cmocka_unit_test(test_against_mapping)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cpu_needs),
+                                     cmocka_unit_test(test_against_mapping)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,15 +6,17 @@
 #include "cli/topo/topo_summary.h"
 #include "cli/topo/topo_validate.h"
 
-static const char good[] =
-    "<system version=\"1\">\n"
-    " <cpu numaid=\"0\" affinity=\"0000ffff\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
-    "  <pci busid=\"0000:c1:00.0\" class=\"0x030000\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>\n"
-    " </cpu>\n"
-    " <cpu numaid=\"1\" affinity=\"ffff0000\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
-    "  <pci busid=\"0000:41:00.0\" class=\"0x030000\"/>\n"
-    " </cpu>\n"
-    "</system>\n";
+static const char good[] = "<system version=\"1\">\n"
+                           " <cpu numaid=\"0\" affinity=\"0000ffff\" arch=\"x86_64\" "
+                           "vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
+                           "  <pci busid=\"0000:c1:00.0\" class=\"0x030000\" link_speed=\"32.0 "
+                           "GT/s PCIe\" link_width=\"16\"/>\n"
+                           " </cpu>\n"
+                           " <cpu numaid=\"1\" affinity=\"ffff0000\" arch=\"x86_64\" "
+                           "vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
+                           "  <pci busid=\"0000:41:00.0\" class=\"0x030000\"/>\n"
+                           " </cpu>\n"
+                           "</system>\n";
 
 static int run(const char *text, const struct nn_config *cfg, struct nn_topo_report *rep) {
   memset(rep, 0, sizeof *rep);
@@ -33,7 +35,8 @@ static void expect(const char *text, int errors, int line, const char *needle) {
   int n = run(text, NULL, &rep);
   if (n != errors || rep.errors != errors || (needle && !has(&rep, line, needle))) {
     nn_topo_report_print(&rep, "t.xml", stderr);
-    fail_msg("wanted %d errors with '%s' at line %d, got %d", errors, needle ? needle : "", line, n);
+    fail_msg("wanted %d errors with '%s' at line %d, got %d", errors, needle ? needle : "", line,
+             n);
   }
   nn_topo_report_free(&rep);
 }
@@ -46,12 +49,13 @@ static void test_good(void **state) {
 static void test_raw_rules(void **state) {
   (void)state;
   expect("<?xml version=\"1.0\"?>\n<system version=\"1\"/>\n", 1, 1, "XML declaration");
-  expect("<system version=\"1\">\n\t<cpu numaid=\"0\" affinity=\"00000001\" arch=\"x86_64\" vendor=\"AuthenticAMD\"/>\n</system>\n",
+  expect("<system version=\"1\">\n\t<cpu numaid=\"0\" affinity=\"00000001\" arch=\"x86_64\" "
+         "vendor=\"AuthenticAMD\"/>\n</system>\n",
          1, 2, "tab character (column 1)");
   expect("<system\nversion=\"1\"/>\n", 1, 1, "split over lines");
   expect("<system version=\"1\"  x=\"1\"/>\n", 1, 1, "several spaces");
   expect("<system version = \"1\"/>\n", 1, 1, "no '=' right after");
-  expect("<system version=1/>\n", 2, 1, "not quoted");   /* and libxml2's own error */
+  expect("<system version=1/>\n", 2, 1, "not quoted"); /* and libxml2's own error */
   expect("<system version=\"1\">text</system>\n", 1, 1, "outside a tag");
   expect("<system version=\"1\"></system >\n", 1, 1, "closing tag");
   expect("<system version=\"1\"><!--a=b --></system>\n", 1, 1, "first word of a comment");
@@ -64,7 +68,8 @@ static void test_doctype_never_parsed(void **state) {
   /* An undefined entity would be a libxml2 error; with the DOCTYPE refused first,
    * only our two findings remain: libxml2 never saw the text. */
   expect("<!DOCTYPE system [<!ENTITY a \"b\">]>\n<system version=\"&a;\"/>\n", 2, 1, "DOCTYPE");
-  expect("<system version=\"1\"><!-- <!DOCTYPE x> --></system>\n", 1, 0, "'<!DOCTYPE' or '<!ENTITY'");
+  expect("<system version=\"1\"><!-- <!DOCTYPE x> --></system>\n", 1, 0,
+         "'<!DOCTYPE' or '<!ENTITY'");
 }
 
 static void test_lengths(void **state) {
@@ -74,7 +79,7 @@ static void test_lengths(void **state) {
   memset(v, 'a', sizeof v);
   v[253] = 0;
   snprintf(doc, sizeof doc, "<system version=\"1\" n=\"%s\"/>\n", v);
-  expect(doc, 0, 0, NULL);   /* 253 characters: still read intact by NCCL */
+  expect(doc, 0, 0, NULL); /* 253 characters: still read intact by NCCL */
   v[253] = 'a';
   v[254] = 0;
   snprintf(doc, sizeof doc, "<system version=\"1\" n=\"%s\"/>\n", v);
@@ -93,7 +98,9 @@ static void test_mapping(void **state) {
   struct nn_config cfg = {.gpus = gpus, .n_gpus = 2};
   struct nn_topo_report rep;
   assert_int_equal(run(good, &cfg, &rep), 1);
-  assert_true(has(&rep, 3, "GPU 1 (0000:c1:00.0) is under numaid 0, but the mapping (line 6) puts it on NUMA node 1"));
+  assert_true(
+    has(&rep, 3,
+        "GPU 1 (0000:c1:00.0) is under numaid 0, but the mapping (line 6) puts it on NUMA node 1"));
   nn_topo_report_free(&rep);
   cfg.n_gpus = 3;
   gpus[1].numa = 0;
@@ -127,7 +134,8 @@ static void test_size_cap(void **state) {
   (void)state;
   struct nn_topo_report rep = {0};
   /* The length alone is refused: not one byte is read. */
-  assert_int_equal(nn_topo_validate_buffer("t.xml", good, NN_TOPO_VALIDATE_MAX_BYTES + 1u, NULL, &rep), 1);
+  assert_int_equal(
+    nn_topo_validate_buffer("t.xml", good, NN_TOPO_VALIDATE_MAX_BYTES + 1u, NULL, &rep), 1);
   assert_true(has(&rep, 0, "limit: refused"));
   nn_topo_report_free(&rep);
 }
@@ -135,8 +143,8 @@ static void test_size_cap(void **state) {
 /* Deterministic mangling: truncation, byte flips and splices of markup fragments. */
 static void test_mangled_inputs_do_not_crash(void **state) {
   (void)state;
-  static const char *const bits[] = {"<", ">", "\"", "'", "&", "\t", "\n", "<!--", "-->", "<?",
-                                     "<!DOCTYPE", "]>", "/>", "</", "=", " ", "\r", "\0"};
+  static const char *const bits[] = {"<",  ">",         "\"", "'",  "&",  "\t", "\n", "<!--", "-->",
+                                     "<?", "<!DOCTYPE", "]>", "/>", "</", "=",  " ",  "\r",   "\0"};
   unsigned seed = 12345;
   size_t glen = strlen(good);
   char buf[2048];
@@ -149,9 +157,8 @@ static void test_mangled_inputs_do_not_crash(void **state) {
       size_t at = (seed >> 8) % len;
       const char *b = bits[(seed >> 20) % (sizeof bits / sizeof bits[0])];
       size_t bl = b[0] ? strlen(b) : 1;
-      if ((seed >> 4) % 3 == 0) len = at + 1;                         /* truncate */
-      else if (len + bl < sizeof buf) {                               /* splice */
-        memmove(buf + at + bl, buf + at, len - at);
+      if ((seed >> 4) % 3 == 0) len = at + 1; /* truncate */
+      else if (len + bl < sizeof buf) { /* splice */ memmove(buf + at + bl, buf + at, len - at);
         memcpy(buf + at, b, bl);
         len += bl;
       }
@@ -168,17 +175,19 @@ static void test_summary(void **state) {
   (void)state;
   static struct nn_topo_summary s;
   char why[256] = "";
-  char *f = nn_test_write_file(
-      "<system version=\"1\">\n <cpu numaid=\"1\" vendor=\"AuthenticAMD\" familyid=\"0x19\" modelid=\"17\">\n"
-      "  <pci busid=\"0000:41:00.0\" class=\"0x060400\">\n   <pci busid=\"0000:42:00.0\" class=\"0x030000\"/>\n"
-      "  </pci>\n  <pci busid=\"0000:43:00.0\" class=\"0x020000\"/>\n </cpu>\n <cpu numaid=\"0\"/>\n</system>\n");
+  char *f = nn_test_write_file("<system version=\"1\">\n <cpu numaid=\"1\" vendor=\"AuthenticAMD\" "
+                               "familyid=\"0x19\" modelid=\"17\">\n"
+                               "  <pci busid=\"0000:41:00.0\" class=\"0x060400\">\n   <pci "
+                               "busid=\"0000:42:00.0\" class=\"0x030000\"/>\n"
+                               "  </pci>\n  <pci busid=\"0000:43:00.0\" class=\"0x020000\"/>\n "
+                               "</cpu>\n <cpu numaid=\"0\"/>\n</system>\n");
   assert_int_equal(nn_topo_summarise_file(f, 1 << 20, &s, why, sizeof why), 0);
   assert_int_equal(s.n_cpus_with_gpus, 1);
-  assert_int_equal(s.n_gpus, 1);                 /* the display class below a bridge; not the NIC */
+  assert_int_equal(s.n_gpus, 1); /* the display class below a bridge; not the NIC */
   assert_int_equal(s.gpus[0].numaid, 1);
   assert_int_equal(s.gpus[0].bus.bus, 0x42);
   assert_string_equal(s.vendor, "AuthenticAMD");
-  assert_int_equal(s.family, 25);                /* 0x19 */
+  assert_int_equal(s.family, 25); /* 0x19 */
   assert_int_equal(s.model, 17);
   nn_test_remove_file(f);
   f = nn_test_write_file("<!DOCTYPE system [<!ENTITY x \"y\">]><system>&x;</system>\n");

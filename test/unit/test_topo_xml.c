@@ -34,7 +34,7 @@ static void test_cpumap_cases(void **state) {
   expect_map("16-47", "0000ffff,ffff0000");
   expect_map("0-31,64-95", "ffffffff,00000000,ffffffff");
   expect_map("32-63,96-127", "ffffffff,00000000,ffffffff,00000000");
-  expect_map("0-3,2-5", "0000003f");   /* overlap is harmless */
+  expect_map("0-3,2-5", "0000003f"); /* overlap is harmless */
   expect_map("100", "00000010,00000000,00000000,00000000");
 }
 
@@ -52,8 +52,9 @@ static void test_cpumap_widest(void **state) {
 
 static void test_cpumap_errors(void **state) {
   (void)state;
-  const char *bad[] = {"", "\n", " ", "a", "3-1", "1,,2", "1-", "-1", "1 2", "0-31,", ",0",
-                       "0x1", "1-2-3", "99999999999999999999", "4194304", "1;2", NULL};
+  const char *bad[] = {"",        "\n",  " ",     "a",  "3-1", "1,,2",  "1-",
+                       "-1",      "1 2", "0-31,", ",0", "0x1", "1-2-3", "99999999999999999999",
+                       "4194304", "1;2", NULL};
   char out[64];
   for (int i = 0; bad[i]; i++)
     if (nn_cpulist_to_cpumap(bad[i], out, sizeof out) != -1) fail_msg("'%s' accepted", bad[i]);
@@ -116,12 +117,12 @@ static void test_exact_small(void **state) {
   char err[256];
   char *xml = generate(&f, "/nonexistent", err, sizeof err);
   assert_string_equal(xml,
-      "<system version=\"1\">\n"
-      " <cpu numaid=\"0\" affinity=\"ffffffff,00000000,ffffffff\" arch=\"x86_64\" "
-      "vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
-      "  <pci busid=\"00ab:c1:1f.7\" class=\"0x030000\"/>\n"
-      " </cpu>\n"
-      "</system>\n");
+                      "<system version=\"1\">\n"
+                      " <cpu numaid=\"0\" affinity=\"ffffffff,00000000,ffffffff\" arch=\"x86_64\" "
+                      "vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"17\">\n"
+                      "  <pci busid=\"00ab:c1:1f.7\" class=\"0x030000\"/>\n"
+                      " </cpu>\n"
+                      "</system>\n");
   assert_string_equal(err, "");
   free(xml);
 }
@@ -167,7 +168,8 @@ static int count_attrs(xmlNodePtr n) {
   int k = 0;
   for (xmlAttrPtr a = n->properties; a; a = a->next) {
     assert_true(strlen((const char *)a->name) <= NN_TOPO_XML_MAX_VALUE);
-    if (a->children) assert_true(strlen((const char *)a->children->content) <= NN_TOPO_XML_MAX_VALUE);
+    if (a->children)
+      assert_true(strlen((const char *)a->children->content) <= NN_TOPO_XML_MAX_VALUE);
     k++;
   }
   return k;
@@ -197,7 +199,7 @@ static void check_against_mapping(const char *xml, const struct fixture *f, int 
     assert_string_equal((const char *)c->name, "cpu");
     int numa;
     assert_int_equal(nn_int_parse(attr(c, "numaid"), 0, NN_MAX_NUMA_ID, &numa), 0);
-    assert_true(numa > last_numa);   /* ascending, unique */
+    assert_true(numa > last_numa); /* ascending, unique */
     last_numa = numa;
     last_index = -1;
     assert_string_equal(attr(c, "arch"), "x86_64");
@@ -218,7 +220,7 @@ static void check_against_mapping(const char *xml, const struct fixture *f, int 
       const struct nn_gpu *g = gpu_by_bus(f, attr(p, "busid"));
       assert_non_null(g);
       assert_int_equal(g->numa, numa);
-      assert_true(g->index > last_index);   /* GPU index order */
+      assert_true(g->index > last_index); /* GPU index order */
       last_index = g->index;
       seen++;
     }
@@ -293,7 +295,7 @@ static void test_affinity_from_sysfs(void **state) {
   char *xml = generate(&f, root, err, sizeof err);
   check_against_mapping(xml, &f, 0);
   assert_non_null(strstr(xml, "<cpu numaid=\"0\" affinity=\"00ff00ff\" arch"));
-  assert_non_null(strstr(xml, "<cpu numaid=\"1\" arch"));   /* node1 has no cpulist */
+  assert_non_null(strstr(xml, "<cpu numaid=\"1\" arch")); /* node1 has no cpulist */
   assert_non_null(strstr(err, "NUMA node 1"));
   assert_non_null(strstr(err, "affinity left out"));
   assert_null(strstr(err, "NUMA node 0"));
@@ -358,8 +360,11 @@ static void test_children_limit(void **state) {
   struct fixture f;
   fixture_init(&f, 1);
   for (int i = 0; i < 130; i++)
-    gpus[i] = (struct nn_gpu){.index = i, .has_bus = 1, .numa = 0,
-                              .bus = {.domain = (uint16_t)(i / 32), .bus = 1, .dev = (uint8_t)(i % 32)}};
+    gpus[i] =
+      (struct nn_gpu){.index = i,
+                      .has_bus = 1,
+                      .numa = 0,
+                      .bus = {.domain = (uint16_t)(i / 32), .bus = 1, .dev = (uint8_t)(i % 32)}};
   f.cfg.gpus = gpus;
   f.cfg.n_gpus = 128;
   char err[256];
@@ -379,7 +384,8 @@ static void *gen_thread(void *p) {
   struct gen_arg *a = p;
   char err[256];
   size_t len;
-  if (nn_topo_xml_generate(&a->f->cfg, &a->f->cpu, NULL, &a->xml, &len, err, sizeof err)) a->xml = NULL;
+  if (nn_topo_xml_generate(&a->f->cfg, &a->f->cpu, NULL, &a->xml, &len, err, sizeof err))
+    a->xml = NULL;
   return NULL;
 }
 

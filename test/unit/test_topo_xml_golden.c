@@ -17,8 +17,9 @@
 #include "xml_writer.h"
 
 static xmlDocPtr parse_strict(const char *text, size_t len, const char *what) {
-  xmlDocPtr doc = xmlReadMemory(text, (int)len, what, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                                               XML_PARSE_NOWARNING | XML_PARSE_NOENT);
+  xmlDocPtr doc =
+    xmlReadMemory(text, (int)len, what, NULL,
+                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOENT);
   if (!doc) fail_msg("%s: libxml2 cannot parse it", what);
   return doc;
 }
@@ -29,12 +30,14 @@ static int same_tree(xmlNodePtr a, xmlNodePtr b, const char *what) {
     while (a && a->type != XML_ELEMENT_NODE) a = a->next;
     while (b && b->type != XML_ELEMENT_NODE) b = b->next;
     if (!a || !b) return a || b ? (print_error("%s: element counts differ\n", what), 1) : 0;
-    if (xmlStrcmp(a->name, b->name)) return print_error("%s: <%s> vs <%s>\n", what, a->name, b->name), 1;
+    if (xmlStrcmp(a->name, b->name))
+      return print_error("%s: <%s> vs <%s>\n", what, a->name, b->name), 1;
     xmlAttrPtr x = a->properties, y = b->properties;
     for (; x && y; x = x->next, y = y->next) {
       xmlChar *vx = xmlNodeGetContent((xmlNodePtr)x), *vy = xmlNodeGetContent((xmlNodePtr)y);
       int differ = xmlStrcmp(x->name, y->name) || xmlStrcmp(vx, vy);
-      if (differ) print_error("%s: <%s> %s=\"%s\" vs %s=\"%s\"\n", what, a->name, x->name, vx, y->name, vy);
+      if (differ)
+        print_error("%s: <%s> %s=\"%s\" vs %s=\"%s\"\n", what, a->name, x->name, vx, y->name, vy);
       xmlFree(vx);
       xmlFree(vy);
       if (differ) return 1;
@@ -111,8 +114,9 @@ static char *write_one(const char *attr_value, size_t *len) {
 /* Every byte an attribute can hold, escaped or not, reads back through libxml2 unchanged. */
 static void test_escaping_reads_back(void **state) {
   (void)state;
-  const char *values[] = {"plain", "a&b", "<tag>", "say \"hi\"", "it's", "tab\there", "two\nlines",
-                          "cr\rlf\n", "&amp; stays &amp;", "]]>", "caf\xc3\xa9", "", NULL};
+  const char *values[] = {"plain",       "a&b",        "<tag>",    "say \"hi\"",        "it's",
+                          "tab\there",   "two\nlines", "cr\rlf\n", "&amp; stays &amp;", "]]>",
+                          "caf\xc3\xa9", "",           NULL};
   for (int i = 0; values[i]; i++) {
     size_t len;
     char *text = write_one(values[i], &len);
@@ -124,7 +128,8 @@ static void test_escaping_reads_back(void **state) {
     xmlDocPtr doc = parse_strict(text, len, values[i]);
     xmlChar *back = xmlGetProp(xmlDocGetRootElement(doc), (const xmlChar *)"v");
     if (!back || strcmp((const char *)back, values[i]))
-      fail_msg("'%s' read back as '%s' from %s", values[i], back ? (const char *)back : "(none)", text);
+      fail_msg("'%s' read back as '%s' from %s", values[i], back ? (const char *)back : "(none)",
+               text);
     xmlFree(back);
     xmlFreeDoc(doc);
     free(text);

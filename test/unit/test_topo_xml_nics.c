@@ -61,8 +61,8 @@ static void test_nics_on_their_sockets(void **state) {
   (void)state;
   struct nn_config *cfg = load(REF_NICS);
   char *xml = generate(cfg);
-  assert_int_equal(cpu_of(xml, "0000:09:00.0", "0x020000"), 0);   /* mlx5_0, host node 0 */
-  assert_int_equal(cpu_of(xml, "0000:0a:00.0", "0x020000"), 1);   /* mlx5_1, host node 1 */
+  assert_int_equal(cpu_of(xml, "0000:09:00.0", "0x020000"), 0); /* mlx5_0, host node 0 */
+  assert_int_equal(cpu_of(xml, "0000:0a:00.0", "0x020000"), 1); /* mlx5_1, host node 1 */
   assert_int_equal(cpu_of(xml, "0000:05:00.0", "0x030000"), 0);
   assert_int_equal(cpu_of(xml, "0000:01:00.0", "0x030000"), 1);
   /* the GPUs first, then the node's NIC */
@@ -84,14 +84,14 @@ static void test_one_socket_keeps_its_nics(void **state) {
   assert_int_equal(view.n_nics, 1);
   char *xml = generate(&view);
   assert_int_equal(cpu_of(xml, "0000:09:00.0", "0x020000"), 0);
-  assert_int_equal(cpu_of(xml, "0000:0a:00.0", "0x020000"), -2);   /* the other socket's NIC */
+  assert_int_equal(cpu_of(xml, "0000:0a:00.0", "0x020000"), -2); /* the other socket's NIC */
   assert_null(strstr(xml, "numaid=\"1\""));
   free(xml);
   nn_visible_resolve(cfg, "1,0", NULL, &vis);
   nn_visible_view(cfg, &vis, own, &view);
   assert_int_equal(view.n_nics, 1);
   assert_string_equal(view.nics[0].name, "mlx5_1");
-  assert_int_equal(cfg->n_nics, 2);   /* the mapping itself is untouched */
+  assert_int_equal(cfg->n_nics, 2); /* the mapping itself is untouched */
   nn_config_free(cfg);
 }
 
@@ -112,9 +112,9 @@ static void test_nic_without_bus_refused(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_nics_on_their_sockets),
-      cmocka_unit_test(test_one_socket_keeps_its_nics),
-      cmocka_unit_test(test_nic_without_bus_refused),
+    cmocka_unit_test(test_nics_on_their_sockets),
+    cmocka_unit_test(test_one_socket_keeps_its_nics),
+    cmocka_unit_test(test_nic_without_bus_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

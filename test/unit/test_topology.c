@@ -6,22 +6,24 @@
 #include "topology.h"
 
 #define AMD "cpu vendor=AuthenticAMD family=25 model=17\n"
-#define REF AMD \
-  "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=1\ngpu 3 bus=04:00.0 numa=1\n" \
-  "gpu 4 bus=05:00.0 numa=0\ngpu 5 bus=06:00.0 numa=0\ngpu 6 bus=07:00.0 numa=0\ngpu 7 bus=08:00.0 numa=0\n"
+#define REF \
+  AMD "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=1\ngpu 3 " \
+      "bus=04:00.0 numa=1\n" \
+      "gpu 4 bus=05:00.0 numa=0\ngpu 5 bus=06:00.0 numa=0\ngpu 6 bus=07:00.0 numa=0\ngpu 7 " \
+      "bus=08:00.0 numa=0\n"
 
 static void test_scope_reference(void **state) {
   (void)state;
   struct nn_config *cfg = nn_test_parse(REF);
-  assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_INTRA);    /* TP=4: GPUs 0-3 / 4-7 */
+  assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_INTRA); /* TP=4: GPUs 0-3 / 4-7 */
   assert_int_equal(nn_topology_scope(cfg, 2, 1), NN_SCOPE_INTRA);
   assert_int_equal(nn_topology_scope(cfg, 1, 1), NN_SCOPE_INTRA);
-  assert_int_equal(nn_topology_scope(cfg, 8, 1), NN_SCOPE_CROSS);    /* TP=8 */
-  assert_int_equal(nn_topology_scope(cfg, 5, 1), NN_SCOPE_CROSS);    /* more than 4 per node */
-  assert_int_equal(nn_topology_scope(cfg, 3, 1), NN_SCOPE_UNKNOWN);  /* 3 does not divide 8 */
-  assert_int_equal(nn_topology_scope(cfg, 16, 2), NN_SCOPE_CROSS);   /* 8 per node */
-  assert_int_equal(nn_topology_scope(cfg, 8, 2), NN_SCOPE_INTRA);    /* 4 per node */
-  assert_int_equal(nn_topology_scope(cfg, 7, 2), NN_SCOPE_UNKNOWN);  /* not an integer per node */
+  assert_int_equal(nn_topology_scope(cfg, 8, 1), NN_SCOPE_CROSS);   /* TP=8 */
+  assert_int_equal(nn_topology_scope(cfg, 5, 1), NN_SCOPE_CROSS);   /* more than 4 per node */
+  assert_int_equal(nn_topology_scope(cfg, 3, 1), NN_SCOPE_UNKNOWN); /* 3 does not divide 8 */
+  assert_int_equal(nn_topology_scope(cfg, 16, 2), NN_SCOPE_CROSS);  /* 8 per node */
+  assert_int_equal(nn_topology_scope(cfg, 8, 2), NN_SCOPE_INTRA);   /* 4 per node */
+  assert_int_equal(nn_topology_scope(cfg, 7, 2), NN_SCOPE_UNKNOWN); /* not an integer per node */
   assert_int_equal(nn_topology_scope(cfg, 4, 0), NN_SCOPE_UNKNOWN);
   nn_config_free(cfg);
 }
@@ -29,23 +31,24 @@ static void test_scope_reference(void **state) {
 static void test_scope_interleaved_and_single(void **state) {
   (void)state;
   struct nn_config *cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0\ngpu 1 bus=02:00.0 numa=1\n"
-                                    "gpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=1\n");
-  assert_int_equal(nn_topology_scope(cfg, 2, 1), NN_SCOPE_UNKNOWN);  /* blocks {0,1} straddle */
+                                            "gpu 2 bus=03:00.0 numa=0\ngpu 3 bus=04:00.0 numa=1\n");
+  assert_int_equal(nn_topology_scope(cfg, 2, 1), NN_SCOPE_UNKNOWN); /* blocks {0,1} straddle */
   assert_int_equal(nn_topology_scope(cfg, 3, 1), NN_SCOPE_CROSS);
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=3\ngpu 1 bus=02:00.0 numa=3\n");
-  assert_int_equal(nn_topology_scope(cfg, 64, 1), NN_SCOPE_INTRA);   /* one NUMA node: always intra */
+  assert_int_equal(nn_topology_scope(cfg, 64, 1), NN_SCOPE_INTRA); /* one NUMA node: always intra */
   nn_config_free(cfg);
   cfg = nn_test_parse("rule algo=ring\n");
-  assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_UNKNOWN);  /* no GPUs */
+  assert_int_equal(nn_topology_scope(cfg, 4, 1), NN_SCOPE_UNKNOWN); /* no GPUs */
   nn_config_free(cfg);
   assert_int_equal(nn_topology_scope(NULL, 4, 1), NN_SCOPE_UNKNOWN);
 }
 
 static void test_cpu_kind(void **state) {
   (void)state;
-  char *info = nn_test_write_file("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
-                                  "model\t\t: 143\nmodel name\t: Xeon\n\nprocessor\t: 1\nvendor_id\t: X\n");
+  char *info =
+    nn_test_write_file("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+                       "model\t\t: 143\nmodel name\t: Xeon\n\nprocessor\t: 1\nvendor_id\t: X\n");
   struct nn_config *cfg = nn_test_parse("gpu 0 bus=01:00.0 numa=0\n");
   struct nn_cpu_kind cpu;
   char err[256];
@@ -158,10 +161,10 @@ static void test_verdict_modes(void **state) {
   struct nn_pcie_link l[8];
   struct nn_verdict_in in = with_links(23007, 5, 16, l);
   struct nn_topo_verdict v;
-  nn_topology_verdict(cfg, &amd, &in, &v);          /* served although its search fails */
+  nn_topology_verdict(cfg, &amd, &in, &v); /* served although its search fails */
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.served.ring.ok, 0);
-  assert_int_equal(v.sm_assumed, 1);                /* no sm known: 10.0 assumed */
+  assert_int_equal(v.sm_assumed, 1); /* no sm known: 10.0 assumed */
   nn_config_free(cfg);
   cfg = nn_test_parse(REF "topology mode=off\n");
   nn_topology_verdict(cfg, &spr, &in, &v);
@@ -169,11 +172,11 @@ static void test_verdict_modes(void **state) {
   assert_int_equal(v.serve, 0);
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=120\ngpu 1 bus=02:00.0 numa=0 sm=120\n");
-  nn_topology_verdict(cfg, &amd, NULL, &v);          /* one NUMA node: always served */
+  nn_topology_verdict(cfg, &amd, NULL, &v); /* one NUMA node: always served */
   assert_int_equal(v.kind, NN_VERDICT_ONE_NODE);
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.sm, 120);
-  assert_int_equal(v.version_unverified, 1);         /* no release known: the newest row */
+  assert_int_equal(v.version_unverified, 1); /* no release known: the newest row */
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0 sm=90\ngpu 1 bus=02:00.0 numa=1 sm=120\n");
   assert_int_equal(nn_topology_declared_sm(cfg), -1);
@@ -182,22 +185,24 @@ static void test_verdict_modes(void **state) {
   assert_int_equal(v.serve, 0);
   struct nn_cpu_kind unknown = {"", -1, -1, 0};
   nn_topology_verdict(cfg, &unknown, NULL, &v);
-  assert_int_equal(v.kind, NN_VERDICT_SM_DISAGREE);   /* the first ground found is the one given */
+  assert_int_equal(v.kind, NN_VERDICT_SM_DISAGREE); /* the first ground found is the one given */
   nn_config_free(cfg);
   cfg = nn_test_parse(AMD "gpu 0 bus=01:00.0 numa=0\n");
   nn_topology_verdict(cfg, &unknown, NULL, &v);
   assert_int_equal(v.kind, NN_VERDICT_CPU_UNKNOWN);
-  assert_string_equal(reason(&v), "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
+  assert_string_equal(reason(&v),
+                      "no topology served: CPU kind unknown (add a `cpu vendor=` line)");
   nn_config_free(cfg);
   cfg = nn_test_parse(REF);
-  int count;   /* a release newer than the table: its newest row, said so */
+  int count; /* a release newer than the table: its newest row, said so */
   const struct nn_nccl_release *t = nn_nccl_release_table(&count);
   in = with_links(t[count - 1].last + 2, 5, 16, l);
   nn_topology_verdict(cfg, &amd, &in, &v);
   char buf[160], want[160], ver[16];
   nn_topology_describe_release(&v, buf, sizeof buf);
   nn_nccl_version_format(t[count - 1].last + 2, ver, sizeof ver);
-  snprintf(want, sizeof want, "NCCL %s (newer than checked: treated as %s)", ver, t[count - 1].name);
+  snprintf(want, sizeof want, "NCCL %s (newer than checked: treated as %s)", ver,
+           t[count - 1].name);
   assert_string_equal(buf, want);
   char two[600];
   nn_topology_describe_predictions(&v, "  ", two, sizeof two);
@@ -218,14 +223,15 @@ static void test_verdict_slower(void **state) {
   struct nn_verdict_in in = with_links(22809, 5, 16, l);
   struct nn_topo_verdict v;
   in.runtime_sm = 120;
-  in.decide_only = 1;                                /* as the env plugin asks */
+  in.decide_only = 1; /* as the env plugin asks */
   nn_topology_verdict(cfg, &amd, &in, &v);
   assert_int_equal(v.kind, NN_VERDICT_MODE_NUMA);
   assert_int_equal(v.serve, 1);
   assert_int_equal(v.pred_gpus, 8);
   assert_true(v.slower > 480 * 0.99 && v.slower < 480 * 1.01);
   assert_int_equal(v.slower_log2, 32);
-  assert_non_null(strstr(warning(&v), "(NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x slower with this file"));
+  assert_non_null(strstr(warning(&v), "(NCCL 2.28.9): NCCL's model makes a 4 GiB all-reduce 480x "
+                                      "slower with this file"));
   nn_config_free(cfg);
   /* auto withholds it and gives the same figure instead of inviting mode=numa */
   cfg = nn_test_parse(REF);
@@ -243,8 +249,9 @@ static void test_verdict_slower(void **state) {
   assert_string_equal(warning(&v), "");
   char buf[200];
   nn_topology_describe_slower(&v, buf, sizeof buf);
-  assert_string_equal(buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its "
-                           "own view");
+  assert_string_equal(
+    buf, "NCCL's model rates an all-reduce of any size no slower with this file than with its "
+         "own view");
   nn_config_free(cfg);
 }
 
@@ -296,7 +303,8 @@ static void test_verdict_guest_numa(void **state) {
   assert_int_equal(v.file, NN_FILE_NONE);
   assert_non_null(strstr(reason(&v), "NCCL's own view (ring 2 x 24.0 GB/s"));
   assert_non_null(strstr(reason(&v), "its ring search fails"));
-  assert_non_null(strstr(reason(&v), "the flat file (ring 2 x 24.0 GB/s, 0 socket crossings | tree 2 x 24.0 GB/s): NCCL's own view is flat already"));
+  assert_non_null(strstr(reason(&v), "the flat file (ring 2 x 24.0 GB/s, 0 socket crossings | tree "
+                                     "2 x 24.0 GB/s): NCCL's own view is flat already"));
   assert_null(strstr(reason(&v), "no slower"));
   /* NCCL's own view on an Intel CPU (2 x 20) against the flat file with the mapping's AMD line
    * (2 x 24): flattening gains nothing there; the CPU kind alone never makes the flat file */
@@ -316,14 +324,15 @@ static void test_flat_view(void **state) {
   struct nn_topo_verdict v = {.file = NN_FILE_FLAT};
   static struct nn_flat_view f;
   char err[256];
-  const struct nn_config *flat = nn_topology_served_view(cfg, &v, "/nonexistent", &f, err, sizeof err);
+  const struct nn_config *flat =
+    nn_topology_served_view(cfg, &v, "/nonexistent", &f, err, sizeof err);
   assert_non_null(flat);
   assert_int_equal(flat->n_gpus, 8);
   for (int i = 0; i < 8; i++) assert_int_equal(flat->gpus[i].numa, 0);
   assert_int_equal(nn_config_numa_count(flat), 1);
   assert_int_equal(flat->n_numas, 1);
   assert_string_equal(flat->numas[0].cpus, "8-15,0-7");
-  assert_int_equal(cfg->gpus[0].numa, 1);            /* the mapping itself is untouched */
+  assert_int_equal(cfg->gpus[0].numa, 1); /* the mapping itself is untouched */
   v.file = NN_FILE_NUMA;
   assert_ptr_equal(nn_topology_served_view(cfg, &v, NULL, &f, err, sizeof err), cfg);
   nn_config_free(cfg);
@@ -342,10 +351,10 @@ static void test_describe_sockets(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_scope_reference), cmocka_unit_test(test_scope_interleaved_and_single),
-    cmocka_unit_test(test_cpu_kind), cmocka_unit_test(test_verdict_by_release), cmocka_unit_test(test_verdict_modes),
-    cmocka_unit_test(test_verdict_slower), cmocka_unit_test(test_verdict_guest_numa),
-    cmocka_unit_test(test_flat_view),
+    cmocka_unit_test(test_scope_reference),    cmocka_unit_test(test_scope_interleaved_and_single),
+    cmocka_unit_test(test_cpu_kind),           cmocka_unit_test(test_verdict_by_release),
+    cmocka_unit_test(test_verdict_modes),      cmocka_unit_test(test_verdict_slower),
+    cmocka_unit_test(test_verdict_guest_numa), cmocka_unit_test(test_flat_view),
     cmocka_unit_test(test_describe_sockets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,8 @@ static const char *sub(const char *name, char *buf, size_t size) {
 static int trust_as(const char *path, uid_t euid, char *err, size_t errsz) {
   int fd;
   int rc = nn_trust_open_as(path, euid, &fd, err, errsz);
-  if ((rc == NN_TRUST_OK || rc == NN_TRUST_OPTED_OUT) != (fd >= 0)) fail_msg("%s: result %d with fd %d", path, rc, fd);
+  if ((rc == NN_TRUST_OK || rc == NN_TRUST_OPTED_OUT) != (fd >= 0))
+    fail_msg("%s: result %d with fd %d", path, rc, fd);
   if (fd >= 0) close(fd);
   return rc;
 }
@@ -52,7 +53,8 @@ static int trust_as(const char *path, uid_t euid, char *err, size_t errsz) {
 static void expect_trusted_as(const char *path, uid_t euid) {
   char err[8192];
   int rc = trust_as(path, euid, err, sizeof err);
-  if (rc != NN_TRUST_OK) fail_msg("%s for uid %u: wanted trusted, got %d: %s", path, (unsigned)euid, rc, err);
+  if (rc != NN_TRUST_OK)
+    fail_msg("%s for uid %u: wanted trusted, got %d: %s", path, (unsigned)euid, rc, err);
   assert_string_equal(err, "");
 }
 
@@ -61,11 +63,14 @@ static void expect_refused_as(const char *path, uid_t euid, const char *why) {
   int rc = trust_as(path, euid, err, sizeof err);
   snprintf(want, sizeof want, "%s: not trusted: ", path);
   if (rc != NN_TRUST_REFUSED || strncmp(err, want, strlen(want)) || !strstr(err, why))
-    fail_msg("%s for uid %u: wanted refused with '%s', got %d: %s", path, (unsigned)euid, why, rc, err);
+    fail_msg("%s for uid %u: wanted refused with '%s', got %d: %s", path, (unsigned)euid, why, rc,
+             err);
 }
 
 static void expect_trusted(const char *path) { expect_trusted_as(path, geteuid()); }
-static void expect_refused(const char *path, const char *why) { expect_refused_as(path, geteuid(), why); }
+static void expect_refused(const char *path, const char *why) {
+  expect_refused_as(path, geteuid(), why);
+}
 
 static void need_root(void) {
   if (geteuid() != 0) {
@@ -124,7 +129,8 @@ static void test_other_owner(void **state) {
   expect_trusted_as(f, NOBODY);
   /* root's file in root's directories is trusted by everybody */
   struct stat st;
-  if (lstat("/etc/passwd", &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022))
+  if (lstat("/etc/passwd", &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+      !(st.st_mode & 022))
     expect_trusted_as("/etc/passwd", NOBODY);
 }
 
@@ -194,8 +200,10 @@ static void test_sticky_directory(void **state) {
   /* a file in a directory others can write may have been renamed there by any of them: root's
    * own, in root's directory, is no longer taken, for root or anyone */
   char want[512];
-  snprintf(want, sizeof want, "lies in directory %s, which others can write, so another user may have put "
-           "it there", d);
+  snprintf(want, sizeof want,
+           "lies in directory %s, which others can write, so another user may have put "
+           "it there",
+           d);
   expect_refused_as(theirs, NOBODY, want);
   const char *mine = put("sticky/mine.conf", "x\n");
   expect_refused(mine, want);
@@ -207,8 +215,10 @@ static void test_sticky_directory(void **state) {
   assert_int_equal(chmod(own, 01777), 0);
   assert_int_equal(chown(own, NOBODY, NOBODY), 0);
   const char *own_file = put("sticky/own/m.conf", "x\n");
-  snprintf(want, sizeof want, "owned by uid 0 and lies in directory %s, which others can write (only a file "
-           "of uid 65534 is read there)", own);
+  snprintf(want, sizeof want,
+           "owned by uid 0 and lies in directory %s, which others can write (only a file "
+           "of uid 65534 is read there)",
+           own);
   expect_refused_as(own_file, NOBODY, want);
   assert_int_equal(chown(own_file, NOBODY, NOBODY), 0);
   expect_trusted_as(own_file, NOBODY);
@@ -217,10 +227,11 @@ static void test_sticky_directory(void **state) {
   char linked[160];
   snprintf(linked, sizeof linked, "%s/linked.conf", d);
   assert_int_equal(link(elsewhere, linked), 0);
-  snprintf(want, sizeof want, "the file has 2 hard links and lies in directory %s, which others can write", d);
+  snprintf(want, sizeof want,
+           "the file has 2 hard links and lies in directory %s, which others can write", d);
   expect_refused(linked, want);
   expect_refused_as(linked, NOBODY, want);
-  expect_trusted(elsewhere);   /* its own directory is not open to others */
+  expect_trusted(elsewhere); /* its own directory is not open to others */
   /* a directory of uid 65534's in the sticky directory, holding a file of root's */
   char theirs_dir[160];
   snprintf(theirs_dir, sizeof theirs_dir, "%s/theirs.d", d);
@@ -239,15 +250,17 @@ static void test_link_in_sticky_directory(void **state) {
   char d[128], evil[160], good[160], loop1[160], loop2[160];
   assert_int_equal(mkdir(sub("shared", d, sizeof d), 01777), 0);
   assert_int_equal(chmod(d, 01777), 0);
-  const char *other = put("other-mapping.conf", "x\n");   /* root's, in a root directory */
+  const char *other = put("other-mapping.conf", "x\n"); /* root's, in a root directory */
   snprintf(evil, sizeof evil, "%s/m.conf", d);
   assert_int_equal(symlink(other, evil), 0);
   assert_int_equal(lchown(evil, NOBODY, NOBODY), 0);
   char want[512];
-  snprintf(want, sizeof want, "symbolic link %s is owned by uid 65534 and lies in directory %s, which others can "
-           "write (only a link of root is followed there)", evil, d);
+  snprintf(want, sizeof want,
+           "symbolic link %s is owned by uid 65534 and lies in directory %s, which others can "
+           "write (only a link of root is followed there)",
+           evil, d);
   expect_refused(evil, want);
-  expect_trusted_as(evil, NOBODY);   /* its own link */
+  expect_trusted_as(evil, NOBODY); /* its own link */
   /* root's own link there is root's choice */
   snprintf(good, sizeof good, "%s/root.conf", d);
   assert_int_equal(symlink(other, good), 0);
@@ -281,15 +294,18 @@ static void test_file_renamed_into_sticky(void **state) {
   snprintf(from, sizeof from, "%s/m.conf", home);
   snprintf(to, sizeof to, "%s/m.conf", jobs);
   put("home/m.conf", "x\n");
-  expect_trusted_as(from, NOBODY);   /* root's file in uid 65534's own directory */
+  expect_trusted_as(from, NOBODY); /* root's file in uid 65534's own directory */
   char *paths[] = {from, to};
-  if (nn_test_as_uid(NOBODY, rename_as_nobody, paths) != 0) fail_msg("uid 65534 could not rename %s", from);
+  if (nn_test_as_uid(NOBODY, rename_as_nobody, paths) != 0)
+    fail_msg("uid 65534 could not rename %s", from);
   struct stat st;
   assert_int_equal(lstat(to, &st), 0);
-  assert_int_equal(st.st_uid, 0);   /* root's file, under the name root's job uses */
+  assert_int_equal(st.st_uid, 0); /* root's file, under the name root's job uses */
   char want[512];
-  snprintf(want, sizeof want, "lies in directory %s, which others can write, so another user may have put it "
-           "there", jobs);
+  snprintf(want, sizeof want,
+           "lies in directory %s, which others can write, so another user may have put it "
+           "there",
+           jobs);
   expect_refused(to, want);
 }
 
@@ -312,7 +328,8 @@ static void make_volume(const char *name, mode_t mode) {
   assert_non_null(f);
   fputs("cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-15\nnuma 1 cpus=16-31\n"
         "gpu 0 bus=01:00.0 numa=1\ngpu 1 bus=02:00.0 numa=1\ngpu 2 bus=03:00.0 numa=0\n"
-        "gpu 3 bus=04:00.0 numa=0\ntopology mode=numa\n", f);
+        "gpu 3 bus=04:00.0 numa=0\ntopology mode=numa\n",
+        f);
   assert_int_equal(fclose(f), 0);
   assert_int_equal(chmod(file, 0644), 0);
   snprintf(data, sizeof data, "%s/..data", dir);
@@ -380,8 +397,10 @@ static int configmap_checks(const char *dir) {
   char err[8192], probe[256];
   int fd;
   snprintf(probe, sizeof probe, "%s/planted.conf", dir);
-  if (open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644) >= 0 || errno != EROFS) return 10;   /* really read-only */
-  if (nn_trust_open_as(configmap, 0, &fd, err, sizeof err) != NN_TRUST_OK) return fprintf(stderr, "%s\n", err), 11;
+  if (open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644) >= 0 || errno != EROFS)
+    return 10; /* really read-only */
+  if (nn_trust_open_as(configmap, 0, &fd, err, sizeof err) != NN_TRUST_OK)
+    return fprintf(stderr, "%s\n", err), 11;
   close(fd);
   if (nn_trust_open_as(configmap, NOBODY, &fd, err, sizeof err) != NN_TRUST_OK)
     return fprintf(stderr, "%s\n", err), 12;
@@ -414,11 +433,13 @@ static void test_configmap_read_only(void **state) {
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status));
   if (WEXITSTATUS(status) == 100) {
-    print_message("skipped: no private mount namespace here (unshare/mount: needs CAP_SYS_ADMIN)\n");
+    print_message(
+      "skipped: no private mount namespace here (unshare/mount: needs CAP_SYS_ADMIN)\n");
     skip();
   }
-  if (WEXITSTATUS(status)) fail_msg("the read-only configMap was not served (check %d)", WEXITSTATUS(status));
-  expect_refused(configmap, want);   /* the namespace is gone: writable again, refused again */
+  if (WEXITSTATUS(status))
+    fail_msg("the read-only configMap was not served (check %d)", WEXITSTATUS(status));
+  expect_refused(configmap, want); /* the namespace is gone: writable again, refused again */
 }
 
 /* What must not be refused, the other case: root wrote /tmp/x/m.conf (x root's, mode 0755). */
@@ -448,9 +469,10 @@ static int opened(int in, const char *path, const char *target) {
   char buf[4096] __attribute__((aligned(8)));
   ssize_t n = read(in, buf, sizeof buf);
   int seen = n > 0 && (((struct inotify_event *)buf)->mask & IN_OPEN);
-  if (getenv("NN_TEST_DEBUG")) fprintf(stderr, "%s: rc %d, open seen %d: %s\n", path, rc, seen, err);
+  if (getenv("NN_TEST_DEBUG"))
+    fprintf(stderr, "%s: rc %d, open seen %d: %s\n", path, rc, seen, err);
   inotify_rm_watch(in, wd);
-  while (read(in, buf, sizeof buf) > 0) {}   /* IN_IGNORED */
+  while (read(in, buf, sizeof buf) > 0) {} /* IN_IGNORED */
   return seen;
 }
 
@@ -463,7 +485,7 @@ static void test_never_opened(void **state) {
   assert_int_equal(trust_as(fifo, geteuid(), err, sizeof err), NN_TRUST_ERROR);
   assert_non_null(strstr(err, "pipe.conf: cannot open: a FIFO, not a regular file"));
   assert_false(opened(in, fifo, fifo));
-  setenv(NN_TRUST_OPTOUT_ENV, "1", 1);   /* the opt-out never opens one either */
+  setenv(NN_TRUST_OPTOUT_ENV, "1", 1); /* the opt-out never opens one either */
   assert_int_equal(trust_as(fifo, geteuid(), err, sizeof err), NN_TRUST_ERROR);
   assert_false(opened(in, fifo, fifo));
   unsetenv(NN_TRUST_OPTOUT_ENV);
@@ -507,7 +529,7 @@ static void test_deep_path(void **state) {
   assert_true(ms < 100);
   /* the same directory again costs one step: the walk remembers it */
   struct nn_trust_walk w;
-  nn_trust_walk_init(&w, geteuid(), depth + 110);   /* the walk, then one step per file */
+  nn_trust_walk_init(&w, geteuid(), depth + 110); /* the walk, then one step per file */
   int fd;
   char err[8192];
   assert_int_equal(nn_trust_open(&w, path, &fd, err, sizeof err), NN_TRUST_OK);
@@ -520,7 +542,8 @@ static void test_deep_path(void **state) {
   /* a budget too small for the path: an error, never a long walk */
   nn_trust_walk_init(&w, geteuid(), 100);
   assert_int_equal(nn_trust_open(&w, path, &fd, err, sizeof err), NN_TRUST_ERROR);
-  assert_non_null(strstr(err, "cannot open: too many directories and links to check for one configuration"));
+  assert_non_null(
+    strstr(err, "cannot open: too many directories and links to check for one configuration"));
   nn_trust_walk_end(&w);
 }
 
@@ -549,12 +572,13 @@ static void test_opt_out(void **state) {
   const char *f = put("dev.conf", "gpu 0 bus=01:00.0 numa=0\n");
   assert_int_equal(chmod(f, 0666), 0);
   char err[8192];
-  setenv(NN_TRUST_OPTOUT_ENV, "yes", 1);   /* only "1" */
+  setenv(NN_TRUST_OPTOUT_ENV, "yes", 1); /* only "1" */
   assert_int_equal(trust_as(f, geteuid(), err, sizeof err), NN_TRUST_REFUSED);
   setenv(NN_TRUST_OPTOUT_ENV, "1", 1);
   assert_int_equal(trust_as(f, geteuid(), err, sizeof err), NN_TRUST_OPTED_OUT);
-  assert_non_null(strstr(err, "not trusted: writable by group and others (mode 0666); read anyway because "
-                         "NCCL_NUMA_ALLOW_UNTRUSTED=1 is set"));
+  assert_non_null(
+    strstr(err, "not trusted: writable by group and others (mode 0666); read anyway because "
+                "NCCL_NUMA_ALLOW_UNTRUSTED=1 is set"));
   /* the mapping is read, and says so in its notes */
   struct nn_config *c = NULL;
   struct nn_diag d = {0};
@@ -576,7 +600,8 @@ static void test_config_files_checked(void **state) {
   assert_int_equal(nn_config_load(m, NULL, &c, &d), -1);
   assert_null(c);
   assert_int_equal(d.n, 1);
-  assert_non_null(strstr(d.msgs[0], "m.conf: not trusted: writable by group and others (mode 0666)"));
+  assert_non_null(
+    strstr(d.msgs[0], "m.conf: not trusted: writable by group and others (mode 0666)"));
   nn_diag_clear(&d);
 
   const char *csv = put("r.csv", "allreduce,0,65536,ring,simple,-1,-1,-1\n");
@@ -585,7 +610,8 @@ static void test_config_files_checked(void **state) {
   assert_int_equal(nn_config_load(inc, NULL, &c, &d), -1);
   assert_true(d.n >= 1);
   assert_non_null(strstr(d.msgs[0], "inc.conf:2: include-csv: "));
-  assert_non_null(strstr(d.msgs[0], "r.csv: not trusted: writable by group and others (mode 0666)"));
+  assert_non_null(
+    strstr(d.msgs[0], "r.csv: not trusted: writable by group and others (mode 0666)"));
   nn_diag_clear(&d);
 
   const char *plain = put("plain.conf", "gpu 0 bus=01:00.0 numa=0\n");
@@ -617,7 +643,7 @@ static void test_cache_adopts_the_fixed_file(void **state) {
   nn_test_warns = 0;
   nn_cache_warn_rejected(v, &logger, "pass-through");
   nn_cache_warn_rejected(v, &logger, "pass-through");
-  assert_int_equal(nn_test_warns, 2);   /* the file and reason, then the verdict; once */
+  assert_int_equal(nn_test_warns, 2); /* the file and reason, then the verdict; once */
   assert_non_null(strstr(nn_test_last_warn, "rejected: pass-through"));
   nn_cache_release(v);
   assert_int_equal(chmod(m, 0644), 0);
@@ -630,15 +656,23 @@ static void test_cache_adopts_the_fixed_file(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_good_file),          cmocka_unit_test(test_writable_file),
-      cmocka_unit_test(test_other_owner),        cmocka_unit_test(test_untrusted_directory),
-      cmocka_unit_test(test_symlinks),           cmocka_unit_test(test_sticky_directory),
-      cmocka_unit_test(test_link_in_sticky_directory), cmocka_unit_test(test_projected_volume),
-      cmocka_unit_test(test_configmap_read_only), cmocka_unit_test(test_file_renamed_into_sticky),
-      cmocka_unit_test(test_root_dir_in_sticky_as_nobody), cmocka_unit_test(test_never_opened),
-      cmocka_unit_test(test_deep_path),          cmocka_unit_test(test_path_forms),
-      cmocka_unit_test(test_opt_out),
-      cmocka_unit_test(test_config_files_checked), cmocka_unit_test(test_cache_adopts_the_fixed_file),
+    cmocka_unit_test(test_good_file),
+    cmocka_unit_test(test_writable_file),
+    cmocka_unit_test(test_other_owner),
+    cmocka_unit_test(test_untrusted_directory),
+    cmocka_unit_test(test_symlinks),
+    cmocka_unit_test(test_sticky_directory),
+    cmocka_unit_test(test_link_in_sticky_directory),
+    cmocka_unit_test(test_projected_volume),
+    cmocka_unit_test(test_configmap_read_only),
+    cmocka_unit_test(test_file_renamed_into_sticky),
+    cmocka_unit_test(test_root_dir_in_sticky_as_nobody),
+    cmocka_unit_test(test_never_opened),
+    cmocka_unit_test(test_deep_path),
+    cmocka_unit_test(test_path_forms),
+    cmocka_unit_test(test_opt_out),
+    cmocka_unit_test(test_config_files_checked),
+    cmocka_unit_test(test_cache_adopts_the_fixed_file),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,17 +7,19 @@
 #include "cli/sweep/verdict.h"
 
 static struct nn_point pt(double median, double min, double max, int n_ok, int failed) {
-  return (struct nn_point){.size = 8, .n_ok = n_ok, .failed = failed, .median = median, .min = min, .max = max};
+  return (struct nn_point){
+    .size = 8, .n_ok = n_ok, .failed = failed, .median = median, .min = min, .max = max};
 }
 
 static void test_compare(void **state) {
   (void)state;
   struct nn_point base = pt(10, 9.5, 10.5, 3, 0);
-  struct nn_point fast = pt(8, 7.8, 8.2, 3, 0), near = pt(9.5, 9, 10, 3, 0), slow = pt(12, 11.9, 12.1, 3, 0);
-  assert_int_equal(nn_verdict_compare(&base, &fast), NN_VERDICT_FASTER);   /* 2 us gain, spread 1 */
+  struct nn_point fast = pt(8, 7.8, 8.2, 3, 0), near = pt(9.5, 9, 10, 3, 0),
+                  slow = pt(12, 11.9, 12.1, 3, 0);
+  assert_int_equal(nn_verdict_compare(&base, &fast), NN_VERDICT_FASTER); /* 2 us gain, spread 1 */
   assert_int_equal(nn_verdict_compare(&base, &slow), NN_VERDICT_SLOWER);
-  assert_int_equal(nn_verdict_compare(&base, &near), NN_VERDICT_NOISE);    /* 0.5 us, within 1 */
-  struct nn_point wide = pt(8, 5, 11, 3, 0);                               /* spread 6 > the 2 us gain */
+  assert_int_equal(nn_verdict_compare(&base, &near), NN_VERDICT_NOISE); /* 0.5 us, within 1 */
+  struct nn_point wide = pt(8, 5, 11, 3, 0); /* spread 6 > the 2 us gain */
   assert_int_equal(nn_verdict_compare(&base, &wide), NN_VERDICT_NOISE);
   struct nn_point once = pt(8, 8, 8, 1, 0), bad = pt(8, 8, 8, 3, 1);
   assert_int_equal(nn_verdict_compare(&base, &once), NN_VERDICT_UNKNOWN);

@@ -19,8 +19,9 @@ static struct nn_config *mapping(const char *layout, const char *cpu, int sm) {
   int len = snprintf(text, sizeof text, "%snuma 0 cpus=0-15\nnuma 1 cpus=16-31\n", cpu);
   int a = layout[0] - '0', b = layout[2] - '0';
   for (int i = 0; i < a + b; i++)
-    len += snprintf(text + len, sizeof text - (size_t)len, "gpu %d bus=0000:%02x:00.0 numa=%d sm=%d\n", i,
-                    0x11 + 0x10 * i, i < a ? 0 : 1, sm);
+    len +=
+      snprintf(text + len, sizeof text - (size_t)len, "gpu %d bus=0000:%02x:00.0 numa=%d sm=%d\n",
+               i, 0x11 + 0x10 * i, i < a ? 0 : 1, sm);
   return nn_test_parse(text);
 }
 
@@ -53,7 +54,8 @@ static void resolve(void **state) {
   nn_visible_resolve(cfg, "0,1,2,9", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
   assert_int_equal(v.n, 3);
-  assert_non_null(strstr(v.why, "GPU 9 is not in the mapping (GPUs 0-7): CUDA stops at the first invalid ordinal"));
+  assert_non_null(strstr(
+    v.why, "GPU 9 is not in the mapping (GPUs 0-7): CUDA stops at the first invalid ordinal"));
   nn_visible_resolve(cfg, "9,0", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_int_equal(v.n, 0);
@@ -67,8 +69,10 @@ static void resolve(void **state) {
   nn_visible_view(cfg, &v, own, &view);
   assert_int_equal(view.n_gpus, 4);
   assert_int_equal(nn_config_numa_count(&view), 2);
-  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 4, 1, own, &scoped), 4, 1), NN_SCOPE_CROSS);
-  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 2, 1, own, &scoped), 2, 1), NN_SCOPE_INTRA);
+  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 4, 1, own, &scoped), 4, 1),
+                   NN_SCOPE_CROSS);
+  assert_int_equal(nn_topology_scope(nn_visible_for_comm(cfg, &v, 2, 1, own, &scoped), 2, 1),
+                   NN_SCOPE_INTRA);
   nn_visible_resolve(cfg, "GPU-8f2b3c1d,GPU-11", NULL, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
   assert_non_null(strstr(v.why, "need the CUDA driver"));
@@ -100,7 +104,8 @@ static void order(void **state) {
   nn_visible_resolve(cfg, "x", NULL, &v);
   assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 0);
   nn_visible_resolve(cfg, "0,9", NULL, &v);
-  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), 1);   /* CUDA stops at 9: GPU 0 alone */
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS),
+                   1); /* CUDA stops at 9: GPU 0 alone */
   nn_visible_resolve(cfg, "GPU-11", NULL, &v);
   assert_int_equal(nn_visible_order(cfg, &v, pos, NN_MAX_GPUS), -1);
   nn_config_free(cfg);
@@ -114,7 +119,8 @@ static int fake_driver(struct nn_busid *out, int max) {
 }
 
 static int all_eight(struct nn_busid *out, int max) {
-  for (int i = 0; i < 8 && i < max; i++) out[i] = (struct nn_busid){0, (uint8_t)(0x11 + 0x10 * i), 0, 0};
+  for (int i = 0; i < 8 && i < max; i++)
+    out[i] = (struct nn_busid){0, (uint8_t)(0x11 + 0x10 * i), 0, 0};
   return 8;
 }
 
@@ -167,8 +173,10 @@ static const char *driver_root(const char *list) {
   snprintf(root, sizeof root, "/tmp/nn-visible-XXXXXX");
   assert_non_null(mkdtemp(root));
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p proc/driver/nvidia/gpus && cd proc/driver/nvidia/gpus && "
-           "for b in %s; do mkdir \"$b\" && echo 'Model: made up' >\"$b/information\"; done", root, list);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && mkdir -p proc/driver/nvidia/gpus && cd proc/driver/nvidia/gpus && "
+           "for b in %s; do mkdir \"$b\" && echo 'Model: made up' >\"$b/information\"; done",
+           root, list);
   assert_int_equal(system(cmd), 0);
   return root;
 }
@@ -201,7 +209,8 @@ static void pod_one_socket(void **state) {
   assert_int_equal(v.n, 4);
   assert_int_equal(v.numa, 1);
   for (int i = 0; i < 4; i++) assert_int_equal(v.gpu[i], 4 + i);
-  assert_non_null(strstr(v.why, "the GPUs the NVIDIA driver shows this container: 4 GPUs, all on NUMA node 1"));
+  assert_non_null(
+    strstr(v.why, "the GPUs the NVIDIA driver shows this container: 4 GPUs, all on NUMA node 1"));
   struct nn_gpu own[NN_VISIBLE_MAX];
   struct nn_config view;
   nn_visible_view(cfg, &v, own, &view);
@@ -215,7 +224,8 @@ static void pod_one_socket(void **state) {
   assert_int_equal(v.kind, NN_VISIBLE_ONE_NODE);
   assert_int_equal(v.gpu[0], 5);
   assert_int_equal(v.gpu[1], 6);
-  assert_non_null(strstr(v.why, "CUDA_VISIBLE_DEVICES=1,2 of the GPUs the NVIDIA driver shows this container"));
+  assert_non_null(
+    strstr(v.why, "CUDA_VISIBLE_DEVICES=1,2 of the GPUs the NVIDIA driver shows this container"));
   /* ... and an index past the pod's GPUs ends the list, as CUDA does: one GPU left */
   nn_visible_resolve_at(cfg, "3,4", NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
@@ -245,7 +255,7 @@ static void pod_both_sockets(void **state) {
   struct nn_visible v;
   nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_ALL);
-  assert_int_equal(v.n, 8);   /* listed, in bus order, for the engine's binding */
+  assert_int_equal(v.n, 8); /* listed, in bus order, for the engine's binding */
   assert_string_equal(v.why, "");
   int pos[NN_VISIBLE_MAX];
   assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), 8);
@@ -259,7 +269,8 @@ static void pod_both_sockets(void **state) {
   nn_visible_resolve_at(cfg, NULL, NULL, root, &v);
   assert_int_equal(v.kind, NN_VISIBLE_SPANS);
   assert_int_equal(v.n, 4);
-  assert_non_null(strstr(v.why, "this container: 4 GPUs on more than one NUMA node; NCCL keeps only these of the file"));
+  assert_non_null(strstr(
+    v.why, "this container: 4 GPUs on more than one NUMA node; NCCL keeps only these of the file"));
   assert_int_equal(nn_test_remove_tree(root), 0);
   nn_config_free(cfg);
 }
@@ -275,10 +286,12 @@ static void pod_unmapped_gpu(void **state) {
   assert_int_equal(v.kind, NN_VISIBLE_UNMAPPED);
   assert_int_equal(v.n, 0);
   int pos[NN_VISIBLE_MAX];
-  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), -1);   /* no binding either */
-  assert_string_equal(v.why, "the GPUs the NVIDIA driver shows this container: the GPU at 0000:e1:00.0 is not in "
-                      "the mapping t.conf (no gpu line with bus=0000:e1:00.0): the mapping does not describe this "
-                      "machine: no topology served, no rules applied");
+  assert_int_equal(nn_visible_order(cfg, &v, pos, NN_VISIBLE_MAX), -1); /* no binding either */
+  assert_string_equal(
+    v.why,
+    "the GPUs the NVIDIA driver shows this container: the GPU at 0000:e1:00.0 is not in "
+    "the mapping t.conf (no gpu line with bus=0000:e1:00.0): the mapping does not describe this "
+    "machine: no topology served, no rules applied");
   struct nn_gpu own[NN_VISIBLE_MAX];
   struct nn_config view;
   nn_visible_view(cfg, &v, own, &view);
@@ -300,20 +313,22 @@ static void pod_unmapped_gpu(void **state) {
 static int int_after(const char *s, const char *key) {
   const char *at = strstr(s, key);
   int v;
-  if (!at || nn_int_parse_prefix(at + strlen(key), 0, 1000000, &v, NULL)) fail_msg("no number after '%s' in %s", key, s);
+  if (!at || nn_int_parse_prefix(at + strlen(key), 0, 1000000, &v, NULL))
+    fail_msg("no number after '%s' in %s", key, s);
   return v;
 }
 
 /* The plugin's verdict on the served block's GPUs, as the env plugin computes it. */
 static void check_verdict(const struct nn_fact_block *served) {
   char layout[4];
-  snprintf(layout, sizeof layout, "%.3s", served->name);   /* "4+4" */
+  snprintf(layout, sizeof layout, "%.3s", served->name); /* "4+4" */
   int first = int_after(served->name, "-g"), n = int_after(served->name + 4, "+");
-  assert_int_equal(served->ranks, n);   /* one rank per visible GPU */
-  struct nn_config *cfg = mapping(layout, served->amd ? AMD26 : "cpu vendor=GenuineIntel family=6 model=207\n",
-                                  served->sm);
+  assert_int_equal(served->ranks, n); /* one rank per visible GPU */
+  struct nn_config *cfg = mapping(
+    layout, served->amd ? AMD26 : "cpu vendor=GenuineIntel family=6 model=207\n", served->sm);
   char list[64] = "";
-  for (int i = first; i < first + n; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i > first ? "," : "", i);
+  for (int i = first; i < first + n; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i > first ? "," : "", i);
   struct nn_visible vis;
   nn_visible_resolve(cfg, list, NULL, &vis);
   assert_int_equal(vis.kind, NN_VISIBLE_ONE_NODE);
@@ -322,11 +337,17 @@ static void check_verdict(const struct nn_fact_block *served) {
   nn_visible_view(cfg, &vis, own, &view);
   struct nn_pcie_link links[NN_SEARCH_MAX_GPUS];
   int flat[NN_SEARCH_MAX_GPUS];
-  for (int i = 0; i < NN_SEARCH_MAX_GPUS; i++) { links[i] = (struct nn_pcie_link){5, 16, NN_LINK_SYSFS}; flat[i] = -1; }
+  for (int i = 0; i < NN_SEARCH_MAX_GPUS; i++) {
+    links[i] = (struct nn_pcie_link){5, 16, NN_LINK_SYSFS};
+    flat[i] = -1;
+  }
   struct nn_cpu_kind cpu;
   char err[256];
   assert_int_equal(nn_topology_cpu_kind(&view, NULL, &cpu, err, sizeof err), 0);
-  struct nn_verdict_in in = {.nccl_version = nn_facts_version(served->rel), .links = links, .own_numa = flat, .own_cpu = &cpu};
+  struct nn_verdict_in in = {.nccl_version = nn_facts_version(served->rel),
+                             .links = links,
+                             .own_numa = flat,
+                             .own_cpu = &cpu};
   struct nn_topo_verdict v;
   nn_topology_verdict(&view, &cpu, &in, &v);
   assert_int_equal(v.serve, 1);
@@ -364,7 +385,8 @@ static void oracle_subsets(void **state) {
     /* NCCL's fact: the served one-node file and its own view give the same graphs and choices */
     if (!served.body || !own.body) fail_msg("a case without its lines");
     if (served.body_len != own.body_len || memcmp(served.body, own.body, served.body_len))
-      fail_msg("%s %s: NCCL's graphs or choice differ from its own view's", served.rel, served.name);
+      fail_msg("%s %s: NCCL's graphs or choice differ from its own view's", served.rel,
+               served.name);
     check_verdict(&served);
     releases += strcmp(last_rel, served.rel) != 0;
     snprintf(last_rel, sizeof last_rel, "%s", served.rel);
@@ -373,15 +395,17 @@ static void oracle_subsets(void **state) {
   /* three releases x six subsets x two GPU kinds */
   assert_int_equal(releases, 3);
   assert_int_equal(pairs, 36);
-  printf("%d one-socket subsets: NCCL's choice the same served and flat, the plugin's search and verdict agree\n", pairs);
+  printf("%d one-socket subsets: NCCL's choice the same served and flat, the plugin's search and "
+         "verdict agree\n",
+         pairs);
   free(text);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(resolve),          cmocka_unit_test(order),
-                                     cmocka_unit_test(resolve_by_driver), cmocka_unit_test(driver_list),
-                                     cmocka_unit_test(pod_one_socket),   cmocka_unit_test(pod_both_sockets),
-                                     cmocka_unit_test(pod_unmapped_gpu),
-                                     cmocka_unit_test(oracle_subsets)};
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(resolve),           cmocka_unit_test(order),
+    cmocka_unit_test(resolve_by_driver), cmocka_unit_test(driver_list),
+    cmocka_unit_test(pod_one_socket),    cmocka_unit_test(pod_both_sockets),
+    cmocka_unit_test(pod_unmapped_gpu),  cmocka_unit_test(oracle_subsets)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

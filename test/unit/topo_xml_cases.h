@@ -20,17 +20,19 @@
 
 struct txml_case {
   const char *name;
-  const char *file;    /* a mapping in the tree, or NULL: text */
-  const char *text;    /* the mapping itself, or NULL: made by make_text */
-  int sysfs;           /* 1: affinity from a made-up sysfs (node0 only), no numa lines */
+  const char *file; /* a mapping in the tree, or NULL: text */
+  const char *text; /* the mapping itself, or NULL: made by make_text */
+  int sysfs;        /* 1: affinity from a made-up sysfs (node0 only), no numa lines */
   void (*make_text)(char *buf, size_t size);
 };
 
 /* 128 GPUs on one node: the most NCCL reads under one cpu element. */
 static inline void txml_128_gpus(char *buf, size_t size) {
-  size_t used = (size_t)snprintf(buf, size, "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-63\n");
+  size_t used =
+    (size_t)snprintf(buf, size, "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-63\n");
   for (int i = 0; i < 128 && used < size; i++)
-    used += (size_t)snprintf(buf + used, size - used, "gpu %d bus=%04x:01:%02x.0 numa=0\n", i, i / 32, i % 32);
+    used += (size_t)snprintf(buf + used, size - used, "gpu %d bus=%04x:01:%02x.0 numa=0\n", i,
+                             i / 32, i % 32);
 }
 
 /* Eight nodes, two GPUs each, nodes named out of order and far apart. */
@@ -38,10 +40,11 @@ static inline void txml_eight_nodes(char *buf, size_t size) {
   static const int nodes[8] = {7, 3, 1023, 0, 12, 5, 64, 2};
   size_t used = (size_t)snprintf(buf, size, "cpu vendor=AuthenticAMD family=26 model=17\n");
   for (int n = 0; n < 8 && used < size; n++)
-    used += (size_t)snprintf(buf + used, size - used, "numa %d cpus=%d-%d\n", nodes[n], n * 16, n * 16 + 15);
+    used += (size_t)snprintf(buf + used, size - used, "numa %d cpus=%d-%d\n", nodes[n], n * 16,
+                             n * 16 + 15);
   for (int i = 0; i < 16 && used < size; i++)
-    used += (size_t)snprintf(buf + used, size - used, "gpu %d bus=0000:%02x:00.0 numa=%d\n", i, 0xc1 - i,
-                             nodes[(i * 5) % 8]);
+    used += (size_t)snprintf(buf + used, size - used, "gpu %d bus=0000:%02x:00.0 numa=%d\n", i,
+                             0xc1 - i, nodes[(i * 5) % 8]);
 }
 
 static const struct txml_case txml_cases[] = {
@@ -50,22 +53,30 @@ static const struct txml_case txml_cases[] = {
   {"two-socket-intel", "test/fixtures/explain/two-socket.conf", NULL, 0, NULL},
   {"proxmox-epyc-8gpu", "docs/examples/proxmox-epyc-8gpu.conf", NULL, 0, NULL},
   {"one-gpu-domain", NULL,
-   "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-31,64-95\ngpu 0 bus=00ab:c1:1f.7 numa=0\n", 0, NULL},
+   "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-31,64-95\ngpu 0 bus=00ab:c1:1f.7 "
+   "numa=0\n",
+   0, NULL},
   {"intel-sapphire", NULL,
    "cpu vendor=GenuineIntel family=6 model=207\nnuma 0 cpus=0-55\nnuma 1 cpus=56-111\n"
-   "gpu 0 bus=0000:18:00.0 numa=0\ngpu 1 bus=0000:2a:00.0 numa=1\ngpu 2 bus=0000:3a:00.0 numa=0\n", 0, NULL},
+   "gpu 0 bus=0000:18:00.0 numa=0\ngpu 1 bus=0000:2a:00.0 numa=1\ngpu 2 bus=0000:3a:00.0 numa=0\n",
+   0, NULL},
   {"amd-no-family", NULL,
-   "cpu vendor=AuthenticAMD\nnuma 0 cpus=0-7\ngpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:02:00.0 numa=1\n", 0, NULL},
+   "cpu vendor=AuthenticAMD\nnuma 0 cpus=0-7\ngpu 0 bus=0000:01:00.0 numa=0\ngpu 1 "
+   "bus=0000:02:00.0 numa=1\n",
+   0, NULL},
   {"widest-affinity", NULL,
-   "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-895\ngpu 0 bus=0000:01:00.0 numa=0\n", 0, NULL},
+   "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-895\ngpu 0 bus=0000:01:00.0 numa=0\n",
+   0, NULL},
   {"sysfs-affinity", NULL,
-   "cpu vendor=AuthenticAMD family=25 model=17\ngpu 0 bus=0000:01:00.0 numa=0\ngpu 1 bus=0000:81:00.0 numa=1\n", 1,
-   NULL},
+   "cpu vendor=AuthenticAMD family=25 model=17\ngpu 0 bus=0000:01:00.0 numa=0\ngpu 1 "
+   "bus=0000:81:00.0 numa=1\n",
+   1, NULL},
   {"ref-nics", "test/fixtures/config/ref-nics.conf", NULL, 0, NULL},
-  {"nic-own-node", NULL,   /* a NIC on a node without GPUs gets a cpu element of its own */
+  {"nic-own-node", NULL, /* a NIC on a node without GPUs gets a cpu element of its own */
    "cpu vendor=AuthenticAMD family=25 model=17\nnuma 0 cpus=0-7\nnuma 3 cpus=24-31\n"
    "gpu 0 bus=0000:c1:00.0 numa=0\nnic 1 bus=0000:41:00.1 numa=0 name=mlx5_1\n"
-   "nic 0 bus=0001:21:00.0 numa=3 name=mlx5_0\n", 0, NULL},
+   "nic 0 bus=0001:21:00.0 numa=3 name=mlx5_0\n",
+   0, NULL},
   {"gpus-128-one-node", NULL, NULL, 0, txml_128_gpus},
   {"eight-nodes", NULL, NULL, 0, txml_eight_nodes},
 };

@@ -41,19 +41,36 @@ typedef enum {
 
 /* The logger NCCL hands to init: printf-like, filtered by NCCL_DEBUG (level) and
  * NCCL_DEBUG_SUBSYS (flags). It takes a process-wide lock: one-time messages only. */
-enum { NN_NCCL_LOG_NONE = 0, NN_NCCL_LOG_VERSION = 1, NN_NCCL_LOG_WARN = 2,
-       NN_NCCL_LOG_INFO = 3, NN_NCCL_LOG_ABORT = 4, NN_NCCL_LOG_TRACE = 5 };
+enum {
+  NN_NCCL_LOG_NONE = 0,
+  NN_NCCL_LOG_VERSION = 1,
+  NN_NCCL_LOG_WARN = 2,
+  NN_NCCL_LOG_INFO = 3,
+  NN_NCCL_LOG_ABORT = 4,
+  NN_NCCL_LOG_TRACE = 5
+};
 enum { NN_NCCL_INIT = 0x1, NN_NCCL_GRAPH = 0x20, NN_NCCL_TUNING = 0x40, NN_NCCL_ENV = 0x80 };
 
-typedef void (*nn_ncclDebugLogger_t)(int level, unsigned long flags, const char *file,
-                                     int line, const char *fmt, ...);
+typedef void (*nn_ncclDebugLogger_t)(int level, unsigned long flags, const char *file, int line,
+                                     const char *fmt, ...);
 
 /* Rows (algorithms) and columns (protocols) of the cost table; -1 means "none chosen". */
-enum { NN_NCCL_ALGO_TREE = 0, NN_NCCL_ALGO_RING = 1, NN_NCCL_ALGO_COLLNET_DIRECT = 2,
-       NN_NCCL_ALGO_COLLNET_CHAIN = 3, NN_NCCL_ALGO_NVLS = 4, NN_NCCL_ALGO_NVLS_TREE = 5,
-       NN_NCCL_ALGO_PAT = 6, NN_NCCL_NUM_ALGORITHMS = 7 };
-enum { NN_NCCL_PROTO_LL = 0, NN_NCCL_PROTO_LL128 = 1, NN_NCCL_PROTO_SIMPLE = 2,
-       NN_NCCL_NUM_PROTOCOLS = 3 };
+enum {
+  NN_NCCL_ALGO_TREE = 0,
+  NN_NCCL_ALGO_RING = 1,
+  NN_NCCL_ALGO_COLLNET_DIRECT = 2,
+  NN_NCCL_ALGO_COLLNET_CHAIN = 3,
+  NN_NCCL_ALGO_NVLS = 4,
+  NN_NCCL_ALGO_NVLS_TREE = 5,
+  NN_NCCL_ALGO_PAT = 6,
+  NN_NCCL_NUM_ALGORITHMS = 7
+};
+enum {
+  NN_NCCL_PROTO_LL = 0,
+  NN_NCCL_PROTO_LL128 = 1,
+  NN_NCCL_PROTO_SIMPLE = 2,
+  NN_NCCL_NUM_PROTOCOLS = 3
+};
 enum { NN_NCCL_ALGO_PROTO_UNDEF = -1 };
 
 /* Link, compute-capability and scale indices of the tuner constants (v5 on). */

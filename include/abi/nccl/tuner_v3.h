@@ -37,8 +37,8 @@ typedef struct {
    * Out: *nChannels (comes in as 0, NCCL's own count; another value caps it).
    * Failure: the collective fails, as v2. */
   nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
-                                 int numPipeOps, float **collCostTable, int numAlgo,
-                                 int numProto, int *nChannels);
+                                 int numPipeOps, float **collCostTable, int numAlgo, int numProto,
+                                 int *nChannels);
 
   /* As v2: when the communicator is destroyed, NULL context after a failed init. */
   nn_ncclResult_t (*destroy)(void *context);

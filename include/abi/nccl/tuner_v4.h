@@ -25,8 +25,8 @@ typedef struct {
    * In:  regBuff, 1 when both of the collective's buffers are registered with NCCL (or a
    *      CUDA graph is being captured with graph registration on), else 0. */
   nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
-                                 int numPipeOps, float **collCostTable, int numAlgo,
-                                 int numProto, int regBuff, int *nChannels);
+                                 int numPipeOps, float **collCostTable, int numAlgo, int numProto,
+                                 int regBuff, int *nChannels);
 
   /* As v2: when the communicator is destroyed, NULL context after a failed init. */
   nn_ncclResult_t (*destroy)(void *context);

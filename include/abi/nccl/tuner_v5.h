@@ -37,9 +37,11 @@ typedef struct {
 
 /* The part of the constants at the same offset in v5, v6 and v7 and without
  * compute-capability rows (tuner_v7.h checks the offset): what a `model` line writes. */
-typedef double nn_ncclHwLatencies_t[NN_NCCL_NUM_HW_LINKS][NN_NCCL_NUM_ALGORITHMS][NN_NCCL_NUM_PROTOCOLS];
+typedef double nn_ncclHwLatencies_t[NN_NCCL_NUM_HW_LINKS][NN_NCCL_NUM_ALGORITHMS]
+                                   [NN_NCCL_NUM_PROTOCOLS];
 
-_Static_assert(sizeof(nn_ncclTunerConstants_v5_t) == 144 * sizeof(double), "v5 constants: 144 doubles");
+_Static_assert(sizeof(nn_ncclTunerConstants_v5_t) == 144 * sizeof(double),
+               "v5 constants: 144 doubles");
 
 typedef struct {
   /* The plugin's name, printed in NCCL's INFO lines; NCCL keeps the pointer. */
@@ -55,14 +57,15 @@ typedef struct {
    * Out: *ctx, handed back to every later call for this communicator.
    * Failure: NCCL fails the creation of the communicator (src/init.cc). */
   nn_ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes,
-                          nn_ncclDebugLogger_t logFunction, nn_ncclNvlDomainInfo_v5_t *nvlDomainInfo,
+                          nn_ncclDebugLogger_t logFunction,
+                          nn_ncclNvlDomainInfo_v5_t *nvlDomainInfo,
                           nn_ncclTunerConstants_v5_t *constants);
 
   /* As v4 (tuner_v4.h, the cost table in tuner_v3.h): once per collective, *nChannels
    * out, failure fails the collective. */
   nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
-                                 int numPipeOps, float **collCostTable, int numAlgo,
-                                 int numProto, int regBuff, int *nChannels);
+                                 int numPipeOps, float **collCostTable, int numAlgo, int numProto,
+                                 int regBuff, int *nChannels);
 
   /* When the communicator is destroyed (v2-v4's destroy); NULL context after a failed
    * init. Failure: ncclCommDestroy returns it and the library stays loaded. */

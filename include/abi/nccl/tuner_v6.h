@@ -23,13 +23,14 @@ typedef struct {
   /* As v5 (tuner_v5.h): once per communicator, the constants in/out, *ctx out; failure
    * fails the communicator's creation. */
   nn_ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes,
-                          nn_ncclDebugLogger_t logFunction, nn_ncclNvlDomainInfo_v6_t *nvlDomainInfo,
+                          nn_ncclDebugLogger_t logFunction,
+                          nn_ncclNvlDomainInfo_v6_t *nvlDomainInfo,
                           nn_ncclTunerConstants_v6_t *constants);
 
   /* As v4 (tuner_v4.h, the cost table in tuner_v3.h). */
   nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
-                                 int numPipeOps, float **collCostTable, int numAlgo,
-                                 int numProto, int regBuff, int *nChannels);
+                                 int numPipeOps, float **collCostTable, int numAlgo, int numProto,
+                                 int regBuff, int *nChannels);
 
   /* As v5: when the communicator is destroyed, NULL context after a failed init. */
   nn_ncclResult_t (*finalize)(void *context);

@@ -31,9 +31,11 @@ typedef struct {
   double perChMaxNVLSTreeBws[NN_NCCL_NUM_COMPCAPS_V7][NN_NCCL_NUM_TUNING_SCALES];
 } nn_ncclTunerConstants_v7_t;
 
-_Static_assert(sizeof(nn_ncclTunerConstants_v7_t) == 159 * sizeof(double), "v7 constants: 159 doubles");
+_Static_assert(sizeof(nn_ncclTunerConstants_v7_t) == 159 * sizeof(double),
+               "v7 constants: 159 doubles");
 _Static_assert(offsetof(nn_ncclTunerConstants_v5_t, hwLatencies) ==
-                   offsetof(nn_ncclTunerConstants_v7_t, hwLatencies), "hwLatencies at one offset");
+                 offsetof(nn_ncclTunerConstants_v7_t, hwLatencies),
+               "hwLatencies at one offset");
 
 typedef struct {
   /* The plugin's name, printed in NCCL's INFO lines; NCCL keeps the pointer. */
@@ -41,13 +43,14 @@ typedef struct {
 
   /* As v5 (tuner_v5.h), with v7's constants. */
   nn_ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes,
-                          nn_ncclDebugLogger_t logFunction, nn_ncclNvlDomainInfo_v7_t *nvlDomainInfo,
+                          nn_ncclDebugLogger_t logFunction,
+                          nn_ncclNvlDomainInfo_v7_t *nvlDomainInfo,
                           nn_ncclTunerConstants_v7_t *constants);
 
   /* As v4 (tuner_v4.h, the cost table in tuner_v3.h). */
   nn_ncclResult_t (*getCollInfo)(void *context, nn_ncclFunc_t collType, size_t nBytes,
-                                 int numPipeOps, float **collCostTable, int numAlgo,
-                                 int numProto, int regBuff, int *nChannels);
+                                 int numPipeOps, float **collCostTable, int numAlgo, int numProto,
+                                 int regBuff, int *nChannels);
 
   /* As v5: when the communicator is destroyed, NULL context after a failed init. */
   nn_ncclResult_t (*finalize)(void *context);
