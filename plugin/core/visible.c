@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cudrv.h"
+#include "errbuf.h"
 #include "printable.h"
 
 static int find_by_index(const struct nn_config *cfg, int index) {
@@ -116,15 +117,13 @@ static void unmapped(const struct nn_config *cfg, struct nn_visible *v,
   v->kind = NN_VISIBLE_UNMAPPED;
   v->n = 0;
   v->unmatched = 1;
-  /* a long mapping path is cut to 150 bytes and the sentence at the buffer's end; the count is
-   * read so that -O0, which cannot bound the parts, does not call that a mistake */
-  int n =
-    snprintf(v->why, sizeof v->why,
-             "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
-             "with bus=%s): the mapping does not describe this machine: no topology served, no "
-             "rules applied",
-             w, b, cfg->path ? cfg->path : "", b);
-  (void)n;
+  /* a long mapping path is cut to 150 bytes and the sentence at the buffer's end (through
+   * nn_errbuf_set: gcc cannot bound the parts at -O0 or -O1 and would call the cut a mistake) */
+  nn_errbuf_set(v->why, sizeof v->why,
+                "%s: the GPU at %s is not in the mapping %.150s (no gpu line "
+                "with bus=%s): the mapping does not describe this machine: no topology served, no "
+                "rules applied",
+                w, b, cfg->path ? cfg->path : "", b);
 }
 
 static int from_driver(const struct nn_config *cfg, struct nn_visible *v,
@@ -181,19 +180,17 @@ static void classify(const struct nn_config *cfg, struct nn_visible *v) {
     if (cfg->gpus[v->gpu[i]].numa != v->numa) v->kind = NN_VISIBLE_SPANS;
   char stop[sizeof v->stop + 2] = "";
   if (v->stop[0]) snprintf(stop, sizeof stop, "%s; ", v->stop);
-  int
-    n; /* read so that -O0, which cannot bound the parts, does not call a cut sentence a mistake */
+  /* a cut sentence is fine: through nn_errbuf_set, as above */
   if (v->kind == NN_VISIBLE_SPANS)
-    n = snprintf(v->why, sizeof v->why,
-                 "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of "
-                 "the file, so they are judged alone",
-                 w, stop, v->n);
+    nn_errbuf_set(v->why, sizeof v->why,
+                  "%s: %s%d GPUs on more than one NUMA node; NCCL keeps only these of "
+                  "the file, so they are judged alone",
+                  w, stop, v->n);
   else
-    n = snprintf(v->why, sizeof v->why,
-                 "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the "
-                 "file, so they are judged alone",
-                 w, stop, v->n, v->numa);
-  (void)n;
+    nn_errbuf_set(v->why, sizeof v->why,
+                  "%s: %s%d GPUs, all on NUMA node %d; NCCL keeps only these of the "
+                  "file, so they are judged alone",
+                  w, stop, v->n, v->numa);
 }
 
 /* The set from `source`'s list `bus` (n GPUs; unused for FROM_VARIABLE), then its kind. */
