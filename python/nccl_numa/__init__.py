@@ -22,6 +22,8 @@ _HERE = _Path(__file__).resolve().parent
 _PLUGIN = _HERE / "lib" / "libnccl-tuner-numa.so"
 _COMMAND = _HERE / "bin" / "nccl-numa"
 _ENV_NAMES = ("NCCL_TUNER_PLUGIN", "NCCL_ENV_PLUGIN", "NCCL_NUMA_CONFIG")
+# set beside them when the mapping or the caller names NCCL_SOCKET_IFNAME and Gloo's is unset
+_ENV_OPTIONAL = ("GLOO_SOCKET_IFNAME",)
 
 
 class NcclNumaError(RuntimeError):
@@ -54,7 +56,8 @@ def env(config: _Optional[_Union[str, "_os.PathLike[str]"]] = None) -> _Dict[str
     """The three variables ``nccl-numa env`` prints (and ``nccl-numa exec`` sets), as a dict:
     ``NCCL_TUNER_PLUGIN`` and ``NCCL_ENV_PLUGIN`` (the bundled plugin) and ``NCCL_NUMA_CONFIG``
     (the absolute path of the mapping: ``config``, else ``$NCCL_NUMA_CONFIG``, else
-    ``/etc/nccl-numa.conf``).
+    ``/etc/nccl-numa.conf``), and ``GLOO_SOCKET_IFNAME`` where ``exec`` sets it (from
+    ``NCCL_SOCKET_IFNAME``, the caller's or the mapping's, when Gloo's own is unset).
 
     The bundled command resolves and validates the mapping, as ``exec`` does, so the answer is
     the same as the command's; raises :class:`NcclNumaError` with its message when it refuses.
@@ -71,6 +74,9 @@ def env(config: _Optional[_Union[str, "_os.PathLike[str]"]] = None) -> _Dict[str
         if len(words) == 2 and words[0] == "export" and "=" in words[1]:
             name, value = words[1].split("=", 1)
             found[name] = value
-    if tuple(sorted(found)) != tuple(sorted(_ENV_NAMES)):
-        raise NcclNumaError(f"nccl-numa env printed {sorted(found)}, expected {list(_ENV_NAMES)}")
+    if not set(_ENV_NAMES) <= set(found) <= set(_ENV_NAMES + _ENV_OPTIONAL):
+        raise NcclNumaError(
+            f"nccl-numa env printed {sorted(found)}, expected {list(_ENV_NAMES)}"
+            f" and at most {list(_ENV_OPTIONAL)}"
+        )
     return found

@@ -56,7 +56,7 @@ echo "\$ python -c \"import nccl_numa; print(nccl_numa.plugin_path())\""; echo "
 printf '# wheel test\nenv NCCL_SOCKET_IFNAME=lo\n' >"$tmp/with-env.conf"
 printf '# wheel test, no env line\n' >"$tmp/without-env.conf"
 got=$("$venv/bin/python" -c "import nccl_numa, sys; e = nccl_numa.env(sys.argv[1]); print(' '.join(f'{k}={e[k]}' for k in sorted(e)))" "$tmp/with-env.conf")
-want="NCCL_ENV_PLUGIN=$so NCCL_NUMA_CONFIG=$tmp/with-env.conf NCCL_TUNER_PLUGIN=$so"
+want="GLOO_SOCKET_IFNAME=lo NCCL_ENV_PLUGIN=$so NCCL_NUMA_CONFIG=$tmp/with-env.conf NCCL_TUNER_PLUGIN=$so"
 [ "$got" = "$want" ] && echo "ok   nccl_numa.env(): $got" || fail "nccl_numa.env(): $got, wanted $want"
 "$venv/bin/python" -c "import nccl_numa; nccl_numa.env('$tmp/none.conf')" 2>"$tmp/err" && fail "env() of a missing mapping did not raise"
 grep -q "NcclNumaError: nccl-numa env: config $tmp/none.conf" "$tmp/err" || fail "env() error: $(tail -n1 "$tmp/err")"

@@ -213,7 +213,7 @@ static void update_text(void **state) {
        "env A=b\n");
   assert_int_equal(len, strlen(t));
   free(t);
-  t = nn_p2pupdate_text("gpu 0 numa=0\r\np2p ok\r\np2pfoo x", 32, "p2p broken", &len, &replaced);
+  t = nn_p2pupdate_text("gpu 0 numa=0\r\np2p ok\r\np2pfoo x", 30, "p2p broken", &len, &replaced);
   assert_int_equal(replaced, 1);
   assert_string_equal(t, "gpu 0 numa=0\r\np2p broken\r\np2pfoo x");
   free(t);

@@ -193,6 +193,7 @@ static void test_stop_signal_and_dispositions(void **state) {
   assert_ptr_equal(now.sa_handler, SIG_IGN);
   signal(SIGTERM, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
+  nn_supervise_free(&res);
 }
 
 /* `kill -9` of the supervising process: the child, a process in its group and one in a
