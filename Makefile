@@ -105,7 +105,7 @@ $(BUILD)/obj/cli/cmd/%.o: AREA_CHECK =
 area_refuse = @if grep -Eq '(^| )[^ :]*($(1))' $(@:.o=.d); then \
 	echo "$<: includes a header of an area it may not use:" >&2; \
 	grep -Eo '[^ :]*($(1))[^ :]*' $(@:.o=.d) | sort -u | sed 's/^/  /' >&2; rm -f $@; exit 1; fi
-$(BUILD)/obj/plugin/core/nccl_search.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
+$(BUILD)/obj/plugin/core/nccl_search.o $(BUILD)/obj/plugin/core/nccl_search_rec.o: CFLAGS_ALL += $(SEARCH_CFLAGS)
 
 # The core knows no NCCL ABI: its archive holds plugin/core and plugin/util only; the
 # adapters and front ends (plugin/abi) are an archive of their own over it.

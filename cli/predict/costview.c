@@ -23,8 +23,8 @@ int nn_costview_model(const struct nn_topo_verdict *v, const struct nn_cpu_kind 
   }
   if (nodes > 1) {
     snprintf(desc, desc_size,
-             "NCCL's choice not modelled for %d nodes: the inter-node graphs (NICs) are not "
-             "predicted",
+             "NCCL's choice not modelled for %d nodes: the cost bands cover one node (NCCL's "
+             "inter-node graphs: `inter-node:` below, with nic lines)",
              nodes);
     return -1;
   }

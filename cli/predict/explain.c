@@ -70,7 +70,8 @@ static void verdict(struct nn_explain *e) {
 static void summarise(struct nn_explain *e) {
   nn_summary_rules_of(e->modelled ? &e->m : NULL, e->p, NN_EXPLAIN_MAX_LOG2, &e->rules);
   if (e->nodes > 1) {
-    nn_nicview_report(e->cfg, e->in->ver->code, &e->nics);
+    nn_nicview_report(e->cfg, e->in->ver->code, e->have_verdict ? &e->v : NULL, &e->cpu,
+                      e->in->sysfs_root, &e->nics);
     nn_nicview_summary(e->cfg, &e->nics, e->nic_words, sizeof e->nic_words);
   }
   struct nn_summary_in sin = {.nccl_version = e->in->ver->code,

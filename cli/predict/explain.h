@@ -75,7 +75,7 @@ struct nn_explain {
   struct nn_summary_rules rules;
   struct nn_summary_facts facts;
   struct nn_nicview_report nics; /* nodes > 1 only */
-  char nic_words[512];
+  char nic_words[1024];
   char summary[4096];
 };
 

@@ -95,6 +95,44 @@ static void json_nic_view(struct nn_jsonw *w, const struct nn_config *cfg, const
   nn_jsonw_end(w);
 }
 
+static void json_graph(struct nn_jsonw *w, const char *key, const struct nn_graph_pred *g,
+                       const struct nn_config *cfg, const int *nic) {
+  nn_jsonw_object(w, key);
+  nn_jsonw_int(w, "channels", g->nchannels);
+  nn_jsonw_num(w, "gbps_inter", g->bw_inter);
+  nn_jsonw_num(w, "gbps_intra", g->bw_intra);
+  nn_jsonw_str(w, "path_inter", nn_nicview_path_name(g->type_inter));
+  nn_jsonw_str(w, "path_intra", nn_nicview_path_name(g->type_intra));
+  nn_jsonw_array(w, "nics");
+  for (int c = 0; c < g->nchannels && c < NN_SEARCH_MAX_CHANNELS; c++) {
+    nn_jsonw_array(w, NULL);
+    nn_jsonw_int(w, NULL, cfg->nics[nic[g->nets[2 * c]]].index);
+    nn_jsonw_int(w, NULL, cfg->nics[nic[g->nets[2 * c + 1]]].index);
+    nn_jsonw_end(w);
+  }
+  nn_jsonw_end(w);
+  nn_jsonw_end(w);
+}
+
+/* nodes > 1 with nic lines: NCCL's inter-node ring and tree on both views, or null. */
+static void json_inter(struct nn_jsonw *w, const struct nn_explain *e) {
+  const struct nn_nicview_inter *x = &e->nics.inter;
+  if (e->nodes < 2 || !e->cfg->n_nics || !x->ok) {
+    nn_jsonw_null(w, "inter_node");
+    return;
+  }
+  nn_jsonw_object(w, "inter_node");
+  nn_jsonw_object(w, "own");
+  json_graph(w, "ring", &x->own.ring, e->cfg, x->own_nic);
+  json_graph(w, "tree", &x->own.tree, e->cfg, x->own_nic);
+  nn_jsonw_end(w);
+  nn_jsonw_object(w, "served");
+  json_graph(w, "ring", &x->served.ring, e->cfg, x->served_nic);
+  json_graph(w, "tree", &x->served.tree, e->cfg, x->served_nic);
+  nn_jsonw_end(w);
+  nn_jsonw_end(w);
+}
+
 /* nodes > 1: per GPU, the NIC NCCL gives it in its own view and with the served file. */
 static void json_nics(struct nn_jsonw *w, const struct nn_explain *e) {
   if (e->nodes < 2 || !e->cfg->n_nics) {
@@ -131,6 +169,7 @@ void nn_explain_json(FILE *out, const struct nn_explain *e) {
   nn_jsonw_str(&w, "visible", e->job.vis.why[0] ? e->job.vis.why : NULL);
   json_topology(&w, e);
   json_nics(&w, e);
+  json_inter(&w, e);
   nn_jsonw_int(&w, "rules", e->cfg->n_rules);
   nn_jsonw_bool(&w, "cost_model", e->modelled);
   if (e->modelled) json_collectives(&w, e);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "nccl_model.h"
+#include "nccl_search_topo.h"
 
 const char *nn_nicview_path_name(int path) {
   switch (path) {
@@ -143,7 +144,67 @@ void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code,
 
 /* ---- explain's lines ---- */
 
-void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_nicview_report *r) {
+/* ---- NCCL's inter-node search ---- */
+
+/* Each NIC's link as NCCL reads it: sysfs's maximum where this machine has the NIC, else the
+ * fallback NCCL models (gen3 x16). */
+static int nic_links(const struct nn_nccl_release *rel, const struct nn_config *cfg,
+                     const char *sysfs_root, float *gbps, float *fallback) {
+  int from_sysfs = 0;
+  *fallback = nn_nccl_pcie_gbps(0, 0);
+  for (int i = 0; i < cfg->n_nics; i++) {
+    struct nn_pcie_link l;
+    gbps[i] = *fallback;
+    if (cfg->nics[i].has_bus &&
+        nn_search_read_sysfs_link(rel, sysfs_root, &cfg->nics[i].bus, 1, &l) == 0) {
+      gbps[i] = nn_nccl_pcie_gbps(l.gen, l.width);
+      from_sysfs++;
+    }
+  }
+  return from_sysfs;
+}
+
+/* One view: GPUs and NICs under one CPU of numaid -1 (own), or each under its node (served). */
+static int inter_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
+                      const struct nn_cpu_kind *cpu, const struct nn_verdict_facts *facts,
+                      const float *links, int own, struct nn_search_pred *out, int *order,
+                      char *err, size_t errsz) {
+  int flat[NN_MAX_GPUS > NN_MAX_NICS ? NN_MAX_GPUS : NN_MAX_NICS];
+  for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++) flat[i] = -1;
+  struct nn_search_topo t;
+  if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, facts->links, own ? flat : NULL, &t, err,
+                           errsz) ||
+      nn_search_topo_add_nics(cfg, own ? flat : NULL, links, NN_NICVIEW_NET_GBPS, &t, order, err,
+                              errsz))
+    return -1;
+  if (nn_search_predict(v->rel, &t, out)) {
+    snprintf(err, errsz, "the prediction failed");
+    return -1;
+  }
+  return 0;
+}
+
+static void inter_report(const struct nn_config *cfg, int version_code,
+                         const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
+                         const char *sysfs_root, struct nn_nicview_inter *x) {
+  static struct nn_verdict_facts facts; /* large; the CLI is single-threaded */
+  float links[NN_MAX_NICS];
+  if (!v || !v->rel) {
+    snprintf(x->why, sizeof x->why, "no prediction: the CPU kind is not known");
+    return;
+  }
+  nn_topology_gather(cfg, version_code, v->sm, sysfs_root, NULL, 0, &facts);
+  x->links_sysfs = nic_links(v->rel, cfg, sysfs_root, links, &x->fallback_gbps);
+  const struct nn_cpu_kind *own_cpu = facts.own_cpu.vendor[0] ? &facts.own_cpu : cpu;
+  if (inter_view(cfg, v, own_cpu, &facts, links, 1, &x->own, x->own_nic, x->why, sizeof x->why) ||
+      inter_view(cfg, v, cpu, &facts, links, 0, &x->served, x->served_nic, x->why, sizeof x->why))
+    return;
+  x->ok = 1;
+}
+
+void nn_nicview_report(const struct nn_config *cfg, int version_code,
+                       const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
+                       const char *sysfs_root, struct nn_nicview_report *r) {
   memset(r, 0, sizeof *r);
   r->gdr_value = getenv("NCCL_NET_GDR_LEVEL");
   r->gdr_from = "the environment";
@@ -159,6 +220,7 @@ void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_
     r->gdr_own += r->own.gpu[g].gdr_write;
     r->gdr_served += r->served.gpu[g].gdr_write;
   }
+  if (cfg->n_nics) inter_report(cfg, version_code, v, cpu, sysfs_root, &r->inter);
 }
 
 static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v, char *buf,
@@ -171,6 +233,42 @@ static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v
            !v->gdr_write ? "off"
            : v->gdr_read ? "on"
                          : "recv");
+}
+
+static void graph_line(FILE *out, const char *view, const char *what, const struct nn_graph_pred *g,
+                       const struct nn_config *cfg, const int *nic) {
+  fprintf(out, "              %-16s %s %2d ch %5.1f / %5.1f GB/s  %s / %s ", view, what,
+          g->nchannels, g->bw_inter, g->bw_intra, nn_nicview_path_name(g->type_inter),
+          nn_nicview_path_name(g->type_intra));
+  for (int c = 0; c < g->nchannels && c < NN_SEARCH_MAX_CHANNELS; c++) {
+    const struct nn_nic *a = &cfg->nics[nic[g->nets[2 * c]]],
+                        *b = &cfg->nics[nic[g->nets[2 * c + 1]]];
+    if (a->name[0] && b->name[0]) fprintf(out, " %.20s>%.20s", a->name, b->name);
+    else fprintf(out, " %d>%d", a->index, b->index);
+  }
+  fputc('\n', out);
+}
+
+static void inter_print(FILE *out, const struct nn_config *cfg, const char *release,
+                        const struct nn_nicview_inter *x) {
+  if (!x->ok) {
+    fprintf(out, "inter-node:   ring and tree between the nodes: %s\n", x->why);
+    return;
+  }
+  fprintf(out,
+          "inter-node:   NCCL %s's search for several nodes: ring and tree channels, GB/s per\n"
+          "              channel between the nodes / within the node, path to the NICs / within,\n"
+          "              and the NIC each channel enters > leaves by\n",
+          release);
+  graph_line(out, nn_nicview_kind_name(NN_NICVIEW_OWN), "ring", &x->own.ring, cfg, x->own_nic);
+  graph_line(out, "", "tree", &x->own.tree, cfg, x->own_nic);
+  graph_line(out, nn_nicview_kind_name(NN_NICVIEW_SERVED), "ring", &x->served.ring, cfg,
+             x->served_nic);
+  graph_line(out, "", "tree", &x->served.tree, cfg, x->served_nic);
+  fprintf(out,
+          "              (NIC links: %d from sysfs, %d NCCL's %.0f GB/s when sysfs has none; NIC "
+          "ports %.0f Gb/s assumed)\n",
+          x->links_sysfs, cfg->n_nics - x->links_sysfs, x->fallback_gbps, NN_NICVIEW_NET_GBPS * 8);
 }
 
 void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,
@@ -207,7 +305,25 @@ void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *releas
                "every GPU and\n"
                "              NIC on one CPU; a served file without nic lines: every NIC SYS from "
                "every GPU)\n");
-  fprintf(out, "inter-node:   ring and tree channels and bandwidth: not predicted here\n");
+  inter_print(out, cfg, release, &r->inter);
+}
+
+/* "Between the nodes ..." into buf: what the served file does to NCCL's inter-node rings. */
+static void inter_summary(const struct nn_nicview_inter *x, char *buf, size_t size) {
+  if (!x->ok) return;
+  const struct nn_graph_pred *o = &x->own.ring, *s = &x->served.ring;
+  float own = (float)o->nchannels * o->bw_inter, served = (float)s->nchannels * s->bw_inter;
+  const char *verdict = served < own   ? "the served file leaves NCCL less to send with"
+                        : served > own ? "the served file gives NCCL more to send with"
+                                       : "the same either way";
+  snprintf(buf, size,
+           " Between the nodes NCCL's model builds its ring with %d channel%s x %.1f GB/s on "
+           "its own view, %d x %.1f GB/s on the served file (%s%s).",
+           o->nchannels, o->nchannels == 1 ? "" : "s", o->bw_inter, s->nchannels, s->bw_inter,
+           verdict,
+           served < own ? ": with NICs on their sockets a channel through both sockets' GPUs "
+                          "leaves a socket away from a NIC"
+                        : "");
 }
 
 void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_report *r, char *buf,
@@ -221,13 +337,14 @@ void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_rep
                    r->cross_own, n, r->cross_served, n);
   if (k < 0 || (size_t)k >= size) return;
   if (r->gdr_served == r->gdr_own)
-    snprintf(buf + k, size - (size_t)k, "GPUDirect RDMA is %s for %d GPUs either way%s.",
-             r->gdr_served ? "on" : "off", r->gdr_served ? r->gdr_served : n,
-             !r->gdr_served && r->gdr_level < NN_NICVIEW_PHB
-               ? " (a served NIC is PHB from its GPUs: NCCL_NET_GDR_LEVEL=PHB allows it)"
-               : "");
+    k += snprintf(buf + k, size - (size_t)k, "GPUDirect RDMA is %s for %d GPUs either way%s.",
+                  r->gdr_served ? "on" : "off", r->gdr_served ? r->gdr_served : n,
+                  !r->gdr_served && r->gdr_level < NN_NICVIEW_PHB
+                    ? " (a served NIC is PHB from its GPUs: NCCL_NET_GDR_LEVEL=PHB allows it)"
+                    : "");
   else
-    snprintf(buf + k, size - (size_t)k,
-             "GPUDirect RDMA: %d GPUs with NCCL's own view, %d with the served file.", r->gdr_own,
-             r->gdr_served);
+    k += snprintf(buf + k, size - (size_t)k,
+                  "GPUDirect RDMA: %d GPUs with NCCL's own view, %d with the served file.",
+                  r->gdr_own, r->gdr_served);
+  if (k > 0 && (size_t)k < size) inter_summary(&r->inter, buf + k, size - (size_t)k);
 }

@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "nccl_search.h"
 #include "nn_config.h"
+#include "topology.h"
 
 enum nn_nicview_kind { NN_NICVIEW_OWN = 0, NN_NICVIEW_GPUS, NN_NICVIEW_SERVED, NN_NICVIEW_KINDS };
 /* NCCL's path types a served guest has, in NCCL's order (graph/topo.h PATH_*). */
@@ -56,9 +58,23 @@ int nn_nicview_gdr_level(const char *value);
 void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code, int gdr_level,
                         struct nn_nicview *out);
 
+/* NCCL's inter-node ring and tree (nccl_search.h) on NCCL's own view and on the served file:
+ * NIC links from sysfs where this machine has the NIC, else NCCL's fallback; NIC ports of
+ * NN_NICVIEW_NET_GBPS. */
+#define NN_NICVIEW_NET_GBPS 50.0f /* 400 Gb/s, a ConnectX-7 port */
+struct nn_nicview_inter {
+  int ok; /* predicted; else why */
+  char why[160];
+  struct nn_search_pred own, served;
+  int own_nic[NN_MAX_NICS], served_nic[NN_MAX_NICS]; /* NET index -> index into cfg->nics */
+  int links_sysfs;     /* NIC links read from sysfs (the others: fallback_gbps) */
+  float fallback_gbps; /* NCCL's NIC link when sysfs has none */
+};
+
 /* What explain prints for a job of several nodes: the views of cfg (the job's mapping) for NCCL
  * `version_code` (name `release`) under NCCL_NET_GDR_LEVEL as the job sees it (the environment,
- * else the mapping's env line, else NCCL's default). */
+ * else the mapping's env line, else NCCL's default); with the verdict v (NULL: none, the CPU
+ * unknown) and CPU kind cpu, NCCL's inter-node search on both views (sysfs under sysfs_root). */
 struct nn_nicview_report {
   int gdr_level;         /* -1: a value NCCL does not read as a name */
   const char *gdr_value; /* NULL: NCCL's default */
@@ -66,8 +82,11 @@ struct nn_nicview_report {
   struct nn_nicview own, served;
   int cross_own, cross_served; /* GPUs given a NIC of another host NUMA node */
   int gdr_own, gdr_served;     /* GPUs with GDR for receives */
+  struct nn_nicview_inter inter;
 };
-void nn_nicview_report(const struct nn_config *cfg, int version_code, struct nn_nicview_report *r);
+void nn_nicview_report(const struct nn_config *cfg, int version_code,
+                       const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
+                       const char *sysfs_root, struct nn_nicview_report *r);
 /* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the
  * mapping has no nic lines). */
 void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,

@@ -45,6 +45,8 @@ struct nn_nccl_release {
   /* intra-node ring/tree search steps: compute capability < 9.0, 9.x, >= 10.0
    * (sm100.n == 0: the release has no separate class and uses sm90's) */
   struct nn_speed_steps intra_base, intra_sm90, intra_sm100;
+  struct nn_speed_steps inter_sm100; /* inter-node steps of compute capability >= 10.0 (n == 0:
+                                        sm90's); those below 10.0 are the same in every row */
   /* inter-CPU (SYS) link, GB/s */
   float amd_zen12_gbps, amd_zen34_gbps, amd_zen5_gbps;
   int amd_by_family; /* 1: familyid picks the Zen class (2.31+), 0: one value */
@@ -117,6 +119,9 @@ void nn_nccl_release_since_text(size_t fact, char *buf, size_t size);
 
 /* The intra-node search steps NCCL uses for GPUs of compute capability `sm` (major*10+minor). */
 const struct nn_speed_steps *nn_nccl_speed_steps(const struct nn_nccl_release *r, int sm);
+
+/* The inter-node search steps (a communicator of several nodes) for `sm`. */
+const struct nn_speed_steps *nn_nccl_inter_speed_steps(const struct nn_nccl_release *r, int sm);
 
 /* The search floor for `sm`: the last step, GB/s. */
 float nn_nccl_search_floor(const struct nn_nccl_release *r, int sm);

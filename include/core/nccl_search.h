@@ -3,10 +3,12 @@
  * nccl_search.h - what NCCL's intra-node graph search finds on a topology.
  *
  * An implementation of the rules of NCCL's ring and tree search (src/graph/search.cc and
- * paths.cc of each release) for the machines nccl-numa serves: one node, GPUs on PCIe
- * directly under one or more CPUs, no NVLink, no GPU peer access (P2P through the CPU),
- * no NIC in the search (a single-node communicator). The search is exact for that class,
- * including its step counts and time limits; tests compare it with NCCL's own code.
+ * paths.cc of each release) for the machines nccl-numa serves: GPUs on PCIe directly under one
+ * or more CPUs, no NVLink, no GPU peer access (P2P through the CPU); for a communicator of
+ * several identical nodes, NICs directly under CPUs too (the inter-node search from a NIC
+ * through the node's GPUs back to a NIC, NCCL_NETDEVS_POLICY and NCCL_CROSS_NIC at their
+ * defaults, each NIC its own ASIC and rail). The search is exact for that class, including its
+ * step counts and time limits; tests compare it with NCCL's own code.
  * Nothing here allocates or does I/O (a mutex guards the memo of recent predictions);
  * the system it searches is built by nccl_search_topo.h.
  */
@@ -20,6 +22,8 @@
 
 #define NN_SEARCH_MAX_GPUS 32
 #define NN_SEARCH_MAX_CPUS 16
+#define NN_SEARCH_MAX_NICS 8
+#define NN_SEARCH_MAX_CHANNELS 32 /* a ring's channels at most (MAXCHANNELS / 2) */
 
 /* NCCL's path types (src/graph/topo.h), as the predictions report them. */
 enum nn_path_type {
@@ -61,15 +65,22 @@ struct nn_search_topo {
   int arch, vendor;                 /* enum nn_nccl_arch / nn_nccl_vendor */
   float cpu_link_gbps;              /* modelled SYS link between two CPUs */
   int sm;                           /* compute capability (major*10+minor) */
+  /* Several nodes: the node's NICs in NCCL's NET order (0: a single-node communicator). */
+  int n_nics;
+  int nic_cpu[NN_SEARCH_MAX_NICS];         /* CPU index of each NIC */
+  float nic_link_gbps[NN_SEARCH_MAX_NICS]; /* its PCIe link */
+  float nic_net_gbps[NN_SEARCH_MAX_NICS];  /* its port speed */
 };
 
 /* One predicted graph. ok = 0: the search found nothing and NCCL falls back to the simple
  * order (1 channel at 0.1 GB/s). */
 struct nn_graph_pred {
   int ok;
-  int nchannels;                 /* search channels */
-  float bw_intra, bw_inter;      /* GB/s per channel */
-  int type_intra;                /* enum nn_path_type */
+  int nchannels;                        /* search channels */
+  float bw_intra, bw_inter;             /* GB/s per channel */
+  int type_intra, type_inter;           /* enum nn_path_type; type_inter: GPU-to-NIC paths */
+  int cross_nic;                        /* 2: a ring channel may leave by another NIC */
+  int nets[2 * NN_SEARCH_MAX_CHANNELS]; /* per channel: NIC entered, NIC left (NET index) */
   int crossings;                 /* socket crossings of channel 0 (ring: closing hop included) */
   int order[NN_SEARCH_MAX_GPUS]; /* channel 0, ranks */
   int n_order;

@@ -26,6 +26,16 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
                          const struct nn_cpu_kind *cpu, int sm, const struct nn_pcie_link *links,
                          const int *numa, struct nn_search_topo *out, char *err, size_t errsz);
 
+/* Adds cfg's NICs to t (built by nn_search_topo_build) for a communicator of several nodes:
+ * NIC i under the CPU of numaid nic_numa[i] (nic_numa NULL: its `nic` line's node, as the
+ * served file places it; -1: the CPU NCCL gives a device without NUMA information), a CPU
+ * added for a numaid no GPU has. NIC links `link_gbps` (cfg->n_nics entries; NULL: NCCL's
+ * fallback when sysfs gives none, gen3 x16), port speed net_gbps for each. order[k] gets the
+ * mapping's index of NET k. Returns 0, or -1 with a reason in err. */
+int nn_search_topo_add_nics(const struct nn_config *cfg, const int *nic_numa,
+                            const float *link_gbps, float net_gbps, struct nn_search_topo *t,
+                            int *order, char *err, size_t errsz);
+
 /* 1 when <sysfs_root>/sys/bus/pci/devices/<bus> exists (sysfs_root NULL = /): this machine has
  * the device. */
 int nn_search_sysfs_has_device(const char *sysfs_root, const struct nn_busid *bus);

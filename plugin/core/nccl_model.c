@@ -27,6 +27,21 @@ static const float steps_sm100_227[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 40.0f
 static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f,
                                         40.0f, 30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
 
+/* Inter-node search steps, search.cc speedArrayInter / sm90SpeedArrayInter (the same from
+ * v2.21.5-1 to dev) and sm100SpeedArrayInter: v2.25.1-1..v2.26.6-1 sm90's list, v2.27.3-1..
+ * v2.30.0 96 and 45.1 added, from v2.30.3-1 86 and 80 too. */
+static const float inter_base[] = {48.0f, 30.0f, 28.0f, 24.0f, 20.0f, 18.0f, 15.0f,
+                                   12.0f, 10.0f, 9.0f,  7.0f,  6.0f,  5.0f,  4.0f,
+                                   3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+static const float inter_sm90[] = {48.0f, 45.0f, 42.0f, 40.0f, 30.0f, 24.0f, 22.0f, 20.0f, 17.5f,
+                                   15.0f, 12.0f, 6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+static const float inter_sm100_227[] = {96.0f, 48.0f, 45.1f, 42.0f, 40.0f, 30.0f,
+                                        24.0f, 22.0f, 20.0f, 17.5f, 15.0f, 12.0f,
+                                        6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+static const float inter_sm100_230[] = {96.0f, 86.0f, 80.0f, 48.0f, 45.1f, 42.0f, 40.0f,
+                                        30.0f, 24.0f, 22.0f, 20.0f, 17.5f, 15.0f, 12.0f,
+                                        6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+
 #define NN_STEPS(a) \
   { (a), (int)(sizeof(a) / sizeof((a)[0])) }
 
@@ -62,31 +77,31 @@ static const float steps_sm100_229[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f
 /* PCIe-node models that several rows share (rows that differ only in a plugin fact). */
 #define NN_PCIE_MODEL_2_21 \
   .name = "2.21-2.24", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
-  .intra_sm100 = NN_NO_STEPS, .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
-  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 2, .intel_erp_granite = 0, \
-  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, \
+  .intra_sm100 = NN_NO_STEPS, .inter_sm100 = NN_NO_STEPS, .amd_zen12_gbps = 16.0f, \
+  .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 2, \
+  .intel_erp_granite = 0, NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, \
   .tuner_constants_effective = 1, NN_RING_LL128_SM100_225
 #define NN_PCIE_MODEL_2_27 \
   .name = "2.27-2.28", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
-  .intra_sm100 = NN_STEPS(steps_sm100_227), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
-  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0, \
-  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, \
-  .tuner_constants_effective = 1
+  .intra_sm100 = NN_STEPS(steps_sm100_227), .inter_sm100 = NN_STEPS(inter_sm100_227), \
+  .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0, \
+  .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, \
+  .ll128_pcie_default = 0, .tuner_constants_effective = 1
 #define NN_PCIE_MODEL_2_29 \
   .name = "2.29", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
-  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, \
-  .amd_zen5_gbps = 16.0f, .amd_by_family = 0, .intel_tiers = 4, .intel_erp_granite = 0, \
-  NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, .ll128_pcie_default = 0, \
-  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .inter_sm100 = NN_STEPS(inter_sm100_227), \
+  .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 16.0f, .amd_zen5_gbps = 16.0f, .amd_by_family = 0, \
+  .intel_tiers = 4, .intel_erp_granite = 0, NN_COMMON_CPU, .gpulink = NN_GPULINK_SYSFS_MAX, \
+  .ll128_pcie_default = 0, .tuner_constants_effective = 1, .fallback_bwinter_zero = 1
 #define NN_PCIE_MODEL_2_32 \
   .name = "2.32", .intra_base = NN_STEPS(steps_base), .intra_sm90 = NN_STEPS(steps_sm90), \
-  .intra_sm100 = NN_STEPS(steps_sm100_229), .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, \
-  .amd_zen5_gbps = 32.0f, .amd_by_family = 1, .intel_tiers = 4, .intel_erp_granite = 1, \
-  NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, .ll128_pcie_default = 0, \
-  .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, .dev_nodes = 1, \
-  .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, .negative_cost_selects = 1, \
-  .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, NN_RING_LL128_SM100_40, \
-  .local_net_mod_gpus = 1
+  .intra_sm100 = NN_STEPS(steps_sm100_229), .inter_sm100 = NN_STEPS(inter_sm100_230), \
+  .amd_zen12_gbps = 16.0f, .amd_zen34_gbps = 24.0f, .amd_zen5_gbps = 32.0f, .amd_by_family = 1, \
+  .intel_tiers = 4, .intel_erp_granite = 1, NN_COMMON_CPU, .gpulink = NN_GPULINK_NVML_CURRENT, \
+  .ll128_pcie_default = 0, .tuner_constants_effective = 1, .fallback_bwinter_zero = 1, \
+  .dev_nodes = 1, .tuner_chunk_size = 1, .tuner_channels_lower_only = 1, \
+  .negative_cost_selects = 1, .cost_model_subsystem = 1, .ll128_mixed_cc_sm90 = 1, \
+  NN_RING_LL128_SM100_40, .local_net_mod_gpus = 1
 
 /* getChunkSize: tuner v6 (src/include/plugin/tuner/tuner_v6.h from v2.30.3-1), called by
  * calcCollChunking (src/enqueue.cc, v2.30.3-1 .. dev); the released 2.30.7, 2.31.2 and 2.32.3
@@ -137,6 +152,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_225),
+    .inter_sm100 = NN_STEPS(inter_sm90),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 16.0f,
     .amd_zen5_gbps = 16.0f,
@@ -160,6 +176,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_225),
+    .inter_sm100 = NN_STEPS(inter_sm90),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 16.0f,
     .amd_zen5_gbps = 16.0f,
@@ -248,6 +265,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .inter_sm100 = NN_STEPS(inter_sm100_230),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 16.0f,
     .amd_zen5_gbps = 16.0f,
@@ -277,6 +295,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .inter_sm100 = NN_STEPS(inter_sm100_230),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 16.0f,
     .amd_zen5_gbps = 16.0f,
@@ -309,6 +328,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .inter_sm100 = NN_STEPS(inter_sm100_230),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 24.0f,
     .amd_zen5_gbps = 32.0f,
@@ -348,6 +368,7 @@ static const struct nn_nccl_release nn_table[] = {
     .intra_base = NN_STEPS(steps_base),
     .intra_sm90 = NN_STEPS(steps_sm90),
     .intra_sm100 = NN_STEPS(steps_sm100_229),
+    .inter_sm100 = NN_STEPS(inter_sm100_230),
     .amd_zen12_gbps = 16.0f,
     .amd_zen34_gbps = 24.0f,
     .amd_zen5_gbps = 32.0f,
@@ -448,6 +469,12 @@ const struct nn_speed_steps *nn_nccl_speed_steps(const struct nn_nccl_release *r
   if (sm >= 100 && r->intra_sm100.n > 0) return &r->intra_sm100;
   if (sm >= 90) return &r->intra_sm90;
   return &r->intra_base;
+}
+
+const struct nn_speed_steps *nn_nccl_inter_speed_steps(const struct nn_nccl_release *r, int sm) {
+  static const struct nn_speed_steps base = NN_STEPS(inter_base), sm90 = NN_STEPS(inter_sm90);
+  if (sm >= 100 && r->inter_sm100.n > 0) return &r->inter_sm100;
+  return sm >= 90 ? &sm90 : &base;
 }
 
 float nn_nccl_search_floor(const struct nn_nccl_release *r, int sm) {
@@ -586,34 +613,6 @@ int nn_nccl_loaded_version(void) { return nn_loaded_version; }
 
 void nn_nccl_set_loaded_version(int version_code) { nn_loaded_version = version_code; }
 
-/* One component: digits only (no blank or sign, which nn_int_parse_prefix would skip or take). */
-static int version_part(const char **p, int min, int *out) {
-  if (!isdigit((unsigned char)**p)) return -1;
-  return nn_int_parse_prefix(*p, min, 99, out, p);
-}
-
-int nn_nccl_version_parse(const char *s) {
-  if (!s) return -1;
-  int x, y, z;
-  const char *p = s;
-  if (version_part(&p, 2, &x) || *p++ != '.' || version_part(&p, 0, &y) || *p++ != '.' ||
-      version_part(&p, 0, &z))
-    return -1;
-  if (*p && *p != '-' && *p != '+') return -1;
-  return NN_NCCL_VERSION(x, y, z);
-}
-
-int nn_nccl_version_parse_word(const char *s) {
-  char word[32];
-  size_t n = 0;
-  if (!s) return -1;
-  while (s[n] && !isspace((unsigned char)s[n]) && n < sizeof word - 1) n++;
-  if (s[n] && !isspace((unsigned char)s[n])) return -1;
-  memcpy(word, s, n);
-  word[n] = 0;
-  return nn_nccl_version_parse(word);
-}
-
 int nn_nccl_release_since(size_t fact) {
   for (int i = 0; i < NN_TABLE_N; i++) {
     int value;
@@ -635,13 +634,4 @@ void nn_nccl_env_plugin_since(char *buf, size_t size) {
   nn_nccl_release_since_text(offsetof(struct nn_nccl_release, env_abi), buf, size);
 }
 
-int nn_nccl_version_plausible(int code) {
-  return code >= NN_NCCL_VERSION(2, 9, 0) && code <= 99999;
-}
-
 int nn_nccl_version_assumed(void) { return NN_NCCL_VERSION(2, 28, 9); }
-
-void nn_nccl_version_format(int code, char *buf, size_t size) {
-  if (code >= 10000) snprintf(buf, size, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
-  else snprintf(buf, size, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100); /* before 2.9 */
-}

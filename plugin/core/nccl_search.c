@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nccl_search.c - NCCL's intra-node ring/tree search for GPUs on PCIe under CPUs.
+ * nccl_search.c - NCCL's ring/tree search for GPUs on PCIe under CPUs, within one node or, with
+ * NICs, for a communicator of several nodes.
  *
- * Written from the rules of NCCL's src/graph/search.cc and paths.cc (v2.21..dev): the
- * same order of tries, the same bandwidth book-keeping (rounded to 1/1000 GB/s), the same
- * step budgets. Only what this class of machine reaches is modelled: no NVLink, NVSwitch,
- * NIC, PCI switch or GPU peer access, so every GPU-to-GPU path goes up to the CPU of the
- * destination GPU and down again.
+ * Written from the rules of NCCL's src/graph/search.cc, paths.cc and topo.cc (v2.21..dev): the
+ * same order of tries, the same bandwidth book-keeping (rounded to 1/1000 GB/s), the same step
+ * budgets. Only what this class of machine reaches is modelled: no NVLink, NVSwitch, PCI switch
+ * or GPU peer access, so every GPU-to-GPU path goes up to the CPU of the destination GPU and
+ * down again, and every path between a GPU and a NIC runs through their CPUs. This file builds
+ * the system and runs ncclTopoCompute; nccl_search_rec.c is the recursive search.
  */
 #include "nccl_search.h"
 
@@ -16,10 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* NCCL's patterns (src/include/graph.h) */
-#define NN_PAT_BALANCED_TREE 1
-#define NN_PAT_TREE 3
-#define NN_PAT_RING 4
+#include "nccl_search_int.h"
 
 /* NCCL's step budgets (search.cc) */
 #define NN_GLOBAL_TIMEOUT (1LL << 19)
@@ -27,49 +26,22 @@
 #define NN_TIMEOUT_TREE (1 << 14)
 #define NN_TIMEOUT_SAME (1 << 8)
 
-#define NN_FORCED_PCI 1
-#define NN_FORCED_REPLAY 2
-
-#define NN_LOC_BW 5000.0f
-#define NN_MAX_CH 64 /* MAXCHANNELS */
-
-/* The links a path crosses: at most GPU->CPU, CPU->CPU, CPU->GPU. */
-struct nn_path {
-  int type;  /* enum nn_path_type */
-  int count; /* NCCL's hop count (2.30.3+ counts the DEV hops too) */
-  float bw;
-  int nlinks;
-  float *links[3]; /* remaining bandwidth of each link */
-  int pci[3];      /* 1: a PCI link */
-};
-
-struct nn_sys {
-  const struct nn_nccl_release *rel;
-  int ng, nc;
-  int cpu[NN_SEARCH_MAX_GPUS], rank[NN_SEARCH_MAX_GPUS];
-  float up[NN_SEARCH_MAX_GPUS], down[NN_SEARCH_MAX_GPUS]; /* GPU->CPU, CPU->GPU */
-  float sys[NN_SEARCH_MAX_CPUS][NN_SEARCH_MAX_CPUS];      /* CPU->CPU */
-  uint64_t used[NN_SEARCH_MAX_GPUS];
-  struct nn_path path[NN_SEARCH_MAX_GPUS][NN_SEARCH_MAX_GPUS];
-  int intel; /* x86 Intel: P2P through the root complex costs 6/5 */
-  int amd;   /* x86 AMD: no retry with different channels across sockets */
-  float max_bw, total_bw;
-  int sm;
-};
-
-struct nn_graph {
-  int pattern, nch, min_ch, max_ch, same;
-  float bw_intra, bw_inter;
-  int type_intra;
-  int hops;
-  int intra[NN_MAX_CH * NN_SEARCH_MAX_GPUS];
-};
+#define NN_CROSS_NIC 2 /* NCCL_CROSS_NIC's default: try without, then with */
 
 /* ---- paths ---- */
 
 static void add_link(struct nn_path *p, float *link, int pci) {
   p->pci[p->nlinks] = pci;
   p->links[p->nlinks++] = link;
+}
+
+static void close_path(struct nn_path *x, int same_cpu, int extra_hops) {
+  float bw = *x->links[0];
+  for (int i = 1; i < x->nlinks; i++)
+    if (*x->links[i] < bw) bw = *x->links[i];
+  x->bw = bw;
+  x->type = same_cpu ? NN_PATH_PHB : NN_PATH_SYS;
+  x->count = x->nlinks + extra_hops;
 }
 
 /* p -> g goes to g's CPU (from p's, over the SYS link when they differ) and down to g:
@@ -84,27 +56,69 @@ static void build_path(struct nn_sys *s, int p, int g) {
   }
   int cp = s->cpu[p], cg = s->cpu[g];
   add_link(x, &s->up[p], 1);
-  float bw = s->up[p];
-  if (cp != cg) {
-    add_link(x, &s->sys[cp][cg], 0);
-    if (s->sys[cp][cg] < bw) bw = s->sys[cp][cg];
-  }
+  if (cp != cg) add_link(x, &s->sys[cp][cg], 0);
   add_link(x, &s->down[g], 1);
-  if (s->down[g] < bw) bw = s->down[g];
-  x->bw = bw;
-  x->type = cp == cg ? NN_PATH_PHB : NN_PATH_SYS;
-  x->count = x->nlinks + (s->rel->dev_nodes ? 2 : 0);
+  x->from_gpu = 1;
+  close_path(x, cp == cg, s->rel->dev_nodes ? 2 : 0);
+}
+
+/* GPU g -> CPU [-> NIC's CPU] -> NIC -> NET n, and back; a NET link counts as local (LOC). */
+static void build_net_paths(struct nn_sys *s, int g, int n) {
+  struct nn_path *to = &s->gpu_net[g][n], *from = &s->net_gpu[n][g];
+  int cg = s->cpu[g], cn = s->nic_cpu[n], dev = s->rel->dev_nodes ? 1 : 0;
+  memset(to, 0, sizeof *to);
+  memset(from, 0, sizeof *from);
+  add_link(to, &s->up[g], 1);
+  if (cg != cn) add_link(to, &s->sys[cg][cn], 0);
+  add_link(to, &s->nic_down[n], 1);
+  add_link(to, &s->net_in[n], 0);
+  to->from_gpu = 1;
+  close_path(to, cg == cn, dev);
+  add_link(from, &s->net_out[n], 0);
+  add_link(from, &s->nic_up[n], 1);
+  if (cg != cn) add_link(from, &s->sys[cn][cg], 0);
+  add_link(from, &s->down[g], 1);
+  if (s->sm > 0 && s->sm < 80) from->rev_gpu = &s->up[g];
+  close_path(from, cg == cn, dev);
+}
+
+static void reset_links(struct nn_sys *s, const struct nn_search_topo *t) {
+  for (int g = 0; g < s->ng; g++) s->up[g] = s->down[g] = t->gpu_link_gbps[g];
+  for (int a = 0; a < s->nc; a++)
+    for (int b = 0; b < s->nc; b++) s->sys[a][b] = a == b ? 0.0f : t->cpu_link_gbps;
+  for (int n = 0; n < s->nn; n++) {
+    s->nic_up[n] = s->nic_down[n] = t->nic_link_gbps[n];
+    s->net_in[n] = s->net_out[n] = s->net_bw[n] = t->nic_net_gbps[n];
+  }
+  memset(s->used, 0, sizeof s->used);
+}
+
+/* ncclTopoSearchInit: the best path from a GPU (to a GPU, or to a NIC on several nodes) and
+ * the widest GPU link. */
+static void search_init(struct nn_sys *s) {
+  if (s->nn == 0 && s->ng == 1) {
+    s->max_bw = s->total_bw = NN_LOC_BW;
+    return;
+  }
+  for (int p = 0; p < s->ng; p++) {
+    for (int g = 0; g < s->ng && s->nn == 0; g++)
+      if (g != p && s->path[p][g].bw > s->max_bw) s->max_bw = s->path[p][g].bw;
+    for (int n = 0; n < s->nn; n++)
+      if (s->gpu_net[p][n].bw > s->max_bw) s->max_bw = s->gpu_net[p][n].bw;
+    if (s->up[p] > s->total_bw) s->total_bw = s->up[p];
+  }
 }
 
 static int sys_init(struct nn_sys *s, const struct nn_nccl_release *r,
                     const struct nn_search_topo *t) {
   if (t->n_gpus < 1 || t->n_gpus > NN_SEARCH_MAX_GPUS || t->n_cpus < 1 ||
-      t->n_cpus > NN_SEARCH_MAX_CPUS)
+      t->n_cpus > NN_SEARCH_MAX_CPUS || t->n_nics < 0 || t->n_nics > NN_SEARCH_MAX_NICS)
     return -1;
   memset(s, 0, sizeof *s);
   s->rel = r;
   s->ng = t->n_gpus;
   s->nc = t->n_cpus;
+  s->nn = t->n_nics;
   s->sm = t->sm;
   s->intel = t->arch == NN_ARCH_X86 && t->vendor == NN_VENDOR_INTEL;
   s->amd = t->arch == NN_ARCH_X86 && t->vendor == NN_VENDOR_AMD;
@@ -112,196 +126,20 @@ static int sys_init(struct nn_sys *s, const struct nn_nccl_release *r,
     if (t->gpu_cpu[g] < 0 || t->gpu_cpu[g] >= s->nc) return -1;
     s->cpu[g] = t->gpu_cpu[g];
     s->rank[g] = t->gpu_rank[g];
-    s->up[g] = s->down[g] = t->gpu_link_gbps[g];
+    s->gpu_pci_bw[g] = (int)t->gpu_link_gbps[g];
   }
-  for (int a = 0; a < s->nc; a++)
-    for (int b = 0; b < s->nc; b++) s->sys[a][b] = a == b ? 0.0f : t->cpu_link_gbps;
-  for (int p = 0; p < s->ng; p++)
+  for (int n = 0; n < s->nn; n++) {
+    if (t->nic_cpu[n] < 0 || t->nic_cpu[n] >= s->nc) return -1;
+    s->nic_cpu[n] = t->nic_cpu[n];
+  }
+  reset_links(s, t);
+  for (int p = 0; p < s->ng; p++) {
     for (int g = 0; g < s->ng; g++) build_path(s, p, g);
-  /* ncclTopoSearchInit: the best GPU-to-GPU path, the widest GPU link */
-  if (s->ng == 1) {
-    s->max_bw = s->total_bw = NN_LOC_BW;
-  } else {
-    for (int p = 0; p < s->ng; p++) {
-      for (int g = 0; g < s->ng; g++)
-        if (g != p && s->path[p][g].bw > s->max_bw) s->max_bw = s->path[p][g].bw;
-      if (s->up[p] > s->total_bw) s->total_bw = s->up[p];
-    }
+    for (int n = 0; n < s->nn; n++) build_net_paths(s, p, n);
   }
+  for (int n = 0; n < s->nn; n++) s->net_local_gpu[n] = nn_search_rec_local_gpu(s, n);
+  search_init(s);
   return 0;
-}
-
-/* roundf (half away from zero) without libm, which the plugin does not link; exact for the
- * magnitudes met here (|x| < 2^23). */
-static float round_half_away(float x) {
-  float t = (float)(long long)x, d = x - t;
-  if (d >= 0.5f) t += 1.0f;
-  else if (d <= -0.5f) t -= 1.0f;
-  return t;
-}
-
-/* NCCL's SUB_ROUND: float book-keeping rounded to 1/1000. */
-static float sub_round(float a, float b) { return round_half_away((a - b) * 1000) / 1000; }
-
-/* Takes bw off each link of x up to max_steps; returns the steps done (< max on shortage). */
-static int follow_links(const struct nn_sys *s, const struct nn_path *x, int max_steps, float bw) {
-  float pci_bw = bw;
-  if (x->type == NN_PATH_PHB && s->intel) pci_bw = bw * 6 / 5;
-  for (int i = 0; i < max_steps; i++) {
-    float fw = x->pci[i] ? pci_bw : bw;
-    if (*x->links[i] < fw) return i;
-    *x->links[i] = sub_round(*x->links[i], fw);
-  }
-  return max_steps;
-}
-
-/* ncclTopoFollowPath for GPU p -> GPU g; p < 0 = no previous GPU. Returns 1 when the path has
- * the bandwidth (and takes it), 0 otherwise. mult -1 gives it back. */
-static int follow(struct nn_sys *s, struct nn_graph *gr, int p, int g, float mult) {
-  if (p < 0) return 1;
-  const struct nn_path *x = &s->path[p][g];
-  int tree = gr->pattern == NN_PAT_BALANCED_TREE || gr->pattern == NN_PAT_TREE;
-  if (x->type >= NN_PATH_DIS) return 0;
-  if (mult == 1 && x->type > gr->type_intra) return 0;
-  if (mult == 1 && tree && s->path[g][p].type > gr->type_intra) return 0;
-  float bw = gr->bw_intra * mult;
-  int n = x->nlinks;
-  int done = follow_links(s, x, n, bw);
-  if (done < n) {
-    follow_links(s, x, done, -bw);
-    return 0;
-  }
-  gr->hops += (int)(mult * (float)x->count);
-  return 1;
-}
-
-/* ---- the recursive search ---- */
-
-struct nn_search {
-  struct nn_sys *s;
-  struct nn_graph *save;
-  int *time;
-};
-
-static void search_rec(struct nn_search *c, struct nn_graph *gr);
-
-static int gpu_of_rank(const struct nn_sys *s, int rank) {
-  for (int g = 0; g < s->ng; g++)
-    if (s->rank[g] == rank) return g;
-  return 0;
-}
-
-/* ncclTopoCompareGraphs: enough channels, then more channels x bandwidth, then fewer hops. */
-static int better(const struct nn_graph *gr, const struct nn_graph *ref) {
-  if (gr->nch < gr->min_ch) return 0;
-  float a = (float)gr->nch * gr->bw_intra, b = (float)ref->nch * ref->bw_intra;
-  if (a > b) return 1;
-  if (a < b) return 0;
-  return gr->pattern == ref->pattern && gr->hops < ref->hops;
-}
-
-struct nn_score {
-  int g, start, hops, bw;
-};
-
-/* Widest first, then fewest hops, then the earlier start: a total order (starts differ). */
-static int score_before(const struct nn_score *x, const struct nn_score *y) {
-  if (x->bw != y->bw) return x->bw > y->bw;
-  if (x->hops != y->hops) return x->hops < y->hops;
-  return x->start < y->start;
-}
-
-/* ncclTopoSearchNextGpuSort without NICs: widest path first, then fewest hops, then the
- * order after `gpu`; bandwidth compared as an integer, as NCCL stores it. An insertion sort:
- * at most 31 candidates, sorted in every step of the search, where qsort's call overhead
- * dominated. */
-static int next_sorted(const struct nn_sys *s, const struct nn_graph *gr, int gpu, int *next) {
-  struct nn_score sc[NN_SEARCH_MAX_GPUS];
-  uint64_t flag = 1ull << gr->nch;
-  int n = 0;
-  for (int i = 1; i < s->ng; i++) {
-    int g = (gpu + i) % s->ng;
-    if (s->used[g] & flag) continue;
-    struct nn_score x = {g, i, s->path[gpu][g].count, (int)s->path[gpu][g].bw};
-    int j = n++;
-    for (; j > 0 && score_before(&x, &sc[j - 1]); j--) sc[j] = sc[j - 1];
-    sc[j] = x;
-  }
-  for (int i = 0; i < n; i++) next[i] = sc[i].g;
-  return n;
-}
-
-static void rec_gpu(struct nn_search *c, struct nn_graph *gr, int gpu, int step, int back_first,
-                    int forced);
-
-static void try_gpu(struct nn_search *c, struct nn_graph *gr, int step, int back_first, int forced,
-                    int from, int g) {
-  struct nn_sys *s = c->s;
-  uint64_t flag = 1ull << gr->nch;
-  if (!follow(s, gr, from, g, 1)) return;
-  s->used[g] ^= flag;
-  rec_gpu(c, gr, g, step, back_first, forced);
-  s->used[g] ^= flag;
-  follow(s, gr, from, g, -1);
-}
-
-static void channel_done(struct nn_search *c, struct nn_graph *gr) {
-  gr->nch++;
-  if (better(gr, c->save)) {
-    *c->save = *gr;
-    if (gr->nch == gr->max_ch) *c->time = -1;
-  }
-  if (gr->nch < gr->max_ch) search_rec(c, gr);
-  gr->nch--;
-}
-
-static void rec_gpu(struct nn_search *c, struct nn_graph *gr, int gpu, int step, int back_first,
-                    int forced) {
-  struct nn_sys *s = c->s;
-  int ng = s->ng;
-  if (*c->time <= 0) return;
-  (*c->time)--;
-  if (step == ng) {
-    channel_done(c, gr);
-    return;
-  }
-  gr->intra[gr->nch * ng + step] = s->rank[gpu];
-  if (step < ng - 1) {
-    int next[NN_SEARCH_MAX_GPUS], count;
-    if (forced == NN_FORCED_PCI) {
-      next[0] = step + 1;
-      count = 1;
-    } else if (forced == NN_FORCED_REPLAY) {
-      next[0] = gpu_of_rank(s, gr->intra[(gr->nch - 1) * ng + step + 1]);
-      count = 1;
-    } else {
-      count = next_sorted(s, gr, gpu, next);
-    }
-    for (int i = 0; i < count; i++) try_gpu(c, gr, step + 1, back_first, forced, gpu, next[i]);
-  } else if (step == back_first) {
-    int first = gpu_of_rank(s, gr->intra[gr->nch * ng]);
-    if (follow(s, gr, gpu, first, 1)) {
-      rec_gpu(c, gr, first, step + 1, -1, forced);
-      follow(s, gr, gpu, first, -1);
-    }
-  } else {
-    rec_gpu(c, gr, gpu, ng, -1, forced);
-  }
-}
-
-/* ncclTopoSearchRec, intra-node: the PCI order (or a replay of the last channel), then every
- * start GPU unless the channels must repeat. */
-static void search_rec(struct nn_search *c, struct nn_graph *gr) {
-  struct nn_sys *s = c->s;
-  int back_first = gr->pattern == NN_PAT_RING ? s->ng - 1 : -1;
-  if (gr->nch == 0) {
-    try_gpu(c, gr, 0, back_first, NN_FORCED_PCI, -1, 0);
-  } else {
-    int g = gpu_of_rank(s, gr->intra[(gr->nch - 1) * s->ng]);
-    try_gpu(c, gr, 0, back_first, NN_FORCED_REPLAY, -1, g);
-  }
-  if (gr->same == 0 || gr->nch == 0)
-    for (int g = 0; g < s->ng; g++) try_gpu(c, gr, 0, back_first, 0, -1, g);
 }
 
 /* ---- ncclTopoCompute ---- */
@@ -311,6 +149,7 @@ static void dup_channels(struct nn_graph *g, int sm, int ng) {
   if (sm > 80 && g->bw_intra < 50.0f && g->nch > 4) return;
   int dup = g->nch * 2 < g->max_ch ? g->nch * 2 : g->max_ch;
   memcpy(g->intra + g->nch * ng, g->intra, (size_t)(dup - g->nch) * (size_t)ng * sizeof(int));
+  memcpy(g->inter + g->nch * 2, g->inter, (size_t)(dup - g->nch) * 2 * sizeof(int));
   int div = (dup + g->nch - 1) / g->nch;
   g->bw_intra /= (float)div;
   g->bw_inter /= (float)div;
@@ -322,6 +161,7 @@ struct nn_compute {
   struct nn_graph *graph, tmp;
   const struct nn_speed_steps *steps;
   int idx, min_type, max_type;
+  int min_inter, max_inter, cross_nic; /* several nodes: GPU-to-NIC path types, NCCL_CROSS_NIC */
   long long global;
 };
 
@@ -339,8 +179,26 @@ static int run_search(struct nn_compute *k) {
   k->tmp.nch = 0;
   k->global -= time;
   struct nn_search c = {k->s, k->graph, &time};
-  search_rec(&c, &k->tmp);
+  nn_search_rec_run(&c, &k->tmp);
   return time;
+}
+
+/* Several nodes: a longer path to the NICs, then leaving by another NIC than the one entered. */
+static int pass1_inter_next(struct nn_compute *k) {
+  struct nn_graph *t = &k->tmp, *g = k->graph;
+  if (t->type_inter < k->max_inter &&
+      (g->nch == 0 || t->type_inter < g->type_inter || t->type_inter < NN_PATH_PXN)) {
+    t->type_inter += 1;
+    if (t->type_inter < NN_PATH_DIS) return 1;
+  }
+  t->type_inter = k->min_inter;
+  if (k->cross_nic == 2 && t->cross_nic == 0 &&
+      (g->pattern == NN_PAT_RING || g->pattern == NN_PAT_BALANCED_TREE)) {
+    t->cross_nic = 2;
+    return 1;
+  }
+  t->cross_nic = 0;
+  return 0;
 }
 
 /* The first pass's next setting to try; 0 when there is none left. */
@@ -360,11 +218,13 @@ static int pass1_next(struct nn_compute *k, int time) {
     return 1;
   }
   t->pattern = g->pattern;
-  if (t->type_intra < k->max_type && (g->nch == 0 || t->type_intra < g->type_intra)) {
+  int max_intra = k->s->nn ? t->type_inter : k->max_type;
+  if (t->type_intra < max_intra && (g->nch == 0 || t->type_intra < g->type_intra)) {
     t->type_intra += 1;
     if (t->type_intra < NN_PATH_DIS) return 1;
   }
   t->type_intra = k->min_type;
+  if (k->s->nn && pass1_inter_next(k)) return 1;
   if (k->idx < n - 1 && (g->nch == 0 || sp[k->idx + 1] / g->bw_inter > .49)) {
     set_speed(k, k->idx + 1);
     return 1;
@@ -403,26 +263,48 @@ static int pass2_next(struct nn_compute *k, int time) {
   return 0;
 }
 
-static void compute(struct nn_sys *s, struct nn_graph *graph) {
-  struct nn_compute k = {.s = s, .graph = graph, .global = NN_GLOBAL_TIMEOUT};
-  k.min_type = NN_PATH_SYS;
-  k.max_type = NN_PATH_LOC;
+/* ncclTopoGetGpuMinPath / MaxPath over GPU-to-GPU paths, and on several nodes GPU-to-NIC. */
+static void path_types(const struct nn_sys *s, struct nn_compute *k) {
+  k->min_type = NN_PATH_SYS;
+  k->max_type = NN_PATH_LOC;
   for (int p = 0; p < s->ng && s->ng > 1; p++)
     for (int g = 0; g < s->ng; g++) {
       if (g == p) continue;
-      if (s->path[p][g].type < k.min_type) k.min_type = s->path[p][g].type;
-      if (s->path[p][g].type > k.max_type) k.max_type = s->path[p][g].type;
+      if (s->path[p][g].type < k->min_type) k->min_type = s->path[p][g].type;
+      if (s->path[p][g].type > k->max_type) k->max_type = s->path[p][g].type;
     }
   if (s->ng == 1) {
-    k.min_type = NN_PATH_LOC;
-    k.max_type = NN_PATH_SYS;
+    k->min_type = NN_PATH_LOC;
+    k->max_type = NN_PATH_SYS;
   }
+  k->min_inter = NN_PATH_PIX;
+  k->max_inter = NN_PATH_SYS;
+  if (!s->nn) return;
+  k->min_inter = NN_PATH_SYS;
+  k->max_inter = NN_PATH_LOC;
+  for (int g = 0; g < s->ng; g++)
+    for (int n = 0; n < s->nn; n++) {
+      if (s->gpu_net[g][n].type < k->min_inter) k->min_inter = s->gpu_net[g][n].type;
+      if (s->gpu_net[g][n].type > k->max_inter) k->max_inter = s->gpu_net[g][n].type;
+    }
+  k->max_type = k->max_inter;
+}
+
+static void compute(struct nn_sys *s, struct nn_graph *graph) {
+  struct nn_compute k = {.s = s, .graph = graph, .global = NN_GLOBAL_TIMEOUT};
+  path_types(s, &k);
+  k.cross_nic =
+    s->nn > 1 && (graph->pattern == NN_PAT_RING || graph->pattern == NN_PAT_BALANCED_TREE)
+      ? NN_CROSS_NIC
+      : 0;
+  graph->cross_nic = 0;
   graph->type_intra = k.min_type;
+  graph->type_inter = k.min_inter;
   graph->nch = 0;
   graph->same = 1;
   if (s->ng == 1 && graph->pattern != NN_PAT_RING) graph->pattern = NN_PAT_TREE;
   k.tmp = *graph;
-  k.steps = nn_nccl_speed_steps(s->rel, s->sm);
+  k.steps = s->nn ? nn_nccl_inter_speed_steps(s->rel, s->sm) : nn_nccl_speed_steps(s->rel, s->sm);
   const float *sp = k.steps->gbps;
   float total = s->total_bw;
   if (s->ng > 1 && graph->pattern != NN_PAT_RING)
@@ -446,24 +328,45 @@ static void compute(struct nn_sys *s, struct nn_graph *graph) {
 
 /* ---- results ---- */
 
+static int gpu_of_rank(const struct nn_sys *s, int rank) {
+  for (int g = 0; g < s->ng; g++)
+    if (s->rank[g] == rank) return g;
+  return 0;
+}
+
+/* NCCL's simple order when the search found nothing: on several nodes from the first NIC of
+ * the first GPU to that of the last (2.29+; NET 0 both ways before), else no NIC at all. */
+static void fill_fallback(const struct nn_sys *s, struct nn_graph_pred *out) {
+  out->ok = 0;
+  out->nchannels = 1;
+  out->bw_intra = 0.1f;
+  out->bw_inter = s->nn || !s->rel->fallback_bwinter_zero ? 0.1f : 0.0f;
+  out->type_intra = NN_PATH_SYS;
+  out->type_inter = s->nn || !s->rel->fallback_bwinter_zero ? NN_PATH_SYS : NN_PATH_DIS;
+  for (int i = 0; i < s->ng; i++) out->order[i] = s->rank[i];
+  if (!s->nn || !s->rel->fallback_bwinter_zero) return;
+  int nets[NN_SEARCH_MAX_NICS];
+  nn_search_rec_select_nets(s, -1, 0, nets);
+  out->nets[0] = nets[0];
+  nn_search_rec_select_nets(s, -1, s->ng - 1, nets);
+  out->nets[1] = nets[0];
+}
+
 static void fill_pred(const struct nn_sys *s, const struct nn_graph *g, struct nn_graph_pred *out) {
   memset(out, 0, sizeof *out);
   out->n_order = s->ng;
   if (g->nch == 0) {
-    /* NCCL falls back to the simple order */
-    out->ok = 0;
-    out->nchannels = 1;
-    out->bw_intra = 0.1f;
-    out->bw_inter = s->rel->fallback_bwinter_zero ? 0.0f : 0.1f;
-    out->type_intra = NN_PATH_SYS;
-    for (int i = 0; i < s->ng; i++) out->order[i] = s->rank[i];
+    fill_fallback(s, out);
   } else {
     out->ok = 1;
     out->nchannels = g->nch;
     out->bw_intra = g->bw_intra;
     out->bw_inter = g->bw_inter;
     out->type_intra = g->type_intra;
+    out->type_inter = s->nn ? g->type_inter : out->type_intra;
+    out->cross_nic = g->cross_nic;
     memcpy(out->order, g->intra, (size_t)s->ng * sizeof(int));
+    if (s->nn) memcpy(out->nets, g->inter, (size_t)g->nch * 2 * sizeof(int));
   }
   int cross = 0, hops = g->pattern == NN_PAT_RING ? s->ng : s->ng - 1;
   for (int i = 0; i < hops && s->ng > 1; i++) {
@@ -471,13 +374,6 @@ static void fill_pred(const struct nn_sys *s, const struct nn_graph *g, struct n
     cross += s->cpu[a] != s->cpu[b];
   }
   out->crossings = cross;
-}
-
-static void reset_links(struct nn_sys *s, const struct nn_search_topo *t) {
-  for (int g = 0; g < s->ng; g++) s->up[g] = s->down[g] = t->gpu_link_gbps[g];
-  for (int a = 0; a < s->nc; a++)
-    for (int b = 0; b < s->nc; b++) s->sys[a][b] = a == b ? 0.0f : t->cpu_link_gbps;
-  memset(s->used, 0, sizeof s->used);
 }
 
 static int predict_uncached(const struct nn_nccl_release *r, const struct nn_search_topo *t,

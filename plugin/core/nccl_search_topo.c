@@ -103,6 +103,49 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
   return 0;
 }
 
+/* The CPU of numaid `numa` in t, added when no GPU has one. */
+static int cpu_of_numa(struct nn_search_topo *t, int numa) {
+  for (int c = 0; c < t->n_cpus; c++)
+    if (t->cpu_numa[c] == numa) return c;
+  if (t->n_cpus == NN_SEARCH_MAX_CPUS) return -1;
+  t->cpu_numa[t->n_cpus] = numa;
+  return t->n_cpus++;
+}
+
+int nn_search_topo_add_nics(const struct nn_config *cfg, const int *nic_numa,
+                            const float *link_gbps, float net_gbps, struct nn_search_topo *t,
+                            int *order, char *err, size_t errsz) {
+  if (cfg->n_nics > NN_SEARCH_MAX_NICS) {
+    nn_errbuf_set(err, errsz, "%d NICs: the prediction covers at most %d", cfg->n_nics,
+                  NN_SEARCH_MAX_NICS);
+    return -1;
+  }
+  int numa[NN_SEARCH_MAX_NICS];
+  for (int i = 0; i < cfg->n_nics; i++) {
+    numa[i] = nic_numa ? nic_numa[i] : cfg->nics[i].numa;
+    order[i] = i;
+  }
+  /* NCCL numbers NET nodes as the file lists NICs: by CPU (ascending numaid), then index */
+  for (int i = 1; i < cfg->n_nics; i++)
+    for (int j = i; j > 0 && numa[order[j]] < numa[order[j - 1]]; j--) {
+      int x = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = x;
+    }
+  for (int k = 0; k < cfg->n_nics; k++) {
+    int i = order[k], c = cpu_of_numa(t, numa[i]);
+    if (c < 0) {
+      nn_errbuf_set(err, errsz, "more than %d NUMA nodes hold GPUs or NICs", NN_SEARCH_MAX_CPUS);
+      return -1;
+    }
+    t->nic_cpu[k] = c;
+    t->nic_link_gbps[k] = link_gbps ? link_gbps[i] : nn_nccl_pcie_gbps(0, 0);
+    t->nic_net_gbps[k] = net_gbps;
+  }
+  t->n_nics = cfg->n_nics;
+  return 0;
+}
+
 /* ---- sysfs ---- */
 
 /* A small sysfs attribute (they say 4096 bytes whatever they hold): what fits in buf. */

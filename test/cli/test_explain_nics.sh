@@ -3,10 +3,15 @@
 # `explain --nodes 2` on the reference machine with NICs: per GPU, the NIC, the path and GDR it
 # prints for NCCL's own view and the served file are NCCL's own (test/fixtures/nccl-cost/
 # nic-facts.txt, from NCCL 2.28.9, 2.30.7 and 2.31.0 built for the CPU: tools/nccl-oracle), for
-# two NICs one per socket and for one NIC, with NCCL_NET_GDR_LEVEL unset and =PHB.
+# two NICs one per socket and for one NIC, with NCCL_NET_GDR_LEVEL unset and =PHB; and the
+# inter-node ring and tree it prints for both views (channels, GB/s between the nodes and within,
+# path types, the NIC each channel enters and leaves by) are NCCL's search's.
 . "$(dirname "$0")/helpers/lib.sh"
 nn_cli
 nn_tmp
+# NCCL's own view of the guest has one CPU of the guest's kind: AMD, as in the facts (an Intel
+# one would cost GPU-to-NIC paths the 6/5 of P2P through its root complex)
+export NCCL_NUMA_CPUINFO="$root/test/fixtures/cpuinfo/amd-turin"
 FACTS=$root/test/fixtures/nccl-cost/nic-facts.txt
 conf2=$root/test/fixtures/config/ref-nics.conf
 conf1=$tmp/nics1.conf
@@ -35,7 +40,34 @@ explained() {
     }' "$tmp/out" | sort -n
 }
 
+# inter CASE FILE RELEASE LEVEL: "pattern channels inter intra typeInter typeIntra nets" per graph
+inter_facts() {
+  awk -v want="case $1 $2 $3 gdrlevel=$4" '
+    /^case / { on = ($0 == want); next }
+    on && /^inter / {
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); split(kv[1], k, "."); p = k[1]; v[k[2]] = kv[2] }
+      gsub(/,/, " ", v["nets"])
+      print p, v["nChannels"], v["bwInter"] + 0, v["bwIntra"] + 0, v["typeInter"], v["typeIntra"], v["nets"]
+    }' "$FACTS"
+}
+
+# the same from explain's inter-node lines, for view 1 (own) or 2 (served)
+inter_explained() {
+  awk -v col="$1" '
+    /^inter-node:/ { on = 1; n = 0; next }
+    on && /^[a-z]/ { exit }
+    on && / (ring|tree) +[0-9]+ ch / {
+      n++
+      if ((col == 1 && n > 2) || (col == 2 && n <= 2)) next
+      for (i = 1; i <= NF; i++) if ($i == "ring" || $i == "tree") break
+      nets = ""
+      for (j = i + 10; j <= NF; j++) nets = nets (nets == "" ? "" : " ") $j
+      print $i, $(i + 1), $(i + 3) + 0, $(i + 5) + 0, $(i + 7), $(i + 9), nets
+    }' "$tmp/out"
+}
+
 checked=0
+inter_checked=0
 for rel in 2.28.9 2.30.7 2.31.0; do
   for case in nics2 nics1; do
     conf=$conf2; [ $case = nics1 ] && conf=$conf1
@@ -57,26 +89,44 @@ $(explained 2)
 NCCL's code:
 $want_served"
       checked=$((checked + 1))
+      for view in own served; do
+        col=1; [ $view = served ] && col=2
+        want=$(inter_facts $case $view $rel $level)
+        [ "$(echo "$want" | wc -l)" -eq 2 ] || fail "no inter facts for $case $view $rel $level"
+        [ "$(inter_explained $col)" = "$want" ] ||
+          fail "$case $rel $level, $view: explain's inter-node search says
+$(inter_explained $col)
+NCCL's code:
+$want"
+        inter_checked=$((inter_checked + 1))
+      done
     done
   done
 done
 unset NCCL_NET_GDR_LEVEL
 [ $checked -eq 12 ] || fail "only $checked of 12 cases compared"
 echo "ok   explain --nodes 2: NIC, path and GDR per GPU as NCCL 2.28.9, 2.30.7 and 2.31.0 decide them (12 cases)"
+[ $inter_checked -eq 24 ] || fail "only $inter_checked of 24 inter-node searches compared"
+echo "ok   explain --nodes 2: inter-node ring and tree (channels, GB/s, paths, NICs) as NCCL's search builds them (24 views)"
 
 # the summary says what changes
 nn_run 30 explain --config "$conf2" --nodes 2 --ranks 16 --nccl-version 2.28.9
 tr '\n' ' ' <"$tmp/out" | sed 's/  */ /g' | grep -q "NICs: NCCL's own view gives 4 of 8 GPUs a NIC of the other socket; the served file gives 0 of 8" ||
   fail "summary: no NIC sentence"
-grep -q '^inter-node:   ring and tree channels and bandwidth: not predicted here' "$tmp/out" ||
-  fail "inter-node line missing"
+tr '\n' ' ' <"$tmp/out" | sed 's/  */ /g' |
+  grep -q "Between the nodes NCCL's model builds its ring with 2 channels x 12.0 GB/s on its own view, 1 x 12.0 GB/s on the served file" ||
+  fail "summary: no inter-node sentence"
 # --json: the same per GPU, machine-readable
 nn_run 30 explain --json --config "$conf2" --nodes 2 --ranks 16 --nccl-version 2.28.9
 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 n = d["nics"]
 assert len(n) == 8 and n[0]["own"]["name"] == "mlx5_0" and n[0]["served"]["name"] == "mlx5_1", n[0]
-assert n[0]["served"]["path"] == "PHB" and n[0]["served"]["gdr_write"] is False' "$tmp/out" &&
+assert n[0]["served"]["path"] == "PHB" and n[0]["served"]["gdr_write"] is False
+x = d["inter_node"]
+assert x["own"]["ring"]["channels"] == 2 and x["own"]["ring"]["nics"] == [[0, 0], [1, 1]], x["own"]
+assert x["served"]["ring"]["channels"] == 1 and x["served"]["ring"]["path_inter"] == "SYS", x["served"]
+assert x["own"]["tree"]["gbps_intra"] == 17.5, x["own"]["tree"]' "$tmp/out" &&
   echo "ok   --json: nics per GPU" || fail "--json nics: $(head -c 300 "$tmp/out")"
 # one node: no NIC table
 nn_run 30 explain --config "$conf2" --nccl-version 2.28.9

@@ -247,6 +247,18 @@ ncclResult_t ncclNetSetVirtDevCount(int, int) { return ncclSuccess; }
 ncclResult_t ncclCollNetGetDevCount(int, int* nPhysDev, int* nVirtDev) { *nPhysDev = 0; *nVirtDev = 0; return ncclSuccess; }
 ncclResult_t ncclCollNetSetVirtDevCount(int, int) { return ncclSuccess; }
 static ncclResult_t netDevices(int* n) { *n = oracle.nNics; return ncclSuccess; }
+/* 2.30.7+: no rail or plane, as the IB plugin reports without NCCL_IB_HCA's rail form and the
+ * socket plugin always (transport/net_ib/init.cc, net_socket.cc); 0 would put every NIC on
+ * rail 0 and let a ring leave by another NIC than it entered (search.cc
+ * ncclTopoSearchCheckNet). */
+static void noRailNoPlane(ncclNetProperties_t* props) {
+#ifdef NCCL_NET_ID_UNDEF
+  props->railId = NCCL_NET_ID_UNDEF;
+  props->planeId = NCCL_NET_ID_UNDEF;
+#else
+  (void)props;
+#endif
+}
 /* --nic: what the IB plugin reports for a ConnectX port: a PCI device (NCCL takes the bus id from
  * the last component of pciPath), host and CUDA pointers (GPUDirect RDMA), the given speed. */
 static void ibProperties(int dev, ncclNetProperties_t* props) {
@@ -263,6 +275,7 @@ static void ibProperties(int dev, ncclNetProperties_t* props) {
   props->netDeviceVersion = NCCL_NET_DEVICE_INVALID_VERSION;
   props->maxP2pBytes = NCCL_MAX_NET_SIZE_BYTES;
   props->maxCollBytes = NCCL_MAX_NET_SIZE_BYTES;
+  noRailNoPlane(props);
 }
 static ncclResult_t netGetProperties(int dev, ncclNetProperties_t* props) {
   if (dev < 0 || dev >= oracle.nNics) return ncclInternalError;
@@ -284,6 +297,7 @@ static ncclResult_t netGetProperties(int dev, ncclNetProperties_t* props) {
   props->netDeviceVersion = NCCL_NET_DEVICE_INVALID_VERSION;
   props->maxP2pBytes = NCCL_MAX_NET_SIZE_BYTES;
   props->maxCollBytes = NCCL_MAX_NET_SIZE_BYTES;
+  noRailNoPlane(props);
   return ncclSuccess;
 }
 ncclNet_t oracleNet = []() { ncclNet_t n; memset(&n, 0, sizeof n); n.name = "Socket"; n.devices = netDevices; n.getProperties = netGetProperties; return n; }();
