@@ -14,7 +14,9 @@
 
 static char base[64]; /* each test's directory, made by setup */
 
-static inline const char *put(const char *name, const char *text) { return nn_test_put(base, name, text); }
+static inline const char *put(const char *name, const char *text) {
+  return nn_test_put(base, name, text);
+}
 
 static inline const char *sub(const char *name, char *buf, size_t size) {
   snprintf(buf, size, "%s/%s", base, name);
