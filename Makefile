@@ -153,12 +153,14 @@ include-flags:
 	@echo '$(INC_ALL)'
 
 # Test programs that are not cmocka units (ABI conformance, concurrency, real NCCL).
-$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c $(ABI_H)
+ABI_TEST_H := test/abi/abi_common.h test/abi/abi_conformance.h $(ABI_H)
+$(BUILD)/tools/abi_conformance: test/abi/abi_conformance.c test/abi/abi_env.c test/abi/abi_common.c \
+		$(ABI_TEST_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
-$(BUILD)/tools/concurrency: test/abi/concurrency.c $(ABI_H)
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $(filter %.c,$^) -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+$(BUILD)/tools/concurrency: test/abi/concurrency.c test/abi/abi_common.c $(ABI_TEST_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(INC_ALL) $< -o $@ $(LDFLAGS_ALL) -ldl -lpthread
+	$(CC) $(CFLAGS_ALL) $(INC_ALL) $(filter %.c,$^) -o $@ $(LDFLAGS_ALL) -ldl -lpthread
 # What nccl_smoke is built against (as DRIVER_STAMP below): another CUDA_HOME, or another NCCL
 # under the same one, rebuilds it instead of testing the old one.
 SMOKE_STAMP := $(BUILD)/tools/nccl_smoke.settings

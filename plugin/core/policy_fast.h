@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * policy_fast.h - the hot path of policy.h, inline so that a tuner adapter pays no call
- * for the common case. Private to policy.c and the tuner front end (plugin/abi/tuner.h):
- * the layout below is policy.c's, and only these inline functions read it.
+ * for the common case. Private to the policy (policy_layout.h) and the tuner front end
+ * (plugin/abi/tuner.h): policy_compile.c lays the layout below out, only these functions read it.
  */
 #ifndef NCCL_NUMA_POLICY_FAST_H
 #define NCCL_NUMA_POLICY_FAST_H
@@ -85,7 +85,7 @@ static inline uint32_t nn_policy_key(const uint32_t *octave, uint64_t v) {
 /* From g, the segment holding a bucket's top value, to the one holding v in that bucket:
  * one borrow per start below g that v may lie under, all loaded side by side. The segments
  * before a bucket's first are there to read: the array begins with NN_SEG_BACK - 1 that
- * start at 0, and every record block such pads (policy.c, add_block). */
+ * start at 0, and every record block such pads (policy_compile.c, add_block). */
 static inline const struct nn_seg *nn_policy_step_back(const struct nn_seg *g, uint64_t v) {
   uint64_t difference;
   /* The borrow of v - start, not a compare: gcc turns `g - (v < g->start)` into a branch,

@@ -11,7 +11,8 @@
 
 #include "nccl_abi.h"
 
-static _Atomic int nn_failures, nn_checks;
+/* The checks made and failed by every file of a program (abi_common.c). */
+extern _Atomic int nn_failures, nn_checks;
 
 #define CHECK(cond, ...) \
   do { \

@@ -5,18 +5,17 @@
  * tables, asserting the contract. Usage: abi_conformance path/to/libnccl-tuner-numa.so
  * With --no-libxml2 (run where libxml2 cannot load, or anywhere): only that the env plugin
  * serves its topology and the mapping's env defaults without libxml2: no libxml2 is mapped
- * into the process before or after.
+ * into the process before or after. The env plugin's checks are in abi_env.c.
  */
 #include <stdarg.h>
 #include <math.h>
-#include <sys/stat.h>
 
-#include "abi_common.h"
+#include "abi_conformance.h"
 
 #define NA NN_NCCL_NUM_ALGORITHMS
 #define NP NN_NCCL_NUM_PROTOCOLS
 
-static const char *REFERENCE =
+const char *const REFERENCE =
   "# reference machine: VM GPUs 0-3 on host NUMA 1, 4-7 on NUMA 0\n"
   "cpu vendor=AuthenticAMD family=25 model=17\n"
   "numa 0 cpus=0-15\nnuma 1 cpus=16-31\n"
@@ -477,79 +476,6 @@ static void test_bad_configs(void *h, const char *dir) {
   expect_pass_through(h, "directory as config");
 }
 
-static void test_env(void *h, const char *dir, const char *cfg_amd) {
-  const nn_ncclEnv_v1_t *e1 = nn_abi_symbol(h, "ncclEnvPlugin_v1");
-  const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
-  char path[512];
-  setenv("NCCL_NUMA_CONFIG", cfg_amd, 1);
-  unsetenv("NCCL_SOCKET_IFNAME");
-  unsetenv("NCCL_TOPO_FILE");
-  CHECK(e1->init(2, 28, 9, "") == nn_ncclSuccess, "env v1 init");
-  const char *v = e1->getEnv("NCCL_SOCKET_IFNAME");
-  CHECK(v && !strcmp(v, "lo"), "env default served (%s)", v ? v : "NULL");
-  CHECK(e1->getEnv("NCCL_SOCKET_IFNAME") == v, "same string on the next lookup");
-  setenv("NCCL_P2P_LEVEL", "NVL", 1);
-  v = e1->getEnv("NCCL_P2P_LEVEL");
-  CHECK(v && !strcmp(v, "NVL"), "real environment wins over an env line");
-  setenv("NN_PLAIN", "x", 1);
-  v = e1->getEnv("NN_PLAIN");
-  CHECK(v && !strcmp(v, "x"), "other names forwarded to getenv");
-  CHECK(e1->getEnv("NCCL_NOT_SET_ANYWHERE") == NULL, "unset stays unset");
-  CHECK(e1->getEnv(NULL) == NULL, "NULL name");
-  /* AMD two-socket mapping in auto mode with unknown GPU: NCCL's search would fail: not served. */
-  CHECK(e1->getEnv("NCCL_TOPO_FILE") == NULL, "AMD hazard: no topology in auto mode");
-  CHECK(e1->finalize() == nn_ncclSuccess, "env finalize");
-
-  /* mode=numa: served, private, and the real environment still wins. */
-  char text[4096];
-  snprintf(text, sizeof text, "%stopology mode=numa\n", REFERENCE);
-  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "numa.conf", text, path, sizeof path), 1);
-  CHECK(e2->init(2, 30, 7, "", NULL) == nn_ncclSuccess, "env v2 init");
-  const char *topo = e2->getEnv("NCCL_TOPO_FILE");
-  CHECK(topo != NULL, "topology served with mode=numa");
-  if (topo) {
-    struct stat st;
-    CHECK(stat(topo, &st) == 0 && (st.st_mode & 0777) == 0600, "topology file 0600");
-    char buf[256] = "";
-    FILE *f = fopen(topo, "r");
-    if (f) {
-      size_t n = fread(buf, 1, sizeof buf - 1, f);
-      buf[n] = 0;
-      fclose(f);
-    }
-    CHECK(!strncmp(buf, "<system version=\"1\">", 20), "topology XML starts with <system> (%.40s)",
-          buf);
-    CHECK(strstr(buf, "<?xml") == NULL, "no XML declaration");
-  }
-  setenv("NCCL_TOPO_FILE", "/my/own.xml", 1);
-  v = e2->getEnv("NCCL_TOPO_FILE");
-  CHECK(v && !strcmp(v, "/my/own.xml"), "user's NCCL_TOPO_FILE wins");
-  unsetenv("NCCL_TOPO_FILE");
-  CHECK(e2->finalize() == nn_ncclSuccess, "env v2 finalize");
-
-  /* A bad config: init still succeeds, nothing served. */
-  setenv("NCCL_NUMA_CONFIG",
-         nn_abi_write_config(dir, "bad-env.conf", "env FOO=1\n", path, sizeof path), 1);
-  CHECK(e1->init(2, 28, 9, "") == nn_ncclSuccess, "env init with a bad config");
-  CHECK(e1->getEnv("NCCL_TOPO_FILE") == NULL, "bad config: no topology");
-  e1->finalize();
-}
-
-static char g_warning[1024];
-
-__attribute__((format(printf, 5, 6))) static void keep_warning(int level, unsigned long flags,
-                                                               const char *file, int line,
-                                                               const char *fmt, ...) {
-  (void)flags;
-  (void)file;
-  (void)line;
-  if (level != NN_NCCL_LOG_WARN || g_warning[0]) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_warning, sizeof g_warning, fmt, ap);
-  va_end(ap);
-}
-
 __attribute__((format(printf, 5, 6))) static void keep_info(int level, unsigned long flags,
                                                             const char *file, int line,
                                                             const char *fmt, ...) {
@@ -612,40 +538,6 @@ static void test_forced_logged(void *h, const char *dir) {
   unsetenv("NCCL_DEBUG");
 }
 
-/* Whether a library whose file name contains `part` is mapped into this process. */
-static int mapped(const char *part) {
-  FILE *fp = fopen("/proc/self/maps", "r");
-  char line[1024];
-  int found = 0;
-  while (fp && !found && fgets(line, sizeof line, fp)) found = strstr(line, part) != NULL;
-  if (fp) fclose(fp);
-  return found;
-}
-
-static void test_no_libxml2(void *h, const char *dir) {
-  const nn_ncclEnv_v2_t *e2 = nn_abi_symbol(h, "ncclEnvPlugin_v2");
-  char text[4096], path[512];
-  snprintf(text, sizeof text, "%stopology mode=numa\nenv NCCL_SOCKET_IFNAME=lo\n", REFERENCE);
-  setenv("NCCL_NUMA_CONFIG", nn_abi_write_config(dir, "numa.conf", text, path, sizeof path), 1);
-  unsetenv("NCCL_SOCKET_IFNAME");
-  unsetenv("NCCL_TOPO_FILE");
-  CHECK(!mapped("libxml2"), "no libxml2 mapped before the plugin serves");
-  CHECK(e2->init(2, 30, 7, "", keep_warning) == nn_ncclSuccess, "env v2 init");
-  const char *topo = e2->getEnv("NCCL_TOPO_FILE");
-  CHECK(topo != NULL, "a topology is served without libxml2 (warning: %s)", g_warning);
-  char head[32] = "";
-  FILE *fp = topo ? fopen(topo, "r") : NULL;
-  if (fp) {
-    if (!fgets(head, sizeof head, fp)) head[0] = 0;
-    fclose(fp);
-  }
-  CHECK(!strcmp(head, "<system version=\"1\">\n"), "the file served is a topology (%s)", head);
-  CHECK(!mapped("libxml2"), "no libxml2 mapped after the plugin wrote its topology");
-  const char *v = e2->getEnv("NCCL_SOCKET_IFNAME");
-  CHECK(v && !strcmp(v, "lo"), "env defaults still served");
-  CHECK(e2->finalize() == nn_ncclSuccess, "env v2 finalize");
-}
-
 static void test_all(void *h, const char *dir) {
   char text[8192], path[512];
   snprintf(text, sizeof text, "%s%s", REFERENCE, RULES);
@@ -660,7 +552,7 @@ static void test_all(void *h, const char *dir) {
   test_never_enable(h);
   char cfg_copy[512];
   snprintf(cfg_copy, sizeof cfg_copy, "%s", cfg);
-  test_env(h, dir, cfg_copy);
+  nn_abi_env_test(h, dir, cfg_copy);
   test_bad_configs(h, dir);
 }
 
@@ -685,7 +577,7 @@ int main(int argc, char **argv) {
     const char *const *name = nn_abi_symbol(h, names[i]);
     CHECK(!strcmp(*name, "nccl-numa"), "%s is named nccl-numa", names[i]);
   }
-  if (argc > 2 && !strcmp(argv[2], "--no-libxml2")) test_no_libxml2(h, dir);
+  if (argc > 2 && !strcmp(argv[2], "--no-libxml2")) nn_abi_env_test_no_libxml2(h, dir);
   else test_all(h, dir);
   dlclose(h);
   char cmd[600];

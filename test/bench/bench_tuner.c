@@ -4,11 +4,9 @@
  *
  * The library is dlopen'd with RTLD_NOW|RTLD_LOCAL and used only through its exported
  * ncclTunerPlugin_v5 object: init with NCCL-like constants, getCollInfo with a contiguous
- * float[7][3] cost table passed as float**, finalize. Two comparison tuners live in this
- * file and are reached through the same kind of struct of function pointers:
- *   - "linear": a first-match scan over the same rules, checked field by field per call
- *     (the approach of NCCL's example tuner);
- *   - "floor": an empty getCollInfo, i.e. the cost of the call and of this harness.
+ * float[7][3] cost table passed as float**, finalize. Two comparison tuners, "linear" (a
+ * first-match scan) and "floor" (an empty getCollInfo), are reached the same way
+ * (bench_rules.c, with the rules and the mapping written from them).
  * Before timing, the plugin must have adopted this rule count's mapping (its INIT line
  * says how many rules the file has) and every call of every workload is run through both
  * ours and the linear scan and the resulting tables compared, so the numbers are for
@@ -18,295 +16,24 @@
  *
  * Usage: bench_tuner [-l LIB] [-r RUNS] [-n CALLS] [-c INIT_CYCLES] [-s SEED] [-q] [-Q] [-I]
  * (see test/bench/run.sh). Then seeded random layouts of 1,000 rules (-s SEED, default 25),
- * each verified the same way, are timed beside the 1-rule communicator and the floor.
+ * each verified the same way, are timed beside the 1-rule communicator and the floor
+ * (bench_layouts.c).
  * -Q is the check `make test` runs: every rule count and layout verified, one timing row,
  * a few re-reads, no target. -I counts instructions per call instead (under callgrind).
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
-#include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "nccl_abi.h"
-
-/* Instruction counts (-I, under valgrind --tool=callgrind): deterministic where timings on a
- * shared VM are not. Without the header the client requests compile to nothing. */
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define BENCH_HAVE_CALLGRIND 1
-#endif
-#endif
-#ifndef BENCH_HAVE_CALLGRIND
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
-#endif
-
-#define NA NN_NCCL_NUM_ALGORITHMS
-#define NP NN_NCCL_NUM_PROTOCOLS
-#define CALLS_MASK 4095u /* workload length - 1 (a power of two) */
-#define N_RULE_COUNTS 5
-#define MAX_RUNS 101
-#define RANKS 4
-#define NODES 1
-#define ANY (-1)
+#include "bench_tuner.h"
 
 static const int rule_counts[N_RULE_COUNTS] = {0, 1, 10, 100, 1000};
 enum { RI_ONE = 1, RI_MANY = N_RULE_COUNTS - 1 }; /* the 1-rule and the 1,000-rule rows */
-
-/* ------------------------------------------------------------------ rules */
-
-/* The benchmark's own view of a rule: the reference scan reads these, and the config
- * file handed to the plugin is printed from them. */
-struct bench_rule {
-  int coll;
-  uint64_t lo, hi;         /* inclusive; hi UINT64_MAX = open */
-  long ranks_lo, ranks_hi; /* ANY hi = open */
-  long nodes_lo, nodes_hi;
-  int algo, proto, channels;
-};
-
-/* Colls that get rules; reduce (1) gets none and makes the non-matching calls. */
-static const int rule_colls[] = {4, 2, 3, 0};
-static const char *const coll_name[] = {"broadcast", "reduce", "allgather", "reducescatter",
-                                        "allreduce"};
-static const char *const algo_name[] = {"tree", "ring"};
-static const char *const proto_name[] = {"ll", "ll128", "simple"};
-
-/* Rule j's shape conditions (all hold for the benchmark's communicator) and choice. */
-static void set_conditions(struct bench_rule *x, int j) {
-  x->ranks_lo = (j % 3 == 0) ? 2 : 1;
-  x->ranks_hi = (j % 3 == 0) ? 64 : ANY;
-  x->nodes_lo = 1;
-  x->nodes_hi = (j % 2) ? 1 : ANY;
-  x->algo = j % 2;                /* tree, ring */
-  x->proto = (j / 2) % 2 ? 2 : 0; /* ll, simple */
-  if (x->algo == 0 && x->coll != 4) x->algo = 1;
-  x->channels = (j % 5 == 0) ? 4 : 0;
-}
-
-/* n rules; those of one collective split 0..open into contiguous ranges, so every size of
- * a ruled collective matches exactly one rule of it and a first-match scan has to walk, on
- * average, half of the list. Rule j starts at 2^e + j (e = 32j/k rounded down): each octave
- * begins with a cluster of ranges 1 byte wide, the last of which reaches the next octave. */
-static struct bench_rule *make_rules(int n) {
-  struct bench_rule *r = calloc((size_t)(n ? n : 1), sizeof *r);
-  if (!r) return NULL;
-  int n_colls = n < 4 ? n : 4;
-  for (int c = 0; c < n_colls; c++) {
-    int k = n / n_colls + (c < n % n_colls); /* rules of this collective */
-    for (int j = 0; j < k; j++) {
-      struct bench_rule *x = &r[j * n_colls + c];
-      x->coll = rule_colls[c];
-      x->lo = j == 0 ? 0 : (uint64_t)ldexp(1.0, (int)(32.0 * j / k)) + (uint64_t)j;
-      set_conditions(x, j);
-    }
-    for (int j = 0; j < k; j++) {
-      struct bench_rule *x = &r[j * n_colls + c];
-      x->hi = j + 1 < k ? r[(j + 1) * n_colls + c].lo - 1 : UINT64_MAX;
-    }
-  }
-  return r;
-}
-
-static void print_range(FILE *f, const char *key, long lo, long hi) {
-  if (hi == ANY) fprintf(f, " %s=%ld-", key, lo);
-  else fprintf(f, " %s=%ld-%ld", key, lo, hi);
-}
-
-/* Writes the mapping as a deployment should, to a temporary file renamed over the old one;
- * `serial` goes into a comment so that every file has new content (and a new hash). */
-static int write_config(const char *path, const struct bench_rule *r, int n, long serial) {
-  char tmp[160];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
-  fprintf(f, "# nccl-numa bench: 8 GPUs on two NUMA nodes, %d rules, file %ld\n", n, serial);
-  for (int g = 0; g < 8; g++)
-    fprintf(f, "gpu %d bus=0000:%02x:00.0 numa=%d\n", g, g + 1, g < 4 ? 1 : 0);
-  for (int i = 0; i < n; i++) {
-    fprintf(f, "rule coll=%s bytes=%llu-", coll_name[r[i].coll], (unsigned long long)r[i].lo);
-    if (r[i].hi != UINT64_MAX) fprintf(f, "%llu", (unsigned long long)r[i].hi);
-    print_range(f, "ranks", r[i].ranks_lo, r[i].ranks_hi);
-    print_range(f, "nodes", r[i].nodes_lo, r[i].nodes_hi);
-    fprintf(f, " algo=%s proto=%s", algo_name[r[i].algo], proto_name[r[i].proto]);
-    if (r[i].channels) fprintf(f, " channels=%d", r[i].channels);
-    fputc('\n', f);
-  }
-  if (fclose(f) != 0) return -1;
-  return rename(tmp, path);
-}
-
-/* ------------------------------------------------------------------ random layouts */
-
-/* Layouts unlike make_rules' contiguous ranges, drawn from a seed (-s): ranges with gaps
- * between them and overlaps in file order, narrow or wide, clustered or spread, and the
- * layout of an independent benchmark. Each is verified and timed over three
- * kinds of query. */
-#define LAYOUT_RULES 1000
-enum { Q_POW2, Q_BETWEEN, Q_EDGES, N_QUERIES };
-static const char *const query_name[N_QUERIES] = {"powers of two", "log-uniform", "at range edges"};
-
-struct layout {
-  const char *name;
-  int narrow;    /* widths 1-64 B; else log-uniform up to the start's own octave */
-  int clustered; /* starts in two adjacent octaves (drawn); else log-uniform over 0-8 GiB */
-  int grid;      /* allreduce only: 999 ranges 64 B wide every 4 KiB from 64 KiB, then 0-64 KiB */
-};
-
-enum { N_LAYOUTS = 5 };
-static const struct layout layouts[N_LAYOUTS] = {
-  {"999 narrow above 64 KiB", 1, 1, 1}, {"narrow, clustered", 1, 1, 0}, {"narrow, spread", 1, 0, 0},
-  {"wide, clustered", 0, 1, 0},         {"wide, spread", 0, 0, 0},
-};
-
-static uint64_t xorshift(uint64_t *s) {
-  *s ^= *s << 13;
-  *s ^= *s >> 7;
-  *s ^= *s << 17;
-  return *s;
-}
-
-/* A size of octave e: 2^e plus a uniform offset below 2^e (0 or 1 for e = 0). */
-static uint64_t in_octave(uint64_t *s, unsigned e) {
-  uint64_t base = e ? (uint64_t)1 << e : 0;
-  return base + xorshift(s) % (e ? base : 2);
-}
-
-static uint64_t layout_seed(uint64_t seed, int li, int q) {
-  return (seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(li * (N_QUERIES + 1) + q + 1))) | 1;
-}
-
-/* LAYOUT_RULES rules of layout l; the collectives take turns (allreduce only for the grid). */
-static void make_layout(const struct layout *l, uint64_t seed, struct bench_rule *r) {
-  uint64_t s = seed;
-  unsigned center = 4 + (unsigned)(xorshift(&s) % 26);
-  for (int i = 0; i < LAYOUT_RULES; i++) {
-    struct bench_rule *x = &r[i];
-    x->coll = l->grid ? 4 : rule_colls[i % 4];
-    if (l->grid && i < LAYOUT_RULES - 1) {
-      x->lo = 65536 + 4096 * (uint64_t)i;
-      x->hi = x->lo + 63;
-    } else if (l->grid) {
-      x->lo = 0;
-      x->hi = 65535;
-    } else {
-      unsigned e =
-        l->clustered ? center + (unsigned)(xorshift(&s) % 2) : (unsigned)(xorshift(&s) % 34);
-      x->lo = in_octave(&s, e);
-      uint64_t width =
-        l->narrow ? 1 + xorshift(&s) % 64 : in_octave(&s, (unsigned)(xorshift(&s) % (e + 1)));
-      x->hi = x->lo + (width ? width - 1 : 0);
-    }
-    set_conditions(x, i);
-  }
-}
-
-/* ------------------------------------------------------------------ comparison tuners */
-
-struct ref_ctx {
-  const struct bench_rule *rules;
-  int n;
-  size_t n_ranks, n_nodes;
-};
-
-static struct {
-  const struct bench_rule *rules;
-  int n;
-} g_ref_rules;
-
-static int in_span(long v, long lo, long hi) { return v >= lo && (hi == ANY || v <= hi); }
-
-static nn_ncclResult_t ref_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
-                                nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
-                                nn_ncclTunerConstants_v5_t *constants) {
-  (void)comm_id;
-  (void)logger;
-  (void)nvl;
-  (void)constants;
-  struct ref_ctx *c = malloc(sizeof *c);
-  if (!c) return nn_ncclSystemError;
-  *c = (struct ref_ctx){g_ref_rules.rules, g_ref_rules.n, n_ranks, n_nodes};
-  *ctx = c;
-  return nn_ncclSuccess;
-}
-
-/* First match in file order, every field checked per call; choose as the plugin does. */
-static nn_ncclResult_t ref_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
-                                         int pipe_ops, float **cost_table, int num_algo,
-                                         int num_proto, int reg_buff, int *n_channels) {
-  (void)pipe_ops;
-  (void)reg_buff;
-  const struct ref_ctx *c = ctx;
-  float *t = (float *)(void *)cost_table;
-  for (int i = 0; i < c->n; i++) {
-    const struct bench_rule *r = &c->rules[i];
-    if (r->coll != (int)coll || n_bytes < r->lo || n_bytes > r->hi) continue;
-    if (!in_span((long)c->n_ranks, r->ranks_lo, r->ranks_hi)) continue;
-    if (!in_span((long)c->n_nodes, r->nodes_lo, r->nodes_hi)) continue;
-    if (r->algo >= num_algo || r->proto >= num_proto ||
-        !(t[r->algo * num_proto + r->proto] >= 0.0f))
-      continue;
-    /* NCCL picks the first minimum in row-major order: earlier +-0.0 entries are raised. */
-    for (int k = 0; k < r->algo * num_proto + r->proto; k++)
-      if (t[k] >= 0.0f && t[k] <= 0.0f) t[k] = 1e-6f;
-    t[r->algo * num_proto + r->proto] = 0.0f;
-    if (r->channels) *n_channels = r->channels;
-    return nn_ncclSuccess;
-  }
-  return nn_ncclSuccess;
-}
-
-static nn_ncclResult_t ref_finalize(void *ctx) {
-  free(ctx);
-  return nn_ncclSuccess;
-}
-
-static nn_ncclResult_t floor_init(void **ctx, uint64_t comm_id, size_t n_ranks, size_t n_nodes,
-                                  nn_ncclDebugLogger_t logger, nn_ncclNvlDomainInfo_v5_t *nvl,
-                                  nn_ncclTunerConstants_v5_t *constants) {
-  (void)comm_id;
-  (void)n_ranks;
-  (void)n_nodes;
-  (void)logger;
-  (void)nvl;
-  (void)constants;
-  *ctx = NULL;
-  return nn_ncclSuccess;
-}
-
-static nn_ncclResult_t floor_get_coll_info(void *ctx, nn_ncclFunc_t coll, size_t n_bytes,
-                                           int pipe_ops, float **cost_table, int num_algo,
-                                           int num_proto, int reg_buff, int *n_channels) {
-  (void)ctx;
-  (void)coll;
-  (void)n_bytes;
-  (void)pipe_ops;
-  (void)cost_table;
-  (void)num_algo;
-  (void)num_proto;
-  (void)reg_buff;
-  (void)n_channels;
-  return nn_ncclSuccess;
-}
-
-static nn_ncclResult_t floor_finalize(void *ctx) {
-  (void)ctx;
-  return nn_ncclSuccess;
-}
-
-static const nn_ncclTuner_v5_t ref_tuner = {"linear", ref_init, ref_get_coll_info, ref_finalize};
-static const nn_ncclTuner_v5_t floor_tuner = {"floor", floor_init, floor_get_coll_info,
-                                              floor_finalize};
 
 /* ------------------------------------------------------------------ NCCL side */
 
@@ -346,7 +73,7 @@ static int init_line_facts(char *hash, size_t size, int *n_rules) {
 }
 
 /* A PCIe-only table as NCCL 2.28 builds it: tree/ring x ll/simple enabled, the rest -1. */
-static void fill_table(float t[NA][NP], size_t n_bytes) {
+void fill_table(float t[NA][NP], size_t n_bytes) {
   for (int a = 0; a < NA; a++)
     for (int p = 0; p < NP; p++) t[a][p] = -1.0f;
   float base = 5.0f + (float)n_bytes * 1e-5f;
@@ -365,11 +92,6 @@ static void init_constants(void) {
 }
 
 /* ------------------------------------------------------------------ workloads */
-
-struct call {
-  int coll;
-  size_t bytes;
-};
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rng_next(void) {
@@ -391,30 +113,10 @@ static void make_calls(struct call *calls, int match, int n_rules) {
   }
 }
 
-/* Calls over the layout's collectives: sizes 2^0-2^32, log-uniform over 1 B-8 GiB, or at
- * and next to a drawn rule's bounds (lo - 1, lo, hi, hi + 1). */
-static void make_layout_calls(struct call *calls, const struct layout *l,
-                              const struct bench_rule *r, int q, uint64_t seed) {
-  uint64_t s = seed;
-  for (unsigned i = 0; i <= CALLS_MASK; i++) {
-    const struct bench_rule *x = &r[xorshift(&s) % LAYOUT_RULES];
-    unsigned e = (unsigned)(xorshift(&s) % 33), k = (unsigned)(xorshift(&s) % 4);
-    calls[i].coll = l->grid ? 4 : rule_colls[xorshift(&s) % 4];
-    if (q == Q_POW2) {
-      calls[i].bytes = (size_t)1 << e;
-    } else if (q == Q_BETWEEN) {
-      calls[i].bytes = in_octave(&s, (unsigned)(xorshift(&s) % 34));
-    } else {
-      calls[i].coll = x->coll;
-      calls[i].bytes = k == 0 ? x->lo - (x->lo > 0) : k == 1 ? x->lo : k == 2 ? x->hi : x->hi + 1;
-    }
-  }
-}
-
 /* The timed loop: one table per call, refilled from a template as NCCL fills it. */
-__attribute__((noinline)) static double time_calls(const nn_ncclTuner_v5_t *volatile *tuner,
-                                                   void *ctx, const struct call *calls,
-                                                   long n_calls, float tmpl[][NA][NP]) {
+__attribute__((noinline)) double time_calls(const nn_ncclTuner_v5_t *volatile *tuner, void *ctx,
+                                            const struct call *calls, long n_calls,
+                                            float tmpl[][NA][NP]) {
   float table[NA][NP];
   struct timespec t0, t1;
   const nn_ncclTuner_v5_t *tu = *tuner;
@@ -434,16 +136,12 @@ __attribute__((noinline)) static double time_calls(const nn_ncclTuner_v5_t *vola
 
 /* ------------------------------------------------------------------ statistics */
 
-struct stat_line {
-  double median, lo, hi;
-};
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-static struct stat_line summarize(double *v, int n) {
+struct stat_line summarize(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   struct stat_line s = {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]};
   return s;
@@ -451,50 +149,7 @@ static struct stat_line summarize(double *v, int n) {
 
 /* ------------------------------------------------------------------ the benchmark */
 
-struct opts {
-  const char *lib;
-  int runs;
-  long calls;
-  int cycles;
-  int instr;     /* -I: one callgrind dump per tuner and workload, no timing */
-  int check;     /* -Q: verify every rule count, time one row, no targets */
-  uint64_t seed; /* -s: of the random layouts */
-};
-
-/* One layout and query kind: calls a rule decided; ns per call of the layout's
- * communicator, the 1-rule one (over its own calls) and the floor, in alternate runs; and
- * per run, the layout's time over the floor's and over the 1-rule one's. */
-struct layout_row {
-  int decided;
-  struct stat_line st[3];
-  struct stat_line per_floor, per_one;
-};
-
-/* A workload kept with its live communicator, to be timed again beside another. */
-struct kept {
-  void *ctx;
-  struct call calls[CALLS_MASK + 1];
-  float tmpl[CALLS_MASK + 1][NA][NP];
-};
-
-struct bench {
-  struct opts o;
-  const nn_ncclTuner_v5_t *ours;
-  char dir[64];
-  char path[128];
-  struct call calls[CALLS_MASK + 1];
-  float tmpl[CALLS_MASK + 1][NA][NP];
-  double call_ns[N_RULE_COUNTS][2][3]; /* [rules][match][ours, linear, floor] medians */
-  struct stat_line call_st[N_RULE_COUNTS][2][3];
-  struct stat_line init_cached[N_RULE_COUNTS], init_reread[N_RULE_COUNTS];
-  double mem_comm[N_RULE_COUNTS], mem_policy[N_RULE_COUNTS], mem_version[N_RULE_COUNTS];
-  long serial;                    /* files written so far */
-  struct kept one_rule[2];        /* [match]: the 1-rule communicator and its calls */
-  struct stat_line pair_st[2][2]; /* [match][1 rule, 1000 rules], interleaved runs */
-  struct layout_row lay[N_LAYOUTS][N_QUERIES];
-};
-
-__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
+__attribute__((format(printf, 1, 2))) int fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "bench: ");
@@ -506,7 +161,7 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...) {
 
 /* Runs every call of the workload through ours and the linear scan and compares; returns
  * the number of calls that changed the table (a rule decided), or -1. */
-static int verify_calls(struct bench *b, void *ours_ctx, void *ref_ctx, const char *what) {
+int verify_calls(struct bench *b, void *ours_ctx, void *ref_ctx, const char *what) {
   int changed = 0;
   for (unsigned i = 0; i <= CALLS_MASK; i++) {
     float x[NA][NP], y[NA][NP];
@@ -538,7 +193,7 @@ static int verify(struct bench *b, void *ours_ctx, void *ref_ctx, int match, int
 }
 
 /* Creates the pair of communicators and proves the plugin's one uses this rule count's file. */
-static int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx, int n_rules) {
+int init_pair(struct bench *b, void **ours_ctx, void **ref_ctx, int n_rules) {
   int warns = g_warns, seen = -1;
   char hash[16];
   g_init_line[0] = 0;
@@ -694,8 +349,7 @@ static int bench_rule_count(struct bench *b, int ri) {
     free(rules);
     return fail("cannot write %s", b->path);
   }
-  g_ref_rules.rules = rules;
-  g_ref_rules.n = n;
+  ref_rules_use(rules, n);
   int rc = 0;
   /* With no rules every call is a non-matching one. */
   for (int match = 0; match < (n ? 2 : 1) && rc == 0; match++) {
@@ -721,70 +375,9 @@ static int bench_rule_count(struct bench *b, int ri) {
   return rc;
 }
 
-/* The layout's communicator, the 1-rule one over its own calls and the floor over the
- * layout's calls, in alternate runs. */
-static void measure_layout(struct bench *b, struct layout_row *row, void *ctx) {
-  struct kept *k = &b->one_rule[1];
-  const nn_ncclTuner_v5_t *volatile tuners[2] = {b->ours, &floor_tuner};
-  double v[3][MAX_RUNS] = {{0}}, per_floor[MAX_RUNS] = {0}, per_one[MAX_RUNS] = {0};
-  time_calls(&tuners[0], ctx, b->calls, b->o.calls / 4, b->tmpl);
-  for (int run = 0; run < b->o.runs; run++) {
-    v[0][run] = time_calls(&tuners[0], ctx, b->calls, b->o.calls, b->tmpl);
-    v[1][run] = time_calls(&tuners[0], k->ctx, k->calls, b->o.calls, k->tmpl);
-    v[2][run] = time_calls(&tuners[1], NULL, b->calls, b->o.calls, b->tmpl);
-    per_floor[run] = v[0][run] / v[2][run];
-    per_one[run] = v[0][run] / v[1][run];
-  }
-  for (int i = 0; i < 3; i++) row->st[i] = summarize(v[i], b->o.runs);
-  row->per_floor = summarize(per_floor, b->o.runs);
-  row->per_one = summarize(per_one, b->o.runs);
-}
-
-/* -I for a layout: one dump, "layout=L query=Q tuner=nccl-numa calls=C | name, queries". */
-static void count_layout_instructions(struct bench *b, int li, int q, void *ctx) {
-  const nn_ncclTuner_v5_t *volatile tuner = b->ours;
-  char desc[160];
-  snprintf(desc, sizeof desc, "layout=%d query=%d tuner=nccl-numa calls=%ld | %s, %s", li, q,
-           b->o.calls, layouts[li].name, query_name[q]);
-  CALLGRIND_ZERO_STATS;
-  time_calls(&tuner, ctx, b->calls, b->o.calls, b->tmpl);
-  CALLGRIND_DUMP_STATS_AT(desc);
-}
-
-/* Layout li: its rules written and adopted; per query kind every call verified against
- * the reference scan, then timed (-Q: verified only) or counted (-I). */
-static int bench_layout(struct bench *b, int li) {
-  const struct layout *l = &layouts[li];
-  struct bench_rule *rules = calloc(LAYOUT_RULES, sizeof *rules);
-  if (!rules) return fail("out of memory");
-  make_layout(l, layout_seed(b->o.seed, li, N_QUERIES), rules);
-  g_ref_rules.rules = rules;
-  g_ref_rules.n = LAYOUT_RULES;
-  void *ours_ctx = NULL, *ref_ctx = NULL;
-  int rc = write_config(b->path, rules, LAYOUT_RULES, ++b->serial) == 0
-             ? 0
-             : fail("cannot write %s", b->path);
-  if (rc == 0) rc = init_pair(b, &ours_ctx, &ref_ctx, LAYOUT_RULES);
-  for (int q = 0; rc == 0 && q < N_QUERIES; q++) {
-    struct layout_row *row = &b->lay[li][q];
-    char what[96];
-    snprintf(what, sizeof what, "layout '%s', queries %s", l->name, query_name[q]);
-    make_layout_calls(b->calls, l, rules, q, layout_seed(b->o.seed, li, q));
-    for (unsigned i = 0; i <= CALLS_MASK; i++) fill_table(b->tmpl[i], b->calls[i].bytes);
-    row->decided = verify_calls(b, ours_ctx, ref_ctx, what);
-    if (row->decided < 0) rc = -1;
-    else if (b->o.instr) count_layout_instructions(b, li, q, ours_ctx);
-    else if (!b->o.check) measure_layout(b, row, ours_ctx);
-  }
-  if (ours_ctx) b->ours->finalize(ours_ctx);
-  if (ref_ctx) ref_tuner.finalize(ref_ctx);
-  free(rules);
-  return rc;
-}
-
 /* ------------------------------------------------------------------ report */
 
-static double spread_pct(const struct stat_line *s) {
+double spread_pct(const struct stat_line *s) {
   return s->median > 0 ? 100.0 * (s->hi - s->lo) / s->median : 0;
 }
 
@@ -826,58 +419,6 @@ static void print_init_table(const struct bench *b) {
       printf(" %.0f | %.0f | %.0f |", b->mem_comm[ri], b->mem_policy[ri], b->mem_version[ri]);
     printf("\n");
   }
-}
-
-static void print_layout_table(const struct bench *b) {
-  printf("\n## random layouts, %d rules: getCollInfo, ns per call (seed %llu; median of %d runs x "
-         "%ld calls)\n\n",
-         LAYOUT_RULES, (unsigned long long)b->o.seed, b->o.runs, b->o.calls);
-  printf(
-    "Each row's three columns are timed in alternate runs: the layout's communicator over its\n"
-    "calls, the 1-rule communicator over its own (matching, log-uniform), the floor over the\n"
-    "layout's calls. Ratios: the median of the runs' own ratios (each run's three timings lie\n"
-    "milliseconds apart, so a busy machine slows them alike), then that of the fastest runs.\n\n");
-  printf(
-    "| layout | queries | decided by a rule | nccl-numa | 1 rule | floor | / floor | / 1 rule |\n");
-  printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (int li = 0; li < N_LAYOUTS; li++)
-    for (int q = 0; q < N_QUERIES; q++) {
-      const struct layout_row *r = &b->lay[li][q];
-      printf("| %s | %s | %.1f%% |", layouts[li].name, query_name[q],
-             100.0 * r->decided / (CALLS_MASK + 1));
-      for (int k = 0; k < 3; k++)
-        printf(" %.2f ±%.0f%% |", r->st[k].median, spread_pct(&r->st[k]) / 2);
-      printf(" %.2f (%.2f) | %.2f (%.2f) |\n", r->per_floor.median, r->st[0].lo / r->st[2].lo,
-             r->per_one.median, r->st[0].lo / r->st[1].lo);
-    }
-}
-
-/* The worst layout row against the two targets, on the medians of the runs' own ratios;
- * returns the number missed. */
-static int print_layout_verdict(const struct bench *b) {
-  int wf = 0, wo = 0;
-  double worst_floor = 0, worst_one = 0;
-  for (int i = 0; i < N_LAYOUTS * N_QUERIES; i++) {
-    const struct layout_row *r = &b->lay[i / N_QUERIES][i % N_QUERIES];
-    double f = r->per_floor.median, o = r->per_one.median;
-    if (f > worst_floor) {
-      worst_floor = f;
-      wf = i;
-    }
-    if (o > worst_one) {
-      worst_one = o;
-      wo = i;
-    }
-  }
-  printf("- target worst random layout <= 3x the floor: %.2fx (%s, %s), median of the runs' ratios "
-         "(%s)\n",
-         worst_floor, layouts[wf / N_QUERIES].name, query_name[wf % N_QUERIES],
-         worst_floor <= 3.0 ? "met" : "MISSED");
-  printf("- target worst random layout <= 1.2x the 1-rule time: %.2fx (%s, %s), median of the "
-         "runs' ratios (%s)\n",
-         worst_one, layouts[wo / N_QUERIES].name, query_name[wo % N_QUERIES],
-         worst_one <= 1.2 ? "met" : "MISSED");
-  return (worst_floor > 3.0) + (worst_one > 1.2);
 }
 
 /* Prints the ratios and the verdict against the targets; returns the number missed. The

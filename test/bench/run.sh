@@ -25,7 +25,8 @@ INIT_BIN="$BUILD/bench/bench_init"
 make -s BUILD="$BUILD" "$SO"
 mkdir -p "$BUILD/bench"
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-  -Wmissing-prototypes -Wformat=2 $(make -s include-flags) test/bench/bench_tuner.c -o "$BIN" -ldl -lm
+  -Wmissing-prototypes -Wformat=2 $(make -s include-flags) test/bench/bench_tuner.c \
+  test/bench/bench_rules.c test/bench/bench_layouts.c -o "$BIN" -ldl -lm
 "$CC" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
   -Wmissing-prototypes -Wformat=2 $(make -s include-flags) test/bench/bench_init.c -o "$INIT_BIN" -ldl
 

@@ -95,7 +95,7 @@ if command -v setpriv >/dev/null; then
   [ $? -eq 0 ] && echo "ok as uid 65534: its own file in its own sticky directory" \
     || fail "as 65534, own file in own sticky directory: $(cat "$tmp/err")"
   # a Kubernetes ConfigMap volume: root 1777 directory, root's timestamped directory, ..data
-  # and mapping.conf links (the plugin's side, served as uid 65534: test/unit/test_trust.c)
+  # and mapping.conf links (the plugin's side, served as uid 65534: test/unit/test_trust_volumes.c)
   cm=$tmp/configmap ts=..2026_12_03_10_00_00.123456789
   mkdir -m 1777 "$cm" && mkdir -m 0755 "$cm/$ts" && cp "$tmp/good.conf" "$cm/$ts/mapping.conf"
   ln -s "$ts" "$cm/..data" && ln -s ..data/mapping.conf "$cm/mapping.conf"

@@ -121,9 +121,9 @@ done
 # 3. Line coverage reached by each corpus (seeds + what this and earlier runs found).
 coverage_files() {
   case $1 in
-    config) echo "plugin/core/config_*.c plugin/core/policy.c plugin/core/topology.c plugin/core/topo_xml.c" ;;
+    config) echo "plugin/core/config_*.c plugin/core/policy*.c plugin/core/topology.c plugin/core/topo_xml.c" ;;
     csv_rules) echo "plugin/core/csv_rules.c" ;;
-    env) echo "plugin/abi/env.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
+    env) echo "plugin/abi/env.c plugin/abi/env_text.c plugin/core/cache.c plugin/core/snapshot.c plugin/core/config_*.c plugin/core/privdir.c plugin/core/topo_xml.c" ;;
     nccltests) echo "cli/sweep/nccltests.c cli/common/json.c" ;;
     proxmox) echo "cli/common/proxmox.c" ;;
     topo_validate) echo "cli/topo/topo_validate.c cli/topo/topo_report.c cli/topo/topo_scan.c cli/topo/topo_tree.c" ;;
