@@ -634,4 +634,8 @@ void nn_nccl_env_plugin_since(char *buf, size_t size) {
   nn_nccl_release_since_text(offsetof(struct nn_nccl_release, env_abi), buf, size);
 }
 
+int nn_nccl_version_plausible(int code) {
+  return code >= NN_NCCL_VERSION(2, 9, 0) && code <= 99999;
+}
+
 int nn_nccl_version_assumed(void) { return NN_NCCL_VERSION(2, 28, 9); }

@@ -34,10 +34,10 @@ static int follow_links(const struct nn_sys *s, const struct nn_path *x, int max
   if (x->type == NN_PATH_PHB && x->from_gpu && s->intel) pci_bw = bw * 6 / 5;
   for (int i = 0; i < max_steps; i++) {
     float fw = x->pci[i] ? pci_bw : bw;
-    float rev = i == x->nlinks - 1 && x->rev_gpu ? fw / 8 : 0;
-    if (*x->links[i] < fw || (rev != 0 && *x->rev_gpu < rev)) return i;
+    float *back = i == x->nlinks - 1 ? x->rev_gpu : NULL;
+    if (*x->links[i] < fw || (back && *back < fw / 8)) return i;
     *x->links[i] = sub_round(*x->links[i], fw);
-    if (rev != 0) *x->rev_gpu = sub_round(*x->rev_gpu, rev);
+    if (back) *back = sub_round(*back, fw / 8);
   }
   return max_steps;
 }
@@ -105,7 +105,9 @@ static int mirror_bits(int val, int pow2) {
 static int local_net(const struct nn_sys *s, int g, int c) {
   int nets[NN_SEARCH_MAX_NICS], gpus[NN_SEARCH_MAX_GPUS];
   int n = local_nets(s, g, nets);
+  if (n < 1) return 0; /* no NIC: never asked (the search runs from NICs only when it has some) */
   int sharing = local_gpus(s, nets[0], gpus);
+  if (sharing < 1) sharing = 1;
   int per_gpu = (n + sharing - 1) / sharing;
   int net = s->rank[g];
   if (s->rel->local_net_mod_gpus) net %= sharing;

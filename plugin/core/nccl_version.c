@@ -35,10 +35,6 @@ int nn_nccl_version_parse_word(const char *s) {
   return nn_nccl_version_parse(word);
 }
 
-int nn_nccl_version_plausible(int code) {
-  return code >= NN_NCCL_VERSION(2, 9, 0) && code <= 99999;
-}
-
 void nn_nccl_version_format(int code, char *buf, size_t size) {
   if (code >= 10000) snprintf(buf, size, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
   else snprintf(buf, size, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100); /* before 2.9 */
