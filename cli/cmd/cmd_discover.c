@@ -44,10 +44,8 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *guest) {
-  static const struct option longs[] = {{"xml", required_argument, 0, 'x'},
+  static const struct option longs[] = {NN_OPTIONS_PROXMOX,
                                         {"proxmox-vm", required_argument, 0, 'p'},
-                                        {"pci-mapping", required_argument, 0, 'm'},
-                                        {"node", required_argument, 0, 'n'},
                                         {"guest", no_argument, 0, 'g'},
                                         {"host-map", required_argument, 0, 'H'},
                                         {"sysfs-root", required_argument, 0, 'r'},
@@ -59,18 +57,10 @@ static int parse_opts(int argc, char **argv, struct nn_discover_opts *o, int *gu
   int c;
   nn_options_begin();
   while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if (nn_options_proxmox(c, &o->pci_mapping, &o->node, &o->xml)) continue;
     switch (c) {
-    case 'x':
-      o->xml = optarg;
-      break;
     case 'p':
       o->vm = optarg;
-      break;
-    case 'm':
-      o->pci_mapping = optarg;
-      break;
-    case 'n':
-      o->node = optarg;
       break;
     case 'g':
       *guest = 1;

@@ -58,9 +58,7 @@ static int clique_mode(const char *arg) {
 
 static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *o) {
   static const struct option longs[] = {{"vm-config", required_argument, 0, 'v'},
-                                        {"pci-mapping", required_argument, 0, 'm'},
-                                        {"node", required_argument, 0, 'n'},
-                                        {"xml", required_argument, 0, 'x'},
+                                        NN_OPTIONS_PROXMOX,
                                         {"write", no_argument, 0, 'w'},
                                         {"diff", no_argument, 0, 'd'},
                                         {"p2p-clique", optional_argument, 0, 'p'},
@@ -70,18 +68,10 @@ static int parse_opts(int argc, char **argv, struct nn_proxmox_numa_apply_opts *
   memset(o, 0, sizeof *o);
   nn_options_begin();
   while ((ch = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+    if (nn_options_proxmox(ch, &o->pci_mapping, &o->node, &o->xml)) continue;
     switch (ch) {
     case 'v':
       o->vm = optarg;
-      break;
-    case 'm':
-      o->pci_mapping = optarg;
-      break;
-    case 'n':
-      o->node = optarg;
-      break;
-    case 'x':
-      o->xml = optarg;
       break;
     case 'w':
       o->write = 1;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* options.c - naming the option getopt_long refused (options.h). */
+/* options.c - naming the option getopt_long refused; the options commands share (options.h). */
 #include "cli/common/options.h"
 
 #include <getopt.h>
@@ -53,4 +53,10 @@ void nn_options_error(const char *cmd, int c, int argc, char *const argv[]) {
   char msg[512];
   nn_options_problem(c, argc, argv, msg, sizeof msg);
   fprintf(stderr, "nccl-numa %s: %s\n", cmd, msg);
+}
+
+int nn_options_proxmox(int c, const char **pci_mapping, const char **node, const char **xml) {
+  const char **to = c == 'm' ? pci_mapping : c == 'n' ? node : c == 'x' ? xml : NULL;
+  if (to) *to = optarg;
+  return to != NULL;
 }

@@ -23,4 +23,15 @@ void nn_options_problem(int c, int argc, char *const argv[], char *buf, size_t s
 /* The same on stderr as "nccl-numa CMD: ...". */
 void nn_options_error(const char *cmd, int c, int argc, char *const argv[]);
 
+/* The options with which `discover --proxmox-vm` and `proxmox-numa` say where a Proxmox VM's
+ * GPUs are, spelt and meant alike in both: getopt_long entries for --pci-mapping FILE ('m'),
+ * --node NAME ('n') and --xml FILE ('x'). */
+#define NN_OPTIONS_PROXMOX \
+  {"pci-mapping", required_argument, 0, 'm'}, {"node", required_argument, 0, 'n'}, { \
+    "xml", required_argument, 0, 'x' \
+  }
+
+/* For c one of those ('m', 'n', 'x'): optarg into *pci_mapping, *node or *xml, and 1. Else 0. */
+int nn_options_proxmox(int c, const char **pci_mapping, const char **node, const char **xml);
+
 #endif

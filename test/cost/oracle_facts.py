@@ -10,14 +10,12 @@ modelled times (the expected values). test_nccl_cost.c replays every line.
 
   python3 test/cost/oracle_facts.py > test/fixtures/nccl-cost/oracle-facts.txt
 """
-import os, re, subprocess, sys, tempfile
+import os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle_releases  # noqa: E402  (the one release list)
+from oracle_run import SIZES, choice_line, graph, run  # noqa: E402  (the oracle's reader)
 
-PATHS = {n: i for i, n in enumerate("LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS NET DIS".split())}
-COLLS = ["broadcast", "reduce", "allgather", "reducescatter", "allreduce"]
-SIZES = "256,8K,64K,1M,64M,1G"
 SPEED = {3: "8.0 GT/s PCIe", 4: "16.0 GT/s PCIe", 5: "32.0 GT/s PCIe"}
 CPUS = {"amd": 'vendor="AuthenticAMD" familyid="25" modelid="17"',
         "intel": 'vendor="GenuineIntel" familyid="6" modelid="143"',
@@ -41,31 +39,6 @@ def topology(layout, sm, gen, width, cpu):
             dev += 1
         out.append(' </cpu>')
     return "\n".join(out + ["</system>"]) + "\n"
-
-
-def run(oracle, xml, pci):
-    args = [oracle, "--kv", "-v", "--sizes", SIZES] + (["--pci-latency-us", str(pci)] if pci else []) + [xml]
-    out = subprocess.run(args, capture_output=True, text=True, check=True)
-    head, choices, pats = {}, [], []
-    for line in (out.stdout + "\n" + out.stderr).splitlines():
-        if line.startswith("nccl="):
-            head = {k: v.strip('"') for k, v in re.findall(r'(\S+?)=("[^"]*"|\S+)', line)}
-        elif line.startswith("choice "):
-            choices.append(dict(re.findall(r'(\S+?)=(\S+)', line[7:])))
-        m = re.search(r'Pattern (\d), crossNic \d+, nChannels \d+, bw [\d.]+/([\d.]+), type \w+/(\w+), sameChannels (\d)', line)
-        if m:
-            pats.append(m.groups())
-    return head, choices, pats
-
-
-def graph(head, pats, name):
-    """The graph after NCCL's all-gather: minimum over the ranks' bwInter and sameChannels,
-    maximum typeInter and pattern (each rank prints its ring, then its tree)."""
-    sel = [p for p in pats if (p[0] == "4") == (name == "ring")]
-    return "%s,%s,%.1f,%d,%d,%d,%s" % (head[name + ".model.nChannels"], head[name + ".model.bwIntra"],
-                                      min(float(p[1]) for p in sel), PATHS[head[name + ".typeIntra"]],
-                                      max(PATHS[p[2]] for p in sel), min(int(p[3]) for p in sel),
-                                      max(int(p[0]) for p in sel))
 
 
 def cases():
@@ -94,7 +67,7 @@ def main():
                 with open(xml, "w") as f:
                     f.write(topology(layout, sm, gen, width, cpu))
                 for pci in (0, 13):
-                    head, choices, pats = run(oracle, xml, pci)
+                    head, choices, pats = run(oracle, xml, ["--pci-latency-us", str(pci)] if pci else [])
                     vendor = {"Intel": 0, "AMD": 1}.get(head["cpuVendor"], 2)
                     key = (rel, head["ranks"], sm, vendor, pci, graph(head, pats, "ring"), graph(head, pats, "tree"))
                     if key in seen:
@@ -105,8 +78,7 @@ def main():
                     print("ring %s" % key[5])
                     print("tree %s" % key[6])
                     for c in choices:
-                        print("%s %s %s %s %s %s %s %s %s %s" % (c["coll"], c["bytes"], c["algo"], c["proto"], c["time"],
-                              c["t.tree.ll"], c["t.tree.simple"], c["t.ring.ll"], c["t.ring.ll128"], c["t.ring.simple"]))
+                        print(choice_line(c))
 
 
 main()

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_costview.c - explain's bands: NCCL's choice, the plugin's, both under NCCL's model. */
+#include "cost_fixture.h"
 #include "nn_test.h"
 #include "nn_tuning_fixture.h"
 
@@ -24,15 +25,7 @@ static const char *conf =
 
 /* 8 GPUs, gen5, 9.0, NCCL 2.28.9, NCCL's flat view: 2 x 24 GB/s ring and tree (oracle). */
 static void model(struct nn_cost_model *m) {
-  struct nn_cost_comm c = {.version_code = 22809,
-                           .nranks = 8,
-                           .nnodes = 1,
-                           .cc_min = 90,
-                           .cc_max = 90,
-                           .cpu = NN_COST_CPU_X86_AMD,
-                           .ll128 = NN_COST_LL128_RULE};
-  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
-  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+  struct nn_cost_comm c = cost_flat_comm(22809, 8, 90);
   char err[128];
   assert_int_equal(nn_cost_model_init(&c, m, err, sizeof err), 0);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_discover_guest.c - discover --guest: guest GPUs matched to the host map, discover_guest.c */
 #include "cli/discover/discover_map.h"
+#include "guest_fixture.h"
 #include "nn_test.h"
 
 #include <sys/stat.h>
@@ -49,15 +50,8 @@ static const char *add_device(struct guest_root *g, const char *chain, const cha
 
 /* A root port whose PCIe capability (after two others) holds `port_number` in LnkCap. */
 static void add_port(struct guest_root *g, const char *id, int port_number) {
-  unsigned char cfg[256] = {0};
-  cfg[0x06] = 0x10;
-  cfg[0x34] = 0x40;
-  cfg[0x40] = 0x11;
-  cfg[0x41] = 0x50;
-  cfg[0x50] = 0x01;
-  cfg[0x51] = 0x60;
-  cfg[0x60] = 0x10;
-  cfg[0x6f] = (unsigned char)port_number;
+  unsigned char cfg[256];
+  root_port_config(cfg, sizeof cfg, port_number);
   char path[600];
   snprintf(path, sizeof path, "%s/config", add_device(g, id, "0x1b36\n", "0x060400\n"));
   FILE *f = fopen(path, "wb");

@@ -3,31 +3,17 @@
  * access (a `p2p ok` line) and PyTorch's allocator uses expandable segments; the user's own
  * value and the mapping's env line win; why is said once. And the allocator options parsed
  * as PyTorch lists them. */
-#include "nn_test.h"
+#include "env_fixture.h"
 
 #include "allocconf.h"
 #include "env.h"
-#include "nccl_abi.h"
 
 static char base[64];
-static char infos[8192];
-static int n_infos;
 
-__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
-                                                         const char *file, int line,
-                                                         const char *fmt, ...) {
-  (void)flags;
-  (void)file;
-  (void)line;
-  char one[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(one, sizeof one, fmt, ap);
-  va_end(ap);
-  if (level != NN_NCCL_LOG_INFO || !strstr(one, "NCCL_GRAPH_REGISTER")) return;
-  size_t len = strlen(infos);
-  snprintf(infos + len, sizeof infos - len, "%s\n", one);
-  n_infos++;
+/* env_log keeps the INFO lines about NCCL_GRAPH_REGISTER. */
+static int graph_info(int level, const char *fmt, const char *msg) {
+  (void)fmt;
+  return level == NN_NCCL_LOG_INFO && strstr(msg, "NCCL_GRAPH_REGISTER");
 }
 
 /* NCCL_NUMA_DRIVER_ROOT with driver 580.95.05 running (the driver the p2p lines were tested on)
@@ -46,12 +32,10 @@ static void driver_root(void) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(base, sizeof base, "/tmp/nn-envgraph-XXXXXX");
-  if (!mkdtemp(base)) return -1;
-  setenv("XDG_RUNTIME_DIR", base, 1);
-  static const char *const clear[] = {
-    "NCCL_NUMA_LOG_FILE",  "NCCL_TUNER_CONFIG_FILE",  "NCCL_P2P_LEVEL",    "NCCL_P2P_DISABLE",
-    "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"};
+  if (env_fixture_dir(base, sizeof base, "/tmp/nn-envgraph-XXXXXX")) return -1;
+  env_log.keep = graph_info;
+  static const char *const clear[] = {"NCCL_P2P_LEVEL", "NCCL_P2P_DISABLE", "NCCL_GRAPH_REGISTER",
+                                      "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"};
   for (size_t i = 0; i < sizeof clear / sizeof clear[0]; i++) unsetenv(clear[i]);
   unsetenv("CUDA_VISIBLE_DEVICES");
   driver_root();
@@ -76,9 +60,8 @@ static const char *graph_register(const char *name, const char *text, const char
   setenv("NCCL_NUMA_CONFIG", conf, 1);
   if (alloc) setenv("PYTORCH_CUDA_ALLOC_CONF", alloc, 1);
   else unsetenv("PYTORCH_CUDA_ALLOC_CONF");
-  infos[0] = 0;
-  n_infos = 0;
-  assert_int_equal(nn_env_init(2, 30, 7, "", logger, 2), 0);
+  env_log_clear();
+  assert_int_equal(nn_env_init(2, 30, 7, "", env_logger, 2), 0);
   const char *v = nn_env_get("NCCL_GRAPH_REGISTER");
   snprintf(got, sizeof got, "%s", v ? v : "(unset)");
   v = nn_env_get("NCCL_GRAPH_REGISTER");
@@ -94,16 +77,16 @@ static const char *graph_register(const char *name, const char *text, const char
 static void test_served_with_p2p_and_expandable(void **state) {
   (void)state;
   assert_string_equal(graph_register("on", OK, "expandable_segments:True"), "0");
-  assert_int_equal(n_infos, 1);
-  assert_non_null(strstr(infos,
+  assert_int_equal(env_log.n, 1);
+  assert_non_null(strstr(env_log.text,
                          "NCCL_GRAPH_REGISTER=0 served: p2p ok (mapping line 3) is served and "
                          "PYTORCH_CUDA_ALLOC_CONF turns on expandable_segments"));
-  assert_non_null(strstr(infos, "pytorch/pytorch#158029"));
+  assert_non_null(strstr(env_log.text, "pytorch/pytorch#158029"));
   /* among other options, in PyTorch's newer variable */
   setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:256, expandable_segments:true", 1);
   assert_string_equal(graph_register("on2", OK, NULL), "0");
   unsetenv("PYTORCH_ALLOC_CONF");
-  assert_non_null(strstr(infos, "PYTORCH_ALLOC_CONF turns on"));
+  assert_non_null(strstr(env_log.text, "PYTORCH_ALLOC_CONF turns on"));
 }
 
 static void test_not_served_without_expandable(void **state) {
@@ -112,7 +95,7 @@ static void test_not_served_without_expandable(void **state) {
   assert_string_equal(graph_register("false", OK, "expandable_segments:False"), "(unset)");
   assert_string_equal(
     graph_register("last", OK, "expandable_segments:True,expandable_segments:False"), "(unset)");
-  assert_int_equal(n_infos, 0);
+  assert_int_equal(env_log.n, 0);
 }
 
 static void test_not_served_without_p2p(void **state) {
@@ -130,7 +113,7 @@ static void test_not_served_without_p2p(void **state) {
   assert_string_equal(graph_register("old", "p2p ok level=SYS\n", seg), "(unset)");
   assert_string_equal(graph_register("drv", "p2p ok gpus=0-1 driver=570.1 xproc=ok\n", seg),
                       "(unset)");
-  assert_int_equal(n_infos, 0);
+  assert_int_equal(env_log.n, 0);
 }
 
 static void test_user_and_mapping_win(void **state) {
@@ -139,11 +122,11 @@ static void test_user_and_mapping_win(void **state) {
   setenv("NCCL_GRAPH_REGISTER", "1", 1);
   assert_string_equal(graph_register("user", OK, seg), "1");
   unsetenv("NCCL_GRAPH_REGISTER");
-  assert_int_equal(n_infos, 1);
+  assert_int_equal(env_log.n, 1);
   assert_non_null(
-    strstr(infos, "NCCL_GRAPH_REGISTER=1 is set in the environment: the user's value wins"));
+    strstr(env_log.text, "NCCL_GRAPH_REGISTER=1 is set in the environment: the user's value wins"));
   assert_string_equal(graph_register("mapped", OK "env NCCL_GRAPH_REGISTER=1\n", seg), "1");
-  assert_non_null(strstr(infos, "NCCL_GRAPH_REGISTER=1 from the mapping's env line wins"));
+  assert_non_null(strstr(env_log.text, "NCCL_GRAPH_REGISTER=1 from the mapping's env line wins"));
 }
 
 static void test_allocconf_parse(void **state) {

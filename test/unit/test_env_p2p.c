@@ -4,41 +4,22 @@
  * NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 for broken, nothing for unsupported; never over the
  * user's own variable; and why, said once per file version. The running driver and the GPUs a
  * pod is given are read under NCCL_NUMA_DRIVER_ROOT, a tree the test makes. */
-#include "nn_test.h"
+#include "env_fixture.h"
 
 #include "env.h"
-#include "nccl_abi.h"
 
 static char base[64];
-static char infos[8192];
-static int n_infos;
 
-__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
-                                                         const char *file, int line,
-                                                         const char *fmt, ...) {
-  (void)flags;
-  (void)file;
-  (void)line;
-  if ((level != NN_NCCL_LOG_INFO && level != NN_NCCL_LOG_WARN) || !strstr(fmt, "%s")) return;
-  char one[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(one, sizeof one, fmt, ap);
-  va_end(ap);
-  if (!strstr(one, "(mapping line") && !strstr(one, "mapping's p2p"))
-    return; /* not the init line */
-  size_t len = strlen(infos);
-  snprintf(infos + len, sizeof infos - len, "%s\n", one);
-  n_infos++;
+/* env_log keeps what is said about the p2p line (INFO or WARN), not the init line. */
+static int p2p_said(int level, const char *fmt, const char *msg) {
+  if ((level != NN_NCCL_LOG_INFO && level != NN_NCCL_LOG_WARN) || !strstr(fmt, "%s")) return 0;
+  return strstr(msg, "(mapping line") || strstr(msg, "mapping's p2p");
 }
 
 static int setup(void **state) {
   (void)state;
-  snprintf(base, sizeof base, "/tmp/nn-envp2p-XXXXXX");
-  if (!mkdtemp(base)) return -1;
-  setenv("XDG_RUNTIME_DIR", base, 1);
-  unsetenv("NCCL_NUMA_LOG_FILE");
-  unsetenv("NCCL_TUNER_CONFIG_FILE");
+  if (env_fixture_dir(base, sizeof base, "/tmp/nn-envp2p-XXXXXX")) return -1;
+  env_log.keep = p2p_said;
   unsetenv("NCCL_P2P_LEVEL");
   unsetenv("NCCL_P2P_DISABLE");
   unsetenv("NCCL_WIN_ENABLE");
@@ -82,9 +63,8 @@ static void start(const char *name, const char *text) {
   snprintf(conf, sizeof conf, "%s/%s", base, file);
   nn_test_put_file(base, file, text);
   setenv("NCCL_NUMA_CONFIG", conf, 1);
-  infos[0] = 0;
-  n_infos = 0;
-  assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+  env_log_clear();
+  assert_int_equal(nn_env_init(2, 28, 9, "", env_logger, 2), 0);
 }
 
 static void ask_twice(const char *level, const char *disable) {
@@ -100,7 +80,7 @@ static void ask_twice(const char *level, const char *disable) {
     else if (disable && !strcmp(disable, "1")) assert_string_equal(w, "0");
     else assert_null(w);
   }
-  assert_int_equal(n_infos, 1); /* said once, whatever NCCL asks how often */
+  assert_int_equal(env_log.n, 1); /* said once, whatever NCCL asks how often */
   nn_env_finalize();
 }
 
@@ -116,7 +96,7 @@ static void test_ok_serves_level(void **state) {
   driver_root("580.95.05", 0, 0);
   start("ok", MAP8 OK_ALL);
   ask_twice("SYS", NULL);
-  assert_non_null(strstr(infos, "p2p ok (mapping line 9): NCCL_P2P_LEVEL=SYS served"));
+  assert_non_null(strstr(env_log.text, "p2p ok (mapping line 9): NCCL_P2P_LEVEL=SYS served"));
 }
 
 /* A line tested on GPUs 0-3: served to a process on them, by CUDA_VISIBLE_DEVICES or by the
@@ -127,14 +107,14 @@ static void test_subset_line(void **state) {
   setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3", 1);
   start("subset", MAP8 OK_0123);
   ask_twice("PHB", NULL);
-  assert_non_null(strstr(infos, "p2p ok (mapping line 9): NCCL_P2P_LEVEL=PHB served"));
+  assert_non_null(strstr(env_log.text, "p2p ok (mapping line 9): NCCL_P2P_LEVEL=PHB served"));
   setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7", 1);
   start("subset", MAP8 OK_0123 "# all 8\n");
   ask_twice(NULL, "1");
-  assert_non_null(
-    strstr(infos, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
+  assert_non_null(strstr(
+    env_log.text, "p2p ok (mapping line 9) not served: GPUs 4-7 of this process were not tested "
                   "(p2p line 9: gpus=0-3)"));
-  assert_non_null(strstr(infos, "NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
+  assert_non_null(strstr(env_log.text, "NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
   unsetenv("CUDA_VISIBLE_DEVICES");
   start("subset", MAP8 OK_0123 "# all 8, unset\n");
   ask_twice(NULL, "1");
@@ -144,7 +124,7 @@ static void test_subset_line(void **state) {
   driver_root("580.95.05", 4, 4); /* a pod given GPUs 4-7 */
   start("subset", MAP8 OK_0123 "# pod 4-7\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "GPUs 4-7 of this process were not tested"));
+  assert_non_null(strstr(env_log.text, "GPUs 4-7 of this process were not tested"));
 }
 
 static void test_driver_change(void **state) {
@@ -152,14 +132,14 @@ static void test_driver_change(void **state) {
   driver_root("590.44.01", 0, 0);
   start("driver", MAP8 OK_ALL);
   ask_twice(NULL, "1");
-  assert_non_null(
-    strstr(infos, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
+  assert_non_null(strstr(
+    env_log.text, "the NVIDIA driver is now 590.44.01, the p2p line (line 9) was tested with "
                   "580.95.05; P2P stays off for this process; test again with `nccl-numa p2p "
                   "--update MAPPING`"));
   driver_root("", 0, 0);
   start("driver", MAP8 OK_ALL "# no driver\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "driver's version cannot be read"));
+  assert_non_null(strstr(env_log.text, "driver's version cannot be read"));
 }
 
 /* A line written before gpus= and driver= were recorded is untested. */
@@ -168,24 +148,24 @@ static void test_old_line_untested(void **state) {
   driver_root("580.95.05", 0, 0);
   start("old", MAP8 "p2p ok level=SYS tested=2026-12-03\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "does not say which GPUs were tested (gpus="));
-  assert_non_null(strstr(infos, "test again with `nccl-numa p2p --update MAPPING`"));
+  assert_non_null(strstr(env_log.text, "does not say which GPUs were tested (gpus="));
+  assert_non_null(strstr(env_log.text, "test again with `nccl-numa p2p --update MAPPING`"));
 }
 
 static void test_broken_disables(void **state) {
   (void)state;
   start("broken", "# failed nccl-numa p2p\np2p broken\n");
   ask_twice(NULL, "1");
-  assert_non_null(
-    strstr(infos, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
+  assert_non_null(strstr(
+    env_log.text, "p2p broken (mapping line 2): NCCL_P2P_DISABLE=1 and NCCL_WIN_ENABLE=0 served"));
 }
 
 static void test_unsupported_serves_nothing(void **state) {
   (void)state;
   start("unsupported", "p2p unsupported\n");
   ask_twice(NULL, NULL);
-  assert_non_null(strstr(infos, "p2p unsupported (mapping line 1)"));
-  assert_non_null(strstr(infos, "nothing served"));
+  assert_non_null(strstr(env_log.text, "p2p unsupported (mapping line 1)"));
+  assert_non_null(strstr(env_log.text, "nothing served"));
 }
 
 static void test_user_variable_wins(void **state) {
@@ -196,15 +176,15 @@ static void test_user_variable_wins(void **state) {
   ask_twice("PXB", NULL);
   unsetenv("NCCL_P2P_LEVEL");
   assert_non_null(
-    strstr(infos, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
+    strstr(env_log.text, "NCCL_P2P_LEVEL=PXB is set in the environment: the user's value wins"));
   setenv("NCCL_P2P_DISABLE", "0", 1);
   setenv("NCCL_WIN_ENABLE", "1", 1);
   start("user-broken", "p2p broken\n");
   ask_twice(NULL, "0");
   unsetenv("NCCL_P2P_DISABLE");
   unsetenv("NCCL_WIN_ENABLE");
-  assert_non_null(strstr(infos, "NCCL_P2P_DISABLE=0 is set in the environment"));
-  assert_non_null(strstr(infos, "NCCL_WIN_ENABLE=1 is set in the environment"));
+  assert_non_null(strstr(env_log.text, "NCCL_P2P_DISABLE=0 is set in the environment"));
+  assert_non_null(strstr(env_log.text, "NCCL_WIN_ENABLE=1 is set in the environment"));
 }
 
 /* A new version of the file is explained anew. */
@@ -216,7 +196,7 @@ static void test_said_again_for_new_version(void **state) {
   nn_env_finalize();
   start("again", "p2p broken\n");
   ask_twice(NULL, "1");
-  assert_non_null(strstr(infos, "p2p broken (mapping line 1)"));
+  assert_non_null(strstr(env_log.text, "p2p broken (mapping line 1)"));
 }
 
 int main(void) {

@@ -4,12 +4,11 @@
  * which names the bootstrap root; NCCL_DEBUG_FILE and NCCL_TOPO_DUMP_FILE aimed at the
  * dynamic linker's preload file), WARNs once per file version for each refused line, and
  * serves the rest of the file. The real environment still wins for every name. */
-#include "nn_test.h"
+#include "env_fixture.h"
 
 #include <sys/stat.h>
 
 #include "env.h"
-#include "nccl_abi.h"
 
 static const char *MAPPING = "env NCCL_NET_PLUGIN=/tmp/evil.so\n"
                              "env NCCL_PROFILER_PLUGIN=/tmp/evil.so\n"
@@ -26,38 +25,24 @@ static const char *const refused[] = {
 #define N_REFUSED ((int)(sizeof refused / sizeof refused[0]))
 
 static char base[64], conf[128];
-static char warns[16384];
-static int n_warns;
 
-__attribute__((format(printf, 5, 6))) static void logger(int level, unsigned long flags,
-                                                         const char *file, int line,
-                                                         const char *fmt, ...) {
-  (void)flags;
-  (void)file;
-  (void)line;
-  if (level != NN_NCCL_LOG_WARN) return;
-  size_t len = strlen(warns);
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(warns + len, sizeof warns - len - 1, fmt, ap);
-  va_end(ap);
-  strcat(warns, "\n");
-  n_warns++;
+/* env_log keeps the WARNs. */
+static int warning(int level, const char *fmt, const char *msg) {
+  (void)fmt;
+  (void)msg;
+  return level == NN_NCCL_LOG_WARN;
 }
 
 static int setup(void **state) {
   (void)state;
-  snprintf(base, sizeof base, "/tmp/nn-envref-XXXXXX");
-  if (!mkdtemp(base)) return -1;
+  if (env_fixture_dir(base, sizeof base, "/tmp/nn-envref-XXXXXX")) return -1;
+  env_log.keep = warning;
   snprintf(conf, sizeof conf, "%s/m.conf", base);
   FILE *f = fopen(conf, "w");
   if (!f) return -1;
   fputs(MAPPING, f);
   fclose(f);
   setenv("NCCL_NUMA_CONFIG", conf, 1);
-  setenv("XDG_RUNTIME_DIR", base, 1);
-  unsetenv("NCCL_NUMA_LOG_FILE");
-  unsetenv("NCCL_TUNER_CONFIG_FILE");
   for (int i = 0; i < N_REFUSED; i++) unsetenv(refused[i]);
   unsetenv("NCCL_SOCKET_IFNAME");
   unsetenv("NCCL_P2P_LEVEL");
@@ -72,7 +57,7 @@ static int teardown(void **state) {
 static void test_refused_not_served(void **state) {
   (void)state;
   for (int comm = 0; comm < 3; comm++) { /* three communicators of one process */
-    assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+    assert_int_equal(nn_env_init(2, 28, 9, "", env_logger, 2), 0);
     assert_null(nn_env_get("NCCL_TOPO_FILE")); /* no GPUs: nothing generated, the line not served */
     for (int i = 0; i < N_REFUSED; i++)
       if (nn_env_get(refused[i]))
@@ -81,14 +66,14 @@ static void test_refused_not_served(void **state) {
     assert_string_equal(nn_env_get("NCCL_P2P_LEVEL"), "SYS");
   }
   /* one WARN per refused line, once for the file version, each naming file and line */
-  assert_int_equal(n_warns, N_REFUSED);
+  assert_int_equal(env_log.n, N_REFUSED);
   for (int i = 0; i < N_REFUSED; i++) {
     char want[256];
     snprintf(want, sizeof want, "nccl-numa: %s:%d: env: %s refused, not served: ", conf, i + 1,
              refused[i]);
-    if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
+    if (!strstr(env_log.text, want)) fail_msg("no WARN '%s' in:\n%s", want, env_log.text);
   }
-  assert_non_null(strstr(warns, "the rest of the file applies"));
+  assert_non_null(strstr(env_log.text, "the rest of the file applies"));
   /* the real environment is the user's own: it still wins */
   setenv("NCCL_NET_PLUGIN", "/opt/my/net.so", 1);
   assert_string_equal(nn_env_get("NCCL_NET_PLUGIN"), "/opt/my/net.so");
@@ -112,27 +97,26 @@ static void test_bad_value_not_served(void **state) {
   setenv("NCCL_NUMA_CONFIG", path, 1);
   unsetenv("NCCL_IB_HCA");
   unsetenv("NCCL_IB_SL");
-  warns[0] = 0;
-  n_warns = 0;
+  env_log_clear();
   for (int comm = 0; comm < 2; comm++) {
-    assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+    assert_int_equal(nn_env_init(2, 28, 9, "", env_logger, 2), 0);
     if (nn_env_get("NCCL_SOCKET_IFNAME"))
       fail_msg("served %.40s...", nn_env_get("NCCL_SOCKET_IFNAME"));
     assert_null(nn_env_get("NCCL_IB_SL"));
     assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_0:1"); /* proves the file was read */
   }
-  assert_int_equal(n_warns, 2);
+  assert_int_equal(env_log.n, 2);
   char want[256];
   snprintf(want, sizeof want, "nccl-numa: %s:1: env: NCCL_SOCKET_IFNAME='AAAA", path);
-  if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
+  if (!strstr(env_log.text, want)) fail_msg("no WARN '%s' in:\n%s", want, env_log.text);
   assert_non_null(
-    strstr(warns, "longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
+    strstr(env_log.text, "longer than 255 bytes; NCCL_SOCKET_IFNAME takes [^][=]NAME[:PORT]"));
   snprintf(want, sizeof want,
            "%s:3: env: NCCL_IB_SL='99' refused, not served: NCCL_IB_SL takes decimal digits, "
            "0 to 15",
            path);
-  if (!strstr(warns, want)) fail_msg("no WARN '%s' in:\n%s", want, warns);
-  assert_true(strlen(warns) < 2000); /* the value is quoted short, never whole */
+  if (!strstr(env_log.text, want)) fail_msg("no WARN '%s' in:\n%s", want, env_log.text);
+  assert_true(strlen(env_log.text) < 2000); /* the value is quoted short, never whole */
   assert_int_equal(nn_env_finalize(), 0);
   setenv("NCCL_NUMA_CONFIG", conf, 1);
 }
@@ -158,24 +142,25 @@ static void test_served_by_release(void **state) {
   setenv("NCCL_NUMA_CONFIG", rel, 1);
   const char *names[] = {"NCCL_SHM_MEMCPY_MODE", "NCCL_IB_HCA", "NCCL_NET_MERGE_POLICY"};
   for (int i = 0; i < 3; i++) unsetenv(names[i]);
-  warns[0] = 0;
-  for (int comm = 0; comm < 2; comm++) assert_int_equal(nn_env_init(2, 28, 9, "", logger, 2), 0);
+  env_log.text[0] = 0;
+  for (int comm = 0; comm < 2; comm++)
+    assert_int_equal(nn_env_init(2, 28, 9, "", env_logger, 2), 0);
   assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
   assert_null(nn_env_get("NCCL_IB_HCA"));                           /* 2.28.9 would read port 0 */
   assert_string_equal(nn_env_get("NCCL_NET_MERGE_POLICY"), "RAIL"); /* ignored by 2.28.9 */
-  assert_int_equal(count(warns, "rel.conf:2: env: NCCL 2.28.9 reads an empty port"), 1);
-  assert_int_equal(count(warns, "rel.conf:3: env: NCCL 2.28.9 does not read NCCL_NET_MERGE_POLICY"),
-                   1);
-  assert_int_equal(count(warns, "NCCL_SHM_MEMCPY_MODE"), 0);
+  assert_int_equal(count(env_log.text, "rel.conf:2: env: NCCL 2.28.9 reads an empty port"), 1);
+  assert_int_equal(
+    count(env_log.text, "rel.conf:3: env: NCCL 2.28.9 does not read NCCL_NET_MERGE_POLICY"), 1);
+  assert_int_equal(count(env_log.text, "NCCL_SHM_MEMCPY_MODE"), 0);
   nn_env_finalize();
-  warns[0] = 0;
-  assert_int_equal(nn_env_init(2, 30, 7, "", logger, 2), 0);
+  env_log.text[0] = 0;
+  assert_int_equal(nn_env_init(2, 30, 7, "", env_logger, 2), 0);
   assert_string_equal(nn_env_get("NCCL_IB_HCA"), "mlx5_1::0:0");
   assert_string_equal(nn_env_get("NCCL_SHM_MEMCPY_MODE"), "1");
-  assert_int_equal(count(warns, "rel.conf:1: env: NCCL 2.30.7 no longer reads "
-                                "NCCL_SHM_MEMCPY_MODE: served, and ignored"),
+  assert_int_equal(count(env_log.text, "rel.conf:1: env: NCCL 2.30.7 no longer reads "
+                                       "NCCL_SHM_MEMCPY_MODE: served, and ignored"),
                    1);
-  assert_int_equal(count(warns, "env: NCCL 2.30.7"), 1);
+  assert_int_equal(count(env_log.text, "env: NCCL 2.30.7"), 1);
   nn_env_finalize();
   setenv("NCCL_NUMA_CONFIG", conf, 1);
 }

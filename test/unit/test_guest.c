@@ -1,51 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_guest.c - root-port config space (the PCIe port number), Proxmox's q35 root-port table. */
 #include "cli/discover/guest.h"
+#include "guest_fixture.h"
 #include "nn_test.h"
-
-/* A root port's config space: capability list 0x40 -> 0x50 -> 0x60 (PCIe), LnkCap port `port`. */
-static void image(unsigned char *cfg, size_t len, int port) {
-  memset(cfg, 0, len);
-  cfg[0x06] = 0x10;
-  cfg[0x34] = 0x40;
-  cfg[0x40] = 0x11;
-  cfg[0x41] = 0x50;
-  cfg[0x50] = 0x01;
-  cfg[0x51] = 0x60;
-  cfg[0x60] = 0x10;
-  cfg[0x61] = 0x00;
-  cfg[0x6c] = 0x05;
-  cfg[0x6d] = 0x01; /* speed and width bits, not the port */
-  cfg[0x6f] = (unsigned char)port;
-}
 
 static void test_port_number(void **state) {
   (void)state;
   unsigned char cfg[256];
-  image(cfg, sizeof cfg, 7);
+  root_port_config(cfg, sizeof cfg, 7);
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 7);
-  image(cfg, sizeof cfg, 200);
+  root_port_config(cfg, sizeof cfg, 200);
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 200);
   assert_int_equal(nn_guest_config_port_number(cfg, 64), -1);   /* unprivileged read: 64 bytes */
   assert_int_equal(nn_guest_config_port_number(cfg, 0x6f), -1); /* capability cut short */
   assert_int_equal(nn_guest_config_port_number(cfg, 0x70), 200);
   assert_int_equal(nn_guest_config_port_number(NULL, 0), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x06] = 0; /* no capability list */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x60] = 0x05; /* no PCIe capability */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x51] = 0x40; /* a loop */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x34] = 0x20; /* pointer into the header */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x51] = 0xff; /* past the end (low bits masked) */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), -1);
-  image(cfg, sizeof cfg, 3);
+  root_port_config(cfg, sizeof cfg, 3);
   cfg[0x34] = 0x63; /* low two bits are reserved */
   assert_int_equal(nn_guest_config_port_number(cfg, sizeof cfg), 3);
 }

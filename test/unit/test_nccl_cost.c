@@ -6,6 +6,7 @@
  * test/cost/oracle_facts.py) computed for each case: the graphs its cost model read (our
  * inputs), its choice and the modelled time of every Tree/Ring x protocol pair (expected
  * values). Every line is replayed: the same choice, every time within 1%. */
+#include "cost_fixture.h"
 #include "nn_test.h"
 
 #include <math.h>
@@ -230,18 +231,7 @@ static void job_facts(void **state) {
 
 /* 8 GPUs, NCCL's flat view, PCIe gen5 x16, compute capability 9.0, NCCL 2.28.9: the search
  * gives 2 channels x 24 GB/s for ring and tree (oracle). Issue 15's figures. */
-static struct nn_cost_comm flat8(int version) {
-  struct nn_cost_comm c = {.version_code = version,
-                           .nranks = 8,
-                           .nnodes = 1,
-                           .cc_min = 90,
-                           .cc_max = 90,
-                           .cpu = NN_COST_CPU_X86_AMD,
-                           .ll128 = NN_COST_LL128_RULE};
-  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
-  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
-  return c;
-}
+static struct nn_cost_comm flat8(int version) { return cost_flat_comm(version, 8, 90); }
 
 static void expect(const struct nn_cost_model *m, int coll, uint64_t b, int algo, int proto,
                    double us) {

@@ -5,6 +5,7 @@
 
 #include "nn_config.h"
 #include "nn_test.h"
+#include "cost_fixture.h"
 
 #include "nccl_cost.h"
 #include "nccl_model.h"
@@ -281,15 +282,7 @@ static void test_never_writes_negative(void **state) {
     struct nn_policy *p = nn_policy_compile(cfg, 8, 1);
     assert_non_null(p);
     for (int r = 0; r < n_rel; r++) {
-      struct nn_cost_comm c = {.version_code = rels[r].first,
-                               .nranks = 8,
-                               .nnodes = 1,
-                               .cc_min = 90,
-                               .cc_max = 90,
-                               .cpu = NN_COST_CPU_X86_AMD,
-                               .ll128 = NN_COST_LL128_RULE};
-      nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
-      nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+      struct nn_cost_comm c = cost_flat_comm(rels[r].first, 8, 90);
       struct nn_cost_model m;
       char err[256];
       assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);

@@ -2,6 +2,7 @@
 /* test_release_diff.c - explain --emit-rules: what a rule can and cannot keep on a release.
  * (What differs between releases is checked against NCCL's own code by
  * test/cli/test_explain_compare.sh.) */
+#include "cost_fixture.h"
 #include "nn_test.h"
 
 #include "cli/predict/release_diff.h"
@@ -9,15 +10,7 @@
 
 /* 8 GPUs, gen5, 12.0, one flat CPU: ring and tree 2 x 24 GB/s (nccl-oracle, 2.30.7 and dev). */
 static void side(struct nn_release_diff_side *s, int version, int comm_channels) {
-  struct nn_cost_comm c = {.version_code = version,
-                           .nranks = 8,
-                           .nnodes = 1,
-                           .cc_min = 120,
-                           .cc_max = 120,
-                           .cpu = NN_COST_CPU_X86_AMD,
-                           .ll128 = NN_COST_LL128_RULE};
-  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
-  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+  struct nn_cost_comm c = cost_flat_comm(version, 8, 120);
   char err[128];
   assert_int_equal(nn_cost_model_init(&c, &s->m, err, sizeof err), 0);
   s->v.version = version;

@@ -2,6 +2,7 @@
 /* test_summary.c - the `summary:` paragraph of explain and check (cli/predict/summary.c). */
 #include "nn_config.h"
 #include "nn_test.h"
+#include "cost_fixture.h"
 
 #include "cli/predict/summary.h"
 #include "nccl_cost.h"
@@ -203,15 +204,7 @@ static void releases_and_env(void **state) {
 /* Where rules change NCCL's choice, from NCCL's cost model: 4 ranks, ring and tree 2 x 24 GB/s. */
 static void rules_from_the_model(void **state) {
   (void)state;
-  struct nn_cost_comm c = {.version_code = 22809,
-                           .nranks = 4,
-                           .nnodes = 1,
-                           .cc_min = 120,
-                           .cc_max = 120,
-                           .cpu = NN_COST_CPU_X86_AMD,
-                           .ll128 = NN_COST_LL128_RULE};
-  nn_cost_graph_set(&c.ring, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 0);
-  nn_cost_graph_set(&c.tree, 2, 24.0f, 24.0f, NN_COST_PATH_PHB, 1);
+  struct nn_cost_comm c = cost_flat_comm(22809, 4, 120);
   struct nn_cost_model m;
   char err[256];
   assert_int_equal(nn_cost_model_init(&c, &m, err, sizeof err), 0);
