@@ -7,8 +7,7 @@ the binary after the tree's release: $BUILD/nccl-oracle/oracle-VERSION (BUILD as
 default build, relative to the repository root). An environment variable per release names
 another binary. Adding a release with a source tag is one line of RELEASES; the fact scripts
 (oracle_facts.py, job_facts.py, visible_facts.py, p2p_facts.py, compare_release_facts.py,
-nic_facts.py) import
-this list, and those of oracle-facts.txt's format run the oracle through oracle_run.py.
+nic_facts.py) import this list, and those of oracle-facts.txt's format run the oracle through oracle_run.py.
 
   python3 test/cost/oracle_releases.py     the build command and binary of each, and which exist
 """
