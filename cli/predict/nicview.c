@@ -52,9 +52,14 @@ static int gpu_cpu(const struct nn_config *cfg, int kind, int g) {
   return kind == NN_NICVIEW_OWN ? NN_NICVIEW_CPU_NONE : cfg->gpus[g].numa;
 }
 
+/* The served NICs: NULL all; else in_file[n] = 0 for one the file leaves out (NCCL hangs it
+ * under a CPU of its own, as for a file without nic lines). */
+static const unsigned char *g_in_file;
+
 static int nic_cpu(const struct nn_config *cfg, int kind, int n) {
   if (kind == NN_NICVIEW_OWN) return NN_NICVIEW_CPU_NONE;
-  return kind == NN_NICVIEW_GPUS ? NN_NICVIEW_CPU_NIC_ONLY : cfg->nics[n].numa;
+  if (kind == NN_NICVIEW_GPUS || (g_in_file && !g_in_file[n])) return NN_NICVIEW_CPU_NIC_ONLY;
+  return cfg->nics[n].numa;
 }
 
 static int path_of(const struct nn_config *cfg, int kind, int g, int n) {
@@ -126,9 +131,10 @@ static int nic_of(const struct nn_config *cfg, int kind, int version_code, int g
   return locals[net % n];
 }
 
-void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code, int gdr_level,
-                        struct nn_nicview *out) {
+void nn_nicview_compute(const struct nn_config *cfg, const unsigned char *in_file, int kind,
+                        int version_code, int gdr_level, struct nn_nicview *out) {
   memset(out, 0, sizeof *out);
+  g_in_file = in_file;
   out->kind = kind;
   if (!cfg->n_nics) return;
   out->n_gpus = cfg->n_gpus;
@@ -140,6 +146,7 @@ void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code,
     /* NCCL_NET_GDR_READ unset: sends too from compute capability 8.0 (no NVLink here) */
     v->gdr_read = v->gdr_write && (cfg->gpus[g].sm == 0 || cfg->gpus[g].sm >= 80);
   }
+  g_in_file = NULL;
 }
 
 /* ---- explain's lines ---- */
@@ -167,15 +174,16 @@ static int nic_links(const struct nn_nccl_release *rel, const struct nn_config *
 /* One view: GPUs and NICs under one CPU of numaid -1 (own), or each under its node (served). */
 static int inter_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
                       const struct nn_cpu_kind *cpu, const struct nn_verdict_facts *facts,
-                      const float *links, int own, struct nn_search_pred *out, int *order,
-                      char *err, size_t errsz) {
-  int flat[NN_MAX_GPUS > NN_MAX_NICS ? NN_MAX_GPUS : NN_MAX_NICS];
+                      const float *links, const unsigned char *in_file, int own,
+                      struct nn_search_pred *out, int *order, char *err, size_t errsz) {
+  int flat[NN_MAX_GPUS > NN_MAX_NICS ? NN_MAX_GPUS : NN_MAX_NICS], nic_numa[NN_MAX_NICS];
   for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++) flat[i] = -1;
+  /* served: a NIC the file leaves out goes under a CPU of its own (numaid -1, no GPU's) */
+  for (int i = 0; i < cfg->n_nics; i++) nic_numa[i] = own || !in_file[i] ? -1 : cfg->nics[i].numa;
   struct nn_search_topo t;
   if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, facts->links, own ? flat : NULL, &t, err,
                            errsz) ||
-      nn_search_topo_add_nics(cfg, own ? flat : NULL, links, NN_NICVIEW_NET_GBPS, &t, order, err,
-                              errsz))
+      nn_search_topo_add_nics(cfg, nic_numa, links, NN_NICVIEW_NET_GBPS, &t, order, err, errsz))
     return -1;
   if (nn_search_predict(v->rel, &t, out)) {
     snprintf(err, errsz, "the prediction failed");
@@ -184,9 +192,10 @@ static int inter_view(const struct nn_config *cfg, const struct nn_topo_verdict 
   return 0;
 }
 
-static void inter_report(const struct nn_config *cfg, int version_code,
-                         const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
-                         const char *sysfs_root, struct nn_nicview_inter *x) {
+static void inter_report(const struct nn_config *cfg, const unsigned char *in_file,
+                         int version_code, const struct nn_topo_verdict *v,
+                         const struct nn_cpu_kind *cpu, const char *sysfs_root,
+                         struct nn_nicview_inter *x) {
   static struct nn_verdict_facts facts; /* large; the CLI is single-threaded */
   float links[NN_MAX_NICS];
   if (!v || !v->rel) {
@@ -196,31 +205,43 @@ static void inter_report(const struct nn_config *cfg, int version_code,
   nn_topology_gather(cfg, version_code, v->sm, sysfs_root, NULL, 0, &facts);
   x->links_sysfs = nic_links(v->rel, cfg, sysfs_root, links, &x->fallback_gbps);
   const struct nn_cpu_kind *own_cpu = facts.own_cpu.vendor[0] ? &facts.own_cpu : cpu;
-  if (inter_view(cfg, v, own_cpu, &facts, links, 1, &x->own, x->own_nic, x->why, sizeof x->why) ||
-      inter_view(cfg, v, cpu, &facts, links, 0, &x->served, x->served_nic, x->why, sizeof x->why))
+  if (inter_view(cfg, v, own_cpu, &facts, links, in_file, 1, &x->own, x->own_nic, x->why,
+                 sizeof x->why) ||
+      inter_view(cfg, v, cpu, &facts, links, in_file, 0, &x->served, x->served_nic, x->why,
+                 sizeof x->why))
     return;
   x->ok = 1;
 }
 
-void nn_nicview_report(const struct nn_config *cfg, int version_code,
+/* in_file[i]: whether the served file (file's nic lines) holds machine NIC i, by index */
+static void served_nics(const struct nn_config *cfg, const struct nn_config *file,
+                        unsigned char *in_file) {
+  for (int i = 0; i < cfg->n_nics; i++) {
+    in_file[i] = 0;
+    for (int k = 0; k < file->n_nics; k++) in_file[i] |= file->nics[k].index == cfg->nics[i].index;
+  }
+}
+
+void nn_nicview_report(const struct nn_config *cfg, const struct nn_config *file, int version_code,
                        const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
                        const char *sysfs_root, struct nn_nicview_report *r) {
   memset(r, 0, sizeof *r);
+  served_nics(cfg, file, r->in_file);
   r->gdr_value = getenv("NCCL_NET_GDR_LEVEL");
   r->gdr_from = "the environment";
   if (!r->gdr_value && (r->gdr_value = nn_config_env(cfg, "NCCL_NET_GDR_LEVEL")))
     r->gdr_from = "the mapping's env line";
   r->gdr_level = nn_nicview_gdr_level(r->gdr_value);
   int level = r->gdr_level < 0 ? NN_NICVIEW_PXB : r->gdr_level;
-  nn_nicview_compute(cfg, NN_NICVIEW_OWN, version_code, level, &r->own);
-  nn_nicview_compute(cfg, NN_NICVIEW_SERVED, version_code, level, &r->served);
+  nn_nicview_compute(cfg, NULL, NN_NICVIEW_OWN, version_code, level, &r->own);
+  nn_nicview_compute(cfg, r->in_file, NN_NICVIEW_SERVED, version_code, level, &r->served);
   for (int g = 0; g < r->own.n_gpus; g++) {
     r->cross_own += cfg->nics[r->own.gpu[g].nic].numa != cfg->gpus[g].numa;
     r->cross_served += cfg->nics[r->served.gpu[g].nic].numa != cfg->gpus[g].numa;
     r->gdr_own += r->own.gpu[g].gdr_write;
     r->gdr_served += r->served.gpu[g].gdr_write;
   }
-  if (cfg->n_nics) inter_report(cfg, version_code, v, cpu, sysfs_root, &r->inter);
+  if (cfg->n_nics) inter_report(cfg, r->in_file, version_code, v, cpu, sysfs_root, &r->inter);
 }
 
 static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v, char *buf,
@@ -309,21 +330,28 @@ void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *releas
 }
 
 /* "Between the nodes ..." into buf: what the served file does to NCCL's inter-node rings. */
-static void inter_summary(const struct nn_nicview_inter *x, char *buf, size_t size) {
+static void inter_summary(const struct nn_config *cfg, const struct nn_nicview_report *r, char *buf,
+                          size_t size) {
+  const struct nn_nicview_inter *x = &r->inter;
   if (!x->ok) return;
   const struct nn_graph_pred *o = &x->own.ring, *s = &x->served.ring;
   float own = (float)o->nchannels * o->bw_inter, served = (float)s->nchannels * s->bw_inter;
+  int left_out = 0;
+  for (int i = 0; i < cfg->n_nics; i++) left_out += !r->in_file[i];
   const char *verdict = served < own   ? "the served file leaves NCCL less to send with"
                         : served > own ? "the served file gives NCCL more to send with"
                                        : "the same either way";
+  const char *why = served >= own ? ""
+                    : left_out    ? ": the file holds only the NICs of this process's GPUs' "
+                                    "sockets, and NCCL puts the others a socket away from "
+                                    "every GPU"
+                                  : ": with NICs on their sockets a channel through both "
+                                    "sockets' GPUs leaves a socket away from a NIC";
   snprintf(buf, size,
            " Between the nodes NCCL's model builds its ring with %d channel%s x %.1f GB/s on "
            "its own view, %d x %.1f GB/s on the served file (%s%s).",
            o->nchannels, o->nchannels == 1 ? "" : "s", o->bw_inter, s->nchannels, s->bw_inter,
-           verdict,
-           served < own ? ": with NICs on their sockets a channel through both sockets' GPUs "
-                          "leaves a socket away from a NIC"
-                        : "");
+           verdict, why);
 }
 
 void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_report *r, char *buf,
@@ -346,5 +374,5 @@ void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_rep
     k += snprintf(buf + k, size - (size_t)k,
                   "GPUDirect RDMA: %d GPUs with NCCL's own view, %d with the served file.",
                   r->gdr_own, r->gdr_served);
-  if (k > 0 && (size_t)k < size) inter_summary(&r->inter, buf + k, size - (size_t)k);
+  if (k > 0 && (size_t)k < size) inter_summary(cfg, r, buf + k, size - (size_t)k);
 }

@@ -54,9 +54,10 @@ struct nn_nicview {
 int nn_nicview_gdr_level(const char *value);
 
 /* The view `kind` of cfg's GPUs and NICs (cfg->n_nics > 0) for NCCL `version_code`, under
- * gdr_level (enum nn_nicview_path). */
-void nn_nicview_compute(const struct nn_config *cfg, int kind, int version_code, int gdr_level,
-                        struct nn_nicview *out);
+ * gdr_level (enum nn_nicview_path). in_file (NULL: every NIC) marks the NICs the served file
+ * holds; NCCL hangs any other under a CPU of its own. */
+void nn_nicview_compute(const struct nn_config *cfg, const unsigned char *in_file, int kind,
+                        int version_code, int gdr_level, struct nn_nicview *out);
 
 /* NCCL's inter-node ring and tree (nccl_search.h) on NCCL's own view and on the served file:
  * NIC links from sysfs where this machine has the NIC, else NCCL's fallback; NIC ports of
@@ -71,7 +72,9 @@ struct nn_nicview_inter {
   float fallback_gbps; /* NCCL's NIC link when sysfs has none */
 };
 
-/* What explain prints for a job of several nodes: the views of cfg (the job's mapping) for NCCL
+/* What explain prints for a job of several nodes: the views of cfg (the job's GPUs and every NIC
+ * of the machine's mapping: NCCL sees them all whatever GPUs a process has) whose served file
+ * holds the NICs of `file` (the job's view of the mapping), for NCCL
  * `version_code` (name `release`) under NCCL_NET_GDR_LEVEL as the job sees it (the environment,
  * else the mapping's env line, else NCCL's default); with the verdict v (NULL: none, the CPU
  * unknown) and CPU kind cpu, NCCL's inter-node search on both views (sysfs under sysfs_root). */
@@ -83,8 +86,9 @@ struct nn_nicview_report {
   int cross_own, cross_served; /* GPUs given a NIC of another host NUMA node */
   int gdr_own, gdr_served;     /* GPUs with GDR for receives */
   struct nn_nicview_inter inter;
+  unsigned char in_file[NN_MAX_NICS]; /* machine NIC i is in the served file */
 };
-void nn_nicview_report(const struct nn_config *cfg, int version_code,
+void nn_nicview_report(const struct nn_config *cfg, const struct nn_config *file, int version_code,
                        const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
                        const char *sysfs_root, struct nn_nicview_report *r);
 /* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the

@@ -69,11 +69,14 @@ inter_explained() {
 checked=0
 inter_checked=0
 for rel in 2.28.9 2.30.7 2.31.0; do
-  for case in nics2 nics1; do
+  # sub4567: a process that sees socket 0's GPUs; the file keeps their NIC, NCCL sees both
+  for case in nics2 nics1 sub4567; do
     conf=$conf2; [ $case = nics1 ] && conf=$conf1
+    ranks=16; unset CUDA_VISIBLE_DEVICES
+    [ $case = sub4567 ] && { ranks=8; export CUDA_VISIBLE_DEVICES=4,5,6,7; }
     for level in default PHB; do
       if [ $level = PHB ]; then export NCCL_NET_GDR_LEVEL=PHB; else unset NCCL_NET_GDR_LEVEL; fi
-      nn_run 30 explain --config "$conf" --nodes 2 --ranks 16 --nccl-version $rel
+      nn_run 30 explain --config "$conf" --nodes 2 --ranks $ranks --nccl-version $rel
       expect_rc 0 "explain $case $rel $level"
       want_own=$(facts $case own $rel $level)
       want_served=$(facts $case served $rel $level)
@@ -104,10 +107,11 @@ $want"
   done
 done
 unset NCCL_NET_GDR_LEVEL
-[ $checked -eq 12 ] || fail "only $checked of 12 cases compared"
-echo "ok   explain --nodes 2: NIC, path and GDR per GPU as NCCL 2.28.9, 2.30.7 and 2.31.0 decide them (12 cases)"
-[ $inter_checked -eq 24 ] || fail "only $inter_checked of 24 inter-node searches compared"
-echo "ok   explain --nodes 2: inter-node ring and tree (channels, GB/s, paths, NICs) as NCCL's search builds them (24 views)"
+unset CUDA_VISIBLE_DEVICES
+[ $checked -eq 18 ] || fail "only $checked of 18 cases compared"
+echo "ok   explain --nodes 2: NIC, path and GDR per GPU as NCCL 2.28.9, 2.30.7 and 2.31.0 decide them (18 cases)"
+[ $inter_checked -eq 36 ] || fail "only $inter_checked of 36 inter-node searches compared"
+echo "ok   explain --nodes 2: inter-node ring and tree (channels, GB/s, paths, NICs) as NCCL's search builds them (36 views)"
 
 # the summary says what changes
 nn_run 30 explain --config "$conf2" --nodes 2 --ranks 16 --nccl-version 2.28.9
