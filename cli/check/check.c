@@ -480,6 +480,7 @@ int nn_check_run(const struct nn_check_opts *o, FILE *out) {
   section_mapping(c);
   section_forced(c);
   nn_hazard_section(c);
+  nn_checknics_section(c);
   section_peer(c);
   fprintf(out, "Result: %d problem%s\n", c->n_problems + c->dropped,
           c->n_problems + c->dropped == 1 ? "" : "s");

@@ -2,6 +2,11 @@
 /* checknics.c - NICs at numa_node -1 that the mapping does not place; see checknics.h. */
 #include "cli/check/checknics.h"
 
+#include <string.h>
+
+#include "cli/check/check_ctx.h"
+#include "cli/predict/nicview.h"
+
 #define NN_VIRTIO_VENDOR 0x1af4
 
 int nn_checknics_unplaced(const struct nn_guest *g, const struct nn_config *cfg,
@@ -23,4 +28,39 @@ int nn_checknics_unplaced(const struct nn_guest *g, const struct nn_config *cfg,
     n++;
   }
   return n;
+}
+
+static void ring_text(const struct nn_graph_pred *g, char *buf, size_t size) {
+  snprintf(buf, size, "%d x %.1f GB/s (%s to the NICs)", g->nchannels, g->bw_inter,
+           nn_nicview_path_name(g->type_inter));
+}
+
+void nn_checknics_section(struct nn_check_ctx *c) {
+  if (!c->cfg || !c->cfg->n_nics || !c->have_verdict) return;
+  static struct nn_config nics; /* the job's GPUs, every NIC of the mapping */
+  static struct nn_nicview_report r;
+  const struct nn_ncclver *ver = nn_hazard_release(c);
+  char release[16], own[96], served[96];
+  nics = c->job.view;
+  memcpy(nics.nics, c->cfg->nics, sizeof c->cfg->nics);
+  nics.n_nics = c->cfg->n_nics;
+  nn_nccl_version_format(ver->code, release, sizeof release);
+  nn_nicview_report(&nics, &c->job.view, ver->code, &c->verdict, &c->cpu, nn_hazard_sysfs_root(c),
+                    &r);
+  fprintf(c->out, "NICs (NCCL %s's search for a job of 2 nodes):\n", release);
+  if (!r.inter.ok) {
+    fprintf(c->out, "  %s\n", r.inter.why);
+    return;
+  }
+  ring_text(&r.inter.own.ring, own, sizeof own);
+  ring_text(&r.inter.served.ring, served, sizeof served);
+  fprintf(c->out, "  ring between the nodes: NCCL's own view %s, the served file %s%s\n", own,
+          served, c->verdict.serve ? "" : " (not served now: NCCL's own view runs)");
+  const struct nn_graph_pred *o = &r.inter.own.ring, *s = &r.inter.served.ring;
+  if (c->verdict.serve && (float)s->nchannels * s->bw_inter < (float)o->nchannels * o->bw_inter)
+    fprintf(c->out,
+            "  WARNING: on several nodes the served file leaves NCCL's ring less bandwidth "
+            "between the nodes than its own view, by NCCL's model (`nccl-numa explain --nodes N` "
+            "shows why and each GPU's NIC; `topology mode=off` keeps NCCL's own view; "
+            "`nccl-numa ab` measures which is faster)\n");
 }

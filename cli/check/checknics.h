@@ -17,4 +17,10 @@
 int nn_checknics_unplaced(const struct nn_guest *g, const struct nn_config *cfg,
                           struct nn_diag *out);
 
+struct nn_check_ctx;
+/* With nic lines and a verdict: the `NICs` section, NCCL's inter-node ring (nicview.h) on its
+ * own view and on the served file, as for a job of 2 nodes, and a WARNING when the file
+ * leaves the ring less bandwidth. */
+void nn_checknics_section(struct nn_check_ctx *c);
+
 #endif
