@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# test/lint/format.sh - the C sources are formatted as .clang-format says, and no line of them
-# runs past 100 columns.
+# test/lint/format.sh - the C sources are formatted as .clang-format says, no line of them
+# runs past 100 columns and no file past 650 lines (the house's size for one module).
 #
 #   format.sh [FILE...]         check (default: every .c and .h git knows, tools/ left out);
 #                               prints FILE:LINE: problem, exit 1 when there is any
@@ -12,6 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 MAX_COLUMNS=100
+MAX_LINES=650
 STYLE=$PWD/.clang-format
 
 fix=0
@@ -40,6 +41,10 @@ long=$(awk -v max=$MAX_COLUMNS 'length($0) > max { printf "%s:%d: %d columns, ov
   "${files[@]}")
 [ -n "$long" ] && echo "$long"
 n_long=$(printf '%s' "$long" | grep -c . || true)
+big=$(wc -l "${files[@]}" | awk -v max=$MAX_LINES '$2 != "total" && $1 > max { printf "%s: %d lines, over %d\n", $2, $1, max }')
+[ -n "$big" ] && echo "$big"
+n_big=$(printf '%s' "$big" | grep -c . || true)
 echo "format: clang-format $(clang-format --version | sed -n 's/.*version \([0-9.]*\).*/\1/p'):" \
-  "${#files[@]} files, $bad not formatted, $n_long lines over $MAX_COLUMNS columns"
-[ $bad -eq 0 ] && [ "$n_long" -eq 0 ]
+  "${#files[@]} files, $bad not formatted, $n_long lines over $MAX_COLUMNS columns," \
+  "$n_big files over $MAX_LINES lines"
+[ $bad -eq 0 ] && [ "$n_long" -eq 0 ] && [ "$n_big" -eq 0 ]
