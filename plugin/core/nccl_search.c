@@ -137,7 +137,7 @@ static int sys_init(struct nn_sys *s, const struct nn_nccl_release *r,
     for (int g = 0; g < s->ng; g++) build_path(s, p, g);
     for (int n = 0; n < s->nn; n++) build_net_paths(s, p, n);
   }
-  for (int n = 0; n < s->nn; n++) s->net_local_gpu[n] = nn_search_rec_local_gpu(s, n);
+  if (s->nn) nn_search_rec_init_nets(s);
   search_init(s);
   return 0;
 }
@@ -328,12 +328,6 @@ static void compute(struct nn_sys *s, struct nn_graph *graph) {
 
 /* ---- results ---- */
 
-static int gpu_of_rank(const struct nn_sys *s, int rank) {
-  for (int g = 0; g < s->ng; g++)
-    if (s->rank[g] == rank) return g;
-  return 0;
-}
-
 /* NCCL's simple order when the search found nothing: on several nodes from the first NIC of
  * the first GPU to that of the last (2.29+; NET 0 both ways before), else no NIC at all. */
 static void fill_fallback(const struct nn_sys *s, struct nn_graph_pred *out) {
@@ -370,7 +364,8 @@ static void fill_pred(const struct nn_sys *s, const struct nn_graph *g, struct n
   }
   int cross = 0, hops = g->pattern == NN_PAT_RING ? s->ng : s->ng - 1;
   for (int i = 0; i < hops && s->ng > 1; i++) {
-    int a = gpu_of_rank(s, out->order[i]), b = gpu_of_rank(s, out->order[(i + 1) % s->ng]);
+    int a = nn_search_rec_gpu_of_rank(s, out->order[i]);
+    int b = nn_search_rec_gpu_of_rank(s, out->order[(i + 1) % s->ng]);
     cross += s->cpu[a] != s->cpu[b];
   }
   out->crossings = cross;

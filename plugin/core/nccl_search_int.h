@@ -48,6 +48,8 @@ struct nn_sys {
   float net_in[NN_SEARCH_MAX_NICS], net_out[NN_SEARCH_MAX_NICS];  /* NIC->NET, NET->NIC */
   float net_bw[NN_SEARCH_MAX_NICS]; /* the NET node's own bw, booked per channel start */
   int net_local_gpu[NN_SEARCH_MAX_NICS];
+  /* each GPU's NICs over the channels until they repeat (ncclTopoGetLocalNet, c = 0, 1, ...) */
+  int gpu_nets[NN_SEARCH_MAX_GPUS][NN_SEARCH_MAX_NICS], n_gpu_nets[NN_SEARCH_MAX_GPUS];
   struct nn_path gpu_net[NN_SEARCH_MAX_GPUS][NN_SEARCH_MAX_NICS];
   struct nn_path net_gpu[NN_SEARCH_MAX_NICS][NN_SEARCH_MAX_GPUS];
   int intel; /* x86 Intel: P2P through the root complex costs 6/5 */
@@ -79,7 +81,12 @@ void nn_search_rec_run(struct nn_search *c, struct nn_graph *gr);
  * (-1: every GPU), preferred first, then those within type_inter. Returns their count. */
 int nn_search_rec_select_nets(const struct nn_sys *s, int type_inter, int gpu, int *nets);
 
-/* ncclTopoGetLocalGpu: the GPU that uses NIC `net` first, -1 when none. */
-int nn_search_rec_local_gpu(const struct nn_sys *s, int net);
+/* Fills s->gpu_nets (ncclTopoGetLocalNet per channel) and s->net_local_gpu
+ * (ncclTopoGetLocalGpu: the GPU that uses the NIC first, -1 when none) once the paths are
+ * built: they depend on nothing the search changes. */
+void nn_search_rec_init_nets(struct nn_sys *s);
+
+/* The GPU of `rank` (0 when none). */
+int nn_search_rec_gpu_of_rank(const struct nn_sys *s, int rank);
 
 #endif

@@ -128,13 +128,7 @@ int nn_search_rec_select_nets(const struct nn_sys *s, int type_inter, int gpu, i
   /* ncclTopoPrefNetsChannelFirst: each GPU's NICs over the channels, until they repeat */
   for (int g = 0; g < s->ng; g++) {
     if (gpu != -1 && gpu != g) continue;
-    int first = local_net(s, g, 0);
-    count = add_unique(nets, count, first);
-    for (int c = 1; c < NN_MAX_CH; c++) {
-      int n = local_net(s, g, c);
-      if (n == first) break;
-      count = add_unique(nets, count, n);
-    }
+    for (int i = 0; i < s->n_gpu_nets[g]; i++) count = add_unique(nets, count, s->gpu_nets[g][i]);
   }
   for (int t = 0; t <= type_inter; t++)
     for (int g = 0; g < s->ng; g++) {
@@ -145,7 +139,7 @@ int nn_search_rec_select_nets(const struct nn_sys *s, int type_inter, int gpu, i
   return count;
 }
 
-int nn_search_rec_local_gpu(const struct nn_sys *s, int net) {
+static int local_gpu(const struct nn_sys *s, int net) {
   int gpus[NN_SEARCH_MAX_GPUS];
   int n = local_gpus(s, net, gpus);
   for (int c = 0; c < NN_MAX_CH; c++)
@@ -154,9 +148,23 @@ int nn_search_rec_local_gpu(const struct nn_sys *s, int net) {
   return -1;
 }
 
+void nn_search_rec_init_nets(struct nn_sys *s) {
+  for (int g = 0; g < s->ng; g++) {
+    int *list = s->gpu_nets[g], n = 0;
+    list[n++] = local_net(s, g, 0);
+    for (int c = 1; c < NN_MAX_CH && n < NN_SEARCH_MAX_NICS; c++) {
+      int net = local_net(s, g, c);
+      if (net == list[0]) break;
+      list[n++] = net;
+    }
+    s->n_gpu_nets[g] = n;
+  }
+  for (int n = 0; n < s->nn; n++) s->net_local_gpu[n] = local_gpu(s, n);
+}
+
 /* ---- the recursion ---- */
 
-static int gpu_of_rank(const struct nn_sys *s, int rank) {
+int nn_search_rec_gpu_of_rank(const struct nn_sys *s, int rank) {
   for (int g = 0; g < s->ng; g++)
     if (s->rank[g] == rank) return g;
   return 0;
@@ -302,7 +310,7 @@ static void next_gpus(struct nn_search *c, struct nn_graph *gr, int gpu, struct 
     next[0] = st.step + 1;
     count = 1;
   } else if (st.forced == NN_FORCED_REPLAY) {
-    next[0] = gpu_of_rank(s, gr->intra[(gr->nch - 1) * ng + st.step + 1]);
+    next[0] = nn_search_rec_gpu_of_rank(s, gr->intra[(gr->nch - 1) * ng + st.step + 1]);
     count = 1;
   } else {
     int sort_net = st.back_net == -1 ? 0 : st.back_net == st.step + 1 ? 1 : -1;
@@ -329,7 +337,7 @@ static void rec_gpu(struct nn_search *c, struct nn_graph *gr, int gpu, struct nn
   } else if (st.step < ng - 1) {
     next_gpus(c, gr, gpu, st);
   } else if (st.step == st.back_first) {
-    int first = gpu_of_rank(s, gr->intra[gr->nch * ng]);
+    int first = nn_search_rec_gpu_of_rank(s, gr->intra[gr->nch * ng]);
     const struct nn_path *x = &s->path[gpu][first];
     int rev = s->path[first][gpu].type;
     if (follow(s, gr, x, rev, 0, 1)) {
@@ -357,7 +365,7 @@ static void rec_net(struct nn_search *c, struct nn_graph *gr, struct nn_step st)
     gr->inter[gr->nch * 2] = n;
     s->net_bw[n] -= (float)bw;
     if (gr->nch > 0 && gr->same == 1) {
-      int g = gpu_of_rank(s, gr->intra[(gr->nch - 1) * s->ng]);
+      int g = nn_search_rec_gpu_of_rank(s, gr->intra[(gr->nch - 1) * s->ng]);
       struct nn_step replay = st;
       replay.forced = NN_FORCED_REPLAY;
       try_gpu(c, gr, replay, NN_FROM_NET, n, g);
@@ -396,7 +404,8 @@ void nn_search_rec_run(struct nn_search *c, struct nn_graph *gr) {
     try_gpu(c, gr, st, NN_FROM_NONE, -1, 0);
   } else {
     st.forced = NN_FORCED_REPLAY;
-    try_gpu(c, gr, st, NN_FROM_NONE, -1, gpu_of_rank(s, gr->intra[(gr->nch - 1) * s->ng]));
+    try_gpu(c, gr, st, NN_FROM_NONE, -1,
+            nn_search_rec_gpu_of_rank(s, gr->intra[(gr->nch - 1) * s->ng]));
   }
   st.forced = 0;
   if (gr->same == 0 || gr->nch == 0)
