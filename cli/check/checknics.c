@@ -2,8 +2,6 @@
 /* checknics.c - NICs at numa_node -1 that the mapping does not place; see checknics.h. */
 #include "cli/check/checknics.h"
 
-#include <string.h>
-
 #include "cli/check/check_ctx.h"
 #include "cli/predict/nicview.h"
 
@@ -37,15 +35,11 @@ static void ring_text(const struct nn_graph_pred *g, char *buf, size_t size) {
 
 void nn_checknics_section(struct nn_check_ctx *c) {
   if (!c->cfg || !c->cfg->n_nics || !c->have_verdict) return;
-  static struct nn_config nics; /* the job's GPUs, every NIC of the mapping */
-  static struct nn_nicview_report r;
+  static struct nn_nicview_report r; /* large; the CLI is single-threaded */
   const struct nn_ncclver *ver = nn_hazard_release(c);
   char release[16], own[96], served[96];
-  nics = c->job.view;
-  memcpy(nics.nics, c->cfg->nics, sizeof c->cfg->nics);
-  nics.n_nics = c->cfg->n_nics;
   nn_nccl_version_format(ver->code, release, sizeof release);
-  nn_nicview_report(&nics, &c->job.view, ver->code, &c->verdict, &c->cpu, nn_hazard_sysfs_root(c),
+  nn_nicview_report(&c->job.view, c->cfg, ver->code, &c->verdict, &c->cpu, nn_hazard_sysfs_root(c),
                     &r);
   fprintf(c->out, "NICs (NCCL %s's search for a job of 2 nodes):\n", release);
   if (!r.inter.ok) {

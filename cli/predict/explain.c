@@ -70,13 +70,9 @@ static void verdict(struct nn_explain *e) {
 static void summarise(struct nn_explain *e) {
   nn_summary_rules_of(e->modelled ? &e->m : NULL, e->p, NN_EXPLAIN_MAX_LOG2, &e->rules);
   if (e->nodes > 1) {
-    const struct nn_config *whole = e->in->cc->cfg;
-    e->nic_cfg = *e->cfg;
-    memcpy(e->nic_cfg.nics, whole->nics, sizeof whole->nics);
-    e->nic_cfg.n_nics = whole->n_nics;
-    nn_nicview_report(&e->nic_cfg, e->cfg, e->in->ver->code, e->have_verdict ? &e->v : NULL,
+    nn_nicview_report(e->cfg, e->in->cc->cfg, e->in->ver->code, e->have_verdict ? &e->v : NULL,
                       &e->cpu, e->in->sysfs_root, &e->nics);
-    nn_nicview_summary(&e->nic_cfg, &e->nics, e->nic_words, sizeof e->nic_words);
+    nn_nicview_summary(&e->nics.cfg, &e->nics, e->nic_words, sizeof e->nic_words);
   }
   struct nn_summary_in sin = {.nccl_version = e->in->ver->code,
                               .cfg = e->cfg,

@@ -75,7 +75,6 @@ struct nn_explain {
   struct nn_summary_rules rules;
   struct nn_summary_facts facts;
   struct nn_nicview_report nics; /* nodes > 1 only */
-  struct nn_config nic_cfg;      /* the job's GPUs with every NIC of the mapping */
   char nic_words[1024];
   char summary[4096];
 };

@@ -117,25 +117,25 @@ static void json_graph(struct nn_jsonw *w, const char *key, const struct nn_grap
 /* nodes > 1 with nic lines: NCCL's inter-node ring and tree on both views, or null. */
 static void json_inter(struct nn_jsonw *w, const struct nn_explain *e) {
   const struct nn_nicview_inter *x = &e->nics.inter;
-  if (e->nodes < 2 || !e->nic_cfg.n_nics || !x->ok) {
+  if (e->nodes < 2 || !e->nics.cfg.n_nics || !x->ok) {
     nn_jsonw_null(w, "inter_node");
     return;
   }
   nn_jsonw_object(w, "inter_node");
   nn_jsonw_object(w, "own");
-  json_graph(w, "ring", &x->own.ring, &e->nic_cfg, x->own_nic);
-  json_graph(w, "tree", &x->own.tree, &e->nic_cfg, x->own_nic);
+  json_graph(w, "ring", &x->own.ring, &e->nics.cfg, x->own_nic);
+  json_graph(w, "tree", &x->own.tree, &e->nics.cfg, x->own_nic);
   nn_jsonw_end(w);
   nn_jsonw_object(w, "served");
-  json_graph(w, "ring", &x->served.ring, &e->nic_cfg, x->served_nic);
-  json_graph(w, "tree", &x->served.tree, &e->nic_cfg, x->served_nic);
+  json_graph(w, "ring", &x->served.ring, &e->nics.cfg, x->served_nic);
+  json_graph(w, "tree", &x->served.tree, &e->nics.cfg, x->served_nic);
   nn_jsonw_end(w);
   nn_jsonw_end(w);
 }
 
 /* nodes > 1: per GPU, the NIC NCCL gives it in its own view and with the served file. */
 static void json_nics(struct nn_jsonw *w, const struct nn_explain *e) {
-  if (e->nodes < 2 || !e->nic_cfg.n_nics) {
+  if (e->nodes < 2 || !e->nics.cfg.n_nics) {
     nn_jsonw_null(w, "nics");
     return;
   }
@@ -143,9 +143,9 @@ static void json_nics(struct nn_jsonw *w, const struct nn_explain *e) {
   for (int g = 0; g < e->nics.own.n_gpus; g++) {
     nn_jsonw_object(w, NULL);
     nn_jsonw_int(w, "gpu", g);
-    nn_jsonw_int(w, "numa", e->nic_cfg.gpus[g].numa);
-    json_nic_view(w, &e->nic_cfg, "own", &e->nics.own, g);
-    json_nic_view(w, &e->nic_cfg, "served", &e->nics.served, g);
+    nn_jsonw_int(w, "numa", e->nics.cfg.gpus[g].numa);
+    json_nic_view(w, &e->nics.cfg, "own", &e->nics.own, g);
+    json_nic_view(w, &e->nics.cfg, "served", &e->nics.served, g);
     nn_jsonw_end(w);
   }
   nn_jsonw_end(w);

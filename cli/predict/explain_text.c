@@ -165,7 +165,7 @@ void nn_explain_text(FILE *out, const struct nn_explain *e) {
   if (e->nodes > 1) {
     char release[16];
     nn_nccl_version_format(e->in->ver->code, release, sizeof release);
-    nn_nicview_print(out, &e->nic_cfg, release, &e->nics);
+    nn_nicview_print(out, &e->nics.cfg, release, &e->nics);
   }
   for (int c = 0; c < e->n_colls; c++) {
     if (e->modelled)

@@ -12,11 +12,11 @@
 
 const char *nn_nicview_path_name(int path) {
   switch (path) {
-  case NN_NICVIEW_PIX:
+  case NN_PATH_PIX:
     return "PIX";
-  case NN_NICVIEW_PXB:
+  case NN_PATH_PXB:
     return "PXB";
-  case NN_NICVIEW_PHB:
+  case NN_PATH_PHB:
     return "PHB";
   default:
     return "SYS";
@@ -24,8 +24,7 @@ const char *nn_nicview_path_name(int path) {
 }
 
 const char *nn_nicview_kind_name(int kind) {
-  static const char *const names[] = {"NCCL's own view", "served file without nic lines",
-                                      "served file"};
+  static const char *const names[] = {"NCCL's own view", "served file"};
   return kind >= 0 && kind < NN_NICVIEW_KINDS ? names[kind] : "?";
 }
 
@@ -34,124 +33,67 @@ int nn_nicview_gdr_level(const char *value) {
     const char *name;
     int level;
   } levels[] = {{"LOC", 0},
-                {"PIX", NN_NICVIEW_PIX},
-                {"PXB", NN_NICVIEW_PXB},
-                {"PHB", NN_NICVIEW_PHB},
-                {"SYS", NN_NICVIEW_SYS}};
-  if (!value) return NN_NICVIEW_PXB;
+                {"PIX", NN_PATH_PIX},
+                {"PXB", NN_PATH_PXB},
+                {"PHB", NN_PATH_PHB},
+                {"SYS", NN_PATH_SYS}};
+  if (!value) return NN_PATH_PXB;
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
     if (!strcasecmp(value, levels[i].name)) return levels[i].level;
   return -1;
 }
 
-/* The CPU node a device hangs under in the view: one key per NCCL CPU node. */
-#define NN_NICVIEW_CPU_NONE (-1)     /* NCCL's numaid -1 node of the own view */
-#define NN_NICVIEW_CPU_NIC_ONLY (-2) /* the NICs' numaid -1 node next to served GPUs */
+/* ---- the two views, built as NCCL's search port builds a system ---- */
 
-static int gpu_cpu(const struct nn_config *cfg, int kind, int g) {
-  return kind == NN_NICVIEW_OWN ? NN_NICVIEW_CPU_NONE : cfg->gpus[g].numa;
+/* What both views read: the release, the CPU kinds, the GPUs' and NICs' links, the NICs the
+ * served file holds. */
+struct view_in {
+  const struct nn_nccl_release *rel;
+  const struct nn_cpu_kind *own_cpu, *cpu;
+  int sm;
+  const struct nn_pcie_link *gpu_links;
+  const float *nic_links;
+  const unsigned char *in_file;
+};
+
+/* NCCL's system for one view: own (every GPU and NIC under one CPU of numaid -1, a guest
+ * without NUMA) or served (each under its node's CPU; a NIC the file leaves out under a CPU of
+ * its own). order[k]: the mapping's NIC behind NET k. */
+static int view_topo(const struct nn_config *cfg, const struct view_in *in, int own,
+                     struct nn_search_topo *t, int *order, char *err, size_t errsz) {
+  int flat[NN_MAX_GPUS], nic_numa[NN_MAX_NICS];
+  for (int i = 0; i < NN_MAX_GPUS; i++) flat[i] = -1;
+  for (int i = 0; i < cfg->n_nics; i++)
+    nic_numa[i] = own || !in->in_file[i] ? -1 : cfg->nics[i].numa;
+  if (nn_search_topo_build(in->rel, cfg, own ? in->own_cpu : in->cpu, in->sm, in->gpu_links,
+                           own ? flat : NULL, t, err, errsz) ||
+      nn_search_topo_add_nics(cfg, nic_numa, in->nic_links, NN_NICVIEW_NET_GBPS, t, order, err,
+                              errsz))
+    return -1;
+  return 0;
 }
 
-/* The served NICs: NULL all; else in_file[n] = 0 for one the file leaves out (NCCL hangs it
- * under a CPU of its own, as for a file without nic lines). */
-static const unsigned char *g_in_file;
-
-static int nic_cpu(const struct nn_config *cfg, int kind, int n) {
-  if (kind == NN_NICVIEW_OWN) return NN_NICVIEW_CPU_NONE;
-  if (kind == NN_NICVIEW_GPUS || (g_in_file && !g_in_file[n])) return NN_NICVIEW_CPU_NIC_ONLY;
-  return cfg->nics[n].numa;
-}
-
-static int path_of(const struct nn_config *cfg, int kind, int g, int n) {
-  return gpu_cpu(cfg, kind, g) == nic_cpu(cfg, kind, n) ? NN_NICVIEW_PHB : NN_NICVIEW_SYS;
-}
-
-/* NVML numbers GPUs in PCI bus order: the GPU's place among the job's GPUs by bus id. */
-static int nvml_index(const struct nn_config *cfg, int g) {
-  const struct nn_busid *b = &cfg->gpus[g].bus;
-  uint32_t key =
-    (uint32_t)b->domain << 16 | (uint32_t)b->bus << 8 | (uint32_t)b->dev << 3 | b->func;
-  int before = 0;
-  for (int i = 0; i < cfg->n_gpus; i++) {
-    const struct nn_busid *o = &cfg->gpus[i].bus;
-    uint32_t k =
-      (uint32_t)o->domain << 16 | (uint32_t)o->bus << 8 | (uint32_t)o->dev << 3 | o->func;
-    before += k < key;
-  }
-  return before;
-}
-
-static int mirror_bits(int val, int pow2) {
-  int mirror = 0;
-  for (int b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
-    if (val & b) mirror |= mb;
-  return mirror;
-}
-
-/* ncclTopoGetLocal: the NICs of the shortest path from GPU g (all NIC links alike), in NIC order.
- */
-static int local_nics(const struct nn_config *cfg, int kind, int g, int *out) {
-  int best = NN_NICVIEW_SYS + 1, n = 0;
-  for (int i = 0; i < cfg->n_nics; i++) {
-    int p = path_of(cfg, kind, g, i);
-    if (p < best) {
-      best = p;
-      n = 0;
-    }
-    if (p == best) out[n++] = i;
-  }
-  return n;
-}
-
-/* ... and the GPUs of the shortest path from NIC nic. */
-static int local_gpu_count(const struct nn_config *cfg, int kind, int nic) {
-  int best = NN_NICVIEW_SYS + 1, n = 0;
-  for (int g = 0; g < cfg->n_gpus; g++) {
-    int p = path_of(cfg, kind, g, nic);
-    if (p < best) {
-      best = p;
-      n = 0;
-    }
-    n += p == best;
-  }
-  return n;
-}
-
-/* ncclTopoGetLocalNet, channel 0: the start NIC is the GPU's NVML index (2.30.7+: modulo the
- * GPUs sharing the first local NIC), mirrored when the local NIC count is a power of two. */
-static int nic_of(const struct nn_config *cfg, int kind, int version_code, int g) {
-  int locals[NN_MAX_NICS];
-  int n = local_nics(cfg, kind, g, locals);
-  if (n <= 0) return 0; /* no NIC: not called (n_nics > 0) */
-  int net = nvml_index(cfg, g);
-  const struct nn_nccl_release *r = nn_nccl_release_find(version_code, NULL);
-  int sharing = local_gpu_count(cfg, kind, locals[0]);
-  if (r && r->local_net_mod_gpus && sharing > 0) net %= sharing;
-  if ((n & (n - 1)) == 0) net = mirror_bits(net, n);
-  return locals[net % n];
-}
-
-void nn_nicview_compute(const struct nn_config *cfg, const unsigned char *in_file, int kind,
-                        int version_code, int gdr_level, struct nn_nicview *out) {
+/* Per GPU of the mapping: the NIC NCCL gives it on channel 0 (ncclTopoGetLocalNet), the path
+ * between them and GDR under gdr_level. Returns 0, or -1 when the search port cannot say. */
+static int view_gpus(const struct nn_config *cfg, const struct view_in *in,
+                     const struct nn_search_topo *t, const int *order, int kind, int gdr_level,
+                     struct nn_nicview *out) {
+  int net[NN_SEARCH_MAX_GPUS], path[NN_SEARCH_MAX_GPUS];
   memset(out, 0, sizeof *out);
-  g_in_file = in_file;
   out->kind = kind;
-  if (!cfg->n_nics) return;
+  if (nn_search_gpu_nets(in->rel, t, net, path)) return -1;
   out->n_gpus = cfg->n_gpus;
-  for (int g = 0; g < cfg->n_gpus; g++) {
+  for (int k = 0; k < t->n_gpus; k++) {
+    int g = t->gpu_index[k];
     struct nn_nicview_gpu *v = &out->gpu[g];
-    v->nic = nic_of(cfg, kind, version_code, g);
-    v->path = path_of(cfg, kind, g, v->nic);
+    v->nic = order[net[k]];
+    v->path = path[k];
     v->gdr_write = v->path <= gdr_level;
     /* NCCL_NET_GDR_READ unset: sends too from compute capability 8.0 (no NVLink here) */
     v->gdr_read = v->gdr_write && (cfg->gpus[g].sm == 0 || cfg->gpus[g].sm >= 80);
   }
-  g_in_file = NULL;
+  return 0;
 }
-
-/* ---- explain's lines ---- */
-
-/* ---- NCCL's inter-node search ---- */
 
 /* Each NIC's link as NCCL reads it: sysfs's maximum where this machine has the NIC, else the
  * fallback NCCL models (gen3 x16). */
@@ -171,48 +113,6 @@ static int nic_links(const struct nn_nccl_release *rel, const struct nn_config *
   return from_sysfs;
 }
 
-/* One view: GPUs and NICs under one CPU of numaid -1 (own), or each under its node (served). */
-static int inter_view(const struct nn_config *cfg, const struct nn_topo_verdict *v,
-                      const struct nn_cpu_kind *cpu, const struct nn_verdict_facts *facts,
-                      const float *links, const unsigned char *in_file, int own,
-                      struct nn_search_pred *out, int *order, char *err, size_t errsz) {
-  int flat[NN_MAX_GPUS > NN_MAX_NICS ? NN_MAX_GPUS : NN_MAX_NICS], nic_numa[NN_MAX_NICS];
-  for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++) flat[i] = -1;
-  /* served: a NIC the file leaves out goes under a CPU of its own (numaid -1, no GPU's) */
-  for (int i = 0; i < cfg->n_nics; i++) nic_numa[i] = own || !in_file[i] ? -1 : cfg->nics[i].numa;
-  struct nn_search_topo t;
-  if (nn_search_topo_build(v->rel, cfg, cpu, v->sm, facts->links, own ? flat : NULL, &t, err,
-                           errsz) ||
-      nn_search_topo_add_nics(cfg, nic_numa, links, NN_NICVIEW_NET_GBPS, &t, order, err, errsz))
-    return -1;
-  if (nn_search_predict(v->rel, &t, out)) {
-    snprintf(err, errsz, "the prediction failed");
-    return -1;
-  }
-  return 0;
-}
-
-static void inter_report(const struct nn_config *cfg, const unsigned char *in_file,
-                         int version_code, const struct nn_topo_verdict *v,
-                         const struct nn_cpu_kind *cpu, const char *sysfs_root,
-                         struct nn_nicview_inter *x) {
-  static struct nn_verdict_facts facts; /* large; the CLI is single-threaded */
-  float links[NN_MAX_NICS];
-  if (!v || !v->rel) {
-    snprintf(x->why, sizeof x->why, "no prediction: the CPU kind is not known");
-    return;
-  }
-  nn_topology_gather(cfg, version_code, v->sm, sysfs_root, NULL, 0, &facts);
-  x->links_sysfs = nic_links(v->rel, cfg, sysfs_root, links, &x->fallback_gbps);
-  const struct nn_cpu_kind *own_cpu = facts.own_cpu.vendor[0] ? &facts.own_cpu : cpu;
-  if (inter_view(cfg, v, own_cpu, &facts, links, in_file, 1, &x->own, x->own_nic, x->why,
-                 sizeof x->why) ||
-      inter_view(cfg, v, cpu, &facts, links, in_file, 0, &x->served, x->served_nic, x->why,
-                 sizeof x->why))
-    return;
-  x->ok = 1;
-}
-
 /* in_file[i]: whether the served file (file's nic lines) holds machine NIC i, by index */
 static void served_nics(const struct nn_config *cfg, const struct nn_config *file,
                         unsigned char *in_file) {
@@ -222,26 +122,63 @@ static void served_nics(const struct nn_config *cfg, const struct nn_config *fil
   }
 }
 
-void nn_nicview_report(const struct nn_config *cfg, const struct nn_config *file, int version_code,
-                       const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
-                       const char *sysfs_root, struct nn_nicview_report *r) {
+/* Both views' systems, the per-GPU tables and, with a verdict (its CPU kind known), NCCL's
+ * inter-node search on each. */
+static void views(const struct nn_config *cfg, const struct view_in *in,
+                  const struct nn_topo_verdict *v, int gdr_level, struct nn_nicview_report *r) {
+  static struct nn_search_topo own, served; /* the CLI is single-threaded */
+  struct nn_nicview_inter *x = &r->inter;
+  if (view_topo(cfg, in, 1, &own, x->own_nic, x->why, sizeof x->why) ||
+      view_topo(cfg, in, 0, &served, x->served_nic, x->why, sizeof x->why) ||
+      view_gpus(cfg, in, &own, x->own_nic, NN_NICVIEW_OWN, gdr_level, &r->own) ||
+      view_gpus(cfg, in, &served, x->served_nic, NN_NICVIEW_SERVED, gdr_level, &r->served))
+    return;
+  if (!v || !v->rel) {
+    snprintf(x->why, sizeof x->why, "no prediction: the CPU kind is not known");
+    return;
+  }
+  if (nn_search_predict(in->rel, &own, &x->own) ||
+      nn_search_predict(in->rel, &served, &x->served)) {
+    snprintf(x->why, sizeof x->why, "the prediction failed");
+    return;
+  }
+  x->ok = 1;
+}
+
+void nn_nicview_report(const struct nn_config *job, const struct nn_config *mapping,
+                       int version_code, const struct nn_topo_verdict *v,
+                       const struct nn_cpu_kind *cpu, const char *sysfs_root,
+                       struct nn_nicview_report *r) {
+  static struct nn_verdict_facts facts; /* large; the CLI is single-threaded */
+  float links[NN_MAX_NICS];
   memset(r, 0, sizeof *r);
-  served_nics(cfg, file, r->in_file);
+  r->cfg = *job;
+  memcpy(r->cfg.nics, mapping->nics, sizeof mapping->nics);
+  r->cfg.n_nics = mapping->n_nics;
+  const struct nn_config *cfg = &r->cfg;
+  if (!cfg->n_nics) return;
+  served_nics(cfg, job, r->in_file);
   r->gdr_value = getenv("NCCL_NET_GDR_LEVEL");
   r->gdr_from = "the environment";
   if (!r->gdr_value && (r->gdr_value = nn_config_env(cfg, "NCCL_NET_GDR_LEVEL")))
     r->gdr_from = "the mapping's env line";
   r->gdr_level = nn_nicview_gdr_level(r->gdr_value);
-  int level = r->gdr_level < 0 ? NN_NICVIEW_PXB : r->gdr_level;
-  nn_nicview_compute(cfg, NULL, NN_NICVIEW_OWN, version_code, level, &r->own);
-  nn_nicview_compute(cfg, r->in_file, NN_NICVIEW_SERVED, version_code, level, &r->served);
+  struct view_in in = {.rel = v && v->rel ? v->rel : nn_nccl_release_find(version_code, NULL),
+                       .cpu = cpu,
+                       .sm = v ? v->sm : 0,
+                       .gpu_links = facts.links,
+                       .nic_links = links,
+                       .in_file = r->in_file};
+  nn_topology_gather(cfg, version_code, in.sm, sysfs_root, NULL, 0, &facts);
+  in.own_cpu = facts.own_cpu.vendor[0] ? &facts.own_cpu : cpu;
+  r->inter.links_sysfs = nic_links(in.rel, cfg, sysfs_root, links, &r->inter.fallback_gbps);
+  views(cfg, &in, v, r->gdr_level < 0 ? NN_PATH_PXB : r->gdr_level, r);
   for (int g = 0; g < r->own.n_gpus; g++) {
     r->cross_own += cfg->nics[r->own.gpu[g].nic].numa != cfg->gpus[g].numa;
     r->cross_served += cfg->nics[r->served.gpu[g].nic].numa != cfg->gpus[g].numa;
     r->gdr_own += r->own.gpu[g].gdr_write;
     r->gdr_served += r->served.gpu[g].gdr_write;
   }
-  if (cfg->n_nics) inter_report(cfg, r->in_file, version_code, v, cpu, sysfs_root, &r->inter);
 }
 
 static void nic_cell(const struct nn_config *cfg, const struct nn_nicview_gpu *v, char *buf,
@@ -316,6 +253,7 @@ void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *releas
     release, level);
   fprintf(out, "              %-4s %-4s  %-36s  %s\n", "GPU", "numa",
           nn_nicview_kind_name(NN_NICVIEW_OWN), nn_nicview_kind_name(NN_NICVIEW_SERVED));
+  if (!r->own.n_gpus) fprintf(out, "              not predicted: %s\n", r->inter.why);
   for (int g = 0; g < r->own.n_gpus; g++) {
     char a[64], b[64];
     nic_cell(cfg, &r->own.gpu[g], a, sizeof a);
@@ -367,7 +305,7 @@ void nn_nicview_summary(const struct nn_config *cfg, const struct nn_nicview_rep
   if (r->gdr_served == r->gdr_own)
     k += snprintf(buf + k, size - (size_t)k, "GPUDirect RDMA is %s for %d GPUs either way%s.",
                   r->gdr_served ? "on" : "off", r->gdr_served ? r->gdr_served : n,
-                  !r->gdr_served && r->gdr_level < NN_NICVIEW_PHB
+                  !r->gdr_served && r->gdr_level < NN_PATH_PHB
                     ? " (a served NIC is PHB from its GPUs: NCCL_NET_GDR_LEVEL=PHB allows it)"
                     : "");
   else

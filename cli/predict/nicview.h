@@ -2,17 +2,15 @@
 /*
  * nicview.h - the NIC NCCL gives each GPU of a multi-node job, the path between them and whether
  * GPUDirect RDMA is used, as NCCL's code decides it (NCCL 2.28.9-2.31: graph/topo.cc
- * ncclTopoGetLocal and ncclTopoGetLocalNet, graph/paths.cc ncclTopoCheckGdr), on three views of
- * a guest whose NICs read numa_node -1:
+ * ncclTopoGetLocalNet, graph/paths.cc ncclTopoCheckGdr), and NCCL's inter-node ring and tree, on
+ * two views of a guest whose NICs read numa_node -1:
  *
  *   own     NCCL's own view: one CPU (numaid -1) holding every GPU and NIC: all PHB
- *   gpus    a served file without nic lines: GPUs under their sockets' CPUs, the NICs under a
- *           CPU of their own, SYS from every GPU
- *   served  the file nccl-numa serves: each NIC under its socket's CPU
+ *   served  the file nccl-numa serves: each NIC under its socket's CPU (one the file leaves out,
+ *           as a one-socket file does, under a CPU of its own, SYS from every GPU)
  *
- * A path is PHB between a GPU and a NIC under one CPU and SYS otherwise (a served file has no
- * PCIe switches); NCCL picks, per GPU, among the NICs of the shortest path; a NIC's device index
- * is its `nic` index (the network plugin's order); a GPU's NVML index is its place in bus order.
+ * Both come from the search port (nccl_search.h), which builds each view as a system of NCCL's
+ * and answers per GPU the NIC of channel 0 (nn_search_gpu_nets) and the search on several nodes.
  * GDR needs both devices to support it (assumed: RDMA NICs, nvidia-peermem) and a path no longer
  * than NCCL_NET_GDR_LEVEL (default PXB), and for sends a compute capability of 8.0 or more on a
  * node without NVLink. Channel 0 only: with NCCL_NETDEVS_POLICY=AUTO a GPU uses
@@ -28,18 +26,11 @@
 #include "nn_config.h"
 #include "topology.h"
 
-enum nn_nicview_kind { NN_NICVIEW_OWN = 0, NN_NICVIEW_GPUS, NN_NICVIEW_SERVED, NN_NICVIEW_KINDS };
-/* NCCL's path types a served guest has, in NCCL's order (graph/topo.h PATH_*). */
-enum nn_nicview_path {
-  NN_NICVIEW_PIX = 4,
-  NN_NICVIEW_PXB = 5,
-  NN_NICVIEW_PHB = 8,
-  NN_NICVIEW_SYS = 9
-};
+enum nn_nicview_kind { NN_NICVIEW_OWN = 0, NN_NICVIEW_SERVED, NN_NICVIEW_KINDS };
 
 struct nn_nicview_gpu {
   int nic;  /* index into cfg->nics */
-  int path; /* enum nn_nicview_path */
+  int path; /* enum nn_path_type */
   int gdr_read, gdr_write;
 };
 
@@ -52,12 +43,6 @@ struct nn_nicview {
 /* NCCL_NET_GDR_LEVEL's value as NCCL's ncclGetLevel reads a name (LOC, PIX, PXB, PHB, SYS); the
  * default PXB for NULL; -1 for anything else. */
 int nn_nicview_gdr_level(const char *value);
-
-/* The view `kind` of cfg's GPUs and NICs (cfg->n_nics > 0) for NCCL `version_code`, under
- * gdr_level (enum nn_nicview_path). in_file (NULL: every NIC) marks the NICs the served file
- * holds; NCCL hangs any other under a CPU of its own. */
-void nn_nicview_compute(const struct nn_config *cfg, const unsigned char *in_file, int kind,
-                        int version_code, int gdr_level, struct nn_nicview *out);
 
 /* NCCL's inter-node ring and tree (nccl_search.h) on NCCL's own view and on the served file:
  * NIC links from sysfs where this machine has the NIC, else NCCL's fallback; NIC ports of
@@ -72,9 +57,9 @@ struct nn_nicview_inter {
   float fallback_gbps; /* NCCL's NIC link when sysfs has none */
 };
 
-/* What explain prints for a job of several nodes: the views of cfg (the job's GPUs and every NIC
- * of the machine's mapping: NCCL sees them all whatever GPUs a process has) whose served file
- * holds the NICs of `file` (the job's view of the mapping), for NCCL
+/* What explain prints for a job of several nodes: the views of the job's GPUs (`job`, the job's
+ * view of the mapping, whose NICs the served file holds) with every NIC of `mapping` (NCCL sees
+ * them all whatever GPUs a process has), for NCCL
  * `version_code` (name `release`) under NCCL_NET_GDR_LEVEL as the job sees it (the environment,
  * else the mapping's env line, else NCCL's default); with the verdict v (NULL: none, the CPU
  * unknown) and CPU kind cpu, NCCL's inter-node search on both views (sysfs under sysfs_root). */
@@ -86,11 +71,13 @@ struct nn_nicview_report {
   int cross_own, cross_served; /* GPUs given a NIC of another host NUMA node */
   int gdr_own, gdr_served;     /* GPUs with GDR for receives */
   struct nn_nicview_inter inter;
-  unsigned char in_file[NN_MAX_NICS]; /* machine NIC i is in the served file */
+  unsigned char in_file[NN_MAX_NICS]; /* NIC i of cfg is in the served file */
+  struct nn_config cfg; /* the job's GPUs, the mapping's NICs: what the tables index */
 };
-void nn_nicview_report(const struct nn_config *cfg, const struct nn_config *file, int version_code,
-                       const struct nn_topo_verdict *v, const struct nn_cpu_kind *cpu,
-                       const char *sysfs_root, struct nn_nicview_report *r);
+void nn_nicview_report(const struct nn_config *job, const struct nn_config *mapping,
+                       int version_code, const struct nn_topo_verdict *v,
+                       const struct nn_cpu_kind *cpu, const char *sysfs_root,
+                       struct nn_nicview_report *r);
 /* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the
  * mapping has no nic lines). */
 void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,

@@ -22,7 +22,7 @@
 
 #define NN_SEARCH_MAX_GPUS 32
 #define NN_SEARCH_MAX_CPUS 16
-#define NN_SEARCH_MAX_NICS 8
+#define NN_SEARCH_MAX_NICS NN_MAX_NICS
 #define NN_SEARCH_MAX_CHANNELS 32 /* a ring's channels at most (MAXCHANNELS / 2) */
 
 /* NCCL's path types (src/graph/topo.h), as the predictions report them. */
@@ -58,8 +58,9 @@ struct nn_pcie_link {
  * CPU; all CPUs of one kind. */
 struct nn_search_topo {
   int n_gpus, n_cpus;
-  int gpu_cpu[NN_SEARCH_MAX_GPUS];  /* CPU index of each GPU */
-  int gpu_rank[NN_SEARCH_MAX_GPUS]; /* its rank (ranks follow PCI bus order) */
+  int gpu_cpu[NN_SEARCH_MAX_GPUS];   /* CPU index of each GPU */
+  int gpu_rank[NN_SEARCH_MAX_GPUS];  /* its rank (ranks follow PCI bus order) */
+  int gpu_index[NN_SEARCH_MAX_GPUS]; /* the mapping's GPU it is (for the caller; not searched) */
   float gpu_link_gbps[NN_SEARCH_MAX_GPUS];
   int cpu_numa[NN_SEARCH_MAX_CPUS]; /* numaid of each CPU (-1: NCCL's flat view) */
   int arch, vendor;                 /* enum nn_nccl_arch / nn_nccl_vendor */
@@ -99,6 +100,12 @@ struct nn_search_pred {
  * release costs a compare, not a search. Thread-safe. */
 int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_topo *t,
                       struct nn_search_pred *out);
+
+/* Several nodes (t->n_nics > 0): per GPU of t, the NET NCCL gives it on channel 0
+ * (ncclTopoGetLocalNet, NCCL_NETDEVS_POLICY=AUTO) in net[] and the path type between them in
+ * path[]. Returns 0, or -1 when the topology is outside the class. */
+int nn_search_gpu_nets(const struct nn_nccl_release *r, const struct nn_search_topo *t, int *net,
+                       int *path);
 
 /* Channels x bandwidth the cost model reads for the ring and the tree (GB/s). */
 float nn_search_ring_gbps(const struct nn_search_pred *p);

@@ -444,6 +444,21 @@ int nn_search_predict(const struct nn_nccl_release *r, const struct nn_search_to
   return rc;
 }
 
+int nn_search_gpu_nets(const struct nn_nccl_release *r, const struct nn_search_topo *t, int *net,
+                       int *path) {
+  struct nn_sys *s = malloc(sizeof *s); /* large: off small thread stacks */
+  int rc = -1;
+  if (s && r && t->n_nics > 0 && sys_init(s, r, t) == 0) {
+    for (int g = 0; g < s->ng; g++) {
+      net[g] = s->gpu_nets[g][0];
+      path[g] = s->gpu_net[g][net[g]].type;
+    }
+    rc = 0;
+  }
+  free(s);
+  return rc;
+}
+
 float nn_search_ring_gbps(const struct nn_search_pred *p) {
   return (float)p->model_nchannels * p->ring.bw_intra;
 }

@@ -89,6 +89,7 @@ int nn_search_topo_build(const struct nn_nccl_release *r, const struct nn_config
       if (view_numa(cfg, numa_of, i) != numa[c]) continue;
       out->gpu_cpu[n] = c;
       out->gpu_rank[n] = bus_rank(cfg, i);
+      out->gpu_index[n] = i;
       out->gpu_link_gbps[n] = link_gbps(links ? &links[i] : NULL);
       n++;
     }

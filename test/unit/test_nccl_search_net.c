@@ -31,8 +31,15 @@ static void test_nics(void **state) {
   assert_true(p.ring.bw_inter <= 12.0f);
   assert_int_equal(p.ring.nets[0], 0);
   assert_int_equal(p.ring.nets[1], 0);
+  int net[2] = {-1, -1}, path[2] = {0, 0};
+  assert_int_equal(nn_search_gpu_nets(r, &t, net, path), 0);
+  assert_int_equal(net[0], 0);
+  assert_int_equal(net[1], 0);
+  assert_int_equal(path[0], NN_PATH_PHB);
+  assert_int_equal(path[1], NN_PATH_PHB);
   t.nic_cpu[0] = 1;
   assert_int_equal(nn_search_predict(r, &t, &p), -1);
+  assert_int_equal(nn_search_gpu_nets(r, &t, net, path), -1);
   t.nic_cpu[0] = 0;
   t.n_nics = NN_SEARCH_MAX_NICS + 1;
   assert_int_equal(nn_search_predict(r, &t, &p), -1);
