@@ -50,8 +50,7 @@ void nn_checknics_section(struct nn_check_ctx *c) {
   ring_text(&r.inter.served.ring, served, sizeof served);
   fprintf(c->out, "  ring between the nodes: NCCL's own view %s, the served file %s%s\n", own,
           served, c->verdict.serve ? "" : " (not served now: NCCL's own view runs)");
-  const struct nn_graph_pred *o = &r.inter.own.ring, *s = &r.inter.served.ring;
-  if (c->verdict.serve && (float)s->nchannels * s->bw_inter < (float)o->nchannels * o->bw_inter)
+  if (c->verdict.serve && nn_nicview_ring_change(&r.inter) < 0)
     fprintf(c->out,
             "  WARNING: on several nodes the served file leaves NCCL's ring less bandwidth "
             "between the nodes than its own view, by NCCL's model (`nccl-numa explain --nodes N` "

@@ -267,24 +267,29 @@ void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *releas
   inter_print(out, cfg, release, &r->inter);
 }
 
+int nn_nicview_ring_change(const struct nn_nicview_inter *x) {
+  const struct nn_graph_pred *o = &x->own.ring, *s = &x->served.ring;
+  float own = (float)o->nchannels * o->bw_inter, served = (float)s->nchannels * s->bw_inter;
+  return (served > own) - (served < own);
+}
+
 /* "Between the nodes ..." into buf: what the served file does to NCCL's inter-node rings. */
 static void inter_summary(const struct nn_config *cfg, const struct nn_nicview_report *r, char *buf,
                           size_t size) {
   const struct nn_nicview_inter *x = &r->inter;
   if (!x->ok) return;
   const struct nn_graph_pred *o = &x->own.ring, *s = &x->served.ring;
-  float own = (float)o->nchannels * o->bw_inter, served = (float)s->nchannels * s->bw_inter;
-  int left_out = 0;
+  int change = nn_nicview_ring_change(x), left_out = 0;
   for (int i = 0; i < cfg->n_nics; i++) left_out += !r->in_file[i];
-  const char *verdict = served < own   ? "the served file leaves NCCL less to send with"
-                        : served > own ? "the served file gives NCCL more to send with"
-                                       : "the same either way";
-  const char *why = served >= own ? ""
-                    : left_out    ? ": the file holds only the NICs of this process's GPUs' "
-                                    "sockets, and NCCL puts the others a socket away from "
-                                    "every GPU"
-                                  : ": with NICs on their sockets a channel through both "
-                                    "sockets' GPUs leaves a socket away from a NIC";
+  const char *verdict = change < 0   ? "the served file leaves NCCL less to send with"
+                        : change > 0 ? "the served file gives NCCL more to send with"
+                                     : "the same either way";
+  const char *why = change >= 0 ? ""
+                    : left_out  ? ": the file holds only the NICs of this process's GPUs' "
+                                  "sockets, and NCCL puts the others a socket away from "
+                                  "every GPU"
+                                : ": with NICs on their sockets a channel through both "
+                                  "sockets' GPUs leaves a socket away from a NIC";
   snprintf(buf, size,
            " Between the nodes NCCL's model builds its ring with %d channel%s x %.1f GB/s on "
            "its own view, %d x %.1f GB/s on the served file (%s%s).",

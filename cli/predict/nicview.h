@@ -78,6 +78,9 @@ void nn_nicview_report(const struct nn_config *job, const struct nn_config *mapp
                        int version_code, const struct nn_topo_verdict *v,
                        const struct nn_cpu_kind *cpu, const char *sysfs_root,
                        struct nn_nicview_report *r);
+/* The served file against NCCL's own view for the inter-node ring (x->ok): channels x GB/s
+ * between the nodes, -1 less, 0 the same, 1 more. */
+int nn_nicview_ring_change(const struct nn_nicview_inter *x);
 /* The `nics:` lines (nothing for one node); and one summary sentence into buf ("" when the
  * mapping has no nic lines). */
 void nn_nicview_print(FILE *out, const struct nn_config *cfg, const char *release,
